@@ -1,0 +1,31 @@
+import type { FastifyInstance } from 'fastify';
+import { runProbe, type Probe, type ProbeResult } from '@shop/platform';
+
+export type Dependencies = Readonly<Record<'database' | 'cache' | 'broker', Probe>>;
+
+/** Each dependency gets this long to answer; the probes run in parallel, so /ready answers within it. */
+export const PROBE_TIMEOUT_MS = 1_500;
+
+export interface Readiness {
+  readonly status: 'ready' | 'not_ready';
+  readonly dependencies: Record<keyof Dependencies, ProbeResult>;
+}
+
+export async function checkReadiness(dependencies: Dependencies, timeoutMs = PROBE_TIMEOUT_MS): Promise<Readiness> {
+  const names = Object.keys(dependencies) as Array<keyof Dependencies>;
+  const results = await Promise.all(names.map((name) => runProbe(dependencies[name], timeoutMs)));
+  const byName = Object.fromEntries(names.map((name, i) => [name, results[i]])) as Readiness['dependencies'];
+  const ready = results.every((result) => result.status === 'healthy');
+  return { status: ready ? 'ready' : 'not_ready', dependencies: byName };
+}
+
+/** GET /health touches nothing (liveness); GET /ready probes every dependency (readiness). */
+export function healthRoutes(app: FastifyInstance, dependencies: Dependencies): void {
+  app.get('/health', async () => ({ status: 'ok' }));
+
+  app.get('/ready', async (_request, reply) => {
+    const readiness = await checkReadiness(dependencies);
+    reply.header('cache-control', 'no-store');
+    return reply.code(readiness.status === 'ready' ? 200 : 503).send(readiness);
+  });
+}

@@ -1,0 +1,15 @@
+import { logLevel, type logCreator } from 'kafkajs';
+import type { Logger } from '../logging/logger.ts';
+
+/** Routes kafkajs' own log lines into the process logger, tagged with the kafkajs namespace. */
+export function kafkaLogCreator(logger: Logger): logCreator {
+  return () =>
+    ({ namespace, level, log }) => {
+      const { message, ...extra } = log;
+      const fields = { kafka: namespace, ...extra };
+      if (level === logLevel.ERROR) logger.error(fields, message);
+      else if (level === logLevel.WARN) logger.warn(fields, message);
+      else if (level === logLevel.INFO) logger.info(fields, message);
+      else logger.debug(fields, message);
+    };
+}

@@ -1,0 +1,164 @@
+import { EnvReader } from './reader.ts';
+import type { EventSchemaMode, LogLevel, NodeEnv } from './variables.ts';
+
+export interface SearchEndpoint {
+  readonly url: string;
+  readonly apiKey: string | undefined;
+}
+
+export interface Config {
+  readonly nodeEnv: NodeEnv;
+  readonly isProduction: boolean;
+  readonly host: string;
+  readonly port: number;
+  readonly logLevel: LogLevel;
+  /** undefined means the embedded PGlite database. */
+  readonly databaseUrl: string | undefined;
+  readonly databasePoolMax: number;
+  /** undefined means the in-process cache. */
+  readonly cacheUrl: string | undefined;
+  /** undefined means in-process event delivery. */
+  readonly brokers: readonly string[] | undefined;
+  readonly secretKey: string;
+  readonly secretsMasterKey: Buffer;
+  readonly secretsMasterKeysRotatingFrom: readonly Buffer[];
+  readonly workflowHost: string | undefined;
+  readonly adminSearch: SearchEndpoint | undefined;
+  readonly storefrontSearch: (SearchEndpoint & { readonly searchOnlyKey: string | undefined }) | undefined;
+  readonly fileStorageDir: string;
+  readonly fileStorageProvider: string | undefined;
+  readonly publicApiBrowserOrigin: string | undefined;
+  readonly s3: {
+    readonly endpoint: string | undefined;
+    readonly publicUrl: string | undefined;
+    readonly accessKey: string | undefined;
+    readonly secretKey: string | undefined;
+    readonly bucket: string | undefined;
+  };
+  readonly eventSchemaMode: EventSchemaMode;
+  readonly devExtensionsDir: string | undefined;
+  readonly shutdownTimeoutMs: number;
+}
+
+/** Used only outside production, where no secret was configured; refused in production. */
+export const DEVELOPMENT_SECRET_KEY = 'development-only-secret-key-never-use-in-production';
+export const DEVELOPMENT_MASTER_KEY = 'ZGV2LW9ubHktbWFzdGVyLWtleS1uZXZlci1pbi1wcmQ';
+
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
+    super(`invalid configuration:\n${problems.join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+const MASTER_KEY_BYTES = 32;
+const MIN_SECRET_KEY_LENGTH = 32;
+const PRODUCTION_ONLY = 'in production (NODE_ENV=production)';
+
+/** Parses and validates the whole environment; throws ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const read = new EnvReader(env);
+  const nodeEnv = read.oneOf<NodeEnv>('NODE_ENV', ['development', 'test', 'production'], 'development');
+  const isProduction = nodeEnv === 'production';
+  const requiredHere = (name: string) => (isProduction ? read.required(name, PRODUCTION_ONLY) : read.optional(name));
+
+  requiredHere('DATABASE_URL');
+  requiredHere('CACHE_URL');
+  requiredHere('BROKER_ADDRESS');
+
+  const config: Config = {
+    nodeEnv,
+    isProduction,
+    host: read.optional('HOST') ?? (isProduction ? '0.0.0.0' : '127.0.0.1'),
+    port: read.integer('PORT', 3000, 0, 65_535),
+    logLevel: read.oneOf<LogLevel>('LOG_LEVEL', ['DEBUG', 'INFO', 'WARNING', 'ERROR'], 'INFO', (v) => v.toUpperCase()),
+    databaseUrl: read.url('DATABASE_URL', ['postgresql', 'postgres'], { secret: true }),
+    databasePoolMax: read.integer('DATABASE_POOL_MAX', 10, 1, 1000),
+    cacheUrl: read.url('CACHE_URL', ['redis', 'rediss'], { secret: true }),
+    brokers: read.hostPorts('BROKER_ADDRESS'),
+    secretKey: readSecretKey(read, isProduction),
+    secretsMasterKey: readMasterKey(read, isProduction),
+    secretsMasterKeysRotatingFrom: readRotatingKeys(read),
+    workflowHost: read.hostPorts('WORKFLOW_HOST')?.[0],
+    adminSearch: readSearch(read, 'ADMIN_SEARCH'),
+    storefrontSearch: readStorefrontSearch(read),
+    fileStorageDir: read.optional('FILE_STORAGE_DIR') ?? 'uploads',
+    fileStorageProvider: read.optional('FILE_STORAGE_PROVIDER'),
+    publicApiBrowserOrigin: read.url('PUBLIC_API_BROWSER_ORIGIN', ['http', 'https']),
+    s3: readS3(read),
+    eventSchemaMode: read.oneOf<EventSchemaMode>('EVENT_SCHEMA_MODE', ['strict', 'warn'], isProduction ? 'warn' : 'strict'),
+    devExtensionsDir: readDevExtensions(read, isProduction),
+    shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+  };
+
+  if (read.problems.length > 0) throw new ConfigError(read.problems);
+  return config;
+}
+
+function readSecretKey(read: EnvReader, isProduction: boolean): string {
+  if (!isProduction) return read.optional('SECRET_KEY') ?? DEVELOPMENT_SECRET_KEY;
+  const value = read.required('SECRET_KEY', PRODUCTION_ONLY);
+  if (value === undefined) return '';
+  if (value === DEVELOPMENT_SECRET_KEY) read.problem('SECRET_KEY', 'is the embedded development key; generate a new one');
+  else if (value.length < MIN_SECRET_KEY_LENGTH) {
+    read.problem('SECRET_KEY', `must be at least ${MIN_SECRET_KEY_LENGTH} characters (a long URL-safe random string)`);
+  }
+  return value;
+}
+
+function readMasterKey(read: EnvReader, isProduction: boolean): Buffer {
+  const name = 'SECRETS_MASTER_KEY';
+  const value = isProduction ? read.required(name, PRODUCTION_ONLY) : read.optional(name);
+  if (isProduction && value === DEVELOPMENT_MASTER_KEY) {
+    read.problem(name, 'is the embedded development key; generate a new one');
+  }
+  return decodeMasterKey(read, name, value ?? DEVELOPMENT_MASTER_KEY) ?? Buffer.alloc(0);
+}
+
+function readRotatingKeys(read: EnvReader): Buffer[] {
+  const name = 'SECRETS_MASTER_KEY_ROTATING_FROM';
+  const list = read.optional(name)?.split(',').map((key) => key.trim()).filter((key) => key !== '') ?? [];
+  return list.flatMap((key) => decodeMasterKey(read, name, key) ?? []);
+}
+
+function decodeMasterKey(read: EnvReader, name: string, value: string): Buffer | undefined {
+  const key = /^[A-Za-z0-9+/_-]+={0,2}$/.test(value) ? Buffer.from(value, 'base64') : undefined;
+  if (key?.length === MASTER_KEY_BYTES) return key;
+  read.problem(name, `must be ${MASTER_KEY_BYTES} bytes encoded as base64 or base64url (e.g. openssl rand -base64 32)`);
+  return undefined;
+}
+
+function readSearch(read: EnvReader, prefix: string): SearchEndpoint | undefined {
+  const url = read.url(`${prefix}_URL`, ['http', 'https']);
+  return url === undefined ? undefined : { url, apiKey: read.optional(`${prefix}_API_KEY`) };
+}
+
+function readStorefrontSearch(read: EnvReader): Config['storefrontSearch'] {
+  const endpoint = readSearch(read, 'STOREFRONT_SEARCH');
+  return endpoint && { ...endpoint, searchOnlyKey: read.optional('STOREFRONT_SEARCH_ONLY_KEY') };
+}
+
+function readS3(read: EnvReader): Config['s3'] {
+  const endpoint = read.url('S3_ENDPOINT', ['http', 'https']);
+  const accessKey = read.optional('S3_ACCESS_KEY');
+  const secretKey = read.optional('S3_SECRET_KEY');
+  if ((accessKey === undefined) !== (secretKey === undefined)) {
+    read.problem(accessKey === undefined ? 'S3_ACCESS_KEY' : 'S3_SECRET_KEY', 'must be set together with its pair');
+  }
+  return {
+    endpoint,
+    publicUrl: read.url('S3_PUBLIC_URL', ['http', 'https']) ?? endpoint,
+    accessKey,
+    secretKey,
+    bucket: read.optional('S3_BUCKET'),
+  };
+}
+
+function readDevExtensions(read: EnvReader, isProduction: boolean): string | undefined {
+  const dir = read.optional('SHOP_DEV_EXTENSIONS');
+  if (dir !== undefined && isProduction) read.problem('SHOP_DEV_EXTENSIONS', 'is development-only; unset it in production');
+  return dir;
+}

@@ -1,0 +1,80 @@
+/**
+ * Every environment variable the processes read, with its rule and its documentation.
+ * The README's configuration table is checked against this list.
+ */
+export type NodeEnv = 'development' | 'test' | 'production';
+export type LogLevel = 'DEBUG' | 'INFO' | 'WARNING' | 'ERROR';
+export type EventSchemaMode = 'strict' | 'warn';
+
+export interface VariableDoc {
+  readonly name: string;
+  readonly description: string;
+  readonly defaultValue?: string;
+  readonly requiredInProduction?: boolean;
+  readonly secret?: boolean;
+}
+
+export const VARIABLES: readonly VariableDoc[] = [
+  { name: 'NODE_ENV', description: '`development`, `test` or `production`', defaultValue: 'development' },
+  { name: 'HOST', description: 'Address the HTTP server binds', defaultValue: '127.0.0.1 (0.0.0.0 in production)' },
+  { name: 'PORT', description: 'HTTP port of the api', defaultValue: '3000' },
+  { name: 'LOG_LEVEL', description: '`DEBUG`, `INFO`, `WARNING` or `ERROR`', defaultValue: 'INFO' },
+  {
+    name: 'DATABASE_URL',
+    description: 'PostgreSQL connection string (`postgresql://`); unset: embedded PGlite under `.data/pglite`',
+    requiredInProduction: true,
+    secret: true,
+  },
+  { name: 'DATABASE_POOL_MAX', description: 'Connections in the database pool of each process', defaultValue: '10' },
+  {
+    name: 'CACHE_URL',
+    description: 'Redis-compatible cache (`redis://` or `rediss://`); unset: in-process cache',
+    requiredInProduction: true,
+    secret: true,
+  },
+  {
+    name: 'BROKER_ADDRESS',
+    description: 'Kafka bootstrap servers, comma-separated `host:port`; unset: events are delivered in-process',
+    requiredInProduction: true,
+  },
+  { name: 'SECRET_KEY', description: 'JWT signing secret (at least 32 characters)', requiredInProduction: true, secret: true },
+  {
+    name: 'SECRETS_MASTER_KEY',
+    description: 'Key that encrypts stored secrets: 32 bytes, base64 or base64url',
+    requiredInProduction: true,
+    secret: true,
+  },
+  {
+    name: 'SECRETS_MASTER_KEY_ROTATING_FROM',
+    description: 'Older master keys, comma-separated, still accepted for decryption',
+    secret: true,
+  },
+  { name: 'WORKFLOW_HOST', description: 'Temporal frontend `host:port`; unset: workflows are off (one warning)' },
+  { name: 'ADMIN_SEARCH_URL', description: 'Admin search engine URL; unset: admin search is off (one warning)' },
+  { name: 'ADMIN_SEARCH_API_KEY', description: 'Admin search engine admin API key', secret: true },
+  { name: 'STOREFRONT_SEARCH_URL', description: 'Storefront search engine URL; unset: storefront search is off' },
+  { name: 'STOREFRONT_SEARCH_API_KEY', description: 'Storefront search engine admin API key', secret: true },
+  { name: 'STOREFRONT_SEARCH_ONLY_KEY', description: 'Search-only key used to derive scoped keys', secret: true },
+  { name: 'FILE_STORAGE_DIR', description: 'Directory of the local file storage', defaultValue: 'uploads' },
+  {
+    name: 'FILE_STORAGE_PROVIDER',
+    description: 'Pins the file storage backend by provider name; empty: the last registered one',
+  },
+  { name: 'PUBLIC_API_BROWSER_ORIGIN', description: 'Browser-reachable origin; makes local upload URLs absolute' },
+  { name: 'S3_ENDPOINT', description: 'S3-compatible endpoint URL' },
+  { name: 'S3_PUBLIC_URL', description: 'Public URL of stored objects', defaultValue: 'S3_ENDPOINT' },
+  { name: 'S3_ACCESS_KEY', description: 'Object storage access key', secret: true },
+  { name: 'S3_SECRET_KEY', description: 'Object storage secret key', secret: true },
+  { name: 'S3_BUCKET', description: 'Bucket for uploads' },
+  {
+    name: 'EVENT_SCHEMA_MODE',
+    description: '`strict` rejects an invalid event payload, `warn` logs and publishes it',
+    defaultValue: 'strict (warn in production)',
+  },
+  { name: 'SHOP_DEV_EXTENSIONS', description: 'Development only: a directory of extensions to load' },
+  {
+    name: 'SHUTDOWN_TIMEOUT_MS',
+    description: 'How long a stopping process waits for in-flight work',
+    defaultValue: '10000',
+  },
+];

@@ -1,0 +1,14 @@
+export { loadConfig, ConfigError, DEVELOPMENT_SECRET_KEY, DEVELOPMENT_MASTER_KEY, type Config } from './config/config.ts';
+export { loadConfigOrExit, EXIT_CONFIG } from './config/exit-on-error.ts';
+export { VARIABLES, type LogLevel, type NodeEnv, type EventSchemaMode } from './config/variables.ts';
+export { createLogger, type Logger } from './logging/logger.ts';
+export { createMetricsRegistry } from './metrics/registry.ts';
+export { openDatabase, PrismaClient, type Database } from './db/database.ts';
+export { startEmbeddedPostgres } from './db/embedded-postgres.ts';
+export type { Cache } from './cache/cache.ts';
+export { MemoryCache } from './cache/memory-cache.ts';
+export { RedisCache } from './cache/redis-cache.ts';
+export type { Broker } from './broker/broker.ts';
+export { KafkaBroker } from './broker/kafka-broker.ts';
+export { runProbe, type Probe, type ProbeResult, type DependencyMode } from './health/probe.ts';
+export { openPlatform, type Platform } from './platform.ts';
