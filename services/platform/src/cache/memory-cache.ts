@@ -22,23 +22,17 @@ export class MemoryCache implements Cache {
   async ping(): Promise<void> {}
 
   async get(key: string): Promise<string | undefined> {
-    const entry = this.#entries.get(key);
-    if (entry === undefined) return undefined;
-    if (entry.expiresAt <= this.#now()) {
-      this.#entries.delete(key);
-      return undefined;
-    }
-    return entry.value;
+    return this.#read(key);
   }
 
   async set(key: string, value: string, ttlSeconds?: number): Promise<void> {
-    const expiresAt = ttlSeconds === undefined ? Number.POSITIVE_INFINITY : this.#now() + ttlSeconds * 1000;
-    this.#entries.set(key, { value, expiresAt });
+    this.#write(key, value, ttlSeconds);
   }
 
+  /** Check and write happen in one synchronous step, so concurrent callers cannot interleave. */
   async setIfAbsent(key: string, value: string, ttlSeconds?: number): Promise<boolean> {
-    if ((await this.get(key)) !== undefined) return false;
-    await this.set(key, value, ttlSeconds);
+    if (this.#read(key) !== undefined) return false;
+    this.#write(key, value, ttlSeconds);
     return true;
   }
 
@@ -49,6 +43,19 @@ export class MemoryCache implements Cache {
   async close(): Promise<void> {
     clearInterval(this.#sweeper);
     this.#entries.clear();
+  }
+
+  #read(key: string): string | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt > this.#now()) return entry.value;
+    this.#entries.delete(key);
+    return undefined;
+  }
+
+  #write(key: string, value: string, ttlSeconds: number | undefined): void {
+    const expiresAt = ttlSeconds === undefined ? Number.POSITIVE_INFINITY : this.#now() + ttlSeconds * 1000;
+    this.#entries.set(key, { value, expiresAt });
   }
 
   #sweep(): void {

@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify';
+import { createLogger, loadConfig, openPlatform, type Platform } from '@shop/platform';
+import { buildApp } from '../src/app.ts';
+
+export interface RunningApi {
+  readonly url: string;
+  readonly app: FastifyInstance;
+  readonly platform: Platform;
+  close(): Promise<void>;
+}
+
+/** The api in this process, listening on a free loopback port, configured by `env` alone. */
+export async function startApi(env: NodeJS.ProcessEnv = {}): Promise<RunningApi> {
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'ERROR', PORT: '0', ...env });
+  const logger = createLogger({ level: config.logLevel, service: 'api' });
+  const platform = await openPlatform(config, logger, 'api');
+  const app = await buildApp(platform);
+  const address = await app.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    url: address,
+    app,
+    platform,
+    async close() {
+      await app.close();
+      await platform.close();
+    },
+  };
+}

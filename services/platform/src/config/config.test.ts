@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEVELOPMENT_MASTER_KEY, DEVELOPMENT_SECRET_KEY, loadConfig } from './config.ts';
+
+function problemsOf(env: NodeJS.ProcessEnv): readonly string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('loadConfig', () => {
+  it('runs on embedded defaults with nothing set', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      nodeEnv: 'development',
+      host: '127.0.0.1',
+      port: 3000,
+      logLevel: 'INFO',
+      databaseUrl: undefined,
+      cacheUrl: undefined,
+      brokers: undefined,
+      fileStorageDir: 'uploads',
+      eventSchemaMode: 'strict',
+      secretKey: DEVELOPMENT_SECRET_KEY,
+    });
+    expect(config.secretsMasterKey.toString('base64url')).toBe(DEVELOPMENT_MASTER_KEY);
+  });
+
+  it('defaults EVENT_SCHEMA_MODE to warn and HOST to all interfaces in production', () => {
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgresql://db/shop',
+      CACHE_URL: 'rediss://cache:6380',
+      BROKER_ADDRESS: 'k1:9092, k2:9092',
+      SECRET_KEY: 's'.repeat(40),
+      SECRETS_MASTER_KEY: Buffer.alloc(32, 1).toString('base64url'),
+    });
+    expect(config.eventSchemaMode).toBe('warn');
+    expect(config.host).toBe('0.0.0.0');
+    expect(config.brokers).toEqual(['k1:9092', 'k2:9092']);
+  });
+
+  it('accepts log levels in any case and treats empty values as unset', () => {
+    expect(loadConfig({ LOG_LEVEL: 'warning', DATABASE_URL: '' })).toMatchObject({ logLevel: 'WARNING', databaseUrl: undefined });
+  });
+
+  it('decodes rotating master keys and rejects a malformed one', () => {
+    const older = [Buffer.alloc(32, 2), Buffer.alloc(32, 3)];
+    const config = loadConfig({ SECRETS_MASTER_KEY_ROTATING_FROM: older.map((key) => key.toString('base64')).join(',') });
+    expect(config.secretsMasterKeysRotatingFrom).toEqual(older);
+    expect(problemsOf({ SECRETS_MASTER_KEY_ROTATING_FROM: 'abc' })).toEqual([
+      expect.stringMatching(/^SECRETS_MASTER_KEY_ROTATING_FROM: must be 32 bytes/),
+    ]);
+  });
+
+  it('requires S3 keys in pairs and search URLs to be http(s)', () => {
+    expect(problemsOf({ S3_ACCESS_KEY: 'a' })).toEqual(['S3_SECRET_KEY: must be set together with its pair']);
+    expect(problemsOf({ ADMIN_SEARCH_URL: 'ftp://search' })).toEqual(['ADMIN_SEARCH_URL: must use http:// or https:// (got ftp://)']);
+  });
+
+  it('refuses development-only settings in production', () => {
+    const problems = problemsOf({ NODE_ENV: 'production', SHOP_DEV_EXTENSIONS: './ext', SECRETS_MASTER_KEY: DEVELOPMENT_MASTER_KEY });
+    expect(problems).toContain('SHOP_DEV_EXTENSIONS: is development-only; unset it in production');
+    expect(problems).toContain('SECRETS_MASTER_KEY: is the embedded development key; generate a new one');
+  });
+
+  it('never echoes a secret URL in a problem', () => {
+    const [problem] = problemsOf({ DATABASE_URL: 'postgresql://user:pa ss@' });
+    expect(problem).toBe('DATABASE_URL: must be a URL like postgresql://host:port');
+  });
+
+  it('uses S3_ENDPOINT as the public URL when S3_PUBLIC_URL is unset', () => {
+    expect(loadConfig({ S3_ENDPOINT: 'http://s3.internal:9000' }).s3.publicUrl).toBe('http://s3.internal:9000');
+  });
+});
