@@ -1,0 +1,72 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { tmpdir } from 'node:os';
+import { runApi } from '../services/api/test/run-api.ts';
+import { load, type LoadResult } from './load.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const HEALTH_TARGET = 0.9;
+const GRAPHQL_TARGET = 0.6;
+const IDLE_RSS_TARGET_MB = 150;
+
+function emit(figure: Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify({ bench: 'health', ...figure })}\n`);
+}
+
+async function rssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
+  return Math.round(kb / 1024);
+}
+
+async function startBare(): Promise<{ url: string; stop(): void }> {
+  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'bare-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      const match = /Server listening at (\S+)/.exec(chunk.toString());
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+  });
+  return { url, stop: () => child.kill('SIGTERM') };
+}
+
+function report(target: string, result: LoadResult, baseline: LoadResult, goal?: number): void {
+  const ratio = Math.round((result.reqPerSec / baseline.reqPerSec) * 100) / 100;
+  emit({
+    target,
+    req_per_s: result.reqPerSec,
+    p50_ms: result.p50Ms,
+    p99_ms: result.p99Ms,
+    errors: result.errors,
+    ratio_to_bare: ratio,
+    ...(goal === undefined ? {} : { goal_ratio: goal, meets_goal: ratio >= goal }),
+  });
+}
+
+/** GET /health and POST /graphql { health } against a bare Fastify route measured in the same run. */
+export async function benchHealth(): Promise<void> {
+  const workDir = await mkdtemp(path.join(tmpdir(), 'shop-bench-'));
+  const bare = await startBare();
+  // Embedded defaults, access log at INFO: the api as `npm start` runs it.
+  const api = runApi({ PORT: '0' }, workDir);
+  try {
+    const url = await api.listening();
+    const pid = api.child.pid as number;
+    emit({ figure: 'api_idle_rss_mb', value: await rssMb(pid), goal_max: IDLE_RSS_TARGET_MB });
+
+    const baseline = await load({ url: `${bare.url}/bare`, seconds: SECONDS });
+    report('bare fastify route', baseline, baseline);
+    report('GET /health', await load({ url: `${url}/health`, seconds: SECONDS }), baseline, HEALTH_TARGET);
+    const query = JSON.stringify({ query: '{ health }' });
+    const graphql = await load({ url: `${url}/graphql`, method: 'POST', body: query, seconds: SECONDS });
+    report('POST /graphql { health }', graphql, baseline, GRAPHQL_TARGET);
+    emit({ figure: 'api_rss_after_load_mb', value: await rssMb(pid) });
+  } finally {
+    bare.stop();
+    api.child.kill('SIGTERM');
+    await api.exited();
+    await rm(workDir, { recursive: true, force: true });
+  }
+}

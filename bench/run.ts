@@ -1,0 +1,11 @@
+import { benchHealth } from './health.ts';
+
+const BENCHES: Record<string, () => Promise<void>> = { health: benchHealth };
+
+const names = process.argv.slice(2);
+const unknown = names.filter((name) => !(name in BENCHES));
+if (unknown.length > 0) {
+  process.stderr.write(`unknown benchmark: ${unknown.join(', ')} (known: ${Object.keys(BENCHES).join(', ')})\n`);
+  process.exit(64);
+}
+for (const name of names.length > 0 ? names : Object.keys(BENCHES)) await BENCHES[name]?.();

@@ -1,0 +1,29 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+
+/** What each workspace package may depend on: services -> domain -> platform, never back. */
+const ALLOWED: Record<string, readonly string[]> = {
+  '@shop/platform': [],
+  '@shop/domain': ['@shop/platform'],
+  '@shop/api': ['@shop/domain', '@shop/platform'],
+  '@shop/worker': ['@shop/domain', '@shop/platform'],
+  '@shop/consumer': ['@shop/domain', '@shop/platform'],
+};
+
+const root = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { workspaces: string[] };
+
+async function manifest(dir: string): Promise<{ name: string; dependencies?: Record<string, string>; devDependencies?: Record<string, string> }> {
+  return JSON.parse(await readFile(new URL(`../${dir}/package.json`, import.meta.url), 'utf8'));
+}
+
+describe('workspace dependencies point one way', () => {
+  for (const dir of root.workspaces.filter((workspace) => workspace.startsWith('services/'))) {
+    it(`${dir} depends only on the packages below it`, async () => {
+      const pkg = await manifest(dir);
+      const internal = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }).filter((name) => name.startsWith('@shop/'));
+      const allowed = ALLOWED[pkg.name];
+      expect(allowed, `${pkg.name} has no entry in ALLOWED`).toBeDefined();
+      expect(internal.filter((name) => !allowed?.includes(name))).toEqual([]);
+    });
+  }
+});
