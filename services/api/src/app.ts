@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Platform } from '@shop/platform';
 import { echoRequestId, requestIdFor } from './http/request-id.ts';
 import { logEveryRequest } from './http/access-log.ts';
@@ -13,7 +13,7 @@ export type AppPlatform = Pick<Platform, 'config' | 'logger' | 'metrics' | 'data
 /** Builds the HTTP app over an opened platform; the caller listens and closes. */
 export async function buildApp(platform: AppPlatform): Promise<FastifyInstance> {
   const app = Fastify({
-    loggerInstance: platform.logger,
+    loggerInstance: platform.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     genReqId: requestIdFor,
     forceCloseConnections: 'idle',

@@ -24,6 +24,14 @@ function post(path: string, body: string, headers: Record<string, string> = {}):
   return fetch(`${api.url}${path}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
 }
 
+interface GraphqlErrors {
+  readonly errors: ReadonlyArray<{ readonly message: string; readonly extensions: { readonly code: string } }>;
+}
+
+async function graphqlErrors(response: Response): Promise<GraphqlErrors['errors']> {
+  return ((await response.json()) as GraphqlErrors).errors;
+}
+
 async function scrape(): Promise<string> {
   const response = await fetch(`${api.url}/metrics`);
   expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -48,23 +56,24 @@ describe('POST /graphql', () => {
   it('answers an unparseable JSON body with 400 and a GraphQL error', async () => {
     const response = await post('/graphql', '{"query": ');
     expect(response.status).toBe(400);
-    const body = await response.json();
-    expect(body.errors[0].message).toMatch(/not valid JSON/);
-    expect(body.errors[0].extensions.code).toBe('BAD_REQUEST');
+    const [error] = await graphqlErrors(response);
+    expect(error?.message).toMatch(/not valid JSON/);
+    expect(error?.extensions.code).toBe('BAD_REQUEST');
   });
 
   it('answers a query with a syntax error with 400 and a GraphQL error', async () => {
     const response = await post('/graphql', JSON.stringify({ query: '{ health' }));
     expect(response.status).toBe(400);
-    const body = await response.json();
-    expect(body.errors[0].message).toMatch(/Syntax Error/);
-    expect(body.errors[0].extensions.code).toBe('BAD_REQUEST');
+    const [error] = await graphqlErrors(response);
+    expect(error?.message).toMatch(/Syntax Error/);
+    expect(error?.extensions.code).toBe('BAD_REQUEST');
   });
 
   it('answers a query for an unknown field with 400 naming it', async () => {
     const response = await post('/graphql', JSON.stringify({ query: '{ nope }' }));
     expect(response.status).toBe(400);
-    expect((await response.json()).errors[0].message).toMatch(/nope/);
+    const [error] = await graphqlErrors(response);
+    expect(error?.message).toMatch(/nope/);
   });
 
   it('serves no IDE outside development', async () => {

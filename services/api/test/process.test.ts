@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runApi } from './run-api.ts';
+import type { Readiness } from '../src/health/routes.ts';
 
 const PRODUCTION = {
   NODE_ENV: 'production',
@@ -85,8 +86,8 @@ describe('npm start with no variables set', () => {
 
     const ready = await fetch(`${url}/ready`);
     expect(ready.status).toBe(200);
-    const body = await ready.json();
-    for (const name of ['database', 'cache', 'broker']) {
+    const body = (await ready.json()) as Readiness;
+    for (const name of ['database', 'cache', 'broker'] as const) {
       expect(body.dependencies[name]).toMatchObject({ status: 'healthy', mode: 'embedded' });
     }
 

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKafka, startPostgres, startRedis, type ServerHandle } from '../../../test/infra/servers.ts';
 import { startApi, type RunningApi } from './start-api.ts';
+import type { Readiness } from '../src/health/routes.ts';
 
 /** Each probe has 1.5 s; the issue allows 3 s from a dependency stopping to /ready reporting it. */
 const DETECTION_LIMIT_MS = 3_000;
 
-async function getJson(url: string): Promise<{ status: number; body: any }> {
+async function getJson(url: string): Promise<{ status: number; body: Readiness }> {
   const response = await fetch(url);
-  return { status: response.status, body: await response.json() };
+  return { status: response.status, body: (await response.json()) as Readiness };
 }
 
 /** Polls /ready until it answers `status`; returns how long that took. */
@@ -42,13 +43,13 @@ describe('/ready against real PostgreSQL, Redis and Kafka', () => {
     await msUntilReady(api, 200, 10_000);
     const { body } = await getJson(`${api.url}/ready`);
     expect(body.status).toBe('ready');
-    for (const name of ['database', 'cache', 'broker']) {
+    for (const name of ['database', 'cache', 'broker'] as const) {
       expect(body.dependencies[name]).toMatchObject({ status: 'healthy', mode: 'external' });
       expect(body.dependencies[name].latency_ms).toBeGreaterThanOrEqual(0);
     }
   });
 
-  const cases: Array<[string, () => ServerHandle]> = [
+  const cases: Array<[keyof Readiness['dependencies'], () => ServerHandle]> = [
     ['cache', () => redis],
     ['database', () => postgres],
     ['broker', () => kafka],
