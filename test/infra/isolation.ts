@@ -1,0 +1,49 @@
+// Per-test-file isolation on the shared servers: a database of its own, unique key prefixes and topics.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+
+export interface TestDatabase {
+  readonly url: string;
+  readonly name: string;
+  /** Terminates its connections and drops it. */
+  drop(): Promise<void>;
+}
+
+// Random per module instance: vitest evaluates this module afresh in every test file.
+const fileToken = randomBytes(4).toString('hex');
+let counter = 0;
+
+/** A name unique to this test file and run, for redis key prefixes and kafka topic names: `${prefix}_<random>_<n>`. */
+export function uniqueName(prefix: string): string {
+  counter += 1;
+  return `${prefix}_${fileToken}_${counter}`;
+}
+
+async function withAdminClient<T>(use: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: inject('postgresUrl') });
+  await client.connect();
+  try {
+    return await use(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates a fresh database on the shared PostgreSQL server and returns its URL. */
+export async function createTestDatabase(prefix = 'test'): Promise<TestDatabase> {
+  // Postgres identifiers: lower case, at most 63 bytes; the unique suffix is kept whole.
+  const safePrefix = prefix.toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 40);
+  const name = uniqueName(safePrefix);
+  const quoted = pg.escapeIdentifier(name);
+  await withAdminClient((client) => client.query(`CREATE DATABASE ${quoted}`));
+  const url = new URL(inject('postgresUrl'));
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    name,
+    drop: async () => {
+      await withAdminClient((client) => client.query(`DROP DATABASE IF EXISTS ${quoted} WITH (FORCE)`));
+    },
+  };
+}

@@ -1,0 +1,115 @@
+// The lifecycle shared by every server: launch, wait until it really answers, stop by PID, dispose.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PROVISION_COMMAND } from './layout.ts';
+import {
+  retryUntil,
+  tailFile,
+  trackTempDir,
+  untrackTempDir,
+  waitForPortClosed,
+  type ServerProcess,
+} from './proc.ts';
+
+export type ServerName = 'postgres' | 'redis' | 'kafka';
+
+export interface ServerHandle {
+  readonly name: ServerName;
+  readonly port: number;
+  readonly url: string;
+  pid(): number | undefined;
+  /** Stops the process by its PID (graceful signal, SIGKILL after a timeout) and waits until the port is closed. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port and data dir. */
+  start(): Promise<void>;
+  /** stop() and delete the temp data. */
+  dispose(): Promise<void>;
+}
+
+export interface ServerDefinition {
+  readonly name: ServerName;
+  readonly port: number;
+  readonly url: string;
+  /** The temp dir given to `define`: holds data and server.log; deleted by dispose(). */
+  readonly baseDir: string;
+  launch(logFile: string): Promise<ServerProcess>;
+  /** One readiness attempt: resolves only after a real round trip with the server. */
+  probe(): Promise<void>;
+  readonly readyTimeoutMs: number;
+  /** The signal that means "shut down now, cleanly" for this server. */
+  readonly stopSignal: NodeJS.Signals;
+  readonly stopTimeoutMs: number;
+}
+
+export function requireProvisioned(what: string, provisioned: boolean): void {
+  if (!provisioned) throw new Error(`${what} is not provisioned; run: ${PROVISION_COMMAND}`);
+}
+
+async function removeBaseDir(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+  untrackTempDir(dir);
+}
+
+/**
+ * Creates a fresh temp dir (removed even if this process exits without dispose()), lets `define`
+ * prepare it and describe the server, then starts the server. The dir is removed if anything fails.
+ */
+export async function startServer(
+  name: ServerName,
+  define: (baseDir: string) => Promise<ServerDefinition>,
+): Promise<ServerHandle> {
+  const baseDir = await mkdtemp(join(tmpdir(), `shop-infra-${name}-`));
+  trackTempDir(baseDir);
+  try {
+    return await startManagedServer(await define(baseDir));
+  } catch (error) {
+    await removeBaseDir(baseDir);
+    throw error;
+  }
+}
+
+async function startManagedServer(definition: ServerDefinition): Promise<ServerHandle> {
+  const { name, port, baseDir } = definition;
+  const logFile = join(baseDir, 'server.log');
+  let current: ServerProcess | undefined;
+
+  const stop = async (): Promise<void> => {
+    if (current) {
+      await current.stop(definition.stopSignal, definition.stopTimeoutMs);
+      current = undefined;
+    }
+    await waitForPortClosed(port, definition.stopTimeoutMs);
+  };
+
+  const start = async (): Promise<void> => {
+    if (current && current.exitStatus() === undefined) return;
+    const started = await definition.launch(logFile);
+    current = started;
+    try {
+      await retryUntil(definition.probe, {
+        timeoutMs: definition.readyTimeoutMs,
+        intervalMs: 200,
+        abortReason: () => {
+          const status = started.exitStatus();
+          return status && `process ${status}`;
+        },
+      });
+    } catch (error) {
+      await stop().catch(() => undefined);
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`${name} on 127.0.0.1:${port} did not start: ${reason}\n--- ${logFile} (last lines) ---\n${tailFile(logFile)}`);
+    }
+  };
+
+  const dispose = async (): Promise<void> => {
+    try {
+      await stop();
+    } finally {
+      await removeBaseDir(baseDir);
+    }
+  };
+
+  await start();
+  return { name, port, url: definition.url, pid: () => current?.pid, start, stop, dispose };
+}

@@ -1,0 +1,212 @@
+// Child-process and port helpers shared by provision.ts and servers.ts.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, closeSync, constants, openSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { delimiter, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface RunOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  uid?: number;
+  gid?: number;
+}
+
+/** Runs a command to completion; rejects with the tail of its output when it fails. */
+export function run(cmd: string, args: readonly string[], options: RunOptions = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      if (code === 0) resolve(output);
+      else {
+        const how = signal ? `signal ${signal}` : `exit code ${code}`;
+        reject(new Error(`${cmd} ${args.join(' ')} failed with ${how}:\n${lastLines(output, 30)}`));
+      }
+    });
+  });
+}
+
+export function findOnPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not in this dir
+    }
+  }
+  return undefined;
+}
+
+export function lastLines(text: string, count: number): string {
+  return text.trimEnd().split('\n').slice(-count).join('\n');
+}
+
+export function tailFile(path: string, count = 40): string {
+  try {
+    return lastLines(readFileSync(path, 'utf8'), count);
+  } catch {
+    return '(no log)';
+  }
+}
+
+/** Asks the kernel for a free port. Another process could take it before we bind; acceptable for tests. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => {
+        if (address && typeof address === 'object') resolve(address.port);
+        else reject(new Error('could not allocate a port'));
+      });
+    });
+  });
+}
+
+export function isPortOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+export async function waitForPortClosed(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (await isPortOpen(port)) {
+    if (Date.now() > deadline) throw new Error(`port ${port} still accepts connections after ${timeoutMs} ms`);
+    await sleep(50);
+  }
+}
+
+export interface WaitOptions {
+  timeoutMs: number;
+  intervalMs?: number;
+  /** Checked between attempts; a string aborts the wait with that reason (e.g. "the process exited"). */
+  abortReason?: () => string | undefined;
+}
+
+/** Retries `probe` until it resolves; on timeout rejects with the probe's last error. */
+export async function retryUntil<T>(probe: () => Promise<T>, options: WaitOptions): Promise<T> {
+  const deadline = Date.now() + options.timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    const aborted = options.abortReason?.();
+    if (aborted) throw new Error(aborted);
+    try {
+      return await probe();
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      const reason = lastError instanceof Error ? lastError.message : String(lastError);
+      throw new Error(`not ready after ${options.timeoutMs} ms (last error: ${reason})`);
+    }
+    await sleep(options.intervalMs ?? 100);
+  }
+}
+
+// Every long-running server we spawned and the temp dirs they use, so an unexpected exit of this
+// process (a crash, process.exit() in a test runner) does not leave orphans behind.
+const liveChildren = new Set<ChildProcess>();
+const liveTempDirs = new Set<string>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // 'exit' handlers must be synchronous: SIGKILL by PID, then remove the data.
+  process.on('exit', () => {
+    for (const child of liveChildren) {
+      if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+        try {
+          process.kill(child.pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
+    for (const dir of liveTempDirs) rmSync(dir, { recursive: true, force: true });
+  });
+}
+
+export function trackTempDir(dir: string): void {
+  installExitHook();
+  liveTempDirs.add(dir);
+}
+
+export function untrackTempDir(dir: string): void {
+  liveTempDirs.delete(dir);
+}
+
+export interface ServerProcess {
+  readonly pid: number;
+  /** Set once the process has exited. */
+  exitStatus(): string | undefined;
+  /** Sends `signal`, escalates to SIGKILL after `timeoutMs`, resolves once the process is gone. */
+  stop(signal: NodeJS.Signals, timeoutMs: number): Promise<void>;
+}
+
+export interface LaunchOptions extends RunOptions {
+  /** stdout and stderr are appended here. */
+  logFile: string;
+}
+
+export async function launch(cmd: string, args: readonly string[], options: LaunchOptions): Promise<ServerProcess> {
+  installExitHook();
+  const { logFile, ...spawnOptions } = options;
+  const logFd = openSync(logFile, 'a');
+  let child: ChildProcess;
+  try {
+    child = spawn(cmd, args, { ...spawnOptions, stdio: ['ignore', logFd, logFd] });
+  } finally {
+    closeSync(logFd); // the child holds its own copy
+  }
+  liveChildren.add(child);
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => {
+      liveChildren.delete(child);
+      resolve();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('spawn', resolve);
+    child.once('error', (error) => {
+      liveChildren.delete(child);
+      reject(error);
+    });
+  });
+  const pid = child.pid as number;
+  return {
+    pid,
+    exitStatus: () => {
+      if (child.signalCode !== null) return `killed by ${child.signalCode}`;
+      if (child.exitCode !== null) return `exited with code ${child.exitCode}`;
+      return undefined;
+    },
+    async stop(signal, timeoutMs) {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      process.kill(pid, signal);
+      const timer = setTimeout(() => {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // exited in the meantime
+        }
+      }, timeoutMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
