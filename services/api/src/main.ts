@@ -1,5 +1,5 @@
 import closeWithGrace from 'close-with-grace';
-import { createLogger, loadConfigOrExit, openPlatform, applyMigrations } from '@shop/platform';
+import { createLogger, loadConfigOrExit, openPlatform } from '@shop/platform';
 import { buildApp } from './app.ts';
 
 const config = loadConfigOrExit();
@@ -7,10 +7,6 @@ const logger = createLogger({ level: config.logLevel, service: 'api' });
 
 try {
   const platform = await openPlatform(config, logger, 'api');
-  if (platform.database.mode === 'embedded') {
-    const applied = await applyMigrations(platform.database.url);
-    logger.info({ applied }, `embedded database migrated (${applied.length} applied)`);
-  }
   const app = await buildApp(platform);
 
   closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {

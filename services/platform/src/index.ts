@@ -12,3 +12,4 @@ export type { Broker } from './broker/broker.ts';
 export { KafkaBroker } from './broker/kafka-broker.ts';
 export { runProbe, type Probe, type ProbeResult, type DependencyMode } from './health/probe.ts';
 export { openPlatform, type Platform } from './platform.ts';
+export { applyMigrations, createMigration, MigrationError } from './db/migrations/index.ts';

@@ -5,7 +5,7 @@ const QUIET_ROUTES = new Set(['/health', '/ready', '/metrics']);
 
 /** One line per request, at INFO, once the response is sent. */
 export function logEveryRequest(app: FastifyInstance): void {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url;
     const fields = {
       method: request.method,
@@ -17,5 +17,6 @@ export function logEveryRequest(app: FastifyInstance): void {
     };
     if (route !== undefined && QUIET_ROUTES.has(route)) request.log.debug(fields, 'request completed');
     else request.log.info(fields, 'request completed');
+    done();
   });
 }

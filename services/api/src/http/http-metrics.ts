@@ -11,44 +11,77 @@ function routeOf(request: FastifyRequest): string {
   return request.routeOptions.url ?? UNMATCHED_ROUTE;
 }
 
-/** The four http_* metrics of the spec, labelled by method, route pattern and status code. */
-export function measureHttp(app: FastifyInstance, registry: Registry): void {
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests answered',
-    labelNames: ['method', 'route', 'status'],
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from request received to response sent',
-    labelNames: ['method', 'route', 'status'],
-    buckets: DURATION_BUCKETS,
-    registers: [registry],
-  });
-  const inProgress = new Gauge({
-    name: 'http_requests_inprogress',
-    help: 'HTTP requests being handled',
-    labelNames: ['method', 'route'],
-    registers: [registry],
-  });
-  const responseSize = new Histogram({
-    name: 'http_response_size_bytes',
-    help: 'Size of response bodies',
-    labelNames: ['method', 'route', 'status'],
-    buckets: SIZE_BUCKETS,
-    registers: [registry],
-  });
+function httpMetrics(registry: Registry) {
+  const registers = [registry];
+  const byStatus = ['method', 'route', 'status'] as const;
+  return {
+    requests: new Counter({ name: 'http_requests_total', help: 'HTTP requests answered', labelNames: byStatus, registers }),
+    duration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time from request received to response sent',
+      labelNames: byStatus,
+      buckets: DURATION_BUCKETS,
+      registers,
+    }),
+    inProgress: new Gauge({
+      name: 'http_requests_inprogress',
+      help: 'HTTP requests being handled',
+      labelNames: ['method', 'route'] as const,
+      registers,
+    }),
+    responseSize: new Histogram({
+      name: 'http_response_size_bytes',
+      help: 'Size of response bodies',
+      labelNames: byStatus,
+      buckets: SIZE_BUCKETS,
+      registers,
+    }),
+  };
+}
 
-  app.addHook('onRequest', async (request) => {
-    inProgress.inc({ method: request.method, route: routeOf(request) });
+/**
+ * The four http_* metrics of the spec, labelled by method, route pattern and status code. The
+ * labelled children are cached per label set: resolving labels on every request is the costliest
+ * part of recording them, and the set is small (routes are patterns, unknown paths share one label).
+ */
+export function measureHttp(app: FastifyInstance, registry: Registry): void {
+  const metrics = httpMetrics(registry);
+  const inProgressBy = new Map<string, Gauge.Internal<'method' | 'route'>>();
+  type ByStatus = 'method' | 'route' | 'status';
+  const completedBy = new Map<string, { requests: Counter.Internal; duration: Histogram.Internal<ByStatus>; size: Histogram.Internal<ByStatus> }>();
+
+  const inProgress = (method: string, route: string) => {
+    const key = `${method} ${route}`;
+    let child = inProgressBy.get(key);
+    if (child === undefined) inProgressBy.set(key, (child = metrics.inProgress.labels(method, route)));
+    return child;
+  };
+  const completed = (method: string, route: string, status: number) => {
+    const key = `${method} ${route} ${status}`;
+    let children = completedBy.get(key);
+    if (children === undefined) {
+      const labels = [method, route, String(status)] as const;
+      children = {
+        requests: metrics.requests.labels(...labels),
+        duration: metrics.duration.labels(...labels),
+        size: metrics.responseSize.labels(...labels),
+      };
+      completedBy.set(key, children);
+    }
+    return children;
+  };
+
+  app.addHook('onRequest', (request, _reply, done) => {
+    inProgress(request.method, routeOf(request)).inc();
+    done();
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = routeOf(request);
-    const labels = { method: request.method, route, status: reply.statusCode };
-    inProgress.dec({ method: request.method, route });
-    requests.inc(labels);
-    duration.observe(labels, reply.elapsedTime / 1000);
-    responseSize.observe(labels, Number(reply.getHeader('content-length') ?? 0));
+    inProgress(request.method, route).dec();
+    const children = completed(request.method, route, reply.statusCode);
+    children.requests.inc();
+    children.duration.observe(reply.elapsedTime / 1000);
+    children.size.observe(Number(reply.getHeader('content-length') ?? 0));
+    done();
   });
 }

@@ -13,7 +13,8 @@ export function requestIdFor(request: IncomingMessage): string {
 
 /** Returns the request id on every response so callers can quote it. */
 export function echoRequestId(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
+    done();
   });
 }

@@ -33,6 +33,7 @@ export async function openDatabase(config: Config, logger: Logger, registry: Reg
   if (config.databaseUrl === undefined) {
     embedded = await startEmbeddedPostgres(EMBEDDED_DATA_DIR, config.databasePoolMax + EMBEDDED_SPARE_CONNECTIONS);
     logger.warn({ dataDir: EMBEDDED_DATA_DIR }, 'DATABASE_URL is not set: using the embedded PGlite database');
+    logger.info({ applied: embedded.applied }, `embedded database migrated (${embedded.applied.length} applied)`);
   }
   const url = embedded?.url ?? (config.databaseUrl as string);
   const pool = new pg.Pool({ connectionString: url, max: config.databasePoolMax, connectionTimeoutMillis: 5_000 });

@@ -1,28 +1,53 @@
-import { mkdir } from 'node:fs/promises';
-import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import type { EmbeddedServerMessage } from './embedded-postgres-server.ts';
 
 export interface EmbeddedPostgres {
   /** A postgresql:// URL on a loopback port: clients use the same driver as with a real server. */
   readonly url: string;
+  /** Migrations applied at this start (none when the data was already up to date). */
+  readonly applied: readonly string[];
   close(): Promise<void>;
 }
 
+const SERVER_ENTRY = path.join(import.meta.dirname, 'embedded-postgres-server.ts');
+const START_TIMEOUT_MS = 120_000;
+
 /**
- * PGlite (PostgreSQL compiled to WASM) served over the PostgreSQL wire protocol on 127.0.0.1,
- * so the embedded default runs exactly the code path of a real server.
+ * Starts PGlite (PostgreSQL compiled to WASM) in a child process serving the PostgreSQL wire
+ * protocol on 127.0.0.1, migrated, so the embedded default runs exactly the code path of a real server.
  */
 export async function startEmbeddedPostgres(dataDir: string, maxConnections: number): Promise<EmbeddedPostgres> {
-  await mkdir(dataDir, { recursive: true });
-  const db = await PGlite.create(dataDir);
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections });
-  await server.start();
-  const [, port] = server.getServerConn().split(':');
+  const child = fork(SERVER_ENTRY, [path.resolve(dataDir), String(maxConnections)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = once(child, 'exit');
+  const answered = once(child, 'message') as Promise<[EmbeddedServerMessage]>;
+  const failed = exited.then(([code]) => {
+    throw new Error(`the embedded database exited with code ${code} before it was ready (data in ${dataDir})`);
+  });
+  const timedOut = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error('the embedded database did not start in time')), START_TIMEOUT_MS).unref(),
+  );
+  let message: EmbeddedServerMessage;
+  try {
+    [message] = await Promise.race([answered, failed, timedOut]);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  if (message.type === 'failed') {
+    child.disconnect();
+    throw new Error(`the embedded database could not be migrated: ${message.message}`);
+  }
   return {
-    url: `postgresql://postgres@127.0.0.1:${port}/postgres?sslmode=disable`,
+    url: message.url,
+    applied: message.applied,
     async close() {
-      await server.stop();
-      await db.close();
+      if (child.exitCode !== null) return;
+      child.disconnect();
+      await exited;
     },
   };
 }

@@ -1,0 +1,48 @@
+/**
+ * Child-process entry of the embedded database: PGlite served over the PostgreSQL wire protocol on
+ * a loopback port, migrated over that same protocol before it reports ready. It runs apart from the
+ * service so PGlite's synchronous WASM execution never blocks the service's event loop, and neither
+ * PGlite's memory nor the schema engine's is the service's. It stops when its parent disconnects,
+ * so it cannot outlive the process that started it.
+ */
+import { mkdir } from 'node:fs/promises';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { applyMigrations } from './migrations/apply-migrations.ts';
+
+export type EmbeddedServerMessage =
+  | { readonly type: 'ready'; readonly url: string; readonly applied: readonly string[] }
+  | { readonly type: 'failed'; readonly message: string };
+
+const [dataDir, maxConnections] = process.argv.slice(2);
+if (dataDir === undefined || process.send === undefined) {
+  process.stderr.write('usage: started by startEmbeddedPostgres() with an IPC channel: <dataDir> <maxConnections>\n');
+  process.exit(64);
+}
+
+await mkdir(dataDir, { recursive: true });
+const db = await PGlite.create(dataDir);
+const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: Number(maxConnections) });
+await server.start();
+
+let stopping = false;
+async function stop(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  await server.stop();
+  await db.close();
+  process.exit(0);
+}
+process.on('disconnect', () => void stop());
+process.on('SIGTERM', () => void stop());
+process.on('SIGINT', () => {});
+
+const port = Number(server.getServerConn().split(':')[1]);
+const url = `postgresql://postgres@127.0.0.1:${port}/postgres?sslmode=disable`;
+let message: EmbeddedServerMessage;
+try {
+  message = { type: 'ready', url, applied: await applyMigrations(url) };
+} catch (error) {
+  message = { type: 'failed', message: error instanceof Error ? error.message : String(error) };
+}
+process.send(message);
