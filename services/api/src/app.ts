@@ -4,6 +4,7 @@ import { echoRequestId, requestIdFor } from './http/request-id.ts';
 import { logEveryRequest } from './http/access-log.ts';
 import { measureHttp } from './http/http-metrics.ts';
 import { answerErrorsAsJson } from './http/errors.ts';
+import { closeIdleConnectionsWhileDraining } from './http/close-idle-connections.ts';
 import { healthRoutes } from './health/routes.ts';
 import { metricsRoute } from './metrics/routes.ts';
 import { graphqlRoutes } from './graphql/graphql.ts';
@@ -23,6 +24,7 @@ export async function buildApp(platform: AppPlatform): Promise<FastifyInstance> 
   logEveryRequest(app);
   measureHttp(app, platform.metrics);
   answerErrorsAsJson(app);
+  closeIdleConnectionsWhileDraining(app);
   healthRoutes(app, { database: platform.database, cache: platform.cache, broker: platform.broker });
   metricsRoute(app, platform.metrics);
   await graphqlRoutes(app, { ide: platform.config.nodeEnv === 'development' });

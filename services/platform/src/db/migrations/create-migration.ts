@@ -31,14 +31,22 @@ export async function createMigration(name: string, options: CreateMigrationOpti
   const snakeName = toSnakeName(name);
   const migrationsDir = options.migrationsDir ?? defaultMigrationsDir;
   const schemaPath = options.schemaPath ?? defaultSchemaPath;
-  const schema = await readFile(schemaPath, 'utf8');
-
-  const sql = await diffMigrationsAgainstSchema(migrationsDir, { path: schemaPath, content: schema });
+  const sql = await pendingSchemaChanges({ migrationsDir, schemaPath });
   if (sql === undefined) {
     throw new MigrationError(`no changes: ${schemaPath} matches what the migrations in ${migrationsDir} create; nothing written`);
   }
   const directoryName = `${utcTimestamp(new Date())}_${snakeName}`;
   return { name: directoryName, path: await writeMigration(migrationsDir, directoryName, sql), sql };
+}
+
+/**
+ * The SQL a new migration would need for the database to match the Prisma schema, or undefined
+ * when the existing migrations already produce it.
+ */
+export async function pendingSchemaChanges(options: CreateMigrationOptions = {}): Promise<string | undefined> {
+  const schemaPath = options.schemaPath ?? defaultSchemaPath;
+  const schema = { path: schemaPath, content: await readFile(schemaPath, 'utf8') };
+  return diffMigrationsAgainstSchema(options.migrationsDir ?? defaultMigrationsDir, schema);
 }
 
 const maxNameLength = 200;

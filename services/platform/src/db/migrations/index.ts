@@ -1,5 +1,5 @@
 export { applyMigrations, type ApplyMigrationsOptions } from './apply-migrations.ts';
-export { createMigration, type CreateMigrationOptions, type CreatedMigration } from './create-migration.ts';
+export { createMigration, pendingSchemaChanges, type CreateMigrationOptions, type CreatedMigration } from './create-migration.ts';
 export { pgliteAdapter, postgresAdapter } from './database-adapters.ts';
 export { MigrationDriftError, MigrationError, MigrationFailedError } from './errors.ts';
 export { defaultMigrationsDir, defaultSchemaPath } from './migrations-directory.ts';
