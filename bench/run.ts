@@ -1,6 +1,7 @@
 import { benchHealth } from './health.ts';
+import { benchOutbox } from './outbox.ts';
 
-const BENCHES: Record<string, () => Promise<void>> = { health: benchHealth };
+const BENCHES: Record<string, () => Promise<void>> = { health: benchHealth, outbox: benchOutbox };
 
 const names = process.argv.slice(2);
 const unknown = names.filter((name) => !(name in BENCHES));

@@ -1,19 +1,23 @@
 import closeWithGrace from 'close-with-grace';
-import { createLogger, loadConfigOrExit, openPlatform } from '@shop/platform';
+import { createLogger, loadConfigOrExit, openPlatform, startOutbox, type Platform } from '@shop/platform';
 import { buildApp } from './app.ts';
 
 const config = loadConfigOrExit();
 const logger = createLogger({ level: config.logLevel, service: 'api' });
+let platform: Platform | undefined;
 
 try {
-  const platform = await openPlatform(config, logger, 'api');
-  const app = await buildApp(platform);
+  platform = await openPlatform(config, logger, 'api');
+  const opened = platform;
+  const app = await buildApp(opened);
+  const outbox = startOutbox(opened);
 
   closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'stopping after an unhandled error');
     else logger.info({ signal }, 'stopping: finishing in-flight requests');
     await app.close();
-    await platform.close();
+    await outbox.stop();
+    await opened.close();
     logger.info('stopped');
     logger.flush();
   });
@@ -21,6 +25,7 @@ try {
   await app.listen({ host: config.host, port: config.port });
 } catch (error) {
   logger.fatal({ err: error }, 'the api could not start');
+  await platform?.close();
   logger.flush();
-  process.exitCode = 1;
+  process.exit(1);
 }

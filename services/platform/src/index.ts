@@ -13,3 +13,7 @@ export { KafkaBroker } from './broker/kafka-broker.ts';
 export { runProbe, type Probe, type ProbeResult, type DependencyMode } from './health/probe.ts';
 export { openPlatform, type Platform } from './platform.ts';
 export { applyMigrations, createMigration, MigrationError } from './db/migrations/index.ts';
+export { startOutbox, type OutboxOptions, type RunningOutbox } from './outbox/outbox.ts';
+export type { Emit, EmitPayload } from './outbox/emit.ts';
+export type { EventListener } from './outbox/listeners.ts';
+export type { TopicHandler } from './outbox/local-publisher.ts';

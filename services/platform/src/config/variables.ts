@@ -73,6 +73,11 @@ export const VARIABLES: readonly VariableDoc[] = [
   },
   { name: 'SHOP_DEV_EXTENSIONS', description: 'Development only: a directory of extensions to load' },
   {
+    name: 'OUTBOX_RETENTION_HOURS',
+    description: 'How long published and dispatched events stay in the outbox before pruning',
+    defaultValue: '168',
+  },
+  {
     name: 'SHUTDOWN_TIMEOUT_MS',
     description: 'How long a stopping process waits for in-flight work',
     defaultValue: '10000',

@@ -1,0 +1,37 @@
+import type { EventPayloads } from './payloads.generated.ts';
+
+export type { EventPayloads } from './payloads.generated.ts';
+
+/**
+ * Broker topics and the payload field that keys each message (one entity's events stay on one
+ * partition, in order). Must agree with schemas/topics.md; `npm run check:events` verifies it.
+ */
+export const TOPICS = {
+  'shop.orders.placed.v1': { partitionKey: 'order_id' },
+  'shop.orders.modified.v1': { partitionKey: 'order_id' },
+  'shop.cart.line_added.v1': { partitionKey: 'cart_id' },
+  'shop.inventory.stock_changed.v1': { partitionKey: 'product_id' },
+  'shop.accounts.created.v1': { partitionKey: 'customer_id' },
+  'shop.fraud.check_requested.v1': { partitionKey: 'order_id' },
+  'shop.leads.created.v1': { partitionKey: 'lead_id' },
+} as const satisfies Record<string, { partitionKey: string }>;
+
+export type TopicName = keyof typeof TOPICS;
+
+/** Events delivered to listeners in the emitting service, never to the broker. */
+export const IN_PROCESS_EVENTS = ['cart.item_added', 'order.completed'] as const;
+export type InProcessEventName = (typeof IN_PROCESS_EVENTS)[number];
+
+export type EventName = TopicName | InProcessEventName;
+
+export const EVENT_NAMES: readonly EventName[] = [...(Object.keys(TOPICS) as TopicName[]), ...IN_PROCESS_EVENTS];
+
+export function isTopic(name: string): name is TopicName {
+  return Object.hasOwn(TOPICS, name);
+}
+
+/** The message key of a topic event: the value of its partition-key field, as a string. */
+export function partitionKeyOf<N extends TopicName>(name: N, payload: EventPayloads[N] | Record<string, unknown>): string {
+  const value = (payload as Record<string, unknown>)[TOPICS[name].partitionKey];
+  return value === undefined || value === null ? '' : String(value);
+}

@@ -1,0 +1,244 @@
+// Generated from schemas/events by generate-payload-types.ts. Do not edit.
+
+export interface CartItemAdded {
+  /**
+   * Unique per event; consumers deduplicate by it.
+   */
+  event_id: string;
+  schema_version: 1;
+  /**
+   * When the change committed, UTC.
+   */
+  occurred_at: string;
+  cart_id: string;
+  cart_line_id: string;
+  customer_id: string | null;
+  session_id: string | null;
+  product_id: string;
+  category_ids: string[];
+  brand_id: string | null;
+  quantity: number;
+  added_at: string;
+}
+
+export interface OrderCompleted {
+  /**
+   * Unique per event; consumers deduplicate by it.
+   */
+  event_id: string;
+  schema_version: 1;
+  /**
+   * When the change committed, UTC.
+   */
+  occurred_at: string;
+  order_id: string;
+  customer_id: string | null;
+  session_id: string | null;
+  completed_at: string;
+  currency: string;
+  /**
+   * @minItems 1
+   */
+  lines: {
+    order_line_id: string;
+    product_id: string;
+    category_id: string | null;
+    brand_id: string | null;
+    line_total: string;
+  }[];
+}
+
+export interface AccountsCreatedV1 {
+  /**
+   * Unique per event; consumers deduplicate by it.
+   */
+  event_id: string;
+  schema_version: 1;
+  /**
+   * When the change committed, UTC.
+   */
+  occurred_at: string;
+  customer_id: string;
+  channel_id: string;
+  email: string;
+  customer_group_id: string | null;
+  is_business: boolean;
+  approval_status: "PENDING" | "APPROVED" | "REJECTED" | null;
+}
+
+export interface CartLineAddedV1 {
+  /**
+   * Unique per event; consumers deduplicate by it.
+   */
+  event_id: string;
+  schema_version: 1;
+  /**
+   * When the change committed, UTC.
+   */
+  occurred_at: string;
+  cart_id: string;
+  cart_line_id: string;
+  channel_id: string;
+  customer_id: string | null;
+  session_id: string | null;
+  product_id: string;
+  sku: string;
+  quantity: number;
+  unit_price: string;
+  currency: string;
+}
+
+export interface FraudCheckRequestedV1 {
+  /**
+   * Unique per event; consumers deduplicate by it.
+   */
+  event_id: string;
+  schema_version: 1;
+  /**
+   * When the change committed, UTC.
+   */
+  occurred_at: string;
+  order_id: string;
+  order_number: string;
+  customer_id: string | null;
+  channel_id: string;
+  total: string;
+  currency: string;
+  /**
+   * @minItems 1
+   */
+  rules_tripped: {
+    rule: string;
+    detail: string;
+  }[];
+}
+
+export interface InventoryStockChangedV1 {
+  /**
+   * Unique per event; consumers deduplicate by it.
+   */
+  event_id: string;
+  schema_version: 1;
+  /**
+   * When the change committed, UTC.
+   */
+  occurred_at: string;
+  product_id: string;
+  sku: string;
+  location_id: string;
+  previous_quantity: number;
+  new_quantity: number;
+  delta: number;
+  reason: "adjustment" | "reservation" | "reservation_released" | "sale" | "return" | "restock";
+  reference_id: string | null;
+}
+
+export interface LeadsCreatedV1 {
+  /**
+   * Unique per event; consumers deduplicate by it.
+   */
+  event_id: string;
+  schema_version: 1;
+  /**
+   * When the change committed, UTC.
+   */
+  occurred_at: string;
+  lead_id: string;
+  channel_id: string;
+  email: string;
+  name: string | null;
+  source: string;
+}
+
+export interface OrdersModifiedV1 {
+  /**
+   * Unique per event; consumers deduplicate by it.
+   */
+  event_id: string;
+  schema_version: 1;
+  /**
+   * When the change committed, UTC.
+   */
+  occurred_at: string;
+  order_id: string;
+  order_number: string;
+  channel_id: string;
+  /**
+   * @minItems 1
+   */
+  changes: ("lines" | "shipping_address" | "billing_address")[];
+  currency: string;
+  totals: Totals;
+  lines: Line[];
+}
+export interface Totals {
+  subtotal: string;
+  tax: string;
+  shipping: string;
+  discount: string;
+  total: string;
+}
+export interface Line {
+  order_line_id: string;
+  product_id: string;
+  sku: string;
+  category_ids: string[];
+  brand_id: string | null;
+  quantity: number;
+  unit_price: string;
+  line_total: string;
+}
+
+export interface OrdersPlacedV1 {
+  /**
+   * Unique per event; consumers deduplicate by it.
+   */
+  event_id: string;
+  schema_version: 1;
+  /**
+   * When the change committed, UTC.
+   */
+  occurred_at: string;
+  order_id: string;
+  order_number: string;
+  channel_id: string;
+  customer_id: string | null;
+  session_id: string | null;
+  status: "PENDING_PAYMENT" | "PLACED" | "AWAITING_APPROVAL";
+  currency: string;
+  totals: Totals;
+  /**
+   * @minItems 1
+   */
+  lines: Line[];
+}
+export interface Totals {
+  subtotal: string;
+  tax: string;
+  shipping: string;
+  discount: string;
+  total: string;
+}
+export interface Line {
+  order_line_id: string;
+  product_id: string;
+  sku: string;
+  category_ids: string[];
+  brand_id: string | null;
+  quantity: number;
+  unit_price: string;
+  line_total: string;
+}
+
+/** Every event by name: topics and in-process events. */
+export interface EventPayloads {
+  'cart.item_added': CartItemAdded;
+  'order.completed': OrderCompleted;
+  'shop.accounts.created.v1': AccountsCreatedV1;
+  'shop.cart.line_added.v1': CartLineAddedV1;
+  'shop.fraud.check_requested.v1': FraudCheckRequestedV1;
+  'shop.inventory.stock_changed.v1': InventoryStockChangedV1;
+  'shop.leads.created.v1': LeadsCreatedV1;
+  'shop.orders.modified.v1': OrdersModifiedV1;
+  'shop.orders.placed.v1': OrdersPlacedV1;
+}

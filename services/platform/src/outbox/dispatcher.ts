@@ -1,0 +1,131 @@
+import type pg from 'pg';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { Logger } from '../logging/logger.ts';
+import type { EventListener } from './listeners.ts';
+import type { OutboxMetrics } from './outbox-metrics.ts';
+
+export interface DispatcherOptions {
+  readonly pool: pg.Pool;
+  readonly prisma: PrismaClient;
+  readonly listeners: readonly EventListener[];
+  readonly metrics: OutboxMetrics;
+  readonly logger: Logger;
+  /** Runs of one listener on one event before its delivery is parked. */
+  readonly maxAttempts?: number;
+  readonly batchSize?: number;
+}
+
+/** A claimed row is left alone by other replicas for this long, then retried if nobody finished it. */
+const CLAIM_SECONDS = 60;
+const MAX_RETRY_DELAY_SECONDS = 300;
+
+const CLAIM_SQL = `
+  UPDATE outbox_events SET attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => ${CLAIM_SECONDS})
+   WHERE id IN (SELECT id FROM outbox_events
+                 WHERE dispatched_at IS NULL AND partition_key IS NULL AND next_attempt_at <= now()
+                 ORDER BY next_attempt_at, id
+                 LIMIT $1
+                   FOR UPDATE SKIP LOCKED)
+  RETURNING id, name, payload, attempts`;
+
+interface ClaimedRow {
+  id: string;
+  name: string;
+  payload: unknown;
+  attempts: number;
+}
+
+interface DeliveryState {
+  status: 'done' | 'failed' | 'parked';
+  attempts: number;
+}
+
+/**
+ * Hands in-process events to their listeners after commit. Each listener's effect commits together
+ * with its delivery row, so a crash never loses or repeats an effect; a listener that keeps failing
+ * is parked and counted without holding back the other listeners of the event.
+ */
+export class OutboxDispatcher {
+  readonly #options: DispatcherOptions;
+  readonly #maxAttempts: number;
+  readonly #batchSize: number;
+
+  constructor(options: DispatcherOptions) {
+    this.#options = options;
+    this.#maxAttempts = options.maxAttempts ?? 8;
+    this.#batchSize = options.batchSize ?? 100;
+  }
+
+  get batchSize(): number {
+    return this.#batchSize;
+  }
+
+  /** One pass over due events; returns how many it claimed. */
+  async dispatchOnce(): Promise<number> {
+    const { rows } = await this.#options.pool.query<ClaimedRow>(CLAIM_SQL, [this.#batchSize]);
+    for (const row of rows) await this.#dispatch(row);
+    return rows.length;
+  }
+
+  async #dispatch(row: ClaimedRow): Promise<void> {
+    const { pool } = this.#options;
+    const states = await this.#deliveryStates(row.id);
+    let unfinished = 0;
+    for (const listener of this.#options.listeners.filter((candidate) => candidate.event === row.name)) {
+      const state = states.get(listener.name);
+      if (state?.status === 'done' || state?.status === 'parked') continue;
+      if (!(await this.#deliver(row, listener, state?.attempts ?? 0))) unfinished += 1;
+    }
+    if (unfinished === 0) {
+      await pool.query('UPDATE outbox_events SET dispatched_at = now(), last_error = NULL WHERE id = $1', [row.id]);
+    } else {
+      const delay = Math.min(2 ** row.attempts, MAX_RETRY_DELAY_SECONDS);
+      await pool.query('UPDATE outbox_events SET next_attempt_at = now() + make_interval(secs => $2) WHERE id = $1', [row.id, delay]);
+    }
+  }
+
+  /** Returns false when the listener must be retried later. */
+  async #deliver(row: ClaimedRow, listener: EventListener, previousAttempts: number): Promise<boolean> {
+    const { prisma, metrics, logger } = this.#options;
+    const attempts = previousAttempts + 1;
+    const key = { eventId_listener: { eventId: BigInt(row.id), listener: listener.name } };
+    try {
+      await prisma.$transaction(async (tx) => {
+        await listener.handle(tx, row.payload as never);
+        await tx.outboxDelivery.upsert({
+          where: key,
+          create: { eventId: BigInt(row.id), listener: listener.name, status: 'done', attempts },
+          update: { status: 'done', attempts, lastError: null },
+        });
+      });
+      metrics.deliveries.inc({ listener: listener.name, result: 'done' });
+      return true;
+    } catch (error) {
+      const parked = attempts >= this.#maxAttempts;
+      const lastError = error instanceof Error ? error.message : String(error);
+      const status = parked ? 'parked' : 'failed';
+      await prisma.outboxDelivery.upsert({
+        where: key,
+        create: { eventId: BigInt(row.id), listener: listener.name, status, attempts, lastError },
+        update: { status, attempts, lastError },
+      });
+      metrics.deliveries.inc({ listener: listener.name, result: parked ? 'parked' : 'retry' });
+      const fields = { listener: listener.name, event: row.name, outbox_id: row.id, attempts, err: error };
+      if (parked) {
+        metrics.listenerFailures.inc({ listener: listener.name });
+        logger.error(fields, `listener ${listener.name} failed ${attempts} times; delivery parked`);
+      } else {
+        logger.warn(fields, `listener ${listener.name} failed; will retry`);
+      }
+      return parked;
+    }
+  }
+
+  async #deliveryStates(outboxId: string): Promise<Map<string, DeliveryState>> {
+    const { rows } = await this.#options.pool.query<{ listener: string } & DeliveryState>(
+      'SELECT listener, status, attempts FROM outbox_deliveries WHERE event_id = $1',
+      [outboxId],
+    );
+    return new Map(rows.map((row) => [row.listener, row]));
+  }
+}

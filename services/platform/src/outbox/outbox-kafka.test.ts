@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import { Kafka, logLevel } from 'kafkajs';
+import { afterAll, beforeAll, expect, it, inject } from 'vitest';
+import { startKafka, type ServerHandle } from '../../../../test/infra/servers.ts';
+import { createTestDatabase, uniqueName, type TestDatabase } from '../../../../test/infra/isolation.ts';
+import { applyMigrations } from '../db/migrations/index.ts';
+import { loadConfig } from '../config/config.ts';
+import { createLogger } from '../logging/logger.ts';
+import { openPlatform, type Platform } from '../platform.ts';
+import { startOutbox, type RunningOutbox } from './outbox.ts';
+import { EVENT_ID_HEADER } from './kafka-publisher.ts';
+import { examplePayload } from './outbox-test-support.ts';
+
+const TOPIC = 'shop.leads.created.v1';
+const EVENTS = 1_000;
+const KEYS = 20;
+
+let kafka: ServerHandle;
+let database: TestDatabase;
+let platform: Platform;
+let outbox: RunningOutbox;
+
+beforeAll(async () => {
+  [kafka, database] = await Promise.all([startKafka(), createTestDatabase('outbox_kafka')]);
+  await applyMigrations(database.url);
+  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, CACHE_URL: inject('redisUrl'), BROKER_ADDRESS: kafka.url });
+  platform = await openPlatform(config, createLogger({ level: 'ERROR', service: 'test' }), 'test');
+  const admin = new Kafka({ clientId: 'test', brokers: [kafka.url], logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: 3 }], waitForLeaders: true });
+  await admin.disconnect();
+  outbox = startOutbox(platform);
+});
+
+afterAll(async () => {
+  await outbox?.stop();
+  await platform?.close();
+  await Promise.all([kafka?.dispose(), database?.drop()]);
+});
+
+it('delivers every event emitted while Kafka was down exactly once, in per-key order, once it is back', async () => {
+  await kafka.stop();
+
+  const expectedByKey = new Map<string, string[]>();
+  for (let batch = 0; batch < EVENTS / 10; batch += 1) {
+    await platform.database.prisma.$transaction(async (tx) => {
+      for (let i = 0; i < 10; i += 1) {
+        const leadId = String(1 + ((batch * 10 + i) % KEYS));
+        const eventId = randomUUID();
+        expectedByKey.set(leadId, [...(expectedByKey.get(leadId) ?? []), eventId]);
+        await outbox.emit(tx, TOPIC, examplePayload(TOPIC, { event_id: eventId, lead_id: leadId }));
+      }
+    });
+  }
+
+  await kafka.start();
+  const consumer = new Kafka({ clientId: 'test', brokers: [kafka.url], logLevel: logLevel.NOTHING }).consumer({ groupId: uniqueName('outbox') });
+  const receivedByKey = new Map<string, string[]>();
+  let received = 0;
+  await consumer.connect();
+  await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
+  await consumer.run({
+    eachMessage: async ({ message }) => {
+      const key = message.key?.toString() ?? '';
+      const eventId = message.headers?.[EVENT_ID_HEADER]?.toString() ?? '';
+      expect(JSON.parse(message.value?.toString() ?? '{}').event_id).toBe(eventId);
+      receivedByKey.set(key, [...(receivedByKey.get(key) ?? []), eventId]);
+      received += 1;
+    },
+  });
+  try {
+    const deadline = Date.now() + 90_000;
+    while (received < EVENTS && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    // Anything published twice would arrive shortly after the rest.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+  } finally {
+    await consumer.disconnect();
+  }
+
+  expect(received).toBe(EVENTS);
+  expect(new Map([...receivedByKey].sort())).toEqual(new Map([...expectedByKey].sort()));
+  const { rows } = await platform.database.pool.query('SELECT count(*)::int AS n FROM outbox_events WHERE published_at IS NULL');
+  expect(rows[0].n).toBe(0);
+});

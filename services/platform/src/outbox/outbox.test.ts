@@ -1,0 +1,208 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../../../test/infra/isolation.ts';
+import { applyMigrations } from '../db/migrations/index.ts';
+import { loadConfig } from '../config/config.ts';
+import { createLogger } from '../logging/logger.ts';
+import { openPlatform, type Platform } from '../platform.ts';
+import { createEmitter } from './emit.ts';
+import { outboxMetrics } from './outbox-metrics.ts';
+import { OutboxRelay } from './relay.ts';
+import { OutboxDispatcher } from './dispatcher.ts';
+import { pruneOutbox } from './prune.ts';
+import type { OutboxMessage, Publisher } from './publisher.ts';
+import type { EventListener } from './listeners.ts';
+import { examplePayload } from './outbox-test-support.ts';
+
+const logger = createLogger({ level: 'ERROR', service: 'test' });
+let database: TestDatabase;
+let platform: Platform;
+
+beforeAll(async () => {
+  database = await createTestDatabase('outbox');
+  await applyMigrations(database.url);
+  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, CACHE_URL: inject('redisUrl') });
+  platform = await openPlatform(config, logger, 'test');
+});
+
+afterAll(async () => {
+  await platform?.close();
+  await database?.drop();
+});
+
+class RecordingPublisher implements Publisher {
+  readonly published: OutboxMessage[];
+  constructor(log: OutboxMessage[] = []) {
+    this.published = log;
+  }
+  async publish(messages: readonly OutboxMessage[]): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    this.published.push(...messages);
+  }
+  async close(): Promise<void> {}
+}
+
+const metrics = () => outboxMetrics(platform.metrics, platform.database.pool);
+const emitter = (mode: 'strict' | 'warn') => createEmitter({ mode, logger, metrics: metrics() });
+const pending = async () =>
+  Number((await platform.database.pool.query('SELECT count(*) FROM outbox_events WHERE published_at IS NULL AND dispatched_at IS NULL')).rows[0].count);
+const clearOutbox = () => platform.database.pool.query('TRUNCATE outbox_events CASCADE');
+
+describe('emit', () => {
+  it('writes nothing when the transaction rolls back, so nothing is published', async () => {
+    await clearOutbox();
+    const emit = emitter('strict');
+    await expect(
+      platform.database.prisma.$transaction(async (tx) => {
+        await emit(tx, 'shop.leads.created.v1', examplePayload('shop.leads.created.v1'));
+        throw new Error('the business change failed');
+      }),
+    ).rejects.toThrow('the business change failed');
+    const publisher = new RecordingPublisher();
+    expect(await new OutboxRelay({ pool: platform.database.pool, publisher, metrics: metrics() }).relayOnce()).toBe(0);
+    expect(publisher.published).toEqual([]);
+    expect(await pending()).toBe(0);
+  });
+
+  it('fills event_id, schema_version and occurred_at when the producer leaves them out', async () => {
+    await clearOutbox();
+    const { event_id: _id, schema_version: _v, occurred_at: _at, ...rest } = examplePayload('shop.leads.created.v1');
+    await platform.database.prisma.$transaction((tx) => emitter('strict')(tx, 'shop.leads.created.v1', rest));
+    const { rows } = await platform.database.pool.query('SELECT event_id, payload FROM outbox_events');
+    expect(rows).toHaveLength(1);
+    expect(rows[0].payload).toMatchObject({ event_id: rows[0].event_id, schema_version: 1 });
+    expect(Date.parse(rows[0].payload.occurred_at)).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it('rejects an invalid payload in strict mode, naming the topic and the failing path', async () => {
+    const bad = { ...examplePayload('shop.leads.created.v1'), email: 42 } as never;
+    await expect(platform.database.prisma.$transaction((tx) => emitter('strict')(tx, 'shop.leads.created.v1', bad))).rejects.toThrow(
+      /shop\.leads\.created\.v1.*\/email/,
+    );
+  });
+
+  it('publishes an invalid payload in warn mode and counts it', async () => {
+    await clearOutbox();
+    const counter = metrics().schemaWarnings;
+    const before = (await counter.get()).values.find((value) => value.labels.topic === 'shop.leads.created.v1')?.value ?? 0;
+    const bad = { ...examplePayload('shop.leads.created.v1', { event_id: randomUUID() }), email: 42 } as never;
+    await platform.database.prisma.$transaction((tx) => emitter('warn')(tx, 'shop.leads.created.v1', bad));
+    const after = (await counter.get()).values.find((value) => value.labels.topic === 'shop.leads.created.v1')?.value ?? 0;
+    expect(after - before).toBe(1);
+    const publisher = new RecordingPublisher();
+    await new OutboxRelay({ pool: platform.database.pool, publisher, metrics: metrics() }).relayOnce();
+    expect(publisher.published.map((message) => (message.payload as { email: unknown }).email)).toEqual([42]);
+  });
+});
+
+describe('relay', () => {
+  it('never publishes a row twice when several relays run at once', async () => {
+    await clearOutbox();
+    const emit = emitter('strict');
+    for (let batch = 0; batch < 10; batch += 1) {
+      await platform.database.prisma.$transaction(async (tx) => {
+        for (let i = 0; i < 30; i += 1) await emit(tx, 'shop.leads.created.v1', examplePayload('shop.leads.created.v1', { event_id: randomUUID() }));
+      });
+    }
+    const sharedLog: OutboxMessage[] = [];
+    const relays = [1, 2, 3].map(
+      () => new OutboxRelay({ pool: platform.database.pool, publisher: new RecordingPublisher(sharedLog), metrics: metrics(), batchSize: 20 }),
+    );
+    while ((await pending()) > 0) await Promise.all(relays.map((relay) => relay.relayOnce()));
+    const ids = sharedLog.map((message) => message.id);
+    expect(ids).toHaveLength(300);
+    expect(new Set(ids).size).toBe(300);
+    expect(ids.map(Number)).toEqual([...ids.map(Number)].sort((a, b) => a - b));
+  });
+
+  it('keeps rows pending when publishing fails, and publishes them on the next pass', async () => {
+    await clearOutbox();
+    await platform.database.prisma.$transaction((tx) => emitter('strict')(tx, 'shop.leads.created.v1', examplePayload('shop.leads.created.v1')));
+    const failing: Publisher = { publish: () => Promise.reject(new Error('broker down')), close: async () => {} };
+    await expect(new OutboxRelay({ pool: platform.database.pool, publisher: failing, metrics: metrics() }).relayOnce()).rejects.toThrow('broker down');
+    expect(await pending()).toBe(1);
+    const publisher = new RecordingPublisher();
+    expect(await new OutboxRelay({ pool: platform.database.pool, publisher, metrics: metrics() }).relayOnce()).toBe(1);
+    expect(await pending()).toBe(0);
+  });
+});
+
+describe('dispatcher', () => {
+  const recordingListener = (name: string): EventListener<'cart.item_added'> => ({
+    name,
+    event: 'cart.item_added',
+    async handle(tx, payload) {
+      await tx.setting.create({ data: { key: `${name}:${payload.event_id}`, value: payload.cart_line_id } });
+    },
+  });
+
+  it('runs each listener once per event, even when dispatched again', async () => {
+    await clearOutbox();
+    await platform.database.prisma.$transaction((tx) => emitter('strict')(tx, 'cart.item_added', examplePayload('cart.item_added', { event_id: randomUUID() })));
+    const dispatcher = new OutboxDispatcher({
+      pool: platform.database.pool,
+      prisma: platform.database.prisma,
+      listeners: [recordingListener('attribution'), recordingListener('audit')],
+      metrics: metrics(),
+      logger,
+    });
+    expect(await dispatcher.dispatchOnce()).toBe(1);
+    await platform.database.pool.query('UPDATE outbox_events SET dispatched_at = NULL, next_attempt_at = now()');
+    expect(await dispatcher.dispatchOnce()).toBe(1);
+    const { rows } = await platform.database.pool.query("SELECT key FROM settings WHERE key LIKE 'attribution:%' OR key LIKE 'audit:%'");
+    expect(rows).toHaveLength(2);
+    await platform.database.pool.query('DELETE FROM settings');
+  });
+
+  it('parks a listener that keeps failing and counts it, without blocking the others', async () => {
+    await clearOutbox();
+    await platform.database.prisma.$transaction((tx) => emitter('strict')(tx, 'cart.item_added', examplePayload('cart.item_added', { event_id: randomUUID() })));
+    let failures = 0;
+    const broken: EventListener<'cart.item_added'> = {
+      name: 'broken',
+      event: 'cart.item_added',
+      async handle() {
+        failures += 1;
+        throw new Error('downstream unavailable');
+      },
+    };
+    const dispatcher = new OutboxDispatcher({
+      pool: platform.database.pool,
+      prisma: platform.database.prisma,
+      listeners: [broken, recordingListener('healthy')],
+      metrics: metrics(),
+      logger,
+      maxAttempts: 3,
+    });
+    const parkedBefore = (await metrics().listenerFailures.get()).values.find((value) => value.labels.listener === 'broken')?.value ?? 0;
+    for (let pass = 0; pass < 3; pass += 1) {
+      await dispatcher.dispatchOnce();
+      await platform.database.pool.query('UPDATE outbox_events SET next_attempt_at = now()');
+    }
+    expect(failures).toBe(3);
+    const { rows } = await platform.database.pool.query('SELECT listener, status, attempts, last_error FROM outbox_deliveries ORDER BY listener');
+    expect(rows).toEqual([
+      { listener: 'broken', status: 'parked', attempts: 3, last_error: 'downstream unavailable' },
+      { listener: 'healthy', status: 'done', attempts: 1, last_error: null },
+    ]);
+    expect((await platform.database.pool.query('SELECT dispatched_at FROM outbox_events')).rows[0].dispatched_at).not.toBeNull();
+    const parkedAfter = (await metrics().listenerFailures.get()).values.find((value) => value.labels.listener === 'broken')?.value ?? 0;
+    expect(parkedAfter - parkedBefore).toBe(1);
+    await platform.database.pool.query('DELETE FROM settings');
+  });
+});
+
+describe('pruning', () => {
+  it('deletes finished events older than the retention and keeps waiting ones', async () => {
+    await clearOutbox();
+    const emit = emitter('strict');
+    await platform.database.prisma.$transaction(async (tx) => {
+      for (let i = 0; i < 3; i += 1) await emit(tx, 'shop.leads.created.v1', examplePayload('shop.leads.created.v1', { event_id: randomUUID() }));
+    });
+    const pool = platform.database.pool;
+    await pool.query(`UPDATE outbox_events SET created_at = now() - interval '200 hours'`);
+    await pool.query(`UPDATE outbox_events SET published_at = now() WHERE id IN (SELECT id FROM outbox_events ORDER BY id LIMIT 2)`);
+    expect(await pruneOutbox(pool, 168)).toBe(2);
+    expect(await pending()).toBe(1);
+  });
+});

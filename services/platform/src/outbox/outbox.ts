@@ -1,0 +1,80 @@
+import type { Platform } from '../platform.ts';
+import { KafkaBroker } from '../broker/kafka-broker.ts';
+import { createEmitter, type Emit } from './emit.ts';
+import { OutboxDispatcher } from './dispatcher.ts';
+import { OutboxRelay } from './relay.ts';
+import { KafkaPublisher } from './kafka-publisher.ts';
+import { LocalPublisher, type TopicHandler } from './local-publisher.ts';
+import type { EventListener } from './listeners.ts';
+import { outboxMetrics } from './outbox-metrics.ts';
+import { pruneOutbox } from './prune.ts';
+import { PollingLoop } from './polling-loop.ts';
+
+export interface OutboxOptions {
+  readonly listeners?: readonly EventListener[];
+  /** Used when no broker is configured: topic events are handed to these in-process. */
+  readonly localTopicHandlers?: ReadonlyMap<string, readonly TopicHandler[]>;
+  /** How long an idle loop waits before looking for new events. */
+  readonly idleMs?: number;
+}
+
+export interface RunningOutbox {
+  readonly emit: Emit;
+  readonly relay: OutboxRelay;
+  readonly dispatcher: OutboxDispatcher;
+  /** Finishes the passes under way, then stops relaying and dispatching. */
+  stop(): Promise<void>;
+}
+
+const MAX_BACKOFF_MS = 5_000;
+const PRUNE_EVERY_MS = 10 * 60_000;
+
+/** The emitter, plus the relay, dispatcher and pruning loops of one process. */
+export function startOutbox(platform: Platform, options: OutboxOptions = {}): RunningOutbox {
+  const { config, logger, database, broker } = platform;
+  const metrics = outboxMetrics(platform.metrics, database.pool);
+  const idleMs = options.idleMs ?? 50;
+  const publisher =
+    broker instanceof KafkaBroker ? new KafkaPublisher(broker.kafka) : new LocalPublisher(options.localTopicHandlers);
+  const relay = new OutboxRelay({ pool: database.pool, publisher, metrics });
+  const dispatcher = new OutboxDispatcher({
+    pool: database.pool,
+    prisma: database.prisma,
+    listeners: options.listeners ?? [],
+    metrics,
+    logger,
+  });
+
+  const loops = [
+    new PollingLoop({ name: 'outbox relay', idleMs, maxBackoffMs: MAX_BACKOFF_MS, logger, pass: async () => (await relay.relayOnce()) === relay.batchSize }),
+    new PollingLoop({
+      name: 'outbox dispatcher',
+      idleMs,
+      maxBackoffMs: MAX_BACKOFF_MS,
+      logger,
+      pass: async () => (await dispatcher.dispatchOnce()) === dispatcher.batchSize,
+    }),
+    new PollingLoop({
+      name: 'outbox pruning',
+      idleMs: PRUNE_EVERY_MS,
+      maxBackoffMs: PRUNE_EVERY_MS,
+      logger,
+      pass: async () => {
+        const pruned = await pruneOutbox(database.pool, config.outboxRetentionHours);
+        if (pruned > 0) logger.info({ pruned }, `pruned ${pruned} finished outbox events`);
+        return false;
+      },
+    }),
+  ];
+  for (const loop of loops) loop.start();
+
+  return {
+    emit: createEmitter({ mode: config.eventSchemaMode, logger, metrics }),
+    relay,
+    dispatcher,
+    async stop() {
+      await Promise.all(loops.map((loop) => loop.stop()));
+      await publisher.close();
+    },
+  };
+}

@@ -1,0 +1,16 @@
+/** One outbox row on its way to the broker. */
+export interface OutboxMessage {
+  readonly id: string;
+  readonly eventId: string;
+  readonly topic: string;
+  readonly key: string;
+  readonly payload: unknown;
+  readonly createdAt: Date;
+}
+
+/** Where the relay hands topic events: Kafka, or local handlers when no broker is configured. */
+export interface Publisher {
+  /** Resolves only once every message is acknowledged; rejects when any is not. Order within a key is kept. */
+  publish(messages: readonly OutboxMessage[]): Promise<void>;
+  close(): Promise<void>;
+}
