@@ -2,6 +2,12 @@ import type { EventPayloads } from './payloads.generated.ts';
 
 export type { EventPayloads } from './payloads.generated.ts';
 
+/** Events delivered to listeners in the emitting service, never to the broker. */
+export const IN_PROCESS_EVENTS = ['cart.item_added', 'order.completed'] as const satisfies readonly (keyof EventPayloads)[];
+export type InProcessEventName = (typeof IN_PROCESS_EVENTS)[number];
+
+type TopicPayloads = Omit<EventPayloads, InProcessEventName>;
+
 /**
  * Broker topics and the payload field that keys each message (one entity's events stay on one
  * partition, in order). Must agree with schemas/topics.md; `npm run check:events` verifies it.
@@ -14,14 +20,9 @@ export const TOPICS = {
   'shop.accounts.created.v1': { partitionKey: 'customer_id' },
   'shop.fraud.check_requested.v1': { partitionKey: 'order_id' },
   'shop.leads.created.v1': { partitionKey: 'lead_id' },
-} as const satisfies Record<string, { partitionKey: string }>;
+} as const satisfies { readonly [N in keyof TopicPayloads]: { readonly partitionKey: keyof TopicPayloads[N] & string } };
 
 export type TopicName = keyof typeof TOPICS;
-
-/** Events delivered to listeners in the emitting service, never to the broker. */
-export const IN_PROCESS_EVENTS = ['cart.item_added', 'order.completed'] as const;
-export type InProcessEventName = (typeof IN_PROCESS_EVENTS)[number];
-
 export type EventName = TopicName | InProcessEventName;
 
 export const EVENT_NAMES: readonly EventName[] = [...(Object.keys(TOPICS) as TopicName[]), ...IN_PROCESS_EVENTS];
@@ -30,8 +31,8 @@ export function isTopic(name: string): name is TopicName {
   return Object.hasOwn(TOPICS, name);
 }
 
-/** The message key of a topic event: the value of its partition-key field, as a string. */
-export function partitionKeyOf<N extends TopicName>(name: N, payload: EventPayloads[N] | Record<string, unknown>): string {
-  const value = (payload as Record<string, unknown>)[TOPICS[name].partitionKey];
-  return value === undefined || value === null ? '' : String(value);
+/** The message key of a topic event: its partition-key field as a string, '' when the field is missing. */
+export function partitionKeyOf(name: TopicName, payload: Record<string, unknown>): string {
+  const value = payload[TOPICS[name].partitionKey];
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
 }

@@ -1,15 +1,17 @@
 /**
- * Writes payloads.generated.ts from schemas/events/*.json, so emitting an event with the wrong
- * payload shape is a compile error. `npm run events:generate`; check:events fails when it is stale.
+ * Writes payloads.generated.ts from schemas/events/*.json, so emitting an unknown event or a wrong
+ * payload shape is a compile error. Run `node services/platform/src/events/generate-payload-types.ts`
+ * after changing a schema; `npm run check:events` fails while the file is stale.
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
+import { SCHEMAS_DIR } from './schema-files.ts';
 
-export const SCHEMAS_DIR = path.resolve(import.meta.dirname, '../../../../schemas/events');
 export const GENERATED_FILE = path.join(import.meta.dirname, 'payloads.generated.ts');
 
-function typeName(eventName: string): string {
+/** `shop.orders.placed.v1` -> `OrdersPlacedV1`, `cart.item_added` -> `CartItemAdded`. */
+export function payloadTypeName(eventName: string): string {
   return eventName
     .replace(/^shop\./, '')
     .split(/[._]/)
@@ -17,20 +19,46 @@ function typeName(eventName: string): string {
     .join('');
 }
 
-/** The generated module's text, from the schema files as they are now. */
-export async function renderPayloadTypes(): Promise<string> {
-  const files = (await readdir(SCHEMAS_DIR)).filter((file) => file.endsWith('.json')).sort();
+/**
+ * Inlines `#/$defs/…` references and drops titles and ids below the root. Left in, each would
+ * become a named type, and two schemas sharing a def name (orders' `line`) would declare it twice.
+ */
+function flatten(node: unknown, defs: Record<string, unknown>): unknown {
+  if (Array.isArray(node)) return node.map((item) => flatten(item, defs));
+  if (node === null || typeof node !== 'object') return node;
+  const { $ref, $defs: _defs, $id: _id, $schema: _schema, title: _title, ...rest } = node as Record<string, unknown>;
+  const resolved = typeof $ref === 'string' ? defs[$ref.replace('#/$defs/', '')] : undefined;
+  if (typeof $ref === 'string' && resolved === undefined) throw new Error(`unsupported $ref ${$ref}`);
+  const own = Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, flatten(value, defs)]));
+  return resolved === undefined ? own : { ...(flatten(resolved, defs) as object), ...own };
+}
+
+async function renderOne(eventName: string, schema: Record<string, unknown>): Promise<string> {
+  const type = payloadTypeName(eventName);
+  const flat = flatten(schema, (schema.$defs ?? {}) as Record<string, unknown>) as JSONSchema;
+  const root = { ...flat, title: type, description: typeof schema.title === 'string' ? schema.title : undefined };
+  const source = await compile(root, type, { bannerComment: '', additionalProperties: false, ignoreMinAndMaxItems: true });
+  return source.trim();
+}
+
+/** The generated module's text, from the schema files in `schemasDir` as they are now. */
+export async function renderPayloadTypes(schemasDir: string = SCHEMAS_DIR): Promise<string> {
+  const names = (await readdir(schemasDir))
+    .filter((file) => file.endsWith('.json'))
+    .map((file) => file.slice(0, -'.json'.length))
+    .sort();
   const parts = ['// Generated from schemas/events by generate-payload-types.ts. Do not edit.', ''];
-  const entries: string[] = [];
-  for (const file of files) {
-    const name = file.slice(0, -'.json'.length);
-    const schema = JSON.parse(await readFile(path.join(SCHEMAS_DIR, file), 'utf8')) as JSONSchema;
-    const type = typeName(name);
-    const source = await compile({ ...schema, title: type }, type, { bannerComment: '', additionalProperties: false, ignoreMinAndMaxItems: true });
-    parts.push(source.trim(), '');
-    entries.push(`  '${name}': ${type};`);
+  for (const name of names) {
+    const schema = JSON.parse(await readFile(path.join(schemasDir, `${name}.json`), 'utf8')) as Record<string, unknown>;
+    parts.push(await renderOne(name, schema), '');
   }
-  parts.push('/** Every event by name: topics and in-process events. */', 'export interface EventPayloads {', ...entries, '}', '');
+  parts.push(
+    '/** Every event by name: broker topics and in-process events. */',
+    'export interface EventPayloads {',
+    ...names.map((name) => `  '${name}': ${payloadTypeName(name)};`),
+    '}',
+    '',
+  );
   return parts.join('\n');
 }
 
