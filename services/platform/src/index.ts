@@ -16,4 +16,3 @@ export { applyMigrations, createMigration, MigrationError } from './db/migration
 export { startOutbox, type OutboxOptions, type RunningOutbox } from './outbox/outbox.ts';
 export type { Emit, EmitPayload } from './outbox/emit.ts';
 export type { EventListener } from './outbox/listeners.ts';
-export type { TopicHandler } from './outbox/local-publisher.ts';

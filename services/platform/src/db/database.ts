@@ -21,9 +21,6 @@ export interface Database extends Probe {
 
 export const EMBEDDED_DATA_DIR = path.join('.data', 'pglite');
 
-/** Connections the embedded server accepts beyond the pool: migrations and one-off clients. */
-const EMBEDDED_SPARE_CONNECTIONS = 4;
-
 /**
  * Opens the pool and the Prisma client over it. With no DATABASE_URL (never in production)
  * an embedded PGlite server is started first and the same driver connects to it.
@@ -31,7 +28,7 @@ const EMBEDDED_SPARE_CONNECTIONS = 4;
 export async function openDatabase(config: Config, logger: Logger, registry: Registry): Promise<Database> {
   let embedded: EmbeddedPostgres | undefined;
   if (config.databaseUrl === undefined) {
-    embedded = await startEmbeddedPostgres(EMBEDDED_DATA_DIR, config.databasePoolMax + EMBEDDED_SPARE_CONNECTIONS);
+    embedded = await startEmbeddedPostgres(EMBEDDED_DATA_DIR);
     logger.warn({ dataDir: EMBEDDED_DATA_DIR }, 'DATABASE_URL is not set: using the embedded PGlite database');
     logger.info({ applied: embedded.applied }, `embedded database migrated (${embedded.applied.length} applied)`);
   }

@@ -7,29 +7,28 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { applyMigrations } from './migrations/apply-migrations.ts';
+import { servePglite } from './pglite-wire-server.ts';
 
 export type EmbeddedServerMessage =
   | { readonly type: 'ready'; readonly url: string; readonly applied: readonly string[] }
   | { readonly type: 'failed'; readonly message: string };
 
-const [dataDir, maxConnections] = process.argv.slice(2);
+const [dataDir] = process.argv.slice(2);
 if (dataDir === undefined || process.send === undefined) {
-  process.stderr.write('usage: started by startEmbeddedPostgres() with an IPC channel: <dataDir> <maxConnections>\n');
+  process.stderr.write('usage: started by startEmbeddedPostgres() with an IPC channel: <dataDir>\n');
   process.exit(64);
 }
 
 await mkdir(dataDir, { recursive: true });
 const db = await PGlite.create(dataDir);
-const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: Number(maxConnections) });
-await server.start();
+const server = await servePglite(db);
 
 let stopping = false;
 async function stop(): Promise<void> {
   if (stopping) return;
   stopping = true;
-  await server.stop();
+  await server.close();
   await db.close();
   process.exit(0);
 }
@@ -37,8 +36,7 @@ process.on('disconnect', () => void stop());
 process.on('SIGTERM', () => void stop());
 process.on('SIGINT', () => {});
 
-const port = Number(server.getServerConn().split(':')[1]);
-const url = `postgresql://postgres@127.0.0.1:${port}/postgres?sslmode=disable`;
+const url = `postgresql://postgres@127.0.0.1:${server.port}/postgres?sslmode=disable`;
 let message: EmbeddedServerMessage;
 try {
   message = { type: 'ready', url, applied: await applyMigrations(url) };

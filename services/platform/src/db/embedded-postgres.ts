@@ -18,8 +18,8 @@ const START_TIMEOUT_MS = 120_000;
  * Starts PGlite (PostgreSQL compiled to WASM) in a child process serving the PostgreSQL wire
  * protocol on 127.0.0.1, migrated, so the embedded default runs exactly the code path of a real server.
  */
-export async function startEmbeddedPostgres(dataDir: string, maxConnections: number): Promise<EmbeddedPostgres> {
-  const child = fork(SERVER_ENTRY, [path.resolve(dataDir), String(maxConnections)], {
+export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
+  const child = fork(SERVER_ENTRY, [path.resolve(dataDir)], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const exited = once(child, 'exit');

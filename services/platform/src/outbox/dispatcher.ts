@@ -8,6 +8,8 @@ export interface DispatcherOptions {
   readonly pool: pg.Pool;
   readonly prisma: PrismaClient;
   readonly listeners: readonly EventListener[];
+  /** With no broker, topic events are dispatched to listeners here too instead of being relayed. */
+  readonly includeTopics?: boolean;
   readonly metrics: OutboxMetrics;
   readonly logger: Logger;
   /** Runs of one listener on one event before its delivery is parked. */
@@ -22,7 +24,7 @@ const MAX_RETRY_DELAY_SECONDS = 300;
 const CLAIM_SQL = `
   UPDATE outbox_events SET attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => ${CLAIM_SECONDS})
    WHERE id IN (SELECT id FROM outbox_events
-                 WHERE dispatched_at IS NULL AND partition_key IS NULL AND next_attempt_at <= now()
+                 WHERE dispatched_at IS NULL AND (partition_key IS NULL OR $2::boolean) AND next_attempt_at <= now()
                  ORDER BY next_attempt_at, id
                  LIMIT $1
                    FOR UPDATE SKIP LOCKED)
@@ -41,7 +43,8 @@ interface DeliveryState {
 }
 
 /**
- * Hands in-process events to their listeners after commit. Each listener's effect commits together
+ * Hands in-process events to their listeners after commit (and topic events too when no broker is
+ * configured, marking them published once every listener is done). Each listener's effect commits together
  * with its delivery row, so a crash never loses or repeats an effect; a listener that keeps failing
  * is parked and counted without holding back the other listeners of the event.
  */
@@ -62,7 +65,7 @@ export class OutboxDispatcher {
 
   /** One pass over due events; returns how many it claimed. */
   async dispatchOnce(): Promise<number> {
-    const { rows } = await this.#options.pool.query<ClaimedRow>(CLAIM_SQL, [this.#batchSize]);
+    const { rows } = await this.#options.pool.query<ClaimedRow>(CLAIM_SQL, [this.#batchSize, this.#options.includeTopics ?? false]);
     for (const row of rows) await this.#dispatch(row);
     return rows.length;
   }
@@ -77,7 +80,12 @@ export class OutboxDispatcher {
       if (!(await this.#deliver(row, listener, state?.attempts ?? 0))) unfinished += 1;
     }
     if (unfinished === 0) {
-      await pool.query('UPDATE outbox_events SET dispatched_at = now(), last_error = NULL WHERE id = $1', [row.id]);
+      await pool.query(
+        `UPDATE outbox_events SET dispatched_at = now(), last_error = NULL,
+                published_at = CASE WHEN partition_key IS NULL THEN NULL ELSE now() END
+          WHERE id = $1`,
+        [row.id],
+      );
     } else {
       const delay = Math.min(2 ** row.attempts, MAX_RETRY_DELAY_SECONDS);
       await pool.query('UPDATE outbox_events SET next_attempt_at = now() + make_interval(secs => $2) WHERE id = $1', [row.id, delay]);

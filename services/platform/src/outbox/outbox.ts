@@ -4,23 +4,20 @@ import { createEmitter, type Emit } from './emit.ts';
 import { OutboxDispatcher } from './dispatcher.ts';
 import { OutboxRelay } from './relay.ts';
 import { KafkaPublisher } from './kafka-publisher.ts';
-import { LocalPublisher, type TopicHandler } from './local-publisher.ts';
 import type { EventListener } from './listeners.ts';
 import { outboxMetrics } from './outbox-metrics.ts';
 import { pruneOutbox } from './prune.ts';
 import { PollingLoop } from './polling-loop.ts';
 
 export interface OutboxOptions {
+  /** In-process listeners; with no broker configured, listeners of topic events run here too. */
   readonly listeners?: readonly EventListener[];
-  /** Used when no broker is configured: topic events are handed to these in-process. */
-  readonly localTopicHandlers?: ReadonlyMap<string, readonly TopicHandler[]>;
   /** How long an idle loop waits before looking for new events. */
   readonly idleMs?: number;
 }
 
 export interface RunningOutbox {
   readonly emit: Emit;
-  readonly relay: OutboxRelay;
   readonly dispatcher: OutboxDispatcher;
   /** Finishes the passes under way, then stops relaying and dispatching. */
   stop(): Promise<void>;
@@ -29,24 +26,25 @@ export interface RunningOutbox {
 const MAX_BACKOFF_MS = 5_000;
 const PRUNE_EVERY_MS = 10 * 60_000;
 
-/** The emitter, plus the relay, dispatcher and pruning loops of one process. */
+/**
+ * The emitter, plus the loops of one process: the relay to Kafka (when a broker is configured),
+ * the dispatcher to in-process listeners (and to topic listeners when there is no broker), pruning.
+ */
 export function startOutbox(platform: Platform, options: OutboxOptions = {}): RunningOutbox {
   const { config, logger, database, broker } = platform;
   const metrics = outboxMetrics(platform.metrics, database.pool);
   const idleMs = options.idleMs ?? 50;
-  const publisher =
-    broker instanceof KafkaBroker ? new KafkaPublisher(broker.kafka) : new LocalPublisher(options.localTopicHandlers);
-  const relay = new OutboxRelay({ pool: database.pool, publisher, metrics });
+  const publisher = broker instanceof KafkaBroker ? new KafkaPublisher(broker.kafka) : undefined;
   const dispatcher = new OutboxDispatcher({
     pool: database.pool,
     prisma: database.prisma,
     listeners: options.listeners ?? [],
+    includeTopics: publisher === undefined,
     metrics,
     logger,
   });
 
   const loops = [
-    new PollingLoop({ name: 'outbox relay', idleMs, maxBackoffMs: MAX_BACKOFF_MS, logger, pass: async () => (await relay.relayOnce()) === relay.batchSize }),
     new PollingLoop({
       name: 'outbox dispatcher',
       idleMs,
@@ -66,15 +64,19 @@ export function startOutbox(platform: Platform, options: OutboxOptions = {}): Ru
       },
     }),
   ];
+  if (publisher !== undefined) {
+    const relay = new OutboxRelay({ pool: database.pool, publisher, metrics });
+    const pass = async () => (await relay.relayOnce()) === relay.batchSize;
+    loops.push(new PollingLoop({ name: 'outbox relay', idleMs, maxBackoffMs: MAX_BACKOFF_MS, logger, pass }));
+  }
   for (const loop of loops) loop.start();
 
   return {
     emit: createEmitter({ mode: config.eventSchemaMode, logger, metrics }),
-    relay,
     dispatcher,
     async stop() {
       await Promise.all(loops.map((loop) => loop.stop()));
-      await publisher.close();
+      await publisher?.close();
     },
   };
 }
