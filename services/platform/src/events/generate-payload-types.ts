@@ -1,12 +1,12 @@
 /**
  * Writes payloads.generated.ts from schemas/events/*.json, so emitting an unknown event or a wrong
- * payload shape is a compile error. Run `node services/platform/src/events/generate-payload-types.ts`
- * after changing a schema; `npm run check:events` fails while the file is stale.
+ * payload shape is a compile error. Run `npm run events:generate` after changing a schema;
+ * `npm run check:events` fails while the file is stale.
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
-import { SCHEMAS_DIR } from './schema-files.ts';
+import { inlineRefs, SCHEMAS_DIR } from './schema-files.ts';
 
 export const GENERATED_FILE = path.join(import.meta.dirname, 'payloads.generated.ts');
 
@@ -19,24 +19,17 @@ export function payloadTypeName(eventName: string): string {
     .join('');
 }
 
-/**
- * Inlines `#/$defs/…` references and drops titles and ids below the root. Left in, each would
- * become a named type, and two schemas sharing a def name (orders' `line`) would declare it twice.
- */
-function flatten(node: unknown, defs: Record<string, unknown>): unknown {
-  if (Array.isArray(node)) return node.map((item) => flatten(item, defs));
+/** Titles and ids below the root would each become a named type, declared again by every schema sharing it. */
+function untitled(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(untitled);
   if (node === null || typeof node !== 'object') return node;
-  const { $ref, $defs: _defs, $id: _id, $schema: _schema, title: _title, ...rest } = node as Record<string, unknown>;
-  const resolved = typeof $ref === 'string' ? defs[$ref.replace('#/$defs/', '')] : undefined;
-  if (typeof $ref === 'string' && resolved === undefined) throw new Error(`unsupported $ref ${$ref}`);
-  const own = Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, flatten(value, defs)]));
-  return resolved === undefined ? own : { ...(flatten(resolved, defs) as object), ...own };
+  const { $id: _id, $schema: _schema, title: _title, ...rest } = node as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, untitled(value)]));
 }
 
 async function renderOne(eventName: string, schema: Record<string, unknown>): Promise<string> {
   const type = payloadTypeName(eventName);
-  const flat = flatten(schema, (schema.$defs ?? {}) as Record<string, unknown>) as JSONSchema;
-  const root = { ...flat, title: type, description: typeof schema.title === 'string' ? schema.title : undefined };
+  const root = { ...(untitled(inlineRefs(schema)) as JSONSchema), title: type, description: typeof schema.title === 'string' ? schema.title : undefined };
   const source = await compile(root, type, { bannerComment: '', additionalProperties: false, ignoreMinAndMaxItems: true });
   return source.trim();
 }
@@ -47,7 +40,7 @@ export async function renderPayloadTypes(schemasDir: string = SCHEMAS_DIR): Prom
     .filter((file) => file.endsWith('.json'))
     .map((file) => file.slice(0, -'.json'.length))
     .sort();
-  const parts = ['// Generated from schemas/events by generate-payload-types.ts. Do not edit.', ''];
+  const parts = ['// Generated from schemas/events by generate-payload-types.ts (npm run events:generate). Do not edit.', ''];
   for (const name of names) {
     const schema = JSON.parse(await readFile(path.join(schemasDir, `${name}.json`), 'utf8')) as Record<string, unknown>;
     parts.push(await renderOne(name, schema), '');

@@ -1,5 +1,8 @@
-// Generated from schemas/events by generate-payload-types.ts. Do not edit.
+// Generated from schemas/events by generate-payload-types.ts (npm run events:generate). Do not edit.
 
+/**
+ * In-process: a cart line was added (drives cart_add attribution)
+ */
 export interface CartItemAdded {
   /**
    * Unique per event; consumers deduplicate by it.
@@ -7,7 +10,7 @@ export interface CartItemAdded {
   event_id: string;
   schema_version: 1;
   /**
-   * When the change committed, UTC.
+   * When the change happened, UTC.
    */
   occurred_at: string;
   cart_id: string;
@@ -21,6 +24,9 @@ export interface CartItemAdded {
   added_at: string;
 }
 
+/**
+ * In-process: an order completed (drives purchase attribution)
+ */
 export interface OrderCompleted {
   /**
    * Unique per event; consumers deduplicate by it.
@@ -28,7 +34,7 @@ export interface OrderCompleted {
   event_id: string;
   schema_version: 1;
   /**
-   * When the change committed, UTC.
+   * When the change happened, UTC.
    */
   occurred_at: string;
   order_id: string;
@@ -48,6 +54,9 @@ export interface OrderCompleted {
   }[];
 }
 
+/**
+ * A customer account was created
+ */
 export interface AccountsCreatedV1 {
   /**
    * Unique per event; consumers deduplicate by it.
@@ -55,7 +64,7 @@ export interface AccountsCreatedV1 {
   event_id: string;
   schema_version: 1;
   /**
-   * When the change committed, UTC.
+   * When the change happened, UTC.
    */
   occurred_at: string;
   customer_id: string;
@@ -66,6 +75,9 @@ export interface AccountsCreatedV1 {
   approval_status: "PENDING" | "APPROVED" | "REJECTED" | null;
 }
 
+/**
+ * A product was added to a cart
+ */
 export interface CartLineAddedV1 {
   /**
    * Unique per event; consumers deduplicate by it.
@@ -73,7 +85,7 @@ export interface CartLineAddedV1 {
   event_id: string;
   schema_version: 1;
   /**
-   * When the change committed, UTC.
+   * When the change happened, UTC.
    */
   occurred_at: string;
   cart_id: string;
@@ -88,6 +100,9 @@ export interface CartLineAddedV1 {
   currency: string;
 }
 
+/**
+ * An order tripped a fraud rule and needs a check
+ */
 export interface FraudCheckRequestedV1 {
   /**
    * Unique per event; consumers deduplicate by it.
@@ -95,7 +110,7 @@ export interface FraudCheckRequestedV1 {
   event_id: string;
   schema_version: 1;
   /**
-   * When the change committed, UTC.
+   * When the change happened, UTC.
    */
   occurred_at: string;
   order_id: string;
@@ -113,6 +128,9 @@ export interface FraudCheckRequestedV1 {
   }[];
 }
 
+/**
+ * The stock of a product at a location changed
+ */
 export interface InventoryStockChangedV1 {
   /**
    * Unique per event; consumers deduplicate by it.
@@ -120,7 +138,7 @@ export interface InventoryStockChangedV1 {
   event_id: string;
   schema_version: 1;
   /**
-   * When the change committed, UTC.
+   * When the change happened, UTC.
    */
   occurred_at: string;
   product_id: string;
@@ -130,9 +148,12 @@ export interface InventoryStockChangedV1 {
   new_quantity: number;
   delta: number;
   reason: "adjustment" | "reservation" | "reservation_released" | "sale" | "return" | "restock";
-  reference_id: string | null;
+  order_id: string | null;
 }
 
+/**
+ * A lead (prospect) was captured
+ */
 export interface LeadsCreatedV1 {
   /**
    * Unique per event; consumers deduplicate by it.
@@ -140,7 +161,7 @@ export interface LeadsCreatedV1 {
   event_id: string;
   schema_version: 1;
   /**
-   * When the change committed, UTC.
+   * When the change happened, UTC.
    */
   occurred_at: string;
   lead_id: string;
@@ -150,6 +171,9 @@ export interface LeadsCreatedV1 {
   source: string;
 }
 
+/**
+ * An order's lines or addresses changed
+ */
 export interface OrdersModifiedV1 {
   /**
    * Unique per event; consumers deduplicate by it.
@@ -157,7 +181,7 @@ export interface OrdersModifiedV1 {
   event_id: string;
   schema_version: 1;
   /**
-   * When the change committed, UTC.
+   * When the change happened, UTC.
    */
   occurred_at: string;
   order_id: string;
@@ -168,27 +192,28 @@ export interface OrdersModifiedV1 {
    */
   changes: ("lines" | "shipping_address" | "billing_address")[];
   currency: string;
-  totals: Totals;
-  lines: Line[];
-}
-export interface Totals {
-  subtotal: string;
-  tax: string;
-  shipping: string;
-  discount: string;
-  total: string;
-}
-export interface Line {
-  order_line_id: string;
-  product_id: string;
-  sku: string;
-  category_ids: string[];
-  brand_id: string | null;
-  quantity: number;
-  unit_price: string;
-  line_total: string;
+  totals: {
+    subtotal: string;
+    tax: string;
+    shipping: string;
+    discount: string;
+    total: string;
+  };
+  lines: {
+    order_line_id: string;
+    product_id: string;
+    sku: string;
+    category_ids: string[];
+    brand_id: string | null;
+    quantity: number;
+    unit_price: string;
+    line_total: string;
+  }[];
 }
 
+/**
+ * An order was placed
+ */
 export interface OrdersPlacedV1 {
   /**
    * Unique per event; consumers deduplicate by it.
@@ -196,7 +221,7 @@ export interface OrdersPlacedV1 {
   event_id: string;
   schema_version: 1;
   /**
-   * When the change committed, UTC.
+   * When the change happened, UTC.
    */
   occurred_at: string;
   order_id: string;
@@ -206,31 +231,29 @@ export interface OrdersPlacedV1 {
   session_id: string | null;
   status: "PENDING_PAYMENT" | "PLACED" | "AWAITING_APPROVAL";
   currency: string;
-  totals: Totals;
+  totals: {
+    subtotal: string;
+    tax: string;
+    shipping: string;
+    discount: string;
+    total: string;
+  };
   /**
    * @minItems 1
    */
-  lines: Line[];
-}
-export interface Totals {
-  subtotal: string;
-  tax: string;
-  shipping: string;
-  discount: string;
-  total: string;
-}
-export interface Line {
-  order_line_id: string;
-  product_id: string;
-  sku: string;
-  category_ids: string[];
-  brand_id: string | null;
-  quantity: number;
-  unit_price: string;
-  line_total: string;
+  lines: {
+    order_line_id: string;
+    product_id: string;
+    sku: string;
+    category_ids: string[];
+    brand_id: string | null;
+    quantity: number;
+    unit_price: string;
+    line_total: string;
+  }[];
 }
 
-/** Every event by name: topics and in-process events. */
+/** Every event by name: broker topics and in-process events. */
 export interface EventPayloads {
   'cart.item_added': CartItemAdded;
   'order.completed': OrderCompleted;

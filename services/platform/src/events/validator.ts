@@ -3,8 +3,7 @@ import path from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { EVENT_NAMES, type EventName } from './catalog.ts';
-
-export const EVENT_SCHEMAS_DIR = path.resolve(import.meta.dirname, '../../../../schemas/events');
+import { SCHEMAS_DIR } from './schema-files.ts';
 
 export interface EventValidationError {
   /** JSON pointer of the failing value; '' is the payload itself. */
@@ -25,22 +24,23 @@ export class EventSchemaError extends Error {
   }
 }
 
-/** A fresh ajv with the formats the event schemas use. */
+/** A fresh ajv configured as the event schemas need: strict, every error reported, their formats. */
 export function createSchemaCompiler(): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, strict: true });
+  // Nullable fields are written `"type": ["string", "null"]`, which strict mode refuses by default.
+  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
   addFormats.default(ajv, ['date-time', 'uuid', 'email']);
   return ajv;
 }
 
 let validators: ReadonlyMap<string, ValidateFunction> | undefined;
 
-/** Compiled once, on first use: every event's schema from schemas/events. */
+/** Every event's schema from schemas/events, compiled once, on first use. */
 function compiled(): ReadonlyMap<string, ValidateFunction> {
   if (validators === undefined) {
     const ajv = createSchemaCompiler();
     validators = new Map(
       EVENT_NAMES.map((name) => {
-        const schema = JSON.parse(readFileSync(path.join(EVENT_SCHEMAS_DIR, `${name}.json`), 'utf8')) as object;
+        const schema = JSON.parse(readFileSync(path.join(SCHEMAS_DIR, `${name}.json`), 'utf8')) as object;
         return [name, ajv.compile(schema)];
       }),
     );
@@ -48,10 +48,13 @@ function compiled(): ReadonlyMap<string, ValidateFunction> {
   return validators;
 }
 
+const child = (pointer: string, key: unknown): string => `${pointer}/${String(key).replaceAll('~', '~0').replaceAll('/', '~1')}`;
+
+/** Missing and unknown fields are reported at the field's own path, the rest where ajv found them. */
 function describe(error: ErrorObject): EventValidationError {
-  const property = error.keyword === 'additionalProperties' ? `/${String(error.params.additionalProperty)}` : '';
-  const message = error.keyword === 'additionalProperties' ? 'is not a known field' : (error.message ?? 'is invalid');
-  return { path: `${error.instancePath}${property}`, message };
+  if (error.keyword === 'required') return { path: child(error.instancePath, error.params.missingProperty), message: 'is required' };
+  if (error.keyword === 'additionalProperties') return { path: child(error.instancePath, error.params.additionalProperty), message: 'is not a known field' };
+  return { path: error.instancePath, message: error.message ?? 'is invalid' };
 }
 
 /** The payload's problems against its event's schema; empty when it is valid. */
