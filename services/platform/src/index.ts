@@ -16,3 +16,17 @@ export { applyMigrations, createMigration, MigrationError } from './db/migration
 export { startOutbox, type OutboxOptions, type RunningOutbox } from './outbox/outbox.ts';
 export type { Emit, EmitPayload } from './outbox/emit.ts';
 export type { EventListener } from './outbox/listeners.ts';
+export type { Prisma } from './generated/prisma/client.ts';
+export {
+  TOPICS,
+  IN_PROCESS_EVENTS,
+  EVENT_NAMES,
+  isTopic,
+  partitionKeyOf,
+  type TopicName,
+  type InProcessEventName,
+  type EventName,
+  type EventPayloads,
+} from './events/catalog.ts';
+export { validateEvent, EventSchemaError, type EventValidationError } from './events/validator.ts';
+export { EVENT_ID_HEADER } from './outbox/kafka-publisher.ts';

@@ -11,6 +11,7 @@ export interface Config {
   readonly isProduction: boolean;
   readonly host: string;
   readonly port: number;
+  readonly consumerPort: number;
   readonly logLevel: LogLevel;
   /** undefined means the embedded PGlite database. */
   readonly databaseUrl: string | undefined;
@@ -75,6 +76,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     isProduction,
     host: read.optional('HOST') ?? (isProduction ? '0.0.0.0' : '127.0.0.1'),
     port: read.integer('PORT', 3000, 0, 65_535),
+    consumerPort: read.integer('CONSUMER_PORT', 9464, 0, 65_535),
     logLevel: read.oneOf<LogLevel>('LOG_LEVEL', ['DEBUG', 'INFO', 'WARNING', 'ERROR'], 'INFO', (v) => v.toUpperCase()),
     databaseUrl: read.url('DATABASE_URL', ['postgresql', 'postgres'], { secret: true }),
     databasePoolMax: read.integer('DATABASE_POOL_MAX', 10, 1, 1000),

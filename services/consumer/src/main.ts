@@ -1,0 +1,4 @@
+import { consumerGroups } from './groups.ts';
+import { runConsumerProcess } from './run-process.ts';
+
+await runConsumerProcess({ groups: consumerGroups });

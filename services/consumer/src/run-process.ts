@@ -1,0 +1,86 @@
+import closeWithGrace from 'close-with-grace';
+import type { FastifyInstance } from 'fastify';
+import { createLogger, loadConfigOrExit, openPlatform, type Platform } from '@shop/platform';
+import type { ConsumerGroupDefinition } from './group-definition.ts';
+import type { GroupContext } from './groups.ts';
+import { startConsumerService, type ConsumerService, type ConsumerServiceOptions } from './consumer-service.ts';
+import { GroupTakenError } from './group-lock.ts';
+import { buildConsumerApp } from './http-app.ts';
+import { loadConsumerSettingsOrExit } from './settings.ts';
+
+/** EX_TEMPFAIL from sysexits.h: another instance runs one of the groups; starting later may work. */
+export const EXIT_GROUP_TAKEN = 75;
+
+export interface ConsumerProcessOptions {
+  readonly groups: (context: GroupContext) => readonly ConsumerGroupDefinition[];
+  readonly service?: Omit<ConsumerServiceOptions, 'onFatal'>;
+}
+
+interface Started {
+  platform?: Platform;
+  service?: ConsumerService;
+  app?: FastifyInstance;
+}
+
+/**
+ * The consumer process: configuration, platform, consumer groups and the probe/metrics server, with
+ * a graceful stop on SIGTERM/SIGINT (groups first, so the messages in hand finish and commit, then
+ * the locks, the server and the platform). Exits 75 when another instance runs one of the groups,
+ * 1 when the groups can no longer run safely, 0 without a broker (nothing to consume).
+ */
+export async function runConsumerProcess(options: ConsumerProcessOptions): Promise<void> {
+  const config = loadConfigOrExit();
+  const settings = loadConsumerSettingsOrExit(config);
+  const logger = createLogger({ level: config.logLevel, service: 'consumer' });
+  if (config.brokers === undefined) {
+    logger.info(
+      'BROKER_ADDRESS is not set: there is no Kafka to consume from; exiting ' +
+        "(in embedded mode the api's outbox relay hands topic events to the in-process handlers it was given, not to these consumer groups)",
+    );
+    logger.flush();
+    process.exit(0);
+  }
+
+  const started: Started = {};
+  let stopping: Promise<void> | undefined;
+  const stopAll = () =>
+    (stopping ??= (async () => {
+      await started.service?.stop();
+      await started.app?.close();
+      await started.platform?.close();
+    })());
+
+  const grace = closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {
+    if (err) logger.error({ err }, 'stopping after an unhandled error');
+    else logger.info({ signal }, 'stopping: finishing the messages in hand');
+    await stopAll();
+    logger.info('stopped');
+    logger.flush();
+  });
+
+  const exitAfterStopping = async (code: number) => {
+    grace.uninstall();
+    setTimeout(() => process.exit(code), config.shutdownTimeoutMs).unref();
+    await stopAll().catch((error: unknown) => logger.warn({ err: error }, 'the consumer did not stop cleanly'));
+    logger.flush();
+    process.exit(code);
+  };
+
+  try {
+    started.platform = await openPlatform(config, logger, 'consumer');
+    started.service = await startConsumerService(started.platform, options.groups({ logger }), {
+      ...options.service,
+      onFatal: (error) => {
+        logger.error({ err: error }, `stopping: ${error.message}`);
+        void exitAfterStopping(1);
+      },
+    });
+    started.app = buildConsumerApp(started.platform, started.service);
+    await started.app.listen({ host: config.host, port: settings.port });
+  } catch (error) {
+    const groupTaken = error instanceof GroupTakenError;
+    if (groupTaken) logger.error({ group: error.groupId }, error.message);
+    else logger.fatal({ err: error }, 'the consumer could not start');
+    await exitAfterStopping(groupTaken ? EXIT_GROUP_TAKEN : 1);
+  }
+}
