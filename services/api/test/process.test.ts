@@ -16,7 +16,7 @@ const PRODUCTION = {
 
 async function configFailure(env: NodeJS.ProcessEnv): Promise<{ code: number | null; lines: string[] }> {
   const api = runApi(env);
-  const code = await api.exited();
+  const { code } = await api.exited();
   return { code, lines: api.output().trim().split('\n') };
 }
 
@@ -102,7 +102,7 @@ describe('npm start with no variables set', () => {
     await expect(stat(path.join(workDir, '.data', 'pglite'))).resolves.toBeTruthy();
 
     api.child.kill('SIGTERM');
-    expect(await api.exited()).toBe(0);
+    expect((await api.exited()).code).toBe(0);
     expect(api.output()).toContain('"msg":"stopped"');
   });
 });

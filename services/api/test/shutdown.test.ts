@@ -45,6 +45,6 @@ it('finishes an in-flight request after SIGTERM, then exits 0', async () => {
   const body = (await response.json()) as Readiness;
   expect(body.dependencies.broker).toMatchObject({ status: 'unhealthy', error: 'no answer within 1500 ms' });
   expect(body.dependencies.database.status).toBe('healthy');
-  expect(await api.exited()).toBe(0);
+  expect((await api.exited()).code).toBe(0);
   expect(api.output()).toContain('stopping: finishing in-flight requests');
 });

@@ -1,51 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import path from 'node:path';
+import { spawnService, type ServiceProcess } from '../../../../test/support/service-process.ts';
 
 export const CONSUMER_MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
 export const COUNTING_CONSUMER = path.resolve(import.meta.dirname, '../fixtures/counting-consumer.ts');
 
-export interface ConsumerProcess {
-  readonly child: ChildProcess;
-  output(): string;
-  /** The JSON log lines so far (other output is left out). */
-  logLines(): Array<Record<string, unknown>>;
-  /** Resolves with the base URL of its HTTP server once it listens. */
-  listening(timeoutMs?: number): Promise<string>;
-  exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
+export type ConsumerProcess = ServiceProcess;
 
 /** Runs a consumer entry point as its own process with exactly `env` (plus PATH and HOME). */
 export function spawnConsumer(entry: string, env: NodeJS.ProcessEnv, cwd?: string): ConsumerProcess {
-  const child = spawn(process.execPath, [entry], {
-    cwd,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exit = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
-
-  return {
-    child,
-    output: () => output,
-    logLines: () =>
-      output
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as Record<string, unknown>),
-    exited: () => exit,
-    async listening(timeoutMs = 60_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline) {
-        const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-        if (match?.[1]) return match[1];
-        if (child.exitCode !== null) break;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      child.kill('SIGKILL');
-      throw new Error(`the consumer did not start listening:\n${output}`);
-    },
-  };
+  return spawnService(entry, env, cwd);
 }
