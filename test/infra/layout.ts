@@ -11,6 +11,14 @@ export const SCALA_VERSION = '2.13';
 // The SLF4J binding Kafka 3.9 itself ships with (slf4j 1.7.x + reload4j).
 export const SLF4J_RELOAD4J_VERSION = '1.7.36';
 
+// Kubernetes pieces, built from source with Go (see provision.ts). 1.37 is the newest Kubernetes minor on
+// the module proxy; Helm 3.22 (newest 3.x) and kine 0.17.5 (newest) are both built against its 0.37 libraries.
+export const KUBERNETES_VERSION = '1.37.2';
+export const KINE_VERSION = '0.17.5';
+export const HELM_VERSION = '3.22.0';
+/** The highest `go` line among the three go.mod files (kine 0.17.5 needs 1.26.5). */
+export const GO_MIN_VERSION = '1.26.5';
+
 export const postgresBinDir = `/usr/lib/postgresql/${POSTGRES_MAJOR}/bin`;
 export const redisServerBin = '/usr/bin/redis-server';
 
@@ -42,4 +50,34 @@ export function isRedisInstalled(): boolean {
 
 export function isKafkaProvisioned(): boolean {
   return existsSync(kafkaMarker());
+}
+
+/** One folder per Go-built tool and version: `<cache>/<name>-<version>/bin/<binary>` plus its `.provisioned` marker. */
+export interface GoTool {
+  readonly label: string;
+  readonly dir: string;
+  readonly binary: string;
+  /** Written last by provision.ts: its presence means the binary is complete and answered --version. */
+  readonly marker: string;
+}
+
+function goTool(label: string, name: string, version: string, binaryName: string): GoTool {
+  const dir = join(cacheDir(), `${name}-${version}`);
+  return { label, dir, binary: join(dir, 'bin', binaryName), marker: join(dir, '.provisioned') };
+}
+
+export function kubeApiServerTool(): GoTool {
+  return goTool(`kube-apiserver ${KUBERNETES_VERSION}`, 'kubernetes', KUBERNETES_VERSION, 'kube-apiserver');
+}
+
+export function kineTool(): GoTool {
+  return goTool(`kine ${KINE_VERSION}`, 'kine', KINE_VERSION, 'kine');
+}
+
+export function helmTool(): GoTool {
+  return goTool(`Helm ${HELM_VERSION}`, 'helm', HELM_VERSION, 'helm');
+}
+
+export function isToolProvisioned(tool: GoTool): boolean {
+  return existsSync(tool.marker) && existsSync(tool.binary);
 }

@@ -12,18 +12,44 @@ export interface RunOptions {
   gid?: number;
 }
 
-/** Runs a command to completion; rejects with the tail of its output when it fails. */
-export function run(cmd: string, args: readonly string[], options: RunOptions = {}): Promise<string> {
+export interface RunToCompletionOptions extends RunOptions {
+  /** Kills the command (SIGTERM, SIGKILL 10 s later) once it has run this long. No limit by default. */
+  timeoutMs?: number;
+}
+
+/** Runs a command to completion; rejects with the tail of its output when it fails or times out. */
+export function run(cmd: string, args: readonly string[], options: RunToCompletionOptions = {}): Promise<string> {
+  const { timeoutMs, ...spawnOptions } = options;
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, { ...spawnOptions, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
+    let timedOut = false;
+    const timers: NodeJS.Timeout[] = [];
+    if (timeoutMs !== undefined) {
+      timers.push(
+        setTimeout(() => {
+          timedOut = true;
+          child.kill('SIGTERM');
+          timers.push(setTimeout(() => child.kill('SIGKILL'), 10_000));
+        }, timeoutMs),
+      );
+    }
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('error', reject);
+    child.on('error', (error) => {
+      for (const timer of timers) clearTimeout(timer);
+      reject(error);
+    });
     child.on('close', (code, signal) => {
-      if (code === 0) resolve(output);
+      for (const timer of timers) clearTimeout(timer);
+      if (code === 0 && !timedOut) resolve(output);
       else {
-        const how = signal ? `signal ${signal}` : `exit code ${code}`;
+        const limit = timeoutMs ?? 0;
+        const how = timedOut
+          ? `a timeout (${limit >= 120_000 ? `${Math.round(limit / 60_000)} min` : `${limit} ms`})`
+          : signal
+            ? `signal ${signal}`
+            : `exit code ${code}`;
         reject(new Error(`${cmd} ${args.join(' ')} failed with ${how}:\n${lastLines(output, 30)}`));
       }
     });

@@ -1,14 +1,24 @@
 // Installs what the real-server tests need. Idempotent: `node test/infra/provision.ts`.
-// PostgreSQL, Redis, Java and Maven come from Debian; Kafka's jars from Maven Central into the cache.
+// PostgreSQL, Redis, Java and Maven come from Debian; Kafka's jars from Maven Central into the cache;
+// kube-apiserver, kine and Helm are built from source with Go (modules from the Go module proxy).
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  GO_MIN_VERSION,
+  HELM_VERSION,
   KAFKA_VERSION,
+  KINE_VERSION,
+  KUBERNETES_VERSION,
   POSTGRES_MAJOR,
   SCALA_VERSION,
   SLF4J_RELOAD4J_VERSION,
+  helmTool,
   isKafkaProvisioned,
+  isToolProvisioned,
+  kineTool,
+  kubeApiServerTool,
+  type GoTool,
   isPostgresInstalled,
   isRedisInstalled,
   kafkaDir,
@@ -151,11 +161,222 @@ async function ensureKafkaClassArchive(): Promise<void> {
   log(`${label}: installed`);
 }
 
+// ---- Go-built tools: kine (etcd API on SQLite), kube-apiserver, Helm ----
+
+interface GoToolchain {
+  go: string;
+  env: NodeJS.ProcessEnv;
+  /** `nice -n 19 go` when nice exists: the builds take both cores for minutes and must not starve other work. */
+  command: (args: readonly string[], options: { cwd?: string; gobin?: string; timeoutMs: number }) => Promise<string>;
+}
+
+function compareVersions(a: string, b: string): number {
+  const pa = a.split('.').map(Number);
+  const pb = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const diff = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (diff !== 0) return diff;
+  }
+  return 0;
+}
+
+let goToolchainPromise: Promise<GoToolchain> | undefined;
+
+/** Finds Go (PATH, then /usr/local/go) and checks it is new enough; only called when something must be built. */
+function goToolchain(): Promise<GoToolchain> {
+  goToolchainPromise ??= (async () => {
+    const label = `Go ${GO_MIN_VERSION}+ (to build the Kubernetes tools)`;
+    const go = findOnPath('go') ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
+    const install = `install Go ${GO_MIN_VERSION} or newer from https://go.dev/dl/ (Debian's golang-go is too old) and put it on PATH`;
+    if (!go) throw new Error(`${label} is missing; ${install}`);
+    // GOTOOLCHAIN=local: never fetch another toolchain behind our back; a too-old Go fails here instead.
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      GOTOOLCHAIN: 'local',
+      CGO_ENABLED: '0',
+      // -p=2: at most two packages compile at once (the machine may have few cores and other work).
+      GOFLAGS: `${process.env.GOFLAGS ?? ''} -p=2`.trim(),
+    };
+    const version = (await run(go, ['env', 'GOVERSION'], { env })).trim().replace(/^go/, '');
+    if (compareVersions(version, GO_MIN_VERSION) < 0) {
+      throw new Error(`${label}: found go${version} at ${go}; ${install}`);
+    }
+    log(`${label}: ready (${go}, go${version})`);
+    const nice = findOnPath('nice');
+    return {
+      go,
+      env,
+      command: (args, options) => {
+        const commandEnv = options.gobin ? { ...env, GOBIN: options.gobin } : env;
+        const [cmd, cmdArgs] = nice ? [nice, ['-n', '19', go, ...args]] : [go, [...args]];
+        return run(cmd, cmdArgs, { env: commandEnv, cwd: options.cwd, timeoutMs: options.timeoutMs });
+      },
+    };
+  })();
+  goToolchainPromise.catch(() => (goToolchainPromise = undefined));
+  return goToolchainPromise;
+}
+
+interface GoToolBuild {
+  tool: GoTool;
+  /** Shown in the progress line, e.g. how long a cold build takes. */
+  expectation: string;
+  build: (go: GoToolchain, tool: GoTool) => Promise<unknown>;
+  /** Arguments that make the binary print its version, and the text that output must contain. */
+  versionArgs: readonly string[];
+  expectedVersion: string;
+}
+
+async function ensureGoTool({ tool, expectation, build, versionArgs, expectedVersion }: GoToolBuild): Promise<void> {
+  if (isToolProvisioned(tool)) {
+    log(`${tool.label}: ready (${tool.binary})`);
+    return;
+  }
+  const go = await goToolchain();
+  log(`${tool.label}: building from source with go into ${tool.binary} (${expectation})`);
+  const started = Date.now();
+  // No marker means an earlier run did not finish: start from scratch (Go's build cache keeps the compiled packages).
+  await rm(tool.dir, { recursive: true, force: true });
+  await mkdir(join(tool.dir, 'bin'), { recursive: true });
+  try {
+    await build(go, tool);
+  } catch (error) {
+    throw new Error(`building ${tool.label} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const versionOutput = await run(tool.binary, versionArgs);
+  if (!versionOutput.includes(expectedVersion)) {
+    throw new Error(`${tool.binary} ${versionArgs.join(' ')} printed "${versionOutput.trim()}", expected ${expectedVersion}`);
+  }
+  const seconds = Math.round((Date.now() - started) / 1000);
+  await writeFile(tool.marker, `${versionOutput.trim()}\nbuilt in ${seconds} s on ${new Date().toISOString()}\n`);
+  log(`${tool.label}: installed in ${seconds} s (${versionOutput.trim().split('\n')[0]})`);
+}
+
+/** `-X` flags that set string variables at link time, like the projects' own Makefiles do. */
+function linkerVariables(variables: Record<string, string>): string[] {
+  return Object.entries(variables).map(([name, value]) => `-X ${name}=${value}`);
+}
+
+const kine: GoToolBuild = {
+  tool: kineTool(),
+  expectation: 'about 3-4 min on 2 cores, once',
+  versionArgs: ['--version'],
+  expectedVersion: `v${KINE_VERSION}`,
+  // CGO_ENABLED=0 selects kine's pure-Go SQLite driver (modernc.org/sqlite): no C compiler needed.
+  build: (go, tool) =>
+    go.command(
+      [
+        'install',
+        '-trimpath',
+        `-ldflags=-s -w ${linkerVariables({ 'github.com/k3s-io/kine/pkg/version.Version': `v${KINE_VERSION}` }).join(' ')}`,
+        `github.com/k3s-io/kine@v${KINE_VERSION}`,
+      ],
+      { gobin: join(tool.dir, 'bin'), timeoutMs: 45 * 60_000 },
+    ),
+};
+
+const helm: GoToolBuild = {
+  tool: helmTool(),
+  expectation: 'about 2-3 min on 2 cores, once',
+  versionArgs: ['version', '--short'],
+  expectedVersion: `v${HELM_VERSION}`,
+  build: (go, tool) => {
+    // Helm's Makefile stamps the Kubernetes version it assumes offline (`helm template`, lint) from the
+    // client-go it is built with: 0.37 for Helm 3.22, the same minor as our API server.
+    const [major, minor] = KUBERNETES_VERSION.split('.');
+    const variables = linkerVariables({
+      'helm.sh/helm/v3/internal/version.version': `v${HELM_VERSION}`,
+      'helm.sh/helm/v3/internal/version.gitTreeState': 'clean',
+      'helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor': major ?? '1',
+      'helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor': minor ?? '0',
+      'helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor': major ?? '1',
+      'helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor': minor ?? '0',
+    });
+    return go.command(
+      ['install', '-trimpath', `-ldflags=-s -w ${variables.join(' ')}`, `helm.sh/helm/v3/cmd/helm@v${HELM_VERSION}`],
+      { gobin: join(tool.dir, 'bin'), timeoutMs: 45 * 60_000 },
+    );
+  },
+};
+
+/**
+ * k8s.io/kubernetes cannot be `go install`ed: its go.mod requires its staging modules (k8s.io/api, ...) at
+ * v0.0.0 and replaces them with ./staging directories. So we build from a throwaway module that requires
+ * k8s.io/kubernetes and points each of those replacements at the published v0.<minor>.<patch> module.
+ */
+async function buildKubeApiServer(go: GoToolchain, tool: GoTool): Promise<void> {
+  const timeoutMs = 90 * 60_000;
+  const buildDir = join(tool.dir, 'build');
+  await mkdir(buildDir, { recursive: true });
+  const info = JSON.parse(
+    await go.command(['mod', 'download', '-json', `k8s.io/kubernetes@v${KUBERNETES_VERSION}`], { cwd: buildDir, timeoutMs }),
+  ) as { GoMod?: string; Error?: string; Origin?: { Hash?: string } };
+  if (!info.GoMod) throw new Error(`go mod download k8s.io/kubernetes@v${KUBERNETES_VERSION}: ${info.Error ?? 'no go.mod'}`);
+  const upstream = await readFile(info.GoMod, 'utf8');
+  const stagingVersion = `v0.${KUBERNETES_VERSION.split('.').slice(1).join('.')}`;
+  const staging = [...upstream.matchAll(/^\s*(k8s\.io\/[\w.-]+)\s+=>\s+\.\/staging\/src\/\1\s*$/gm)].map((m) => m[1]);
+  if (staging.length === 0) throw new Error(`no ./staging replacements found in ${info.GoMod}`);
+  const directives = upstream.split('\n').filter((line) => /^(go|godebug) /.test(line));
+  await writeFile(
+    join(buildDir, 'go.mod'),
+    [
+      `// Generated by test/infra/provision.ts to build kube-apiserver v${KUBERNETES_VERSION}.`,
+      'module local.shop-infra/kube-apiserver',
+      '',
+      ...directives,
+      '',
+      `require k8s.io/kubernetes v${KUBERNETES_VERSION}`,
+      '',
+      'replace (',
+      ...staging.map((module) => `\t${module} => ${module} ${stagingVersion}`),
+      ')',
+      '',
+    ].join('\n'),
+  );
+  // The same stamping as Kubernetes' hack/lib/version.sh, so /version reports v1.x.y and not v0.0.0.
+  const [major, minor] = KUBERNETES_VERSION.split('.');
+  const stamp: Record<string, string> = {
+    gitVersion: `v${KUBERNETES_VERSION}`,
+    gitMajor: major ?? '1',
+    gitMinor: minor ?? '0',
+    gitTreeState: 'clean',
+    buildDate: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+  };
+  if (info.Origin?.Hash) stamp.gitCommit = info.Origin.Hash;
+  const variables = Object.entries(stamp).flatMap(([key, value]) =>
+    linkerVariables({ [`k8s.io/component-base/version.${key}`]: value, [`k8s.io/client-go/pkg/version.${key}`]: value }),
+  );
+  // -mod=mod lets this first build write go.sum; the tags are the ones Kubernetes' own build uses.
+  await go.command(
+    [
+      'build',
+      '-mod=mod',
+      '-trimpath',
+      '-tags=selinux,notest,grpcnotrace',
+      `-ldflags=-s -w ${variables.join(' ')}`,
+      '-o',
+      tool.binary,
+      'k8s.io/kubernetes/cmd/kube-apiserver',
+    ],
+    { cwd: buildDir, timeoutMs },
+  );
+}
+
+const kubeApiServer: GoToolBuild = {
+  tool: kubeApiServerTool(),
+  expectation: 'about 10 min and 2.5 GB of memory on 2 cores, once',
+  versionArgs: ['--version'],
+  expectedVersion: `Kubernetes v${KUBERNETES_VERSION}`,
+  build: buildKubeApiServer,
+};
+
 const started = Date.now();
 try {
   await ensureSystemPackages();
   await ensureKafka();
   await ensureKafkaClassArchive();
+  // Sequential on purpose: each Go build already uses two cores.
+  for (const tool of [kine, helm, kubeApiServer]) await ensureGoTool(tool);
   log(`all ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 } catch (error) {
   console.error(`[provision] failed: ${error instanceof Error ? error.message : String(error)}`);
