@@ -3,15 +3,16 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HELM_VERSION, KUBERNETES_VERSION } from './layout.ts';
 import { helmBinary, startKubeApiServer, type KubeApiServer } from './kubernetes.ts';
+import { kubeClient, type KubeRequest } from './kube-client.ts';
 
 const execFileAsync = promisify(execFile);
 
 let server: KubeApiServer | undefined;
+let kube: KubeRequest;
 
 function api(): KubeApiServer {
   if (!server) throw new Error('the API server did not start');
@@ -20,36 +21,12 @@ function api(): KubeApiServer {
 
 beforeAll(async () => {
   server = await startKubeApiServer();
-  // fetch takes no per-request CA (that needs undici's Agent, which is not installed), so this test
-  // file's worker trusts the server's CA in addition to the usual ones. TLS stays verified.
-  const pems = server.caData.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-  setDefaultCACertificates([...getCACertificates('default'), ...pems]);
+  kube = kubeClient(server);
 }, 180_000);
 
 afterAll(async () => {
   await server?.dispose();
 });
-
-interface Reply<T> {
-  status: number;
-  body: T;
-}
-
-async function kube<T = Record<string, unknown>>(method: string, path: string, body?: unknown, token = api().token): Promise<Reply<T>> {
-  const response = await fetch(new URL(path, api().url), {
-    method,
-    headers: { authorization: `Bearer ${token}`, accept: 'application/json', 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // /readyz answers plain text
-  }
-  return { status: response.status, body: parsed as T };
-}
 
 interface ConfigMap {
   metadata: { name: string; namespace: string; labels?: Record<string, string> };

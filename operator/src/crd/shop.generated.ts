@@ -1,0 +1,433 @@
+// Generated from schemas/crd/shop.v1alpha1.json by generate-crd.ts. Do not edit.
+
+/**
+ * A Shop: one deployment of the commerce platform (api, worker, consumer) against its own database, cache and broker.
+ */
+export interface Shop {
+  /**
+   * shop.dev/v1alpha1
+   */
+  apiVersion?: string;
+  /**
+   * Shop
+   */
+  kind?: string;
+  metadata?: {};
+  spec: ShopSpec;
+  status?: ShopStatus;
+}
+/**
+ * What to run: the image, each component's size, configuration, secrets, extensions, monitoring and key rotation.
+ */
+export interface ShopSpec {
+  /**
+   * The platform image, the same for api, worker, consumer and the migration Job.
+   */
+  image: {
+    /**
+     * Image repository, e.g. registry.example.com/shop/platform.
+     */
+    repository: string;
+    /**
+     * Image tag: the platform version. A new tag migrates the database once, then rolls out api, worker and consumer in that order.
+     */
+    tag: string;
+    /**
+     * When the kubelet pulls the image.
+     */
+    pullPolicy?: "Always" | "IfNotPresent" | "Never";
+  };
+  /**
+   * The api: how many pods and their resources.
+   */
+  api?: {
+    /**
+     * Number of api pods. The api scales horizontally.
+     */
+    replicas?: number;
+    /**
+     * CPU and memory for each api container, as in a Pod's resources.
+     */
+    resources?: {
+      /**
+       * Guaranteed resources.
+       */
+      requests?: {
+        /**
+         * CPU request, e.g. 250m.
+         */
+        cpu?: number | string;
+        /**
+         * Memory request, e.g. 256Mi.
+         */
+        memory?: number | string;
+      };
+      /**
+       * Maximum resources.
+       */
+      limits?: {
+        /**
+         * CPU limit.
+         */
+        cpu?: number | string;
+        /**
+         * Memory limit, e.g. 512Mi.
+         */
+        memory?: number | string;
+      };
+    };
+  };
+  /**
+   * The worker: how many pods and their resources.
+   */
+  worker?: {
+    /**
+     * Number of worker pods. Workflow work is shared among workers automatically.
+     */
+    replicas?: number;
+    /**
+     * CPU and memory for each worker container, as in a Pod's resources.
+     */
+    resources?: {
+      /**
+       * Guaranteed resources.
+       */
+      requests?: {
+        /**
+         * CPU request, e.g. 250m.
+         */
+        cpu?: number | string;
+        /**
+         * Memory request, e.g. 256Mi.
+         */
+        memory?: number | string;
+      };
+      /**
+       * Maximum resources.
+       */
+      limits?: {
+        /**
+         * CPU limit.
+         */
+        cpu?: number | string;
+        /**
+         * Memory limit, e.g. 512Mi.
+         */
+        memory?: number | string;
+      };
+    };
+  };
+  /**
+   * The consumer: how many pods and their resources.
+   */
+  consumer?: {
+    /**
+     * Number of consumer pods. At most 1: a consumer group may run in one instance only (0 pauses consumption).
+     */
+    replicas?: number;
+    /**
+     * CPU and memory for each consumer container, as in a Pod's resources.
+     */
+    resources?: {
+      /**
+       * Guaranteed resources.
+       */
+      requests?: {
+        /**
+         * CPU request, e.g. 250m.
+         */
+        cpu?: number | string;
+        /**
+         * Memory request, e.g. 256Mi.
+         */
+        memory?: number | string;
+      };
+      /**
+       * Maximum resources.
+       */
+      limits?: {
+        /**
+         * CPU limit.
+         */
+        cpu?: number | string;
+        /**
+         * Memory limit, e.g. 512Mi.
+         */
+        memory?: number | string;
+      };
+    };
+  };
+  /**
+   * Plain configuration passed to every component as environment variables, e.g. LOG_LEVEL or EVENT_SCHEMA_MODE. Secrets go in spec.secrets, never here.
+   */
+  config?: {
+    [k: string]: string;
+  };
+  /**
+   * Secret references for every secret variable. SECRET_KEY and SECRETS_MASTER_KEY are generated and kept by the operator when not given.
+   */
+  secrets: {
+    /**
+     * DATABASE_URL: the PostgreSQL connection string. Names a key of a Secret in the Shop's namespace.
+     */
+    databaseUrl: {
+      /**
+       * Name of the Secret.
+       */
+      name: string;
+      /**
+       * Key within the Secret.
+       */
+      key: string;
+    };
+    /**
+     * CACHE_URL: the Redis-compatible cache URL. Names a key of a Secret in the Shop's namespace.
+     */
+    cacheUrl: {
+      /**
+       * Name of the Secret.
+       */
+      name: string;
+      /**
+       * Key within the Secret.
+       */
+      key: string;
+    };
+    /**
+     * BROKER_ADDRESS: Kafka bootstrap servers. Names a key of a Secret in the Shop's namespace.
+     */
+    brokerAddress: {
+      /**
+       * Name of the Secret.
+       */
+      name: string;
+      /**
+       * Key within the Secret.
+       */
+      key: string;
+    };
+    /**
+     * WORKFLOW_HOST: the Temporal frontend address; unset turns workflows off. Names a key of a Secret in the Shop's namespace.
+     */
+    workflowHost?: {
+      /**
+       * Name of the Secret.
+       */
+      name: string;
+      /**
+       * Key within the Secret.
+       */
+      key: string;
+    };
+    /**
+     * SECRET_KEY: the JWT signing secret; generated when unset. Names a key of a Secret in the Shop's namespace.
+     */
+    secretKey?: {
+      /**
+       * Name of the Secret.
+       */
+      name: string;
+      /**
+       * Key within the Secret.
+       */
+      key: string;
+    };
+    /**
+     * SECRETS_MASTER_KEY: the stored-secrets key; generated and rotated by the operator when unset. Names a key of a Secret in the Shop's namespace.
+     */
+    secretsMasterKey?: {
+      /**
+       * Name of the Secret.
+       */
+      name: string;
+      /**
+       * Key within the Secret.
+       */
+      key: string;
+    };
+    /**
+     * ADMIN_SEARCH_API_KEY: the admin search engine's admin key. Names a key of a Secret in the Shop's namespace.
+     */
+    adminSearchApiKey?: {
+      /**
+       * Name of the Secret.
+       */
+      name: string;
+      /**
+       * Key within the Secret.
+       */
+      key: string;
+    };
+    /**
+     * STOREFRONT_SEARCH_API_KEY: the storefront search engine's admin key. Names a key of a Secret in the Shop's namespace.
+     */
+    storefrontSearchApiKey?: {
+      /**
+       * Name of the Secret.
+       */
+      name: string;
+      /**
+       * Key within the Secret.
+       */
+      key: string;
+    };
+    /**
+     * STOREFRONT_SEARCH_ONLY_KEY: the search-only key used for scoped keys. Names a key of a Secret in the Shop's namespace.
+     */
+    storefrontSearchOnlyKey?: {
+      /**
+       * Name of the Secret.
+       */
+      name: string;
+      /**
+       * Key within the Secret.
+       */
+      key: string;
+    };
+    /**
+     * S3_ACCESS_KEY: object storage access key. Names a key of a Secret in the Shop's namespace.
+     */
+    s3AccessKey?: {
+      /**
+       * Name of the Secret.
+       */
+      name: string;
+      /**
+       * Key within the Secret.
+       */
+      key: string;
+    };
+    /**
+     * S3_SECRET_KEY: object storage secret key. Names a key of a Secret in the Shop's namespace.
+     */
+    s3SecretKey?: {
+      /**
+       * Name of the Secret.
+       */
+      name: string;
+      /**
+       * Key within the Secret.
+       */
+      key: string;
+    };
+  };
+  /**
+   * Extension packages to install, pinned by version.
+   *
+   * @maxItems 100
+   *
+   * Items: One extension.
+   */
+  extensions?: {
+    /**
+     * Extension id.
+     */
+    name: string;
+    /**
+     * Exact version.
+     */
+    version: string;
+  }[];
+  /**
+   * Grafana dashboards and Prometheus alert rules provisioned for this Shop.
+   */
+  monitoring?: {
+    /**
+     * Grafana dashboards, as ConfigMaps a Grafana sidecar picks up by label.
+     */
+    dashboards?: {
+      /**
+       * Provision the dashboards.
+       */
+      enabled?: boolean;
+      /**
+       * Labels on the dashboard ConfigMaps, e.g. grafana_dashboard: "1".
+       */
+      labels?: {
+        [k: string]: string;
+      };
+    };
+    /**
+     * Prometheus alert rules, as a PrometheusRule.
+     */
+    alerts?: {
+      /**
+       * Provision the alert rules.
+       */
+      enabled?: boolean;
+      /**
+       * Names of alerts to leave out.
+       */
+      exclude?: string[];
+    };
+  };
+  /**
+   * Rotation of SECRETS_MASTER_KEY: a new key every interval; the old one stays readable for the retention.
+   */
+  keyRotation?: {
+    /**
+     * Rotate the key the operator generated.
+     */
+    enabled?: boolean;
+    /**
+     * How often to rotate, in hours or minutes, e.g. 720h.
+     */
+    interval?: string;
+    /**
+     * How long an old key stays usable for reading, e.g. 336h (14 days).
+     */
+    retention?: string;
+  };
+}
+/**
+ * What the operator observed and did.
+ */
+export interface ShopStatus {
+  /**
+   * The spec generation this status describes; Ready is never True for a newer one.
+   */
+  observedGeneration?: number;
+  /**
+   * Summary: Pending, Migrating, Deploying, Ready, Upgrading or Failed.
+   */
+  phase?: "Pending" | "Migrating" | "Deploying" | "Ready" | "Upgrading" | "Failed";
+  /**
+   * The image tag whose migrations are applied.
+   */
+  migratedVersion?: string;
+  /**
+   * Why the Shop is in this phase, for people.
+   */
+  message?: string;
+  /**
+   * Standard conditions.
+   *
+   * Items: A standard condition.
+   */
+  conditions?: {
+    /**
+     * Ready, MigrationsApplied, ApiAvailable, WorkerAvailable, ConsumerAvailable, MonitoringProvisioned or KeysCurrent.
+     */
+    type: string;
+    /**
+     * True, False or Unknown.
+     */
+    status: "True" | "False" | "Unknown";
+    /**
+     * The generation this condition was set for.
+     */
+    observedGeneration?: number;
+    /**
+     * When the status last changed.
+     */
+    lastTransitionTime: string;
+    /**
+     * A CamelCase reason, for machines.
+     */
+    reason: string;
+    /**
+     * What happened, for people.
+     */
+    message: string;
+  }[];
+}

@@ -1,0 +1,106 @@
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { startKubeApiServer, type KubeApiServer } from '../../test/infra/kubernetes.ts';
+import { kubeClient, type KubeRequest } from '../../test/infra/kube-client.ts';
+import { CRD_FILE, renderCrd, renderTypes, TYPES_FILE } from '../src/crd/generate-crd.ts';
+import type { Shop } from '../src/crd/shop.generated.ts';
+
+describe('generated files', () => {
+  it('the CRD and the operator types match schemas/crd/shop.v1alpha1.json (npm run crd:generate)', async () => {
+    expect(await readFile(CRD_FILE, 'utf8')).toBe(await renderCrd());
+    expect(await readFile(TYPES_FILE, 'utf8')).toBe(await renderTypes());
+  });
+});
+
+describe('the Shop CRD on a real API server', () => {
+  let server: KubeApiServer;
+  let kube: KubeRequest;
+  const namespace = 'shops-crd-test';
+  const shops = `/apis/shop.dev/v1alpha1/namespaces/${namespace}/shops`;
+
+  const validShop = (name: string): Shop => ({
+    apiVersion: 'shop.dev/v1alpha1',
+    kind: 'Shop',
+    metadata: { name },
+    spec: {
+      image: { repository: 'registry.example.com/shop/platform', tag: '1.4.0' },
+      secrets: {
+        databaseUrl: { name: 'shop-db', key: 'url' },
+        cacheUrl: { name: 'shop-cache', key: 'url' },
+        brokerAddress: { name: 'shop-kafka', key: 'bootstrap' },
+      },
+    },
+  });
+
+  beforeAll(async () => {
+    server = await startKubeApiServer();
+    kube = kubeClient(server);
+    const crd = parse(await readFile(CRD_FILE, 'utf8'));
+    expect((await kube('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status).toBe(201);
+    for (let attempt = 0; attempt < 100; attempt += 1) {
+      const { body } = await kube<{ status?: { conditions?: Array<{ type: string; status: string }> } }>(
+        'GET',
+        '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/shops.shop.dev',
+      );
+      if (body.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect((await kube('POST', '/api/v1/namespaces', { metadata: { name: namespace } })).status).toBe(201);
+  }, 180_000);
+
+  afterAll(async () => {
+    await server?.dispose();
+  });
+
+  it('accepts a minimal Shop and fills in the defaults', async () => {
+    const created = await kube<Shop>('POST', shops, validShop('minimal'));
+    expect(created.status).toBe(201);
+    expect(created.body.spec).toMatchObject({
+      image: { pullPolicy: 'IfNotPresent' },
+      api: { replicas: 2 },
+      worker: { replicas: 1 },
+      consumer: { replicas: 1 },
+      monitoring: { dashboards: { enabled: true }, alerts: { enabled: true } },
+      keyRotation: { enabled: true, interval: '720h', retention: '336h' },
+    });
+  });
+
+  const invalid: Array<[string, (shop: Shop) => void, RegExp]> = [
+    ['an unknown pull policy', (shop) => (shop.spec.image.pullPolicy = 'Sometimes' as never), /spec\.image\.pullPolicy: Unsupported value: "Sometimes"/],
+    ['two consumers', (shop) => (shop.spec.consumer = { replicas: 2 }), /spec\.consumer\.replicas: Invalid value: 2: spec\.consumer\.replicas in body should be less than or equal to 1/],
+    ['no api replica', (shop) => (shop.spec.api = { replicas: 0 }), /spec\.api\.replicas: Invalid value: 0/],
+    ['a missing database secret', (shop) => delete (shop.spec.secrets as Partial<Shop['spec']['secrets']>).databaseUrl, /spec\.secrets\.databaseUrl: Required value/],
+    ['a malformed rotation interval', (shop) => (shop.spec.keyRotation = { interval: 'monthly' }), /spec\.keyRotation\.interval in body should match/],
+    ['a malformed memory quantity', (shop) => (shop.spec.api = { resources: { limits: { memory: 'lots' } } }), /spec\.api\.resources\.limits\.memory/],
+  ];
+  for (const [what, spoil, message] of invalid) {
+    it(`rejects ${what} with a message naming the field`, async () => {
+      const shop = validShop(`invalid-${what.replace(/[^a-z]+/g, '-').replace(/^-|-$/g, '')}`);
+      spoil(shop);
+      const rejected = await kube<{ message: string }>('POST', shops, shop);
+      expect(rejected.status).toBe(422);
+      expect(rejected.body.message).toMatch(message);
+    });
+  }
+
+  it('keeps status in its own subresource and shows the printer columns', async () => {
+    const created = await kube<Shop & { metadata: { resourceVersion: string } }>('POST', shops, validShop('with-status'));
+    const status = { phase: 'Migrating', observedGeneration: 1, migratedVersion: '1.3.0' };
+    const updated = await kube<Shop>('PUT', `${shops}/with-status/status`, { ...created.body, status, spec: { ...created.body.spec, api: { replicas: 9 } } });
+    expect(updated.status).toBe(200);
+    expect(updated.body.status).toMatchObject(status);
+    expect(updated.body.spec.api?.replicas).toBe(2);
+
+    const table = await fetchTable(`${shops}/with-status`);
+    expect(table.columnDefinitions.map((column) => column.name)).toEqual(['Name', 'Phase', 'Version', 'Migrated', 'Ready', 'Age']);
+    expect(table.rows[0]?.cells.slice(1, 4)).toEqual(['Migrating', '1.4.0', '1.3.0']);
+  });
+
+  async function fetchTable(path: string): Promise<{ columnDefinitions: Array<{ name: string }>; rows: Array<{ cells: unknown[] }> }> {
+    const response = await fetch(new URL(path, server.url), {
+      headers: { authorization: `Bearer ${server.token}`, accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' },
+    });
+    return (await response.json()) as { columnDefinitions: Array<{ name: string }>; rows: Array<{ cells: unknown[] }> };
+  }
+});
