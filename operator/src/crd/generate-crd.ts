@@ -69,13 +69,23 @@ function forTypes(value: unknown): unknown {
   return 'anyOf' in plain ? { description: plain.description, type: ['integer', 'string'] } : plain;
 }
 
+/** The part of Kubernetes' ObjectMeta the operator reads and writes. */
+const OBJECT_META =
+  '{ name?: string; namespace?: string; uid?: string; generation?: number; resourceVersion?: string; ' +
+  'labels?: Record<string, string>; annotations?: Record<string, string>; [field: string]: unknown }';
+
 export async function renderTypes(): Promise<string> {
   const schema = await readSchema();
   const properties = schema.properties as Record<string, Schema>;
   const named = {
     ...schema,
     title: 'Shop',
-    properties: { ...properties, spec: { ...properties.spec, title: 'ShopSpec' }, status: { ...properties.status, title: 'ShopStatus' } },
+    properties: {
+      ...properties,
+      metadata: { tsType: OBJECT_META },
+      spec: { ...properties.spec, title: 'ShopSpec' },
+      status: { ...properties.status, title: 'ShopStatus' },
+    },
   };
   const source = await compile(forTypes(named) as JSONSchema, 'Shop', {
     bannerComment: '// Generated from schemas/crd/shop.v1alpha1.json by generate-crd.ts. Do not edit.',

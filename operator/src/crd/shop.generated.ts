@@ -12,7 +12,16 @@ export interface Shop {
    * Shop
    */
   kind?: string;
-  metadata?: {};
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    uid?: string;
+    generation?: number;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    [field: string]: unknown;
+  };
   spec: ShopSpec;
   status?: ShopStatus;
 }
