@@ -1,4 +1,4 @@
-import type { Kafka, Producer } from 'kafkajs';
+import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 import type { OutboxMessage, Publisher } from './publisher.ts';
 
 export const EVENT_ID_HEADER = 'event-id';
@@ -12,7 +12,13 @@ export class KafkaPublisher implements Publisher {
   #connected: Promise<void> | undefined;
 
   constructor(kafka: Kafka) {
-    this.#producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, retry: { retries: 2, maxRetryTime: 2_000 } });
+    this.#producer = kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      retry: { retries: 2, maxRetryTime: 2_000 },
+      // Murmur2 on the key, as Java clients do, so other producers of a topic agree on partitions.
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
   }
 
   async publish(messages: readonly OutboxMessage[]): Promise<void> {
