@@ -9,6 +9,7 @@ import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { applyMigrations } from './migrations/apply-migrations.ts';
 import { servePglite } from './pglite-wire-server.ts';
+import { lockDataDir } from './data-dir-lock.ts';
 
 export type EmbeddedServerMessage =
   | { readonly type: 'ready'; readonly url: string; readonly applied: readonly string[] }
@@ -20,27 +21,33 @@ if (dataDir === undefined || process.send === undefined) {
   process.exit(64);
 }
 
-await mkdir(dataDir, { recursive: true });
-const db = await PGlite.create(dataDir);
-const server = await servePglite(db);
+const report = (message: EmbeddedServerMessage) =>
+  new Promise<void>((resolve) => (process.send as NonNullable<typeof process.send>)(message, () => resolve()));
 
-let stopping = false;
-async function stop(): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  await server.close();
-  await db.close();
-  process.exit(0);
-}
-process.on('disconnect', () => void stop());
-process.on('SIGTERM', () => void stop());
-process.on('SIGINT', () => {});
-
-const url = `postgresql://postgres@127.0.0.1:${server.port}/postgres?sslmode=disable`;
-let message: EmbeddedServerMessage;
+let release: (() => Promise<void>) | undefined;
 try {
-  message = { type: 'ready', url, applied: await applyMigrations(url) };
+  await mkdir(dataDir, { recursive: true });
+  release = await lockDataDir(dataDir);
+  const db = await PGlite.create(dataDir);
+  const server = await servePglite(db);
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await server.close();
+    await db.close();
+    await release?.();
+    process.exit(0);
+  };
+  process.on('disconnect', () => void stop());
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => {});
+
+  const url = `postgresql://postgres@127.0.0.1:${server.port}/postgres?sslmode=disable`;
+  await report({ type: 'ready', url, applied: await applyMigrations(url) });
 } catch (error) {
-  message = { type: 'failed', message: error instanceof Error ? error.message : String(error) };
+  await report({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
+  await release?.();
+  process.exit(1);
 }
-process.send(message);

@@ -1,9 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts';
+import { lockDataDir } from './data-dir-lock.ts';
 
 let dataDir: string;
 let embedded: EmbeddedPostgres;
@@ -19,6 +21,18 @@ afterAll(async () => {
   await pool?.end();
   await embedded?.close();
   await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('the data directory lock', () => {
+  it('takes over a lock left by a process that no longer runs', async () => {
+    const staleDir = await mkdtemp(path.join(tmpdir(), 'embedded-pg-stale-'));
+    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    await writeFile(`${staleDir}/db.lock`, String(dead));
+    const release = await lockDataDir(`${staleDir}/db`);
+    expect(await readFile(`${staleDir}/db.lock`, 'utf8')).toBe(String(process.pid));
+    await release();
+    await rm(staleDir, { recursive: true, force: true });
+  });
 });
 
 describe('the embedded database (PGlite over the wire protocol)', () => {
@@ -58,6 +72,14 @@ describe('the embedded database (PGlite over the wire protocol)', () => {
     for (const n of seen) expect(n).toBeLessThanOrEqual(11);
     const { rows } = await pool.query("SELECT key FROM settings WHERE key LIKE 'tx:%' ORDER BY key");
     expect(rows.map((row) => row.key).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `tx:${i * 2}`).sort());
+  });
+
+  it('refuses a second process on the same data directory, naming the one that holds it', async () => {
+    await expect(startEmbeddedPostgres(dataDir)).rejects.toThrow(
+      new RegExp(`^the embedded database did not start: ${dataDir} is in use by another process \\(pid \\d+\\)`),
+    );
+    const { rows } = await pool.query('SELECT 1 AS still_serving');
+    expect(rows[0].still_serving).toBe(1);
   });
 
   it('rolls back the transaction of a connection that goes away, and serves the others', async () => {

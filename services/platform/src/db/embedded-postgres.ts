@@ -38,8 +38,8 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
     throw error;
   }
   if (message.type === 'failed') {
-    child.disconnect();
-    throw new Error(`the embedded database could not be migrated: ${message.message}`);
+    await exited;
+    throw new Error(`the embedded database did not start: ${message.message}`);
   }
   return {
     url: message.url,
