@@ -35,7 +35,7 @@ export async function runConsumerProcess(options: ConsumerProcessOptions): Promi
   if (config.brokers === undefined) {
     logger.info(
       'BROKER_ADDRESS is not set: there is no Kafka to consume from; exiting ' +
-        "(in embedded mode the api's outbox relay hands topic events to the in-process handlers it was given, not to these consumer groups)",
+        "(in embedded mode the api's outbox dispatcher hands topic events to its registered listeners, not to these consumer groups)",
     );
     logger.flush();
     process.exit(0);

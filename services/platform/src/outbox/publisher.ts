@@ -8,7 +8,7 @@ export interface OutboxMessage {
   readonly createdAt: Date;
 }
 
-/** Where the relay hands topic events: Kafka, or local handlers when no broker is configured. */
+/** Where the relay hands topic events; without a broker there is no relay (the dispatcher delivers them). */
 export interface Publisher {
   /** Resolves only once every message is acknowledged; rejects when any is not. Order within a key is kept. */
   publish(messages: readonly OutboxMessage[]): Promise<void>;
