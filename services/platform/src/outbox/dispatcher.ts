@@ -66,13 +66,13 @@ export class OutboxDispatcher {
   /** One pass over due events; returns how many it claimed. */
   async dispatchOnce(): Promise<number> {
     const { rows } = await this.#options.pool.query<ClaimedRow>(CLAIM_SQL, [this.#batchSize, this.#options.includeTopics ?? false]);
-    for (const row of rows) await this.#dispatch(row);
+    const states = await this.#deliveryStates(rows.map((row) => row.id));
+    for (const row of rows) await this.#dispatch(row, states.get(row.id) ?? new Map());
     return rows.length;
   }
 
-  async #dispatch(row: ClaimedRow): Promise<void> {
+  async #dispatch(row: ClaimedRow, states: ReadonlyMap<string, DeliveryState>): Promise<void> {
     const { pool } = this.#options;
-    const states = await this.#deliveryStates(row.id);
     let unfinished = 0;
     for (const listener of this.#options.listeners.filter((candidate) => candidate.event === row.name)) {
       const state = states.get(listener.name);
@@ -129,11 +129,19 @@ export class OutboxDispatcher {
     }
   }
 
-  async #deliveryStates(outboxId: string): Promise<Map<string, DeliveryState>> {
-    const { rows } = await this.#options.pool.query<{ listener: string } & DeliveryState>(
-      'SELECT listener, status, attempts FROM outbox_deliveries WHERE event_id = $1',
-      [outboxId],
+  /** Earlier deliveries of the claimed events, by event and listener, in one query. */
+  async #deliveryStates(outboxIds: readonly string[]): Promise<Map<string, Map<string, DeliveryState>>> {
+    const byEvent = new Map<string, Map<string, DeliveryState>>();
+    if (outboxIds.length === 0) return byEvent;
+    const { rows } = await this.#options.pool.query<{ event_id: string; listener: string } & DeliveryState>(
+      'SELECT event_id, listener, status, attempts FROM outbox_deliveries WHERE event_id = ANY($1::bigint[])',
+      [outboxIds],
     );
-    return new Map(rows.map((row) => [row.listener, row]));
+    for (const row of rows) {
+      const listeners = byEvent.get(row.event_id) ?? new Map<string, DeliveryState>();
+      listeners.set(row.listener, row);
+      byEvent.set(row.event_id, listeners);
+    }
+    return byEvent;
   }
 }

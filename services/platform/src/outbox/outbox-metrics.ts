@@ -24,10 +24,13 @@ export function outboxMetrics(registry: Registry, pool: pg.Pool): OutboxMetrics 
   if (cached !== undefined) return cached;
 
   const registers = [registry];
-  const readBacklog = async () => {
-    const { rows } = await pool.query<{ kind: string; pending: number; oldest_age_seconds: number }>(BACKLOG_SQL);
-    return rows;
-  };
+  // Both backlog gauges are collected together at each scrape: they share one query.
+  let backlog: Promise<Array<{ kind: string; pending: number; oldest_age_seconds: number }>> | undefined;
+  const readBacklog = () =>
+    (backlog ??= pool
+      .query<{ kind: string; pending: number; oldest_age_seconds: number }>(BACKLOG_SQL)
+      .then(({ rows }) => rows)
+      .finally(() => (backlog = undefined)));
   new Gauge({
     name: 'outbox_pending_events',
     help: 'Events written but not yet published (topic) or handed to every listener (in_process)',

@@ -217,3 +217,29 @@ describe('pruning', () => {
     expect(await pending()).toBe(1);
   });
 });
+
+describe('backlog metrics', () => {
+  it('report pending events and the age of the oldest, per kind, and zero once they are done', async () => {
+    await clearOutbox();
+    const emit = emitter('strict');
+    await platform.database.prisma.$transaction(async (tx) => {
+      await emit(tx, 'shop.leads.created.v1', examplePayload('shop.leads.created.v1', { event_id: randomUUID() }));
+      await emit(tx, 'shop.leads.created.v1', examplePayload('shop.leads.created.v1', { event_id: randomUUID() }));
+      await emit(tx, 'cart.item_added', examplePayload('cart.item_added', { event_id: randomUUID() }));
+    });
+    await platform.database.pool.query(`UPDATE outbox_events SET created_at = now() - interval '90 seconds' WHERE partition_key IS NOT NULL`);
+    metrics();
+    const scrape = async () => platform.metrics.metrics();
+
+    const pendingText = await scrape();
+    expect(pendingText).toMatch(/^outbox_pending_events\{kind="topic",service="test"\} 2$/m);
+    expect(pendingText).toMatch(/^outbox_pending_events\{kind="in_process",service="test"\} 1$/m);
+    const age = Number(/^outbox_oldest_pending_age_seconds\{kind="topic",service="test"\} ([\d.]+)$/m.exec(pendingText)?.[1]);
+    expect(age).toBeGreaterThanOrEqual(90);
+
+    await new OutboxRelay({ pool: platform.database.pool, publisher: new RecordingPublisher(), metrics: metrics() }).relayOnce();
+    const afterText = await scrape();
+    expect(afterText).toMatch(/^outbox_pending_events\{kind="topic",service="test"\} 0$/m);
+    expect(afterText).toMatch(/^outbox_oldest_pending_age_seconds\{kind="topic",service="test"\} 0$/m);
+  });
+});
