@@ -1,5 +1,5 @@
 import type { Admin } from 'kafkajs';
-import type { Logger } from '@shop/platform';
+import { withTimeout, type Logger } from '@shop/platform';
 import type { LagSource, PartitionLag } from './consumer-metrics.ts';
 
 /** A scrape must answer even when Kafka does not. */
@@ -37,12 +37,8 @@ export async function readLag(admin: Admin, groups: readonly LaggingGroup[]): Pr
 export function lagSource(admin: Admin, groups: readonly LaggingGroup[], logger: Logger): LagSource {
   let failing = false;
   return async () => {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`Kafka did not answer within ${LAG_TIMEOUT_MS} ms`)), LAG_TIMEOUT_MS);
-    });
     try {
-      const lag = await Promise.race([readLag(admin, groups), deadline]);
+      const lag = await withTimeout(readLag(admin, groups), LAG_TIMEOUT_MS, `Kafka did not answer within ${LAG_TIMEOUT_MS} ms`);
       if (failing) logger.info('consumer lag readable again');
       failing = false;
       return lag;
@@ -50,8 +46,6 @@ export function lagSource(admin: Admin, groups: readonly LaggingGroup[], logger:
       if (!failing) logger.warn({ err: error }, 'could not read the consumer lag; kafka_consumergroup_lag is empty until Kafka answers');
       failing = true;
       return [];
-    } finally {
-      clearTimeout(timer);
     }
   };
 }

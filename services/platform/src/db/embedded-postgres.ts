@@ -2,6 +2,7 @@ import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import type { EmbeddedServerMessage } from './embedded-postgres-server.ts';
+import { withTimeout } from '../time/with-timeout.ts';
 
 export interface EmbeddedPostgres {
   /** A postgresql:// URL on a loopback port: clients use the same driver as with a real server. */
@@ -27,12 +28,9 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPo
   const failed = exited.then(([code]) => {
     throw new Error(`the embedded database exited with code ${code} before it was ready (data in ${dataDir})`);
   });
-  const timedOut = new Promise<never>((_, reject) =>
-    setTimeout(() => reject(new Error('the embedded database did not start in time')), START_TIMEOUT_MS).unref(),
-  );
   let message: EmbeddedServerMessage;
   try {
-    [message] = await Promise.race([answered, failed, timedOut]);
+    [message] = await withTimeout(Promise.race([answered, failed]), START_TIMEOUT_MS, 'the embedded database did not start in time');
   } catch (error) {
     child.kill('SIGKILL');
     throw error;

@@ -1,3 +1,5 @@
+import { withTimeout } from '../time/with-timeout.ts';
+
 /** Where a dependency runs: a configured server, or the embedded default that needs nothing installed. */
 export type DependencyMode = 'external' | 'embedded';
 
@@ -19,17 +21,11 @@ export interface ProbeResult {
 export async function runProbe(probe: Probe, timeoutMs: number): Promise<ProbeResult> {
   const started = performance.now();
   const latency = () => Math.round(performance.now() - started);
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-  });
   try {
-    await Promise.race([probe.ping(), deadline]);
+    await withTimeout(probe.ping(), timeoutMs, `no answer within ${timeoutMs} ms`);
     return { status: 'healthy', mode: probe.mode, latency_ms: latency() };
   } catch (error) {
     return { status: 'unhealthy', mode: probe.mode, latency_ms: latency(), error: describeError(error) };
-  } finally {
-    clearTimeout(timer);
   }
 }
 
