@@ -1,6 +1,7 @@
 import path from 'node:path';
+import { REPO_ROOT } from '../repository.ts';
 
-export const REPO_ROOT = path.resolve(import.meta.dirname, '../../../..');
+export { REPO_ROOT };
 /** One JSON Schema per event, named `<event name>.json`. */
 export const SCHEMAS_DIR = path.join(REPO_ROOT, 'schemas/events');
 /** One valid payload per event, named like its schema: documentation and test data. */

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { EventName, EventPayloads } from '../events/catalog.ts';
-
-const EXAMPLES_DIR = path.resolve(import.meta.dirname, '../../../../schemas/examples');
+import { EXAMPLES_DIR } from '../events/schema-files.ts';
 
 /** The documented example payload of an event, with fields overridden. */
 export function examplePayload<N extends EventName>(name: N, overrides: Partial<EventPayloads[N]> = {}): EventPayloads[N] {

@@ -2,11 +2,11 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { MigrationList } from '@prisma/schema-engine-wasm/schema_engine_bg';
+import { REPO_ROOT } from '../../repository.ts';
 
-// The same locations as prisma.config.ts, resolved from this file so that any working directory works.
-const repositoryRoot = path.resolve(import.meta.dirname, '../../../../..');
-export const defaultMigrationsDir = path.join(repositoryRoot, 'prisma', 'migrations');
-export const defaultSchemaPath = path.join(repositoryRoot, 'prisma', 'schema.prisma');
+// The same locations as prisma.config.ts.
+export const defaultMigrationsDir = path.join(REPO_ROOT, 'prisma', 'migrations');
+export const defaultSchemaPath = path.join(REPO_ROOT, 'prisma', 'schema.prisma');
 
 const lockfileName = 'migration_lock.toml';
 const postgresqlLockfile =
