@@ -3,8 +3,10 @@ import path from 'node:path';
 import type { EventName, EventPayloads } from '../events/catalog.ts';
 import { EXAMPLES_DIR } from '../events/schema-files.ts';
 
-/** The documented example payload of an event, with fields overridden. */
+const examples = new Map<EventName, unknown>();
+
+/** The documented example payload of an event (read once), with fields overridden. */
 export function examplePayload<N extends EventName>(name: N, overrides: Partial<EventPayloads[N]> = {}): EventPayloads[N] {
-  const example = JSON.parse(readFileSync(path.join(EXAMPLES_DIR, `${name}.json`), 'utf8')) as EventPayloads[N];
-  return { ...example, ...overrides };
+  if (!examples.has(name)) examples.set(name, JSON.parse(readFileSync(path.join(EXAMPLES_DIR, `${name}.json`), 'utf8')));
+  return { ...(structuredClone(examples.get(name)) as EventPayloads[N]), ...overrides };
 }
