@@ -1,25 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { Kafka, Partitioners, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createTestDatabase, uniqueName } from './isolation.ts';
+import { withEmptyInfraCache } from './empty-cache.ts';
+import { connectOutcome } from './proc.ts';
 import { startKafka, startRedis, type ServerHandle } from './servers.ts';
-
-/** Resolves with the socket error code, or 'connected'. */
-function tryConnect(port: number): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve('connected');
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
-  });
-}
 
 function isAlive(pid: number): boolean {
   try {
@@ -97,12 +83,12 @@ describe('a dedicated server', () => {
     const { port } = redis;
     const firstPid = redis.pid();
     expect(firstPid).toBeTypeOf('number');
-    expect(await tryConnect(port)).toBe('connected');
+    expect(await connectOutcome(port)).toBe('connected');
 
     await redis.stop();
     expect(redis.pid()).toBeUndefined();
     expect(isAlive(firstPid as number)).toBe(false);
-    expect(await tryConnect(port)).toBe('ECONNREFUSED');
+    expect(await connectOutcome(port)).toBe('ECONNREFUSED');
 
     await redis.start();
     expect(redis.port).toBe(port);
@@ -118,15 +104,8 @@ describe('a dedicated server', () => {
 
 describe('an unprovisioned server', () => {
   it('fails with the command that provisions it', async () => {
-    const emptyCache = await mkdtemp(join(tmpdir(), 'shop-infra-empty-cache-'));
-    const previous = process.env.SHOP_INFRA_CACHE;
-    process.env.SHOP_INFRA_CACHE = emptyCache;
-    try {
+    await withEmptyInfraCache(async () => {
       await expect(startKafka()).rejects.toThrow('node test/infra/provision.ts');
-    } finally {
-      if (previous === undefined) delete process.env.SHOP_INFRA_CACHE;
-      else process.env.SHOP_INFRA_CACHE = previous;
-      await rm(emptyCache, { recursive: true, force: true });
-    }
+    });
   });
 });

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -8,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HELM_VERSION, KUBERNETES_VERSION } from './layout.ts';
 import { helmBinary, startKubeApiServer, type KubeApiServer } from './kubernetes.ts';
 import { kubeClient, type KubeRequest } from './kube-client.ts';
+import { withEmptyInfraCache } from './empty-cache.ts';
+import { connectOutcome } from './proc.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -31,18 +32,6 @@ afterAll(async () => {
 interface ConfigMap {
   metadata: { name: string; namespace: string; labels?: Record<string, string> };
   data?: Record<string, string>;
-}
-
-function tryConnect(url: string): Promise<string> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = connect({ host: hostname, port: Number(port) });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve('connected');
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
-  });
 }
 
 describe('kube-apiserver on kine', () => {
@@ -125,7 +114,7 @@ describe('kube-apiserver on kine', () => {
 
     await api().stop();
     expect(api().pids()).toEqual({ kine: undefined, apiServer: undefined });
-    expect(await tryConnect(api().url)).toBe('ECONNREFUSED');
+    expect(await connectOutcome(Number(new URL(api().url).port))).toBe('ECONNREFUSED');
 
     await api().start();
     const after = api().pids();
@@ -138,16 +127,9 @@ describe('kube-apiserver on kine', () => {
 
 describe('unprovisioned Kubernetes tools', () => {
   it('fail with the command that provisions them', async () => {
-    const emptyCache = await mkdtemp(join(tmpdir(), 'shop-infra-empty-cache-'));
-    const previous = process.env.SHOP_INFRA_CACHE;
-    process.env.SHOP_INFRA_CACHE = emptyCache;
-    try {
+    await withEmptyInfraCache(async () => {
       await expect(startKubeApiServer()).rejects.toThrow('node test/infra/provision.ts');
       expect(() => helmBinary()).toThrow('node test/infra/provision.ts');
-    } finally {
-      if (previous === undefined) delete process.env.SHOP_INFRA_CACHE;
-      else process.env.SHOP_INFRA_CACHE = previous;
-      await rm(emptyCache, { recursive: true, force: true });
-    }
+    });
   });
 });

@@ -97,15 +97,20 @@ export function freePort(): Promise<number> {
   });
 }
 
-export function isPortOpen(port: number): Promise<boolean> {
+/** Tries a TCP connection to 127.0.0.1: resolves 'connected', or the socket error's code (e.g. ECONNREFUSED). */
+export function connectOutcome(port: number): Promise<string> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port });
     socket.once('connect', () => {
       socket.destroy();
-      resolve(true);
+      resolve('connected');
     });
-    socket.once('error', () => resolve(false));
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
   });
+}
+
+export async function isPortOpen(port: number): Promise<boolean> {
+  return (await connectOutcome(port)) === 'connected';
 }
 
 export async function waitForPortClosed(port: number, timeoutMs: number): Promise<void> {
