@@ -4,7 +4,7 @@ import { parse } from 'yaml';
 import { startKubeApiServer, type KubeApiServer } from '../../test/infra/kubernetes.ts';
 import { kubeClient, type KubeRequest } from '../../test/infra/kube-client.ts';
 import { CRD_FILE, renderCrd, renderTypes, TYPES_FILE } from '../src/crd/generate-crd.ts';
-import type { Shop } from '../src/crd/shop.generated.ts';
+import type { Shop } from '@shop/cdk8s';
 
 describe('generated files', () => {
   it('the CRD and the operator types match schemas/crd/shop.v1alpha1.json (npm run crd:generate)', async () => {

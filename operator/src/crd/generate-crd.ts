@@ -1,6 +1,6 @@
 /**
  * The Shop resource is defined once, in schemas/crd/shop.v1alpha1.json. This writes the CRD
- * (operator/crd/shops.shop.dev.yaml) and the operator's types (shop.generated.ts) from it:
+ * (operator/crd/shops.shop.dev.yaml) and the Shop types (cdk8s/src/shop.generated.ts, shared by @shop/cdk8s and the operator) from it:
  * `npm run crd:generate`. A test fails when either generated file is stale.
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -11,7 +11,7 @@ import { stringify } from 'yaml';
 const REPO_ROOT = path.resolve(import.meta.dirname, '../../..');
 export const SHOP_SCHEMA_FILE = path.join(REPO_ROOT, 'schemas/crd/shop.v1alpha1.json');
 export const CRD_FILE = path.join(REPO_ROOT, 'operator/crd/shops.shop.dev.yaml');
-export const TYPES_FILE = path.join(import.meta.dirname, 'shop.generated.ts');
+export const TYPES_FILE = path.join(REPO_ROOT, 'cdk8s/src/shop.generated.ts');
 
 export const SHOP_GROUP = 'shop.dev';
 export const SHOP_VERSION = 'v1alpha1';
