@@ -1,0 +1,34 @@
+import type { Shop } from './shop.generated.ts';
+
+/** A Kubernetes object as plain JSON, ready for server-side apply. */
+export interface KubeObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: { readonly name: string; readonly namespace?: string; readonly labels?: Record<string, string>; readonly annotations?: Record<string, string> };
+  readonly [field: string]: unknown;
+}
+
+/**
+ * Everything a Shop runs, rendered from its spec alone (a pure function: same Shop, same objects).
+ * The operator applies these in order; `npm run synth` prints them.
+ */
+export interface ShopManifests {
+  /** Non-secret configuration (spec.config) as environment for every container. */
+  readonly configMap: KubeObject;
+  /** Runs the migrations of spec.image.tag; its name carries the version, so each version migrates once. */
+  readonly migrationJob: KubeObject;
+  readonly api: { readonly deployment: KubeObject; readonly service: KubeObject; readonly disruptionBudget: KubeObject };
+  readonly worker: { readonly deployment: KubeObject };
+  /** Exactly one replica with the Recreate strategy: one instance per consumer group. */
+  readonly consumer: { readonly deployment: KubeObject };
+}
+
+export type RenderShop = (shop: Shop) => ShopManifests;
+
+/**
+ * The Secret the operator generates once for keys the Shop does not reference
+ * (SECRET_KEY under `secret-key`, SECRETS_MASTER_KEY under `secrets-master-key`).
+ */
+export function generatedKeysSecretName(shopName: string): string {
+  return `${shopName}-generated-keys`;
+}
