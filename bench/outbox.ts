@@ -56,7 +56,7 @@ async function relayRate(platform: Platform): Promise<number> {
     while (next < EVENTS) {
       const first = next;
       next += EVENTS_PER_TRANSACTION;
-      await platform.database.prisma.$transaction(async (tx) => {
+      await outbox.transaction(async (tx) => {
         for (let i = 0; i < EVENTS_PER_TRANSACTION; i += 1) await outbox.emit(tx, TOPIC, payload(first + i));
       });
     }
@@ -77,7 +77,7 @@ async function latencyAtSteadyRate(platform: Platform): Promise<{ p50: number; p
   const ticks = LATENCY_SECONDS * 100;
   const started = performance.now();
   for (let tick = 0; tick < ticks; tick += 1) {
-    await platform.database.prisma.$transaction(async (tx) => {
+    await outbox.transaction(async (tx) => {
       for (let i = 0; i < perTick; i += 1) await outbox.emit(tx, TOPIC, payload(tick * perTick + i));
     });
     const due = started + (tick + 1) * 10;

@@ -1,7 +1,13 @@
-import { Partitioners, type Kafka, type Producer } from 'kafkajs';
+import { Partitioners, type Kafka, type Message, type Producer, type TopicMessages } from 'kafkajs';
 import type { OutboxMessage, Publisher } from './publisher.ts';
 
 export const EVENT_ID_HEADER = 'event-id';
+
+/**
+ * Payload bytes per produce request. Kafka refuses a record batch over `message.max.bytes` (1 MiB by
+ * default) for a partition; staying at half of it leaves room for keys, headers and framing.
+ */
+const MAX_REQUEST_BYTES = 512 * 1024;
 
 /**
  * An idempotent producer (acks from all in-sync replicas, one request in flight) keyed by the
@@ -27,23 +33,36 @@ export class KafkaPublisher implements Publisher {
       throw error;
     });
     await this.#connected;
-    const byTopic = new Map<string, OutboxMessage[]>();
-    for (const message of messages) byTopic.set(message.topic, [...(byTopic.get(message.topic) ?? []), message]);
-    await this.#producer.sendBatch({
-      acks: -1,
-      topicMessages: [...byTopic].map(([topic, batch]) => ({
-        topic,
-        messages: batch.map((message) => ({
-          key: message.key,
-          value: JSON.stringify(message.payload),
-          timestamp: String(message.createdAt.getTime()),
-          headers: { [EVENT_ID_HEADER]: message.eventId },
-        })),
-      })),
-    });
+    // Requests go one after another, in outbox order, so a key's events never overtake each other.
+    for (const request of requestsOf(messages)) await this.#producer.sendBatch({ acks: -1, topicMessages: request });
   }
 
   async close(): Promise<void> {
     await this.#producer.disconnect();
   }
 }
+
+/** Consecutive runs of messages of at most MAX_REQUEST_BYTES of payload (at least one message each), grouped by topic. */
+function* requestsOf(messages: readonly OutboxMessage[]): Generator<TopicMessages[]> {
+  let byTopic = new Map<string, Message[]>();
+  let bytes = 0;
+  for (const message of messages) {
+    if (bytes > 0 && bytes + Buffer.byteLength(message.value) > MAX_REQUEST_BYTES) {
+      yield topicMessages(byTopic);
+      byTopic = new Map();
+      bytes = 0;
+    }
+    bytes += Buffer.byteLength(message.value);
+    let batch = byTopic.get(message.topic);
+    if (batch === undefined) byTopic.set(message.topic, (batch = []));
+    batch.push({
+      key: message.key,
+      value: message.value,
+      timestamp: String(message.createdAt.getTime()),
+      headers: { [EVENT_ID_HEADER]: message.eventId },
+    });
+  }
+  if (bytes > 0) yield topicMessages(byTopic);
+}
+
+const topicMessages = (byTopic: Map<string, Message[]>): TopicMessages[] => [...byTopic].map(([topic, messages]) => ({ topic, messages }));

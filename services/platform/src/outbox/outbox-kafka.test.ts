@@ -8,7 +8,7 @@ import { loadConfig } from '../config/config.ts';
 import { createLogger } from '../logging/logger.ts';
 import { openPlatform, type Platform } from '../platform.ts';
 import { startOutbox, type RunningOutbox } from './outbox.ts';
-import { EVENT_ID_HEADER } from './kafka-publisher.ts';
+import { EVENT_ID_HEADER, KafkaPublisher } from './kafka-publisher.ts';
 import { examplePayload } from './outbox-test-support.ts';
 
 const TOPIC = 'shop.leads.created.v1';
@@ -43,7 +43,7 @@ it('delivers every event emitted while Kafka was down exactly once, in per-key o
 
   const expectedByKey = new Map<string, string[]>();
   for (let batch = 0; batch < EVENTS / 10; batch += 1) {
-    await platform.database.prisma.$transaction(async (tx) => {
+    await outbox.transaction(async (tx) => {
       for (let i = 0; i < 10; i += 1) {
         const leadId = String(1 + ((batch * 10 + i) % KEYS));
         const eventId = randomUUID();
@@ -81,4 +81,38 @@ it('delivers every event emitted while Kafka was down exactly once, in per-key o
   expect(new Map([...receivedByKey].sort())).toEqual(new Map([...expectedByKey].sort()));
   const { rows } = await platform.database.pool.query('SELECT count(*)::int AS n FROM outbox_events WHERE published_at IS NULL');
   expect(rows[0].n).toBe(0);
+});
+
+it('splits a batch larger than Kafka accepts in one request into several, keeping their order', async () => {
+  const topic = uniqueName('shop.test.large');
+  const kafkaClient = new Kafka({ clientId: 'test', brokers: [kafka.url], logLevel: logLevel.NOTHING });
+  const admin = kafkaClient.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+  await admin.disconnect();
+  // 1.5 MiB for one partition: over the broker's default 1 MiB limit for a single record batch.
+  const messages = Array.from({ length: 15 }, (_, i) => ({
+    id: String(i),
+    eventId: randomUUID(),
+    topic,
+    key: 'one-entity',
+    value: JSON.stringify({ position: i, filler: 'x'.repeat(100 * 1024) }),
+    createdAt: new Date(),
+  }));
+  const publisher = new KafkaPublisher(kafkaClient);
+  await publisher.publish(messages);
+  await publisher.close();
+
+  const consumer = kafkaClient.consumer({ groupId: uniqueName('large') });
+  const positions: number[] = [];
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.run({ eachMessage: async ({ message }) => void positions.push(JSON.parse(message.value?.toString() ?? '{}').position) });
+  try {
+    const deadline = Date.now() + 30_000;
+    while (positions.length < messages.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  } finally {
+    await consumer.disconnect();
+  }
+  expect(positions).toEqual(messages.map((_, i) => i));
 });

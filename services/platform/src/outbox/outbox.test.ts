@@ -43,7 +43,7 @@ class RecordingPublisher implements Publisher {
 }
 
 const metrics = () => outboxMetrics(platform.metrics, platform.database.pool);
-const emitter = (mode: 'strict' | 'warn') => createEmitter({ mode, logger, metrics: metrics() });
+const emitter = (mode: 'strict' | 'warn') => createEmitter({ mode, logger, metrics: metrics() }).emit;
 const pending = async () =>
   Number((await platform.database.pool.query('SELECT count(*) FROM outbox_events WHERE published_at IS NULL AND dispatched_at IS NULL')).rows[0].count);
 const clearOutbox = () => platform.database.pool.query('TRUNCATE outbox_events CASCADE');
@@ -91,7 +91,54 @@ describe('emit', () => {
     expect(after - before).toBe(1);
     const publisher = new RecordingPublisher();
     await new OutboxRelay({ pool: platform.database.pool, publisher, metrics: metrics() }).relayOnce();
-    expect(publisher.published.map((message) => (message.payload as { email: unknown }).email)).toEqual([42]);
+    expect(publisher.published.map((message) => (JSON.parse(message.value) as { email: unknown }).email)).toEqual([42]);
+  });
+});
+
+describe('outbox transaction', () => {
+  const leadEvent = (leadId: string) => examplePayload('shop.leads.created.v1', { event_id: randomUUID(), lead_id: leadId });
+
+  it('writes the events with the change, in emit order, when the transaction commits', async () => {
+    await clearOutbox();
+    const emitter = createEmitter({ mode: 'strict', logger, metrics: metrics() });
+    await emitter.transaction(platform.database.prisma, async (tx) => {
+      await tx.setting.create({ data: { key: 'outbox-transaction', value: 'committed' } });
+      for (const leadId of ['3', '1', '2']) await emitter.emit(tx, 'shop.leads.created.v1', leadEvent(leadId));
+    });
+    const { rows } = await platform.database.pool.query('SELECT partition_key FROM outbox_events ORDER BY id');
+    expect(rows.map((row) => row.partition_key)).toEqual(['3', '1', '2']);
+    expect((await platform.database.pool.query("SELECT value FROM settings WHERE key = 'outbox-transaction'")).rows).toEqual([{ value: 'committed' }]);
+    await platform.database.pool.query('DELETE FROM settings');
+  });
+
+  it('writes nothing when the work fails after emitting, and lets a strict schema error roll back the change', async () => {
+    await clearOutbox();
+    const emitter = createEmitter({ mode: 'strict', logger, metrics: metrics() });
+    await expect(
+      emitter.transaction(platform.database.prisma, async (tx) => {
+        await emitter.emit(tx, 'shop.leads.created.v1', leadEvent('1'));
+        throw new Error('the business change failed');
+      }),
+    ).rejects.toThrow('the business change failed');
+    await expect(
+      emitter.transaction(platform.database.prisma, async (tx) => {
+        await tx.setting.create({ data: { key: 'never-committed', value: 'x' } });
+        await emitter.emit(tx, 'shop.leads.created.v1', { ...leadEvent('2'), email: 42 } as never);
+      }),
+    ).rejects.toThrow(/\/email/);
+    expect(await pending()).toBe(0);
+    expect((await platform.database.pool.query("SELECT 1 FROM settings WHERE key = 'never-committed'")).rows).toEqual([]);
+  });
+});
+
+describe('event size', () => {
+  it('refuses an event too large to relay, even in warn mode, so it can never block the outbox', async () => {
+    await clearOutbox();
+    const huge = { ...examplePayload('shop.leads.created.v1'), name: 'x'.repeat(300 * 1024) };
+    await expect(platform.database.prisma.$transaction((tx) => emitter('warn')(tx, 'shop.leads.created.v1', huge))).rejects.toThrow(
+      /shop\.leads\.created\.v1 is \d+ bytes; events may be at most 262144 bytes/,
+    );
+    expect(await pending()).toBe(0);
   });
 });
 

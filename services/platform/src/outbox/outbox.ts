@@ -1,6 +1,6 @@
 import type { Platform } from '../platform.ts';
 import { KafkaBroker } from '../broker/kafka-broker.ts';
-import { createEmitter, type Emit } from './emit.ts';
+import { createEmitter, type Emit, type RunTransaction } from './emit.ts';
 import { OutboxDispatcher } from './dispatcher.ts';
 import { OutboxRelay } from './relay.ts';
 import { KafkaPublisher } from './kafka-publisher.ts';
@@ -18,6 +18,8 @@ export interface OutboxOptions {
 
 export interface RunningOutbox {
   readonly emit: Emit;
+  /** A transaction whose events are written in one statement before commit: use it for business operations. */
+  readonly transaction: RunTransaction;
   readonly dispatcher: OutboxDispatcher;
   /** Finishes the passes under way, then stops relaying and dispatching. */
   stop(): Promise<void>;
@@ -66,13 +68,16 @@ export function startOutbox(platform: Platform, options: OutboxOptions = {}): Ru
   ];
   if (publisher !== undefined) {
     const relay = new OutboxRelay({ pool: database.pool, publisher, metrics });
-    const pass = async () => (await relay.relayOnce()) === relay.batchSize;
+    // Straight on while a pass found events: waiting after a partial batch would cap the rate under load.
+    const pass = async () => (await relay.relayOnce()) > 0;
     loops.push(new PollingLoop({ name: 'outbox relay', idleMs, maxBackoffMs: MAX_BACKOFF_MS, logger, pass }));
   }
   for (const loop of loops) loop.start();
 
+  const emitter = createEmitter({ mode: config.eventSchemaMode, logger, metrics });
   return {
-    emit: createEmitter({ mode: config.eventSchemaMode, logger, metrics }),
+    emit: emitter.emit,
+    transaction: (work, transactionOptions) => emitter.transaction(database.prisma, work, transactionOptions),
     dispatcher,
     async stop() {
       await Promise.all(loops.map((loop) => loop.stop()));

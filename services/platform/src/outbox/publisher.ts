@@ -4,7 +4,8 @@ export interface OutboxMessage {
   readonly eventId: string;
   readonly topic: string;
   readonly key: string;
-  readonly payload: unknown;
+  /** The payload as JSON text, as stored: it is sent as is, never parsed and serialised again. */
+  readonly value: string;
   readonly createdAt: Date;
 }
 

@@ -2,23 +2,26 @@ import type pg from 'pg';
 import type { OutboxMetrics } from './outbox-metrics.ts';
 import type { OutboxMessage, Publisher } from './publisher.ts';
 
-/** Only one relay pass runs at a time across all replicas, so per-key order holds cluster-wide. */
+/**
+ * Only one relay pass runs at a time across all replicas, so per-key order holds cluster-wide. This
+ * lock is what keeps two replicas off the same rows: nothing else writes pending topic rows (pruning
+ * deletes published ones only), so row locks would add a WAL record per event and protect nothing.
+ */
 const RELAY_LOCK_KEY = 'shop.outbox.relay';
 
 const PENDING_SQL = `
-  SELECT id, event_id, name, partition_key, payload, created_at
+  SELECT id, event_id, name, partition_key, payload::text AS payload, created_at
     FROM outbox_events
    WHERE published_at IS NULL AND partition_key IS NOT NULL
    ORDER BY id
-   LIMIT $1
-     FOR UPDATE`;
+   LIMIT $1`;
 
 interface PendingRow {
   id: string;
   event_id: string;
   name: string;
   partition_key: string;
-  payload: unknown;
+  payload: string;
   created_at: Date;
 }
 
@@ -39,7 +42,7 @@ export class OutboxRelay {
 
   constructor(options: RelayOptions) {
     this.#options = options;
-    this.#batchSize = options.batchSize ?? 500;
+    this.#batchSize = options.batchSize ?? 2_000;
   }
 
   /** One pass; returns how many events it published (0 also when another replica holds the lock). */
@@ -84,7 +87,7 @@ function toMessage(row: PendingRow): OutboxMessage {
     eventId: row.event_id,
     topic: row.name,
     key: row.partition_key,
-    payload: row.payload,
+    value: row.payload,
     createdAt: row.created_at,
   };
 }
