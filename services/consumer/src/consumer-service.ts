@@ -7,12 +7,15 @@ import { createDeadLetterTopics, deadLetterTopic, DeadLetterQueue } from './dead
 import { GroupLocks } from './group-lock.ts';
 import { DEFAULT_GROUP_CONSUMER_OPTIONS, GroupConsumer, type GroupConsumerOptions, type GroupState } from './group-consumer.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.ts';
+import { startProcessedEventsPruning } from './processed-events-pruning.ts';
 
 export type ConsumerPlatform = Pick<Platform, 'logger' | 'metrics' | 'database' | 'broker'>;
 
 export interface ConsumerServiceOptions {
   readonly retry?: RetryPolicy;
   readonly consumer?: Partial<GroupConsumerOptions>;
+  /** How long handled event ids are remembered (PROCESSED_EVENTS_RETENTION_HOURS). */
+  readonly processedEventsRetentionHours?: number;
   /** Called when the service can no longer run safely (its locks are lost, a group crashed for good). */
   readonly onFatal?: (error: Error) => void;
 }
@@ -25,6 +28,9 @@ export interface ConsumerService {
   /** Stops every group (finishing messages in hand and committing), then releases the group locks. */
   stop(): Promise<void>;
 }
+
+/** Two weeks: longer than Kafka's default topic retention, so a replay from the log is still recognised. */
+const DEFAULT_RETENTION_HOURS = 336;
 
 /** How long the database gets to answer before a handler failure is put down to an outage. */
 const DATABASE_CHECK_TIMEOUT_MS = 1_500;
@@ -69,9 +75,10 @@ export async function startConsumerService(
       ),
   );
   let removeLagSource = () => {};
+  const pruning = startProcessedEventsPruning(database.pool, options.processedEventsRetentionHours ?? DEFAULT_RETENTION_HOURS, logger);
 
   const stop = async () => {
-    await Promise.allSettled(consumers.map((consumer) => consumer.stop()));
+    await Promise.allSettled([...consumers.map((consumer) => consumer.stop()), pruning.stop()]);
     removeLagSource();
     await Promise.allSettled([deadLetters.close(), admin.disconnect()]);
     await locks.release();

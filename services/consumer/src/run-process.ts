@@ -70,6 +70,7 @@ export async function runConsumerProcess(options: ConsumerProcessOptions): Promi
     started.platform = await openPlatform(config, logger, 'consumer');
     started.service = await startConsumerService(started.platform, options.groups({ logger }), {
       ...options.service,
+      processedEventsRetentionHours: config.processedEventsRetentionHours,
       onFatal: (error) => {
         logger.error({ err: error }, `stopping: ${error.message}`);
         void exitAfterStopping(1);

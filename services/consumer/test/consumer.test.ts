@@ -162,3 +162,20 @@ describe('kafka_consumergroup_lag', () => {
     await waitFor(async () => (await lag()) === 0, 10_000, 'the lag to drop to 0');
   });
 });
+
+describe('processed_events retention', () => {
+  it('forgets handled event ids older than the retention when the service starts, and keeps newer ones', async () => {
+    const [topic, groupId] = [uniqueName('retention'), uniqueName('group')];
+    await createTopic(brokers, topic, 1);
+    const pool = test.platform.database.pool;
+    const [old, recent] = [testEvent('a').eventId, testEvent('b').eventId];
+    await pool.query(
+      `INSERT INTO processed_events (consumer_group, event_id, topic, processed_at)
+       VALUES ($1, $2, $3, now() - interval '25 hours'), ($1, $4, $3, now() - interval '23 hours')`,
+      [groupId, old, topic, recent],
+    );
+    await start([countingGroup(groupId, topic)], { processedEventsRetentionHours: 24 });
+    await waitFor(async () => !(await processedEventIds(pool, groupId)).includes(old), 10_000, 'the old event id to be pruned');
+    expect(await processedEventIds(pool, groupId)).toEqual([recent]);
+  });
+});

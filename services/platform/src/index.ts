@@ -15,6 +15,8 @@ export { withTimeout } from './time/with-timeout.ts';
 export { openPlatform, type Platform } from './platform.ts';
 export { applyMigrations, createMigration, MigrationError } from './db/migrations/index.ts';
 export { startOutbox, type OutboxOptions, type RunningOutbox } from './outbox/outbox.ts';
+export { PollingLoop } from './outbox/polling-loop.ts';
+export { deleteInBatches } from './db/delete-in-batches.ts';
 export type { Emit, EmitPayload, RunTransaction, TransactionOptions } from './outbox/emit.ts';
 export type { EventListener } from './outbox/listeners.ts';
 export type { Prisma } from './generated/prisma/client.ts';

@@ -39,6 +39,7 @@ export interface Config {
   readonly eventSchemaMode: EventSchemaMode;
   readonly devExtensionsDir: string | undefined;
   readonly outboxRetentionHours: number;
+  readonly processedEventsRetentionHours: number;
   readonly shutdownTimeoutMs: number;
 }
 
@@ -95,6 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventSchemaMode: read.oneOf<EventSchemaMode>('EVENT_SCHEMA_MODE', ['strict', 'warn'], isProduction ? 'warn' : 'strict'),
     devExtensionsDir: readDevExtensions(read, isProduction),
     outboxRetentionHours: read.integer('OUTBOX_RETENTION_HOURS', 168, 1, 24 * 365),
+    processedEventsRetentionHours: read.integer('PROCESSED_EVENTS_RETENTION_HOURS', 336, 1, 24 * 365),
     shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
   };
 

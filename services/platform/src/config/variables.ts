@@ -79,6 +79,11 @@ export const VARIABLES: readonly VariableDoc[] = [
     defaultValue: '168',
   },
   {
+    name: 'PROCESSED_EVENTS_RETENTION_HOURS',
+    description: "How long the consumer remembers handled event ids to drop redeliveries (keep it above the topics' retention)",
+    defaultValue: '336',
+  },
+  {
     name: 'SHUTDOWN_TIMEOUT_MS',
     description: 'How long a stopping process waits for in-flight work',
     defaultValue: '10000',
