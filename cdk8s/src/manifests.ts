@@ -4,8 +4,24 @@ import type { Shop } from './shop.generated.ts';
 export interface KubeObject {
   readonly apiVersion: string;
   readonly kind: string;
-  readonly metadata: { readonly name: string; readonly namespace?: string; readonly labels?: Record<string, string>; readonly annotations?: Record<string, string> };
+  readonly metadata: {
+    readonly name: string;
+    readonly namespace?: string;
+    readonly labels?: Record<string, string>;
+    readonly annotations?: Record<string, string>;
+    /** Never rendered (the owner's uid is only known in the cluster); the operator adds it. */
+    readonly ownerReferences?: readonly OwnerReference[];
+  };
   readonly [field: string]: unknown;
+}
+
+export interface OwnerReference {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly uid: string;
+  readonly controller?: boolean;
+  readonly blockOwnerDeletion?: boolean;
 }
 
 /**
@@ -32,3 +48,13 @@ export type RenderShop = (shop: Shop) => ShopManifests;
 export function generatedKeysSecretName(shopName: string): string {
   return `${shopName}-generated-keys`;
 }
+
+/**
+ * The keys of the generated Secret. `secretsMasterKeyRotatingFrom` (the retired master keys,
+ * comma-separated, for SECRETS_MASTER_KEY_ROTATING_FROM) is optional: the containers start without it.
+ */
+export const GENERATED_KEYS = {
+  secretKey: 'secret-key',
+  secretsMasterKey: 'secrets-master-key',
+  secretsMasterKeyRotatingFrom: 'secrets-master-key-rotating-from',
+} as const;

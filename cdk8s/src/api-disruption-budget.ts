@@ -1,0 +1,25 @@
+import { Construct } from 'constructs';
+import { k8s } from 'cdk8s-plus-33';
+import { API } from './components.ts';
+import { selectorLabels } from './labels.ts';
+import { shopObjectNames } from './names.ts';
+import type { ShopContext } from './shop-context.ts';
+
+/**
+ * At most one api pod evicted at a time, whatever the replica count: with several replicas the others
+ * keep serving; with one, a node drain may still proceed (minAvailable 1 would block it forever).
+ * Pods that are not ready anyway may always be evicted, so a crash-looping pod never blocks a drain.
+ */
+export class ApiDisruptionBudget extends Construct {
+  constructor(scope: Construct, id: string, shop: ShopContext) {
+    super(scope, id);
+    new k8s.KubePodDisruptionBudget(this, 'Resource', {
+      metadata: { name: shopObjectNames(shop.name).api, labels: { 'app.kubernetes.io/component': API.component } },
+      spec: {
+        maxUnavailable: k8s.IntOrString.fromNumber(1),
+        selector: { matchLabels: selectorLabels(shop, API.component) },
+        unhealthyPodEvictionPolicy: 'AlwaysAllow',
+      },
+    });
+  }
+}

@@ -1,0 +1,50 @@
+import type { k8s } from 'cdk8s-plus-33';
+import type { HttpPort } from './components.ts';
+import { containerEnvironment } from './environment.ts';
+import { componentLabels, type Component } from './labels.ts';
+import { HTTP_PORT_NAME, httpProbes } from './probes.ts';
+import { containerResources, type ComponentResources } from './resources.ts';
+import { CONTAINER_SECURITY_CONTEXT, POD_SECURITY_CONTEXT } from './security.ts';
+import { imageOf, type ShopContext } from './shop-context.ts';
+
+export interface PodTemplateProps {
+  readonly shop: ShopContext;
+  readonly component: Component;
+  readonly command: readonly string[];
+  readonly configMapName: string;
+  readonly resources: ComponentResources | undefined;
+  readonly restartPolicy: 'Always' | 'Never';
+  /** The server the probes reach; none for a run-to-completion Job. */
+  readonly http?: HttpPort;
+  readonly annotations?: Record<string, string>;
+}
+
+const TMP_VOLUME = 'tmp';
+
+/** One container of the platform image, locked down, with the Shop's environment and a writable /tmp. */
+export function podTemplate(props: PodTemplateProps): k8s.PodTemplateSpec {
+  const { shop, component, http } = props;
+  const container: k8s.Container = {
+    name: component,
+    ...imageOf(shop.spec),
+    command: [...props.command],
+    ...containerEnvironment(shop, props.configMapName, http),
+    ports: http ? [{ name: HTTP_PORT_NAME, containerPort: http.port, protocol: 'TCP' }] : undefined,
+    ...(http ? httpProbes() : {}),
+    resources: containerResources(props.resources),
+    securityContext: CONTAINER_SECURITY_CONTEXT,
+    volumeMounts: [{ name: TMP_VOLUME, mountPath: '/tmp' }],
+  };
+  return {
+    metadata: { labels: componentLabels(shop, component), annotations: props.annotations },
+    spec: {
+      containers: [container],
+      restartPolicy: props.restartPolicy,
+      securityContext: POD_SECURITY_CONTEXT,
+      // The processes never call the Kubernetes API, and their environment is exactly what is rendered.
+      automountServiceAccountToken: false,
+      enableServiceLinks: false,
+      volumes: [{ name: TMP_VOLUME, emptyDir: {} }],
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import { App } from 'cdk8s';
+import type { KubeObject, ShopManifests } from './manifests.ts';
+import { shopObjectNames, migrationJobName } from './names.ts';
+import { ShopChart } from './shop-chart.ts';
+import { shopContext } from './shop-context.ts';
+import type { Shop } from './shop.generated.ts';
+
+/** Renders the objects of a Shop from its spec alone: no cluster, no clock, no randomness. */
+export function renderShop(shop: Shop): ShopManifests {
+  const context = shopContext(shop);
+  const objects = new ShopChart(new App(), context).toJson() as KubeObject[];
+  const take = objectTaker(objects);
+  const names = shopObjectNames(context.name);
+  const manifests: ShopManifests = {
+    configMap: take('ConfigMap', names.config),
+    migrationJob: take('Job', migrationJobName(context.name, context.spec.image.tag)),
+    api: { deployment: take('Deployment', names.api), service: take('Service', names.api), disruptionBudget: take('PodDisruptionBudget', names.api) },
+    worker: { deployment: take('Deployment', names.worker) },
+    consumer: { deployment: take('Deployment', names.consumer) },
+  };
+  const left = take.remaining();
+  if (left.length > 0) throw new Error(`renderShop: the chart rendered objects ShopManifests has no field for: ${left.join(', ')}`);
+  return manifests;
+}
+
+/** The manifests in the order to apply them by hand: the migration Job first, as the operator runs it. */
+export function manifestList(manifests: ShopManifests): KubeObject[] {
+  return [
+    manifests.migrationJob,
+    manifests.configMap,
+    manifests.api.deployment,
+    manifests.api.service,
+    manifests.api.disruptionBudget,
+    manifests.worker.deployment,
+    manifests.consumer.deployment,
+  ];
+}
+
+function objectTaker(objects: readonly KubeObject[]) {
+  const byKey = new Map(objects.map((object) => [`${object.kind}/${object.metadata.name}`, object]));
+  const take = (kind: string, name: string): KubeObject => {
+    const object = byKey.get(`${kind}/${name}`);
+    if (!object) throw new Error(`renderShop: the chart rendered no ${kind} named ${name}`);
+    byKey.delete(`${kind}/${name}`);
+    return object;
+  };
+  return Object.assign(take, { remaining: () => [...byKey.keys()] });
+}

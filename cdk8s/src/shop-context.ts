@@ -1,0 +1,24 @@
+import { checkShopName } from './names.ts';
+import type { Shop, ShopSpec } from './shop.generated.ts';
+
+/** What every construct needs to know about the Shop it renders. */
+export interface ShopContext {
+  readonly name: string;
+  readonly namespace: string | undefined;
+  readonly spec: ShopSpec;
+}
+
+export function shopContext(shop: Shop): ShopContext {
+  return { name: checkShopName(shop.metadata?.name), namespace: shop.metadata?.namespace, spec: shop.spec };
+}
+
+/** The CRD's defaults, for a Shop read from a file rather than from the API server (which fills them in). */
+export const SPEC_DEFAULTS = {
+  pullPolicy: 'IfNotPresent',
+  apiReplicas: 2,
+  workerReplicas: 1,
+} as const;
+
+export function imageOf(spec: ShopSpec): { image: string; imagePullPolicy: string } {
+  return { image: `${spec.image.repository}:${spec.image.tag}`, imagePullPolicy: spec.image.pullPolicy ?? SPEC_DEFAULTS.pullPolicy };
+}

@@ -1,0 +1,133 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { VARIABLES } from '../../services/platform/src/config/variables.ts';
+import { GENERATED_KEYS, renderShop, type KubeObject } from '../src/index.ts';
+import { API, CONSUMER, MIGRATE_COMMAND } from '../src/components.ts';
+import { SPEC_DEFAULTS } from '../src/shop-context.ts';
+import { containerOf, minimalShop, type EnvVar } from './shops.ts';
+
+const secretRef = (env: EnvVar[], name: string) => env.find((variable) => variable.name === name)?.valueFrom?.secretKeyRef;
+const everyContainerEnv = (manifests: ReturnType<typeof renderShop>): EnvVar[][] =>
+  [manifests.migrationJob, manifests.api.deployment, manifests.worker.deployment, manifests.consumer.deployment].map(
+    (object: KubeObject) => containerOf(object).env,
+  );
+
+describe('environment', () => {
+  it('reads the plain configuration from the ConfigMap in every container', () => {
+    const manifests = renderShop(minimalShop((shop) => (shop.spec.config = { LOG_LEVEL: 'DEBUG' })));
+    expect(manifests.configMap).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap', data: { LOG_LEVEL: 'DEBUG' } });
+    for (const object of [manifests.migrationJob, manifests.api.deployment, manifests.worker.deployment, manifests.consumer.deployment]) {
+      expect(containerOf(object).envFrom).toEqual([{ configMapRef: { name: 'acme-config' } }]);
+      expect(containerOf(object).env.map((variable) => variable.name)).not.toContain('LOG_LEVEL');
+    }
+  });
+
+  it('takes every referenced secret from the Secret and key the spec names', () => {
+    const manifests = renderShop(
+      minimalShop((shop) =>
+        Object.assign(shop.spec.secrets, {
+          workflowHost: { name: 'temporal', key: 'address' },
+          secretKey: { name: 'jwt', key: 'signing' },
+          secretsMasterKey: { name: 'vault', key: 'master' },
+          adminSearchApiKey: { name: 'search', key: 'admin' },
+          storefrontSearchApiKey: { name: 'search', key: 'storefront' },
+          storefrontSearchOnlyKey: { name: 'search', key: 'search-only' },
+          s3AccessKey: { name: 's3', key: 'access' },
+          s3SecretKey: { name: 's3', key: 'secret' },
+        }),
+      ),
+    );
+    for (const env of everyContainerEnv(manifests)) {
+      expect(secretRef(env, 'DATABASE_URL')).toEqual({ name: 'acme-database', key: 'url' });
+      expect(secretRef(env, 'CACHE_URL')).toEqual({ name: 'acme-cache', key: 'url' });
+      expect(secretRef(env, 'BROKER_ADDRESS')).toEqual({ name: 'acme-kafka', key: 'bootstrap' });
+      expect(secretRef(env, 'WORKFLOW_HOST')).toEqual({ name: 'temporal', key: 'address' });
+      expect(secretRef(env, 'SECRET_KEY')).toEqual({ name: 'jwt', key: 'signing' });
+      expect(secretRef(env, 'SECRETS_MASTER_KEY')).toEqual({ name: 'vault', key: 'master' });
+      expect(secretRef(env, 'ADMIN_SEARCH_API_KEY')).toEqual({ name: 'search', key: 'admin' });
+      expect(secretRef(env, 'STOREFRONT_SEARCH_API_KEY')).toEqual({ name: 'search', key: 'storefront' });
+      expect(secretRef(env, 'STOREFRONT_SEARCH_ONLY_KEY')).toEqual({ name: 'search', key: 'search-only' });
+      expect(secretRef(env, 'S3_ACCESS_KEY')).toEqual({ name: 's3', key: 'access' });
+      expect(secretRef(env, 'S3_SECRET_KEY')).toEqual({ name: 's3', key: 'secret' });
+      // A referenced master key is rotated by whoever owns it: nothing points at the generated Secret.
+      expect(env.some((variable) => variable.valueFrom?.secretKeyRef?.name === 'acme-generated-keys')).toBe(false);
+    }
+  });
+
+  it("takes SECRET_KEY and SECRETS_MASTER_KEY from the operator's generated Secret when the spec does not reference them", () => {
+    for (const env of everyContainerEnv(renderShop(minimalShop()))) {
+      expect(secretRef(env, 'SECRET_KEY')).toEqual({ name: 'acme-generated-keys', key: GENERATED_KEYS.secretKey });
+      expect(secretRef(env, 'SECRETS_MASTER_KEY')).toEqual({ name: 'acme-generated-keys', key: GENERATED_KEYS.secretsMasterKey });
+      expect(secretRef(env, 'SECRETS_MASTER_KEY_ROTATING_FROM')).toEqual({
+        name: 'acme-generated-keys',
+        key: GENERATED_KEYS.secretsMasterKeyRotatingFrom,
+        optional: true,
+      });
+    }
+  });
+
+  it('mixes the two: a referenced SECRET_KEY with a generated master key', () => {
+    const env = containerOf(renderShop(minimalShop((shop) => (shop.spec.secrets.secretKey = { name: 'jwt', key: 'k' }))).api.deployment).env;
+    expect(secretRef(env, 'SECRET_KEY')).toEqual({ name: 'jwt', key: 'k' });
+    expect(secretRef(env, 'SECRETS_MASTER_KEY')).toEqual({ name: 'acme-generated-keys', key: 'secrets-master-key' });
+  });
+
+  it('leaves out the optional secrets the spec leaves out', () => {
+    const names = containerOf(renderShop(minimalShop()).api.deployment).env.map((variable) => variable.name);
+    for (const absent of ['WORKFLOW_HOST', 'ADMIN_SEARCH_API_KEY', 'STOREFRONT_SEARCH_API_KEY', 'STOREFRONT_SEARCH_ONLY_KEY', 'S3_ACCESS_KEY', 'S3_SECRET_KEY']) {
+      expect(names).not.toContain(absent);
+    }
+    expect(names).toEqual([
+      'NODE_ENV',
+      'PORT',
+      'DATABASE_URL',
+      'CACHE_URL',
+      'BROKER_ADDRESS',
+      'SECRET_KEY',
+      'SECRETS_MASTER_KEY',
+      'SECRETS_MASTER_KEY_ROTATING_FROM',
+    ]);
+  });
+
+  it('gives no secret a literal value: each comes from a Secret', () => {
+    const secretNames = new Set(VARIABLES.filter((variable) => variable.secret).map((variable) => variable.name));
+    for (const env of everyContainerEnv(renderShop(minimalShop()))) {
+      for (const variable of env.filter((v) => secretNames.has(v.name))) expect(variable.value).toBeUndefined();
+    }
+  });
+});
+
+describe('agreement with the rest of the repository', () => {
+  it('maps every secret variable of the platform from the spec or the generated Secret', () => {
+    const full = renderShop(
+      minimalShop((shop) => {
+        for (const field of ['workflowHost', 'adminSearchApiKey', 'storefrontSearchApiKey', 'storefrontSearchOnlyKey', 's3AccessKey', 's3SecretKey'] as const) {
+          shop.spec.secrets[field] = { name: 'any', key: field };
+        }
+      }),
+    );
+    const names = containerOf(full.api.deployment).env.map((variable) => variable.name);
+    for (const variable of VARIABLES.filter((v) => v.secret)) expect(names).toContain(variable.name);
+  });
+
+  it('sets the ports the platform reads by default (PORT, CONSUMER_PORT)', () => {
+    const defaults = Object.fromEntries(VARIABLES.map((variable) => [variable.name, variable.defaultValue]));
+    expect(String(API.http.port)).toBe(defaults[API.http.variable]);
+    expect(String(CONSUMER.http.port)).toBe(defaults[CONSUMER.http.variable]);
+  });
+
+  it('migrates with the command behind `npm run db:migrate`', async () => {
+    const rootPackage = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+    expect(MIGRATE_COMMAND.join(' ')).toBe(rootPackage.scripts['db:migrate']);
+  });
+
+  it('falls back on the defaults of the Shop schema', async () => {
+    const schema = JSON.parse(await readFile(new URL('../../schemas/crd/shop.v1alpha1.json', import.meta.url), 'utf8'));
+    const spec = schema.properties.spec.properties;
+    expect(SPEC_DEFAULTS).toEqual({
+      pullPolicy: spec.image.properties.pullPolicy.default,
+      apiReplicas: spec.api.properties.replicas.default,
+      workerReplicas: spec.worker.properties.replicas.default,
+    });
+  });
+});

@@ -1,0 +1,219 @@
+import { describe, expect, it } from 'vitest';
+import { CONFIG_HASH_ANNOTATION, renderShop, type KubeObject } from '../src/index.ts';
+import { containerOf, minimalShop, workload } from './shops.ts';
+
+const manifests = renderShop(minimalShop());
+const deployments = {
+  api: manifests.api.deployment,
+  worker: manifests.worker.deployment,
+  consumer: manifests.consumer.deployment,
+};
+const podWorkloads: Record<string, KubeObject> = { ...deployments, migrations: manifests.migrationJob };
+
+describe('labels', () => {
+  it('carries the recommended labels on every object and pod template, with its component', () => {
+    const common = {
+      'app.kubernetes.io/name': 'shop',
+      'app.kubernetes.io/instance': 'acme',
+      'app.kubernetes.io/version': '1.4.0',
+      'app.kubernetes.io/managed-by': 'shop-operator',
+    };
+    for (const [component, object] of Object.entries(podWorkloads)) {
+      const labels = { ...common, 'app.kubernetes.io/component': component };
+      expect(object.metadata.labels).toEqual(labels);
+      expect(workload(object).spec.template.metadata.labels).toEqual(labels);
+    }
+    expect(manifests.api.service.metadata.labels).toEqual({ ...common, 'app.kubernetes.io/component': 'api' });
+    expect(manifests.configMap.metadata.labels).toEqual(common);
+  });
+
+  it('selects pods without the version, so a new version keeps the immutable selector', () => {
+    const next = renderShop(minimalShop((shop) => (shop.spec.image.tag = '1.5.0')));
+    expect(workload(next.api.deployment).spec.selector).toEqual(workload(manifests.api.deployment).spec.selector);
+    expect(workload(manifests.api.deployment).spec.selector?.matchLabels).toEqual({
+      'app.kubernetes.io/name': 'shop',
+      'app.kubernetes.io/instance': 'acme',
+      'app.kubernetes.io/component': 'api',
+    });
+    expect(manifests.api.service.spec).toMatchObject({ selector: workload(manifests.api.deployment).spec.selector?.matchLabels });
+  });
+});
+
+describe('deployments', () => {
+  it('runs the image of the spec with its pull policy, defaulting to IfNotPresent', () => {
+    const always = renderShop(minimalShop((shop) => (shop.spec.image.pullPolicy = 'Always')));
+    for (const object of Object.values(podWorkloads)) {
+      expect(containerOf(object)).toMatchObject({ image: 'registry.example.com/shop/platform:1.4.0', imagePullPolicy: 'IfNotPresent' });
+    }
+    expect(containerOf(always.consumer.deployment).imagePullPolicy).toBe('Always');
+    expect(containerOf(always.migrationJob).imagePullPolicy).toBe('Always');
+  });
+
+  it('starts each component with node and its entrypoint', () => {
+    expect(containerOf(deployments.api).command).toEqual(['node', 'services/api/src/main.ts']);
+    expect(containerOf(deployments.worker).command).toEqual(['node', 'services/worker/src/main.ts']);
+    expect(containerOf(deployments.consumer).command).toEqual(['node', 'services/consumer/src/main.ts']);
+  });
+
+  it('takes the api and worker replicas from the spec, with the CRD defaults 2 and 1', () => {
+    expect(workload(deployments.api).spec.replicas).toBe(2);
+    expect(workload(deployments.worker).spec.replicas).toBe(1);
+    const sized = renderShop(minimalShop((shop) => Object.assign(shop.spec, { api: { replicas: 5 }, worker: { replicas: 0 } })));
+    expect(workload(sized.api.deployment).spec.replicas).toBe(5);
+    expect(workload(sized.worker.deployment).spec.replicas).toBe(0);
+  });
+
+  it('rolls the api and the worker without taking a pod down first', () => {
+    for (const object of [deployments.api, deployments.worker]) {
+      expect(workload(object).spec.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } });
+    }
+  });
+
+  it('runs exactly one consumer with the Recreate strategy, even when the spec asks for 3 or for none', () => {
+    for (const replicas of [3, 0, undefined]) {
+      const consumer = renderShop(minimalShop((shop) => (shop.spec.consumer = { replicas }))).consumer.deployment;
+      expect(workload(consumer).spec.replicas).toBe(1);
+      expect(workload(consumer).spec.strategy).toEqual({ type: 'Recreate' });
+    }
+  });
+
+  it('gives each container the resources of its component, and none when the spec sets none', () => {
+    const sized = renderShop(
+      minimalShop((shop) =>
+        Object.assign(shop.spec, {
+          api: { resources: { requests: { cpu: '250m', memory: '256Mi' }, limits: { memory: '512Mi' } } },
+          consumer: { resources: { requests: { cpu: 1 } } },
+        }),
+      ),
+    );
+    expect(containerOf(sized.api.deployment).resources).toEqual({ requests: { cpu: '250m', memory: '256Mi' }, limits: { memory: '512Mi' } });
+    expect(containerOf(sized.consumer.deployment).resources).toEqual({ requests: { cpu: 1 } });
+    expect(containerOf(sized.worker.deployment).resources).toBeUndefined();
+    expect(containerOf(sized.migrationJob).resources).toEqual(containerOf(sized.api.deployment).resources);
+  });
+});
+
+describe('probes and ports', () => {
+  const expectedPorts = { api: 3000, worker: 3000, consumer: 9464 } as const;
+  for (const [component, port] of Object.entries(expectedPorts)) {
+    it(`probes the ${component} on /health and /ready at its port ${port}, the one its variable sets`, () => {
+      const container = containerOf(deployments[component as keyof typeof deployments]);
+      expect(container.ports).toEqual([{ name: 'http', containerPort: port, protocol: 'TCP' }]);
+      const variable = component === 'consumer' ? 'CONSUMER_PORT' : 'PORT';
+      expect(container.env).toContainEqual({ name: variable, value: String(port) });
+      expect(container.livenessProbe?.httpGet).toEqual({ path: '/health', port: 'http' });
+      expect(container.startupProbe?.httpGet).toEqual({ path: '/health', port: 'http' });
+      expect(container.readinessProbe?.httpGet).toEqual({ path: '/ready', port: 'http' });
+      // /ready may take up to 2 s when a dependency hangs.
+      expect(container.readinessProbe?.timeoutSeconds).toBeGreaterThan(2);
+    });
+  }
+
+  it('exposes the api on port http of a ClusterIP Service', () => {
+    expect(manifests.api.service.spec).toMatchObject({ type: 'ClusterIP', ports: [{ name: 'http', port: 80, targetPort: 'http' }] });
+  });
+
+  it('keeps at most one api pod out at a time, whatever the replicas', () => {
+    for (const replicas of [1, 2, 7]) {
+      const budget = renderShop(minimalShop((shop) => (shop.spec.api = { replicas }))).api.disruptionBudget;
+      expect(budget).toMatchObject({ apiVersion: 'policy/v1', spec: { maxUnavailable: 1, selector: workload(deployments.api).spec.selector } });
+      expect(budget.spec).not.toHaveProperty('minAvailable');
+    }
+  });
+});
+
+describe('security', () => {
+  for (const [component, object] of Object.entries(podWorkloads)) {
+    it(`locks down the ${component} pod: non-root uid 10001, read-only root, no privilege escalation, no capabilities, RuntimeDefault seccomp`, () => {
+      const pod = workload(object).spec.template.spec;
+      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 10001, seccompProfile: { type: 'RuntimeDefault' } });
+      expect(containerOf(object).securityContext).toMatchObject({
+        runAsNonRoot: true,
+        runAsUser: 10001,
+        readOnlyRootFilesystem: true,
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ['ALL'] },
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
+      expect(pod.volumes).toEqual([{ name: 'tmp', emptyDir: {} }]);
+      expect(containerOf(object).volumeMounts).toEqual([{ name: 'tmp', mountPath: '/tmp' }]);
+      expect(containerOf(object).env[0]).toEqual({ name: 'NODE_ENV', value: 'production' });
+    });
+  }
+});
+
+describe('the migration Job', () => {
+  const job = workload(manifests.migrationJob);
+
+  it('runs once per version: retries twice, never restarts in place, stays after it finishes', () => {
+    expect(manifests.migrationJob).toMatchObject({ apiVersion: 'batch/v1', kind: 'Job' });
+    expect(job.spec.backoffLimit).toBe(2);
+    expect(job.spec.template.spec.restartPolicy).toBe('Never');
+    expect(job.spec).not.toHaveProperty('ttlSecondsAfterFinished');
+  });
+
+  it('runs the migrate command with the same environment as the services, and no probes', () => {
+    const container = containerOf(manifests.migrationJob);
+    expect(container.command).toEqual(['node', 'services/platform/src/db/migrations/cli.ts', 'deploy']);
+    const withoutPort = (object: KubeObject) => containerOf(object).env.filter((variable) => variable.name !== 'PORT');
+    expect(container.env).toEqual(withoutPort(deployments.api));
+    expect(container.envFrom).toEqual(containerOf(deployments.api).envFrom);
+    expect(container.ports).toBeUndefined();
+    expect(container.livenessProbe).toBeUndefined();
+  });
+
+  it('carries no config hash: its pod template is immutable, and a config change must not need a new Job', () => {
+    const reconfigured = renderShop(minimalShop((shop) => (shop.spec.config = { LOG_LEVEL: 'DEBUG' })));
+    expect(reconfigured.migrationJob).toEqual(manifests.migrationJob);
+  });
+});
+
+describe('the config hash', () => {
+  const hashes = (config: Record<string, string> | undefined) => {
+    const rendered = renderShop(minimalShop((shop) => (shop.spec.config = config)));
+    return [rendered.api.deployment, rendered.worker.deployment, rendered.consumer.deployment].map(
+      (object) => workload(object).spec.template.metadata.annotations?.[CONFIG_HASH_ANNOTATION],
+    );
+  };
+
+  it('is on every Deployment pod template and the same for all of them', () => {
+    const [api, ...others] = hashes({ LOG_LEVEL: 'INFO' });
+    expect(api).toMatch(/^[0-9a-f]{64}$/);
+    expect(others).toEqual([api, api]);
+  });
+
+  it('changes when a value, a key or the set of keys changes', () => {
+    const base = hashes({ LOG_LEVEL: 'INFO' })[0];
+    expect(hashes({ LOG_LEVEL: 'DEBUG' })[0]).not.toBe(base);
+    expect(hashes({ LOG_LEVEL: 'INFO', S3_BUCKET: 'b' })[0]).not.toBe(base);
+    expect(hashes({ LOG_LEVEl: 'INFO' })[0]).not.toBe(base);
+    expect(hashes({ 'LOG_LEVEL=INFO': '' })[0]).not.toBe(base);
+  });
+
+  it('stays the same for the same data in another key order, and for an empty or absent config', () => {
+    expect(hashes({ A: '1', B: '2' })).toEqual(hashes({ B: '2', A: '1' }));
+    expect(hashes({})).toEqual(hashes(undefined));
+  });
+
+  it('is the only template change a config change makes', () => {
+    const before = renderShop(minimalShop());
+    const after = renderShop(minimalShop((shop) => (shop.spec.config = { LOG_LEVEL: 'DEBUG' })));
+    const withoutHash = (object: KubeObject) => ({ ...workload(object).spec.template, metadata: { ...workload(object).spec.template.metadata, annotations: {} } });
+    expect(withoutHash(after.api.deployment)).toEqual(withoutHash(before.api.deployment));
+    expect(after.configMap).toMatchObject({ data: { LOG_LEVEL: 'DEBUG' } });
+  });
+});
+
+describe('renderShop', () => {
+  it('is deterministic: the same Shop renders the same objects, byte for byte', () => {
+    const shop = minimalShop((s) => (s.spec.config = { Z: '1', A: '2' }));
+    expect(JSON.stringify(renderShop(shop))).toBe(JSON.stringify(renderShop(structuredClone(shop))));
+  });
+
+  it('does not change the Shop it is given', () => {
+    const shop = minimalShop((s) => (s.spec.consumer = { replicas: 3 }));
+    const copy = structuredClone(shop);
+    renderShop(shop);
+    expect(shop).toEqual(copy);
+  });
+});
