@@ -1,5 +1,8 @@
 import { Partitioners, type Kafka, type Message, type Producer, type TopicMessages } from 'kafkajs';
 import type { OutboxMessage, Publisher } from './publisher.ts';
+import { ensureTopics } from '../broker/ensure-topics.ts';
+import { TOPICS } from '../events/catalog.ts';
+import type { Logger } from '../logging/logger.ts';
 
 export const EVENT_ID_HEADER = 'event-id';
 
@@ -14,10 +17,14 @@ const MAX_REQUEST_BYTES = 512 * 1024;
  * entity id, so one entity's events land on one partition in the order they were written.
  */
 export class KafkaPublisher implements Publisher {
+  readonly #kafka: Kafka;
+  readonly #logger: Logger;
   readonly #producer: Producer;
   #connected: Promise<void> | undefined;
 
-  constructor(kafka: Kafka) {
+  constructor(kafka: Kafka, logger: Logger) {
+    this.#kafka = kafka;
+    this.#logger = logger;
     this.#producer = kafka.producer({
       idempotent: true,
       maxInFlightRequests: 1,
@@ -28,13 +35,18 @@ export class KafkaPublisher implements Publisher {
   }
 
   async publish(messages: readonly OutboxMessage[]): Promise<void> {
-    this.#connected ??= this.#producer.connect().catch((error: unknown) => {
+    this.#connected ??= this.#connect().catch((error: unknown) => {
       this.#connected = undefined;
       throw error;
     });
     await this.#connected;
     // Requests go one after another, in outbox order, so a key's events never overtake each other.
     for (const request of requestsOf(messages)) await this.#producer.sendBatch({ acks: -1, topicMessages: request });
+  }
+
+  async #connect(): Promise<void> {
+    await this.#producer.connect();
+    await ensureTopics(this.#kafka, Object.keys(TOPICS), this.#logger);
   }
 
   async close(): Promise<void> {

@@ -10,6 +10,7 @@ import { openPlatform, type Platform } from '../platform.ts';
 import { startOutbox, type RunningOutbox } from './outbox.ts';
 import { EVENT_ID_HEADER, KafkaPublisher } from './kafka-publisher.ts';
 import { examplePayload } from './outbox-test-support.ts';
+import { TOPICS } from '../events/catalog.ts';
 
 const TOPIC = 'shop.leads.created.v1';
 const EVENTS = 1_000;
@@ -27,7 +28,8 @@ beforeAll(async () => {
   platform = await openPlatform(config, createLogger({ level: 'ERROR', service: 'test' }), 'test');
   const admin = new Kafka({ clientId: 'test', brokers: [kafka.url], logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: 3 }], waitForLeaders: true });
+  // Two partitions, where the broker's default is three: the relay must leave a pre-created topic as it is.
+  await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: 2 }], waitForLeaders: true });
   await admin.disconnect();
   outbox = startOutbox(platform);
 });
@@ -83,6 +85,19 @@ it('delivers every event emitted while Kafka was down exactly once, in per-key o
   expect(rows[0].n).toBe(0);
 });
 
+it('creates the missing registry topics with the broker defaults once connected, and leaves existing ones alone', async () => {
+  const admin = new Kafka({ clientId: 'test', brokers: [kafka.url], logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const topics = await admin.listTopics();
+    for (const topic of Object.keys(TOPICS)) expect(topics).toContain(topic);
+    const { topics: metadata } = await admin.fetchTopicMetadata({ topics: [TOPIC, 'shop.orders.placed.v1'] });
+    expect(Object.fromEntries(metadata.map((topic) => [topic.name, topic.partitions.length]))).toEqual({ [TOPIC]: 2, 'shop.orders.placed.v1': 3 });
+  } finally {
+    await admin.disconnect();
+  }
+});
+
 it('splits a batch larger than Kafka accepts in one request into several, keeping their order', async () => {
   const topic = uniqueName('shop.test.large');
   const kafkaClient = new Kafka({ clientId: 'test', brokers: [kafka.url], logLevel: logLevel.NOTHING });
@@ -99,7 +114,7 @@ it('splits a batch larger than Kafka accepts in one request into several, keepin
     value: JSON.stringify({ position: i, filler: 'x'.repeat(100 * 1024) }),
     createdAt: new Date(),
   }));
-  const publisher = new KafkaPublisher(kafkaClient);
+  const publisher = new KafkaPublisher(kafkaClient, platform.logger);
   await publisher.publish(messages);
   await publisher.close();
 

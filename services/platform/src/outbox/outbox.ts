@@ -36,7 +36,7 @@ export function startOutbox(platform: Platform, options: OutboxOptions = {}): Ru
   const { config, logger, database, broker } = platform;
   const metrics = outboxMetrics(platform.metrics, database.pool);
   const idleMs = options.idleMs ?? 50;
-  const publisher = broker instanceof KafkaBroker ? new KafkaPublisher(broker.kafka) : undefined;
+  const publisher = broker instanceof KafkaBroker ? new KafkaPublisher(broker.kafka, logger) : undefined;
   const dispatcher = new OutboxDispatcher({
     pool: database.pool,
     prisma: database.prisma,
