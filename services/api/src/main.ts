@@ -1,5 +1,6 @@
 import closeWithGrace from 'close-with-grace';
 import { createLogger, loadConfigOrExit, openPlatform, startOutbox, type Platform } from '@shop/platform';
+import { subscriptionListeners, topicSubscriptions } from '@shop/domain';
 import { buildApp } from './app.ts';
 
 const config = loadConfigOrExit();
@@ -10,7 +11,8 @@ try {
   platform = await openPlatform(config, logger, 'api');
   const opened = platform;
   const app = await buildApp(opened);
-  const outbox = startOutbox(opened);
+  // Without a broker the outbox dispatcher runs the topic subscriptions the consumer would run.
+  const outbox = startOutbox(opened, { listeners: subscriptionListeners(topicSubscriptions) });
 
   closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'stopping after an unhandled error');

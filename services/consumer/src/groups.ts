@@ -1,17 +1,14 @@
-import type { Logger } from '@shop/platform';
+import { topicSubscriptions, type TopicSubscription } from '@shop/domain';
 import type { ConsumerGroupDefinition } from './group-definition.ts';
-import { auditGroup } from './handlers/audit.ts';
 
-/** What a group's handlers may use besides the transaction they are given. */
-export interface GroupContext {
-  readonly logger: Logger;
+/** A domain subscription as a Kafka consumer group of the same name. */
+export function consumerGroupOf(subscription: TopicSubscription): ConsumerGroupDefinition {
+  return {
+    groupId: subscription.name,
+    topics: subscription.topics,
+    handle: (tx, message) => subscription.handle(tx, { topic: message.topic, eventId: message.eventId, payload: message.payload } as never),
+  };
 }
 
-/**
- * Every consumer group this service runs, one kafkajs consumer each. To add one, write its
- * definition in handlers/ and list it here; its group id must stay stable (offsets, processed_events
- * rows and its dead-letter topics are keyed by it).
- */
-export function consumerGroups(context: GroupContext): readonly ConsumerGroupDefinition[] {
-  return [auditGroup(context.logger)];
-}
+/** Every consumer group this service runs, one kafkajs consumer each: the domain's topic subscriptions. */
+export const consumerGroups: readonly ConsumerGroupDefinition[] = topicSubscriptions.map(consumerGroupOf);

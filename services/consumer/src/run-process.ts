@@ -2,7 +2,6 @@ import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { createLogger, loadConfigOrExit, openPlatform, type Platform } from '@shop/platform';
 import type { ConsumerGroupDefinition } from './group-definition.ts';
-import type { GroupContext } from './groups.ts';
 import { startConsumerService, type ConsumerService, type ConsumerServiceOptions } from './consumer-service.ts';
 import { GroupTakenError } from './group-lock.ts';
 import { buildConsumerApp } from './http-app.ts';
@@ -12,7 +11,7 @@ import { loadConsumerSettingsOrExit } from './settings.ts';
 export const EXIT_GROUP_TAKEN = 75;
 
 export interface ConsumerProcessOptions {
-  readonly groups: (context: GroupContext) => readonly ConsumerGroupDefinition[];
+  readonly groups: readonly ConsumerGroupDefinition[];
   readonly service?: Omit<ConsumerServiceOptions, 'onFatal'>;
 }
 
@@ -68,7 +67,7 @@ export async function runConsumerProcess(options: ConsumerProcessOptions): Promi
 
   try {
     started.platform = await openPlatform(config, logger, 'consumer');
-    started.service = await startConsumerService(started.platform, options.groups({ logger }), {
+    started.service = await startConsumerService(started.platform, options.groups, {
       ...options.service,
       processedEventsRetentionHours: config.processedEventsRetentionHours,
       onFatal: (error) => {

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { applyMigrations } from '@shop/platform';
 import { createTestDatabase, uniqueName, type TestDatabase } from '../../../test/infra/isolation.ts';
-import { AUDIT_GROUP_ID } from '../src/handlers/audit.ts';
+import { auditSubscription } from '@shop/domain';
 import { EXIT_GROUP_TAKEN } from '../src/run-process.ts';
 import { CONSUMER_MAIN, COUNTING_CONSUMER, spawnConsumer, type ConsumerProcess } from './support/consumer-process.ts';
 import { createTopic, produceEvents, testEvent, testKafka } from './support/kafka.ts';
@@ -112,6 +112,8 @@ describe('a consumer stopped with SIGTERM mid-batch', () => {
   });
 });
 
+const AUDIT_GROUP_ID = auditSubscription.name;
+
 describe('the consumer process', () => {
   it('serves probes and metrics, audits events, refuses a second instance of its group, and stops on SIGTERM', async () => {
     const first = run(CONSUMER_MAIN);
@@ -135,8 +137,8 @@ describe('the consumer process', () => {
     const account = testEvent('42', { customer_id: '42' });
     await produceEvents(brokers, 'shop.accounts.created.v1', [account]);
     await waitFor(async () => (await processedEventIds(pool, AUDIT_GROUP_ID)).includes(account.eventId), 30_000, 'the audit record');
-    const audit = first.logLines().find((line) => line.event_id === account.eventId);
-    expect(audit).toMatchObject({ level: 'INFO', audit: true, topic: 'shop.accounts.created.v1', key: '42', group: AUDIT_GROUP_ID });
+    const { rows: trail } = await pool.query('SELECT topic, entity_id FROM audit_entries WHERE event_id = $1', [account.eventId]);
+    expect(trail).toEqual([{ topic: 'shop.accounts.created.v1', entity_id: '42' }]);
 
     const metrics = await (await fetch(`${url}/metrics`)).text();
     expect(metrics).toMatch(/^kafka_consumergroup_lag\{group="shop\.audit",topic="shop\.accounts\.created\.v1",partition="\d+"/m);

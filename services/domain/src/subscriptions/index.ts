@@ -1,0 +1,9 @@
+import { auditSubscription } from '../audit/audit-subscription.ts';
+import type { TopicSubscription } from './topic-subscription.ts';
+
+/**
+ * Every topic subscription of the platform. To add one, define it in its area's folder and list it
+ * here: the consumer runs it as a Kafka consumer group, the embedded api as outbox listeners. Its
+ * name must stay stable (offsets, processed_events rows, deliveries and dead letters are keyed by it).
+ */
+export const topicSubscriptions: readonly TopicSubscription[] = [auditSubscription];

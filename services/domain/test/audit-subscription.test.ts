@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, expect, it, inject } from 'vitest';
+import { applyMigrations, createLogger, loadConfig, openPlatform, startOutbox, type Platform, type RunningOutbox } from '@shop/platform';
+import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
+import { examplePayload } from '../../platform/src/outbox/outbox-test-support.ts';
+import { subscriptionListeners, topicSubscriptions } from '../src/index.ts';
+
+let database: TestDatabase;
+let platform: Platform;
+let outbox: RunningOutbox;
+
+beforeAll(async () => {
+  database = await createTestDatabase('audit');
+  await applyMigrations(database.url);
+  // No BROKER_ADDRESS: the embedded mode, where the api's dispatcher runs the topic subscriptions.
+  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, CACHE_URL: inject('redisUrl') });
+  platform = await openPlatform(config, createLogger({ level: 'ERROR', service: 'test' }), 'test');
+  outbox = startOutbox(platform, { listeners: subscriptionListeners(topicSubscriptions), idleMs: 20 });
+});
+
+afterAll(async () => {
+  await outbox?.stop();
+  await platform?.close();
+  await database?.drop();
+});
+
+async function waitForTrail(eventIds: string[]): Promise<{ event_id: string; topic: string; entity_id: string }[]> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const { rows } = await platform.database.pool.query('SELECT event_id, topic, entity_id FROM audit_entries WHERE event_id = ANY($1::uuid[]) ORDER BY id', [eventIds]);
+    if (rows.length === eventIds.length || Date.now() > deadline) return rows;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+it('records account and lead creations in the audit trail in embedded mode, once per event', async () => {
+  const [lead, account] = [randomUUID(), randomUUID()];
+  await outbox.transaction(async (tx) => {
+    await outbox.emit(tx, 'shop.leads.created.v1', examplePayload('shop.leads.created.v1', { event_id: lead, lead_id: '7' }));
+    await outbox.emit(tx, 'shop.accounts.created.v1', examplePayload('shop.accounts.created.v1', { event_id: account, customer_id: '42' }));
+  });
+  expect(await waitForTrail([lead, account])).toEqual([
+    { event_id: lead, topic: 'shop.leads.created.v1', entity_id: '7' },
+    { event_id: account, topic: 'shop.accounts.created.v1', entity_id: '42' },
+  ]);
+
+  // A second delivery of the same events (as after a lost acknowledgement) leaves the trail as it was.
+  await platform.database.pool.query('DELETE FROM outbox_deliveries');
+  await platform.database.pool.query('UPDATE outbox_events SET dispatched_at = NULL, published_at = NULL, next_attempt_at = now()');
+  const redelivered = async () => (await platform.database.pool.query('SELECT count(*)::int AS n FROM outbox_deliveries')).rows[0].n as number;
+  const deadline = Date.now() + 10_000;
+  while ((await redelivered()) < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(await redelivered()).toBe(2);
+  expect(await waitForTrail([lead, account])).toHaveLength(2);
+});
