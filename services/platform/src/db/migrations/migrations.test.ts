@@ -241,27 +241,27 @@ describe('createMigration', () => {
     await writeFile(
       schemaPath,
       `${await readFile(defaultSchemaPath, 'utf8')}
-model AuditEntry {
+model MigrationProbe {
   id     BigInt @id @default(autoincrement())
   action String @db.VarChar(64)
 
   @@index([action])
-  @@map("audit_entries")
+  @@map("migration_probes")
 }
 `,
     );
 
-    const created = await createMigration('Add audit-entries', { migrationsDir, schemaPath });
-    expect(created.name).toMatch(/^\d{14}_add_audit_entries$/);
+    const created = await createMigration('Add migration-probes', { migrationsDir, schemaPath });
+    expect(created.name).toMatch(/^\d{14}_add_migration_probes$/);
     expect(created.path).toBe(path.join(migrationsDir, created.name, 'migration.sql'));
     expect(await readFile(created.path, 'utf8')).toBe(created.sql);
-    expect(created.sql).toContain('CREATE TABLE "audit_entries"');
-    expect(created.sql).toContain('CREATE INDEX "audit_entries_action_idx"');
+    expect(created.sql).toContain('CREATE TABLE "migration_probes"');
+    expect(created.sql).toContain('CREATE INDEX "migration_probes_action_idx"');
     expect(created.sql).not.toContain('"settings"');
 
     const database = await open('pglite');
     expect(await applyMigrations(database.target, { migrationsDir })).toEqual(await migrationNames(migrationsDir));
-    expect(await database.json(`SELECT to_json(to_regclass('audit_entries') IS NOT NULL)::text`)).toBe(true);
+    expect(await database.json(`SELECT to_json(to_regclass('migration_probes') IS NOT NULL)::text`)).toBe(true);
 
     const names = await migrationNames(migrationsDir);
     await expect(createMigration('again', { migrationsDir, schemaPath })).rejects.toThrow(/no changes/);
