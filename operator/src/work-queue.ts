@@ -1,0 +1,106 @@
+import { backoffDelay, type BackoffPolicy } from './backoff.ts';
+
+export interface PassOutcome {
+  /** Run the key again after this long even if nothing changes (e.g. to poll something not watched). */
+  readonly requeueAfterMs?: number;
+}
+
+export interface WorkQueueOptions {
+  /** One pass for one key. A throw retries the key with exponential backoff. */
+  readonly handle: (key: string) => Promise<PassOutcome | undefined>;
+  /** Passes of different keys that may run at once. */
+  readonly concurrency: number;
+  readonly backoff: BackoffPolicy;
+  readonly onError?: (key: string, error: unknown, retryInMs: number) => void;
+}
+
+/**
+ * Keys to process, each by at most one pass at a time. Adding a key that is waiting does nothing;
+ * adding a key whose pass is running marks it for exactly one more pass afterwards, so any number of
+ * events during a pass coalesce into one.
+ */
+export class WorkQueue {
+  readonly #options: WorkQueueOptions;
+  /** A Set keeps insertion order: first in, first out. */
+  readonly #waiting = new Set<string>();
+  readonly #running = new Map<string, Promise<void>>();
+  readonly #addedWhileRunning = new Set<string>();
+  readonly #scheduled = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  readonly #failures = new Map<string, number>();
+  #stopped = false;
+
+  constructor(options: WorkQueueOptions) {
+    this.#options = options;
+  }
+
+  add(key: string): void {
+    if (this.#stopped) return;
+    if (this.#running.has(key)) {
+      this.#addedWhileRunning.add(key);
+      return;
+    }
+    this.#waiting.add(key);
+    this.#startPasses();
+  }
+
+  /** Adds the key after `delayMs`; an earlier pending add of the same key wins. */
+  addAfter(key: string, delayMs: number): void {
+    if (this.#stopped) return;
+    if (delayMs <= 0) return this.add(key);
+    const at = Date.now() + delayMs;
+    const pending = this.#scheduled.get(key);
+    if (pending && pending.at <= at) return;
+    if (pending) clearTimeout(pending.timer);
+    const timer = setTimeout(() => {
+      this.#scheduled.delete(key);
+      this.add(key);
+    }, delayMs);
+    this.#scheduled.set(key, { at, timer });
+  }
+
+  /** Keys waiting for a pass (not those running or scheduled for later). */
+  depth(): number {
+    return this.#waiting.size;
+  }
+
+  /** Takes no more keys, drops those waiting and resolves once the running passes have finished. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    for (const { timer } of this.#scheduled.values()) clearTimeout(timer);
+    this.#scheduled.clear();
+    this.#waiting.clear();
+    this.#addedWhileRunning.clear();
+    await Promise.all(this.#running.values());
+  }
+
+  #startPasses(): void {
+    while (!this.#stopped && this.#running.size < this.#options.concurrency) {
+      const key = this.#waiting.values().next().value;
+      if (key === undefined) return;
+      this.#waiting.delete(key);
+      // The pass starting now supersedes a retry or requeue scheduled earlier; it schedules its own.
+      const pending = this.#scheduled.get(key);
+      if (pending) clearTimeout(pending.timer);
+      this.#scheduled.delete(key);
+      this.#running.set(key, this.#pass(key));
+    }
+  }
+
+  async #pass(key: string): Promise<void> {
+    try {
+      const outcome = await this.#options.handle(key);
+      this.#failures.delete(key);
+      if (outcome?.requeueAfterMs !== undefined) this.addAfter(key, outcome.requeueAfterMs);
+    } catch (error) {
+      const failures = (this.#failures.get(key) ?? 0) + 1;
+      this.#failures.set(key, failures);
+      const retryInMs = backoffDelay(failures, this.#options.backoff);
+      this.#options.onError?.(key, error, retryInMs);
+      this.addAfter(key, retryInMs);
+    } finally {
+      this.#running.delete(key);
+      if (this.#addedWhileRunning.delete(key)) this.add(key);
+      this.#startPasses();
+    }
+  }
+}

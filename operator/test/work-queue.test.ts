@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { backoffDelay } from '../src/backoff.ts';
+import { WorkQueue, type WorkQueueOptions } from '../src/work-queue.ts';
+import { eventually } from './support/eventually.ts';
+
+/** A pass that stays open until the test ends it. */
+function gate() {
+  let open!: () => void;
+  const closed = new Promise<void>((resolve) => (open = resolve));
+  return { open, closed };
+}
+
+/** Time for anything that should not happen to happen. */
+const quietPeriod = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+function queue(handle: WorkQueueOptions['handle'], options: Partial<WorkQueueOptions> = {}): WorkQueue {
+  return new WorkQueue({ handle, concurrency: 4, backoff: { initialMs: 10, maxMs: 40 }, ...options });
+}
+
+describe('WorkQueue', () => {
+  it('never runs two passes of one key at once, and coalesces adds during a pass into one more pass', async () => {
+    const passes: string[] = [];
+    let running = 0;
+    let overlapped = false;
+    const first = gate();
+    const work = queue(async (key) => {
+      passes.push(key);
+      running += 1;
+      overlapped ||= running > 1;
+      if (passes.length === 1) await first.closed;
+      running -= 1;
+      return undefined;
+    });
+
+    work.add('shop');
+    await eventually(async () => expect(passes).toEqual(['shop']));
+    for (let event = 0; event < 5; event += 1) work.add('shop');
+    await quietPeriod();
+    expect(passes).toEqual(['shop']);
+    first.open();
+    await eventually(async () => expect(passes).toEqual(['shop', 'shop']));
+    await quietPeriod();
+    expect(passes).toHaveLength(2);
+    expect(overlapped).toBe(false);
+    await work.stop();
+  });
+
+  it('runs different keys side by side, up to the concurrency', async () => {
+    const started: string[] = [];
+    const hold = gate();
+    const work = queue(
+      async (key) => {
+        started.push(key);
+        await hold.closed;
+        return undefined;
+      },
+      { concurrency: 2 },
+    );
+    for (const key of ['a', 'b', 'c']) work.add(key);
+    await eventually(async () => expect(started).toEqual(['a', 'b']));
+    await quietPeriod();
+    expect(started).toEqual(['a', 'b']);
+    expect(work.depth()).toBe(1);
+    hold.open();
+    await eventually(async () => expect(started).toEqual(['a', 'b', 'c']));
+    expect(work.depth()).toBe(0);
+    await work.stop();
+  });
+
+  it('retries a failing key with growing delays up to the cap, and starts again from the initial delay after a success', async () => {
+    let passes = 0;
+    const retries: number[] = [];
+    const work = queue(
+      async () => {
+        passes += 1;
+        if (passes < 5 || passes === 6) throw new Error('transient');
+        return undefined;
+      },
+      { onError: (_key, _error, retryInMs) => retries.push(retryInMs) },
+    );
+    work.add('shop');
+    await eventually(async () => expect(passes).toBe(5));
+    expect(retries).toEqual([10, 20, 40, 40]);
+    work.add('shop');
+    await eventually(async () => expect(passes).toBe(7));
+    expect(retries).toEqual([10, 20, 40, 40, 10]);
+    await work.stop();
+  });
+
+  it('runs a key again after the delay a pass asks for', async () => {
+    const times: number[] = [];
+    const work = queue(async () => (times.push(Date.now()) === 1 ? { requeueAfterMs: 100 } : undefined));
+    work.add('shop');
+    await eventually(async () => expect(times).toHaveLength(2));
+    expect((times[1] ?? 0) - (times[0] ?? 0)).toBeGreaterThanOrEqual(95);
+    await work.stop();
+  });
+
+  it('on stop lets the running pass finish and starts nothing more', async () => {
+    const hold = gate();
+    const passes: string[] = [];
+    let finished = false;
+    const work = queue(
+      async (key) => {
+        passes.push(key);
+        await hold.closed;
+        finished = true;
+        return { requeueAfterMs: 1 };
+      },
+      { concurrency: 1 },
+    );
+    work.add('a');
+    work.add('b');
+    await eventually(async () => expect(passes).toEqual(['a']));
+    const stopped = work.stop();
+    work.add('c');
+    hold.open();
+    await stopped;
+    expect(finished).toBe(true);
+    await quietPeriod();
+    expect(passes).toEqual(['a']);
+  });
+});
+
+describe('backoffDelay', () => {
+  it('doubles from the initial delay and stops at the cap', () => {
+    const policy = { initialMs: 1_000, maxMs: 300_000 };
+    expect([1, 2, 3, 4, 9, 10, 1_000].map((failures) => backoffDelay(failures, policy))).toEqual([1_000, 2_000, 4_000, 8_000, 256_000, 300_000, 300_000]);
+  });
+});
