@@ -20,6 +20,7 @@ export { deleteInBatches } from './db/delete-in-batches.ts';
 export type { Emit, EmitPayload, RunTransaction, TransactionOptions } from './outbox/emit.ts';
 export type { EventListener } from './outbox/listeners.ts';
 export type { Prisma } from './generated/prisma/client.ts';
+export { BusinessApproval, CartStatus, OrderStatus, ReservationState } from './generated/prisma/enums.ts';
 export {
   TOPICS,
   IN_PROCESS_EVENTS,

@@ -1,0 +1,15 @@
+/** The error codes clients branch on; the api maps each to GraphQL `extensions.code` and an HTTP status. */
+export type DomainErrorCode = 'BAD_USER_INPUT' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT';
+
+/** A rule of the domain refused the operation; the message says what is wrong in the caller's terms. */
+export class DomainError extends Error {
+  readonly code: DomainErrorCode;
+  readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(code: DomainErrorCode, message: string, details: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'DomainError';
+    this.code = code;
+    this.details = details;
+  }
+}
