@@ -1,0 +1,24 @@
+import { PatchStrategy, type KubernetesObject, type KubernetesObjectApi } from '@kubernetes/client-node';
+import type { KubeObject } from '@shop/cdk8s';
+import { isNotFound } from './errors.ts';
+import { FIELD_MANAGER } from './ownership.ts';
+
+/**
+ * Server-side apply as the operator's field manager, forced: the operator owns every field it sets,
+ * and someone else's edit to one of them is undone. Fields it does not set stay as others left them.
+ * Resolves with the object as stored, status included.
+ */
+export function apply<T extends KubernetesObject>(objects: KubernetesObjectApi, object: KubeObject): Promise<T> {
+  return objects.patch(object as KubernetesObject, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply) as Promise<T>;
+}
+
+/** The stored object with the same kind, namespace and name as `object`, or undefined when there is none. */
+export async function readCurrent<T extends KubernetesObject>(objects: KubernetesObjectApi, object: KubeObject): Promise<T | undefined> {
+  const { apiVersion, kind, metadata } = object;
+  try {
+    return await objects.read<T>({ apiVersion, kind, metadata: { name: metadata.name, namespace: metadata.namespace } });
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,64 @@
+import type { KubernetesObject, V1OwnerReference } from '@kubernetes/client-node';
+import type { KubeObject, ShopManifests } from '@shop/cdk8s';
+import { SHOP_API, SHOP_API_VERSION, shopKey, type StoredShop } from '../shop-resource.ts';
+
+
+export const FIELD_MANAGER = 'shop-operator';
+/** On everything the operator creates; its watches select on it. */
+export const MANAGED_BY_LABEL = { 'app.kubernetes.io/managed-by': FIELD_MANAGER } as const;
+export const MANAGED_BY_SELECTOR = Object.entries(MANAGED_BY_LABEL).map(([key, value]) => `${key}=${value}`).join(',');
+/** The spec.image.tag an object was last applied for, to tell an old workload from a new one. */
+export const VERSION_ANNOTATION = 'shop.dev/version';
+
+export function shopOwnerReference(shop: StoredShop): V1OwnerReference {
+  return {
+    apiVersion: SHOP_API_VERSION,
+    kind: SHOP_API.kind,
+    name: shop.metadata.name,
+    uid: shop.metadata.uid,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
+/** The object placed in the Shop's namespace, owned by it and labelled as managed. */
+export function ownedBy(shop: StoredShop, object: KubeObject): KubeObject {
+  const { metadata } = object;
+  return {
+    ...object,
+    metadata: {
+      ...metadata,
+      namespace: shop.metadata.namespace,
+      labels: { ...metadata.labels, ...MANAGED_BY_LABEL },
+      ownerReferences: [shopOwnerReference(shop)],
+    },
+  };
+}
+
+/** Every rendered object owned by the Shop and stamped with the version it is rendered for. */
+export function ownedManifests(shop: StoredShop, manifests: ShopManifests): ShopManifests {
+  const own = (object: KubeObject): KubeObject => {
+    const owned = ownedBy(shop, object);
+    return { ...owned, metadata: { ...owned.metadata, annotations: { ...owned.metadata.annotations, [VERSION_ANNOTATION]: shop.spec.image.tag } } };
+  };
+  return {
+    configMap: own(manifests.configMap),
+    migrationJob: own(manifests.migrationJob),
+    api: { deployment: own(manifests.api.deployment), service: own(manifests.api.service), disruptionBudget: own(manifests.api.disruptionBudget) },
+    worker: { deployment: own(manifests.worker.deployment) },
+    consumer: { deployment: own(manifests.consumer.deployment) },
+  };
+}
+
+/** The queue key of the Shop that controls `object`, from its ownerReferences. */
+export function controllingShopKey(object: KubernetesObject): string | undefined {
+  const namespace = object.metadata?.namespace;
+  const owner = object.metadata?.ownerReferences?.find(
+    (reference) => reference.controller === true && reference.kind === SHOP_API.kind && reference.apiVersion.startsWith(`${SHOP_API.group}/`),
+  );
+  return owner && namespace ? shopKey(namespace, owner.name) : undefined;
+}
+
+export function appliedVersion(object: KubernetesObject | undefined): string | undefined {
+  return object?.metadata?.annotations?.[VERSION_ANNOTATION];
+}
