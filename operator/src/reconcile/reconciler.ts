@@ -1,0 +1,124 @@
+import type { RenderShop, Shop } from '@shop/cdk8s';
+import type { KubeClients } from '../kube/clients.ts';
+import { describeError, isConflict, isNotFound, isRejected } from '../kube/errors.ts';
+import { ownedManifests } from '../kube/ownership.ts';
+import type { Logger } from '../log.ts';
+import { SHOP_API, isStoredShop, parseShopKey, type ShopKey, type StoredShop } from '../shop-resource.ts';
+import type { PassOutcome } from '../work-queue.ts';
+import type { ConditionReport, ConditionType, StepConditionType } from './conditions.ts';
+import { recordEvents, transitions } from './events.ts';
+import type { Halt, Pass, ReconcileStep } from './pass.ts';
+import { nextStatus, statusChanged, writeStatus } from './status.ts';
+
+export interface ReconcilerOptions {
+  readonly clients: KubeClients;
+  readonly render: RenderShop;
+  readonly steps: readonly ReconcileStep[];
+  /** This operator instance, as named in the Events it records. */
+  readonly instance: string;
+  readonly logger: Logger;
+  readonly now?: () => Date;
+}
+
+/**
+ * One pass over one Shop: run the steps until one halts, then write the status they add up to and
+ * record an Event per transition. Everything is read from the cluster, nothing is remembered between
+ * passes, so any instance can pick up where another stopped.
+ */
+export async function reconcileShop(key: string, options: ReconcilerOptions): Promise<PassOutcome | undefined> {
+  const shop = await readShop(options.clients, parseShopKey(key));
+  // A deleted Shop's objects go with it: they all carry its ownerReference.
+  if (!shop || shop.metadata.deletionTimestamp) return undefined;
+
+  const result = await runSteps(shop, options);
+  const { halt } = result;
+  const tag = shop.spec.image.tag;
+  const readyMessage = `the api, worker and consumer of ${tag} are available`;
+  const status = nextStatus(
+    shop.status,
+    {
+      generation: shop.metadata.generation,
+      phase: halt?.phase ?? 'Ready',
+      message: halt?.message ?? readyMessage,
+      migratedVersion: result.migratedVersion,
+      conditions: conditionsOf(result, options.steps, readyMessage),
+    },
+    (options.now ?? (() => new Date()))(),
+  );
+
+  if (statusChanged(shop.status, status)) {
+    try {
+      await writeStatus(options.clients, shop, status);
+    } catch (error) {
+      if (isConflict(error)) return { requeueAfterMs: 0 }; // the Shop changed during the pass: look again
+      throw error;
+    }
+    const found = transitions(shop.status, status);
+    if (status.phase !== shop.status?.phase) options.logger.info('phase changed', { shop: key, phase: status.phase, message: status.message });
+    await recordEvents(options.clients, shop, found, options.instance).catch((error: unknown) =>
+      options.logger.warn('could not record events', { shop: key, error: describeError(error) }),
+    );
+  }
+  if (result.rejected !== undefined) throw result.rejected; // retried with backoff; the status says why
+  return halt?.requeueAfterMs === undefined ? undefined : { requeueAfterMs: halt.requeueAfterMs };
+}
+
+async function readShop(clients: KubeClients, { namespace, name }: ShopKey): Promise<StoredShop | undefined> {
+  let shop: Shop;
+  try {
+    shop = (await clients.customObjects.getNamespacedCustomObject({ group: SHOP_API.group, version: SHOP_API.version, plural: SHOP_API.plural, namespace, name })) as Shop;
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+  if (!isStoredShop(shop)) throw new Error(`the API server returned Shop ${namespace}/${name} without its metadata`);
+  return shop;
+}
+
+interface StepsResult {
+  readonly halt?: Halt;
+  readonly reports: ReadonlyMap<StepConditionType, ConditionReport>;
+  readonly migratedVersion: string | undefined;
+  /** The API server refused a write: the pass is Failed, and retried with backoff in case the cause goes away. */
+  readonly rejected?: unknown;
+}
+
+async function runSteps(shop: StoredShop, options: ReconcilerOptions): Promise<StepsResult> {
+  const reports = new Map<StepConditionType, ConditionReport>();
+  let manifests: Pass['manifests'];
+  try {
+    manifests = ownedManifests(shop, options.render(shop));
+  } catch (error) {
+    return { halt: { phase: 'Failed', reason: 'InvalidSpec', message: describeError(error) }, reports, migratedVersion: shop.status?.migratedVersion };
+  }
+  const pass: Pass = {
+    shop,
+    manifests,
+    clients: options.clients,
+    migratedVersion: shop.status?.migratedVersion,
+    report: (type, report) => void reports.set(type, report),
+  };
+  for (const step of options.steps) {
+    let halt: Halt | undefined;
+    try {
+      halt = await step.run(pass);
+    } catch (error) {
+      if (!isRejected(error)) throw error; // transient: retried with backoff, the status stays as it was
+      const message = `${step.name}: ${describeError(error)}`;
+      return { halt: { phase: 'Failed', reason: 'ApplyRejected', message }, reports, migratedVersion: pass.migratedVersion, rejected: error };
+    }
+    if (halt) return { halt, reports, migratedVersion: pass.migratedVersion };
+  }
+  return { reports, migratedVersion: pass.migratedVersion };
+}
+
+/** Each step's own reports; the conditions of steps the pass did not reach take the halt's reason; Ready sums up. */
+function conditionsOf(result: StepsResult, steps: readonly ReconcileStep[], readyMessage: string): Map<ConditionType, ConditionReport> {
+  const halted: ConditionReport | undefined = result.halt && { status: 'False', reason: result.halt.reason, message: result.halt.message };
+  const conditions = new Map<ConditionType, ConditionReport>([['Ready', halted ?? { status: 'True', reason: 'Ready', message: readyMessage }]]);
+  for (const type of steps.flatMap((step) => step.conditions)) {
+    const report = result.reports.get(type) ?? halted;
+    if (report) conditions.set(type, report);
+  }
+  return conditions;
+}

@@ -1,0 +1,25 @@
+import type { ReconcileStep } from './pass.ts';
+import { api } from './steps/api.ts';
+import { configMap } from './steps/config-map.ts';
+import { generatedKeys } from './steps/generated-keys.ts';
+import { migrations } from './steps/migrations.ts';
+import { referencedSecrets } from './steps/referenced-secrets.ts';
+import { workerAndConsumer } from './steps/worker-and-consumer.ts';
+
+/**
+ * A Shop's reconcile steps, in order. A step that halts ends the pass: the steps after it wait for a
+ * later pass (triggered by a watched change, a requeue or the periodic resync).
+ */
+export const shopSteps: readonly ReconcileStep[] = [
+  generatedKeys,
+  configMap,
+  // Slot: dashboards (spec.monitoring.dashboards) and alert rules (spec.monitoring.alerts) go here,
+  // before anything that can halt, so a Shop stuck migrating is still monitored. Their steps report
+  // MonitoringProvisioned (add it to CONDITION_TYPES).
+  referencedSecrets,
+  migrations,
+  api,
+  workerAndConsumer,
+  // Slot: key rotation (spec.keyRotation) goes last: it rewrites the generated keys Secret and rolls
+  // the workloads, so it needs them running. It reports KeysCurrent.
+];

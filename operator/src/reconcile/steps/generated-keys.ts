@@ -1,0 +1,39 @@
+import { randomBytes } from 'node:crypto';
+import { generatedKeysSecretName } from '@shop/cdk8s';
+import type { KubeObject } from '@shop/cdk8s';
+import { readCurrent } from '../../kube/apply.ts';
+import { isConflict } from '../../kube/errors.ts';
+import { ownedBy } from '../../kube/ownership.ts';
+import type { ReconcileStep } from '../pass.ts';
+
+/**
+ * SECRET_KEY and SECRETS_MASTER_KEY for a Shop that does not reference its own: generated once into
+ * `<shop>-generated-keys`. Created, never applied: an existing Secret is never rewritten, because new
+ * keys would invalidate every session and make every stored secret unreadable.
+ */
+export const generatedKeys: ReconcileStep = {
+  name: 'generated keys',
+  conditions: [],
+  async run({ shop, clients }) {
+    const { secretKey, secretsMasterKey } = shop.spec.secrets;
+    if (secretKey && secretsMasterKey) return undefined;
+    const secret: KubeObject = ownedBy(shop, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: generatedKeysSecretName(shop.metadata.name) },
+      type: 'Opaque',
+      stringData: {
+        'secret-key': randomBytes(48).toString('base64url'),
+        // The platform requires exactly 32 bytes, base64.
+        'secrets-master-key': randomBytes(32).toString('base64'),
+      },
+    });
+    if (await readCurrent(clients.objects, secret)) return undefined;
+    try {
+      await clients.objects.create(secret as Parameters<typeof clients.objects.create>[0]);
+    } catch (error) {
+      if (!isConflict(error)) throw error; // created meanwhile: that one stays
+    }
+    return undefined;
+  },
+};

@@ -1,0 +1,19 @@
+import type { ReconcileStep } from '../pass.ts';
+import { rollOut } from './roll-out.ts';
+
+/**
+ * The worker and the consumer, only once the api of the same spec is available: on an upgrade the old
+ * ones keep running their old template (this step is not reached) until the new migrations and the new
+ * api are ready.
+ */
+export const workerAndConsumer: ReconcileStep = {
+  name: 'worker and consumer',
+  conditions: ['WorkerAvailable', 'ConsumerAvailable'],
+  async run(pass) {
+    const worker = await rollOut(pass, pass.manifests.worker.deployment, 'WorkerAvailable');
+    const consumer = await rollOut(pass, pass.manifests.consumer.deployment, 'ConsumerAvailable');
+    if (worker.done && consumer.done) return undefined;
+    const message = [worker, consumer].flatMap((rollout) => (rollout.done ? [] : [rollout.message])).join('; ');
+    return { phase: 'Deploying', reason: worker.done ? 'ConsumerRollingOut' : 'WorkerRollingOut', message };
+  },
+};
