@@ -1,0 +1,106 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { DEFAULT_LEASE_TIMINGS, type LeaseTimings } from './leader-election.ts';
+import { DEFAULT_RESYNC_MS } from './operator.ts';
+
+/** The operator's settings, from environment variables. */
+export interface OperatorConfig {
+  /** A kubeconfig file; undefined inside a cluster (the pod's service account). */
+  readonly kubeconfigPath: string | undefined;
+  /** Reconcile the Shops of this namespace only; all namespaces when undefined. */
+  readonly watchNamespace: string | undefined;
+  readonly metricsPort: number;
+  /** The Lease to elect a leader on; undefined when LEADER_ELECTION=false. */
+  readonly leaderElection: { readonly namespace: string; readonly name: string; readonly timings: LeaseTimings } | undefined;
+  readonly resyncMs: number;
+  /** This process, as the Lease holder and in Events. */
+  readonly identity: string;
+}
+
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
+    super(problems.join('; '));
+    this.problems = problems;
+  }
+}
+
+/** What the configuration reads besides the environment, replaceable in tests. */
+export interface ConfigSources {
+  readonly fileExists: (path: string) => boolean;
+  /** The namespace of the pod's service account, when running in a cluster. */
+  readonly podNamespace: () => string | undefined;
+  readonly hostname: () => string;
+}
+
+const SERVICE_ACCOUNT_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+
+export const systemSources: ConfigSources = {
+  fileExists: existsSync,
+  podNamespace: () => (existsSync(SERVICE_ACCOUNT_NAMESPACE_FILE) ? readFileSync(SERVICE_ACCOUNT_NAMESPACE_FILE, 'utf8').trim() : undefined),
+  hostname,
+};
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** Reads every variable and throws one ConfigError listing each problem, one per variable. */
+export function loadConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = systemSources): OperatorConfig {
+  const problems: string[] = [];
+  const read = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === '' ? undefined : value;
+  };
+  const problem = (name: string, message: string): undefined => void problems.push(`${name}: ${message}`);
+  const name = (variable: string, pattern: RegExp, what: string): string | undefined => {
+    const value = read(variable);
+    if (value === undefined || (pattern.test(value) && value.length <= 253)) return value;
+    return problem(variable, `must be ${what} (got "${value}")`);
+  };
+  const integer = (variable: string, fallback: number, min: number, max: number): number => {
+    const raw = read(variable);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (Number.isInteger(value) && value >= min && value <= max) return value;
+    problem(variable, `must be a whole number from ${min} to ${max} (got "${raw}")`);
+    return fallback;
+  };
+
+  const kubeconfigPath = read('KUBECONFIG');
+  if (kubeconfigPath !== undefined && !sources.fileExists(kubeconfigPath)) problem('KUBECONFIG', `no such file: ${kubeconfigPath}`);
+  if (kubeconfigPath === undefined && read('KUBERNETES_SERVICE_HOST') === undefined) {
+    problem('KUBECONFIG', 'is required outside a cluster (KUBERNETES_SERVICE_HOST is not set)');
+  }
+  const watchNamespace = name('WATCH_NAMESPACE', DNS_LABEL, 'a namespace name');
+  const metricsPort = integer('METRICS_PORT', 8081, 0, 65_535);
+  const resyncMs = integer('RESYNC_SECONDS', DEFAULT_RESYNC_MS / 1000, 1, 86_400) * 1000;
+
+  const electionSetting = read('LEADER_ELECTION') ?? 'true';
+  if (electionSetting !== 'true' && electionSetting !== 'false') problem('LEADER_ELECTION', `must be true or false (got "${electionSetting}")`);
+  let leaderElection: OperatorConfig['leaderElection'];
+  if (electionSetting !== 'false') {
+    const leaseName = name('LEASE_NAME', DNS_SUBDOMAIN, 'a Lease name') ?? 'shop-operator';
+    const leaseNamespace = name('LEASE_NAMESPACE', DNS_LABEL, 'a namespace name') ?? read('POD_NAMESPACE') ?? sources.podNamespace();
+    const seconds = (variable: string, fallbackMs: number, min: number) => integer(variable, fallbackMs / 1000, min, 3_600) * 1000;
+    const timings: LeaseTimings = {
+      leaseDurationMs: seconds('LEASE_DURATION_SECONDS', DEFAULT_LEASE_TIMINGS.leaseDurationMs, 2),
+      renewDeadlineMs: seconds('LEASE_RENEW_DEADLINE_SECONDS', DEFAULT_LEASE_TIMINGS.renewDeadlineMs, 1),
+      retryPeriodMs: seconds('LEASE_RETRY_PERIOD_SECONDS', DEFAULT_LEASE_TIMINGS.retryPeriodMs, 1),
+    };
+    if (timings.renewDeadlineMs >= timings.leaseDurationMs) problem('LEASE_RENEW_DEADLINE_SECONDS', 'must be less than LEASE_DURATION_SECONDS');
+    if (leaseNamespace === undefined) problem('LEASE_NAMESPACE', 'is required with LEADER_ELECTION=true outside a cluster (or set POD_NAMESPACE)');
+    else leaderElection = { namespace: leaseNamespace, name: leaseName, timings };
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    kubeconfigPath,
+    watchNamespace,
+    metricsPort,
+    leaderElection,
+    resyncMs,
+    identity: read('POD_NAME') ?? `${sources.hostname()}-${randomBytes(4).toString('hex')}`,
+  };
+}

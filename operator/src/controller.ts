@@ -1,0 +1,51 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { BackoffPolicy } from './backoff.ts';
+import { describeError } from './kube/errors.ts';
+import type { Logger } from './log.ts';
+import type { OperatorMetrics } from './metrics.ts';
+import { reconcileShop, type ReconcilerOptions } from './reconcile/reconciler.ts';
+import { watchShops } from './watches.ts';
+import { WorkQueue } from './work-queue.ts';
+
+export interface ControllerOptions extends ReconcilerOptions {
+  readonly kubeConfig: KubeConfig;
+  /** Watch one namespace; all namespaces when undefined. */
+  readonly namespace: string | undefined;
+  readonly metrics: OperatorMetrics;
+  readonly logger: Logger;
+  /** Every Shop gets a pass this often even when nothing changed: a safety net for missed events and unwatched objects. */
+  readonly resyncMs: number;
+  readonly backoff: BackoffPolicy;
+  /** Passes of different Shops that may run at once. */
+  readonly concurrency: number;
+}
+
+export interface RunningController {
+  /** Shops waiting for a pass. */
+  depth(): number;
+  /** Stops the watches and the resync, then waits for the passes under way to finish. */
+  stop(): Promise<void>;
+}
+
+/** Watches feeding a work queue of Shop keys, one reconcile pass per key at a time. Runs while this instance leads. */
+export function startController(options: ControllerOptions): RunningController {
+  const { logger, metrics } = options;
+  const queue = new WorkQueue({
+    handle: (key) => metrics.observe(() => reconcileShop(key, options)),
+    concurrency: options.concurrency,
+    backoff: options.backoff,
+    onError: (key, error, retryInMs) => logger.warn('reconcile failed; retrying', { shop: key, error: describeError(error), retryInMs }),
+  });
+  const watches = watchShops({ ...options, enqueue: (key) => queue.add(key) });
+  const resync = setInterval(() => {
+    for (const key of watches.shopKeys()) queue.add(key);
+  }, options.resyncMs);
+  return {
+    depth: () => queue.depth(),
+    stop: async () => {
+      clearInterval(resync);
+      await watches.stop();
+      await queue.stop();
+    },
+  };
+}

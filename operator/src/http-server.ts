@@ -1,0 +1,38 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+
+export interface ProbeServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * GET /metrics (Prometheus text) and GET /healthz. Every instance answers /healthz with 200, leader or
+ * not: a follower waiting for the Lease is healthy.
+ */
+export async function startProbeServer(port: number, registry: Registry): Promise<ProbeServer> {
+  const server: Server = createServer((request, response) => {
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    if (request.method !== 'GET') {
+      response.writeHead(405, { allow: 'GET' }).end();
+    } else if (path === '/healthz') {
+      response.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
+    } else if (path === '/metrics') {
+      registry.metrics().then(
+        (text) => response.writeHead(200, { 'content-type': registry.contentType }).end(text),
+        () => response.writeHead(500).end(),
+      );
+    } else {
+      response.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, () => resolve());
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

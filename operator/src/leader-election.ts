@@ -1,0 +1,155 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { V1MicroTime, type CoordinationV1Api, type V1Lease, type V1LeaseSpec } from '@kubernetes/client-node';
+import { describeError, isConflict, isNotFound } from './kube/errors.ts';
+import type { Logger } from './log.ts';
+
+export interface LeaseTimings {
+  /** How long a follower waits after the leader's last renewal it saw before taking the Lease. */
+  readonly leaseDurationMs: number;
+  /** How long the leader keeps acting while its renewals fail; must be shorter than the lease duration. */
+  readonly renewDeadlineMs: number;
+  /** Time between two attempts to acquire or renew. */
+  readonly retryPeriodMs: number;
+}
+
+export const DEFAULT_LEASE_TIMINGS: LeaseTimings = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
+
+export interface LeaderElectionOptions {
+  readonly coordination: CoordinationV1Api;
+  readonly namespace: string;
+  readonly name: string;
+  /** Unique per process: the Lease's holderIdentity. */
+  readonly identity: string;
+  readonly timings: LeaseTimings;
+  readonly onStartedLeading: () => Promise<void>;
+  /** Resolves once this instance has stopped acting; the Lease is released only after that. */
+  readonly onStoppedLeading: () => Promise<void>;
+  readonly logger: Logger;
+}
+
+/**
+ * Leader election on a coordination.k8s.io/v1 Lease. The leader renews it every retry period; the
+ * others try to take it and succeed once they have seen no renewal for a lease duration, timed by their
+ * own clock from when they saw the Lease change (no comparison of clocks across machines). Every write
+ * carries the Lease's resourceVersion, so of two candidates only one wins.
+ */
+export class LeaderElector {
+  readonly #options: LeaderElectionOptions;
+  readonly #stopping = new AbortController();
+  #leading = false;
+  #loop: Promise<void> | undefined;
+  #observed: { record: string; at: number } | undefined;
+
+  constructor(options: LeaderElectionOptions) {
+    this.#options = options;
+  }
+
+  isLeader(): boolean {
+    return this.#leading;
+  }
+
+  start(): void {
+    this.#loop ??= this.#run();
+  }
+
+  /** Stops acting (onStoppedLeading), then releases the Lease so a follower takes over at once. */
+  async stop(): Promise<void> {
+    this.#stopping.abort();
+    await this.#loop;
+  }
+
+  async #run(): Promise<void> {
+    const { timings, logger } = this.#options;
+    let lastRenewal: number | undefined;
+    while (!this.#stopping.signal.aborted) {
+      const renewed = await this.#acquireOrRenew().catch((error: unknown) => {
+        logger.warn('could not acquire or renew the leader Lease', { error: describeError(error) });
+        return false;
+      });
+      if (renewed) {
+        lastRenewal = Date.now();
+        if (!this.#leading) {
+          this.#leading = true;
+          logger.info('became the leader', { identity: this.#options.identity });
+          await this.#options.onStartedLeading();
+        }
+      } else if (this.#leading && lastRenewal !== undefined && Date.now() - lastRenewal > timings.renewDeadlineMs) {
+        logger.error('lost the leader Lease: stopping reconciling', { identity: this.#options.identity });
+        await this.#stepDown();
+      }
+      await sleep(timings.retryPeriodMs, undefined, { signal: this.#stopping.signal }).catch(() => undefined);
+    }
+    if (this.#leading) await this.#stepDown();
+    if (lastRenewal !== undefined) await this.#release();
+  }
+
+  async #stepDown(): Promise<void> {
+    this.#leading = false;
+    await this.#options.onStoppedLeading();
+  }
+
+  async #acquireOrRenew(): Promise<boolean> {
+    const { coordination, namespace, name, identity, timings } = this.#options;
+    const now = new V1MicroTime();
+    const ours: V1LeaseSpec = {
+      holderIdentity: identity,
+      leaseDurationSeconds: Math.ceil(timings.leaseDurationMs / 1000),
+      acquireTime: now,
+      renewTime: now,
+      leaseTransitions: 0,
+    };
+    const lease = await this.#read();
+    try {
+      if (!lease) {
+        await coordination.createNamespacedLease({ namespace, body: { metadata: { name, namespace }, spec: ours } });
+        return true;
+      }
+      const current = lease.spec ?? {};
+      const seenAt = this.#observe(current);
+      const holder = current.holderIdentity;
+      const renewing = holder === identity;
+      if (holder && !renewing && Date.now() < seenAt + (current.leaseDurationSeconds ?? 0) * 1000) return false;
+      const spec: V1LeaseSpec = {
+        ...ours,
+        acquireTime: renewing ? current.acquireTime : now,
+        leaseTransitions: (current.leaseTransitions ?? 0) + (renewing ? 0 : 1),
+      };
+      await coordination.replaceNamespacedLease({ name, namespace, body: { ...lease, spec } });
+      return true;
+    } catch (error) {
+      if (isConflict(error)) return false; // another candidate wrote first
+      throw error;
+    }
+  }
+
+  /** When this instance first saw the Lease's current record (holder and renewal). */
+  #observe(spec: V1LeaseSpec): number {
+    const record = JSON.stringify([spec.holderIdentity, spec.renewTime, spec.leaseTransitions]);
+    if (this.#observed?.record !== record) this.#observed = { record, at: Date.now() };
+    return this.#observed.at;
+  }
+
+  async #read(): Promise<V1Lease | undefined> {
+    const { coordination, namespace, name } = this.#options;
+    try {
+      return await coordination.readNamespacedLease({ name, namespace });
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** Empties holderIdentity so that followers need not wait for the lease to expire. */
+  async #release(): Promise<void> {
+    const { coordination, namespace, name, identity, logger } = this.#options;
+    try {
+      const lease = await this.#read();
+      if (lease?.spec?.holderIdentity !== identity) return;
+      const spec: V1LeaseSpec = { ...lease.spec, holderIdentity: undefined, leaseDurationSeconds: 1, renewTime: new V1MicroTime() };
+      await coordination.replaceNamespacedLease({ name, namespace, body: { ...lease, spec } });
+      logger.info('released the leader Lease', { identity });
+    } catch (error) {
+      logger.warn('could not release the leader Lease; followers take over when it expires', { error: describeError(error) });
+    }
+  }
+}

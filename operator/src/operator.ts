@@ -1,0 +1,100 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { RenderShop } from '@shop/cdk8s';
+import type { BackoffPolicy } from './backoff.ts';
+import { startController, type RunningController } from './controller.ts';
+import { startProbeServer } from './http-server.ts';
+import { kubeClients } from './kube/clients.ts';
+import { DEFAULT_LEASE_TIMINGS, LeaderElector, type LeaseTimings } from './leader-election.ts';
+import { jsonLogger, type Logger } from './log.ts';
+import { OperatorMetrics } from './metrics.ts';
+import type { ReconcileStep } from './reconcile/pass.ts';
+import { shopSteps } from './reconcile/steps.ts';
+
+export interface OperatorOptions {
+  readonly kubeConfig: KubeConfig;
+  readonly render: RenderShop;
+  /** The reconcile steps; the Shop steps unless given. */
+  readonly steps?: readonly ReconcileStep[];
+  /** Reconcile the Shops of one namespace; all namespaces when undefined. */
+  readonly namespace?: string;
+  /** Port of /metrics and /healthz; 0 picks a free one. */
+  readonly metricsPort: number;
+  /** The Lease to elect a leader on; without one this instance reconciles at once (run a single replica). */
+  readonly leaderElection?: { readonly namespace: string; readonly name: string; readonly timings?: LeaseTimings };
+  /** Unique per process: the Lease holder and the Events' reporting instance. */
+  readonly identity: string;
+  readonly resyncMs?: number;
+  readonly backoff?: BackoffPolicy;
+  readonly concurrency?: number;
+  readonly logger?: Logger;
+}
+
+export interface RunningOperator {
+  /** The port /metrics and /healthz listen on. */
+  readonly metricsPort: number;
+  /** Whether this instance reconciles now. */
+  isLeader(): boolean;
+  /** Stops reconciling (the passes under way finish), releases the Lease, closes the probe server. */
+  stop(): Promise<void>;
+}
+
+export const DEFAULT_RESYNC_MS = 5 * 60_000;
+const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 1_000, maxMs: 5 * 60_000 };
+const DEFAULT_CONCURRENCY = 4;
+
+export async function startOperator(options: OperatorOptions): Promise<RunningOperator> {
+  const logger = options.logger ?? jsonLogger();
+  const clients = kubeClients(options.kubeConfig);
+  let controller: RunningController | undefined;
+  const metrics = new OperatorMetrics(() => controller?.depth() ?? 0);
+  const probes = await startProbeServer(options.metricsPort, metrics.registry);
+
+  const lead = async (): Promise<void> => {
+    controller = startController({
+      kubeConfig: options.kubeConfig,
+      clients,
+      render: options.render,
+      steps: options.steps ?? shopSteps,
+      namespace: options.namespace,
+      instance: options.identity,
+      logger,
+      metrics,
+      resyncMs: options.resyncMs ?? DEFAULT_RESYNC_MS,
+      backoff: options.backoff ?? DEFAULT_BACKOFF,
+      concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+    });
+    metrics.leader.set(1);
+  };
+  const stepDown = async (): Promise<void> => {
+    metrics.leader.set(0);
+    const stopping = controller;
+    controller = undefined;
+    await stopping?.stop();
+  };
+
+  const election = options.leaderElection;
+  const elector =
+    election &&
+    new LeaderElector({
+      coordination: clients.coordination,
+      namespace: election.namespace,
+      name: election.name,
+      identity: options.identity,
+      timings: election.timings ?? DEFAULT_LEASE_TIMINGS,
+      onStartedLeading: lead,
+      onStoppedLeading: stepDown,
+      logger,
+    });
+  if (elector) elector.start();
+  else await lead();
+
+  return {
+    metricsPort: probes.port,
+    isLeader: () => controller !== undefined,
+    stop: async () => {
+      if (elector) await elector.stop();
+      else await stepDown();
+      await probes.close();
+    },
+  };
+}

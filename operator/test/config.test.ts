@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, type ConfigSources } from '../src/config.ts';
+
+const outsideCluster: ConfigSources = { fileExists: (path) => path === '/home/me/.kube/config', podNamespace: () => undefined, hostname: () => 'laptop' };
+const inCluster: ConfigSources = { fileExists: () => false, podNamespace: () => 'shop-system', hostname: () => 'shop-operator-7d9f' };
+
+function problemsOf(env: NodeJS.ProcessEnv, sources = outsideCluster): readonly string[] {
+  try {
+    loadConfig(env, sources);
+    return [];
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+}
+
+describe('loadConfig', () => {
+  it('in a cluster: the service account, every namespace, port 8081, a Lease in the pod namespace', () => {
+    const config = loadConfig({ KUBERNETES_SERVICE_HOST: '10.0.0.1', POD_NAME: 'shop-operator-7d9f-x2' }, inCluster);
+    expect(config).toEqual({
+      kubeconfigPath: undefined,
+      watchNamespace: undefined,
+      metricsPort: 8081,
+      leaderElection: { namespace: 'shop-system', name: 'shop-operator', timings: { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 } },
+      resyncMs: 300_000,
+      identity: 'shop-operator-7d9f-x2',
+    });
+  });
+
+  it('outside a cluster: a kubeconfig file and the Lease namespace named explicitly', () => {
+    const config = loadConfig(
+      { KUBECONFIG: '/home/me/.kube/config', WATCH_NAMESPACE: 'shops', LEASE_NAMESPACE: 'shops', LEASE_NAME: 'my-lease', METRICS_PORT: '9000', RESYNC_SECONDS: '60' },
+      outsideCluster,
+    );
+    expect(config).toMatchObject({ kubeconfigPath: '/home/me/.kube/config', watchNamespace: 'shops', metricsPort: 9000, resyncMs: 60_000 });
+    expect(config.leaderElection).toMatchObject({ namespace: 'shops', name: 'my-lease' });
+    expect(config.identity).toMatch(/^laptop-[0-9a-f]{8}$/);
+  });
+
+  it('without leader election needs no Lease namespace', () => {
+    expect(loadConfig({ KUBECONFIG: '/home/me/.kube/config', LEADER_ELECTION: 'false' }, outsideCluster).leaderElection).toBeUndefined();
+  });
+
+  it('names each bad variable in its own line', () => {
+    expect(problemsOf({ METRICS_PORT: '80a', LEADER_ELECTION: 'yes', WATCH_NAMESPACE: 'Shops' })).toEqual([
+      'KUBECONFIG: is required outside a cluster (KUBERNETES_SERVICE_HOST is not set)',
+      'WATCH_NAMESPACE: must be a namespace name (got "Shops")',
+      'METRICS_PORT: must be a whole number from 0 to 65535 (got "80a")',
+      'LEADER_ELECTION: must be true or false (got "yes")',
+      'LEASE_NAMESPACE: is required with LEADER_ELECTION=true outside a cluster (or set POD_NAMESPACE)',
+    ]);
+    expect(problemsOf({ KUBECONFIG: '/nowhere' })).toContain('KUBECONFIG: no such file: /nowhere');
+    expect(problemsOf({ KUBERNETES_SERVICE_HOST: '10.0.0.1', LEASE_DURATION_SECONDS: '5', LEASE_RENEW_DEADLINE_SECONDS: '5' }, inCluster)).toEqual([
+      'LEASE_RENEW_DEADLINE_SECONDS: must be less than LEASE_DURATION_SECONDS',
+    ]);
+  });
+});
