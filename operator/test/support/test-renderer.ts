@@ -1,0 +1,52 @@
+import type { KubeObject, RenderShop, Shop } from '@shop/cdk8s';
+
+/**
+ * A small stand-in for @shop/cdk8s' renderShop: valid objects of the kinds ShopManifests holds, enough
+ * for the API server to accept them and for the tests to tell versions and sizes apart.
+ */
+export const testRender: RenderShop = (shop: Shop) => {
+  const name = shop.metadata?.name ?? 'unnamed';
+  const { tag, repository } = shop.spec.image;
+  const image = `${repository}:${tag}`;
+  const selector = (component: string) => ({ 'app.kubernetes.io/instance': name, 'app.kubernetes.io/component': component });
+  const podSpec = (component: string, restartPolicy?: string) => ({
+    ...(restartPolicy ? { restartPolicy } : {}),
+    containers: [{ name: component, image, envFrom: [{ configMapRef: { name: `${name}-config` } }] }],
+  });
+  const deployment = (component: string, replicas: number): KubeObject => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: `${name}-${component}`, labels: selector(component) },
+    spec: {
+      replicas,
+      selector: { matchLabels: selector(component) },
+      template: { metadata: { labels: selector(component) }, spec: podSpec(component) },
+    },
+  });
+  return {
+    configMap: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-config` }, data: { ...shop.spec.config } },
+    migrationJob: {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: `${name}-migrate-${tag.replaceAll(/[^a-z0-9-]/g, '-')}` },
+      spec: { backoffLimit: 0, template: { metadata: { labels: selector('migrations') }, spec: podSpec('migrations', 'Never') } },
+    },
+    api: {
+      deployment: deployment('api', shop.spec.api?.replicas ?? 2),
+      service: {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: `${name}-api` },
+        spec: { selector: selector('api'), ports: [{ name: 'http', port: 80, targetPort: 8080 }] },
+      },
+      disruptionBudget: {
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        metadata: { name: `${name}-api` },
+        spec: { maxUnavailable: 1, selector: { matchLabels: selector('api') } },
+      },
+    },
+    worker: { deployment: deployment('worker', shop.spec.worker?.replicas ?? 1) },
+    consumer: { deployment: deployment('consumer', shop.spec.consumer?.replicas ?? 1) },
+  };
+};
