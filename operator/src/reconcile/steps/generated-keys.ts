@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { generatedKeysSecretName } from '@shop/cdk8s';
-import type { KubeObject } from '@shop/cdk8s';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { GENERATED_KEYS, generatedKeysSecretName, type KubeObject } from '@shop/cdk8s';
 import { readCurrent } from '../../kube/apply.ts';
 import { isConflict } from '../../kube/errors.ts';
 import { ownedBy } from '../../kube/ownership.ts';
@@ -23,14 +23,14 @@ export const generatedKeys: ReconcileStep = {
       metadata: { name: generatedKeysSecretName(shop.metadata.name) },
       type: 'Opaque',
       stringData: {
-        'secret-key': randomBytes(48).toString('base64url'),
+        [GENERATED_KEYS.secretKey]: randomBytes(48).toString('base64url'),
         // The platform requires exactly 32 bytes, base64.
-        'secrets-master-key': randomBytes(32).toString('base64'),
+        [GENERATED_KEYS.secretsMasterKey]: randomBytes(32).toString('base64'),
       },
     });
     if (await readCurrent(clients.objects, secret)) return undefined;
     try {
-      await clients.objects.create(secret as Parameters<typeof clients.objects.create>[0]);
+      await clients.objects.create(secret as KubernetesObject);
     } catch (error) {
       if (!isConflict(error)) throw error; // created meanwhile: that one stays
     }

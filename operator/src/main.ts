@@ -1,0 +1,4 @@
+import { renderShop } from '@shop/cdk8s';
+import { runOperatorProcess } from './process.ts';
+
+await runOperatorProcess(renderShop);
