@@ -34,6 +34,9 @@ export async function runOperatorProcess(render: RenderShop, steps?: readonly Re
     lease: config.leaderElection ? `${config.leaderElection.namespace}/${config.leaderElection.name}` : '(no leader election)',
   });
   const shutdown = (signal: NodeJS.Signals) => {
+    // Without listeners, a second signal ends the process the default way: at once.
+    process.off('SIGTERM', shutdown);
+    process.off('SIGINT', shutdown);
     logger.info('stopping: finishing the pass under way', { signal });
     operator.stop().then(
       () => {
@@ -46,8 +49,8 @@ export async function runOperatorProcess(render: RenderShop, steps?: readonly Re
       },
     );
   };
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
 }
 
 function configureOrExit(): { config: OperatorConfig; kubeConfig: KubeConfig } {
