@@ -1,4 +1,4 @@
-import type { Shop, ShopStatus } from '@shop/cdk8s';
+import { GENERATED_KEYS, type Shop, type ShopStatus } from '@shop/cdk8s';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningOperator } from '../src/operator.ts';
 import { eventually } from './support/eventually.ts';
@@ -114,8 +114,8 @@ describe('a new Shop', () => {
     expect(job.metadata.managedFields).toEqual(expect.arrayContaining([expect.objectContaining({ manager: 'shop-operator', operation: 'Apply' })]));
     expect(await exists(paths.configMap(ns, 'shop-config'))).toBe(true);
     const keys = await read(paths.secret(ns, 'shop-generated-keys'));
-    expect(Buffer.from(Buffer.from(keys.data?.['secrets-master-key'] ?? '', 'base64').toString(), 'base64')).toHaveLength(32);
-    expect(Buffer.from(keys.data?.['secret-key'] ?? '', 'base64').length).toBeGreaterThanOrEqual(32);
+    expect(Buffer.from(Buffer.from(keys.data?.[GENERATED_KEYS.secretsMasterKey] ?? '', 'base64').toString(), 'base64')).toHaveLength(32);
+    expect(Buffer.from(keys.data?.[GENERATED_KEYS.secretKey] ?? '', 'base64').length).toBeGreaterThanOrEqual(32);
     expect(await deploymentNames(ns)).toEqual([]);
   });
 
@@ -141,7 +141,7 @@ describe('a new Shop', () => {
     const ns = await newShop('ready');
     await eventually(() => read(paths.job(ns, 'shop-migrate-1-0-0')));
     await completeJob(cluster.kube, ns, 'shop-migrate-1-0-0');
-    await eventually(() => read(paths.deployment(ns, 'shop-api')));
+    await statusOf(ns, 'shop', { phase: 'Deploying', conditions: expect.arrayContaining([condition('ApiAvailable', 'False', 'RollingOut')]) });
     expect(await deploymentNames(ns)).toEqual(['shop-api']);
 
     await markDeploymentAvailable(cluster.kube, ns, 'shop-api');
