@@ -1,0 +1,69 @@
+// `helm template` output as a real API server takes it: a server-side dry run with strict field validation.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { startKubeApiServer, type KubeApiServer } from '../../test/infra/kubernetes.ts';
+import { kubeClient, type KubeRequest } from '../../test/infra/kube-client.ts';
+import { OPERATOR_CHART, REPO_ROOT, SHOP_CHART, one, template, type Release } from './helm.ts';
+import { create, createNamespace, waitEstablished } from './kube.ts';
+
+describe('the charts on a real API server', () => {
+  let server: KubeApiServer;
+  let kube: KubeRequest;
+
+  beforeAll(async () => {
+    server = await startKubeApiServer();
+    kube = kubeClient(server);
+    // Helm installs crds/ before the templates; the Shop needs it.
+    const crd = parse(await readFile(path.join(OPERATOR_CHART, 'crds/shops.shop.dev.yaml'), 'utf8'));
+    expect((await create(kube, crd)).status).toBe(201);
+    await waitEstablished(kube, 'shops.shop.dev');
+    for (const namespace of ['shop-system', 'shops']) await createNamespace(kube, namespace);
+    await createNamespace(kube, 'restricted', { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/enforce-version': 'latest' });
+  }, 180_000);
+
+  afterAll(async () => {
+    await server?.dispose();
+  });
+
+  const releases: Array<[string, string, () => Promise<Release>]> = [
+    ['shop-operator with its defaults', OPERATOR_CHART, async () => ({ name: 'shop-operator', namespace: 'shop-system' })],
+    [
+      'shop-operator for one namespace, one replica, no leader election, an existing ServiceAccount',
+      OPERATOR_CHART,
+      async () => ({
+        name: 'single',
+        namespace: 'shop-system',
+        values: { watchNamespace: 'shops', replicas: 1, leaderElection: { enabled: false }, serviceAccount: { create: false, name: 'shop-operator' } },
+      }),
+    ],
+    ['shop with its defaults', SHOP_CHART, async () => ({ name: 'acme', namespace: 'shops' })],
+    [
+      'shop with the spec of cdk8s/examples/shop.yaml',
+      SHOP_CHART,
+      async () => {
+        const example = parse(await readFile(path.join(REPO_ROOT, 'cdk8s/examples/shop.yaml'), 'utf8')) as { spec: Record<string, unknown> };
+        return { name: 'example', namespace: 'shops', values: example.spec };
+      },
+    ],
+  ];
+  for (const [what, chart, release] of releases) {
+    it(`accepts every object of ${what}`, async () => {
+      const objects = await template(chart, await release());
+      expect(objects.length).toBeGreaterThan(0);
+      for (const object of objects) {
+        const reply = await create(kube, object, { dryRun: true });
+        expect([`${object.kind} ${object.metadata.name}`, reply.status, reply.body.message]).toEqual([`${object.kind} ${object.metadata.name}`, 201, undefined]);
+      }
+    });
+  }
+
+  it('runs the operator pod under the "restricted" Pod Security Standard', async () => {
+    const deployment = one(await template(OPERATOR_CHART, { name: 'shop-operator', namespace: 'restricted' }), 'Deployment');
+    const { metadata, spec } = (deployment.spec as { template: { metadata: { labels: Record<string, string> }; spec: object } }).template;
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { ...metadata, name: 'shop-operator-pod', namespace: 'restricted' }, spec };
+    const reply = await create(kube, pod, { dryRun: true });
+    expect([reply.status, reply.body.message]).toEqual([201, undefined]);
+  });
+});
