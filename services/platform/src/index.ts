@@ -17,9 +17,11 @@ export { applyMigrations, createMigration, MigrationError } from './db/migration
 export { startOutbox, type OutboxOptions, type RunningOutbox } from './outbox/outbox.ts';
 export { PollingLoop } from './outbox/polling-loop.ts';
 export { deleteInBatches } from './db/delete-in-batches.ts';
-export type { Emit, EmitPayload, RunTransaction, TransactionOptions } from './outbox/emit.ts';
+export { outboxMetrics } from './outbox/outbox-metrics.ts';
+export { createEmitter, type Emit, type EmitPayload, type Emitter, type RunTransaction, type TransactionOptions } from './outbox/emit.ts';
 export type { EventListener } from './outbox/listeners.ts';
-export type { Prisma } from './generated/prisma/client.ts';
+export { Prisma } from './generated/prisma/client.ts';
+export type { Cart, CartLine, Customer, Order, OrderLine, Product } from './generated/prisma/client.ts';
 export { BusinessApproval, CartStatus, OrderStatus, ReservationState } from './generated/prisma/enums.ts';
 export {
   TOPICS,

@@ -1,0 +1,154 @@
+import { DomainError } from '../errors/domain-error.ts';
+import { idString, type DomainDeps, type Tx } from '../context.ts';
+
+type StockReason = 'adjustment' | 'reservation' | 'reservation_released' | 'sale' | 'return' | 'restock';
+
+interface StockRow {
+  product_id: bigint;
+  location_id: bigint;
+  on_hand: number;
+  reserved: number;
+}
+
+/** Emits shop.inventory.stock_changed.v1: quantities are sellable units (on hand minus reserved). */
+async function stockChanged(
+  tx: Tx,
+  deps: DomainDeps,
+  change: { productId: bigint; sku: string; locationId: bigint; before: number; after: number; reason: StockReason; orderId?: bigint },
+): Promise<void> {
+  await deps.emit(tx, 'shop.inventory.stock_changed.v1', {
+    product_id: idString(change.productId),
+    sku: change.sku,
+    location_id: idString(change.locationId),
+    previous_quantity: change.before,
+    new_quantity: change.after,
+    delta: change.after - change.before,
+    reason: change.reason,
+    order_id: change.orderId === undefined ? null : idString(change.orderId),
+    occurred_at: deps.now().toISOString(),
+  });
+}
+
+async function skuOf(tx: Tx, productId: bigint): Promise<string> {
+  const product = await tx.product.findUnique({ where: { id: productId }, select: { sku: true } });
+  if (product === null) throw new DomainError('NOT_FOUND', `product ${productId} does not exist`, { productId: idString(productId) });
+  return product.sku;
+}
+
+/**
+ * Sets the units on hand at a location (a count or a delivery). Refuses to go below what is reserved:
+ * held units belong to orders.
+ */
+export async function setStockOnHand(
+  tx: Tx,
+  deps: DomainDeps,
+  input: { productId: bigint; locationId: bigint; onHand: number; reason?: 'adjustment' | 'restock' },
+): Promise<void> {
+  if (!Number.isInteger(input.onHand) || input.onHand < 0) throw new DomainError('BAD_USER_INPUT', 'onHand must be a whole number, 0 or more', { field: 'onHand' });
+  const sku = await skuOf(tx, input.productId);
+  const [current] = await tx.$queryRaw<StockRow[]>`
+    SELECT product_id, location_id, on_hand, reserved FROM stock_levels
+     WHERE product_id = ${input.productId} AND location_id = ${input.locationId} FOR UPDATE`;
+  const reserved = current?.reserved ?? 0;
+  if (input.onHand < reserved) {
+    throw new DomainError('BAD_USER_INPUT', `cannot set ${sku} to ${input.onHand} on hand: ${reserved} units are reserved for orders`, { field: 'onHand' });
+  }
+  await tx.stockLevel.upsert({
+    where: { productId_locationId: { productId: input.productId, locationId: input.locationId } },
+    create: { productId: input.productId, locationId: input.locationId, onHand: input.onHand },
+    update: { onHand: input.onHand },
+  });
+  const before = (current?.on_hand ?? 0) - reserved;
+  const after = input.onHand - reserved;
+  if (before !== after) await stockChanged(tx, deps, { productId: input.productId, sku, locationId: input.locationId, before, after, reason: input.reason ?? 'adjustment' });
+}
+
+export interface ReservationRequest {
+  readonly productId: bigint;
+  readonly sku: string;
+  readonly quantity: number;
+}
+
+/**
+ * Holds stock for an order's lines until `expiresAt`, each line from the location with the most
+ * sellable units. The conditional UPDATE is re-checked by PostgreSQL after any concurrent change to
+ * the row, so concurrent orders never take more than is there; lines go in product order so two
+ * orders never wait on each other's rows. Refuses the whole order when a line cannot be held.
+ */
+export async function reserveStock(tx: Tx, deps: DomainDeps, orderId: bigint, lines: readonly ReservationRequest[], expiresAt: Date): Promise<void> {
+  for (const line of [...lines].sort((a, b) => (a.productId < b.productId ? -1 : a.productId > b.productId ? 1 : 0))) {
+    const held = await holdFromBestLocation(tx, line);
+    if (held === undefined) {
+      const [stock] = await tx.$queryRaw<{ available: number }[]>`
+        SELECT coalesce(sum(on_hand - reserved), 0)::int AS available FROM stock_levels WHERE product_id = ${line.productId}`;
+      const available = stock?.available ?? 0;
+      throw new DomainError('BAD_USER_INPUT', `not enough stock for ${line.sku}: ${line.quantity} requested, ${available} available`, {
+        productId: idString(line.productId),
+        available,
+      });
+    }
+    await tx.inventoryReservation.create({ data: { productId: line.productId, locationId: held.location_id, orderId, quantity: line.quantity, expiresAt } });
+    const after = held.on_hand - held.reserved;
+    await stockChanged(tx, deps, { productId: line.productId, sku: line.sku, locationId: held.location_id, before: after + line.quantity, after, reason: 'reservation', orderId });
+  }
+}
+
+async function holdFromBestLocation(tx: Tx, line: ReservationRequest): Promise<StockRow | undefined> {
+  const candidates = await tx.$queryRaw<{ location_id: bigint }[]>`
+    SELECT location_id FROM stock_levels
+     WHERE product_id = ${line.productId} AND on_hand - reserved >= ${line.quantity}
+     ORDER BY on_hand - reserved DESC, location_id`;
+  for (const { location_id } of candidates) {
+    const [held] = await tx.$queryRaw<StockRow[]>`
+      UPDATE stock_levels SET reserved = reserved + ${line.quantity}, updated_at = now()
+       WHERE product_id = ${line.productId} AND location_id = ${location_id} AND on_hand - reserved >= ${line.quantity}
+       RETURNING product_id, location_id, on_hand, reserved`;
+    if (held !== undefined) return held;
+  }
+  return undefined;
+}
+
+/** Payment: the held units leave the shelf (on hand and reserved both go down; sellable stock does not change). */
+export async function commitReservations(tx: Tx, orderId: bigint): Promise<number> {
+  const committed = await tx.$executeRaw`
+    WITH held AS (
+      UPDATE inventory_reservations SET state = 'COMMITTED', updated_at = now()
+       WHERE order_id = ${orderId} AND state = 'HELD'
+       RETURNING product_id, location_id, quantity)
+    UPDATE stock_levels AS s SET on_hand = s.on_hand - h.quantity, reserved = s.reserved - h.quantity, updated_at = now()
+      FROM held AS h WHERE s.product_id = h.product_id AND s.location_id = h.location_id`;
+  return committed;
+}
+
+/**
+ * Gives held units back to sale: `RELEASED` for a cancellation, `EXPIRED` when the hold ran out.
+ * Only HELD reservations move, so releasing twice changes nothing.
+ */
+export async function releaseReservations(tx: Tx, deps: DomainDeps, orderId: bigint, to: 'RELEASED' | 'EXPIRED'): Promise<void> {
+  const released = await tx.$queryRaw<(StockRow & { quantity: number; sku: string })[]>`
+    WITH released AS (
+      UPDATE inventory_reservations SET state = ${to}::reservation_state, updated_at = now()
+       WHERE order_id = ${orderId} AND state = 'HELD'
+       RETURNING product_id, location_id, quantity)
+    UPDATE stock_levels AS s SET reserved = s.reserved - r.quantity, updated_at = now()
+      FROM released AS r, products AS p
+     WHERE s.product_id = r.product_id AND s.location_id = r.location_id AND p.id = r.product_id
+    RETURNING s.product_id, s.location_id, s.on_hand, s.reserved, r.quantity, p.sku`;
+  for (const row of released) {
+    const after = row.on_hand - row.reserved;
+    await stockChanged(tx, deps, { productId: row.product_id, sku: row.sku, locationId: row.location_id, before: after - row.quantity, after, reason: 'reservation_released', orderId });
+  }
+}
+
+/** A cancelled paid order: its committed units go back on the shelf. */
+export async function returnCommittedStock(tx: Tx, deps: DomainDeps, orderId: bigint): Promise<void> {
+  const returned = await tx.$queryRaw<(StockRow & { quantity: number; sku: string })[]>`
+    UPDATE stock_levels AS s SET on_hand = s.on_hand + r.quantity, updated_at = now()
+      FROM inventory_reservations AS r, products AS p
+     WHERE r.order_id = ${orderId} AND r.state = 'COMMITTED' AND s.product_id = r.product_id AND s.location_id = r.location_id AND p.id = r.product_id
+    RETURNING s.product_id, s.location_id, s.on_hand, s.reserved, r.quantity, p.sku`;
+  for (const row of returned) {
+    const after = row.on_hand - row.reserved;
+    await stockChanged(tx, deps, { productId: row.product_id, sku: row.sku, locationId: row.location_id, before: after - row.quantity, after, reason: 'return', orderId });
+  }
+}

@@ -1,0 +1,119 @@
+import type { OrderStatus } from '@shop/platform';
+import { DomainError } from '../errors/domain-error.ts';
+import type { DomainDeps, Tx } from '../context.ts';
+import { commitReservations, releaseReservations, returnCommittedStock } from '../inventory/stock.ts';
+import { checkoutSettings } from '../settings/checkout-settings.ts';
+import { validAddress, type Address } from './address.ts';
+import { orderCompleted, orderModified, type OrderWithLines } from './order-events.ts';
+import { assertTransition } from './order-status.ts';
+
+
+/** The order, locked for the rest of the transaction so two transitions never interleave. */
+async function lockedOrder(tx: Tx, orderId: bigint): Promise<OrderWithLines> {
+  await tx.$executeRaw`SELECT 1 FROM orders WHERE id = ${orderId} FOR UPDATE`;
+  const order = await tx.order.findUnique({ where: { id: orderId }, include: { lines: { orderBy: { id: 'asc' } } } });
+  if (order === null) throw new DomainError('NOT_FOUND', `order ${orderId} does not exist`, { field: 'orderId' });
+  return order;
+}
+
+async function moveTo(tx: Tx, order: OrderWithLines, to: OrderStatus, data: Record<string, unknown> = {}): Promise<OrderWithLines> {
+  assertTransition(order.number, order.status, to);
+  return tx.order.update({ where: { id: order.id }, data: { status: to, ...data }, include: { lines: { orderBy: { id: 'asc' } } } });
+}
+
+/** A business order approved by staff waits for payment; its stock is held for the payment window from now. */
+export async function approveOrder(tx: Tx, deps: DomainDeps, orderId: bigint): Promise<OrderWithLines> {
+  const order = await lockedOrder(tx, orderId);
+  const approved = await moveTo(tx, order, 'PENDING_PAYMENT');
+  const { paymentWindowMinutes } = await checkoutSettings(tx);
+  await tx.inventoryReservation.updateMany({
+    where: { orderId, state: 'HELD' },
+    data: { expiresAt: new Date(deps.now().getTime() + paymentWindowMinutes * 60 * 1000) },
+  });
+  return approved;
+}
+
+/** Payment received: the held stock is committed. A hold that already ran out cannot be paid for. */
+export async function markOrderPaid(tx: Tx, deps: DomainDeps, orderId: bigint): Promise<OrderWithLines> {
+  const order = await lockedOrder(tx, orderId);
+  assertTransition(order.number, order.status, 'PLACED');
+  const held = await tx.inventoryReservation.count({ where: { orderId, state: 'HELD' } });
+  if (held !== order.lines.length) {
+    throw new DomainError('BAD_USER_INPUT', `order ${order.number} can no longer be paid: its stock hold expired`, { field: 'orderId' });
+  }
+  await commitReservations(tx, orderId);
+  return moveTo(tx, order, 'PLACED', { paidAt: deps.now() });
+}
+
+export async function fulfilOrder(tx: Tx, deps: DomainDeps, orderId: bigint): Promise<OrderWithLines> {
+  return moveTo(tx, await lockedOrder(tx, orderId), 'FULFILLED', { fulfilledAt: deps.now() });
+}
+
+/** Emits the in-process order.completed that attribution listens to. */
+export async function completeOrder(tx: Tx, deps: DomainDeps, orderId: bigint): Promise<OrderWithLines> {
+  const completedAt = deps.now();
+  const completed = await moveTo(tx, await lockedOrder(tx, orderId), 'COMPLETED', { completedAt });
+  await orderCompleted(tx, deps, completed, completedAt);
+  return completed;
+}
+
+/** Held stock goes back to sale; a paid order's committed units go back on the shelf. */
+export async function cancelOrder(tx: Tx, deps: DomainDeps, orderId: bigint, reason: string): Promise<OrderWithLines> {
+  const trimmed = reason.trim();
+  if (trimmed.length === 0 || trimmed.length > 500) throw new DomainError('BAD_USER_INPUT', 'reason must be 1 to 500 characters', { field: 'reason' });
+  const order = await lockedOrder(tx, orderId);
+  const cancelled = await moveTo(tx, order, 'CANCELLED', { cancelledAt: deps.now(), cancelReason: trimmed });
+  await releaseReservations(tx, deps, orderId, 'RELEASED');
+  if (order.status === 'PLACED') await returnCommittedStock(tx, deps, orderId);
+  return cancelled;
+}
+
+const ADDRESS_CHANGEABLE: readonly OrderStatus[] = ['AWAITING_APPROVAL', 'PENDING_PAYMENT', 'PLACED'];
+
+/** Changes the shipping and/or billing address until the order is fulfilled; emits shop.orders.modified.v1. */
+export async function changeOrderAddresses(
+  tx: Tx,
+  deps: DomainDeps,
+  orderId: bigint,
+  change: { shippingAddress?: Address; billingAddress?: Address },
+): Promise<OrderWithLines> {
+  const order = await lockedOrder(tx, orderId);
+  if (!ADDRESS_CHANGEABLE.includes(order.status)) {
+    throw new DomainError('BAD_USER_INPUT', `order ${order.number} is ${order.status}: its addresses can no longer change`, { field: 'orderId' });
+  }
+  const data: Record<string, unknown> = {};
+  const changes: ('shipping_address' | 'billing_address')[] = [];
+  if (change.shippingAddress !== undefined) {
+    data.shippingAddress = { ...validAddress('shippingAddress', change.shippingAddress) };
+    changes.push('shipping_address');
+  }
+  if (change.billingAddress !== undefined) {
+    data.billingAddress = { ...validAddress('billingAddress', change.billingAddress) };
+    changes.push('billing_address');
+  }
+  if (changes.length === 0) throw new DomainError('BAD_USER_INPUT', 'give a shippingAddress, a billingAddress or both', { field: 'shippingAddress' });
+  const updated = await tx.order.update({ where: { id: orderId }, data, include: { lines: { orderBy: { id: 'asc' } } } });
+  await orderModified(tx, deps, updated, changes);
+  return updated;
+}
+
+/**
+ * Ends the holds that ran out (ExpireStaleReservations runs this): their stock goes back to sale
+ * and the orders still waiting for payment or approval are cancelled. Returns the cancelled order ids.
+ */
+export async function expireStaleReservations(tx: Tx, deps: DomainDeps, limit = 100): Promise<bigint[]> {
+  const stale = await tx.$queryRaw<{ order_id: bigint }[]>`
+    SELECT DISTINCT order_id FROM inventory_reservations
+     WHERE state = 'HELD' AND expires_at <= ${deps.now()} LIMIT ${limit}`;
+  const cancelled: bigint[] = [];
+  for (const { order_id } of stale) {
+    const order = await lockedOrder(tx, order_id);
+    await releaseReservations(tx, deps, order_id, 'EXPIRED');
+    if (order.status === 'PENDING_PAYMENT' || order.status === 'AWAITING_APPROVAL') {
+      await moveTo(tx, order, 'CANCELLED', { cancelledAt: deps.now(), cancelReason: 'the stock hold expired before payment' });
+      cancelled.push(order_id);
+    }
+  }
+  return cancelled;
+}
+

@@ -1,0 +1,233 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DomainError } from '../../src/errors/domain-error.ts';
+import { addCartLine, createCart, setCartLineQuantity } from '../../src/carts/carts.ts';
+import { placeOrder } from '../../src/orders/checkout.ts';
+import { approveOrder, cancelOrder, changeOrderAddresses, completeOrder, expireStaleReservations, fulfilOrder, markOrderPaid } from '../../src/orders/order-transitions.ts';
+import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from './support.ts';
+
+let commerce: Commerce;
+let catalog: Catalog;
+
+beforeAll(async () => {
+  commerce = await openCommerce('checkout');
+  catalog = await seedCatalog(commerce, 'co');
+});
+
+afterAll(async () => {
+  await commerce?.close();
+});
+
+const stock = async (productId: bigint) =>
+  (await commerce.platform.database.prisma.stockLevel.findUniqueOrThrow({ where: { productId_locationId: { productId, locationId: catalog.locationId } } }));
+
+async function cartWith(sessionId: string, lines: [bigint, number][]): Promise<bigint> {
+  return commerce.transaction(async (tx) => {
+    const cart = await createCart(tx, commerce.deps, { channelId: catalog.channelId, shopper: { sessionId } });
+    for (const [productId, quantity] of lines) await addCartLine(tx, commerce.deps, { cartId: cart.id, shopper: { sessionId }, productId, quantity });
+    return cart.id;
+  });
+}
+
+const checkout = (cartId: bigint, sessionId: string, overrides: Partial<Parameters<typeof placeOrder>[2]> = {}) =>
+  commerce.transaction((tx) =>
+    placeOrder(tx, commerce.deps, { cartId, shopper: { sessionId }, email: 'Ada@Example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS, ...overrides }),
+  );
+
+async function refusal(work: Promise<unknown>): Promise<DomainError> {
+  const error = await work.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(DomainError);
+  return error as DomainError;
+}
+
+describe('carts', () => {
+  it('adds a line with both cart events, and adds to the same line when the product comes again', async () => {
+    const tee = await catalog.product('cart-tee', '19.90', 10);
+    const before = await commerce.lastEventId();
+    const cartId = await cartWith('s-cart', [[tee, 1], [tee, 2]]);
+    const line = await commerce.platform.database.prisma.cartLine.findFirstOrThrow({ where: { cartId } });
+    expect(line.quantity).toBe(3);
+    const events = await commerce.events(before);
+    expect(events.map((event) => event.name)).toEqual(['cart.item_added', 'shop.cart.line_added.v1', 'cart.item_added', 'shop.cart.line_added.v1']);
+    expect(events[0]?.payload).toMatchObject({
+      cart_id: cartId.toString(),
+      session_id: 's-cart',
+      product_id: tee.toString(),
+      category_ids: catalog.categoryIds.map(String),
+      brand_id: catalog.brandId.toString(),
+      quantity: 1,
+    });
+    expect(events[3]?.payload).toMatchObject({ sku: 'co-cart-tee', unit_price: '19.90', currency: 'EUR', quantity: 2 });
+  });
+
+  it.each([[0, 'zero'], [-1, 'negative'], [1.5, 'fraction'], [1000, 'too-many']])('refuses quantity %s as BAD_USER_INPUT', async (quantity, name) => {
+    const tee = await catalog.product(`quantity-${name}`, '5.00', 5);
+    const error = await refusal(cartWith('s-quantity', [[tee, quantity]]));
+    expect(error).toMatchObject({ code: 'BAD_USER_INPUT', message: 'quantity must be a whole number from 1 to 999' });
+  });
+
+  it('refuses an unknown product and hides other shoppers\' carts', async () => {
+    expect(await refusal(cartWith('s-unknown', [[987654321n, 1]]))).toMatchObject({ code: 'NOT_FOUND' });
+    const tee = await catalog.product('private-tee', '5.00', 5);
+    const cartId = await cartWith('s-owner', [[tee, 1]]);
+    const error = await refusal(
+      commerce.transaction((tx) => setCartLineQuantity(tx, commerce.deps, { cartId, shopper: { sessionId: 's-intruder' }, productId: tee, quantity: 5 })),
+    );
+    expect(error).toMatchObject({ code: 'NOT_FOUND', message: `cart ${cartId} does not exist` });
+  });
+});
+
+describe('checkout and the order lifecycle', () => {
+  it('places an order that holds stock, then payment commits it and completion emits order.completed', async () => {
+    const tee = await catalog.product('life-tee', '19.90', 5);
+    const cartId = await cartWith('s-life', [[tee, 2]]);
+    const before = await commerce.lastEventId();
+    const order = await checkout(cartId, 's-life');
+    expect(order).toMatchObject({ status: 'PENDING_PAYMENT', email: 'ada@example.com', currency: 'EUR' });
+    expect(order.number).toMatch(/^SO-2026-\d{6}$/);
+    expect(order.total.toFixed(2)).toBe('39.80');
+    expect(order.lines[0]).toMatchObject({ productId: tee, quantity: 2, categoryId: catalog.categoryIds[0], brandId: catalog.brandId });
+    expect(await stock(tee)).toMatchObject({ onHand: 5, reserved: 2 });
+    const placed = await commerce.events(before);
+    expect(placed.map((event) => event.name)).toEqual(['shop.inventory.stock_changed.v1', 'shop.orders.placed.v1']);
+    expect(placed[0]?.payload).toMatchObject({ previous_quantity: 5, new_quantity: 3, delta: -2, reason: 'reservation', order_id: order.id.toString() });
+    expect(placed[1]?.payload).toMatchObject({ order_number: order.number, status: 'PENDING_PAYMENT', totals: { total: '39.80' } });
+
+    await commerce.transaction((tx) => markOrderPaid(tx, commerce.deps, order.id));
+    expect(await stock(tee)).toMatchObject({ onHand: 3, reserved: 0 });
+    await commerce.transaction((tx) => fulfilOrder(tx, commerce.deps, order.id));
+    const beforeCompletion = await commerce.lastEventId();
+    const completed = await commerce.transaction((tx) => completeOrder(tx, commerce.deps, order.id));
+    expect(completed.status).toBe('COMPLETED');
+    const [event] = await commerce.events(beforeCompletion);
+    expect(event).toMatchObject({
+      name: 'order.completed',
+      payload: { order_id: order.id.toString(), session_id: 's-life', lines: [{ product_id: tee.toString(), category_id: catalog.categoryIds[0]?.toString(), line_total: '39.80' }] },
+    });
+  });
+
+  it('refuses an illegal transition naming both states, and changes nothing', async () => {
+    const tee = await catalog.product('illegal-tee', '10.00', 5);
+    const order = await checkout(await cartWith('s-illegal', [[tee, 1]]), 's-illegal');
+    const error = await refusal(commerce.transaction((tx) => completeOrder(tx, commerce.deps, order.id)));
+    expect(error).toMatchObject({ code: 'BAD_USER_INPUT', details: { from: 'PENDING_PAYMENT', to: 'COMPLETED' } });
+    expect((await commerce.platform.database.prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe('PENDING_PAYMENT');
+  });
+
+  it('releases the held stock when an unpaid order is cancelled, and returns it when a paid one is', async () => {
+    const tee = await catalog.product('cancel-tee', '10.00', 4);
+    const unpaid = await checkout(await cartWith('s-cancel-1', [[tee, 3]]), 's-cancel-1');
+    const before = await commerce.lastEventId();
+    await commerce.transaction((tx) => cancelOrder(tx, commerce.deps, unpaid.id, 'changed my mind'));
+    expect(await stock(tee)).toMatchObject({ onHand: 4, reserved: 0 });
+    expect((await commerce.events(before)).map((event) => event.payload.reason)).toEqual(['reservation_released']);
+
+    const paid = await checkout(await cartWith('s-cancel-2', [[tee, 2]]), 's-cancel-2');
+    await commerce.transaction((tx) => markOrderPaid(tx, commerce.deps, paid.id));
+    expect(await stock(tee)).toMatchObject({ onHand: 2, reserved: 0 });
+    await commerce.transaction((tx) => cancelOrder(tx, commerce.deps, paid.id, 'out of stock at the carrier'));
+    expect(await stock(tee)).toMatchObject({ onHand: 4, reserved: 0 });
+  });
+
+  it('rolls a failed checkout back whole: no order, no hold, no event, the cart still open', async () => {
+    const plenty = await catalog.product('rollback-plenty', '10.00', 10);
+    const scarce = await catalog.product('rollback-scarce', '10.00', 1);
+    const cartId = await cartWith('s-rollback', [[plenty, 2], [scarce, 2]]);
+    const before = await commerce.lastEventId();
+    const error = await refusal(checkout(cartId, 's-rollback'));
+    expect(error.message).toBe('not enough stock for co-rollback-scarce: 2 requested, 1 available');
+    expect(await commerce.events(before)).toEqual([]);
+    expect(await commerce.platform.database.prisma.order.count({ where: { cartId } })).toBe(0);
+    expect(await stock(plenty)).toMatchObject({ onHand: 10, reserved: 0 });
+    expect((await commerce.platform.database.prisma.cart.findUniqueOrThrow({ where: { id: cartId } })).status).toBe('ACTIVE');
+  });
+
+  it('never sells more than there is when many shoppers check out the last units at once', async () => {
+    const last = await catalog.product('last-units', '10.00', 3);
+    const shoppers = Array.from({ length: 12 }, (_, i) => `s-race-${i}`);
+    const carts = await Promise.all(shoppers.map((sessionId) => cartWith(sessionId, [[last, 1]])));
+    const results = await Promise.allSettled(carts.map((cartId, i) => checkout(cartId, shoppers[i] ?? '')));
+    const placed = results.filter((result) => result.status === 'fulfilled');
+    const refused = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
+    expect(placed).toHaveLength(3);
+    expect(refused).toHaveLength(9);
+    for (const result of refused) expect((result.reason as Error).message).toMatch(/^not enough stock for co-last-units: 1 requested, 0 available$/);
+    expect(await stock(last)).toMatchObject({ onHand: 3, reserved: 3 });
+  });
+
+  it('holds a business customer\'s order for approval, then for payment', async () => {
+    const tee = await catalog.product('b2b-tee', '10.00', 5);
+    const customer = await commerce.platform.database.prisma.customer.create({
+      data: { channelId: catalog.channelId, email: 'buyer@corp.example', passwordHash: 'x', isBusiness: true, approvalStatus: 'APPROVED' },
+    });
+    const cartId = await commerce.transaction(async (tx) => {
+      const cart = await createCart(tx, commerce.deps, { channelId: catalog.channelId, shopper: { customerId: customer.id } });
+      await addCartLine(tx, commerce.deps, { cartId: cart.id, shopper: { customerId: customer.id }, productId: tee, quantity: 1 });
+      return cart.id;
+    });
+    const order = await commerce.transaction((tx) =>
+      placeOrder(tx, commerce.deps, { cartId, shopper: { customerId: customer.id }, email: customer.email, billingAddress: ADDRESS, shippingAddress: ADDRESS }),
+    );
+    expect(order.status).toBe('AWAITING_APPROVAL');
+    expect(await refusal(commerce.transaction((tx) => markOrderPaid(tx, commerce.deps, order.id)))).toMatchObject({ details: { from: 'AWAITING_APPROVAL', to: 'PLACED' } });
+    expect((await commerce.transaction((tx) => approveOrder(tx, commerce.deps, order.id))).status).toBe('PENDING_PAYMENT');
+    expect((await commerce.transaction((tx) => markOrderPaid(tx, commerce.deps, order.id))).status).toBe('PLACED');
+  });
+
+  it('requests a fraud check naming each tripped rule', async () => {
+    const watch = await catalog.product('fraud-watch', '2500.00', 2);
+    const before = await commerce.lastEventId();
+    const order = await checkout(await cartWith('s-fraud', [[watch, 1]]), 's-fraud', { shippingAddress: { ...ADDRESS, countryCode: 'FR' } });
+    const fraud = (await commerce.events(before)).find((event) => event.name === 'shop.fraud.check_requested.v1');
+    expect(fraud?.payload).toMatchObject({
+      order_id: order.id.toString(),
+      total: '2500.00',
+      rules_tripped: [
+        { rule: 'order_total_above', detail: 'total 2500.00 EUR is above the threshold 2000.00' },
+        { rule: 'country_mismatch', detail: 'billing country DE differs from shipping country FR' },
+      ],
+    });
+  });
+
+  it('emits shop.orders.modified.v1 when an address changes, and refuses it once fulfilled', async () => {
+    const tee = await catalog.product('address-tee', '10.00', 5);
+    const order = await checkout(await cartWith('s-address', [[tee, 1]]), 's-address');
+    const before = await commerce.lastEventId();
+    await commerce.transaction((tx) => changeOrderAddresses(tx, commerce.deps, order.id, { shippingAddress: { ...ADDRESS, city: 'Hamburg', postalCode: '20095' } }));
+    expect(await commerce.events(before)).toMatchObject([{ name: 'shop.orders.modified.v1', payload: { changes: ['shipping_address'] } }]);
+    await commerce.transaction((tx) => markOrderPaid(tx, commerce.deps, order.id));
+    await commerce.transaction((tx) => fulfilOrder(tx, commerce.deps, order.id));
+    const error = await refusal(commerce.transaction((tx) => changeOrderAddresses(tx, commerce.deps, order.id, { billingAddress: ADDRESS })));
+    expect(error.message).toBe(`order ${order.number} is FULFILLED: its addresses can no longer change`);
+  });
+
+  it('validates addresses and email, naming the field', async () => {
+    const tee = await catalog.product('validate-tee', '10.00', 5);
+    const cartId = await cartWith('s-validate', [[tee, 1]]);
+    expect(await refusal(checkout(cartId, 's-validate', { email: 'not-an-email' }))).toMatchObject({ details: { field: 'email' } });
+    expect(await refusal(checkout(cartId, 's-validate', { shippingAddress: { ...ADDRESS, countryCode: 'Germany' } }))).toMatchObject({
+      message: 'shippingAddress.countryCode must be at most 2 characters',
+    });
+    expect(await refusal(checkout(cartId, 's-validate', { billingAddress: { ...ADDRESS, city: 'x'.repeat(101) } }))).toMatchObject({
+      details: { field: 'billingAddress.city' },
+    });
+  });
+
+  it('expires a hold that ran out: the stock goes back and the unpaid order is cancelled', async () => {
+    const tee = await catalog.product('expiry-tee', '10.00', 2);
+    const order = await checkout(await cartWith('s-expiry', [[tee, 2]]), 's-expiry');
+    commerce.setNow(new Date('2026-11-23T10:29:00.000Z'));
+    expect(await commerce.transaction((tx) => expireStaleReservations(tx, commerce.deps))).toEqual([]);
+    commerce.setNow(new Date('2026-11-23T10:31:00.000Z'));
+    try {
+      expect(await commerce.transaction((tx) => expireStaleReservations(tx, commerce.deps))).toContain(order.id);
+      expect(await stock(tee)).toMatchObject({ onHand: 2, reserved: 0 });
+      const expired = await commerce.platform.database.prisma.order.findUniqueOrThrow({ where: { id: order.id } });
+      expect(expired).toMatchObject({ status: 'CANCELLED', cancelReason: 'the stock hold expired before payment' });
+    } finally {
+      commerce.setNow(new Date('2026-11-23T10:00:00.000Z'));
+    }
+  });
+});
