@@ -3,3 +3,31 @@ export { defineSubscription, subscriptionListeners, type TopicEvent, type TopicS
 export { auditSubscription } from './audit/audit-subscription.ts';
 export { DomainError, type DomainErrorCode } from './errors/domain-error.ts';
 export { ORDER_TRANSITIONS, assertTransition, canTransition, holdsReservations } from './orders/order-status.ts';
+export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, assertPasswordPolicy, hashPassword, verifyPassword } from './accounts/passwords.ts';
+export { normalizeEmail } from './accounts/email.ts';
+export {
+  approveBusinessCustomer,
+  authenticateCustomer,
+  registerCustomer,
+  rejectBusinessCustomer,
+  type CustomerAccount,
+  type RegisterCustomerInput,
+} from './accounts/customers.ts';
+export { captureLead, type CaptureLeadInput } from './accounts/leads.ts';
+export { customerPrincipal, staffPrincipal, type CustomerPrincipal, type Principal, type StaffPrincipal } from './auth/principal.ts';
+export {
+  ADMIN_ROLE,
+  CORE_PERMISSIONS,
+  authorizeStaff,
+  permissionsOf,
+  requirePermission,
+  upsertPermissions,
+  type CorePermission,
+  type PermissionDeclaration,
+} from './auth/permissions.ts';
+export { ensureRole, type EnsureRoleInput } from './auth/roles.ts';
+export { authenticateStaff, createStaffUser, ensureAdmin, type CreateStaffUserInput, type StaffAccount } from './auth/staff.ts';
+export { DEFAULT_TOKEN_SETTINGS, tokenSettings, type TokenSettings } from './auth/token-settings.ts';
+export { signAccessToken, verifyAccessToken, type AccessTokenRejection } from './auth/access-tokens.ts';
+export { revokeAllRefreshTokens, revokeRefreshToken } from './auth/refresh-tokens.ts';
+export { issueTokens, refreshTokens, type RefreshRejection, type TokenPair } from './auth/tokens.ts';
