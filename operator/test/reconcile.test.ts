@@ -263,6 +263,8 @@ describe('a Ready Shop', () => {
     const ns = await newShop('keys');
     await deployReady(ns);
     const keys = await read(paths.secret(ns, 'shop-generated-keys'));
+    // Never garbage-collected with the Shop: losing the master key loses every stored secret.
+    expect(keys.metadata.ownerReferences).toBeUndefined();
 
     await updateShop(cluster.kube, ns, 'shop', (shop) => void (shop.spec.image.tag = '1.1.0'));
     await statusOf(ns, 'shop', { phase: 'Migrating', observedGeneration: 2 });

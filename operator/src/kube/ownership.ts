@@ -21,18 +21,16 @@ export function shopOwnerReference(shop: StoredShop): V1OwnerReference {
   };
 }
 
+/** The object placed in the Shop's namespace and labelled as managed, but not owned: deleting the Shop leaves it. */
+export function managedFor(shop: StoredShop, object: KubeObject): KubeObject {
+  const { metadata } = object;
+  return { ...object, metadata: { ...metadata, namespace: shop.metadata.namespace, labels: { ...metadata.labels, ...MANAGED_BY_LABEL } } };
+}
+
 /** The object placed in the Shop's namespace, owned by it and labelled as managed. */
 export function ownedBy(shop: StoredShop, object: KubeObject): KubeObject {
-  const { metadata } = object;
-  return {
-    ...object,
-    metadata: {
-      ...metadata,
-      namespace: shop.metadata.namespace,
-      labels: { ...metadata.labels, ...MANAGED_BY_LABEL },
-      ownerReferences: [shopOwnerReference(shop)],
-    },
-  };
+  const managed = managedFor(shop, object);
+  return { ...managed, metadata: { ...managed.metadata, ownerReferences: [shopOwnerReference(shop)] } };
 }
 
 /** Every rendered object owned by the Shop and stamped with the version it is rendered for. */

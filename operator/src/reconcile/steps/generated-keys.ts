@@ -3,13 +3,15 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { GENERATED_KEYS, generatedKeysSecretName, type KubeObject } from '@shop/cdk8s';
 import { readCurrent } from '../../kube/apply.ts';
 import { isConflict } from '../../kube/errors.ts';
-import { ownedBy } from '../../kube/ownership.ts';
+import { managedFor } from '../../kube/ownership.ts';
 import type { ReconcileStep } from '../pass.ts';
 
 /**
  * SECRET_KEY and SECRETS_MASTER_KEY for a Shop that does not reference its own: generated once into
  * `<shop>-generated-keys`. Created, never applied: an existing Secret is never rewritten, because new
- * keys would invalidate every session and make every stored secret unreadable.
+ * keys would invalidate every session and make every stored secret unreadable. Not owned by the
+ * Shop either: deleting the Shop (or `helm uninstall`) must not take the master key, and with it
+ * every stored secret, to the garbage collector. A Shop created again under the same name reuses it.
  */
 export const generatedKeys: ReconcileStep = {
   name: 'generated keys',
@@ -17,7 +19,7 @@ export const generatedKeys: ReconcileStep = {
   async run({ shop, clients }) {
     const { secretKey, secretsMasterKey } = shop.spec.secrets;
     if (secretKey && secretsMasterKey) return undefined;
-    const secret: KubeObject = ownedBy(shop, {
+    const secret: KubeObject = managedFor(shop, {
       apiVersion: 'v1',
       kind: 'Secret',
       metadata: { name: generatedKeysSecretName(shop.metadata.name) },
