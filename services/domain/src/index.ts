@@ -31,3 +31,21 @@ export { DEFAULT_TOKEN_SETTINGS, tokenSettings, type TokenSettings } from './aut
 export { signAccessToken, verifyAccessToken, type AccessTokenRejection } from './auth/access-tokens.ts';
 export { revokeAllRefreshTokens, revokeRefreshToken } from './auth/refresh-tokens.ts';
 export { issueTokens, refreshTokens, type RefreshRejection, type TokenPair } from './auth/tokens.ts';
+export { idString, optionalId, type DomainDeps, type Shopper, type Tx } from './context.ts';
+export { createBrand, createCategory, createChannel, createProduct, type ProductInput } from './catalog/catalog-admin.ts';
+export { sellableProducts, type SellableProduct } from './catalog/sellable-products.ts';
+export { setStockOnHand } from './inventory/stock.ts';
+export { addCartLine, createCart, MAX_LINE_QUANTITY, setCartLineQuantity, viewCart, type CartView } from './carts/carts.ts';
+export { placeOrder, type PlaceOrderInput } from './orders/checkout.ts';
+export type { Address } from './orders/address.ts';
+export type { OrderWithLines } from './orders/order-events.ts';
+export {
+  approveOrder,
+  cancelOrder,
+  changeOrderAddresses,
+  completeOrder,
+  expireStaleReservations,
+  fulfilOrder,
+  markOrderPaid,
+} from './orders/order-transitions.ts';
+export { CHECKOUT_SETTINGS_KEY, DEFAULT_CHECKOUT_SETTINGS, checkoutSettings, type CheckoutSettings, type FraudRules } from './settings/checkout-settings.ts';
