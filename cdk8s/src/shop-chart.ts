@@ -34,12 +34,12 @@ export class ShopChart extends Chart {
       resources: spec.worker?.resources,
       strategy: 'RollingUpdate',
     });
-    // A consumer group runs in one instance only: never two pods, not even during a rollout.
+    // A consumer group runs in one instance only: never two pods, not even during a rollout; 0 pauses it.
     new ComponentDeployment(this, 'consumer', {
       shop,
       process: CONSUMER,
       config,
-      replicas: 1,
+      replicas: Math.min(spec.consumer?.replicas ?? 1, 1),
       resources: spec.consumer?.resources,
       strategy: 'Recreate',
     });

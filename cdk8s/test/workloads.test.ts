@@ -69,10 +69,10 @@ describe('deployments', () => {
     }
   });
 
-  it('runs exactly one consumer with the Recreate strategy, even when the spec asks for 3 or for none', () => {
-    for (const replicas of [3, 0, undefined]) {
+  it('runs at most one consumer with the Recreate strategy, even when the spec asks for 3, and none when paused', () => {
+    for (const [replicas, expected] of [[3, 1], [1, 1], [undefined, 1], [0, 0]] as const) {
       const consumer = renderShop(minimalShop((shop) => (shop.spec.consumer = { replicas }))).consumer.deployment;
-      expect(workload(consumer).spec.replicas).toBe(1);
+      expect(workload(consumer).spec.replicas).toBe(expected);
       expect(workload(consumer).spec.strategy).toEqual({ type: 'Recreate' });
     }
   });
