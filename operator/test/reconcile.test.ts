@@ -240,8 +240,10 @@ describe('a Ready Shop', () => {
     }
 
     await markDeploymentAvailable(cluster.kube, ns, 'shop-api');
-    await eventually(async () => expect(imageOf(await read(paths.deployment(ns, 'shop-worker')))).toBe('registry.example.com/shop/platform:1.1.0'));
-    expect(imageOf(await read(paths.deployment(ns, 'shop-consumer')))).toBe('registry.example.com/shop/platform:1.1.0');
+    // The two are applied one after the other within a pass: wait for each.
+    for (const component of ['worker', 'consumer']) {
+      await eventually(async () => expect(imageOf(await read(paths.deployment(ns, `shop-${component}`)))).toBe('registry.example.com/shop/platform:1.1.0'));
+    }
     await markDeploymentAvailable(cluster.kube, ns, 'shop-worker');
     await markDeploymentAvailable(cluster.kube, ns, 'shop-consumer');
     await statusOf(ns, 'shop', { phase: 'Ready', observedGeneration: 2, migratedVersion: '1.1.0' });
