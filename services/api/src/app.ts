@@ -1,5 +1,6 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { Platform } from '@shop/platform';
+import { createEmitter, outboxMetrics, type Emitter, type Platform, type RunningOutbox } from '@shop/platform';
+import { tokenSettings } from '@shop/domain';
 import { echoRequestId, requestIdFor } from './http/request-id.ts';
 import { logEveryRequest } from './http/access-log.ts';
 import { measureHttp } from './http/http-metrics.ts';
@@ -11,8 +12,29 @@ import { graphqlRoutes } from './graphql/graphql.ts';
 
 export type AppPlatform = Pick<Platform, 'config' | 'logger' | 'metrics' | 'database' | 'cache' | 'broker'>;
 
+export interface AppOptions {
+  /**
+   * The process's running outbox (main.ts starts it): business operations run in its transactions
+   * so their events commit with the change. Without one the app writes events through an emitter
+   * of its own, and whichever outbox runs later relays them.
+   */
+  readonly outbox?: Pick<RunningOutbox, 'emit' | 'transaction'>;
+}
+
+function outboxOf(platform: AppPlatform, options: AppOptions): Pick<RunningOutbox, 'emit' | 'transaction'> {
+  if (options.outbox !== undefined) return options.outbox;
+  const { config, logger, metrics, database } = platform;
+  // Created at the first use: the outbox metrics it registers query tables that must exist by then.
+  let emitter: Emitter | undefined;
+  const emitterOf = () => (emitter ??= createEmitter({ mode: config.eventSchemaMode, logger, metrics: outboxMetrics(metrics, database.pool) }));
+  return {
+    emit: (tx, name, payload) => emitterOf().emit(tx, name, payload),
+    transaction: (work, transactionOptions) => emitterOf().transaction(database.prisma, work, transactionOptions),
+  };
+}
+
 /** Builds the HTTP app over an opened platform; the caller listens and closes. */
-export async function buildApp(platform: AppPlatform): Promise<FastifyInstance> {
+export async function buildApp(platform: AppPlatform, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: platform.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
@@ -27,6 +49,15 @@ export async function buildApp(platform: AppPlatform): Promise<FastifyInstance> 
   closeIdleConnectionsWhileDraining(app);
   healthRoutes(app, { database: platform.database, cache: platform.cache, broker: platform.broker });
   metricsRoute(app, platform.metrics);
-  await graphqlRoutes(app, { ide: platform.config.nodeEnv === 'development' });
+  const outbox = outboxOf(platform, options);
+  await graphqlRoutes(app, {
+    ide: platform.config.nodeEnv === 'development',
+    services: {
+      prisma: platform.database.prisma,
+      transaction: outbox.transaction,
+      deps: { emit: outbox.emit, now: () => new Date() },
+      tokens: tokenSettings(platform.config.secretKey),
+    },
+  });
   return app;
 }

@@ -2,6 +2,7 @@ import closeWithGrace from 'close-with-grace';
 import { createLogger, loadConfigOrExit, openPlatform, startOutbox, type Platform } from '@shop/platform';
 import { subscriptionListeners, topicSubscriptions } from '@shop/domain';
 import { buildApp } from './app.ts';
+import { declareCorePermissions } from './auth/declare-permissions.ts';
 
 const config = loadConfigOrExit();
 const logger = createLogger({ level: config.logLevel, service: 'api' });
@@ -10,14 +11,16 @@ let platform: Platform | undefined;
 try {
   platform = await openPlatform(config, logger, 'api');
   const opened = platform;
-  const app = await buildApp(opened);
   // Without a broker the outbox dispatcher runs the topic subscriptions the consumer would run.
   const outbox = startOutbox(opened, { listeners: subscriptionListeners(topicSubscriptions) });
+  const permissions = declareCorePermissions(opened.database.prisma, logger);
+  const app = await buildApp(opened, { outbox });
 
   closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'stopping after an unhandled error');
     else logger.info({ signal }, 'stopping: finishing in-flight requests');
     await app.close();
+    permissions.stop();
     await outbox.stop();
     await opened.close();
     logger.info('stopped');

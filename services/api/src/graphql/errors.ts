@@ -1,11 +1,61 @@
 import mercurius from 'mercurius';
-import type { GraphQLFormattedError } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { DomainError } from '@shop/domain';
 
 type Formatter = typeof mercurius.defaultErrorFormatter;
+type Execution = Parameters<Formatter>[0];
+type Context = Parameters<Formatter>[1];
+
+const INTERNAL_MESSAGE = 'Internal server error';
+
+function isDomainError(error: unknown): error is DomainError {
+  return error instanceof DomainError || (error instanceof Error && error.name === 'DomainError' && typeof (error as Partial<DomainError>).code === 'string');
+}
+
+/** Prisma's P2002: a unique constraint refused the row (a race the resolver's pre-check lost, or no pre-check). */
+function uniqueViolationFields(error: unknown): string[] | undefined {
+  if (typeof error !== 'object' || error === null || (error as { code?: unknown }).code !== 'P2002') return undefined;
+  const meta = (error as { meta?: { target?: unknown; driverAdapterError?: { cause?: { constraint?: { fields?: unknown } } } } }).meta;
+  const fields = meta?.target ?? meta?.driverAdapterError?.cause?.constraint?.fields;
+  if (Array.isArray(fields)) return fields.map(String);
+  return typeof fields === 'string' ? [fields] : [];
+}
+
+/** Errors GraphQL raised itself or that already carry a code (mercurius.ErrorWithProps) pass through. */
+function carriesCode(error: unknown): boolean {
+  const extensions = (error as { extensions?: { code?: unknown } } | undefined)?.extensions;
+  return typeof extensions?.code === 'string';
+}
+
+function withExtensions(error: GraphQLError, message: string, extensions: Record<string, unknown>): GraphQLError {
+  return new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, extensions });
+}
+
+/**
+ * A DomainError becomes its code with its details (`field`, `permission`, `reason`, ...) as
+ * extensions; a unique violation becomes CONFLICT naming the fields; any other error thrown while
+ * resolving a field is a bug: it is logged whole and answered as INTERNAL without its message.
+ */
+export function toClientError(error: GraphQLError, log: { error(object: object, message: string): void }): GraphQLError {
+  const original = error.originalError;
+  if (isDomainError(original)) return withExtensions(error, original.message, { ...original.details, code: original.code });
+  const unique = uniqueViolationFields(original);
+  if (unique !== undefined) {
+    const named = unique.length > 0 ? unique.join(', ') : 'value';
+    return withExtensions(error, `a record with this ${named} already exists`, { code: 'CONFLICT', ...(unique.length === 1 ? { field: unique[0] } : {}) });
+  }
+  if (error.path !== undefined && original !== undefined && !(original instanceof GraphQLError) && !carriesCode(original)) {
+    log.error({ err: original, path: error.path.join('.') }, 'resolver failed');
+    return withExtensions(error, INTERNAL_MESSAGE, { code: 'INTERNAL' });
+  }
+  return error;
+}
 
 /** Every GraphQL error carries extensions.code, so BFFs can branch on it rather than on messages. */
-export const formatGraphqlErrors: Formatter = (execution, context) => {
-  const formatted = mercurius.defaultErrorFormatter(execution, context);
+export const formatGraphqlErrors: Formatter = (execution: Execution, context: Context) => {
+  const log = context.reply?.log ?? context.app.log;
+  const translated = { ...execution, errors: execution.errors.map((error) => toClientError(error, log)) };
+  const formatted = mercurius.defaultErrorFormatter(translated, context);
   const fallbackCode = formatted.statusCode >= 500 ? 'INTERNAL' : 'BAD_REQUEST';
   const errors = formatted.response.errors?.map(
     (error): GraphQLFormattedError => ({

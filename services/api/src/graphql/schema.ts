@@ -1,3 +1,5 @@
+import type { IResolvers, MercuriusLoaders } from 'mercurius';
+
 export const typeDefs = /* GraphQL */ `
   type Query {
     "Legacy in-graph liveness check: always the string ok."
@@ -5,8 +7,10 @@ export const typeDefs = /* GraphQL */ `
   }
 `;
 
-export const resolvers = {
+export const resolvers: IResolvers = {
   Query: {
     health: () => 'ok',
   },
 };
+
+export const loaders: MercuriusLoaders = {};

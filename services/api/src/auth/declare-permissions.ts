@@ -1,0 +1,42 @@
+import type { Logger, PrismaClient } from '@shop/platform';
+import { CORE_PERMISSIONS, upsertPermissions } from '@shop/domain';
+
+export interface PermissionDeclaration {
+  /** Settles once the permissions are declared (or the retries were stopped). */
+  readonly done: Promise<void>;
+  /** Stops retrying (at shutdown). */
+  stop(): void;
+}
+
+/**
+ * Upserts CORE_PERMISSIONS at boot. The api still starts when the database is down or not migrated
+ * yet (/ready reports it); the declaration is then retried until it succeeds.
+ */
+export function declareCorePermissions(prisma: PrismaClient, logger: Logger, retryMs = 5_000): PermissionDeclaration {
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  let settle: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => (settle = resolve));
+
+  const attempt = async (failures: number): Promise<void> => {
+    try {
+      const { created, updated } = await prisma.$transaction((tx) => upsertPermissions(tx, CORE_PERMISSIONS));
+      logger.info({ created, updated }, `permissions declared (${created.length} new, ${updated.length} changed)`);
+      settle();
+    } catch (error) {
+      if (failures === 0) logger.warn({ err: error }, `could not declare the permissions; retrying every ${retryMs} ms`);
+      if (stopped) return settle();
+      timer = setTimeout(() => void attempt(failures + 1), retryMs);
+      timer.unref();
+    }
+  };
+  void attempt(0);
+  return {
+    done,
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      settle();
+    },
+  };
+}
