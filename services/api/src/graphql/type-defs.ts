@@ -1,0 +1,362 @@
+/**
+ * The GraphQL schema. Ids are `ID` strings holding decimal numbers; money is a String with two
+ * decimals beside its ISO 4217 currency; times are ISO 8601 strings in UTC. Lists that grow are
+ * cursor-paginated: `first` (1 to 100, default 20) and `after` (an opaque `endCursor`).
+ */
+export const typeDefs = /* GraphQL */ `
+  "Any JSON value (settings)."
+  scalar JSON
+
+  type PageInfo {
+    "Pass as after to get the next page; null on an empty page."
+    endCursor: String
+    hasNextPage: Boolean!
+  }
+
+  type TokenPair {
+    "Send as Authorization: Bearer <accessToken>; valid for 15 minutes."
+    accessToken: String!
+    accessTokenExpiresAt: String!
+    "Exchange with refreshToken for a new pair; each one works once."
+    refreshToken: String!
+    refreshTokenExpiresAt: String!
+  }
+
+  type Channel {
+    id: ID!
+    code: String!
+    name: String!
+    defaultCurrency: String!
+  }
+
+  enum BusinessApproval {
+    PENDING
+    APPROVED
+    REJECTED
+  }
+
+  type Customer {
+    id: ID!
+    channelId: ID!
+    email: String!
+    firstName: String
+    lastName: String
+    isBusiness: Boolean!
+    approvalStatus: BusinessApproval
+    createdAt: String!
+  }
+
+  type StaffUser {
+    id: ID!
+    email: String!
+    name: String!
+    active: Boolean!
+    "Every permission the staff user's roles grant, sorted."
+    permissions: [String!]!
+  }
+
+  type Brand {
+    id: ID!
+    name: String!
+    slug: String!
+  }
+
+  type Category {
+    id: ID!
+    name: String!
+    slug: String!
+    position: Int!
+    parent: Category
+    "Ordered by position."
+    children: [Category!]!
+  }
+
+  type Product {
+    id: ID!
+    sku: String!
+    name: String!
+    slug: String!
+    description: String!
+    price: String!
+    currency: String!
+    active: Boolean!
+    brand: Brand
+    "In order: the first is the primary category."
+    categories: [Category!]!
+    "Units that can be sold now, over every location (on hand minus reserved)."
+    available: Int!
+  }
+
+  type ProductConnection {
+    nodes: [Product!]!
+    pageInfo: PageInfo!
+  }
+
+  type CartLine {
+    productId: ID!
+    product: Product
+    quantity: Int!
+    "The price when the line was added; checkout charges today's price."
+    unitPrice: String!
+    lineTotal: String!
+  }
+
+  "A shopper's cart. Totals are what checkout would charge now with the shop's tax and shipping settings."
+  type Cart {
+    id: ID!
+    currency: String!
+    lines: [CartLine!]!
+    itemCount: Int!
+    subtotal: String!
+    shipping: String!
+    tax: String!
+    total: String!
+  }
+
+  type Address {
+    name: String!
+    line1: String!
+    line2: String
+    postalCode: String!
+    city: String!
+    "ISO 3166-1 alpha-2, e.g. DE."
+    countryCode: String!
+  }
+
+  input AddressInput {
+    name: String!
+    line1: String!
+    line2: String
+    postalCode: String!
+    city: String!
+    countryCode: String!
+  }
+
+  enum OrderStatus {
+    AWAITING_APPROVAL
+    PENDING_PAYMENT
+    PLACED
+    FULFILLED
+    COMPLETED
+    CANCELLED
+  }
+
+  type OrderLine {
+    id: ID!
+    productId: ID!
+    sku: String!
+    productName: String!
+    quantity: Int!
+    unitPrice: String!
+    lineTotal: String!
+  }
+
+  type Order {
+    id: ID!
+    "Human-facing, e.g. SO-2026-000042."
+    number: String!
+    channelId: ID!
+    customerId: ID
+    status: OrderStatus!
+    email: String!
+    currency: String!
+    subtotal: String!
+    tax: String!
+    shipping: String!
+    discount: String!
+    total: String!
+    billingAddress: Address!
+    shippingAddress: Address!
+    placedAt: String!
+    paidAt: String
+    fulfilledAt: String
+    completedAt: String
+    cancelledAt: String
+    cancelReason: String
+    lines: [OrderLine!]!
+  }
+
+  type OrderConnection {
+    nodes: [Order!]!
+    pageInfo: PageInfo!
+  }
+
+  type Lead {
+    id: ID!
+    email: String!
+    name: String
+    source: String!
+    createdAt: String!
+  }
+
+  type StockLocation {
+    id: ID!
+    name: String!
+  }
+
+  type StockLevel {
+    productId: ID!
+    locationId: ID!
+    onHand: Int!
+    reserved: Int!
+    available: Int!
+  }
+
+  type Query {
+    "Legacy in-graph liveness check: always the string ok."
+    health: String!
+
+    "The signed-in customer."
+    me: Customer!
+    "The signed-in customer's orders, newest first."
+    myOrders(first: Int = 20, after: String): OrderConnection!
+
+    "Storefront: active products sold in the channel, ordered by id. categoryId includes its subcategories; search matches name or SKU."
+    products(first: Int = 20, after: String, categoryId: ID, brandId: ID, search: String): ProductConnection!
+    "Storefront: one active product of the channel by id or by slug (give exactly one); null when there is none."
+    product(id: ID, slug: String): Product
+    "The top-level categories, ordered by position; each holds its children."
+    categories: [Category!]!
+    brands: [Brand!]!
+    channels: [Channel!]!
+    "The shopper's active cart (signed-in customer or X-Session-ID)."
+    cart(id: ID!): Cart!
+
+    "Staff: the signed-in staff user and their permissions."
+    staffMe: StaffUser!
+    "Staff (orders.read): orders, newest first."
+    orders(first: Int = 20, after: String, status: OrderStatus): OrderConnection!
+    "Staff (orders.read)."
+    order(id: ID!): Order!
+    "Staff (inventory.read)."
+    stockLocations: [StockLocation!]!
+    "Staff (settings.manage): the stored value of a setting, null when unset."
+    setting(key: String!): JSON
+  }
+
+  input RegisterCustomerInput {
+    email: String!
+    password: String!
+    firstName: String
+    lastName: String
+    "Business accounts start PENDING; their orders wait for approval."
+    isBusiness: Boolean = false
+  }
+
+  input PlaceOrderInput {
+    cartId: ID!
+    email: String!
+    billingAddress: AddressInput!
+    "Defaults to the billing address."
+    shippingAddress: AddressInput
+  }
+
+  input CaptureLeadInput {
+    email: String!
+    name: String
+    "Where the lead came from: lower-case letters, digits and underscores, e.g. newsletter."
+    source: String!
+  }
+
+  input ChannelInput {
+    code: String!
+    name: String!
+    defaultCurrency: String!
+  }
+
+  input BrandInput {
+    name: String!
+    slug: String!
+  }
+
+  input CategoryInput {
+    name: String!
+    slug: String!
+    parentId: ID
+    position: Int = 0
+  }
+
+  input ProductInput {
+    sku: String!
+    name: String!
+    slug: String!
+    description: String = ""
+    brandId: ID
+    "Decimal string with at most two decimals, e.g. 19.90."
+    price: String!
+    currency: String!
+    active: Boolean = true
+    "In order: the first is the primary category."
+    categoryIds: [ID!] = []
+    "The channels the product is sold in."
+    channelIds: [ID!] = []
+  }
+
+  enum StockChangeReason {
+    adjustment
+    restock
+  }
+
+  input SetStockOnHandInput {
+    productId: ID!
+    locationId: ID!
+    onHand: Int!
+    reason: StockChangeReason = adjustment
+  }
+
+  type Mutation {
+    "Creates a customer in the channel (X-Channel-ID) and signs them in."
+    registerCustomer(input: RegisterCustomerInput!): TokenPair!
+    "Signs a customer of the channel (X-Channel-ID) in."
+    loginCustomer(email: String!, password: String!): TokenPair!
+    loginStaff(email: String!, password: String!): TokenPair!
+    "Exchanges a refresh token for a new pair. Using one twice revokes every token of its sign-in."
+    refreshToken(refreshToken: String!): TokenPair!
+    "Revokes the refresh token's sign-in; false when the token was unknown."
+    logout(refreshToken: String!): Boolean!
+
+    "Public: records a prospect of the channel (X-Channel-ID)."
+    captureLead(input: CaptureLeadInput!): Lead!
+
+    "A cart for the signed-in customer and/or the X-Session-ID guest, in the channel's currency."
+    createCart: Cart!
+    "Adds units of a product, or more units to its line (at most 999 per line)."
+    addCartLine(cartId: ID!, productId: ID!, quantity: Int!): Cart!
+    "Sets a line's quantity; 0 removes the line."
+    setCartLineQuantity(cartId: ID!, productId: ID!, quantity: Int!): Cart!
+    "Turns the cart into an order at today's prices and holds its stock for the payment window."
+    placeOrder(input: PlaceOrderInput!): Order!
+
+    "Staff (catalog.write)."
+    createChannel(input: ChannelInput!): Channel!
+    "Staff (catalog.write)."
+    createBrand(input: BrandInput!): Brand!
+    "Staff (catalog.write)."
+    createCategory(input: CategoryInput!): Category!
+    "Staff (catalog.write)."
+    createProduct(input: ProductInput!): Product!
+    "Staff (inventory.write)."
+    createStockLocation(name: String!): StockLocation!
+    "Staff (inventory.write): a count or a delivery; refused below the reserved units."
+    setStockOnHand(input: SetStockOnHandInput!): StockLevel!
+
+    "Staff (orders.manage): AWAITING_APPROVAL -> PENDING_PAYMENT."
+    approveOrder(id: ID!): Order!
+    "Staff (orders.manage): PENDING_PAYMENT -> PLACED; commits the held stock."
+    markOrderPaid(id: ID!): Order!
+    "Staff (orders.manage): PLACED -> FULFILLED."
+    fulfilOrder(id: ID!): Order!
+    "Staff (orders.manage): FULFILLED -> COMPLETED."
+    completeOrder(id: ID!): Order!
+    "Staff (orders.manage): until fulfilment; held or sold stock goes back."
+    cancelOrder(id: ID!, reason: String!): Order!
+
+    "Staff (customers.manage)."
+    approveBusinessCustomer(id: ID!): Customer!
+    "Staff (customers.manage)."
+    rejectBusinessCustomer(id: ID!): Customer!
+
+    "Staff (settings.manage): stores the value and returns it. The checkout key accepts only the checkout settings."
+    setSetting(key: String!, value: JSON!): JSON
+  }
+`;

@@ -1,0 +1,99 @@
+// The api built over a migrated test database of its own, with the outbox running, driven by app.inject.
+import { inject } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { applyMigrations, createLogger, loadConfig, openPlatform, startOutbox, type Platform, type PrismaClient, type RunningOutbox } from '@shop/platform';
+import { ensureAdmin, tokenSettings, type TokenSettings } from '@shop/domain';
+import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
+import { buildApp } from '../src/app.ts';
+
+export const TEST_SECRET = 'graphql-test-secret-key-0123456789abcdef';
+export const ADMIN = { email: 'admin@shop.test', password: 'admin-password-1', name: 'Admin' };
+
+export interface GraphqlError {
+  readonly message: string;
+  readonly path?: readonly (string | number)[];
+  readonly extensions: { readonly code: string; readonly field?: string; readonly [key: string]: unknown };
+}
+
+export interface GraphqlResponse<T> {
+  readonly status: number;
+  readonly data: T | null | undefined;
+  readonly errors: readonly GraphqlError[] | undefined;
+}
+
+export interface GraphqlApi {
+  readonly app: FastifyInstance;
+  readonly platform: Platform;
+  readonly prisma: PrismaClient;
+  readonly outbox: RunningOutbox;
+  readonly tokens: TokenSettings;
+  /** POST /graphql with these headers. */
+  request<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<GraphqlResponse<T>>;
+  /** Like request, but fails the test on any error and returns the data. */
+  data<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<T>;
+  /** The first error of a request that must fail. */
+  error(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<GraphqlError & { status: number }>;
+  /** Signs the seeded admin in; returns the Authorization header. */
+  adminHeaders(): Promise<Record<string, string>>;
+  close(): Promise<void>;
+}
+
+export const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
+
+export async function openGraphqlApi(name: string): Promise<GraphqlApi> {
+  const database: TestDatabase = await createTestDatabase(name);
+  await applyMigrations(database.url);
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'ERROR',
+    DATABASE_URL: database.url,
+    CACHE_URL: inject('redisUrl'),
+    SECRET_KEY: TEST_SECRET,
+    EVENT_SCHEMA_MODE: 'strict',
+  });
+  const platform = await openPlatform(config, createLogger({ level: config.logLevel, service: 'api' }), 'api');
+  const outbox = startOutbox(platform, { idleMs: 20 });
+  const app = await buildApp(platform, { outbox });
+  await app.ready();
+  const prisma = platform.database.prisma;
+  await prisma.$transaction((tx) => ensureAdmin(tx, ADMIN));
+
+  const request = async <T>(query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<GraphqlResponse<T>> => {
+    const response = await app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', ...headers }, payload: { query, variables } });
+    const body = response.json<{ data?: T | null; errors?: GraphqlError[] }>();
+    return { status: response.statusCode, data: body.data, errors: body.errors };
+  };
+  const api: GraphqlApi = {
+    app,
+    platform,
+    prisma,
+    outbox,
+    tokens: tokenSettings(TEST_SECRET),
+    request,
+    async data<T>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>) {
+      const response = await request<T>(query, variables, headers);
+      if (response.errors !== undefined || response.data == null) throw new Error(`GraphQL request failed (${response.status}): ${JSON.stringify(response.errors)}`);
+      return response.data;
+    },
+    async error(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>) {
+      const response = await request(query, variables, headers);
+      const [first] = response.errors ?? [];
+      if (first === undefined) throw new Error(`expected an error, got ${JSON.stringify(response.data)}`);
+      return { ...first, status: response.status };
+    },
+    async adminHeaders() {
+      const { loginStaff } = await api.data<{ loginStaff: { accessToken: string } }>(
+        'mutation ($email: String!, $password: String!) { loginStaff(email: $email, password: $password) { accessToken } }',
+        { email: ADMIN.email, password: ADMIN.password },
+      );
+      return bearer(loginStaff.accessToken);
+    },
+    async close() {
+      await app.close();
+      await outbox.stop();
+      await platform.close();
+      await database.drop();
+    },
+  };
+  return api;
+}
