@@ -1,7 +1,8 @@
 import { benchHealth } from './health.ts';
+import { benchOperator } from './operator.ts';
 import { benchOutbox } from './outbox.ts';
 
-const BENCHES: Record<string, () => Promise<void>> = { health: benchHealth, outbox: benchOutbox };
+const BENCHES: Record<string, () => Promise<void>> = { health: benchHealth, outbox: benchOutbox, operator: benchOperator };
 
 const names = process.argv.slice(2);
 const unknown = names.filter((name) => !(name in BENCHES));

@@ -22,8 +22,9 @@ async function updateStatus(kube: KubeRequest, path: string, status: (object: St
 const jobPath = (namespace: string, name: string) => `/apis/batch/v1/namespaces/${namespace}/jobs/${name}`;
 const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 
-export function completeJob(kube: KubeRequest, namespace: string, name: string): Promise<void> {
-  return updateStatus(kube, jobPath(namespace, name), () => ({
+/** The status the Job controller writes when the Job's one pod has succeeded. */
+export function completedJobStatus(): Record<string, unknown> {
+  return {
     startTime: now(),
     completionTime: now(),
     succeeded: 1,
@@ -31,7 +32,11 @@ export function completeJob(kube: KubeRequest, namespace: string, name: string):
       { type: 'SuccessCriteriaMet', status: 'True', lastTransitionTime: now() },
       { type: 'Complete', status: 'True', lastTransitionTime: now() },
     ],
-  }));
+  };
+}
+
+export function completeJob(kube: KubeRequest, namespace: string, name: string): Promise<void> {
+  return updateStatus(kube, jobPath(namespace, name), completedJobStatus);
 }
 
 export function failJob(kube: KubeRequest, namespace: string, name: string, reason: string, message: string): Promise<void> {
@@ -45,17 +50,20 @@ export function failJob(kube: KubeRequest, namespace: string, name: string, reas
   }));
 }
 
+/** The status the Deployment controller writes once every replica of the current generation is updated and available. */
+export function availableDeploymentStatus(deployment: Stored): Record<string, unknown> {
+  const replicas = deployment.spec?.replicas ?? 1;
+  return {
+    observedGeneration: deployment.metadata.generation,
+    replicas,
+    updatedReplicas: replicas,
+    readyReplicas: replicas,
+    availableReplicas: replicas,
+    conditions: [{ type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.', lastUpdateTime: now(), lastTransitionTime: now() }],
+  };
+}
+
 /** All replicas of the Deployment's current generation updated and available. */
 export function markDeploymentAvailable(kube: KubeRequest, namespace: string, name: string): Promise<void> {
-  return updateStatus(kube, `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`, (deployment) => {
-    const replicas = deployment.spec?.replicas ?? 1;
-    return {
-      observedGeneration: deployment.metadata.generation,
-      replicas,
-      updatedReplicas: replicas,
-      readyReplicas: replicas,
-      availableReplicas: replicas,
-      conditions: [{ type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.', lastUpdateTime: now(), lastTransitionTime: now() }],
-    };
-  });
+  return updateStatus(kube, `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`, availableDeploymentStatus);
 }
