@@ -49,3 +49,25 @@ export {
   markOrderPaid,
 } from './orders/order-transitions.ts';
 export { CHECKOUT_SETTINGS_KEY, DEFAULT_CHECKOUT_SETTINGS, checkoutSettings, type CheckoutSettings, type FraudRules } from './settings/checkout-settings.ts';
+export {
+  MAX_BIGINT,
+  TRACKED_ENTITY_TYPES,
+  TRACKING_EVENT_TYPES,
+  TRACKING_FIELD_LENGTHS,
+  fitText,
+  insertTrackingEvents,
+  type SqlClient,
+  type TrackedEntityType,
+  type TrackingEventRecord,
+  type TrackingEventType,
+} from './tracking/tracking-events.ts';
+export { RepeatClicks, type Click, type RepeatClicksOptions } from './tracking/repeat-clicks.ts';
+export {
+  ATTRIBUTION_WINDOW_MS,
+  attributeCartAdd,
+  attributeCartAddListener,
+  attributePurchase,
+  attributePurchaseListener,
+  trackingListeners,
+  type AttributionType,
+} from './tracking/attribution.ts';
