@@ -36,3 +36,16 @@ export {
 } from './events/catalog.ts';
 export { validateEvent, EventSchemaError, type EventValidationError } from './events/validator.ts';
 export { EVENT_ID_HEADER } from './outbox/kafka-publisher.ts';
+export {
+  DEFAULT_RATE_LIMIT_POLICIES,
+  staticRateLimitPolicies,
+  refillWindowSeconds,
+  type RateLimitPolicy,
+  type RateLimitPolicyLookup,
+} from './rate-limit/policy.ts';
+export { RateLimiter, type RateLimitDecision, type RateLimitResult, type RateLimiterOptions } from './rate-limit/limiter.ts';
+export { RateLimitPolicies, RATE_LIMIT_POLICIES_CHANNEL, type RateLimitPoliciesOptions } from './rate-limit/policies.ts';
+export { tokenBucketStoreFor, type TokenBucketStore } from './rate-limit/bucket-store.ts';
+export { MemoryBucketStore } from './rate-limit/memory-bucket-store.ts';
+export { RedisBucketStore } from './rate-limit/redis-bucket-store.ts';
+export { openRateLimiter, type OpenRateLimiterOptions, type OpenedRateLimiter } from './rate-limit/open-rate-limiter.ts';

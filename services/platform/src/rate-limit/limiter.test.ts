@@ -1,0 +1,283 @@
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { Redis } from 'ioredis';
+import { Registry } from 'prom-client';
+import { uniqueName } from '../../../../test/infra/isolation.ts';
+import { createLogger } from '../logging/logger.ts';
+import { MemoryCache } from '../cache/memory-cache.ts';
+import { RedisCache } from '../cache/redis-cache.ts';
+import type { Cache } from '../cache/cache.ts';
+import { tokenBucketStoreFor, type TokenBucketStore } from './bucket-store.ts';
+import { MemoryBucketStore } from './memory-bucket-store.ts';
+import { RedisBucketStore, TAKE_TOKENS_LUA } from './redis-bucket-store.ts';
+import { RateLimiter, type RateLimitDecision } from './limiter.ts';
+import type { RateLimitPolicy } from './policy.ts';
+import { capturingLogger, sleep } from './test-support.ts';
+
+const quietLogger = createLogger({ level: 'ERROR', service: 'test' });
+
+/** Policies the test can change: each test adds its own keys. */
+function mutablePolicies() {
+  const byKey = new Map<string, RateLimitPolicy>();
+  return {
+    get: (key: string) => byKey.get(key),
+    add(capacity: number, refillPerSecond: number, enabled = true): string {
+      const key = uniqueName('policy');
+      byKey.set(key, { key, capacity, refillPerSecond, enabled });
+      return key;
+    },
+    set: (policy: RateLimitPolicy) => byKey.set(policy.key, policy),
+  };
+}
+
+async function openRedisCache(url = inject('redisUrl')): Promise<RedisCache> {
+  const cache = new RedisCache(url, quietLogger);
+  cache.connect();
+  await new Promise((resolve) => cache.client.once('ready', resolve));
+  return cache;
+}
+
+const allowedCount = (decisions: ReadonlyArray<RateLimitDecision | undefined>) => decisions.filter((d) => d?.allowed).length;
+
+async function paced(count: number, intervalMs: number, take: () => Promise<RateLimitDecision | undefined>) {
+  const decisions: Array<RateLimitDecision | undefined> = [];
+  for (let i = 0; i < count; i += 1) {
+    decisions.push(await take());
+    await sleep(intervalMs);
+  }
+  return decisions;
+}
+
+/** The same behaviour, with buckets in a real Redis (Lua) and in process memory. */
+function limiterContract(name: string, open: () => Promise<Cache>, extraStores: () => Promise<TokenBucketStore[]>) {
+  describe(name, () => {
+    let cache: Cache;
+    let store: TokenBucketStore;
+    let limiter: RateLimiter;
+    let metrics: Registry;
+    const policies = mutablePolicies();
+
+    beforeAll(async () => {
+      cache = await open();
+      store = tokenBucketStoreFor(cache);
+      metrics = new Registry();
+      limiter = new RateLimiter({ store, policies, metrics, logger: quietLogger, timeoutMs: 2_000 });
+    });
+    afterAll(async () => {
+      await store?.close();
+      await cache?.close();
+    });
+
+    it('allows a burst up to capacity, then limits with the time until the next token', async () => {
+      const key = policies.add(5, 0.01);
+      const decisions = [];
+      for (let i = 0; i < 7; i += 1) decisions.push(await limiter.take(key, 'caller'));
+      expect(decisions.map((d) => d?.result)).toEqual(['allowed', 'allowed', 'allowed', 'allowed', 'allowed', 'limited', 'limited']);
+      expect(decisions.map((d) => d?.remaining)).toEqual([4, 3, 2, 1, 0, 0, 0]);
+      expect(decisions[0]).toMatchObject({ retryAfterSeconds: 0, resetSeconds: 100 });
+      // One token takes 100 s at 0.01/s; a full bucket 500 s.
+      expect(decisions[6]).toMatchObject({ allowed: false, retryAfterSeconds: 100, resetSeconds: 500 });
+    });
+
+    it('gives a caller idle for longer than the bucket takes to fill at most capacity in a burst', async () => {
+      const key = policies.add(5, 20);
+      await Promise.all(Array.from({ length: 5 }, () => limiter.take(key, 'idle')));
+      await sleep(1_000); // 20 tokens' worth of refill
+      const burst = await Promise.all(Array.from({ length: 15 }, () => limiter.take(key, 'idle')));
+      expect(allowedCount(burst)).toBe(5);
+    });
+
+    it('throttles a steady rate above the refill rate to about the refill rate', async () => {
+      const key = policies.add(2, 10);
+      const decisions = await paced(20, 50, () => limiter.take(key, 'fast')); // 20/s for 1 s against 10/s
+      const allowed = allowedCount(decisions);
+      expect(decisions.length - allowed).toBeGreaterThanOrEqual(5);
+      expect(allowed).toBeLessThanOrEqual(14); // 2 of burst + 10 refilled, with slack for timer drift
+    });
+
+    it('allows a steady rate at and below the refill rate', async () => {
+      const key = policies.add(2, 10);
+      expect(allowedCount(await paced(15, 100, () => limiter.take(key, 'at-rate')))).toBe(15);
+      expect(allowedCount(await paced(8, 200, () => limiter.take(key, 'below-rate')))).toBe(8);
+    });
+
+    it('keeps a bucket per caller', async () => {
+      const key = policies.add(3, 0.01);
+      for (let i = 0; i < 3; i += 1) await limiter.take(key, '203.0.113.1');
+      expect((await limiter.take(key, '203.0.113.1'))?.allowed).toBe(false);
+      const other = await Promise.all(Array.from({ length: 4 }, () => limiter.take(key, '203.0.113.2')));
+      expect(allowedCount(other)).toBe(3);
+      expect((await limiter.take(key, '203.0.113.1'))?.allowed).toBe(false);
+    });
+
+    it('keeps a bucket per policy', async () => {
+      const first = policies.add(1, 0.01);
+      const second = policies.add(1, 0.01);
+      expect((await limiter.take(first, 'both'))?.allowed).toBe(true);
+      expect((await limiter.take(first, 'both'))?.allowed).toBe(false);
+      expect((await limiter.take(second, 'both'))?.allowed).toBe(true);
+    });
+
+    it('limits nothing under a disabled policy or a key with no policy', async () => {
+      const key = policies.add(1, 0.01, false);
+      const decisions = await Promise.all(Array.from({ length: 20 }, () => limiter.take(key, 'disabled')));
+      expect(decisions.every((decision) => decision === undefined)).toBe(true);
+      expect(await limiter.take('no-such-policy', 'anyone')).toBeUndefined();
+    });
+
+    it('never allows more than capacity to 50 concurrent takes, from several connections', async () => {
+      const key = policies.add(10, 0.001);
+      const limiters = [limiter, ...(await extraStores()).map((extra) => new RateLimiter({ store: extra, policies, metrics, logger: quietLogger, timeoutMs: 2_000 }))];
+      const decisions = await Promise.all(Array.from({ length: 50 }, (_, i) => limiters[i % limiters.length]?.take(key, 'concurrent')));
+      expect(allowedCount(decisions)).toBe(10);
+      expect(decisions.filter((decision) => decision?.result === 'limited')).toHaveLength(40);
+    });
+
+    it('applies a changed policy to existing buckets: a lower capacity caps them', async () => {
+      const key = policies.add(10, 0.01);
+      await limiter.take(key, 'changed');
+      policies.set({ key, capacity: 2, refillPerSecond: 0.01, enabled: true });
+      const decisions = await Promise.all(Array.from({ length: 5 }, () => limiter.take(key, 'changed')));
+      expect(allowedCount(decisions)).toBe(2);
+    });
+
+    it('refuses a cost above capacity without touching the bucket', async () => {
+      const key = policies.add(3, 1);
+      expect(await limiter.take(key, 'costly', 4)).toMatchObject({ allowed: false, result: 'limited', retryAfterSeconds: 3 });
+      expect(await limiter.take(key, 'costly', 3)).toMatchObject({ allowed: true, remaining: 0 });
+    });
+
+    it('counts decisions in rate_limit_decisions_total by policy and result', async () => {
+      const key = policies.add(1, 0.01);
+      await limiter.take(key, 'counted');
+      await limiter.take(key, 'counted');
+      await limiter.take(key, 'counted');
+      const { values } = await (metrics.getSingleMetric('rate_limit_decisions_total')?.get() ?? { values: [] });
+      const count = (result: string) => values.find((v) => v.labels.policy === key && v.labels.result === result)?.value;
+      expect([count('allowed'), count('limited')]).toEqual([1, 2]);
+    });
+  });
+}
+
+limiterContract('RateLimiter over MemoryCache (embedded: buckets in process memory)', async () => new MemoryCache(), async () => []);
+
+const extraRedisStores: RedisCache[] = [];
+afterAll(async () => {
+  await Promise.all(extraRedisStores.map((cache) => cache.close()));
+});
+limiterContract(
+  'RateLimiter over RedisCache (real Redis, Lua script)',
+  () => openRedisCache(),
+  async () => {
+    const caches = await Promise.all(Array.from({ length: 4 }, () => openRedisCache()));
+    extraRedisStores.push(...caches);
+    return caches.map((cache) => new RedisBucketStore(cache.client));
+  },
+);
+
+describe('the bucket store for a cache', () => {
+  it('is the Redis store for a RedisCache and the memory store otherwise', async () => {
+    const redis = new RedisCache(inject('redisUrl'), quietLogger);
+    const memory = new MemoryCache();
+    expect(tokenBucketStoreFor(redis)).toBeInstanceOf(RedisBucketStore);
+    const memoryStore = tokenBucketStoreFor(memory);
+    expect(memoryStore).toBeInstanceOf(MemoryBucketStore);
+    await Promise.all([redis.close(), memory.close(), memoryStore.close()]);
+  });
+});
+
+describe('RedisBucketStore', () => {
+  let client: Redis;
+  beforeAll(() => {
+    client = new Redis(inject('redisUrl'));
+  });
+  afterAll(async () => {
+    await client?.quit();
+  });
+
+  it('runs the script again with EVAL when Redis lost it (NOSCRIPT)', async () => {
+    const store = new RedisBucketStore(client);
+    const key = uniqueName('noscript');
+    await store.take(key, { capacity: 3, refillPerSecond: 0.01 }, 1);
+    await client.script('FLUSH');
+    const second = await store.take(key, { capacity: 3, refillPerSecond: 0.01 }, 1);
+    expect(second.allowed).toBe(true);
+    expect(second.tokens).toBeCloseTo(1, 1); // plus the few milliseconds' refill
+    expect(await client.script('EXISTS', createHash('sha1').update(TAKE_TOKENS_LUA).digest('hex'))).toEqual([1]);
+  });
+
+  it('stamps buckets with the Redis clock and lets them expire once they would be full', async () => {
+    const store = new RedisBucketStore(client);
+    const key = uniqueName('ttl');
+    await store.take(key, { capacity: 4, refillPerSecond: 2 }, 1);
+    const [seconds] = await client.time();
+    const stamped = Number(await client.hget(key, 'ts'));
+    expect(Math.abs(stamped - Number(seconds) * 1000)).toBeLessThan(2_000);
+    const ttl = await client.pttl(key);
+    expect(ttl).toBeGreaterThan(2_000);
+    expect(ttl).toBeLessThanOrEqual(3_000);
+  });
+
+  it('keeps the script small enough to read: it is TAKE_TOKENS_LUA', () => {
+    expect(TAKE_TOKENS_LUA).toContain("redis.call('TIME')");
+  });
+});
+
+describe('when the bucket store fails', () => {
+  const policy: RateLimitPolicy = { key: 'down', capacity: 1, refillPerSecond: 0.01, enabled: true };
+  const policies = { get: (key: string) => (key === policy.key ? policy : undefined) };
+
+  async function failOpenCount(metrics: Registry): Promise<number | undefined> {
+    const { values } = await (metrics.getSingleMetric('rate_limit_decisions_total')?.get() ?? { values: [] });
+    return values.find((v) => v.labels.policy === 'down' && v.labels.result === 'fail_open')?.value;
+  }
+
+  it('fails open while Redis is down, counts it, logs the outage once and its end once', async () => {
+    const cache = await openRedisCache();
+    const { logger, lines } = capturingLogger();
+    const metrics = new Registry();
+    const limiter = new RateLimiter({ store: tokenBucketStoreFor(cache), policies, metrics, logger });
+    const caller = uniqueName('down');
+    expect(await limiter.take('down', caller)).toMatchObject({ allowed: true, result: 'allowed' });
+
+    const ended = once(cache.client, 'end');
+    cache.client.disconnect();
+    await ended;
+    const during = await Promise.all(Array.from({ length: 5 }, () => limiter.take('down', caller)));
+    expect(during.every((decision) => decision?.allowed && decision.result === 'fail_open')).toBe(true);
+    expect(during[0]?.remaining).toBeUndefined();
+    expect(await failOpenCount(metrics)).toBe(5);
+    expect(lines.filter((line) => line.level === 'WARNING')).toHaveLength(1);
+
+    await cache.client.connect();
+    expect(await limiter.take('down', caller)).toMatchObject({ allowed: false, result: 'limited' });
+    expect(lines.filter((line) => line.level === 'INFO' && /again/.test(line.msg))).toHaveLength(1);
+    await cache.close();
+  });
+
+  it('fails open when Redis was never reachable', async () => {
+    const cache = new RedisCache('redis://127.0.0.1:1', quietLogger);
+    cache.connect();
+    const metrics = new Registry();
+    const limiter = new RateLimiter({ store: tokenBucketStoreFor(cache), policies, metrics, logger: quietLogger });
+    const decisions = await Promise.all(Array.from({ length: 3 }, () => limiter.take('down', 'never')));
+    expect(decisions.map((decision) => decision?.result)).toEqual(['fail_open', 'fail_open', 'fail_open']);
+    expect(await failOpenCount(metrics)).toBe(3);
+    await cache.close();
+  });
+
+  it('fails open when the store hangs longer than the timeout', async () => {
+    const hung: TokenBucketStore = { take: () => new Promise(() => {}), close: async () => {} };
+    const limiter = new RateLimiter({ store: hung, policies, metrics: new Registry(), logger: quietLogger, timeoutMs: 50 });
+    const started = performance.now();
+    expect(await limiter.take('down', 'hung')).toMatchObject({ allowed: true, result: 'fail_open' });
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it('fails open when the in-process store throws', async () => {
+    const broken: TokenBucketStore = { take: async () => Promise.reject(new Error('broken')), close: async () => {} };
+    const limiter = new RateLimiter({ store: broken, policies, metrics: new Registry(), logger: quietLogger });
+    expect(await limiter.take('down', 'broken')).toMatchObject({ allowed: true, result: 'fail_open' });
+  });
+});
