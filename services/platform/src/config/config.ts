@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { EnvReader } from './reader.ts';
 import type { EventSchemaMode, LogLevel, NodeEnv } from './variables.ts';
 
@@ -41,6 +42,8 @@ export interface Config {
   readonly outboxRetentionHours: number;
   readonly processedEventsRetentionHours: number;
   readonly shutdownTimeoutMs: number;
+  /** Addresses and CIDR ranges of trusted proxies; undefined: every X-Forwarded-For hop is believed. */
+  readonly trustedProxies: readonly string[] | undefined;
 }
 
 /** Used only outside production, where no secret was configured; refused in production. */
@@ -98,6 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboxRetentionHours: read.integer('OUTBOX_RETENTION_HOURS', 168, 1, 24 * 365),
     processedEventsRetentionHours: read.integer('PROCESSED_EVENTS_RETENTION_HOURS', 336, 1, 24 * 365),
     shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    trustedProxies: readTrustedProxies(read),
   };
 
   if (read.problems.length > 0) throw new ConfigError(read.problems);
@@ -161,6 +165,24 @@ function readS3(read: EnvReader): Config['s3'] {
     secretKey,
     bucket: read.optional('S3_BUCKET'),
   };
+}
+
+function readTrustedProxies(read: EnvReader): string[] | undefined {
+  const name = 'TRUSTED_PROXIES';
+  const entries = read.optional(name)?.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  if (entries === undefined || entries.length === 0) return undefined;
+  const bad = entries.find((entry) => !isAddressOrRange(entry));
+  if (bad === undefined) return entries;
+  read.problem(name, `must be IP addresses or CIDR ranges, comma-separated (bad entry "${bad}")`);
+  return undefined;
+}
+
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
 function readDevExtensions(read: EnvReader, isProduction: boolean): string | undefined {

@@ -88,4 +88,9 @@ export const VARIABLES: readonly VariableDoc[] = [
     description: 'How long a stopping process waits for in-flight work',
     defaultValue: '10000',
   },
+  {
+    name: 'TRUSTED_PROXIES',
+    description:
+      'Proxies (addresses or CIDR ranges, comma-separated) whose X-Forwarded-For /track believes for the client IP; unset: every forwarder is believed. Set it in production: it is the safer setting',
+  },
 ];
