@@ -12,13 +12,28 @@ function isDomainError(error: unknown): error is DomainError {
   return error instanceof DomainError || (error instanceof Error && error.name === 'DomainError' && typeof (error as Partial<DomainError>).code === 'string');
 }
 
-/** Prisma's P2002: a unique constraint refused the row (a race the resolver's pre-check lost, or no pre-check). */
+interface UniqueViolationMeta {
+  readonly target?: unknown;
+  readonly driverAdapterError?: { readonly cause?: { readonly table?: unknown; readonly constraint?: { readonly fields?: unknown; readonly index?: unknown } } };
+}
+
+const camelCase = (column: string): string => column.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+
+/**
+ * Prisma's P2002: a unique constraint refused the row (a race the resolver's pre-check lost, or no
+ * pre-check). The driver adapter names the index (`products_sku_key`), from which the columns follow.
+ */
 function uniqueViolationFields(error: unknown): string[] | undefined {
   if (typeof error !== 'object' || error === null || (error as { code?: unknown }).code !== 'P2002') return undefined;
-  const meta = (error as { meta?: { target?: unknown; driverAdapterError?: { cause?: { constraint?: { fields?: unknown } } } } }).meta;
-  const fields = meta?.target ?? meta?.driverAdapterError?.cause?.constraint?.fields;
-  if (Array.isArray(fields)) return fields.map(String);
-  return typeof fields === 'string' ? [fields] : [];
+  const meta = (error as { meta?: UniqueViolationMeta }).meta;
+  const cause = meta?.driverAdapterError?.cause;
+  let fields = meta?.target ?? cause?.constraint?.fields;
+  const index = cause?.constraint?.index;
+  if (fields === undefined && typeof index === 'string' && typeof cause?.table === 'string' && index.startsWith(`${cause.table}_`) && index.endsWith('_key')) {
+    fields = [index.slice(cause.table.length + 1, -'_key'.length)];
+  }
+  if (typeof fields === 'string') fields = [fields];
+  return Array.isArray(fields) ? fields.map((field) => camelCase(String(field))) : [];
 }
 
 /** Errors GraphQL raised itself or that already carry a code (mercurius.ErrorWithProps) pass through. */
