@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GraphQLError } from 'graphql';
+import { DomainError } from '@shop/domain';
+import { toClientError } from '../src/graphql/errors.ts';
+import { openGraphqlApi, type GraphqlApi } from './graphql-harness.ts';
+
+let api: GraphqlApi;
+
+beforeAll(async () => {
+  api = await openGraphqlApi('graphql_errors');
+});
+
+afterAll(async () => {
+  await api?.close();
+});
+
+describe('toClientError', () => {
+  const logged: object[] = [];
+  const log = { error: (object: object) => void logged.push(object) };
+
+  it('turns a DomainError into its code with its details as extensions', () => {
+    const error = new GraphQLError('wrapped', { path: ['addCartLine'], originalError: new DomainError('BAD_USER_INPUT', 'quantity is bad', { field: 'quantity' }) });
+    const client = toClientError(error, log);
+    expect(client.message).toBe('quantity is bad');
+    expect(client.extensions).toEqual({ field: 'quantity', code: 'BAD_USER_INPUT' });
+    expect(client.path).toEqual(['addCartLine']);
+  });
+
+  it('answers any other resolver failure as INTERNAL without its message, and logs it', () => {
+    const secret = new Error('connect ECONNREFUSED 10.0.0.7:5432 password=hunter2');
+    const client = toClientError(new GraphQLError(secret.message, { path: ['products'], originalError: secret }), log);
+    expect(client.message).toBe('Internal server error');
+    expect(client.extensions).toEqual({ code: 'INTERNAL' });
+    expect(logged).toContainEqual({ err: secret, path: 'products' });
+  });
+
+  it('turns a unique violation into CONFLICT naming the field', () => {
+    const violation = Object.assign(new Error('Unique constraint failed'), {
+      code: 'P2002',
+      meta: { driverAdapterError: { cause: { table: 'stock_locations', constraint: { index: 'stock_locations_name_key' } } } },
+    });
+    const client = toClientError(new GraphQLError('x', { path: ['createStockLocation'], originalError: violation }), log);
+    expect(client.extensions).toEqual({ code: 'CONFLICT', field: 'name' });
+  });
+
+  it('leaves errors GraphQL raised itself alone', () => {
+    const validation = new GraphQLError('Cannot query field "nope" on type "Query".');
+    expect(toClientError(validation, log)).toBe(validation);
+  });
+});
+
+describe('errors through /graphql', () => {
+  it('answers a domain refusal with 200, null data and the code', async () => {
+    const response = await api.request('{ me { id } }');
+    expect(response.status).toBe(200);
+    expect(response.data).toBeNull();
+    expect(response.errors).toEqual([{ message: 'sign in as a customer to do this', locations: [{ line: 1, column: 3 }], path: ['me'], extensions: { code: 'UNAUTHENTICATED' } }]);
+  });
+
+  it('answers a variable of the wrong type with 400 BAD_REQUEST naming it', async () => {
+    const error = await api.error('query ($first: Int) { products(first: $first) { nodes { id } } }', { first: 2 ** 40 }, { 'x-channel-id': '1' });
+    expect(error.status).toBe(400);
+    expect(error.extensions.code).toBe('BAD_REQUEST');
+    expect(error.message).toMatch(/\$first/);
+  });
+
+  it('refuses a query nested deeper than 12 levels', async () => {
+    const nested = (depth: number): string => (depth === 0 ? 'id' : `children { ${nested(depth - 1)} }`);
+    const deep = await api.request(`{ categories { ${nested(12)} } }`);
+    expect(deep.status).toBe(400);
+    expect(deep.errors?.[0]?.extensions.code).toBe('BAD_REQUEST');
+    expect(deep.errors?.[0]?.message).toMatch(/depth/i);
+    expect((await api.request(`{ categories { ${nested(5)} } }`)).errors).toBeUndefined();
+  });
+
+  it('keeps the same answers once a query is compiled to JIT code', async () => {
+    for (let run = 0; run < 3; run += 1) {
+      const error = await api.error('mutation { addCartLine(cartId: "x", productId: "1", quantity: 1) { id } }', {}, { 'x-session-id': 's' });
+      expect(error).toMatchObject({ message: 'cartId must be a numeric id such as "42"', extensions: { code: 'BAD_USER_INPUT', field: 'cartId' } });
+    }
+  });
+});
