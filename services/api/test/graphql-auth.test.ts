@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStaffUser, signAccessToken, tokenSettings } from '@shop/domain';
+import { createStaffUser, ensureRole, signAccessToken, tokenSettings } from '@shop/domain';
 import { bearer, openGraphqlApi, TEST_SECRET, type GraphqlApi } from './graphql-harness.ts';
 
 let api: GraphqlApi;
@@ -185,6 +185,25 @@ describe('staff permissions', () => {
       permission: 'catalog.write',
     });
     expect((await api.error(CREATE_BRAND, { slug: 'acme-anonymous' })).extensions.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('lets a role do what it grants and nothing more, and applies a deactivation at once', async () => {
+    await api.prisma.$transaction(async (tx) => {
+      await ensureRole(tx, { name: 'order-viewer', permissions: ['orders.read'] });
+      await createStaffUser(tx, { email: 'viewer@shop.test', password: 'viewer-password-1', name: 'Viewer', roles: ['order-viewer'] });
+    });
+    const { loginStaff } = await api.data<{ loginStaff: Pair }>(
+      'mutation { loginStaff(email: "viewer@shop.test", password: "viewer-password-1") { accessToken refreshToken } }',
+    );
+    const headers = bearer(loginStaff.accessToken);
+    expect(await api.data('{ orders(first: 1) { nodes { id } } }', {}, headers)).toEqual({ orders: { nodes: [] } });
+    expect((await api.error('mutation { cancelOrder(id: "1", reason: "no") { id } }', {}, headers)).extensions).toMatchObject({
+      code: 'FORBIDDEN',
+      permission: 'orders.manage',
+    });
+    await api.prisma.staffUser.update({ where: { email: 'viewer@shop.test' }, data: { active: false } });
+    expect((await api.error('{ orders(first: 1) { nodes { id } } }', {}, headers)).extensions).toMatchObject({ code: 'FORBIDDEN', permission: 'orders.read' });
+    expect((await api.error(REFRESH, { token: loginStaff.refreshToken })).extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'account_disabled' });
   });
 
   it('lets the admin do it and see every permission', async () => {

@@ -288,6 +288,34 @@ describe('cart, checkout and the order lifecycle', () => {
     expect((await api.error(MY_ORDERS)).extensions.code).toBe('UNAUTHENTICATED');
   });
 
+  it('a business customer\'s order waits for staff approval before payment', async () => {
+    const { registerCustomer } = await api.data<{ registerCustomer: { accessToken: string } }>(
+      'mutation { registerCustomer(input: { email: "buyer@trade.example", password: "trade-password-1", isBusiness: true }) { accessToken } }',
+      {},
+      WEB,
+    );
+    const headers = bearer(registerCustomer.accessToken);
+    const { me } = await api.data<{ me: { id: string; approvalStatus: string } }>('{ me { id approvalStatus } }', {}, headers);
+    expect(me.approvalStatus).toBe('PENDING');
+    const { approveBusinessCustomer } = await api.data<{ approveBusinessCustomer: { approvalStatus: string } }>(
+      'mutation ($id: ID!) { approveBusinessCustomer(id: $id) { approvalStatus } }',
+      { id: me.id },
+      admin,
+    );
+    expect(approveBusinessCustomer.approvalStatus).toBe('APPROVED');
+
+    const product = await newProduct({}, 5);
+    const { createCart } = await api.data<{ createCart: Cart }>(CREATE_CART, {}, headers);
+    await api.data(ADD_LINE, { cartId: createCart.id, productId: product.id, quantity: 2 }, headers);
+    const { placeOrder } = await api.data<{ placeOrder: Order }>(PLACE_ORDER, { input: { cartId: createCart.id, email: 'buyer@trade.example', billingAddress: ADDRESS } }, headers);
+    expect(placeOrder.status).toBe('AWAITING_APPROVAL');
+    const early = await api.error('mutation ($id: ID!) { markOrderPaid(id: $id) { status } }', { id: placeOrder.id }, admin);
+    expect(early.message).toMatch(/cannot go from AWAITING_APPROVAL to PLACED/);
+    const { approveOrder } = await api.data<{ approveOrder: Order }>('mutation ($id: ID!) { approveOrder(id: $id) { status } }', { id: placeOrder.id }, admin);
+    expect(approveOrder.status).toBe('PENDING_PAYMENT');
+    expect((await api.data<{ markOrderPaid: Order }>('mutation ($id: ID!) { markOrderPaid(id: $id) { status } }', { id: placeOrder.id }, admin)).markOrderPaid.status).toBe('PLACED');
+  });
+
   it('hides other shoppers\' carts and needs a session or a sign-in', async () => {
     const product = await newProduct();
     const cart = await guestCart('owner-session', [[product.id, 1]]);
