@@ -9,6 +9,7 @@ import { closeIdleConnectionsWhileDraining } from './http/close-idle-connections
 import { healthRoutes } from './health/routes.ts';
 import { metricsRoute } from './metrics/routes.ts';
 import { graphqlRoutes } from './graphql/graphql.ts';
+import { trackingRoutes } from './tracking/routes.ts';
 
 export type AppPlatform = Pick<Platform, 'config' | 'logger' | 'metrics' | 'database' | 'cache' | 'broker'>;
 
@@ -49,6 +50,7 @@ export async function buildApp(platform: AppPlatform, options: AppOptions = {}):
   closeIdleConnectionsWhileDraining(app);
   healthRoutes(app, { database: platform.database, cache: platform.cache, broker: platform.broker });
   metricsRoute(app, platform.metrics);
+  trackingRoutes(app, platform);
   const outbox = outboxOf(platform, options);
   await graphqlRoutes(app, {
     ide: platform.config.nodeEnv === 'development',

@@ -1,6 +1,6 @@
 import closeWithGrace from 'close-with-grace';
 import { createLogger, loadConfigOrExit, openPlatform, startOutbox, type Platform } from '@shop/platform';
-import { subscriptionListeners, topicSubscriptions } from '@shop/domain';
+import { subscriptionListeners, topicSubscriptions, trackingListeners } from '@shop/domain';
 import { buildApp } from './app.ts';
 import { declareCorePermissions } from './auth/declare-permissions.ts';
 
@@ -11,8 +11,9 @@ let platform: Platform | undefined;
 try {
   platform = await openPlatform(config, logger, 'api');
   const opened = platform;
-  // Without a broker the outbox dispatcher runs the topic subscriptions the consumer would run.
-  const outbox = startOutbox(opened, { listeners: subscriptionListeners(topicSubscriptions) });
+  // Without a broker the outbox dispatcher runs the topic subscriptions the consumer would run;
+  // the attribution listeners of cart.item_added and order.completed run here either way.
+  const outbox = startOutbox(opened, { listeners: [...subscriptionListeners(topicSubscriptions), ...trackingListeners] });
   const permissions = declareCorePermissions(opened.database.prisma, logger);
   const app = await buildApp(opened, { outbox });
 
