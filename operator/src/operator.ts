@@ -40,7 +40,8 @@ export interface RunningOperator {
 
 export const DEFAULT_RESYNC_MS = 5 * 60_000;
 const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 1_000, maxMs: 5 * 60_000 };
-const DEFAULT_CONCURRENCY = 4;
+// Passes mostly wait on the API server, so many can run at once; one Shop is still never in two.
+const DEFAULT_CONCURRENCY = 16;
 
 export async function startOperator(options: OperatorOptions): Promise<RunningOperator> {
   const logger = options.logger ?? jsonLogger();

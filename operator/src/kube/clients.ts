@@ -1,3 +1,4 @@
+import { reuseConnections } from './connection-reuse.ts';
 import { CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubernetesObjectApi, type KubeConfig } from '@kubernetes/client-node';
 
 /** The API clients the operator uses, made once from one KubeConfig. */
@@ -13,6 +14,7 @@ export interface KubeClients {
 }
 
 export function kubeClients(kubeConfig: KubeConfig): KubeClients {
+  reuseConnections(kubeConfig);
   return {
     objects: KubernetesObjectApi.makeApiClient(kubeConfig),
     customObjects: kubeConfig.makeApiClient(CustomObjectsApi),
