@@ -272,7 +272,9 @@ async function startOperatorProcess(cluster: TestCluster): Promise<OperatorProce
     LEADER_ELECTION: 'false',
     POD_NAME: 'bench-operator',
   };
-  const child: ChildProcess = spawn(process.execPath, [OPERATOR_MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // BENCH_OPERATOR_NODE_ARGS: Node flags for the operator only, e.g. `--max-old-space-size=64` or `--trace-gc`.
+  const nodeArgs = (process.env.BENCH_OPERATOR_NODE_ARGS ?? '').split(/\s+/).filter((arg) => arg !== '');
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, OPERATOR_MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const exit = once(child, 'exit');
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
