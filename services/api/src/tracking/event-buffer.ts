@@ -188,10 +188,11 @@ export class EventBuffer<T> {
     if (this.#timer !== undefined && this.#timerDue <= due) return;
     clearTimeout(this.#timer);
     this.#timerDue = due;
+    // Unreferenced: the HTTP server keeps a serving process alive, and close() writes what waits.
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#schedule();
-    }, due - now);
+    }, due - now).unref();
   }
 
   /** Writes full batches back to back, and one partial batch whose time has come. */
