@@ -47,6 +47,8 @@ function systemRequirements(): SystemRequirement[] {
     },
     { label: 'Redis', aptPackage: 'redis-server', location: () => (isRedisInstalled() ? redisServerBin : undefined) },
     { label: 'Java (for Kafka)', aptPackage: 'default-jre-headless', location: () => findOnPath('java') },
+    // The beacon tests drive it headless through playwright-core, which downloads no browser.
+    { label: 'Chromium (for the beacon tests)', aptPackage: 'chromium', location: () => (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined) },
   ];
   // Maven is only needed to fetch Kafka's jars.
   if (!isKafkaProvisioned()) {
