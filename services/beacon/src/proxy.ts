@@ -1,0 +1,302 @@
+// The storefront's side of the beacon: POST /api/track relayed to the api's POST /track, with the
+// session taken from the storefront's cookie and the client's address added to X-Forwarded-For.
+// Framework-free: a node:http (req, res) handler, and a Fetch API (Request -> Response) adapter.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+
+export interface SessionCookieOptions {
+  /** Default `shop_session`. */
+  readonly name?: string;
+  /** Default 30 days. */
+  readonly maxAgeSeconds?: number;
+  /** Default: when the request came over HTTPS (TLS on the socket, or X-Forwarded-Proto: https). */
+  readonly secure?: boolean;
+  readonly domain?: string;
+  /** Default `/`. */
+  readonly path?: string;
+}
+
+/** An answer the storefront gave without the api: 502 (unreachable, failed) or 504 (too slow). */
+export interface RelayFailure {
+  readonly status: 502 | 504;
+  readonly message: string;
+  readonly error?: unknown;
+}
+
+export interface TrackRelayOptions {
+  /** The api's base URL: beacons go to its POST /track (`http://api:3000` -> `http://api:3000/track`). */
+  readonly apiUrl: string | URL;
+  /** How long the api may take to answer, in milliseconds. Default 5000. */
+  readonly timeoutMs?: number;
+  readonly session?: SessionCookieOptions;
+  /** The largest body relayed, in bytes. Default 256 KiB, the api's own limit. */
+  readonly bodyLimitBytes?: number;
+  /** Told about every 502 and 504, for the storefront's logs. */
+  readonly onFailure?: (failure: RelayFailure) => void;
+}
+
+/** What the relay needs of a browser's request, whatever the server framework. Header names in lower case. */
+export interface BeaconRequest {
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** Undefined when it was longer than the relay's bodyLimitBytes (and so not read to its end). */
+  readonly body: Uint8Array | undefined;
+  /** The address of the connection's peer, appended to X-Forwarded-For. */
+  readonly clientAddress: string | undefined;
+  /** Whether the request came over HTTPS, for the session cookie's Secure attribute. */
+  readonly https: boolean;
+}
+
+export interface RelayAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string | string[]>;
+  readonly body: string;
+}
+
+const DEFAULT_TIMEOUT_MS = 5_000;
+const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024;
+const DEFAULT_COOKIE = 'shop_session';
+const DEFAULT_MAX_AGE_SECONDS = 30 * 24 * 60 * 60;
+/** What a session cookie the storefront issued looks like; anything else is replaced with a new id. */
+const SESSION_ID_PATTERN = /^[A-Za-z0-9._~-]{16,255}$/;
+/** The api's answers that reach the browser as they are, with these headers. */
+const PASSED_HEADERS = ['content-type', 'retry-after', 'ratelimit-policy', 'ratelimit'];
+
+const first = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+const joined = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(', ') : value);
+
+function failure(status: 405 | 413 | 502 | 504, code: string, message: string, headers: Record<string, string> = {}): RelayAnswer {
+  return { status, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers }, body: JSON.stringify({ error: { code, message } }) };
+}
+
+/** `::ffff:198.51.100.7` (IPv4 on a dual-stack socket) as `198.51.100.7`; other addresses as they are. */
+function plainAddress(address: string): string {
+  return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address) ? address.slice(7) : address;
+}
+
+/** The storefront's session cookie: read from a Cookie header, issued when missing or malformed. */
+export class SessionCookie {
+  readonly name: string;
+  readonly #options: SessionCookieOptions;
+
+  constructor(options: SessionCookieOptions = {}) {
+    this.name = options.name ?? DEFAULT_COOKIE;
+    this.#options = options;
+  }
+
+  /** The session id, and the Set-Cookie value when it is new. */
+  of(cookieHeader: string | undefined, https: boolean): { id: string; setCookie?: string } {
+    for (const pair of (cookieHeader ?? '').split(';')) {
+      const separator = pair.indexOf('=');
+      if (separator === -1 || pair.slice(0, separator).trim() !== this.name) continue;
+      const value = pair.slice(separator + 1).trim();
+      if (SESSION_ID_PATTERN.test(value)) return { id: value };
+    }
+    const id = randomUUID();
+    return { id, setCookie: this.#serialize(id, https) };
+  }
+
+  #serialize(id: string, https: boolean): string {
+    const options = this.#options;
+    const parts = [`${this.name}=${id}`, `Path=${options.path ?? '/'}`, `Max-Age=${options.maxAgeSeconds ?? DEFAULT_MAX_AGE_SECONDS}`, 'HttpOnly', 'SameSite=Lax'];
+    if (options.domain !== undefined) parts.push(`Domain=${options.domain}`);
+    if (options.secure ?? https) parts.push('Secure');
+    return parts.join('; ');
+  }
+}
+
+/**
+ * Relays beacons to the api's POST /track: X-Session-ID from the storefront's session cookie (issued
+ * when missing), X-Forwarded-For extended with the client's address (the api decides which hops it
+ * believes: TRUSTED_PROXIES), the browser's User-Agent and any Authorization header. The api's 2xx,
+ * 4xx and 503 answers pass through with Retry-After and the RateLimit headers; an unreachable or
+ * failing api is a 502, a slow one a 504.
+ */
+export class TrackRelay {
+  readonly session: SessionCookie;
+  readonly bodyLimitBytes: number;
+  readonly #target: URL;
+  readonly #timeoutMs: number;
+  readonly #onFailure: ((failure: RelayFailure) => void) | undefined;
+
+  constructor(options: TrackRelayOptions) {
+    const base = new URL(options.apiUrl);
+    if (!base.pathname.endsWith('/')) base.pathname = `${base.pathname}/`;
+    this.#target = new URL('track', base);
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+    this.session = new SessionCookie(options.session);
+    this.#onFailure = options.onFailure;
+  }
+
+  get target(): string {
+    return this.#target.toString();
+  }
+
+  async relay(request: BeaconRequest): Promise<RelayAnswer> {
+    const session = this.session.of(joined(request.headers.cookie), request.https);
+    const { body } = request;
+    const answer =
+      body === undefined || body.byteLength > this.bodyLimitBytes
+        ? failure(413, 'PAYLOAD_TOO_LARGE', `the body must be at most ${this.bodyLimitBytes} bytes`, { connection: 'close' })
+        : await this.#forward(request, body, session.id);
+    if (session.setCookie === undefined) return answer;
+    return { ...answer, headers: { ...answer.headers, 'set-cookie': session.setCookie } };
+  }
+
+  async #forward(request: BeaconRequest, body: Uint8Array, sessionId: string): Promise<RelayAnswer> {
+    const incoming = joined(request.headers['x-forwarded-for'])?.trim();
+    const client = request.clientAddress === undefined ? undefined : plainAddress(request.clientAddress);
+    const forwardedFor = [incoming, client].filter((hop) => hop !== undefined && hop !== '').join(', ');
+    const headers: Record<string, string> = {
+      'content-type': first(request.headers['content-type']) ?? 'application/json',
+      'x-session-id': sessionId,
+      // Without it fetch would send its own ("node"), and the api would record that as the browser.
+      'user-agent': first(request.headers['user-agent']) ?? '',
+    };
+    if (forwardedFor !== '') headers['x-forwarded-for'] = forwardedFor;
+    const authorization = first(request.headers.authorization);
+    if (authorization !== undefined) headers.authorization = authorization;
+
+    const signal = AbortSignal.timeout(this.#timeoutMs);
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(this.#target, { method: 'POST', headers, body, signal, redirect: 'manual' });
+      text = await response.text();
+    } catch (error) {
+      if (signal.aborted) return this.#fail(504, 'GATEWAY_TIMEOUT', `the tracking api did not answer within ${this.#timeoutMs} ms`, error);
+      const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+      const reason = typeof cause?.code === 'string' ? cause.code : String(cause?.message ?? (error as Error).message);
+      return this.#fail(502, 'BAD_GATEWAY', `the tracking api at ${this.#target.origin} is unreachable (${reason})`, error);
+    }
+    if (response.status >= 500 && response.status !== 503) {
+      return this.#fail(502, 'BAD_GATEWAY', `the tracking api failed (status ${response.status})`);
+    }
+    const passed: Record<string, string> = { 'cache-control': 'no-store' };
+    for (const name of PASSED_HEADERS) {
+      const value = response.headers.get(name);
+      if (value !== null) passed[name] = value;
+    }
+    return { status: response.status, headers: passed, body: text };
+  }
+
+  #fail(status: 502 | 504, code: string, message: string, error?: unknown): RelayAnswer {
+    this.#onFailure?.({ status, message, ...(error === undefined ? {} : { error }) });
+    return failure(status, code, message);
+  }
+}
+
+/** Whether a node:http request came over HTTPS: TLS on the socket, or a proxy in front saying so. */
+function isHttps(req: IncomingMessage): boolean {
+  if ((req.socket as Partial<TLSSocket>).encrypted === true) return true;
+  return first(req.headers['x-forwarded-proto'])?.split(',')[0]?.trim().toLowerCase() === 'https';
+}
+
+/** The body, read up to `limit` bytes; undefined past it. A body a framework has parsed already is used as it is. */
+async function bodyOf(req: IncomingMessage, limit: number): Promise<Uint8Array | undefined> {
+  const parsed = (req as IncomingMessage & { body?: unknown }).body;
+  if (req.readableEnded && parsed !== undefined) {
+    if (parsed instanceof Uint8Array) return parsed;
+    return Buffer.from(typeof parsed === 'string' ? parsed : JSON.stringify(parsed));
+  }
+  if (Number(req.headers['content-length'] ?? 0) > limit) return undefined;
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', reject);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      // The rest is left unread: the 413 closes the connection.
+      stop();
+      req.pause();
+      resolve(undefined);
+    };
+    const onEnd = () => {
+      stop();
+      resolve(Buffer.concat(chunks));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, answer: RelayAnswer): void {
+  for (const [name, value] of Object.entries(answer.headers)) {
+    if (name === 'set-cookie') res.appendHeader(name, value);
+    else res.setHeader(name, value);
+  }
+  res.writeHead(answer.status).end(answer.body);
+}
+
+/**
+ * The storefront's session id for a node:http request, issuing the cookie on `res` when the browser
+ * has none. Pages use it too, so the session exists before the first beacon and the storefront can
+ * send the same X-Session-ID with its GraphQL calls (a guest's cart is found by it, and attribution
+ * matches clicks to carts and orders by it).
+ */
+export function storefrontSession(req: IncomingMessage, res: ServerResponse, options: SessionCookieOptions | SessionCookie = {}): string {
+  const issued = issuedSessions.get(req);
+  if (issued !== undefined) return issued;
+  const cookie = options instanceof SessionCookie ? options : new SessionCookie(options);
+  const session = cookie.of(req.headers.cookie, isHttps(req));
+  if (session.setCookie !== undefined) {
+    res.appendHeader('set-cookie', session.setCookie);
+    issuedSessions.set(req, session.id);
+  }
+  return session.id;
+}
+
+/** Sessions issued during a request: asked twice, storefrontSession answers the same id and sets one cookie. */
+const issuedSessions = new WeakMap<IncomingMessage, string>();
+
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+/** POST /api/track for node:http (and Express, Fastify's raw req/res, ...): mount it at the beacon's endpoint. */
+export function trackProxy(options: TrackRelayOptions): NodeHandler {
+  const relay = new TrackRelay(options);
+  return async (req, res) => {
+    if (req.method !== 'POST') {
+      send(res, failure(405, 'METHOD_NOT_ALLOWED', 'use POST', { allow: 'POST' }));
+      return;
+    }
+    let body: Uint8Array | undefined;
+    try {
+      body = await bodyOf(req, relay.bodyLimitBytes);
+    } catch {
+      // The browser went away while sending: nobody is left to answer.
+      res.destroy();
+      return;
+    }
+    send(res, await relay.relay({ headers: req.headers, body, clientAddress: req.socket.remoteAddress, https: isHttps(req) }));
+  };
+}
+
+/**
+ * POST /api/track for frameworks built on the Fetch API (route handlers taking a Request and returning
+ * a Response). `clientAddress` is the connection's peer as the framework knows it.
+ */
+export function trackProxyFetch(options: TrackRelayOptions): (request: Request, clientAddress?: string) => Promise<Response> {
+  const relay = new TrackRelay(options);
+  return async (request, clientAddress) => {
+    const toResponse = (answer: RelayAnswer): Response => {
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(answer.headers)) for (const item of [value].flat()) headers.append(name, item);
+      return new Response(answer.body, { status: answer.status, headers });
+    };
+    if (request.method !== 'POST') return toResponse(failure(405, 'METHOD_NOT_ALLOWED', 'use POST', { allow: 'POST' }));
+    const headers = Object.fromEntries(request.headers);
+    const https = new URL(request.url).protocol === 'https:' || headers['x-forwarded-proto']?.split(',')[0]?.trim().toLowerCase() === 'https';
+    const body = Number(headers['content-length'] ?? 0) > relay.bodyLimitBytes ? undefined : new Uint8Array(await request.arrayBuffer());
+    return toResponse(await relay.relay({ headers, body, clientAddress, https }));
+  };
+}
