@@ -1,5 +1,5 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { createEmitter, outboxMetrics, type Emitter, type Platform, type RunningOutbox } from '@shop/platform';
+import { createEmitter, openRateLimiter, outboxMetrics, type Emitter, type Platform, type RunningOutbox } from '@shop/platform';
 import { tokenSettings } from '@shop/domain';
 import { echoRequestId, requestIdFor } from './http/request-id.ts';
 import { logEveryRequest } from './http/access-log.ts';
@@ -10,6 +10,8 @@ import { healthRoutes } from './health/routes.ts';
 import { metricsRoute } from './metrics/routes.ts';
 import { graphqlRoutes } from './graphql/graphql.ts';
 import { trackingRoutes } from './tracking/routes.ts';
+import { ClientAddress } from './http/client-address.ts';
+import { clientAddressCaller, graphqlMutationCharges, rateLimit } from './rate-limit/index.ts';
 
 export type AppPlatform = Pick<Platform, 'config' | 'logger' | 'metrics' | 'database' | 'cache' | 'broker'>;
 
@@ -41,13 +43,15 @@ export async function buildApp(platform: AppPlatform, options: AppOptions = {}):
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     genReqId: requestIdFor,
     forceCloseConnections: 'idle',
-    trustProxy: true,
+    // request.ip follows the same rule as /track and the rate limits: every forwarder, or TRUSTED_PROXIES.
+    trustProxy: platform.config.trustedProxies === undefined ? true : [...platform.config.trustedProxies],
   });
   echoRequestId(app);
   logEveryRequest(app);
   measureHttp(app, platform.metrics);
   answerErrorsAsJson(app);
   closeIdleConnectionsWhileDraining(app);
+  await limitRates(app, platform);
   healthRoutes(app, { database: platform.database, cache: platform.cache, broker: platform.broker });
   metricsRoute(app, platform.metrics);
   trackingRoutes(app, platform);
@@ -62,4 +66,18 @@ export async function buildApp(platform: AppPlatform, options: AppOptions = {}):
     },
   });
   return app;
+}
+
+const RATE_LIMITED_PATHS: Readonly<Record<string, string>> = { '/track': 'track', '/graphql': 'graphql' };
+
+/** Token buckets per client address on /track and /graphql, and per public mutation (docs/rate-limiting.md). */
+async function limitRates(app: FastifyInstance, platform: AppPlatform): Promise<void> {
+  const rateLimiting = await openRateLimiter(platform);
+  app.addHook('onClose', () => rateLimiting.close());
+  rateLimit(app, {
+    limiter: rateLimiting.limiter,
+    policyFor: (request) => RATE_LIMITED_PATHS[request.url.split('?')[0] ?? ''],
+    bodyPoliciesFor: graphqlMutationCharges({ limiter: rateLimiting.limiter }),
+    caller: clientAddressCaller(new ClientAddress(platform.config.trustedProxies)),
+  });
 }

@@ -1,6 +1,7 @@
 // The api built over a migrated test database of its own, with the outbox running, driven by app.inject.
 import { inject } from 'vitest';
 import type { FastifyInstance } from 'fastify';
+import { liftRateLimits } from '../../../test/support/rate-limits.ts';
 import { applyMigrations, createLogger, loadConfig, openPlatform, startOutbox, type Platform, type PrismaClient, type RunningOutbox } from '@shop/platform';
 import { ensureAdmin, tokenSettings, type TokenSettings } from '@shop/domain';
 import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
@@ -43,6 +44,7 @@ export const bearer = (token: string): Record<string, string> => ({ authorizatio
 export async function openGraphqlApi(name: string): Promise<GraphqlApi> {
   const database: TestDatabase = await createTestDatabase(name);
   await applyMigrations(database.url);
+  await liftRateLimits(database.url);
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'ERROR',

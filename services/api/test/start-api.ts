@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createLogger, loadConfig, openPlatform, type Platform } from '@shop/platform';
 import { buildApp } from '../src/app.ts';
+import { liftRateLimits } from '../../../test/support/rate-limits.ts';
 
 export interface RunningApi {
   readonly url: string;
@@ -13,6 +14,7 @@ export interface RunningApi {
 export async function startApi(env: NodeJS.ProcessEnv = {}): Promise<RunningApi> {
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'ERROR', PORT: '0', ...env });
   const logger = createLogger({ level: config.logLevel, service: 'api' });
+  if (config.databaseUrl !== undefined) await liftRateLimits(config.databaseUrl);
   const platform = await openPlatform(config, logger, 'api');
   const app = await buildApp(platform);
   const address = await app.listen({ host: '127.0.0.1', port: 0 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { applyMigrations, ConfigError, loadConfig } from '@shop/platform';
 import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
-import { ClientAddress, plainAddress } from '../src/tracking/client-address.ts';
+import { ClientAddress, plainAddress } from '../src/http/client-address.ts';
 import { startApi, type RunningApi } from './start-api.ts';
 import { newEntityId, newSession, storedEvents, track } from './track-support.ts';
 

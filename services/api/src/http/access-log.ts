@@ -1,7 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 
-/** Probe and scrape routes: called every few seconds by machines, logged at DEBUG only. */
-const QUIET_ROUTES = new Set(['/health', '/ready', '/metrics']);
+/**
+ * Probe and scrape routes (called every few seconds by machines) and beacons (one per impression)
+ * are logged at DEBUG only; /track's own metrics count what it accepts and refuses.
+ */
+const QUIET_ROUTES = new Set(['/health', '/ready', '/metrics', '/track']);
 
 /** One line per request, at INFO, once the response is sent. */
 export function logEveryRequest(app: FastifyInstance): void {
@@ -15,7 +18,7 @@ export function logEveryRequest(app: FastifyInstance): void {
       duration_ms: Math.round(reply.elapsedTime * 100) / 100,
       remote_address: request.ip,
     };
-    if (route !== undefined && QUIET_ROUTES.has(route)) request.log.debug(fields, 'request completed');
+    if (route !== undefined && QUIET_ROUTES.has(route) && reply.statusCode < 500) request.log.debug(fields, 'request completed');
     else request.log.info(fields, 'request completed');
     done();
   });

@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import { TRACKING_FIELD_LENGTHS } from '@shop/domain';
 
-/** `[2001:db8::1]:443`, `198.51.100.7:8080` and `::ffff:198.51.100.7` as plain addresses; anything else that is no IP as undefined. */
+/** `[2001:db8::1]:443`, `198.51.100.7:8080` and `::ffff:198.51.100.7` as plain addresses (IPv6 lower-cased, so one client is one key); anything else that is no IP as undefined. */
 export function plainAddress(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   let address = raw.trim();
@@ -10,7 +10,7 @@ export function plainAddress(raw: string | undefined): string | undefined {
   else if (/^[0-9.]+:\d+$/.test(address)) address = address.slice(0, address.lastIndexOf(':'));
   const mapped = /^::ffff:([0-9.]+)$/i.exec(address);
   if (mapped?.[1] !== undefined && isIP(mapped[1]) === 4) address = mapped[1];
-  return isIP(address) === 0 ? undefined : address;
+  return isIP(address) === 0 ? undefined : address.toLowerCase();
 }
 
 function trustList(entries: readonly string[]): BlockList {

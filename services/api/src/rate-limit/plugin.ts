@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimitDecision, RateLimiter } from '@shop/platform';
-import { rateLimitCaller, type CallerResolver } from './caller.ts';
+import { clientAddressCaller, type CallerResolver } from './caller.ts';
 import { rateLimitItem, rateLimitPolicyItem } from './headers.ts';
 
 /** Tokens of one policy a request spends. */
@@ -15,7 +15,7 @@ export interface RateLimitOptions {
   readonly policyFor: (request: FastifyRequest) => string | undefined;
   /** More charges once the body is parsed (preHandler), e.g. graphqlMutationCharges for GraphQL mutations. */
   readonly bodyPoliciesFor?: (request: FastifyRequest) => readonly PolicyCharge[];
-  /** Who the bucket belongs to; the client IP (rateLimitCaller) by default. */
+  /** Who the bucket belongs to; the client address, believing every forwarder, by default. */
   readonly caller?: CallerResolver;
   /** Limited requests to this path are answered in the GraphQL error shape. */
   readonly graphqlPath?: string;
@@ -37,7 +37,7 @@ function appendHeader(reply: FastifyReply, name: string, item: string): void {
  * request is allowed and only `RateLimit-Policy` is sent.
  */
 export function rateLimit(app: FastifyInstance, options: RateLimitOptions): void {
-  const callerOf = options.caller ?? ((request: FastifyRequest) => rateLimitCaller(request));
+  const callerOf = options.caller ?? clientAddressCaller();
   const graphqlPath = options.graphqlPath ?? '/graphql';
 
   const refuse = (request: FastifyRequest, reply: FastifyReply, decision: RateLimitDecision) => {

@@ -8,7 +8,7 @@ import {
   tokenSettings,
   type TrackingEventRecord,
 } from '@shop/domain';
-import { ClientAddress } from './client-address.ts';
+import { ClientAddress } from '../http/client-address.ts';
 import { EventBuffer, type EventBufferSettings } from './event-buffer.ts';
 import { bigintId, describeSchemaError, eventsOf, fieldName, trackBodySchema, type BeaconEvent, type BodyProblem } from './track-body.ts';
 import { trackingMetrics, type RejectReason, type TrackingMetrics } from './tracking-metrics.ts';
