@@ -1,14 +1,17 @@
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { RenderShop } from '@shop/cdk8s';
 import type { BackoffPolicy } from './backoff.ts';
 import { describeError } from './kube/errors.ts';
 import type { Logger } from './log.ts';
 import type { OperatorMetrics } from './metrics.ts';
 import { reconcileShop, type ReconcilerOptions } from './reconcile/reconciler.ts';
+import { RenderCache } from './reconcile/render-cache.ts';
 import { watchShops } from './watches.ts';
 import { WorkQueue } from './work-queue.ts';
 
-export interface ControllerOptions extends ReconcilerOptions {
+export interface ControllerOptions extends Omit<ReconcilerOptions, 'renders'> {
   readonly kubeConfig: KubeConfig;
+  readonly render: RenderShop;
   /** Watch one namespace; all namespaces when undefined. */
   readonly namespace: string | undefined;
   readonly metrics: OperatorMetrics;
@@ -30,8 +33,9 @@ export interface RunningController {
 /** Watches feeding a work queue of Shop keys, one reconcile pass per key at a time. Runs while this instance leads. */
 export function startController(options: ControllerOptions): RunningController {
   const { logger, metrics } = options;
+  const reconcilerOptions: ReconcilerOptions = { ...options, renders: new RenderCache(options.render) };
   const queue = new WorkQueue({
-    handle: (key) => metrics.observe(() => reconcileShop(key, options)),
+    handle: (key) => metrics.observe(() => reconcileShop(key, reconcilerOptions)),
     concurrency: options.concurrency,
     backoff: options.backoff,
     onError: (key, error, retryInMs) => logger.warn('reconcile failed; retrying', { shop: key, error: describeError(error), retryInMs }),

@@ -1,4 +1,4 @@
-import type { RenderShop, Shop } from '@shop/cdk8s';
+import type { Shop } from '@shop/cdk8s';
 import type { KubeClients } from '../kube/clients.ts';
 import { describeError, isConflict, isNotFound, isRejected } from '../kube/errors.ts';
 import { ownedManifests } from '../kube/ownership.ts';
@@ -8,11 +8,13 @@ import type { PassOutcome } from '../work-queue.ts';
 import type { ConditionReport, ConditionType, StepConditionType } from './conditions.ts';
 import { recordEvents, transitions } from './events.ts';
 import type { Halt, Pass, ReconcileStep } from './pass.ts';
+import type { RenderCache } from './render-cache.ts';
 import { nextStatus, statusChanged, writeStatus } from './status.ts';
 
 export interface ReconcilerOptions {
   readonly clients: KubeClients;
-  readonly render: RenderShop;
+  /** Renders each Shop again only when its spec changed. */
+  readonly renders: RenderCache;
   readonly steps: readonly ReconcileStep[];
   /** This operator instance, as named in the Events it records. */
   readonly instance: string;
@@ -28,7 +30,10 @@ export interface ReconcilerOptions {
 export async function reconcileShop(key: string, options: ReconcilerOptions): Promise<PassOutcome | undefined> {
   const shop = await readShop(options.clients, parseShopKey(key));
   // A deleted Shop's objects go with it: they all carry its ownerReference.
-  if (!shop || shop.metadata.deletionTimestamp) return undefined;
+  if (!shop || shop.metadata.deletionTimestamp) {
+    options.renders.forget(key);
+    return undefined;
+  }
 
   const result = await runSteps(shop, options);
   const { halt } = result;
@@ -87,7 +92,7 @@ async function runSteps(shop: StoredShop, options: ReconcilerOptions): Promise<S
   const reports = new Map<StepConditionType, ConditionReport>();
   let manifests: Pass['manifests'];
   try {
-    manifests = ownedManifests(shop, options.render(shop));
+    manifests = ownedManifests(shop, options.renders.render(shop));
   } catch (error) {
     return { halt: { phase: 'Failed', reason: 'InvalidSpec', message: describeError(error) }, reports, migratedVersion: shop.status?.migratedVersion };
   }
