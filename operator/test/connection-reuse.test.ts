@@ -1,4 +1,4 @@
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig, Watch } from '@kubernetes/client-node';
 import { expect, it } from 'vitest';
 import { reuseConnections } from '../src/kube/connection-reuse.ts';
 
@@ -44,4 +44,31 @@ it('hands every request the same pool while the cluster and user stay, and a new
   const other = await authenticate(config);
   expect(other.dispatcher).not.toBe(first.dispatcher);
   expect((await authenticate(config)).dispatcher).toBe(other.dispatcher);
+});
+
+it('hands the pool to watches too, which authenticate through the same KubeConfig', async () => {
+  const config = new KubeConfig();
+  config.loadFromOptions(kubeconfig('https://127.0.0.1:6443'));
+  reuseConnections(config);
+  const request = await authenticate(config);
+  let watchDispatcher: unknown;
+  const authenticateOriginal = config.applySecurityAuthentication;
+  config.applySecurityAuthentication = async (context) => {
+    await authenticateOriginal(context);
+    watchDispatcher = context.getDispatcher();
+  };
+  // Nothing listens there, so the watch ends at once with a connection error; it has authenticated by then.
+  await new Promise<void>((resolve) => void new Watch(config).watch('/api/v1/namespaces', {}, () => {}, () => resolve()));
+  expect(watchDispatcher).toBe(request.dispatcher);
+});
+
+it('starts a new pool when a kubeconfig is loaded again: new cluster and user objects', async () => {
+  const config = new KubeConfig();
+  config.loadFromOptions(kubeconfig('https://127.0.0.1:6443'));
+  reuseConnections(config);
+  const first = await authenticate(config);
+  config.loadFromOptions(kubeconfig('https://127.0.0.1:6443'));
+  const reloaded = await authenticate(config);
+  expect(reloaded.dispatcher).not.toBe(first.dispatcher);
+  expect((await authenticate(config)).dispatcher).toBe(reloaded.dispatcher);
 });
