@@ -8,6 +8,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   '@shop/api': ['@shop/domain', '@shop/platform'],
   '@shop/worker': ['@shop/domain', '@shop/platform'],
   '@shop/consumer': ['@shop/domain', '@shop/platform'],
+  // The browser beacon and the storefront relay run outside the platform: they talk to the api over HTTP.
+  '@shop/beacon': [],
+  '@shop/storefront-example': ['@shop/beacon'],
 };
 
 const root = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { workspaces: string[] };

@@ -31,7 +31,8 @@ function outboxOf(platform: AppPlatform, options: AppOptions): Pick<RunningOutbo
   let emitter: Emitter | undefined;
   const emitterOf = () => (emitter ??= createEmitter({ mode: config.eventSchemaMode, logger, metrics: outboxMetrics(metrics, database.pool) }));
   return {
-    emit: (tx, name, payload) => emitterOf().emit(tx, name, payload),
+    // Forwarded whole: the event names are checked where the resolvers emit them.
+    emit: (...args) => emitterOf().emit(...args),
     transaction: (work, transactionOptions) => emitterOf().transaction(database.prisma, work, transactionOptions),
   };
 }
