@@ -1,0 +1,372 @@
+// A mixed storefront load (browse, view a product, create a cart, add to it, place the order) against
+// the api as its own process on real PostgreSQL and Redis: the maximum throughput of the mix
+// (closed loop), then per-operation latency at half of it (open loop, fixed arrival rate), and the
+// ratio to a bare Fastify route measured in the same run. Where the time goes: each process's CPU
+// per phase (/proc), and what PostgreSQL executed during the open loop (pg_stat_statements).
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { applyMigrations } from '@shop/platform';
+import { startPostgres, startRedis, type ServerHandle } from '../test/infra/servers.ts';
+import { freePort } from '../test/infra/proc.ts';
+import { liftRateLimits } from '../test/support/rate-limits.ts';
+import { spawnService, type ServiceProcess } from '../test/support/service-process.ts';
+import { API_MAIN } from '../services/api/test/run-api.ts';
+import { load } from './load.ts';
+import { cpuPercent, cpuSeconds } from './cpu.ts';
+import { clientCeiling, closedLoop, failures, graphqlClient, openLoop, OPERATIONS, VISIT, type Catalog, type GraphqlClient, type PhaseResult } from './shoppers.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+/** The latency phase runs longer: placeOrder is 1 request in 19, and its p99 needs samples. */
+const OPEN_SECONDS = Number(process.env.BENCH_OPEN_SECONDS ?? SECONDS * 3);
+/** Shoppers of the closed-loop sweep; the best throughput of them is the maximum (1: the unloaded latencies). */
+const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '1,4,8,16,32,64').split(',').map(Number);
+const WARM_UP_SECONDS = 3;
+const LOAD_SHARE = 0.5;
+const P95_TARGET_MS = 50;
+/** The spec's alert threshold for a storefront operation. */
+const ALERT_MS = 500;
+/** Stock of every demo product: orders must never run out of it during the run. */
+const STOCK = 100_000_000;
+const SEED = path.resolve(import.meta.dirname, '../services/api/src/seed.ts');
+
+function emit(figure: Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify({ bench: 'storefront', ...figure })}\n`);
+}
+
+/** Diagnostics, not figures: stderr, so stdout stays one JSON line per figure. */
+function note(message: string, fields: Record<string, unknown> = {}): void {
+  process.stderr.write(`[bench storefront] ${message}${Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : ''}\n`);
+}
+
+async function startBare(): Promise<{ url: string; stop(): void }> {
+  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'bare-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      const match = /Server listening at (\S+)/.exec(chunk.toString());
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+  });
+  return { url, stop: () => child.kill('SIGTERM') };
+}
+
+/** `npm run db:seed` (the demo catalog), then every product's stock raised out of reach of the run's orders. */
+async function seedDemoCatalog(databaseUrl: string): Promise<void> {
+  const env = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'ERROR',
+    DATABASE_URL: databaseUrl,
+    SEED_ADMIN_EMAIL: 'admin@shop.test',
+    SEED_ADMIN_PASSWORD: randomBytes(16).toString('hex'),
+  };
+  await promisify(execFile)(process.execPath, [SEED], { env, timeout: 120_000 });
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('UPDATE stock_levels SET on_hand = $1', [STOCK]);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * `node services/api/src/main.ts` as `npm start` runs it, with NODE_ENV=test: production requires a
+ * Kafka broker, which would put a JVM on the same cores and measure the relay rather than the
+ * storefront. Without a broker the outbox hands events to the in-process subscriptions, as a
+ * single-node deployment does. Otherwise production's settings: events checked in `warn` mode,
+ * a real secret, logs at ERROR (no access log), the default pool of 10 database connections.
+ */
+async function startApi(workDir: string, databaseUrl: string, cacheUrl: string): Promise<{ url: string; service: ServiceProcess }> {
+  const port = await freePort();
+  const service = spawnService(
+    API_MAIN,
+    {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'ERROR',
+      EVENT_SCHEMA_MODE: 'warn',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      CACHE_URL: cacheUrl,
+      SECRET_KEY: randomBytes(32).toString('base64url'),
+      SECRETS_MASTER_KEY: randomBytes(32).toString('base64url'),
+      // Diagnostics: BENCH_API_PROFILE=<dir> writes the api's CPU profile there when it stops.
+      ...(process.env.BENCH_API_PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(process.env.BENCH_API_PROFILE)}` } : {}),
+    },
+    workDir,
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (service.child.exitCode !== null) break;
+    const ready = await fetch(`${url}/ready`).then((response) => response.ok, () => false);
+    if (ready) return { url, service };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  service.child.kill('SIGKILL');
+  throw new Error(`the api did not become ready:\n${service.output()}`);
+}
+
+async function stopApi(service: ServiceProcess): Promise<void> {
+  if (service.child.exitCode !== null || service.child.signalCode !== null) return;
+  service.child.kill('SIGTERM');
+  const timer = setTimeout(() => service.child.kill('SIGKILL'), 15_000);
+  await service.exited();
+  clearTimeout(timer);
+}
+
+async function graphql<T>(url: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-channel-id': 'web' },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = (await response.json()) as { data?: T; errors?: unknown[] };
+  if (body.errors !== undefined || body.data === undefined) throw new Error(`${query}: ${response.status} ${JSON.stringify(body.errors)}`);
+  return body.data;
+}
+
+/** What the shoppers pick from, through the api itself. */
+async function discoverCatalog(url: string): Promise<Catalog> {
+  const { products } = await graphql<{ products: { nodes: { id: string; slug: string; available: number }[] } }>(
+    url,
+    '{ products(first: 100) { nodes { id slug available } } }',
+  );
+  const { categories } = await graphql<{ categories: { id: string; children: { id: string }[] }[] }>(url, '{ categories { id children { id } } }');
+  const { brands } = await graphql<{ brands: { id: string }[] }>(url, '{ brands { id } }');
+  const page = await graphql<{ products: { pageInfo: { endCursor: string } } }>(url, '{ products(first: 4) { pageInfo { endCursor } } }');
+  const short = products.nodes.filter((product) => product.available < STOCK / 2);
+  if (products.nodes.length === 0 || short.length > 0) throw new Error(`the catalog is not stocked for the run: ${JSON.stringify(products.nodes)}`);
+  return {
+    products: products.nodes.map(({ id, slug }) => ({ id, slug })),
+    categoryIds: categories.flatMap((category) => [category.id, ...category.children.map((child) => child.id)]),
+    brandIds: brands.map((brand) => brand.id),
+    secondPageCursor: page.products.pageInfo.endCursor,
+  };
+}
+
+interface Measured {
+  readonly result: PhaseResult;
+  readonly cpu: Record<string, number>;
+}
+
+async function measured(pids: Record<string, number | undefined>, phase: () => Promise<PhaseResult>): Promise<Measured> {
+  const before = await cpuSeconds(pids);
+  const result = await phase();
+  return { result, cpu: cpuPercent(before, await cpuSeconds(pids), result.seconds) };
+}
+
+/**
+ * Percent of one core over the phase (the machine has `cores` × 100): the api, PostgreSQL with its
+ * backends, Redis, this process (the shoppers), and whatever else ran on the machine meanwhile; and
+ * the CPU milliseconds the api and PostgreSQL spent per request.
+ */
+function cpuFigure(cpu: Record<string, number>, reqPerSec: number): Record<string, number> {
+  const ours = (cpu.api ?? 0) + (cpu.postgres ?? 0) + (cpu.redis ?? 0) + (cpu.client ?? 0);
+  const msPerRequest = (percent = 0) => Math.round(((percent * 10) / Math.max(1, reqPerSec)) * 100) / 100;
+  return {
+    api_cpu_pct: cpu.api ?? 0,
+    postgres_cpu_pct: cpu.postgres ?? 0,
+    redis_cpu_pct: cpu.redis ?? 0,
+    client_cpu_pct: cpu.client ?? 0,
+    other_processes_cpu_pct: Math.max(0, (cpu.machine ?? 0) - ours),
+    machine_idle_pct: Math.max(0, availableParallelism() * 100 - (cpu.machine ?? 0)),
+    api_cpu_ms_per_req: msPerRequest(cpu.api),
+    postgres_cpu_ms_per_req: msPerRequest(cpu.postgres),
+  };
+}
+
+function emitOperations(target: string, result: PhaseResult, goal = false): boolean {
+  let allMeet = true;
+  for (const operation of OPERATIONS) {
+    const op = result.byOperation[operation];
+    const meets = op.errors === 0 && op.p95Ms < P95_TARGET_MS;
+    allMeet &&= meets;
+    emit({
+      target,
+      operation,
+      requests: op.count,
+      p50_ms: op.p50Ms,
+      p95_ms: op.p95Ms,
+      p99_ms: op.p99Ms,
+      max_ms: op.maxMs,
+      errors: op.errors,
+      ...(goal ? { goal_p95_ms: P95_TARGET_MS, meets_goal: meets, alert_ms: ALERT_MS, p99_under_alert: op.p99Ms < ALERT_MS } : {}),
+    });
+  }
+  return allMeet;
+}
+
+/**
+ * pg_stat_statements, for where the database's time goes: a preloaded library, so PostgreSQL restarts
+ * once before the api connects. Its cost is small next to the statements it counts.
+ */
+async function enableStatementStats(postgres: ServerHandle): Promise<void> {
+  const client = new pg.Client({ connectionString: postgres.url });
+  await client.connect();
+  await client.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
+  await client.end();
+  await postgres.stop();
+  await postgres.start();
+  const again = new pg.Client({ connectionString: postgres.url });
+  await again.connect();
+  await again.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  await again.end();
+}
+
+interface StatementStats {
+  readonly calls: number;
+  readonly execMs: number;
+  readonly top: readonly { query: string; calls: number; ms: number }[];
+}
+
+/** What PostgreSQL executed while `work` ran (every client, the api's background loops included). */
+async function statementStats<T>(databaseUrl: string, work: () => Promise<T>): Promise<{ value: T; statements: StatementStats }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_stat_statements_reset()');
+    const value = await work();
+    const own = `query NOT LIKE '%pg_stat_statements%'`;
+    const { rows: totals } = await client.query<{ calls: number; ms: number }>(
+      `SELECT coalesce(sum(calls), 0)::float8 AS calls, coalesce(sum(total_exec_time), 0)::float8 AS ms FROM pg_stat_statements WHERE ${own}`,
+    );
+    const { rows: top } = await client.query<{ query: string; calls: number; ms: number }>(
+      `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS query, calls::float8 AS calls, total_exec_time::float8 AS ms
+         FROM pg_stat_statements WHERE ${own} ORDER BY total_exec_time DESC LIMIT 6`,
+    );
+    return { value, statements: { calls: totals[0]?.calls ?? 0, execMs: totals[0]?.ms ?? 0, top } };
+  } finally {
+    await client.end();
+  }
+}
+
+async function runMix(url: string, databaseUrl: string, pids: Record<string, number | undefined>, bareReqPerSec: number): Promise<void> {
+  const client: GraphqlClient = graphqlClient(url);
+  try {
+    const catalog = await discoverCatalog(url);
+    // Warm-up: JIT of Node and of every GraphQL query, the pools filled.
+    await closedLoop(client, catalog, 16, WARM_UP_SECONDS, 99);
+    if (failures.first.size > 0) throw new Error(`the mix fails during warm-up: ${JSON.stringify(Object.fromEntries(failures.first))}`);
+
+    let best: { concurrency: number; result: PhaseResult } | undefined;
+    for (const concurrency of CONCURRENCY) {
+      const { result, cpu } = await measured(pids, () => closedLoop(client, catalog, concurrency, SECONDS, concurrency));
+      emit({
+        target: 'storefront mix, closed loop',
+        shoppers: concurrency,
+        req_per_s: result.reqPerSec,
+        orders_per_s: result.ordersPerSec,
+        p50_ms: result.all.p50Ms,
+        p95_ms: result.all.p95Ms,
+        p99_ms: result.all.p99Ms,
+        errors: result.errors,
+        ratio_to_bare: Math.round((result.reqPerSec / bareReqPerSec) * 1000) / 1000,
+        ...cpuFigure(cpu, result.reqPerSec),
+      });
+      // One shopper: each operation's latency with nothing queued in front of it.
+      if (concurrency === 1) emitOperations('storefront mix, one shopper (unloaded)', result);
+      if (best === undefined || result.reqPerSec > best.result.reqPerSec) best = { concurrency, result };
+    }
+    if (best === undefined) throw new Error('BENCH_CONCURRENCY names no level');
+    const max = best.result;
+    emit({
+      target: 'storefront mix, maximum throughput',
+      req_per_s: max.reqPerSec,
+      orders_per_s: max.ordersPerSec,
+      shoppers: best.concurrency,
+      ratio_to_bare: Math.round((max.reqPerSec / bareReqPerSec) * 1000) / 1000,
+      mix: Object.fromEntries(OPERATIONS.map((operation) => [operation, VISIT.filter((step) => step === operation).length])),
+    });
+    emitOperations('storefront mix, at maximum throughput', max);
+
+    const rate = Math.max(1, Math.round(max.reqPerSec * LOAD_SHARE));
+    const target = `storefront mix, open loop at ${LOAD_SHARE * 100}% of maximum`;
+    const { value: measuredOpen, statements } = await statementStats(databaseUrl, () => measured(pids, () => openLoop(client, catalog, rate, OPEN_SECONDS)));
+    const { result: open, cpu } = measuredOpen;
+    const allMeet = emitOperations(target, open, true);
+    emit({
+      target,
+      operation: 'all',
+      offered_req_per_s: rate,
+      achieved_req_per_s: open.reqPerSec,
+      seconds: open.seconds,
+      most_in_flight: open.maxInFlight,
+      p50_ms: open.all.p50Ms,
+      p95_ms: open.all.p95Ms,
+      p99_ms: open.all.p99Ms,
+      errors: open.errors,
+      goal_p95_ms: P95_TARGET_MS,
+      meets_goal: allMeet,
+      ...cpuFigure(cpu, open.reqPerSec),
+    });
+    const { calls, execMs, top } = statements;
+    emit({
+      figure: `database during the open loop`,
+      statements_per_request: Math.round((calls / Math.max(1, open.requests)) * 10) / 10,
+      exec_ms_per_request: Math.round((execMs / Math.max(1, open.requests)) * 100) / 100,
+      top_by_exec_time: top.map((row) => ({
+        query: row.query.slice(0, 90),
+        calls_per_request: Math.round((row.calls / Math.max(1, open.requests)) * 100) / 100,
+        mean_ms: Math.round((row.ms / Math.max(1, row.calls)) * 1000) / 1000,
+      })),
+    });
+  } finally {
+    client.close();
+    if (failures.first.size > 0) note('first failure of each operation', Object.fromEntries(failures.first));
+  }
+}
+
+export async function benchStorefront(): Promise<void> {
+  const workDir = await mkdtemp(path.join(tmpdir(), 'shop-bench-'));
+  let postgres: ServerHandle | undefined;
+  let redis: ServerHandle | undefined;
+  let bare: { url: string; stop(): void } | undefined;
+  let api: ServiceProcess | undefined;
+  try {
+    const servers = await Promise.allSettled([startPostgres(), startRedis(), startBare()]);
+    if (servers[0].status === 'fulfilled') postgres = servers[0].value;
+    if (servers[1].status === 'fulfilled') redis = servers[1].value;
+    if (servers[2].status === 'fulfilled') bare = servers[2].value;
+    const failed = servers.find((server) => server.status === 'rejected');
+    if (failed !== undefined || postgres === undefined || redis === undefined || bare === undefined) throw failed?.reason;
+    await enableStatementStats(postgres);
+    await applyMigrations(postgres.url);
+    // The bench is one client address: the per-address limits would refuse most of its requests.
+    await liftRateLimits(postgres.url);
+    await seedDemoCatalog(postgres.url);
+    const started = await startApi(workDir, postgres.url, redis.url);
+    api = started.service;
+    emit({
+      figure: 'setup',
+      cores: availableParallelism(),
+      load_average_1m: Math.round((loadavg()[0] ?? 0) * 10) / 10,
+      node: process.version,
+      api_mode: 'NODE_ENV=test, no broker',
+      database_pool: 10,
+    });
+
+    const baseline = await load({ url: `${bare.url}/bare`, seconds: SECONDS });
+    emit({ target: 'bare fastify route', req_per_s: baseline.reqPerSec, p50_ms: baseline.p50Ms, p99_ms: baseline.p99Ms, errors: baseline.errors, ratio_to_bare: 1 });
+    // The same route from the shoppers' HTTP client: how much the client itself can drive on these cores.
+    const ceiling = await clientCeiling(`${bare.url}/bare`, 32, Math.min(SECONDS, 5));
+    emit({ target: 'bare fastify route, shoppers\' http client', req_per_s: ceiling, ratio_to_bare: Math.round((ceiling / baseline.reqPerSec) * 100) / 100 });
+    bare.stop();
+    bare = undefined;
+
+    const pids = { api: api.child.pid, postgres: postgres.pid(), redis: redis.pid() };
+    await runMix(started.url, postgres.url, pids, baseline.reqPerSec);
+  } finally {
+    bare?.stop();
+    if (api !== undefined) await stopApi(api);
+    await Promise.all([postgres?.dispose(), redis?.dispose()]);
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
