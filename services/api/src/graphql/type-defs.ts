@@ -202,6 +202,48 @@ export const typeDefs = /* GraphQL */ `
     available: Int!
   }
 
+  enum TrackedEntityType {
+    banner
+    slide
+    hero
+  }
+
+  type Money {
+    "Two decimals, e.g. 19.90."
+    amount: String!
+    "ISO 4217; XXX when the order no longer exists."
+    currency: String!
+  }
+
+  "One tracked entity on one UTC day (docs/tracking.md, Reports)."
+  type TrackingReportRow {
+    "YYYY-MM-DD, UTC."
+    day: String!
+    entityType: TrackedEntityType!
+    entityId: ID!
+    impressions: Int!
+    "Every click, repeats included."
+    clicks: Int!
+    repeatClicks: Int!
+    "Sessions with at least one impression or click of the entity that day."
+    uniqueSessions: Int!
+    "clicks / impressions; null without impressions."
+    ctr: Float
+    "repeatClicks / clicks; null without clicks."
+    repeatClickShare: Float
+    "Cart adds that day crediting a click of the entity (each once)."
+    attributedCartAdds: Int!
+    "Orders completed that day crediting a click of the entity (each once)."
+    attributedPurchases: Int!
+    "Their credited order lines' totals (each line once), per currency."
+    attributedRevenue: [Money!]!
+  }
+
+  type TrackingReportConnection {
+    nodes: [TrackingReportRow!]!
+    pageInfo: PageInfo!
+  }
+
   type Query {
     "Legacy in-graph liveness check: always the string ok."
     health: String!
@@ -232,6 +274,8 @@ export const typeDefs = /* GraphQL */ `
     stockLocations: [StockLocation!]!
     "Staff (settings.manage): the stored value of a setting, null when unset."
     setting(key: String!): JSON
+    "Staff (reports.read): per entity and UTC day from from to to (YYYY-MM-DD, both included, at most 92 days), ordered by day, entity type and id; only entities with events or conversions that day. entityIds needs entityType. first: 1 to 1000, default 100."
+    trackingReport(from: String!, to: String!, entityType: TrackedEntityType, entityIds: [ID!], first: Int = 100, after: String): TrackingReportConnection!
   }
 
   input RegisterCustomerInput {

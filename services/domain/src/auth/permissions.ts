@@ -19,6 +19,7 @@ export const CORE_PERMISSIONS = [
   { name: 'customers.read', description: 'See customer accounts and groups' },
   { name: 'customers.manage', description: 'Change customer accounts and groups; approve or reject business accounts' },
   { name: 'leads.read', description: 'See captured leads' },
+  { name: 'reports.read', description: 'See the tracking and attribution reports' },
   { name: 'settings.manage', description: 'Change the shop settings' },
   { name: 'staff.manage', description: 'Create staff users and assign their roles' },
 ] as const satisfies readonly PermissionDeclaration[];
