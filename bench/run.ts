@@ -2,8 +2,9 @@ import { benchHealth } from './health.ts';
 import { benchOperator } from './operator.ts';
 import { benchOutbox } from './outbox.ts';
 import { benchStorefront } from './storefront.ts';
+import { benchTrack } from './track.ts';
 
-const BENCHES: Record<string, () => Promise<void>> = { health: benchHealth, outbox: benchOutbox, operator: benchOperator, storefront: benchStorefront };
+const BENCHES: Record<string, () => Promise<void>> = { health: benchHealth, outbox: benchOutbox, operator: benchOperator, storefront: benchStorefront, track: benchTrack };
 
 const names = process.argv.slice(2);
 const unknown = names.filter((name) => !(name in BENCHES));

@@ -1,0 +1,591 @@
+// POST /track on real PostgreSQL and Redis, the api as its own process: accepted beacons per second
+// against a bare Fastify route and an anchor that awaits one INSERT per beacon, all in the same run
+// (ratios); the GraphQL layer's cost for a beacon-sized request; the time from 202 to the row being
+// visible (open loop); the cost of attributing an order.completed with 1,000 clicks in its window.
+// Every figure is one JSON line on stdout; diagnostics go to stderr.
+import { spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import http from 'node:http';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { applyMigrations, createLogger, loadConfig, openPlatform, type EventPayloads, type Platform } from '@shop/platform';
+import { attributePurchase, insertTrackingEvents, type TrackingEventRecord } from '@shop/domain';
+import { startPostgres, startRedis, type ServerHandle } from '../test/infra/servers.ts';
+import { freePort } from '../test/infra/proc.ts';
+import { spawnService, type ServiceProcess } from '../test/support/service-process.ts';
+import { API_MAIN } from '../services/api/test/run-api.ts';
+import { cpuPercent, cpuSeconds } from './cpu.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARM_UP_SECONDS = 2;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
+/** Beacons per second of the open-loop phase that times 202 to visible row. */
+const VISIBILITY_RATE = Number(process.env.BENCH_VISIBILITY_RATE ?? 1_000);
+const ATTRIBUTION_RUNS = Number(process.env.BENCH_ATTRIBUTION_RUNS ?? 200);
+const ATTRIBUTION_CLICKS = 1_000;
+
+const BARE_TARGET = 0.5;
+const ANCHOR_TARGET = 3;
+const GRAPHQL_TARGET = 1 / 3;
+const ATTRIBUTION_P95_TARGET_MS = 5;
+
+function emit(figure: Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify({ bench: 'track', ...figure })}\n`);
+}
+
+function note(message: string): void {
+  process.stderr.write(`[bench track] ${message}\n`);
+}
+
+const round = (value: number, digits = 2): number => Math.round(value * 10 ** digits) / 10 ** digits;
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Processes
+
+async function startBaseline(mode: 'bare' | 'anchor', databaseUrl: string): Promise<{ url: string; pid: number | undefined; stop(): void }> {
+  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'track-servers.ts'), mode], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      const match = /Server listening at (\S+)/.exec(chunk.toString());
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`the ${mode} server exited with ${code}`)));
+  });
+  return { url, pid: child.pid, stop: () => child.kill('SIGTERM') };
+}
+
+/**
+ * `node services/api/src/main.ts` with NODE_ENV=test (no broker: a Kafka JVM would share the cores),
+ * Redis as the cache (repeat clicks and rate-limit buckets), logs at ERROR (no access log) and the
+ * default pool of 10 database connections.
+ */
+async function startApi(workDir: string, databaseUrl: string, cacheUrl: string): Promise<{ url: string; service: ServiceProcess }> {
+  const port = await freePort();
+  const service = spawnService(
+    API_MAIN,
+    {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'ERROR',
+      EVENT_SCHEMA_MODE: 'warn',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      CACHE_URL: cacheUrl,
+      SECRET_KEY: randomBytes(32).toString('base64url'),
+      SECRETS_MASTER_KEY: randomBytes(32).toString('base64url'),
+      ...(process.env.BENCH_API_PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(process.env.BENCH_API_PROFILE)}` } : {}),
+    },
+    workDir,
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline && service.child.exitCode === null) {
+    if (await fetch(`${url}/ready`).then((response) => response.ok, () => false)) return { url, service };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  service.child.kill('SIGKILL');
+  throw new Error(`the api did not become ready:\n${service.output()}`);
+}
+
+async function stopApi(service: ServiceProcess): Promise<void> {
+  if (service.child.exitCode !== null || service.child.signalCode !== null) return;
+  service.child.kill('SIGTERM');
+  const timer = setTimeout(() => service.child.kill('SIGKILL'), 15_000);
+  await service.exited();
+  clearTimeout(timer);
+}
+
+/**
+ * The bench is one client address, so the default per-address buckets (120 at once, 20/s) would
+ * refuse nearly everything. The policies stay enabled, so every request still takes its token from
+ * Redis; they are only raised out of reach. Before the api starts: it loads them at boot.
+ */
+async function liftRateLimitsForOneClient(databaseUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('UPDATE rate_limit_policies SET capacity = 2147483647, refill_per_second = 999999, enabled = true');
+  } finally {
+    await client.end();
+  }
+}
+
+/** utime, stime, cutime, cstime and ppid of a process from /proc (Linux), in seconds of CPU; undefined once it exited. */
+async function procTimes(pid: number): Promise<{ ppid: number; own: number; reaped: number } | undefined> {
+  try {
+    const text = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ').map(Number);
+    const ticks = (index: number) => (fields[index] ?? 0) / 100; // USER_HZ
+    return { ppid: fields[1] ?? 0, own: ticks(11) + ticks(12), reaped: ticks(13) + ticks(14) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU seconds so far of each process and its children: its own, its live children's, and those of the
+ * children it has reaped (PostgreSQL's backends come and go as pools open and close connections, so
+ * summing the live ones alone would lose the CPU of those that exited during a phase). Plus this process
+ * (`client`) and the whole machine, from cpu.ts.
+ */
+async function treeCpuSeconds(roots: Readonly<Record<string, number | undefined>>): Promise<Record<string, number>> {
+  const pids = (await readdir('/proc')).filter((entry) => /^\d+$/.test(entry)).map(Number);
+  const all = new Map<number, { ppid: number; own: number; reaped: number }>();
+  for (const pid of pids) {
+    const times = await procTimes(pid);
+    if (times !== undefined) all.set(pid, times);
+  }
+  const totals = await cpuSeconds({});
+  for (const [name, root] of Object.entries(roots)) {
+    const self = root === undefined ? undefined : all.get(root);
+    if (root === undefined || self === undefined) {
+      totals[name] = 0;
+      continue;
+    }
+    const children = [...all.values()].filter((times) => times.ppid === root).reduce((sum, times) => sum + times.own, 0);
+    totals[name] = self.own + self.reaped + children;
+  }
+  return totals;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Closed-loop throughput
+
+type BeaconKind = 'impression' | 'first click' | 'repeat click';
+
+/** The entity every beacon is about; its id is as a storefront's data-shop-entity would send it. */
+const ENTITY_ID = '4242';
+
+function beaconBody(kind: BeaconKind): string {
+  return JSON.stringify({
+    event_type: kind === 'impression' ? 'impression' : 'click',
+    entity_type: 'banner',
+    entity_id: ENTITY_ID,
+    page_url: 'https://shop.example/collections/summer?utm_source=newsletter',
+    referrer_url: 'https://shop.example/',
+  });
+}
+
+interface Target {
+  readonly name: string;
+  readonly url: string;
+  readonly path: string;
+  readonly body: string;
+  /** A new X-Session-ID per request (a new shopper each time), or one for the whole run. */
+  readonly sessions: 'per request' | 'one';
+  /** The process that serves it, for its CPU. */
+  readonly pid: number | undefined;
+  /** Does every accepted request add a tracking_events row? */
+  readonly writesRows: boolean;
+}
+
+interface Drive {
+  readonly acceptedPerSec: number;
+  readonly accepted: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly refused: number;
+  readonly statusCodes: Record<string, number>;
+}
+
+let sessionCounter = 0;
+
+async function drive(target: Target, seconds: number): Promise<Drive> {
+  const prefix = `${target.name.replace(/\W+/g, '-')}-${randomUUID().slice(0, 8)}`;
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36',
+    'x-session-id': `${prefix}-fixed`,
+  };
+  const request: autocannon.Request = { method: 'POST', path: target.path, body: target.body, headers };
+  if (target.sessions === 'per request') {
+    request.setupRequest = (req) => {
+      sessionCounter += 1;
+      return { ...req, headers: { ...req.headers, 'x-session-id': `${prefix}-${sessionCounter}` } };
+    };
+  }
+  const result = await autocannon({ url: target.url, connections: CONNECTIONS, duration: seconds, requests: [request] });
+  const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, stats.count ?? 0]));
+  return {
+    accepted: result['2xx'],
+    acceptedPerSec: Math.round(result['2xx'] / result.duration),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    refused: result.errors + result.non2xx,
+    statusCodes,
+  };
+}
+
+const eventCount = async (pool: pg.Pool): Promise<number> => Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM tracking_events')).rows[0]?.n);
+
+/** Waits until `expected` more rows than `before` exist (the api's buffer writes within ~200 ms); the rows found. */
+async function rowsWritten(pool: pg.Pool, before: number, expected: number, timeoutMs = 15_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  let now = await eventCount(pool);
+  while (now - before < expected && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    now = await eventCount(pool);
+  }
+  return now - before;
+}
+
+interface Measured {
+  readonly target: Target;
+  readonly drive: Drive;
+  readonly cpu: Record<string, number>;
+  readonly seconds: number;
+}
+
+async function measure(target: Target, pool: pg.Pool, pids: Record<string, number | undefined>): Promise<Measured> {
+  const before = await eventCount(pool);
+  const warmUp = await drive(target, WARM_UP_SECONDS);
+  const cpuBefore = await treeCpuSeconds({ ...pids, server: target.pid });
+  const started = performance.now();
+  const result = await drive(target, SECONDS);
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = cpuPercent(cpuBefore, await treeCpuSeconds({ ...pids, server: target.pid }), seconds);
+  if (target.writesRows) {
+    const expected = warmUp.accepted + result.accepted;
+    const written = await rowsWritten(pool, before, expected);
+    // More rows than 202s counted is normal: requests in flight when the clock stopped are answered and written too.
+    if (written < expected) note(`${target.name}: ${expected} beacons accepted, only ${written} rows written`);
+  }
+  return { target, drive: result, cpu, seconds };
+}
+
+/** CPU milliseconds per accepted beacon of each process, and where else the machine's cores went. */
+function cpuFigure(measured: Measured): Record<string, number> {
+  const { cpu, drive: result } = measured;
+  const perBeacon = (percent = 0) => round((percent * 10) / Math.max(1, result.acceptedPerSec), 3);
+  const ours = (cpu.server ?? 0) + (cpu.postgres ?? 0) + (cpu.redis ?? 0) + (cpu.client ?? 0);
+  return {
+    server_cpu_ms_per_beacon: perBeacon(cpu.server),
+    postgres_cpu_ms_per_beacon: perBeacon(cpu.postgres),
+    redis_cpu_ms_per_beacon: perBeacon(cpu.redis),
+    server_cpu_pct: cpu.server ?? 0,
+    postgres_cpu_pct: cpu.postgres ?? 0,
+    redis_cpu_pct: cpu.redis ?? 0,
+    client_cpu_pct: cpu.client ?? 0,
+    other_processes_cpu_pct: Math.max(0, (cpu.machine ?? 0) - ours),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 202 to visible row
+
+/**
+ * VISIBILITY_RATE impressions a second for SECONDS, each from its own session, started on schedule
+ * whatever the answers do; a poller reads new rows by id as fast as it can. Latency: from the 202
+ * reaching this process to the poller seeing the row (it includes up to one poll, about 1 ms).
+ */
+async function visibility(apiUrl: string, pool: pg.Pool): Promise<{ p50: number; p99: number; max: number; sent: number; seen: number; refused: number }> {
+  const prefix = `visible-${randomUUID().slice(0, 8)}`;
+  const { rows } = await pool.query<{ id: string }>('SELECT coalesce(max(id), 0)::text AS id FROM tracking_events');
+  let lastId = rows[0]?.id ?? '0';
+  const acceptedAt = new Map<string, number>();
+  const seenAt = new Map<string, number>();
+  let polling = true;
+  const poller = (async () => {
+    const client = await pool.connect();
+    try {
+      while (polling) {
+        const { rows: fresh } = await client.query<{ id: string; session_id: string }>(
+          'SELECT id::text, session_id FROM tracking_events WHERE id > $1 ORDER BY id LIMIT 10000',
+          [lastId],
+        );
+        const now = performance.now();
+        for (const row of fresh) {
+          if (row.session_id.startsWith(prefix)) seenAt.set(row.session_id, now);
+          lastId = row.id;
+        }
+        if (fresh.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+    } finally {
+      client.release();
+    }
+  })();
+
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const url = new URL('/track', apiUrl);
+  const body = beaconBody('impression');
+  let refused = 0;
+  const post = (session: string) =>
+    new Promise<void>((resolve) => {
+      const request = http.request(
+        url,
+        { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-session-id': session } },
+        (response) => {
+          response.resume();
+          response.on('end', () => {
+            if (response.statusCode === 202) acceptedAt.set(session, performance.now());
+            else refused += 1;
+            resolve();
+          });
+        },
+      );
+      request.on('error', () => {
+        refused += 1;
+        resolve();
+      });
+      request.end(body);
+    });
+
+  const perTick = VISIBILITY_RATE / 100;
+  const ticks = SECONDS * 100;
+  const inFlight: Promise<void>[] = [];
+  const started = performance.now();
+  for (let tick = 0; tick < ticks; tick += 1) {
+    for (let i = 0; i < perTick; i += 1) inFlight.push(post(`${prefix}-${tick}-${i}`));
+    const wait = started + (tick + 1) * 10 - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+  await Promise.all(inFlight);
+  const deadline = Date.now() + 10_000;
+  while (seenAt.size < acceptedAt.size && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  polling = false;
+  await poller;
+  agent.destroy();
+
+  // A row can be seen before this process has handled its 202 (both are events on one loop): 0 then.
+  const latencies = [...acceptedAt].flatMap(([session, at]) => {
+    const seen = seenAt.get(session);
+    return seen === undefined ? [] : [Math.max(0, seen - at)];
+  });
+  latencies.sort((a, b) => a - b);
+  return {
+    p50: round(percentile(latencies, 50), 1),
+    p99: round(percentile(latencies, 99), 1),
+    max: round(latencies.at(-1) ?? Number.NaN, 1),
+    sent: ticks * perTick,
+    seen: latencies.length,
+    refused,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Attribution
+
+function click(sessionId: string, entityId: number, createdAt: Date): TrackingEventRecord {
+  return {
+    eventType: 'click',
+    entityType: 'banner',
+    entityId: BigInt(entityId),
+    userId: null,
+    customerGroupId: null,
+    isAuthenticated: false,
+    sessionId,
+    ipAddress: '203.0.113.7',
+    userAgent: 'bench',
+    pageUrl: 'https://shop.example/',
+    referrerUrl: '',
+    isRepeat: entityId % 2 === 0,
+    channelId: null,
+    createdAt,
+  };
+}
+
+/**
+ * attribute_purchase as the outbox dispatcher runs it, in a transaction of its own (without the
+ * dispatcher's delivery mark), for orders of a session with `clicks` clicks in the 24 hours before
+ * completion; `lines` lines per order, so each order writes clicks × lines attribution rows.
+ */
+async function attributionCost(platform: Platform, clicks: number, lines: number, runs: number): Promise<{ p50: number; p95: number; max: number; rows: number }> {
+  const session = `attribution-${randomUUID()}`;
+  const now = Date.now();
+  const window = 23 * 60 * 60 * 1000;
+  await insertTrackingEvents(
+    platform.database.pool,
+    Array.from({ length: clicks }, (_, i) => click(session, 1 + (i % 50), new Date(now - window + (i * window) / clicks))),
+  );
+  await platform.database.pool.query('ANALYZE tracking_events');
+  const timings: number[] = [];
+  let rows = 0;
+  const warmUp = Math.max(5, Math.round(runs / 10));
+  for (let run = 0; run < warmUp + runs; run += 1) {
+    const completedAt = new Date().toISOString();
+    const payload: EventPayloads['order.completed'] = {
+      event_id: randomUUID(),
+      schema_version: 1,
+      occurred_at: completedAt,
+      order_id: String(9_000_000_000 + sessionCounter++),
+      customer_id: null,
+      session_id: session,
+      completed_at: completedAt,
+      currency: 'EUR',
+      lines: Array.from({ length: lines }, (_, line) => ({
+        order_line_id: String(line + 1),
+        product_id: String(100 + line),
+        category_id: '5',
+        brand_id: '9',
+        line_total: '19.90',
+      })),
+    };
+    const started = performance.now();
+    const written = await platform.database.prisma.$transaction((tx) => attributePurchase(tx, payload));
+    const ms = performance.now() - started;
+    if (run >= warmUp) {
+      timings.push(ms);
+      rows = written;
+    }
+  }
+  timings.sort((a, b) => a - b);
+  return { p50: round(percentile(timings, 50)), p95: round(percentile(timings, 95)), max: round(timings.at(-1) ?? Number.NaN), rows };
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+export async function benchTrack(): Promise<void> {
+  const workDir = await mkdtemp(path.join(tmpdir(), 'shop-bench-'));
+  let postgres: ServerHandle | undefined;
+  let redis: ServerHandle | undefined;
+  let api: ServiceProcess | undefined;
+  let platform: Platform | undefined;
+  let pool: pg.Pool | undefined;
+  const baselines: { stop(): void }[] = [];
+  try {
+    [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);
+    await applyMigrations(postgres.url);
+    await liftRateLimitsForOneClient(postgres.url);
+    const bare = await startBaseline('bare', postgres.url);
+    baselines.push(bare);
+    const anchor = await startBaseline('anchor', postgres.url);
+    baselines.push(anchor);
+    const started = await startApi(workDir, postgres.url, redis.url);
+    api = started.service;
+    pool = new pg.Pool({ connectionString: postgres.url, max: 4 });
+
+    // The limiter decides every request: a limited response carries RateLimit headers.
+    const probe = await fetch(`${started.url}/track`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-session-id': 'probe' },
+      body: beaconBody('impression'),
+    });
+    emit({
+      figure: 'setup',
+      cores: availableParallelism(),
+      load_average_1m: round(loadavg()[0] ?? 0, 1),
+      node: process.version,
+      api: 'own process, NODE_ENV=test (no broker), LOG_LEVEL=ERROR, Redis cache, pool of 10',
+      connections: CONNECTIONS,
+      seconds: SECONDS,
+      probe_status: probe.status,
+      rate_limit_policy_header: probe.headers.get('ratelimit-policy'),
+    });
+
+    const pids = { postgres: postgres.pid(), redis: redis.pid() };
+    const apiPid = api.child.pid;
+    const firstClick = beaconBody('first click');
+    const targets: Target[] = [
+      { name: 'bare fastify route', url: bare.url, path: '/track', body: firstClick, sessions: 'per request', pid: bare.pid, writesRows: false },
+      { name: 'anchor: one INSERT per beacon', url: anchor.url, path: '/track', body: firstClick, sessions: 'per request', pid: anchor.pid, writesRows: true },
+      { name: 'POST /track, first click', url: started.url, path: '/track', body: firstClick, sessions: 'per request', pid: apiPid, writesRows: true },
+      { name: 'POST /track, impression', url: started.url, path: '/track', body: beaconBody('impression'), sessions: 'per request', pid: apiPid, writesRows: true },
+      { name: 'POST /track, repeat click', url: started.url, path: '/track', body: beaconBody('repeat click'), sessions: 'one', pid: apiPid, writesRows: true },
+      // There is no beacon mutation in the schema (see the graphql figure below): this is the least any would cost.
+      { name: 'POST /graphql { health }', url: started.url, path: '/graphql', body: JSON.stringify({ query: '{ health }' }), sessions: 'per request', pid: apiPid, writesRows: false },
+    ];
+    const results = new Map<string, Measured>();
+    for (const target of targets) {
+      const measured = await measure(target, pool, pids);
+      results.set(target.name, measured);
+      const bareRate = results.get('bare fastify route')?.drive.acceptedPerSec ?? Number.NaN;
+      const anchorRate = results.get('anchor: one INSERT per beacon')?.drive.acceptedPerSec;
+      const { drive: result } = measured;
+      const isTrack = target.name.startsWith('POST /track');
+      const ratioToBare = round(result.acceptedPerSec / bareRate);
+      const ratioToAnchor = anchorRate === undefined ? undefined : round(result.acceptedPerSec / anchorRate);
+      emit({
+        target: target.name,
+        accepted_per_s: result.acceptedPerSec,
+        p50_ms: result.p50Ms,
+        p99_ms: result.p99Ms,
+        refused: result.refused,
+        ...(result.refused > 0 ? { status_codes: result.statusCodes } : {}),
+        ratio_to_bare: ratioToBare,
+        ...(ratioToAnchor === undefined || target.name.startsWith('anchor') ? {} : { ratio_to_anchor: ratioToAnchor }),
+        ...(isTrack
+          ? {
+              goal_ratio_to_bare: BARE_TARGET,
+              goal_ratio_to_anchor: ANCHOR_TARGET,
+              meets_goal: ratioToBare >= BARE_TARGET && (ratioToAnchor ?? 0) >= ANCHOR_TARGET,
+            }
+          : {}),
+        ...cpuFigure(measured),
+      });
+    }
+
+    const track = results.get('POST /track, first click');
+    const graphqlFloor = results.get('POST /graphql { health }');
+    if (track !== undefined && graphqlFloor !== undefined) {
+      const trackCpu = (track.cpu.server ?? 0) / Math.max(1, track.drive.acceptedPerSec);
+      const floorCpu = (graphqlFloor.cpu.server ?? 0) / Math.max(1, graphqlFloor.drive.acceptedPerSec);
+      emit({
+        figure: 'graphql path for a beacon',
+        measured: false,
+        why:
+          'no GraphQL mutation records a beacon, and one cannot feed the /track buffer from the GraphQL files alone: the buffer and the ' +
+          'repeat-click check live in trackingRoutes (services/api/src/tracking/routes.ts) and would have to be handed to the resolvers ' +
+          "through app.ts and graphql/context.ts. The floor is measured instead: POST /graphql { health } is GraphQL's parse, validate, " +
+          'execute and rate limit with no work; a track mutation would cost that plus what /track does per beacon.',
+        graphql_floor_per_s: graphqlFloor.drive.acceptedPerSec,
+        track_first_click_per_s: track.drive.acceptedPerSec,
+        floor_rate_over_track_rate: round(graphqlFloor.drive.acceptedPerSec / Math.max(1, track.drive.acceptedPerSec)),
+        floor_api_cpu_over_track_api_cpu: round(floorCpu / Math.max(1e-9, trackCpu)),
+        goal_graphql_rate_over_track_rate_max: round(GRAPHQL_TARGET),
+      });
+    }
+
+    const seen = await visibility(started.url, pool);
+    emit({
+      target: `202 to row visible, open loop at ${VISIBILITY_RATE} beacons/s`,
+      p50_ms: seen.p50,
+      p99_ms: seen.p99,
+      max_ms: seen.max,
+      sent: seen.sent,
+      seen: seen.seen,
+      refused: seen.refused,
+      flush_interval_ms: 200,
+    });
+
+    await stopApi(api);
+    api = undefined;
+    for (const baseline of baselines) baseline.stop();
+    const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: postgres.url });
+    platform = await openPlatform(config, createLogger({ level: 'ERROR', service: 'bench' }), 'bench');
+    emit({ figure: 'tracking_events rows during attribution', value: await eventCount(pool) });
+    for (const [clicks, lines] of [
+      [ATTRIBUTION_CLICKS, 1],
+      [ATTRIBUTION_CLICKS, 3],
+      [5, 3],
+    ] as const) {
+      const cost = await attributionCost(platform, clicks, lines, ATTRIBUTION_RUNS);
+      emit({
+        target: `attribute_purchase, ${clicks} clicks in the window, ${lines} line${lines === 1 ? '' : 's'}`,
+        runs: ATTRIBUTION_RUNS,
+        rows_per_order: cost.rows,
+        p50_ms: cost.p50,
+        p95_ms: cost.p95,
+        max_ms: cost.max,
+        ...(clicks === ATTRIBUTION_CLICKS ? { goal_p95_ms: ATTRIBUTION_P95_TARGET_MS, meets_goal: cost.p95 < ATTRIBUTION_P95_TARGET_MS } : {}),
+      });
+    }
+  } finally {
+    for (const baseline of baselines) baseline.stop();
+    if (api !== undefined) await stopApi(api);
+    await platform?.close();
+    await pool?.end();
+    await Promise.all([postgres?.dispose(), redis?.dispose()]);
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
