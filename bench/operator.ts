@@ -257,6 +257,8 @@ async function watchShops(cluster: TestCluster): Promise<ShopWatcher> {
 interface OperatorProcess {
   readonly pid: number;
   readonly metricsPort: number;
+  /** The Node flags it runs with (it starts again with the container's heap outside a container) and V8's heap limit. */
+  readonly heap: { readonly nodeFlags: string; readonly limitMb: number };
   /** WARNING and ERROR lines it logged (e.g. failed passes). */
   warnings(): string[];
   /** Set once the process exited before stop(). */
@@ -284,15 +286,17 @@ async function startOperatorProcess(cluster: TestCluster): Promise<OperatorProce
   void exit.then(([code, signal]) => {
     if (!stopping) failure = new Error(`the operator exited (${code ?? signal}): ${stderr}`);
   });
-  const started = new Promise<number>((resolve, reject) => {
+  const started = new Promise<Pick<OperatorProcess, 'metricsPort' | 'heap'>>((resolve, reject) => {
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-      let entry: { level?: string; message?: string; metricsPort?: number };
+      let entry: { level?: string; message?: string; metricsPort?: number; nodeFlags?: string; heapLimitMb?: number };
       try {
         entry = JSON.parse(line);
       } catch {
         return;
       }
-      if (entry.message === 'started' && typeof entry.metricsPort === 'number') resolve(entry.metricsPort);
+      if (entry.message === 'started' && typeof entry.metricsPort === 'number') {
+        resolve({ metricsPort: entry.metricsPort, heap: { nodeFlags: entry.nodeFlags ?? '', limitMb: entry.heapLimitMb ?? Number.NaN } });
+      }
       if (entry.level !== 'INFO') warnings.push(line);
     });
     void exit.then(([code, signal]) => reject(new Error(`the operator exited (${code ?? signal}) before it started: ${stderr}`)));
@@ -306,7 +310,7 @@ async function startOperatorProcess(cluster: TestCluster): Promise<OperatorProce
     clearTimeout(killer);
   };
   try {
-    return { pid: child.pid as number, metricsPort: await started, warnings: () => [...warnings, ...(stderr ? [stderr] : [])], failure: () => failure, stop };
+    return { pid: child.pid as number, ...(await started), warnings: () => [...warnings, ...(stderr ? [stderr] : [])], failure: () => failure, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -539,7 +543,8 @@ export async function benchOperator(): Promise<void> {
     operator = await startOperatorProcess(cluster);
     await new Promise((resolve) => setTimeout(resolve, 1_000)); // its informers' first lists
     const idle = await memoryMb(operator.pid);
-    note('operator started', { pid: operator.pid, metricsPort: operator.metricsPort, rssMb: idle.now });
+    const heap = operator.heap;
+    note('operator started', { pid: operator.pid, metricsPort: operator.metricsPort, rssMb: idle.now, ...heap });
     const running = { kubelet, operator };
     const context: Context = { cluster, shops, failure: () => running.kubelet.failure() ?? running.operator.failure() };
 
@@ -636,6 +641,8 @@ export async function benchOperator(): Promise<void> {
       meets_goal: memory.peak < RSS_TARGET_MB,
       rss_after_start_mb: idle.now,
       rss_at_end_mb: memory.now,
+      node_flags: heap.nodeFlags,
+      heap_limit_mb: heap.limitMb,
     });
 
     // The fake kubelet must not be what the figures measure: its share of each Shop's time to Ready.

@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { RenderShop } from '@shop/cdk8s';
 import { ConfigError, loadConfig, type OperatorConfig } from './config.ts';
@@ -32,6 +33,9 @@ export async function runOperatorProcess(render: RenderShop, steps?: readonly Re
     namespace: config.watchNamespace ?? '(all)',
     metricsPort: operator.metricsPort,
     lease: config.leaderElection ? `${config.leaderElection.namespace}/${config.leaderElection.name}` : '(no leader election)',
+    // The heap flags it runs with (see heap.ts), and the heap V8 made of them.
+    nodeFlags: process.execArgv.join(' '),
+    heapLimitMb: Math.round(getHeapStatistics().heap_size_limit / 2 ** 20),
   });
   const shutdown = (signal: NodeJS.Signals) => {
     // Without listeners, a second signal ends the process the default way: at once.

@@ -1,5 +1,7 @@
 import type { ShopStatus } from '@shop/cdk8s';
+import { totalmem } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { heapFlagsToAdd } from '../src/heap.ts';
 import type { LeaseTimings } from '../src/leader-election.ts';
 import type { RunningOperator } from '../src/operator.ts';
 import { spawnOperator } from './support/child-operator.ts';
@@ -131,6 +133,11 @@ describe('the operator process', () => {
     const ns = await cluster.namespace('sigterm');
     const operator = spawnOperator(processEnv(ns, 'terminated'));
     await eventually(async () => expect(await leaseHolder(ns)).toBe('terminated'), { timeoutMs: 20_000 });
+    // Started again in place with the container's heap, unless it runs in a container already.
+    const started = JSON.parse(await operator.waitForLine('"started"')) as { nodeFlags: string; heapLimitMb: number };
+    const flags = heapFlagsToAdd({ execArgv: [], nodeOptions: undefined, constrainedMemory: process.constrainedMemory(), totalMemory: totalmem() });
+    expect(started.nodeFlags).toBe(flags.join(' '));
+    if (flags.length > 0) expect(started.heapLimitMb).toBeLessThan(300);
     operator.process.kill('SIGTERM');
     const { code } = await operator.exited();
     expect(code).toBe(0);

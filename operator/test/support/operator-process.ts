@@ -1,10 +1,15 @@
-// The operator process (src/process.ts) with the test renderer, for tests that signal or kill it.
+// The operator process (src/process.ts) with the test renderer, for tests that signal or kill it. Like
+// main.ts it first starts again with the container's heap when there is no container (src/heap.ts).
 // TEST_FREEZE_AFTER_STEP=<step name>: the first pass through that step never ends, like a process that
 // hangs in the middle of a pass; it prints {"message":"frozen"} so the test knows when to kill it.
 import type { ReconcileStep } from '../../src/reconcile/pass.ts';
-import { shopSteps } from '../../src/reconcile/steps.ts';
-import { runOperatorProcess } from '../../src/process.ts';
-import { testRender } from './test-renderer.ts';
+import { restartWithContainerHeap } from '../../src/heap.ts';
+
+restartWithContainerHeap();
+
+const { shopSteps } = await import('../../src/reconcile/steps.ts');
+const { runOperatorProcess } = await import('../../src/process.ts');
+const { testRender } = await import('./test-renderer.ts');
 
 const freezeAfter = process.env.TEST_FREEZE_AFTER_STEP;
 
