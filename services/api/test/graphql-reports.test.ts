@@ -287,6 +287,20 @@ describe('trackingReport', () => {
     expect(raw.rows).toEqual([EXPECTED[0], EXPECTED[2]]);
   });
 
+  it('rolls each day up once when reports run at the same time', async () => {
+    await insertTrackingEvents(
+      api.platform.database.pool,
+      Array.from({ length: 20 }, (_, day) => event({ type: 'impression', entity: HERO, session: 'r-same', at: `2024-06-${String(day + 1).padStart(2, '0')}T10:00:00Z` })),
+    );
+    const query = { from: '2024-06-01', to: '2024-06-20', entityType: 'hero' as const };
+    const now = at('2024-07-01T00:00:00Z');
+    const pages = await Promise.all([report(query, now), report(query, now), report(query, now)]);
+    expect(pages[1]).toEqual(pages[0]);
+    expect(pages[2]).toEqual(pages[0]);
+    expect(pages[0]?.rows).toHaveLength(20);
+    expect(await api.prisma.trackingRollupDay.count({ where: { day: { gte: at('2024-06-01'), lte: at('2024-06-20') } } })).toBe(20);
+  });
+
   it('keeps a rolled-up day as it was until its tracking_rollup_days row is deleted', async () => {
     const now = at('2024-04-01T00:00:00Z');
     const query = { from: '2024-03-10', to: '2024-03-10', entityType: 'slide' as const };
@@ -375,8 +389,9 @@ describe('Query.trackingReport', () => {
   });
 
   it.each([
-    [{ from: '2024-3-10', to: '2024-03-10' }, 'from', 'from must be a UTC day written YYYY-MM-DD, e.g. 2026-03-01'],
-    [{ from: '2024-03-10', to: '2024-02-30' }, 'to', 'to must be a UTC day written YYYY-MM-DD, e.g. 2026-03-01'],
+    [{ from: '2024-3-10', to: '2024-03-10' }, 'from', 'from must be a UTC day written YYYY-MM-DD from 1970-01-01 on, e.g. 2026-03-01'],
+    [{ from: '2024-03-10', to: '2024-02-30' }, 'to', 'to must be a UTC day written YYYY-MM-DD from 1970-01-01 on, e.g. 2026-03-01'],
+    [{ from: '0000-01-01', to: '2024-03-10' }, 'from', 'from must be a UTC day written YYYY-MM-DD from 1970-01-01 on, e.g. 2026-03-01'],
     [{ from: '2024-03-10', to: '2024-03-09' }, 'to', 'to must be the same day as from or later'],
     [{ from: '2024-01-01', to: '2024-04-02' }, 'to', 'a report covers at most 92 days; from 2024-01-01 to 2024-04-02 is 93'],
     [{ from: '2024-03-10', to: '2024-03-10', entityIds: ['1'] }, 'entityIds', 'entityIds needs entityType: ids are per entity type'],

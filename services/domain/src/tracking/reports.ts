@@ -19,6 +19,8 @@ const ROLLUP_TIMEOUT_MS = 10 * 60 * 1000;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const DAY_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+/** Nothing was tracked before; PostgreSQL has no year 0, which JavaScript dates accept. */
+const FIRST_DAY = '1970-01-01';
 
 /** A UTC day as YYYY-MM-DD. */
 export type UtcDay = string;
@@ -82,9 +84,9 @@ const startOf = (day: UtcDay): Date => new Date(`${day}T00:00:00.000Z`);
 const dayOf = (time: Date): UtcDay => time.toISOString().slice(0, 10);
 const addDays = (day: UtcDay, days: number): UtcDay => dayOf(new Date(startOf(day).getTime() + days * DAY_MS));
 
-/** True for a real calendar day written YYYY-MM-DD (2026-02-30 is not one). */
+/** True for a real calendar day written YYYY-MM-DD (2026-02-30 is not one), from 1970-01-01. */
 export function isUtcDay(value: string): boolean {
-  if (!DAY_PATTERN.test(value)) return false;
+  if (!DAY_PATTERN.test(value) || value < FIRST_DAY) return false;
   const time = startOf(value);
   return !Number.isNaN(time.getTime()) && dayOf(time) === value;
 }
@@ -99,7 +101,7 @@ const badInput = (field: string, message: string) => new DomainError('BAD_USER_I
 /** Refuses a query that is not a valid range of at most MAX_REPORT_DAYS UTC days, naming the argument. */
 export function assertReportQuery(query: Omit<TrackingReportQuery, 'first' | 'after'>): void {
   for (const field of ['from', 'to'] as const) {
-    if (!isUtcDay(query[field])) throw badInput(field, `${field} must be a UTC day written YYYY-MM-DD, e.g. 2026-03-01`);
+    if (!isUtcDay(query[field])) throw badInput(field, `${field} must be a UTC day written YYYY-MM-DD from ${FIRST_DAY} on, e.g. 2026-03-01`);
   }
   if (query.to < query.from) throw badInput('to', 'to must be the same day as from or later');
   const days = (startOf(query.to).getTime() - startOf(query.from).getTime()) / DAY_MS + 1;
