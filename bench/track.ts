@@ -646,15 +646,18 @@ export async function benchTrack(): Promise<void> {
       // There is no beacon mutation in the schema (see the graphql figure below): this is the least any would cost.
       { name: 'POST /graphql { health }', url: started.url, path: '/graphql', body: JSON.stringify({ query: '{ health }' }), sessions: 'per request', pid: apiPid, writesRows: false },
     ];
+    // Diagnostics: BENCH_TARGETS=impression,first picks targets by part of their name (the baselines always run).
+    const picked = process.env.BENCH_TARGETS?.split(',');
+    const chosen = targets.filter((target) => picked === undefined || !target.name.startsWith('POST') || picked.some((part) => target.name.includes(part)));
     const results = new Map<string, Measured>();
     for (let round = 0; round < ROUNDS; round += 1) {
-      for (const target of targets) {
+      for (const target of chosen) {
         const measured = await measure(target, pool, pids);
         const best = results.get(target.name);
         if (best === undefined || measured.drive.acceptedPerSec > best.drive.acceptedPerSec) results.set(target.name, measured);
       }
     }
-    for (const target of targets) {
+    for (const target of chosen) {
       const measured = results.get(target.name) as Measured;
       const bareRate = results.get('bare fastify route')?.drive.acceptedPerSec ?? Number.NaN;
       const anchorRate = results.get('anchor: one INSERT per beacon')?.drive.acceptedPerSec;
