@@ -73,7 +73,8 @@ describe('leader election', () => {
     expect(await metricValue(second, 'shop_operator_reconcile_total{result="success"}')).toBe(0);
     expect(await metricValue(first, 'shop_operator_leader')).toBe(1);
     expect((await fetch(`http://127.0.0.1:${second.metricsPort}/healthz`)).status).toBe(200);
-    expect(await eventReporters(ns)).toEqual({ Migrating: 'first' });
+    // A pass records its Events after writing the status: the status can be seen first.
+    await eventually(async () => expect(await eventReporters(ns)).toEqual({ Migrating: 'first' }));
 
     await first.stop();
     // Released, the Lease is taken well before it would have expired.
@@ -81,7 +82,7 @@ describe('leader election', () => {
     expect(await leaseHolder(ns)).toBe('second');
     await completeJob(cluster.kube, ns, 'shop-migrate-1-0-0');
     await statusOf(ns, { phase: 'Deploying', migratedVersion: '1.0.0' });
-    expect(await eventReporters(ns)).toMatchObject({ Migrating: 'first', MigrationsApplied: 'second', Deploying: 'second' });
+    await eventually(async () => expect(await eventReporters(ns)).toEqual({ Migrating: 'first', MigrationsApplied: 'second', Deploying: 'second' }));
   });
 });
 
