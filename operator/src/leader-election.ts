@@ -62,10 +62,14 @@ export class LeaderElector {
     const { timings, logger } = this.#options;
     let lastRenewal: number | undefined;
     while (!this.#stopping.signal.aborted) {
-      const renewed = await this.#acquireOrRenew().catch((error: unknown) => {
+      const attempt = this.#acquireOrRenew().catch((error: unknown) => {
         logger.warn('could not acquire or renew the leader Lease', { error: describeError(error) });
         return false;
       });
+      // A leader waits for an answer only until its renew deadline: a request that hangs (the client has
+      // no timeout of its own) would keep it acting after a follower took over. A late answer is
+      // ignored; the next attempt reads the Lease again.
+      const renewed = this.#leading && lastRenewal !== undefined ? await settledBefore(attempt, lastRenewal + timings.renewDeadlineMs) : await attempt;
       if (renewed) {
         lastRenewal = Date.now();
         if (!this.#leading) {
@@ -73,7 +77,7 @@ export class LeaderElector {
           logger.info('became the leader', { identity: this.#options.identity });
           await this.#options.onStartedLeading();
         }
-      } else if (this.#leading && lastRenewal !== undefined && Date.now() - lastRenewal > timings.renewDeadlineMs) {
+      } else if (this.#leading && lastRenewal !== undefined && Date.now() - lastRenewal >= timings.renewDeadlineMs) {
         logger.error('lost the leader Lease: stopping reconciling', { identity: this.#options.identity });
         await this.#stepDown();
       }
@@ -151,5 +155,16 @@ export class LeaderElector {
     } catch (error) {
       logger.warn('could not release the leader Lease; followers take over when it expires', { error: describeError(error) });
     }
+  }
+}
+
+/** The attempt's result if it settles before `deadline` (a Date.now() value), false otherwise. */
+async function settledBefore(attempt: Promise<boolean>, deadline: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()))));
+  try {
+    return await Promise.race([attempt, expired]);
+  } finally {
+    clearTimeout(timer);
   }
 }
