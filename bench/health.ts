@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { tmpdir } from 'node:os';
 import { runApi } from '../services/api/test/run-api.ts';
 import { load, type LoadResult } from './load.ts';
+import { startBare } from './servers.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const HEALTH_TARGET = 0.9;
@@ -18,18 +18,6 @@ async function rssMb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
   return Math.round(kb / 1024);
-}
-
-async function startBare(): Promise<{ url: string; stop(): void }> {
-  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'bare-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      const match = /Server listening at (\S+)/.exec(chunk.toString());
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
-  });
-  return { url, stop: () => child.kill('SIGTERM') };
 }
 
 function report(target: string, result: LoadResult, baseline: LoadResult, goal?: number): void {

@@ -3,7 +3,7 @@
 // (closed loop), then per-operation latency at half of it (open loop, fixed arrival rate), and the
 // ratio to a bare Fastify route measured in the same run. Where the time goes: each process's CPU
 // per phase (/proc), and what PostgreSQL executed during the open loop (pg_stat_statements).
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -19,6 +19,7 @@ import { API_MAIN } from '../services/api/test/run-api.ts';
 import { load } from './load.ts';
 import { cpuPercent, cpuSeconds } from './cpu.ts';
 import { clientCeiling, closedLoop, failures, graphqlClient, openLoop, OPERATIONS, VISIT, type Catalog, type GraphqlClient, type PhaseResult } from './shoppers.ts';
+import { enableStatementStats, startBare } from './servers.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 /** The latency phase runs longer: placeOrder is 1 request in 19, and its p99 needs samples. */
@@ -41,18 +42,6 @@ function emit(figure: Record<string, unknown>): void {
 /** Diagnostics, not figures: stderr, so stdout stays one JSON line per figure. */
 function note(message: string, fields: Record<string, unknown> = {}): void {
   process.stderr.write(`[bench storefront] ${message}${Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : ''}\n`);
-}
-
-async function startBare(): Promise<{ url: string; stop(): void }> {
-  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'bare-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      const match = /Server listening at (\S+)/.exec(chunk.toString());
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
-  });
-  return { url, stop: () => child.kill('SIGTERM') };
 }
 
 /** `npm run db:seed` (the demo catalog), then every product's stock raised out of reach of the run's orders. */
@@ -202,23 +191,6 @@ function emitOperations(target: string, result: PhaseResult, goal = false): bool
     });
   }
   return allMeet;
-}
-
-/**
- * pg_stat_statements, for where the database's time goes: a preloaded library, so PostgreSQL restarts
- * once before the api connects. Its cost is small next to the statements it counts.
- */
-async function enableStatementStats(postgres: ServerHandle): Promise<void> {
-  const client = new pg.Client({ connectionString: postgres.url });
-  await client.connect();
-  await client.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
-  await client.end();
-  await postgres.stop();
-  await postgres.start();
-  const again = new pg.Client({ connectionString: postgres.url });
-  await again.connect();
-  await again.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-  await again.end();
 }
 
 interface StatementStats {

@@ -18,6 +18,7 @@ import { freePort } from '../test/infra/proc.ts';
 import { spawnService, type ServiceProcess } from '../test/support/service-process.ts';
 import { API_MAIN } from '../services/api/test/run-api.ts';
 import { cpuPercent, cpuSeconds } from './cpu.ts';
+import { enableStatementStats } from './servers.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 /** Every target is measured this many times, in turn; the best round counts (other work on the machine only slows a round down). */
@@ -161,23 +162,6 @@ async function treeCpuSeconds(roots: Readonly<Record<string, number | undefined>
     totals[name] = self.own + self.reaped + children;
   }
   return totals;
-}
-
-/**
- * pg_stat_statements, for where the database's time goes per phase: a preloaded library, so PostgreSQL
- * restarts once before anything connects. Its own cost is small and the same for every target.
- */
-async function enableStatementStats(postgres: ServerHandle): Promise<void> {
-  const client = new pg.Client({ connectionString: postgres.url });
-  await client.connect();
-  await client.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
-  await client.end();
-  await postgres.stop();
-  await postgres.start();
-  const again = new pg.Client({ connectionString: postgres.url });
-  await again.connect();
-  await again.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-  await again.end();
 }
 
 interface StatementFigure {
