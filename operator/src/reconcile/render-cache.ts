@@ -4,8 +4,8 @@ import { shopKey, type StoredShop } from '../shop-resource.ts';
 /**
  * The last manifests rendered for each Shop, reused while what the renderer reads (the Shop's name,
  * namespace and spec) stays the same. Most passes only look at a rollout under way or confirm that
- * nothing changed; rendering in each of them was a third of the operator's CPU time and more than a
- * third of what it allocated (about 1.2 MB of garbage per render with @shop/cdk8s).
+ * nothing changed; rendering in each of them was about a tenth of the operator's CPU time in the
+ * 50-Shop bench and more than a third of what it allocated (about 1.2 MB per render with @shop/cdk8s).
  *
  * One entry per Shop, dropped by forget() once the Shop is gone. The manifests are frozen, because
  * every later pass of the Shop gets the same objects.
