@@ -38,8 +38,10 @@ async function leaseHolder(ns: string): Promise<string | undefined> {
   return body.spec?.holderIdentity;
 }
 
+/** Which instance recorded each Event about the Shop (the API server records Events of its own in the namespace). */
 async function eventReporters(ns: string): Promise<Record<string, string>> {
-  const { body } = await cluster.kube<{ items: Array<{ reason: string; reportingInstance: string }> }>('GET', `/api/v1/namespaces/${ns}/events`);
+  const selector = encodeURIComponent('involvedObject.kind=Shop,involvedObject.name=shop');
+  const { body } = await cluster.kube<{ items: Array<{ reason: string; reportingInstance: string }> }>('GET', `/api/v1/namespaces/${ns}/events?fieldSelector=${selector}`);
   return Object.fromEntries(body.items.map((event) => [event.reason, event.reportingInstance]));
 }
 

@@ -49,9 +49,14 @@ async function read(path: string): Promise<Owned> {
   return reply.body;
 }
 
+/**
+ * The Events about the Shop. Not every Event in the namespace: the API server records its own, e.g.
+ * ClusterIPNotAllocated on a Service its IP repair loop looked at before the IP was committed.
+ */
 async function events(ns: string): Promise<Array<{ reason: string; type: string; source: { component: string } }>> {
-  const reply = await cluster.kube<{ items: Array<{ reason: string; type: string; source: { component: string } }> }>('GET', paths.events(ns));
-  if (reply.status !== 200) throw new Error(`GET ${paths.events(ns)}: HTTP ${reply.status}`);
+  const path = `${paths.events(ns)}?fieldSelector=${encodeURIComponent('involvedObject.kind=Shop,involvedObject.name=shop')}`;
+  const reply = await cluster.kube<{ items: Array<{ reason: string; type: string; source: { component: string } }> }>('GET', path);
+  if (reply.status !== 200) throw new Error(`GET ${path}: HTTP ${reply.status}`);
   return reply.body.items;
 }
 
