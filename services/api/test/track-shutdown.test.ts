@@ -56,8 +56,8 @@ it('flushes the buffer from the app\'s close hook, after the requests in flight 
   await new Promise((resolve) => setTimeout(resolve, 100));
   const closing = app.close();
   request.end(body.slice(10));
+  // The flush interval is a minute away: only the close hook can have written the in-flight request's events.
   expect(await inFlight).toBe(202);
-  expect(endpoint.buffer.size).toBeGreaterThan(0);
   await closing;
   expect(endpoint.buffer.size).toBe(0);
   expect(await storedEvents(pool, session, 4, 0)).toHaveLength(4);

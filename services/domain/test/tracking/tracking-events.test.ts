@@ -48,12 +48,13 @@ describe('the tables', () => {
     ]);
   });
 
-  it('has the three indexes of tracking_events', async () => {
+  it('has the three indexes of tracking_events, plus the reports\' BRIN index on created_at', async () => {
     const { rows } = await query(`SELECT indexdef FROM pg_indexes WHERE tablename = 'tracking_events' AND indexname <> 'tracking_events_pkey' ORDER BY indexname`);
-    expect(rows.map((row: { indexdef: string }) => row.indexdef.replace(/^.* USING btree /, ''))).toEqual([
-      '(entity_type, entity_id, created_at)',
-      '(session_id, entity_type, entity_id)',
-      '(user_id, created_at)',
+    expect(rows.map((row: { indexdef: string }) => row.indexdef.replace(/^.* USING /, ''))).toEqual([
+      "brin (created_at) WITH (autosummarize='on')",
+      'btree (entity_type, entity_id, created_at)',
+      'btree (session_id, entity_type, entity_id)',
+      'btree (user_id, created_at)',
     ]);
   });
 
