@@ -221,6 +221,11 @@ export interface PhaseResult {
   readonly ordersPerSec: number;
   /** The most requests in flight at once (open loop: the shoppers the arrivals needed). */
   readonly maxInFlight: number;
+  /**
+   * Open loop: how late the generator sent requests after they were due (its own event loop delay,
+   * or the machine not scheduling it). Counted in every latency; reported so it can be told apart.
+   */
+  readonly sendLag?: { readonly p50Ms: number; readonly p99Ms: number; readonly maxMs: number };
   readonly all: OperationStats;
   readonly byOperation: Readonly<Record<Operation, OperationStats>>;
 }
@@ -244,7 +249,12 @@ function stats(samples: readonly Sample[]): OperationStats {
   };
 }
 
-function summarize(samples: readonly Sample[], seconds: number, maxInFlight: number): PhaseResult {
+function lagStats(lags: number[]): NonNullable<PhaseResult['sendLag']> {
+  const sorted = lags.sort((a, b) => a - b);
+  return { p50Ms: round1(percentile(sorted, 50)), p99Ms: round1(percentile(sorted, 99)), maxMs: round1(sorted.at(-1) ?? Number.NaN) };
+}
+
+function summarize(samples: readonly Sample[], seconds: number, maxInFlight: number, lags?: number[]): PhaseResult {
   const byOperation = Object.fromEntries(OPERATIONS.map((operation) => [operation, stats(samples.filter((sample) => sample.operation === operation))])) as Record<
     Operation,
     OperationStats
@@ -257,6 +267,7 @@ function summarize(samples: readonly Sample[], seconds: number, maxInFlight: num
     reqPerSec: Math.round(samples.length / seconds),
     ordersPerSec: round1(samples.filter((sample) => sample.operation === 'placeOrder' && sample.ok).length / seconds),
     maxInFlight,
+    ...(lags === undefined ? {} : { sendLag: lagStats(lags) }),
     all: stats(samples),
     byOperation,
   };
@@ -286,6 +297,7 @@ export async function openLoop(client: GraphqlClient, catalog: Catalog, ratePerS
   const shoppers: Shopper[] = [];
   const samples: Sample[] = [];
   const pending = new Set<Promise<void>>();
+  const lags: number[] = [];
   const interval = 1000 / ratePerSecond;
   const total = Math.round(ratePerSecond * seconds);
   let maxInFlight = 0;
@@ -295,6 +307,7 @@ export async function openLoop(client: GraphqlClient, catalog: Catalog, ratePerS
     while (sent < total && started + sent * interval <= now) {
       const due = started + sent * interval;
       const shopper = shoppers.find((candidate) => !candidate.busy) ?? shoppers[shoppers.push(new Shopper(client, catalog, seed * 100_003 + shoppers.length)) - 1];
+      lags.push(performance.now() - due);
       const request = (shopper as Shopper).next(due).then((sample) => {
         samples.push(sample);
         pending.delete(request);
@@ -308,7 +321,7 @@ export async function openLoop(client: GraphqlClient, catalog: Catalog, ratePerS
   }
   const sendSeconds = (performance.now() - started) / 1000;
   await Promise.all(pending);
-  return summarize(samples, Math.max(seconds, sendSeconds), maxInFlight);
+  return summarize(samples, Math.max(seconds, sendSeconds), maxInFlight, lags);
 }
 
 /** GET `url` from `concurrency` loops on the same kind of client as the shoppers: the client's own ceiling. */
