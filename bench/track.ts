@@ -198,6 +198,14 @@ function beaconBody(kind: BeaconKind): string {
   });
 }
 
+/** The impression beacon through the GraphQL track mutation: the same event, as a variable (what a client library sends). */
+function graphqlBeaconBody(): string {
+  return JSON.stringify({
+    query: 'mutation Track($events: [TrackEventInput!]!) { track(events: $events) { accepted } }',
+    variables: { events: [JSON.parse(beaconBody('impression')) as unknown] },
+  });
+}
+
 interface Target {
   readonly name: string;
   readonly url: string;
@@ -627,7 +635,8 @@ export async function benchTrack(): Promise<void> {
       { name: 'POST /track, first click', url: started.url, path: '/track', body: firstClick, sessions: 'per request', pid: apiPid, writesRows: true },
       { name: 'POST /track, impression', url: started.url, path: '/track', body: beaconBody('impression'), sessions: 'per request', pid: apiPid, writesRows: true },
       { name: 'POST /track, repeat click', url: started.url, path: '/track', body: beaconBody('repeat click'), sessions: 'one', pid: apiPid, writesRows: true },
-      // There is no beacon mutation in the schema (see the graphql figure below): this is the least any would cost.
+      { name: 'POST /graphql track mutation, impression', url: started.url, path: '/graphql', body: graphqlBeaconBody(), sessions: 'per request', pid: apiPid, writesRows: true },
+      // GraphQL's floor: parse, validate, execute and rate limit with no work.
       { name: 'POST /graphql { health }', url: started.url, path: '/graphql', body: JSON.stringify({ query: '{ health }' }), sessions: 'per request', pid: apiPid, writesRows: false },
     ];
     // Diagnostics: BENCH_TARGETS=impression,first picks targets by part of their name (the baselines always run).
@@ -672,29 +681,27 @@ export async function benchTrack(): Promise<void> {
     }
 
     const track = results.get('POST /track, impression');
-    const bareRun = results.get('bare fastify route');
+    const graphqlTrack = results.get('POST /graphql track mutation, impression');
     const graphqlFloor = results.get('POST /graphql { health }');
-    if (track !== undefined && graphqlFloor !== undefined && bareRun !== undefined) {
+    if (track !== undefined && graphqlTrack !== undefined) {
       const apiMsPerBeacon = (measured: Measured) => ((measured.cpu.server ?? 0) * 10) / Math.max(1, measured.drive.acceptedPerSec);
       const trackCpu = apiMsPerBeacon(track);
-      const floorCpu = apiMsPerBeacon(graphqlFloor);
-      // What /track does beyond a bare route, done behind GraphQL's floor instead of behind HTTP alone.
-      const estimatedCpu = floorCpu + Math.max(0, trackCpu - apiMsPerBeacon(bareRun));
+      const graphqlCpu = apiMsPerBeacon(graphqlTrack);
+      const rateRatio = graphqlTrack.drive.acceptedPerSec / Math.max(1, track.drive.acceptedPerSec);
       emit({
         figure: 'graphql path for a beacon',
-        measured: false,
-        why:
-          'no GraphQL mutation records a beacon, and one cannot feed the /track buffer from the GraphQL files alone: the buffer and the ' +
-          'repeat-click check live in trackingRoutes (services/api/src/tracking/routes.ts) and would have to be handed to the resolvers ' +
-          "through app.ts and graphql/context.ts. The floor is measured instead: POST /graphql { health } is GraphQL's parse, validate, " +
-          'execute and rate limit with no work; a track mutation would cost that plus what /track does per beacon.',
-        graphql_floor_per_s: graphqlFloor.drive.acceptedPerSec,
+        measured: true,
+        graphql_track_per_s: graphqlTrack.drive.acceptedPerSec,
         track_impression_per_s: track.drive.acceptedPerSec,
-        api_cpu_ms_per_request: { graphql_floor: round(floorCpu, 3), track_impression: round(trackCpu, 3), bare: round(apiMsPerBeacon(bareRun), 3) },
-        estimated_graphql_track_api_cpu_ms: round(estimatedCpu, 3),
-        estimated_graphql_cost_over_track_cost: round(estimatedCpu / Math.max(1e-9, trackCpu)),
-        goal: `the GraphQL path at most ${round(GRAPHQL_TARGET)} of /track's rate (3 times its cost)`,
-        meets_goal_estimated: trackCpu / Math.max(1e-9, estimatedCpu) <= GRAPHQL_TARGET,
+        graphql_rate_over_track_rate: round(rateRatio),
+        api_cpu_ms_per_beacon: {
+          graphql_track: round(graphqlCpu, 3),
+          track_impression: round(trackCpu, 3),
+          ...(graphqlFloor === undefined ? {} : { graphql_floor: round(apiMsPerBeacon(graphqlFloor), 3) }),
+        },
+        graphql_cost_over_track_cost: round(graphqlCpu / Math.max(1e-9, trackCpu)),
+        goal: `the GraphQL path at least ${round(GRAPHQL_TARGET)} of /track's rate (at most 3 times its cost)`,
+        meets_goal: rateRatio >= GRAPHQL_TARGET,
       });
     }
 

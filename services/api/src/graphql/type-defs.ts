@@ -336,9 +336,65 @@ export const typeDefs = /* GraphQL */ `
     channelIds: [ID!] = []
   }
 
+  "Only the fields given change."
+  input BrandPatchInput {
+    name: String
+    slug: String
+  }
+
+  "Only the fields given change."
+  input CategoryPatchInput {
+    name: String
+    slug: String
+    "null moves the category to the top level; its own subcategories are refused."
+    parentId: ID
+    position: Int
+  }
+
+  "Only the fields given change; null is refused except for brandId."
+  input ProductPatchInput {
+    sku: String
+    name: String
+    slug: String
+    description: String
+    "null leaves the product without a brand."
+    brandId: ID
+    "Decimal string with at most two decimals, e.g. 19.90."
+    price: String
+    currency: String
+    active: Boolean
+    "Replaces the categories, in order: the first is the primary category."
+    categoryIds: [ID!]
+    "Replaces the channels the product is sold in."
+    channelIds: [ID!]
+  }
+
   enum StockChangeReason {
     adjustment
     restock
+  }
+
+  """
+  One beacon event, with the fields and rules of POST /track's body (docs/tracking.md): every field is
+  checked by the same code, so a missing or wrong one is BAD_USER_INPUT naming it (events[0].entity_id).
+  """
+  input TrackEventInput {
+    "impression or click"
+    event_type: String
+    "banner, slide or hero"
+    entity_type: String
+    "A positive id up to 9223372036854775807."
+    entity_id: ID
+    "Cut to 500 characters."
+    page_url: String
+    "Cut to 500 characters; empty when absent."
+    referrer_url: String
+    channel_id: ID
+  }
+
+  type TrackResult {
+    "How many events were queued for writing."
+    accepted: Int!
   }
 
   input SetStockOnHandInput {
@@ -362,6 +418,13 @@ export const typeDefs = /* GraphQL */ `
     "Public: records a prospect of the channel (X-Channel-ID)."
     captureLead(input: CaptureLeadInput!): Lead!
 
+    """
+    Public: records 1 to 50 impressions or clicks, as POST /track does (X-Session-ID required, a customer's
+    token sets the user, the same buffer and rate limit); UNAVAILABLE with retryAfterSeconds when the
+    buffer is full.
+    """
+    track(events: [TrackEventInput!]!): TrackResult!
+
     "A cart for the signed-in customer and/or the X-Session-ID guest, in the channel's currency."
     createCart: Cart!
     "Adds units of a product, or more units to its line (at most 999 per line)."
@@ -379,6 +442,18 @@ export const typeDefs = /* GraphQL */ `
     createCategory(input: CategoryInput!): Category!
     "Staff (catalog.write)."
     createProduct(input: ProductInput!): Product!
+    "Staff (catalog.write)."
+    updateBrand(id: ID!, input: BrandPatchInput!): Brand!
+    "Staff (catalog.write): its products stay, without a brand. Returns the id."
+    deleteBrand(id: ID!): ID!
+    "Staff (catalog.write)."
+    updateCategory(id: ID!, input: CategoryPatchInput!): Category!
+    "Staff (catalog.write): only a category without subcategories (CONFLICT otherwise); its products leave it. Returns the id."
+    deleteCategory(id: ID!): ID!
+    "Staff (catalog.write). Cart lines show the price they were added at; checkout charges the current one."
+    updateProduct(id: ID!, input: ProductPatchInput!): Product!
+    "Staff (catalog.write): a product never ordered, with its stock and cart lines; an ordered one is CONFLICT (set active to false instead). Returns the id."
+    deleteProduct(id: ID!): ID!
     "Staff (inventory.write)."
     createStockLocation(name: String!): StockLocation!
     "Staff (inventory.write): a count or a delivery; refused below the reserved units."

@@ -9,7 +9,12 @@ export interface GraphqlChargeOptions {
   readonly path?: string;
   /** Policy keys are `${prefix}${mutation field}`. */
   readonly prefix?: string;
+  /** Mutation fields charged to another endpoint's policy instead. */
+  readonly fieldPolicies?: Readonly<Record<string, string>>;
 }
+
+/** The track mutation records beacons as POST /track does, so it spends the same `track` bucket. */
+const DEFAULT_FIELD_POLICIES: Readonly<Record<string, string>> = { track: 'track' };
 
 interface GraphqlParams {
   readonly query?: unknown;
@@ -48,13 +53,14 @@ function paramsOf(request: FastifyRequest): GraphqlParams[] {
 
 /**
  * For rateLimit's `bodyPoliciesFor`: charges a GraphQL request one token of `graphql:<field>` per root
- * mutation field that has a policy, aliases counted (two aliased captureLead calls cost two), fragments
+ * mutation field that has a policy (`track` spends the `track` policy of POST /track), aliases counted (two aliased captureLead calls cost two), fragments
  * followed. Keyed by the mutation field, not the operation name, which the client chooses freely. Queries,
  * and documents that do not parse (GraphQL answers those itself), cost nothing here.
  */
 export function graphqlMutationCharges(options: GraphqlChargeOptions): (request: FastifyRequest) => PolicyCharge[] {
   const path = options.path ?? '/graphql';
   const prefix = options.prefix ?? 'graphql:';
+  const fieldPolicies = options.fieldPolicies ?? DEFAULT_FIELD_POLICIES;
   return (request) => {
     if (request.url.split('?')[0] !== path) return [];
     const costs = new Map<string, number>();
@@ -68,7 +74,7 @@ export function graphqlMutationCharges(options: GraphqlChargeOptions): (request:
       }
       const operationName = typeof params.operationName === 'string' && params.operationName !== '' ? params.operationName : undefined;
       for (const field of rootFieldNames(document, operationName)) {
-        const policy = `${prefix}${field}`;
+        const policy = Object.hasOwn(fieldPolicies, field) ? (fieldPolicies[field] as string) : `${prefix}${field}`;
         if (options.limiter.policy(policy) !== undefined) costs.set(policy, (costs.get(policy) ?? 0) + 1);
       }
     }
