@@ -21,14 +21,24 @@ export interface DispatcherOptions {
 const CLAIM_SECONDS = 60;
 const MAX_RETRY_DELAY_SECONDS = 300;
 
-const CLAIM_SQL = `
+/**
+ * Claims due events. Each variant repeats the predicate of a partial index holding only the rows
+ * it can claim, so a pass reads the due rows, never the history of finished ones (which stays
+ * until pruning): with a broker, the in-process events (the relay publishes the topics;
+ * outbox_events_undispatched_idx); without one, every event not yet dispatched nor published
+ * (outbox_events_pending_dispatch_idx). A topic event a broker already took is not handed to
+ * in-process listeners again after a switch to no broker.
+ */
+const claimSql = (pending: string) => `
   UPDATE outbox_events SET attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => ${CLAIM_SECONDS})
    WHERE id IN (SELECT id FROM outbox_events
-                 WHERE dispatched_at IS NULL AND (partition_key IS NULL OR $2::boolean) AND next_attempt_at <= now()
+                 WHERE ${pending} AND next_attempt_at <= now()
                  ORDER BY next_attempt_at, id
                  LIMIT $1
                    FOR UPDATE SKIP LOCKED)
   RETURNING id, name, payload, attempts`;
+const CLAIM_IN_PROCESS_SQL = claimSql('dispatched_at IS NULL AND partition_key IS NULL');
+const CLAIM_ALL_SQL = claimSql('dispatched_at IS NULL AND published_at IS NULL');
 
 interface ClaimedRow {
   id: string;
@@ -65,7 +75,8 @@ export class OutboxDispatcher {
 
   /** One pass over due events; returns how many it claimed. */
   async dispatchOnce(): Promise<number> {
-    const { rows } = await this.#options.pool.query<ClaimedRow>(CLAIM_SQL, [this.#batchSize, this.#options.includeTopics ?? false]);
+    const claim = this.#options.includeTopics === true ? CLAIM_ALL_SQL : CLAIM_IN_PROCESS_SQL;
+    const { rows } = await this.#options.pool.query<ClaimedRow>(claim, [this.#batchSize]);
     const states = await this.#deliveryStates(rows.map((row) => row.id));
     for (const row of rows) await this.#dispatch(row, states.get(row.id) ?? new Map());
     return rows.length;
