@@ -33,6 +33,17 @@ export { revokeAllRefreshTokens, revokeRefreshToken } from './auth/refresh-token
 export { issueTokens, refreshTokens, type RefreshRejection, type TokenPair } from './auth/tokens.ts';
 export { idString, optionalId, type DomainDeps, type Shopper, type Tx } from './context.ts';
 export { createBrand, createCategory, createChannel, createProduct, type ProductInput } from './catalog/catalog-admin.ts';
+export {
+  deleteBrand,
+  deleteCategory,
+  deleteProduct,
+  updateBrand,
+  updateCategory,
+  updateProduct,
+  type BrandPatch,
+  type CategoryPatch,
+  type ProductPatch,
+} from './catalog/catalog-changes.ts';
 export { sellableProducts, type SellableProduct } from './catalog/sellable-products.ts';
 export { setStockOnHand } from './inventory/stock.ts';
 export { addCartLine, createCart, MAX_LINE_QUANTITY, setCartLineQuantity, viewCart, type CartView } from './carts/carts.ts';

@@ -5,12 +5,13 @@ import { catalogLoaders, catalogResolvers } from './resolvers/catalog.ts';
 import { cartResolvers } from './resolvers/carts.ts';
 import { orderResolvers } from './resolvers/orders.ts';
 import { adminResolvers } from './resolvers/admin.ts';
+import { catalogAdminResolvers } from './resolvers/catalog-admin.ts';
 import { reportResolvers } from './resolvers/reports.ts';
 import { trackingResolvers } from './resolvers/tracking.ts';
 
 export { typeDefs } from './type-defs.ts';
 
-const areas: readonly IResolvers[] = [accountResolvers, catalogResolvers, cartResolvers, orderResolvers, adminResolvers, reportResolvers, trackingResolvers];
+const areas: readonly IResolvers[] = [accountResolvers, catalogResolvers, cartResolvers, orderResolvers, adminResolvers, catalogAdminResolvers, reportResolvers, trackingResolvers];
 
 /** Each area's Query and Mutation fields in one map; a field defined twice is a wiring mistake. */
 function merged(type: 'Query' | 'Mutation'): Record<string, unknown> {

@@ -336,6 +336,39 @@ export const typeDefs = /* GraphQL */ `
     channelIds: [ID!] = []
   }
 
+  "Only the fields given change."
+  input BrandPatchInput {
+    name: String
+    slug: String
+  }
+
+  "Only the fields given change."
+  input CategoryPatchInput {
+    name: String
+    slug: String
+    "null moves the category to the top level; its own subcategories are refused."
+    parentId: ID
+    position: Int
+  }
+
+  "Only the fields given change; null is refused except for brandId."
+  input ProductPatchInput {
+    sku: String
+    name: String
+    slug: String
+    description: String
+    "null leaves the product without a brand."
+    brandId: ID
+    "Decimal string with at most two decimals, e.g. 19.90."
+    price: String
+    currency: String
+    active: Boolean
+    "Replaces the categories, in order: the first is the primary category."
+    categoryIds: [ID!]
+    "Replaces the channels the product is sold in."
+    channelIds: [ID!]
+  }
+
   enum StockChangeReason {
     adjustment
     restock
@@ -409,6 +442,18 @@ export const typeDefs = /* GraphQL */ `
     createCategory(input: CategoryInput!): Category!
     "Staff (catalog.write)."
     createProduct(input: ProductInput!): Product!
+    "Staff (catalog.write)."
+    updateBrand(id: ID!, input: BrandPatchInput!): Brand!
+    "Staff (catalog.write): its products stay, without a brand. Returns the id."
+    deleteBrand(id: ID!): ID!
+    "Staff (catalog.write)."
+    updateCategory(id: ID!, input: CategoryPatchInput!): Category!
+    "Staff (catalog.write): only a category without subcategories (CONFLICT otherwise); its products leave it. Returns the id."
+    deleteCategory(id: ID!): ID!
+    "Staff (catalog.write). Cart lines show the price they were added at; checkout charges the current one."
+    updateProduct(id: ID!, input: ProductPatchInput!): Product!
+    "Staff (catalog.write): a product never ordered, with its stock and cart lines; an ordered one is CONFLICT (set active to false instead). Returns the id."
+    deleteProduct(id: ID!): ID!
     "Staff (inventory.write)."
     createStockLocation(name: String!): StockLocation!
     "Staff (inventory.write): a count or a delivery; refused below the reserved units."
@@ -424,6 +469,8 @@ export const typeDefs = /* GraphQL */ `
     completeOrder(id: ID!): Order!
     "Staff (orders.manage): until fulfilment; held or sold stock goes back."
     cancelOrder(id: ID!, reason: String!): Order!
+    "Staff (orders.manage): new shipping and/or billing address until fulfilment; emits shop.orders.modified.v1."
+    changeOrderAddresses(id: ID!, shippingAddress: AddressInput, billingAddress: AddressInput): Order!
 
     "Staff (customers.manage)."
     approveBusinessCustomer(id: ID!): Customer!

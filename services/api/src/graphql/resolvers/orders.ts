@@ -1,6 +1,17 @@
 import type { IResolvers } from 'mercurius';
 import type { OrderStatus, Prisma } from '@shop/platform';
-import { approveOrder, cancelOrder, completeOrder, fulfilOrder, markOrderPaid, type DomainDeps, type OrderWithLines, type Tx } from '@shop/domain';
+import {
+  approveOrder,
+  cancelOrder,
+  changeOrderAddresses,
+  completeOrder,
+  fulfilOrder,
+  markOrderPaid,
+  type Address,
+  type DomainDeps,
+  type OrderWithLines,
+  type Tx,
+} from '@shop/domain';
 import { decodeCursor, pageOf, pageSize, parseId } from '../ids.ts';
 import { orderView } from '../views.ts';
 import { asStaff, notFound, type Context } from './common.ts';
@@ -58,6 +69,18 @@ export const orderResolvers: IResolvers = {
     async cancelOrder(_root: unknown, { id, reason }: { id: string; reason: string }, context: Context) {
       const orderId = parseId(id, 'id');
       return orderView(await asStaff(context, 'orders.manage', (tx) => cancelOrder(tx, context.shop.services.deps, orderId, reason)));
+    },
+    async changeOrderAddresses(
+      _root: unknown,
+      args: { id: string; shippingAddress?: Address | null; billingAddress?: Address | null },
+      context: Context,
+    ) {
+      const orderId = parseId(args.id, 'id');
+      const change = {
+        ...(args.shippingAddress == null ? {} : { shippingAddress: args.shippingAddress }),
+        ...(args.billingAddress == null ? {} : { billingAddress: args.billingAddress }),
+      };
+      return orderView(await asStaff(context, 'orders.manage', (tx) => changeOrderAddresses(tx, context.shop.services.deps, orderId, change)));
     },
   },
 };
