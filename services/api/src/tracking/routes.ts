@@ -105,7 +105,6 @@ export function trackingRoutes(app: FastifyInstance, platform: TrackingPlatform,
         forwardedFor: headers['x-forwarded-for'],
         userAgent: headers['user-agent'],
         remoteAddress: request.socket.remoteAddress,
-        log: request.log,
       };
       return answer(reply, await tracker.track(source, request.body));
     });

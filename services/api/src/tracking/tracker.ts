@@ -1,5 +1,4 @@
 import { TRACKING_FIELD_LENGTHS, fitText, type RepeatClicks, type tokenSettings, type TrackingEventRecord } from '@shop/domain';
-import type { FastifyBaseLogger } from 'fastify';
 import type { ClientAddress } from '../http/client-address.ts';
 import type { EventBuffer } from './event-buffer.ts';
 import { parseBeacons, type BeaconEvent, type BodyProblem } from './track-body.ts';
@@ -13,7 +12,6 @@ export interface BeaconSource {
   readonly forwardedFor: string | string[] | undefined;
   readonly userAgent: string | string[] | undefined;
   readonly remoteAddress: string | undefined;
-  readonly log: Pick<FastifyBaseLogger, 'warn'>;
 }
 
 /** How a beacon request ends: every event queued, or refused (nothing of it stored) and why. */
@@ -35,6 +33,8 @@ export interface TrackerDeps {
   readonly addresses: ClientAddress;
   readonly tokens: ReturnType<typeof tokenSettings>;
 }
+
+const NOT_A_CLICK = { repeat: false, checkEarlierClick: false } as const;
 
 const headerValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(', ') : value);
 
@@ -103,6 +103,8 @@ export class Tracker {
     // One after another: a batch that clicks one entity twice records the second click as a repeat.
     for (const event of events) {
       const click = { entityType: event.entity_type, entityId: event.entity_id, sessionId, userId: viewer.userId };
+      // A click the cache takes as first is checked against tracking_events by the batch INSERT, not here.
+      const repeat = event.event_type === 'click' ? await this.#deps.repeats.fromCache(click) : NOT_A_CLICK;
       records.push({
         eventType: event.event_type,
         entityType: event.entity_type,
@@ -115,22 +117,12 @@ export class Tracker {
         userAgent,
         pageUrl: fitText(event.page_url, TRACKING_FIELD_LENGTHS.pageUrl),
         referrerUrl: fitText(event.referrer_url, TRACKING_FIELD_LENGTHS.referrerUrl),
-        isRepeat: event.event_type === 'click' ? await this.#isRepeat(click, source) : false,
+        isRepeat: repeat.repeat,
+        checkEarlierClick: repeat.checkEarlierClick,
         channelId: event.channel_id,
         createdAt: receivedAt,
       });
     }
     return records;
-  }
-
-  async #isRepeat(click: Parameters<RepeatClicks['isRepeat']>[0], source: BeaconSource): Promise<boolean> {
-    try {
-      return await this.#deps.repeats.isRepeat(click);
-    } catch (error) {
-      // The database could not confirm a first click: record it as one rather than lose the event.
-      this.#deps.metrics.repeatCheckFallbacks.inc({ reason: 'database_error' });
-      source.log.warn({ err: error }, 'could not check for an earlier click; recorded as a first click');
-      return false;
-    }
   }
 }

@@ -67,7 +67,7 @@ export function trackingMetrics(registry: Registry): TrackingMetrics {
     }),
     repeatCheckFallbacks: new Counter({
       name: 'tracking_repeat_check_fallbacks_total',
-      help: 'Clicks whose is_repeat was decided without the cache (cache_error) or without any check (database_error)',
+      help: 'Clicks whose is_repeat was decided without the cache (cache_error): by the batch INSERT alone',
       labelNames: ['reason'],
       registers,
     }),

@@ -41,7 +41,8 @@ function keyOf(kind: 's' | 'u', who: string, click: Click): string {
  * find a key taken and are repeats, even while the first is still in the api's write buffer. A click
  * that stored its keys is then checked against tracking_events, because the cache may have forgotten
  * an older click (restart, eviction, the key's expiry): the database is the lasting record, the cache
- * the fast and race-free one.
+ * the fast and race-free one. POST /track asks only the cache ({@link RepeatClicks.fromCache}) and
+ * leaves the database check to the batch INSERT, so no request waits for PostgreSQL.
  */
 export class RepeatClicks {
   readonly #cache: Cache;
@@ -57,16 +58,26 @@ export class RepeatClicks {
   }
 
   async isRepeat(click: Click): Promise<boolean> {
+    const decision = await this.fromCache(click);
+    return decision.repeat || (decision.checkEarlierClick && (await this.#clickedBefore(click)));
+  }
+
+  /**
+   * The cache's part of the decision, without the database: `repeat` when a key was already taken;
+   * otherwise `checkEarlierClick` (always, as the cache may have forgotten or failed), for the caller to
+   * check tracking_events itself, e.g. in the batch INSERT (insertTrackingEvents' checkEarlierClick).
+   */
+  async fromCache(click: Click): Promise<{ readonly repeat: boolean; readonly checkEarlierClick: boolean }> {
     const keys = [keyOf('s', click.sessionId, click)];
     if (click.userId !== null) keys.push(keyOf('u', click.userId.toString(), click));
     try {
       // Every key is set, even when one is already taken, so the session and the user are both remembered.
       const stored = await Promise.all(keys.map((key) => this.#cache.setIfAbsent(key, '1', this.#rememberSeconds)));
-      if (stored.includes(false)) return true;
+      if (stored.includes(false)) return { repeat: true, checkEarlierClick: false };
     } catch (error) {
       this.#onCacheError(error);
     }
-    return this.#clickedBefore(click);
+    return { repeat: false, checkEarlierClick: true };
   }
 
   async #clickedBefore(click: Click): Promise<boolean> {

@@ -34,6 +34,12 @@ export interface TrackingEventRecord {
   readonly channelId: bigint | null;
   /** When the api received the beacon. */
   readonly createdAt: Date;
+  /**
+   * A click the cache took as a first click (or could not judge): the INSERT then sets is_repeat from
+   * tracking_events, true when an earlier click of the same session or user on the entity is there.
+   * Absent or false: isRepeat is stored as given.
+   */
+  readonly checkEarlierClick?: boolean;
 }
 
 /** The part of a `pg` pool or client the tracking writes need. */
@@ -60,16 +66,29 @@ export function fitText(value: string, maxChars: number): string {
 }
 
 // One parameter per column, whatever the batch size: the statement stays the same (and prepared
-// once per connection) and never nears PostgreSQL's 65,535-parameter limit.
+// once per connection) and never nears PostgreSQL's 65,535-parameter limit. The repeat check of the
+// clicks the cache took as first clicks is done here, for the whole batch, by the
+// (session_id, entity_type, entity_id) and (user_id, created_at) indexes: the statement sees the rows
+// committed before it, not the batch's own.
 const INSERT_SQL = `
   INSERT INTO tracking_events (event_type, entity_type, entity_id, user_id, customer_group_id, is_authenticated, session_id,
                                ip_address, user_agent, page_url, referrer_url, is_repeat, channel_id, created_at)
-  SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::boolean[], $7::text[],
-                       $8::text[], $9::text[], $10::text[], $11::text[], $12::boolean[], $13::bigint[], $14::timestamptz[])`;
+  SELECT e.event_type, e.entity_type, e.entity_id, e.user_id, e.customer_group_id, e.is_authenticated, e.session_id,
+         e.ip_address, e.user_agent, e.page_url, e.referrer_url,
+         CASE WHEN e.check_earlier THEN EXISTS (
+                SELECT 1 FROM tracking_events earlier
+                 WHERE earlier.event_type = 'click' AND earlier.entity_type = e.entity_type AND earlier.entity_id = e.entity_id
+                   AND (earlier.session_id = e.session_id OR earlier.user_id = e.user_id))
+              ELSE e.is_repeat END,
+         e.channel_id, e.created_at
+    FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::boolean[], $7::text[],
+                $8::text[], $9::text[], $10::text[], $11::text[], $12::boolean[], $13::bigint[], $14::timestamptz[], $15::boolean[])
+      AS e (event_type, entity_type, entity_id, user_id, customer_group_id, is_authenticated, session_id,
+            ip_address, user_agent, page_url, referrer_url, is_repeat, channel_id, created_at, check_earlier)`;
 
 const idOrNull = (id: bigint | null): string | null => (id === null ? null : id.toString());
 
-/** Writes the events in one multi-row INSERT; returns how many rows were written. */
+/** Writes the events in one multi-row INSERT (deciding is_repeat of the clicks marked checkEarlierClick); returns how many rows were written. */
 export async function insertTrackingEvents(db: SqlClient, events: readonly TrackingEventRecord[]): Promise<number> {
   if (events.length === 0) return 0;
   const column = <T>(pick: (event: TrackingEventRecord) => T): T[] => events.map(pick);
@@ -88,6 +107,7 @@ export async function insertTrackingEvents(db: SqlClient, events: readonly Track
     column((event) => event.isRepeat),
     column((event) => idOrNull(event.channelId)),
     column((event) => event.createdAt.toISOString()),
+    column((event) => event.eventType === 'click' && event.checkEarlierClick === true),
   ]);
   return result.rowCount ?? events.length;
 }

@@ -144,6 +144,36 @@ describe('insertTrackingEvents', () => {
     });
   });
 
+  it('decides is_repeat of the clicks marked checkEarlierClick from the clicks already written, by session or user', async () => {
+    const entityId = BigInt(randomInt(1, 2 ** 40));
+    const [clicked, impressed, fresh, signedIn] = [sessionId('clicked'), sessionId('impressed'), sessionId('fresh'), sessionId('signed-in')];
+    await insertTrackingEvents(platform.database.pool, [
+      trackingEvent({ sessionId: clicked, entityType: 'slide', entityId }),
+      trackingEvent({ sessionId: impressed, entityType: 'slide', entityId, eventType: 'impression' }),
+      trackingEvent({ sessionId: sessionId(), userId: 88n, isAuthenticated: true, entityType: 'slide', entityId }),
+    ]);
+    const check = { checkEarlierClick: true, entityType: 'slide', entityId } as const;
+    await insertTrackingEvents(platform.database.pool, [
+      trackingEvent({ ...check, sessionId: clicked }),
+      trackingEvent({ ...check, sessionId: impressed }),
+      trackingEvent({ ...check, sessionId: clicked, entityType: 'hero' }),
+      trackingEvent({ ...check, sessionId: fresh }),
+      trackingEvent({ ...check, sessionId: signedIn, userId: 88n, isAuthenticated: true }),
+      // Not marked: stored as given, whatever was clicked before.
+      trackingEvent({ sessionId: clicked, entityType: 'slide', entityId, isRepeat: false }),
+      trackingEvent({ sessionId: fresh, entityType: 'slide', entityId, isRepeat: true }),
+      // Impressions are never repeats, marked or not.
+      trackingEvent({ ...check, sessionId: clicked, eventType: 'impression' }),
+    ]);
+    const { rows } = await query(
+      `SELECT session_id, entity_type, event_type, is_repeat FROM tracking_events
+        WHERE session_id = ANY($1) AND entity_id = $2 ORDER BY id`,
+      [[clicked, impressed, fresh, signedIn], entityId.toString()],
+    );
+    expect(rows.slice(2).map((row: { is_repeat: boolean }) => row.is_repeat)).toEqual([true, false, false, false, true, false, true, false]);
+    expect(rows.slice(2).map((row: { entity_type: string }) => row.entity_type)).toEqual(['slide', 'slide', 'hero', 'slide', 'slide', 'slide', 'slide', 'slide']);
+  });
+
   it('writes nothing for an empty batch', async () => {
     expect(await insertTrackingEvents(platform.database.pool, [])).toBe(0);
   });
@@ -230,6 +260,20 @@ describe('RepeatClicks', () => {
 
     await insertTrackingEvents(platform.database.pool, [trackingEvent({ sessionId: session, entityType: 'slide', entityId: entity })]);
     expect(await new RepeatClicks({ cache: new MemoryCache(), db: platform.database.pool }).isRepeat(click({ sessionId: session }))).toBe(true);
+  });
+
+  it('tells from the cache alone a repeat, or a first click the database must confirm', async () => {
+    entity += 1n;
+    const detector = new RepeatClicks({ cache: platform.cache, db: platform.database.pool });
+    const session = sessionId();
+    expect(await detector.fromCache(click({ sessionId: session }))).toEqual({ repeat: false, checkEarlierClick: true });
+    expect(await detector.fromCache(click({ sessionId: session }))).toEqual({ repeat: true, checkEarlierClick: false });
+    const broken = new MemoryCache();
+    broken.setIfAbsent = () => Promise.reject(new Error('cache down'));
+    const errors: unknown[] = [];
+    const blind = new RepeatClicks({ cache: broken, db: platform.database.pool, onCacheError: (error) => errors.push(error) });
+    expect(await blind.fromCache(click({ sessionId: session }))).toEqual({ repeat: false, checkEarlierClick: true });
+    expect(errors).toHaveLength(1);
   });
 
   it('falls back to the database and reports it when the cache fails', async () => {

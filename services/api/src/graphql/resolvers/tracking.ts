@@ -38,7 +38,6 @@ export const trackingResolvers: IResolvers = {
           forwardedFor: headers['x-forwarded-for'],
           userAgent: headers['user-agent'],
           remoteAddress: request.socket.remoteAddress,
-          log: request.log,
         },
         args.events.map(withoutNulls),
       );
