@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedShop } from '../src/seed.ts';
-import { openGraphqlApi, type GraphqlApi } from './graphql-harness.ts';
+import { openGraphqlApi, seedDemoShop, type GraphqlApi } from './graphql-harness.ts';
 
 let api: GraphqlApi;
 let admin: Record<string, string>;
@@ -34,10 +33,7 @@ interface Product {
 
 beforeAll(async () => {
   api = await openGraphqlApi('graphql_admin_changes');
-  const report = await seedShop(api.outbox.transaction, { emit: api.outbox.emit, now: () => new Date() }, { email: 'seed@shop.test', password: 'seed-password-1', name: 'Seed' });
-  channelId = report.channelId.toString();
-  locationId = report.locationId.toString();
-  admin = await api.adminHeaders();
+  ({ channelId, locationId, admin } = await seedDemoShop(api));
 });
 
 afterAll(async () => {
@@ -61,6 +57,26 @@ async function newCategory(parentId?: string): Promise<{ id: string; slug: strin
 async function newBrand(): Promise<{ id: string; slug: string }> {
   const slug = next('admin-brand');
   return (await api.data<{ createBrand: { id: string; slug: string } }>(CREATE_BRAND, { input: { name: slug, slug } }, admin)).createBrand;
+}
+
+/** A guest's cart in the web channel holding `quantity` of the product, which gets stock first. */
+async function cartWith(productId: string, quantity: number): Promise<{ cartId: string; shopper: Record<string, string> }> {
+  await api.data(SET_STOCK, { input: { productId, locationId, onHand: 5 } }, admin);
+  const shopper = { ...WEB, 'x-session-id': next('guest') };
+  const { createCart } = await api.data<{ createCart: { id: string } }>('mutation { createCart { id } }', {}, shopper);
+  await api.data('mutation ($cartId: ID!, $productId: ID!, $quantity: Int!) { addCartLine(cartId: $cartId, productId: $productId, quantity: $quantity) { id } }', { cartId: createCart.id, productId, quantity }, shopper);
+  return { cartId: createCart.id, shopper };
+}
+
+/** A guest's order of one unit of the product; returns the order id. */
+async function orderOf(productId: string): Promise<string> {
+  const { cartId, shopper } = await cartWith(productId, 1);
+  const { placeOrder } = await api.data<{ placeOrder: { id: string } }>(
+    'mutation ($input: PlaceOrderInput!) { placeOrder(input: $input) { id } }',
+    { input: { cartId, email: 'buyer@catalog.test', billingAddress: ADDRESS } },
+    shopper,
+  );
+  return placeOrder.id;
 }
 
 const storefront = async (id: string) => (await api.data<{ product: Product | null }>(STOREFRONT_PRODUCT, { id }, WEB)).product;
@@ -123,14 +139,11 @@ describe('updating products', () => {
 describe('deleting products', () => {
   it('deletes a product never ordered, with its stock and the cart lines holding it', async () => {
     const product = await newProduct();
-    await api.data(SET_STOCK, { input: { productId: product.id, locationId, onHand: 5 } }, admin);
-    const shopper = { ...WEB, 'x-session-id': next('delete-cart') };
-    const { createCart } = await api.data<{ createCart: { id: string } }>('mutation { createCart { id } }', {}, shopper);
-    await api.data('mutation ($cartId: ID!, $productId: ID!) { addCartLine(cartId: $cartId, productId: $productId, quantity: 2) { id } }', { cartId: createCart.id, productId: product.id }, shopper);
+    const { cartId, shopper } = await cartWith(product.id, 2);
 
     expect((await api.data<{ deleteProduct: string }>(DELETE_PRODUCT, { id: product.id }, admin)).deleteProduct).toBe(product.id);
     expect(await storefront(product.id)).toBeNull();
-    const { cart } = await api.data<{ cart: { lines: unknown[] } }>('query ($id: ID!) { cart(id: $id) { lines { productId } } }', { id: createCart.id }, shopper);
+    const { cart } = await api.data<{ cart: { lines: unknown[] } }>('query ($id: ID!) { cart(id: $id) { lines { productId } } }', { id: cartId }, shopper);
     expect(cart.lines).toEqual([]);
     expect(await api.prisma.stockLevel.count({ where: { productId: BigInt(product.id) } })).toBe(0);
     expect((await api.error(DELETE_PRODUCT, { id: product.id }, admin)).extensions).toMatchObject({ code: 'NOT_FOUND', field: 'id' });
@@ -138,11 +151,7 @@ describe('deleting products', () => {
 
   it('keeps an ordered product, as CONFLICT pointing at active', async () => {
     const product = await newProduct();
-    await api.data(SET_STOCK, { input: { productId: product.id, locationId, onHand: 5 } }, admin);
-    const shopper = { ...WEB, 'x-session-id': next('ordered-cart') };
-    const { createCart } = await api.data<{ createCart: { id: string } }>('mutation { createCart { id } }', {}, shopper);
-    await api.data('mutation ($cartId: ID!, $productId: ID!) { addCartLine(cartId: $cartId, productId: $productId, quantity: 1) { id } }', { cartId: createCart.id, productId: product.id }, shopper);
-    await api.data('mutation ($input: PlaceOrderInput!) { placeOrder(input: $input) { id } }', { input: { cartId: createCart.id, email: 'buyer@catalog.test', billingAddress: ADDRESS } }, shopper);
+    await orderOf(product.id);
 
     const refused = await api.error(DELETE_PRODUCT, { id: product.id }, admin);
     expect(refused.extensions).toMatchObject({ code: 'CONFLICT', field: 'id' });
@@ -193,22 +202,8 @@ describe('brands and categories', () => {
 describe('changing an order', () => {
   const CHANGE = 'mutation ($id: ID!, $shipping: AddressInput, $billing: AddressInput) { changeOrderAddresses(id: $id, shippingAddress: $shipping, billingAddress: $billing) { status shippingAddress { city } billingAddress { city } } }';
 
-  async function placedOrder(): Promise<string> {
-    const product = await newProduct();
-    await api.data(SET_STOCK, { input: { productId: product.id, locationId, onHand: 5 } }, admin);
-    const shopper = { ...WEB, 'x-session-id': next('address-cart') };
-    const { createCart } = await api.data<{ createCart: { id: string } }>('mutation { createCart { id } }', {}, shopper);
-    await api.data('mutation ($cartId: ID!, $productId: ID!) { addCartLine(cartId: $cartId, productId: $productId, quantity: 1) { id } }', { cartId: createCart.id, productId: product.id }, shopper);
-    const { placeOrder } = await api.data<{ placeOrder: { id: string } }>(
-      'mutation ($input: PlaceOrderInput!) { placeOrder(input: $input) { id } }',
-      { input: { cartId: createCart.id, email: 'mover@catalog.test', billingAddress: ADDRESS } },
-      shopper,
-    );
-    return placeOrder.id;
-  }
-
   it('changes the shipping address until fulfilment and emits shop.orders.modified.v1', async () => {
-    const id = await placedOrder();
+    const id = await orderOf((await newProduct()).id);
     const since = new Date();
     const { changeOrderAddresses } = await api.data<{ changeOrderAddresses: { shippingAddress: { city: string }; billingAddress: { city: string } } }>(
       CHANGE,

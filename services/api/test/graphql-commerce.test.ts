@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedShop, DEMO_PRODUCTS } from '../src/seed.ts';
-import { bearer, openGraphqlApi, type GraphqlApi } from './graphql-harness.ts';
+import { DEMO_PRODUCTS } from '../src/seed.ts';
+import { bearer, openGraphqlApi, seedDemoShop, type GraphqlApi } from './graphql-harness.ts';
 
 let api: GraphqlApi;
 let admin: Record<string, string>;
@@ -60,10 +60,7 @@ interface Order {
 
 beforeAll(async () => {
   api = await openGraphqlApi('graphql_commerce');
-  const report = await seedShop(api.outbox.transaction, { emit: api.outbox.emit, now: () => new Date() }, { email: 'seed@shop.test', password: 'seed-password-1', name: 'Seed' });
-  channelId = report.channelId.toString();
-  locationId = report.locationId.toString();
-  admin = await api.adminHeaders();
+  ({ channelId, locationId, admin } = await seedDemoShop(api));
 });
 
 afterAll(async () => {

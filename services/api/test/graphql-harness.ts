@@ -6,6 +6,7 @@ import { applyMigrations, createLogger, loadConfig, openPlatform, startOutbox, t
 import { ensureAdmin, tokenSettings, type TokenSettings } from '@shop/domain';
 import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
 import { buildApp } from '../src/app.ts';
+import { seedShop } from '../src/seed.ts';
 
 export const TEST_SECRET = 'graphql-test-secret-key-0123456789abcdef';
 export const ADMIN = { email: 'admin@shop.test', password: 'admin-password-1', name: 'Admin' };
@@ -98,4 +99,18 @@ export async function openGraphqlApi(name: string): Promise<GraphqlApi> {
     },
   };
   return api;
+}
+
+export interface SeededShop {
+  /** The demo channel ("web") and stock location, as GraphQL ids. */
+  readonly channelId: string;
+  readonly locationId: string;
+  /** The seeded admin's Authorization header. */
+  readonly admin: Record<string, string>;
+}
+
+/** The demo catalog of `npm run db:seed` in the api's database, and the admin signed in. */
+export async function seedDemoShop(api: GraphqlApi): Promise<SeededShop> {
+  const report = await seedShop(api.outbox.transaction, { emit: api.outbox.emit, now: () => new Date() }, { email: 'seed@shop.test', password: 'seed-password-1', name: 'Seed' });
+  return { channelId: report.channelId.toString(), locationId: report.locationId.toString(), admin: await api.adminHeaders() };
 }
