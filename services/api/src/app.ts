@@ -9,6 +9,7 @@ import { closeIdleConnectionsWhileDraining } from './http/close-idle-connections
 import { healthRoutes } from './health/routes.ts';
 import { metricsRoute } from './metrics/routes.ts';
 import { graphqlRoutes } from './graphql/graphql.ts';
+import { ChannelDirectory } from './graphql/channels.ts';
 import { trackingRoutes } from './tracking/routes.ts';
 import { ClientAddress } from './http/client-address.ts';
 import { clientAddressCaller, graphqlMutationCharges, rateLimit } from './rate-limit/index.ts';
@@ -64,6 +65,7 @@ export async function buildApp(platform: AppPlatform, options: AppOptions = {}):
       transaction: outbox.transaction,
       deps: { emit: outbox.emit, now: () => new Date() },
       tokens: tokenSettings(platform.config.secretKey),
+      channels: new ChannelDirectory(platform.database.prisma),
     },
   });
   return app;

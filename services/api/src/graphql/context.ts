@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { PrismaClient, RunTransaction } from '@shop/platform';
 import { DomainError, type CustomerPrincipal, type DomainDeps, type Shopper, type StaffPrincipal, type TokenSettings } from '@shop/domain';
 import { identityOf, type RequestIdentity } from '../auth/request-auth.ts';
+import type { ChannelDirectory, KnownChannel } from './channels.ts';
 
 /** What resolvers use besides the request: the database, the outbox's transactions and the token settings. */
 export interface ApiServices {
@@ -10,6 +11,8 @@ export interface ApiServices {
   readonly transaction: RunTransaction;
   readonly deps: DomainDeps;
   readonly tokens: TokenSettings;
+  /** Channels by id or code, cached per process (see ChannelDirectory for why that is safe). */
+  readonly channels: ChannelDirectory;
 }
 
 /** One request's view: who asks, for which shopper and channel, and the services. */
@@ -19,6 +22,8 @@ export interface RequestScope extends RequestIdentity {
   readonly shopper: Shopper;
   /** The storefront channel: a customer's own, else X-Channel-ID (id or code); BAD_USER_INPUT without one. */
   channelId(): Promise<bigint>;
+  /** The same channel with its default currency. */
+  knownChannel(): Promise<KnownChannel>;
   /** The signed-in customer, or UNAUTHENTICATED. */
   customer(): CustomerPrincipal;
   /** The signed-in staff user, or UNAUTHENTICATED (permissions are checked per operation). */
@@ -31,24 +36,12 @@ declare module 'mercurius' {
   }
 }
 
-const NUMERIC = /^[1-9][0-9]{0,18}$/;
-
-async function channelFrom(prisma: PrismaClient, reference: string | undefined): Promise<bigint> {
-  if (reference === undefined) {
-    throw new DomainError('BAD_USER_INPUT', 'say which channel: send the X-Channel-ID header with a channel id or code, e.g. X-Channel-ID: web', {
-      field: 'X-Channel-ID',
-    });
-  }
-  const where = NUMERIC.test(reference) && BigInt(reference) < 2n ** 63n ? { id: BigInt(reference) } : { code: reference };
-  const channel = await prisma.channel.findUnique({ where, select: { id: true } });
-  if (channel === null) throw new DomainError('NOT_FOUND', `channel ${reference} does not exist`, { field: 'X-Channel-ID' });
-  return channel.id;
-}
-
 export function requestScope(request: FastifyRequest, services: ApiServices): RequestScope {
   const identity = identityOf(request);
   const { principal } = identity;
-  let channel: Promise<bigint> | undefined;
+  let channel: Promise<KnownChannel> | undefined;
+  const channelOfRequest = () =>
+    (channel ??= principal?.kind === 'customer' ? services.channels.byId(principal.channelId) : services.channels.byReference(identity.channel));
   return {
     ...identity,
     services,
@@ -58,9 +51,9 @@ export function requestScope(request: FastifyRequest, services: ApiServices): Re
     },
     channelId() {
       if (principal?.kind === 'customer') return Promise.resolve(principal.channelId);
-      channel ??= channelFrom(services.prisma, identity.channel);
-      return channel;
+      return channelOfRequest().then((known) => known.id);
     },
+    knownChannel: channelOfRequest,
     customer() {
       if (principal?.kind !== 'customer') throw new DomainError('UNAUTHENTICATED', 'sign in as a customer to do this');
       return principal;
