@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PRODUCTS } from '../src/seed.ts';
 import { bearer, openGraphqlApi, seedDemoShop, type GraphqlApi } from './graphql-harness.ts';
@@ -328,6 +329,49 @@ describe('cart, checkout and the order lifecycle', () => {
     const error = await api.error(PLACE_ORDER, { input: { cartId: cart.id, email: 'greedy@example.com', billingAddress: ADDRESS } }, { ...WEB, 'x-session-id': 'greedy' });
     expect(error).toMatchObject({ message: `not enough stock for ${product.sku}: 3 requested, 2 available`, extensions: { code: 'BAD_USER_INPUT' } });
     expect((await api.data<{ cart: Cart }>(CART, { id: cart.id }, { ...WEB, 'x-session-id': 'greedy' })).cart.itemCount).toBe(3);
+  });
+});
+
+describe('work per request', () => {
+  /** The SQL every database client of this process sends while `work` runs (transactions included). */
+  async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
+    const original = pg.Client.prototype.query;
+    const seen: string[] = [];
+    pg.Client.prototype.query = function (this: pg.Client, config: unknown, ...rest: unknown[]) {
+      const text = typeof config === 'string' ? config : (config as { text?: string } | undefined)?.text;
+      if (text !== undefined) seen.push(text);
+      return (original as (...args: unknown[]) => unknown).call(this, config, ...rest);
+    } as typeof original;
+    try {
+      await work();
+    } finally {
+      pg.Client.prototype.query = original;
+    }
+    return seen;
+  }
+
+  it('finds a channel created after a request named it, and then reads channels no more', async () => {
+    const late = { 'x-channel-id': 'late-web', 'x-session-id': 's-late' };
+    expect(await api.error(CREATE_CART, {}, late)).toMatchObject({ message: 'channel late-web does not exist', extensions: { code: 'NOT_FOUND', field: 'X-Channel-ID' } });
+    const { createChannel } = await api.data<{ createChannel: { id: string } }>(
+      'mutation { createChannel(input: { code: "late-web", name: "Late", defaultCurrency: "USD" }) { id } }',
+      {},
+      admin,
+    );
+    expect((await api.data<{ createCart: Cart }>(CREATE_CART, {}, late)).createCart).toMatchObject({ currency: 'USD', lines: [], total: '0.00' });
+    const again = await statementsOf(() => api.data(CREATE_CART, {}, { ...late, 'x-channel-id': createChannel.id }));
+    const again2 = await statementsOf(() => api.data(CREATE_CART, {}, late));
+    expect([...again, ...again2].filter((sql) => /\bchannels\b/.test(sql))).toEqual([]);
+  });
+
+  it('adds a line reading the cart and the checkout settings once', async () => {
+    const { products } = await api.data<{ products: Page }>(PRODUCTS, { first: 1 }, WEB);
+    const productId = products.nodes[0]?.id ?? '';
+    const cart = await guestCart('s-reads', [[productId, 1]]);
+    const sql = await statementsOf(() => api.data(ADD_LINE, { cartId: cart.id, productId, quantity: 1 }, { ...WEB, 'x-session-id': 's-reads' }));
+    expect(sql.filter((text) => /FROM "public"\."settings"/.test(text))).toHaveLength(1);
+    expect(sql.filter((text) => /\bFROM carts\b/.test(text) || /FROM "public"\."carts"/.test(text))).toHaveLength(1);
+    expect(sql.filter((text) => /\bchannels\b/.test(text))).toEqual([]);
   });
 });
 

@@ -121,14 +121,7 @@ export interface CartLineView {
   readonly lineTotal: string;
 }
 
-export interface CartTotals {
-  readonly subtotal: string;
-  readonly shipping: string;
-  readonly tax: string;
-  readonly total: string;
-}
-
-export const cartView = (cart: DomainCartView, totals: CartTotals) => ({
+export const cartView = (cart: DomainCartView) => ({
   id: cart.id.toString(),
   currency: cart.currency,
   lines: cart.lines.map(
@@ -141,7 +134,10 @@ export const cartView = (cart: DomainCartView, totals: CartTotals) => ({
     }),
   ),
   itemCount: cart.lines.reduce((count, line) => count + line.quantity, 0),
-  ...totals,
+  subtotal: cart.subtotal,
+  shipping: cart.shipping,
+  tax: cart.tax,
+  total: cart.total,
 });
 
 export const orderView = (order: OrderWithLines) => ({

@@ -1,8 +1,8 @@
 import { DomainError } from '../errors/domain-error.ts';
 import { idString, optionalId, type DomainDeps, type Shopper, type Tx } from '../context.ts';
 import { sellableProducts } from '../catalog/sellable-products.ts';
-import { checkoutSettings } from '../settings/checkout-settings.ts';
-import { money, moneyString, sum } from '../money.ts';
+import { checkoutSettings, type CheckoutSettings } from '../settings/checkout-settings.ts';
+import { money, moneyString, sum, type Money } from '../money.ts';
 
 export const MAX_LINE_QUANTITY = 999;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -20,31 +20,53 @@ function requireQuantity(quantity: number): number {
   return quantity;
 }
 
-export async function createCart(tx: Tx, deps: DomainDeps, input: { channelId: bigint; shopper: Shopper }) {
+/**
+ * A new, empty cart for the shopper in the channel, in the channel's default currency (read unless
+ * the caller already knows it), living `cartLifetimeDays`. Returns the cart as viewCart shows it.
+ */
+export async function createCart(tx: Tx, deps: DomainDeps, input: { channelId: bigint; shopper: Shopper; currency?: string }): Promise<CartView> {
   requireShopper(input.shopper);
-  const channel = await tx.channel.findUnique({ where: { id: input.channelId } });
-  if (channel === null) throw new DomainError('NOT_FOUND', `channel ${input.channelId} does not exist`, { field: 'channelId' });
-  const { cartLifetimeDays } = await checkoutSettings(tx);
-  return tx.cart.create({
+  let currency = input.currency;
+  if (currency === undefined) {
+    const channel = await tx.channel.findUnique({ where: { id: input.channelId }, select: { defaultCurrency: true } });
+    if (channel === null) throw new DomainError('NOT_FOUND', `channel ${input.channelId} does not exist`, { field: 'channelId' });
+    currency = channel.defaultCurrency;
+  }
+  const settings = await checkoutSettings(tx);
+  const cart = await tx.cart.create({
     data: {
-      channelId: channel.id,
+      channelId: input.channelId,
       customerId: input.shopper.customerId ?? null,
       sessionId: input.shopper.sessionId ?? null,
-      currency: channel.defaultCurrency,
-      expiresAt: new Date(deps.now().getTime() + cartLifetimeDays * DAY_MS),
+      currency,
+      expiresAt: new Date(deps.now().getTime() + settings.cartLifetimeDays * DAY_MS),
     },
+    select: { id: true },
   });
+  return viewOf({ id: cart.id, currency }, [], settings);
+}
+
+/** A cart as its checks and views need it, read and locked in one statement. */
+export interface ActiveCart {
+  readonly id: bigint;
+  readonly channelId: bigint;
+  readonly customerId: bigint | null;
+  readonly sessionId: string | null;
+  readonly currency: string;
+  readonly expiresAt: Date;
 }
 
 /**
  * The shopper's active cart, locked for the rest of the transaction. Someone else's cart is NOT_FOUND,
  * not FORBIDDEN: cart ids must not be probeable.
  */
-export async function activeCartOf(tx: Tx, deps: DomainDeps, cartId: bigint, shopper: Shopper) {
-  await tx.$executeRaw`SELECT 1 FROM carts WHERE id = ${cartId} FOR UPDATE`;
-  const cart = await tx.cart.findUnique({ where: { id: cartId } });
+export async function activeCartOf(tx: Tx, deps: DomainDeps, cartId: bigint, shopper: Shopper): Promise<ActiveCart> {
+  const [cart] = await tx.$queryRaw<(ActiveCart & { status: string })[]>`
+    SELECT id, channel_id AS "channelId", customer_id AS "customerId", session_id AS "sessionId", currency, status::text AS status,
+           expires_at AS "expiresAt"
+      FROM carts WHERE id = ${cartId} FOR UPDATE`;
   const owned =
-    cart !== null &&
+    cart !== undefined &&
     ((cart.customerId !== null && cart.customerId === shopper.customerId) || (cart.sessionId !== null && cart.sessionId === shopper.sessionId));
   if (!owned) throw new DomainError('NOT_FOUND', `cart ${cartId} does not exist`, { field: 'cartId' });
   if (cart.status !== 'ACTIVE') throw new DomainError('BAD_USER_INPUT', `cart ${cartId} was already checked out`, { field: 'cartId' });
@@ -56,7 +78,7 @@ export async function activeCartOf(tx: Tx, deps: DomainDeps, cartId: bigint, sho
  * Adds units of a product (or more units to its line). Emits the in-process cart.item_added (for
  * attribution) and the topic shop.cart.line_added.v1, and extends the cart's life.
  */
-export async function addCartLine(tx: Tx, deps: DomainDeps, input: { cartId: bigint; shopper: Shopper; productId: bigint; quantity: number }) {
+export async function addCartLine(tx: Tx, deps: DomainDeps, input: { cartId: bigint; shopper: Shopper; productId: bigint; quantity: number }): Promise<CartView> {
   const quantity = requireQuantity(input.quantity);
   const cart = await activeCartOf(tx, deps, input.cartId, input.shopper);
   const product = (await sellableProducts(tx, cart.channelId, [input.productId])).get(input.productId);
@@ -64,16 +86,19 @@ export async function addCartLine(tx: Tx, deps: DomainDeps, input: { cartId: big
   if (product.currency !== cart.currency) {
     throw new DomainError('BAD_USER_INPUT', `product ${product.sku} is priced in ${product.currency}, the cart in ${cart.currency}`, { field: 'productId' });
   }
-  const existing = await tx.cartLine.findUnique({ where: { cartId_productId: { cartId: cart.id, productId: product.id } } });
-  if ((existing?.quantity ?? 0) + quantity > MAX_LINE_QUANTITY) {
-    throw new DomainError('BAD_USER_INPUT', `a line may hold at most ${MAX_LINE_QUANTITY} units`, { field: 'quantity' });
-  }
-  const line = await tx.cartLine.upsert({
-    where: { cartId_productId: { cartId: cart.id, productId: product.id } },
-    create: { cartId: cart.id, productId: product.id, quantity, unitPrice: product.price },
-    update: { quantity: { increment: quantity }, unitPrice: product.price },
-  });
-  await touchCart(tx, deps, cart.id);
+  const settings = await checkoutSettings(tx);
+  // One statement: the line added or grown (only while it stays within the maximum; the cart's lock
+  // keeps the sum exact) and the cart's life extended.
+  const [line] = await tx.$queryRaw<{ id: bigint }[]>`
+    WITH touched AS (
+      UPDATE carts SET expires_at = ${expiryFrom(deps, settings)}, updated_at = now() WHERE id = ${cart.id})
+    INSERT INTO cart_lines AS l (cart_id, product_id, quantity, unit_price, updated_at)
+    VALUES (${cart.id}, ${product.id}, ${quantity}, ${product.price}::numeric, now())
+    ON CONFLICT (cart_id, product_id) DO UPDATE
+       SET quantity = l.quantity + excluded.quantity, unit_price = excluded.unit_price, updated_at = now()
+     WHERE l.quantity + excluded.quantity <= ${MAX_LINE_QUANTITY}
+    RETURNING l.id`;
+  if (line === undefined) throw new DomainError('BAD_USER_INPUT', `a line may hold at most ${MAX_LINE_QUANTITY} units`, { field: 'quantity' });
 
   const now = deps.now().toISOString();
   const shopper = { customer_id: optionalId(cart.customerId), session_id: cart.sessionId };
@@ -100,24 +125,30 @@ export async function addCartLine(tx: Tx, deps: DomainDeps, input: { cartId: big
     currency: cart.currency,
     occurred_at: now,
   });
-  return line;
+  return contentsOf(tx, cart, settings);
 }
 
-/** Sets a line's quantity; 0 removes the line. */
-export async function setCartLineQuantity(tx: Tx, deps: DomainDeps, input: { cartId: bigint; shopper: Shopper; productId: bigint; quantity: number }) {
+/** Sets a line's quantity; 0 removes the line. Returns the cart as viewCart shows it. */
+export async function setCartLineQuantity(tx: Tx, deps: DomainDeps, input: { cartId: bigint; shopper: Shopper; productId: bigint; quantity: number }): Promise<CartView> {
   const cart = await activeCartOf(tx, deps, input.cartId, input.shopper);
   const where = { cartId_productId: { cartId: cart.id, productId: input.productId } };
-  if ((await tx.cartLine.findUnique({ where })) === null) {
+  if ((await tx.cartLine.findUnique({ where, select: { id: true } })) === null) {
     throw new DomainError('NOT_FOUND', `cart ${cart.id} has no line for product ${input.productId}`, { field: 'productId' });
   }
   if (input.quantity === 0) await tx.cartLine.delete({ where });
   else await tx.cartLine.update({ where, data: { quantity: requireQuantity(input.quantity) } });
-  await touchCart(tx, deps, cart.id);
+  const settings = await checkoutSettings(tx);
+  await tx.cart.update({ where: { id: cart.id }, data: { expiresAt: expiryFrom(deps, settings) } });
+  return contentsOf(tx, cart, settings);
 }
 
-async function touchCart(tx: Tx, deps: DomainDeps, cartId: bigint): Promise<void> {
-  const { cartLifetimeDays } = await checkoutSettings(tx);
-  await tx.cart.update({ where: { id: cartId }, data: { expiresAt: new Date(deps.now().getTime() + cartLifetimeDays * DAY_MS) } });
+const expiryFrom = (deps: DomainDeps, settings: CheckoutSettings): Date => new Date(deps.now().getTime() + settings.cartLifetimeDays * DAY_MS);
+
+/** What checkout would charge for a subtotal under the settings: placeOrder and every cart view use it. */
+export function checkoutTotals(subtotal: Money, settings: CheckoutSettings): { shipping: Money; tax: Money; total: Money } {
+  const shipping = settings.shippingFlatRate;
+  const tax = subtotal.add(shipping).mul(settings.taxRate).toDecimalPlaces(2);
+  return { shipping, tax, total: subtotal.add(shipping).add(tax) };
 }
 
 export interface CartView {
@@ -125,16 +156,33 @@ export interface CartView {
   readonly currency: string;
   readonly lines: readonly { productId: bigint; quantity: number; unitPrice: string; lineTotal: string }[];
   readonly subtotal: string;
+  readonly shipping: string;
+  readonly tax: string;
+  readonly total: string;
 }
 
-export async function viewCart(tx: Tx, deps: DomainDeps, cartId: bigint, shopper: Shopper): Promise<CartView> {
-  const cart = await activeCartOf(tx, deps, cartId, shopper);
-  const lines = await tx.cartLine.findMany({ where: { cartId: cart.id }, orderBy: { id: 'asc' } });
-  const totals = lines.map((line) => line.unitPrice.mul(line.quantity));
+function viewOf(cart: { id: bigint; currency: string }, lines: readonly { productId: bigint; quantity: number; unitPrice: Money }[], settings: CheckoutSettings): CartView {
+  const lineTotals = lines.map((line) => line.unitPrice.mul(line.quantity));
+  const subtotal = sum(lineTotals);
+  const { shipping, tax, total } = checkoutTotals(subtotal, settings);
   return {
     id: cart.id,
     currency: cart.currency,
-    lines: lines.map((line, i) => ({ productId: line.productId, quantity: line.quantity, unitPrice: moneyString(line.unitPrice), lineTotal: moneyString(totals[i] ?? money(0)) })),
-    subtotal: moneyString(sum(totals)),
+    lines: lines.map((line, i) => ({ productId: line.productId, quantity: line.quantity, unitPrice: moneyString(line.unitPrice), lineTotal: moneyString(lineTotals[i] ?? money(0)) })),
+    subtotal: moneyString(subtotal),
+    shipping: moneyString(shipping),
+    tax: moneyString(tax),
+    total: moneyString(total),
   };
+}
+
+async function contentsOf(tx: Tx, cart: ActiveCart, settings: CheckoutSettings): Promise<CartView> {
+  const lines = await tx.cartLine.findMany({ where: { cartId: cart.id }, orderBy: { id: 'asc' }, select: { productId: true, quantity: true, unitPrice: true } });
+  return viewOf(cart, lines, settings);
+}
+
+/** The shopper's active cart with its lines and what checkout would charge for it now. */
+export async function viewCart(tx: Tx, deps: DomainDeps, cartId: bigint, shopper: Shopper): Promise<CartView> {
+  const cart = await activeCartOf(tx, deps, cartId, shopper);
+  return contentsOf(tx, cart, await checkoutSettings(tx));
 }

@@ -77,7 +77,7 @@ export interface ReservationRequest {
  */
 export async function reserveStock(tx: Tx, deps: DomainDeps, orderId: bigint, lines: readonly ReservationRequest[], expiresAt: Date): Promise<void> {
   for (const line of [...lines].sort((a, b) => (a.productId < b.productId ? -1 : a.productId > b.productId ? 1 : 0))) {
-    const held = await holdFromBestLocation(tx, line);
+    const held = (await holdAtBestLocation(tx, orderId, line, expiresAt)) ?? (await holdAtAnyLocation(tx, orderId, line, expiresAt));
     if (held === undefined) {
       const [stock] = await tx.$queryRaw<{ available: number }[]>`
         SELECT coalesce(sum(on_hand - reserved), 0)::int AS available FROM stock_levels WHERE product_id = ${line.productId}`;
@@ -87,13 +87,37 @@ export async function reserveStock(tx: Tx, deps: DomainDeps, orderId: bigint, li
         available,
       });
     }
-    await tx.inventoryReservation.create({ data: { productId: line.productId, locationId: held.location_id, orderId, quantity: line.quantity, expiresAt } });
     const after = held.on_hand - held.reserved;
     await stockChanged(tx, deps, { productId: line.productId, sku: line.sku, locationId: held.location_id, before: after + line.quantity, after, reason: 'reservation', orderId });
   }
 }
 
-async function holdFromBestLocation(tx: Tx, line: ReservationRequest): Promise<StockRow | undefined> {
+/**
+ * The usual case in one statement: the units held at the location with the most sellable units,
+ * and the reservation written. Nothing when a concurrent order took them first (PostgreSQL
+ * re-checks the condition against the row it waited for).
+ */
+async function holdAtBestLocation(tx: Tx, orderId: bigint, line: ReservationRequest, expiresAt: Date): Promise<StockRow | undefined> {
+  const [held] = await tx.$queryRaw<StockRow[]>`
+    WITH best AS (
+      SELECT location_id FROM stock_levels
+       WHERE product_id = ${line.productId} AND on_hand - reserved >= ${line.quantity}
+       ORDER BY on_hand - reserved DESC, location_id
+       LIMIT 1),
+    held AS (
+      UPDATE stock_levels AS s SET reserved = s.reserved + ${line.quantity}, updated_at = now()
+        FROM best
+       WHERE s.product_id = ${line.productId} AND s.location_id = best.location_id AND s.on_hand - s.reserved >= ${line.quantity}
+      RETURNING s.product_id, s.location_id, s.on_hand, s.reserved),
+    reservation AS (
+      INSERT INTO inventory_reservations (product_id, location_id, order_id, quantity, expires_at, updated_at)
+      SELECT product_id, location_id, ${orderId}::bigint, ${line.quantity}::int, ${expiresAt}::timestamptz, now() FROM held)
+    SELECT product_id, location_id, on_hand, reserved FROM held`;
+  return held;
+}
+
+/** After a lost race: each location that still has enough, most sellable units first. */
+async function holdAtAnyLocation(tx: Tx, orderId: bigint, line: ReservationRequest, expiresAt: Date): Promise<StockRow | undefined> {
   const candidates = await tx.$queryRaw<{ location_id: bigint }[]>`
     SELECT location_id FROM stock_levels
      WHERE product_id = ${line.productId} AND on_hand - reserved >= ${line.quantity}
@@ -103,7 +127,10 @@ async function holdFromBestLocation(tx: Tx, line: ReservationRequest): Promise<S
       UPDATE stock_levels SET reserved = reserved + ${line.quantity}, updated_at = now()
        WHERE product_id = ${line.productId} AND location_id = ${location_id} AND on_hand - reserved >= ${line.quantity}
        RETURNING product_id, location_id, on_hand, reserved`;
-    if (held !== undefined) return held;
+    if (held !== undefined) {
+      await tx.inventoryReservation.create({ data: { productId: line.productId, locationId: held.location_id, orderId, quantity: line.quantity, expiresAt } });
+      return held;
+    }
   }
   return undefined;
 }

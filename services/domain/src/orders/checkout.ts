@@ -1,6 +1,6 @@
 import { DomainError } from '../errors/domain-error.ts';
 import { idString, optionalId, type DomainDeps, type Shopper, type Tx } from '../context.ts';
-import { activeCartOf } from '../carts/carts.ts';
+import { activeCartOf, checkoutTotals } from '../carts/carts.ts';
 import { sellableProducts } from '../catalog/sellable-products.ts';
 import { reserveStock } from '../inventory/stock.ts';
 import { checkoutSettings } from '../settings/checkout-settings.ts';
@@ -33,7 +33,7 @@ export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInpu
   const shipping = validAddress('shippingAddress', input.shippingAddress);
 
   const cart = await activeCartOf(tx, deps, input.cartId, input.shopper);
-  const cartLines = await tx.cartLine.findMany({ where: { cartId: cart.id }, orderBy: { id: 'asc' } });
+  const cartLines = await tx.cartLine.findMany({ where: { cartId: cart.id }, orderBy: { id: 'asc' }, select: { productId: true, quantity: true } });
   if (cartLines.length === 0) throw new DomainError('BAD_USER_INPUT', `cart ${cart.id} is empty`, { field: 'cartId' });
   const products = await sellableProducts(tx, cart.channelId, cartLines.map((line) => line.productId));
   const settings = await checkoutSettings(tx);
@@ -45,9 +45,7 @@ export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInpu
     return { product, quantity: line.quantity, lineTotal: product.price.mul(line.quantity) };
   });
   const subtotal = sum(lines.map((line) => line.lineTotal));
-  const shippingCost = settings.shippingFlatRate;
-  const tax = subtotal.add(shippingCost).mul(settings.taxRate).toDecimalPlaces(2);
-  const total = subtotal.add(shippingCost).add(tax);
+  const { shipping: shippingCost, tax, total } = checkoutTotals(subtotal, settings);
   const now = deps.now();
   const awaitsApproval = customer?.isBusiness === true && settings.businessOrdersNeedApproval;
   const status = awaitsApproval ? 'AWAITING_APPROVAL' : 'PENDING_PAYMENT';
@@ -92,6 +90,8 @@ export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInpu
     include: { lines: { orderBy: { id: 'asc' } } },
   });
 
+  await tx.cart.update({ where: { id: cart.id }, data: { status: 'CONVERTED' }, select: { id: true } });
+  // The holds last: their stock rows stay locked until commit, and other orders for the same products wait on them.
   const holdFor = awaitsApproval ? settings.approvalWindowHours * HOUR_MS : settings.paymentWindowMinutes * 60 * 1000;
   await reserveStock(
     tx,
@@ -100,7 +100,6 @@ export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInpu
     lines.map(({ product, quantity }) => ({ productId: product.id, sku: product.sku, quantity })),
     new Date(now.getTime() + holdFor),
   );
-  await tx.cart.update({ where: { id: cart.id }, data: { status: 'CONVERTED' } });
   await orderPlaced(tx, deps, order);
 
   const tripped = await trippedFraudRules(tx, settings.fraud, {

@@ -3,6 +3,7 @@ import { DomainError } from '../../src/errors/domain-error.ts';
 import { addCartLine, createCart, setCartLineQuantity } from '../../src/carts/carts.ts';
 import { placeOrder } from '../../src/orders/checkout.ts';
 import { approveOrder, cancelOrder, changeOrderAddresses, completeOrder, expireStaleReservations, fulfilOrder, markOrderPaid } from '../../src/orders/order-transitions.ts';
+import { setStockOnHand } from '../../src/inventory/stock.ts';
 import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from './support.ts';
 
 let commerce: Commerce;
@@ -76,6 +77,78 @@ describe('carts', () => {
       commerce.transaction((tx) => setCartLineQuantity(tx, commerce.deps, { cartId, shopper: { sessionId: 's-intruder' }, productId: tee, quantity: 5 })),
     );
     expect(error).toMatchObject({ code: 'NOT_FOUND', message: `cart ${cartId} does not exist` });
+  });
+});
+
+describe('cart lines and the cart\'s life', () => {
+  const START = new Date('2026-11-23T10:00:00.000Z');
+  const DAY = 24 * 60 * 60 * 1000;
+  const add = (cartId: bigint, sessionId: string, productId: bigint, quantity: number) =>
+    commerce.transaction((tx) => addCartLine(tx, commerce.deps, { cartId, shopper: { sessionId }, productId, quantity }));
+
+  it('grows a line up to 999 units and refuses to pass it, leaving the line and the outbox as they were', async () => {
+    const tee = await catalog.product('max-tee', '1.00', 5);
+    const cartId = await cartWith('s-max', [[tee, 998]]);
+    const before = await commerce.lastEventId();
+    expect(await refusal(add(cartId, 's-max', tee, 2))).toMatchObject({ code: 'BAD_USER_INPUT', message: 'a line may hold at most 999 units' });
+    expect(await commerce.events(before)).toEqual([]);
+    const view = await add(cartId, 's-max', tee, 1);
+    expect(view).toMatchObject({ lines: [{ productId: tee, quantity: 999, unitPrice: '1.00', lineTotal: '999.00' }], subtotal: '999.00', total: '999.00' });
+  });
+
+  it('moves the expiry forward with every add, and refuses an expired or checked-out cart', async () => {
+    const tee = await catalog.product('life-cart-tee', '3.00', 5);
+    const cartId = await cartWith('s-cart-life', [[tee, 1]]);
+    const expiry = async () => (await commerce.platform.database.prisma.cart.findUniqueOrThrow({ where: { id: cartId } })).expiresAt;
+    expect(await expiry()).toEqual(new Date(START.getTime() + 14 * DAY));
+    try {
+      commerce.setNow(new Date(START.getTime() + 10 * DAY));
+      await add(cartId, 's-cart-life', tee, 1);
+      expect(await expiry()).toEqual(new Date(START.getTime() + 24 * DAY));
+      commerce.setNow(new Date(START.getTime() + 24 * DAY));
+      expect(await refusal(add(cartId, 's-cart-life', tee, 1))).toMatchObject({ code: 'BAD_USER_INPUT', message: `cart ${cartId} has expired; start a new one` });
+    } finally {
+      commerce.setNow(START);
+    }
+    await checkout(cartId, 's-cart-life');
+    expect(await refusal(add(cartId, 's-cart-life', tee, 1))).toMatchObject({ code: 'BAD_USER_INPUT', message: `cart ${cartId} was already checked out` });
+  });
+
+  it('shows what checkout will charge, with the tax and shipping settings, and charges exactly that', async () => {
+    const tee = await catalog.product('totals-tee', '10.00', 5);
+    const prisma = commerce.platform.database.prisma;
+    await prisma.setting.upsert({
+      where: { key: 'checkout' },
+      create: { key: 'checkout', value: { taxRate: '0.19', shippingFlatRate: '4.90' } },
+      update: { value: { taxRate: '0.19', shippingFlatRate: '4.90' } },
+    });
+    try {
+      const cartId = await cartWith('s-totals', []);
+      const view = await add(cartId, 's-totals', tee, 2);
+      expect(view).toMatchObject({ subtotal: '20.00', shipping: '4.90', tax: '4.73', total: '29.63' });
+      const order = await checkout(cartId, 's-totals');
+      expect([order.subtotal, order.shipping, order.tax, order.total].map((amount) => amount.toFixed(2))).toEqual(['20.00', '4.90', '4.73', '29.63']);
+    } finally {
+      await prisma.setting.delete({ where: { key: 'checkout' } });
+    }
+  });
+});
+
+describe('stock holds', () => {
+  it('holds each line at the location with the most sellable units', async () => {
+    const tee = await catalog.product('where-tee', '10.00', 3);
+    const second = await commerce.platform.database.prisma.stockLocation.create({ data: { name: 'co second warehouse' } });
+    await commerce.transaction((tx) => setStockOnHand(tx, commerce.deps, { productId: tee, locationId: second.id, onHand: 5 }));
+    const first = await checkout(await cartWith('s-where-1', [[tee, 4]]), 's-where-1');
+    const second2 = await checkout(await cartWith('s-where-2', [[tee, 2]]), 's-where-2');
+    const prisma = commerce.platform.database.prisma;
+    expect(await prisma.inventoryReservation.findMany({ where: { orderId: { in: [first.id, second2.id] } }, orderBy: { id: 'asc' } })).toMatchObject([
+      { orderId: first.id, locationId: second.id, quantity: 4, state: 'HELD' },
+      { orderId: second2.id, locationId: catalog.locationId, quantity: 2, state: 'HELD' },
+    ]);
+    expect(await stock(tee)).toMatchObject({ onHand: 3, reserved: 2 });
+    const refused = await refusal(checkout(await cartWith('s-where-3', [[tee, 2]]), 's-where-3'));
+    expect(refused.message).toBe('not enough stock for co-where-tee: 2 requested, 2 available');
   });
 });
 
