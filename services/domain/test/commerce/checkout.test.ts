@@ -134,6 +134,39 @@ describe('cart lines and the cart\'s life', () => {
   });
 });
 
+describe('checkout of a changed cart', () => {
+  it('refuses a product withdrawn from sale after it went into the cart, naming it, and holds nothing', async () => {
+    const kept = await catalog.product('kept-tee', '10.00', 5);
+    const withdrawn = await catalog.product('withdrawn-tee', '10.00', 5);
+    const cartId = await cartWith('s-withdrawn', [[kept, 1], [withdrawn, 1]]);
+    const prisma = commerce.platform.database.prisma;
+    await prisma.product.update({ where: { id: withdrawn }, data: { active: false } });
+    expect(await refusal(checkout(cartId, 's-withdrawn'))).toMatchObject({
+      code: 'NOT_FOUND',
+      message: `product ${withdrawn} does not exist or is not sold in this channel`,
+    });
+    expect(await stock(kept)).toMatchObject({ reserved: 0 });
+    await prisma.product.update({ where: { id: withdrawn }, data: { active: true } });
+    await prisma.productChannel.delete({ where: { productId_channelId: { productId: withdrawn, channelId: catalog.channelId } } });
+    expect(await refusal(checkout(cartId, 's-withdrawn'))).toMatchObject({ code: 'NOT_FOUND', details: { productId: withdrawn.toString() } });
+  });
+
+  it('snapshots each line at today\'s price, in cart order', async () => {
+    const first = await catalog.product('snap-b', '7.50', 5);
+    const second = await catalog.product('snap-a', '2.25', 5);
+    const cartId = await cartWith('s-snapshot', [[first, 2], [second, 3]]);
+    await commerce.platform.database.prisma.product.update({ where: { id: first }, data: { price: '8.00' } });
+    const order = await checkout(cartId, 's-snapshot');
+    expect(order.lines.map((line) => [line.productId, line.sku, line.quantity, line.unitPrice.toFixed(2), line.lineTotal.toFixed(2), line.categoryIds])).toEqual([
+      [first, 'co-snap-b', 2, '8.00', '16.00', [...catalog.categoryIds]],
+      [second, 'co-snap-a', 3, '2.25', '6.75', [...catalog.categoryIds]],
+    ]);
+    expect(order.subtotal.toFixed(2)).toBe('22.75');
+    const stored = await commerce.platform.database.prisma.order.findUniqueOrThrow({ where: { id: order.id }, include: { lines: { orderBy: { id: 'asc' } } } });
+    expect(stored).toEqual(order);
+  });
+});
+
 describe('stock holds', () => {
   it('holds each line at the location with the most sellable units', async () => {
     const tee = await catalog.product('where-tee', '10.00', 3);
