@@ -156,7 +156,7 @@ describe('browsing the storefront', () => {
       seen.length = 0;
       const { products } = await api.data<{ products: Page }>(PRODUCTS, { first }, WEB);
       expect(products.nodes).toHaveLength(first);
-      const touching = (table: string) => seen.filter((sql) => sql.includes(`FROM "public"."${table}"`)).length;
+      const touching = (table: string) => seen.filter((sql) => sql.includes(`FROM "public"."${table}"`) || new RegExp(`\\bFROM ${table}\\b`).test(sql)).length;
       return { products: touching('products'), brands: touching('brands'), productCategories: touching('product_categories'), stock: touching('stock_levels') };
     };
     try {
@@ -164,7 +164,7 @@ describe('browsing the storefront', () => {
       const ten = await tables(10);
       expect(ten).toEqual(two);
       expect(ten.brands).toBe(1);
-      expect(ten.productCategories).toBeLessThanOrEqual(2);
+      expect(ten.productCategories).toBe(1);
       expect(ten.stock).toBe(1);
     } finally {
       pool.query = original;

@@ -98,13 +98,14 @@ export const catalogLoaders: MercuriusLoaders = {
       return queries.map(({ obj }) => (obj.brandKey === null ? null : (byId.get(obj.brandKey) ?? null)));
     },
     async categories(queries: Query<ProductView>[], context: Context) {
-      const rows = await context.shop.services.prisma.productCategory.findMany({
-        where: { productId: { in: unique(queries.map((q) => q.obj.key)) } },
-        include: { category: true },
-        orderBy: [{ position: 'asc' }, { categoryId: 'asc' }],
-      });
+      // One join (an include would be a query per table).
+      const rows = await context.shop.services.prisma.$queryRaw<(Omit<CategoryView, 'id'> & { productKey: bigint })[]>`
+        SELECT pc.product_id AS "productKey", c.id AS key, c.parent_id AS "parentKey", c.name, c.slug, c.position
+          FROM product_categories pc JOIN categories c ON c.id = pc.category_id
+         WHERE pc.product_id = ANY(${unique(queries.map((q) => q.obj.key)).map(String)}::bigint[])
+         ORDER BY pc.position, pc.category_id`;
       const byProduct = new Map<bigint, CategoryView[]>();
-      for (const row of rows) byProduct.set(row.productId, [...(byProduct.get(row.productId) ?? []), categoryView(row.category)]);
+      for (const { productKey, ...category } of rows) byProduct.set(productKey, [...(byProduct.get(productKey) ?? []), { id: category.key.toString(), ...category }]);
       return queries.map(({ obj }) => byProduct.get(obj.key) ?? []);
     },
     async available(queries: Query<ProductView>[], context: Context) {
