@@ -5,7 +5,7 @@
 // per phase (/proc), and what PostgreSQL executed during the open loop (pg_stat_statements).
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -152,10 +152,24 @@ interface Measured {
   readonly cpu: Record<string, number>;
 }
 
+/**
+ * cpuSeconds, plus the CPU of PostgreSQL backends that exited (the pool closes idle connections):
+ * the postmaster's cutime and cstime. Without it a phase in which backends exit shows less, even
+ * negative, PostgreSQL CPU.
+ */
+async function cpuWithExited(pids: Record<string, number | undefined>): Promise<Record<string, number>> {
+  const totals = await cpuSeconds(pids);
+  if (pids.postgres === undefined) return totals;
+  const text = await readFile(`/proc/${pids.postgres}/stat`, 'utf8').catch(() => '');
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const reaped = (Number(fields[13] ?? 0) + Number(fields[14] ?? 0)) / 100; // USER_HZ
+  return { ...totals, postgres: (totals.postgres ?? 0) + reaped };
+}
+
 async function measured(pids: Record<string, number | undefined>, phase: () => Promise<PhaseResult>): Promise<Measured> {
-  const before = await cpuSeconds(pids);
+  const before = await cpuWithExited(pids);
   const result = await phase();
-  return { result, cpu: cpuPercent(before, await cpuSeconds(pids), result.seconds) };
+  return { result, cpu: cpuPercent(before, await cpuWithExited(pids), result.seconds) };
 }
 
 /**
