@@ -17,6 +17,7 @@ export { applyMigrations, createMigration, MigrationError } from './db/migration
 export { startOutbox, type OutboxOptions, type RunningOutbox } from './outbox/outbox.ts';
 export { PollingLoop } from './outbox/polling-loop.ts';
 export { deleteInBatches } from './db/delete-in-batches.ts';
+export { pruningLoop, type PruningOptions } from './db/pruning-loop.ts';
 export { outboxMetrics } from './outbox/outbox-metrics.ts';
 export { createEmitter, type Emit, type EmitPayload, type Emitter, type RunTransaction, type TransactionOptions } from './outbox/emit.ts';
 export type { EventListener } from './outbox/listeners.ts';

@@ -8,6 +8,7 @@ import type { EventListener } from './listeners.ts';
 import { outboxMetrics } from './outbox-metrics.ts';
 import { pruneOutbox } from './prune.ts';
 import { PollingLoop } from './polling-loop.ts';
+import { pruningLoop } from '../db/pruning-loop.ts';
 
 export interface OutboxOptions {
   /** In-process listeners; with no broker configured, listeners of topic events run here too. */
@@ -26,7 +27,6 @@ export interface RunningOutbox {
 }
 
 const MAX_BACKOFF_MS = 5_000;
-const PRUNE_EVERY_MS = 10 * 60_000;
 
 /**
  * The emitter, plus the loops of one process: the relay to Kafka (when a broker is configured),
@@ -54,16 +54,11 @@ export function startOutbox(platform: Platform, options: OutboxOptions = {}): Ru
       logger,
       pass: async () => (await dispatcher.dispatchOnce()) === dispatcher.batchSize,
     }),
-    new PollingLoop({
+    pruningLoop({
       name: 'outbox pruning',
-      idleMs: PRUNE_EVERY_MS,
-      maxBackoffMs: PRUNE_EVERY_MS,
       logger,
-      pass: async () => {
-        const pruned = await pruneOutbox(database.pool, config.outboxRetentionHours);
-        if (pruned > 0) logger.info({ pruned }, `pruned ${pruned} finished outbox events`);
-        return false;
-      },
+      prune: () => pruneOutbox(database.pool, config.outboxRetentionHours),
+      describe: (pruned) => `pruned ${pruned} finished outbox events`,
     }),
   ];
   if (publisher !== undefined) {
