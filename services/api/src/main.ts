@@ -1,6 +1,6 @@
 import closeWithGrace from 'close-with-grace';
-import { createLogger, loadConfigOrExit, openPlatform, startOutbox, type Platform } from '@shop/platform';
-import { subscriptionListeners, topicSubscriptions, trackingListeners } from '@shop/domain';
+import { createLogger, loadConfigOrExit, openPlatform, pruningLoop, startOutbox, type Platform } from '@shop/platform';
+import { pruneFinishedSignIns, subscriptionListeners, topicSubscriptions, trackingListeners } from '@shop/domain';
 import { buildApp } from './app.ts';
 import { declareCorePermissions } from './auth/declare-permissions.ts';
 
@@ -15,6 +15,13 @@ try {
   // the attribution listeners of cart.item_added and order.completed run here either way.
   const outbox = startOutbox(opened, { listeners: [...subscriptionListeners(topicSubscriptions), ...trackingListeners] });
   const permissions = declareCorePermissions(opened.database.prisma, logger);
+  const signInPruning = pruningLoop({
+    name: 'refresh token pruning',
+    logger,
+    prune: () => pruneFinishedSignIns(opened.database.pool),
+    describe: (pruned) => `deleted ${pruned} refresh tokens of sign-ins that ended`,
+  });
+  signInPruning.start();
   const app = await buildApp(opened, { outbox });
 
   closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {
@@ -22,6 +29,7 @@ try {
     else logger.info({ signal }, 'stopping: finishing in-flight requests');
     await app.close();
     permissions.stop();
+    await signInPruning.stop();
     await outbox.stop();
     await opened.close();
     logger.info('stopped');

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { deleteInBatches } from '@shop/platform';
 import type { Tx } from '../context.ts';
 import type { Principal } from './principal.ts';
 import type { TokenSettings } from './token-settings.ts';
@@ -49,4 +50,22 @@ export async function revokeAllRefreshTokens(tx: Tx, principal: Principal, setti
   const owner = customerId === null ? { staffUserId } : { customerId };
   const { count } = await tx.refreshToken.updateMany({ where: { ...owner, revokedAt: null }, data: { revokedAt: settings.now() } });
   return count;
+}
+
+/** How long a sign-in's tokens are kept after the last of them expired. */
+export const FINISHED_SIGN_IN_GRACE_HOURS = 24;
+
+/**
+ * Deletes the tokens of sign-ins (families) whose every token expired more than the grace period ago.
+ * A sign-in's replaced tokens stay while any of its tokens can still be used, so presenting a stolen,
+ * replaced token keeps revoking the sign-in for as long as that matters.
+ */
+export function pruneFinishedSignIns(pool: Parameters<typeof deleteInBatches>[0]): Promise<number> {
+  const finished = 'expires_at < now() - make_interval(hours => $1)';
+  return deleteInBatches(
+    pool,
+    'refresh_tokens',
+    `${finished} AND NOT EXISTS (SELECT 1 FROM refresh_tokens later WHERE later.family_id = refresh_tokens.family_id AND NOT (later.${finished}))`,
+    [FINISHED_SIGN_IN_GRACE_HOURS],
+  );
 }

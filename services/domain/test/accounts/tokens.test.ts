@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerCustomer } from '../../src/accounts/customers.ts';
 import { signAccessToken, verifyAccessToken } from '../../src/auth/access-tokens.ts';
 import { customerPrincipal, staffPrincipal, type CustomerPrincipal, type Principal } from '../../src/auth/principal.ts';
-import { revokeAllRefreshTokens, revokeRefreshToken } from '../../src/auth/refresh-tokens.ts';
+import { pruneFinishedSignIns, revokeAllRefreshTokens, revokeRefreshToken } from '../../src/auth/refresh-tokens.ts';
 import { createStaffUser } from '../../src/auth/staff.ts';
 import { tokenSettings, type TokenSettings } from '../../src/auth/token-settings.ts';
 import { issueTokens, refreshTokens } from '../../src/auth/tokens.ts';
@@ -186,6 +186,31 @@ describe('refresh tokens', () => {
     await t.prisma.staffUser.update({ where: { id: staffUser.id }, data: { active: false } });
     await expectDomainError(refresh(pair.refreshToken), 'UNAUTHENTICATED', 'the account can no longer sign in');
     expect((await rowOf(pair.refreshToken))?.revokedAt).not.toBeNull();
+  });
+
+  it('are pruned once every token of their sign-in expired over a day ago; a live sign-in keeps its replaced tokens', async () => {
+    // Pruning compares with the database's clock, so these sign-ins are placed around the real now.
+    const day = 24 * 3600 * 1000;
+    const at = (offsetDays: number) => tokenSettings(SECRET, { now: () => new Date(Date.now() + offsetDays * day) });
+    const familyOf = async (token: string) => (await rowOf(token))?.familyId as string;
+    const familySize = async (familyId: string) => t.prisma.refreshToken.count({ where: { familyId } });
+
+    const ended = await inTx((tx) => issueTokens(tx, shopper, at(-32)));
+    const endedRotated = await refreshTokens(t.prisma, ended.refreshToken, at(-31.5));
+    const justEnded = await inTx((tx) => issueTokens(tx, shopper, at(-30.5)));
+    const stolen = await inTx((tx) => issueTokens(tx, shopper, at(-40)));
+    const current = await refreshTokens(t.prisma, stolen.refreshToken, at(-20));
+    const [endedFamily, justEndedFamily, liveFamily] = await Promise.all([familyOf(ended.refreshToken), familyOf(justEnded.refreshToken), familyOf(stolen.refreshToken)]);
+    expect(await familySize(endedFamily)).toBe(2);
+    expect(await rowOf(endedRotated.refreshToken)).not.toBeNull();
+
+    expect(await pruneFinishedSignIns(t.platform.database.pool)).toBeGreaterThanOrEqual(2);
+    expect(await familySize(endedFamily)).toBe(0);
+    expect(await familySize(justEndedFamily)).toBe(1);
+    expect(await familySize(liveFamily)).toBe(2);
+    // The expired, replaced token of the live sign-in is still known: presenting it revokes the sign-in.
+    await expectDomainError(refresh(stolen.refreshToken), 'UNAUTHENTICATED', /already used/);
+    await expectDomainError(refreshTokens(t.prisma, current.refreshToken, at(0)), 'UNAUTHENTICATED', 'refresh token was revoked');
   });
 });
 
