@@ -65,6 +65,7 @@ export async function buildApp(platform: AppPlatform, options: AppOptions = {}):
       transaction: outbox.transaction,
       deps: { emit: outbox.emit, now: () => new Date() },
       tokens: tokenSettings(platform.config.secretKey),
+      sql: platform.database.pool,
       channels: new ChannelDirectory(platform.database.prisma),
     },
   });

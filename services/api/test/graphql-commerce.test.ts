@@ -117,6 +117,10 @@ describe('browsing the storefront', () => {
     expect(await skusOf({ brandId: acme?.id })).toEqual(['BAG-TOTE', 'CAP-BLK', 'CAP-BEIGE']);
     expect(await skusOf({ search: 'CAP' })).toEqual(['CAP-BLK', 'CAP-BEIGE']);
     expect(await skusOf({ search: 'hoodie', brandId: acme?.id })).toEqual([]);
+    // Wildcards in a search are plain characters: "TEE_" and "%" match no SKU or name.
+    expect(await skusOf({ search: 'tee-b' })).toEqual(['TEE-BLK']);
+    expect(await skusOf({ search: 'TEE_' })).toEqual([]);
+    expect(await skusOf({ search: '%' })).toEqual([]);
   });
 
   it('finds one product by id or slug, and hides inactive products and other channels\' products', async () => {

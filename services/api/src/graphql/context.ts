@@ -3,6 +3,7 @@ import type { PrismaClient, RunTransaction } from '@shop/platform';
 import { DomainError, type CustomerPrincipal, type DomainDeps, type Shopper, type StaffPrincipal, type TokenSettings } from '@shop/domain';
 import { identityOf, type RequestIdentity } from '../auth/request-auth.ts';
 import type { ChannelDirectory, KnownChannel } from './channels.ts';
+import type { SqlReader } from './catalog-reads.ts';
 
 /** What resolvers use besides the request: the database, the outbox's transactions and the token settings. */
 export interface ApiServices {
@@ -11,6 +12,8 @@ export interface ApiServices {
   readonly transaction: RunTransaction;
   readonly deps: DomainDeps;
   readonly tokens: TokenSettings;
+  /** The connection pool, for the storefront's catalog reads (catalog-reads.ts). */
+  readonly sql: SqlReader;
   /** Channels by id or code, cached per process (see ChannelDirectory for why that is safe). */
   readonly channels: ChannelDirectory;
 }

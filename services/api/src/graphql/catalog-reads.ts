@@ -1,0 +1,170 @@
+import type { BrandView, CategoryView, ProductView } from './views.ts';
+
+/**
+ * The storefront's catalog reads (listings, a product, and the fields loaded per page) in SQL on
+ * the connection pool, not through Prisma: they are most of the storefront's requests and the
+ * ORM costs several times the database's own work per statement (see "Performance" in
+ * docs/domain.md). Read-only, outside any transaction, as before. Ids come back as text and
+ * become bigints here (pg would give strings), prices as numeric text with two decimals.
+ */
+export interface SqlReader {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+async function rowsOf<R>(sql: SqlReader, text: string, values: unknown[]): Promise<R[]> {
+  return (await sql.query(text, values)).rows as R[];
+}
+
+const ids = (keys: readonly bigint[]): string[] => keys.map(String);
+
+interface ProductRow {
+  id: string;
+  brand_id: string | null;
+  sku: string;
+  name: string;
+  slug: string;
+  description: string;
+  price: string;
+  currency: string;
+  active: boolean;
+}
+
+const PRODUCT_COLUMNS = 'p.id::text, p.brand_id::text, p.sku, p.name, p.slug, p.description, p.price::text, p.currency, p.active';
+/** What a storefront may see: active products sold in the channel ($1). */
+const VISIBLE = 'p.active AND EXISTS (SELECT 1 FROM product_channels pc WHERE pc.product_id = p.id AND pc.channel_id = $1)';
+
+const productView = (row: ProductRow): ProductView => ({
+  id: row.id,
+  key: BigInt(row.id),
+  brandKey: row.brand_id === null ? null : BigInt(row.brand_id),
+  sku: row.sku,
+  name: row.name,
+  slug: row.slug,
+  description: row.description,
+  price: row.price,
+  currency: row.currency,
+  active: row.active,
+});
+
+/** `%`, `_` and `\` match themselves in a search, as in Prisma's `contains`. */
+const likePattern = (text: string): string => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+
+export interface ProductFilter {
+  readonly channelId: bigint;
+  readonly afterId?: bigint;
+  readonly brandId?: bigint;
+  /** Products in any of these categories. */
+  readonly categoryIds?: readonly bigint[];
+  /** In the name or SKU, case-insensitive. */
+  readonly search?: string;
+  readonly limit: number;
+}
+
+/** Visible products by id, with `limit` rows at most: one statement. */
+export async function productPage(sql: SqlReader, filter: ProductFilter): Promise<ProductView[]> {
+  const values: unknown[] = [filter.channelId.toString()];
+  const where = [VISIBLE];
+  const parameter = (value: unknown) => `$${values.push(value)}`;
+  if (filter.afterId !== undefined) where.push(`p.id > ${parameter(filter.afterId.toString())}::bigint`);
+  if (filter.brandId !== undefined) where.push(`p.brand_id = ${parameter(filter.brandId.toString())}::bigint`);
+  if (filter.categoryIds !== undefined) {
+    where.push(`EXISTS (SELECT 1 FROM product_categories c WHERE c.product_id = p.id AND c.category_id = ANY(${parameter(ids(filter.categoryIds))}::bigint[]))`);
+  }
+  if (filter.search !== undefined) {
+    const pattern = parameter(likePattern(filter.search));
+    where.push(`(p.name ILIKE ${pattern} OR p.sku ILIKE ${pattern})`);
+  }
+  const rows = await rowsOf<ProductRow>(sql, `SELECT ${PRODUCT_COLUMNS} FROM products p WHERE ${where.join(' AND ')} ORDER BY p.id LIMIT ${parameter(filter.limit)}`, values);
+  return rows.map(productView);
+}
+
+/** One visible product by id or slug, or null. */
+export async function visibleProduct(sql: SqlReader, channelId: bigint, by: { id: bigint } | { slug: string }): Promise<ProductView | null> {
+  const [row] = await rowsOf<ProductRow>(
+    sql,
+    `SELECT ${PRODUCT_COLUMNS} FROM products p WHERE ${VISIBLE} AND ${'id' in by ? 'p.id = $2::bigint' : 'p.slug = $2'} LIMIT 1`,
+    [channelId.toString(), 'id' in by ? by.id.toString() : by.slug],
+  );
+  return row === undefined ? null : productView(row);
+}
+
+/** Products by id, visible or not (a cart line shows what it holds). */
+export async function productsByIds(sql: SqlReader, keys: readonly bigint[]): Promise<Map<bigint, ProductView>> {
+  const rows = await rowsOf<ProductRow>(sql, `SELECT ${PRODUCT_COLUMNS} FROM products p WHERE p.id = ANY($1::bigint[])`, [ids(keys)]);
+  return new Map(rows.map((row) => [BigInt(row.id), productView(row)]));
+}
+
+export async function brandExists(sql: SqlReader, brandId: bigint): Promise<boolean> {
+  return (await rowsOf(sql, 'SELECT 1 FROM brands WHERE id = $1::bigint', [brandId.toString()])).length > 0;
+}
+
+export async function brandsByIds(sql: SqlReader, keys: readonly bigint[]): Promise<Map<bigint, BrandView>> {
+  const rows = await rowsOf<{ id: string; name: string; slug: string }>(sql, 'SELECT id::text, name, slug FROM brands WHERE id = ANY($1::bigint[])', [ids(keys)]);
+  return new Map(rows.map((row) => [BigInt(row.id), { id: row.id, key: BigInt(row.id), name: row.name, slug: row.slug }]));
+}
+
+interface CategoryRow {
+  id: string;
+  parent_id: string | null;
+  name: string;
+  slug: string;
+  position: number;
+}
+
+const CATEGORY_COLUMNS = 'c.id::text, c.parent_id::text, c.name, c.slug, c.position';
+
+const categoryView = (row: CategoryRow): CategoryView => ({
+  id: row.id,
+  key: BigInt(row.id),
+  parentKey: row.parent_id === null ? null : BigInt(row.parent_id),
+  name: row.name,
+  slug: row.slug,
+  position: row.position,
+});
+
+/** The category and every category below it; empty when it does not exist. */
+export async function categoryAndDescendants(sql: SqlReader, categoryId: bigint): Promise<bigint[]> {
+  const rows = await rowsOf<{ id: string }>(
+    sql,
+    `WITH RECURSIVE tree AS (
+       SELECT id FROM categories WHERE id = $1::bigint
+       UNION
+       SELECT c.id FROM categories c JOIN tree t ON c.parent_id = t.id)
+     SELECT id::text FROM tree`,
+    [categoryId.toString()],
+  );
+  return rows.map((row) => BigInt(row.id));
+}
+
+export async function categoriesByIds(sql: SqlReader, keys: readonly bigint[]): Promise<Map<bigint, CategoryView>> {
+  const rows = await rowsOf<CategoryRow>(sql, `SELECT ${CATEGORY_COLUMNS} FROM categories c WHERE c.id = ANY($1::bigint[])`, [ids(keys)]);
+  return new Map(rows.map((row) => [BigInt(row.id), categoryView(row)]));
+}
+
+/** Each product's categories, primary (lowest position) first: one join. */
+export async function categoriesOfProducts(sql: SqlReader, productKeys: readonly bigint[]): Promise<Map<bigint, CategoryView[]>> {
+  const rows = await rowsOf<CategoryRow & { product_id: string }>(
+    sql,
+    `SELECT pc.product_id::text, ${CATEGORY_COLUMNS}
+       FROM product_categories pc JOIN categories c ON c.id = pc.category_id
+      WHERE pc.product_id = ANY($1::bigint[])
+      ORDER BY pc.position, pc.category_id`,
+    [ids(productKeys)],
+  );
+  const byProduct = new Map<bigint, CategoryView[]>();
+  for (const row of rows) {
+    const key = BigInt(row.product_id);
+    byProduct.set(key, [...(byProduct.get(key) ?? []), categoryView(row)]);
+  }
+  return byProduct;
+}
+
+/** Sellable units (on hand minus reserved, every location) per product. */
+export async function availableUnits(sql: SqlReader, productKeys: readonly bigint[]): Promise<Map<bigint, number>> {
+  const rows = await rowsOf<{ product_id: string; available: number }>(
+    sql,
+    'SELECT product_id::text, (sum(on_hand) - sum(reserved))::int AS available FROM stock_levels WHERE product_id = ANY($1::bigint[]) GROUP BY product_id',
+    [ids(productKeys)],
+  );
+  return new Map(rows.map((row) => [BigInt(row.product_id), row.available]));
+}
