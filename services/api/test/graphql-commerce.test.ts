@@ -147,7 +147,8 @@ describe('browsing the storefront', () => {
     expect((await api.data<{ products: Page }>(PRODUCTS, {}, { 'x-channel-id': createChannel.id })).products.nodes).toEqual([]);
   });
 
-  it('loads brands, categories and stock of a page in one query each, however long the page', async () => {
+  /** The catalog reads sent on the pool (reads outside transactions) while `work` runs. */
+  async function poolStatements(work: () => Promise<void>): Promise<string[]> {
     const pool = api.platform.database.pool;
     const original = pool.query.bind(pool);
     const seen: string[] = [];
@@ -156,23 +157,59 @@ describe('browsing the storefront', () => {
       if (text !== undefined) seen.push(text);
       return (original as (...args: unknown[]) => unknown)(config, ...rest);
     }) as typeof pool.query;
-    const tables = async (first: number) => {
-      seen.length = 0;
-      const { products } = await api.data<{ products: Page }>(PRODUCTS, { first }, WEB);
-      expect(products.nodes).toHaveLength(first);
-      const touching = (table: string) => seen.filter((sql) => sql.includes(`FROM "public"."${table}"`) || new RegExp(`\\bFROM ${table}\\b`).test(sql)).length;
-      return { products: touching('products'), brands: touching('brands'), productCategories: touching('product_categories'), stock: touching('stock_levels') };
-    };
     try {
-      const two = await tables(2);
-      const ten = await tables(10);
-      expect(ten).toEqual(two);
-      expect(ten.brands).toBe(1);
-      expect(ten.productCategories).toBe(1);
-      expect(ten.stock).toBe(1);
+      await work();
     } finally {
       pool.query = original;
     }
+    // The dispatcher's polls share the pool: only what reads the catalog counts.
+    return seen.filter((text) => /\bFROM (products|brands|categories|product_categories|stock_levels)\b/.test(text));
+  }
+
+  it('reads a page with its brands, categories and stock in one statement, however long the page', async () => {
+    const statements = async (first: number) =>
+      poolStatements(async () => {
+        const { products } = await api.data<{ products: Page }>(PRODUCTS, { first }, WEB);
+        expect(products.nodes).toHaveLength(first);
+        expect(products.nodes.slice(0, 2)).toMatchObject([
+          { sku: 'TEE-BLK', brand: { slug: 'northwind' }, categories: [{ slug: 't-shirts' }, { slug: 'apparel' }] },
+          { sku: 'TEE-WHT', brand: { slug: 'northwind' }, categories: [{ slug: 't-shirts' }, { slug: 'apparel' }] },
+        ]);
+        expect(products.nodes[0]?.available).toBeGreaterThan(0);
+      });
+    expect(await statements(2)).toHaveLength(1);
+    expect(await statements(10)).toHaveLength(1);
+    const page = await poolStatements(async () => {
+      const { product } = await api.data<{ product: { categories: { slug: string; parent: { slug: string } | null }[] } }>(
+        '{ product(slug: "hood-gry") { sku brand { slug } available categories { slug parent { slug } } } }',
+        {},
+        WEB,
+      );
+      expect(product.categories).toEqual([{ slug: 'hoodies', parent: { slug: 'apparel' } }, { slug: 'apparel', parent: null }]);
+    });
+    expect(page).toHaveLength(1);
+  });
+
+  it('loads what a cart line shows of its product in one query per field, however many lines', async () => {
+    const { products } = await api.data<{ products: Page }>(PRODUCTS, { first: 6 }, WEB);
+    const cart = await guestCart('s-line-fields', products.nodes.map((node) => [node.id, 1]));
+    const LINES = `query ($id: ID!) { cart(id: $id) { lines { product { sku brand { slug } categories { slug parent { slug } } available } } } }`;
+    const sql = await poolStatements(async () => {
+      const { cart: seen } = await api.data<{ cart: { lines: { product: { sku: string; brand: { slug: string } | null; available: number } }[] } }>(
+        LINES,
+        { id: cart.id },
+        { ...WEB, 'x-session-id': 's-line-fields' },
+      );
+      expect(seen.lines.map((line) => line.product.sku)).toEqual(products.nodes.map((node) => node.sku));
+      expect(seen.lines.map((line) => line.product.brand?.slug)).toEqual(products.nodes.map((node) => node.brand?.slug));
+    });
+    const touching = (table: string) => sql.filter((text) => new RegExp(`\\bFROM ${table}\\b`).test(text)).length;
+    expect({ products: touching('products'), brands: touching('brands'), categories: touching('product_categories'), stock: touching('stock_levels') }).toEqual({
+      products: 1,
+      brands: 1,
+      categories: 1,
+      stock: 1,
+    });
   });
 });
 

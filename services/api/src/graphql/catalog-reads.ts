@@ -30,6 +30,58 @@ interface ProductRow {
 }
 
 const PRODUCT_COLUMNS = 'p.id::text, p.brand_id::text, p.sku, p.name, p.slug, p.description, p.price::text, p.currency, p.active';
+
+/**
+ * What a storefront shows with each product, in the product's own row: its brand, its categories
+ * (primary first, each with its parent) and its sellable units. A listing or a product page is then
+ * one statement instead of one per field; the field loaders use these and query only for products
+ * read without them.
+ */
+const RELATED_COLUMNS = `
+  (SELECT json_build_object('id', b.id::text, 'name', b.name, 'slug', b.slug) FROM brands b WHERE b.id = p.brand_id) AS brand,
+  (SELECT coalesce(json_agg(json_build_object(
+            'id', c.id::text, 'parent_id', c.parent_id::text, 'name', c.name, 'slug', c.slug, 'position', c.position,
+            'parent', (SELECT json_build_object('id', up.id::text, 'parent_id', up.parent_id::text, 'name', up.name, 'slug', up.slug, 'position', up.position)
+                         FROM categories up WHERE up.id = c.parent_id))
+          ORDER BY pc.position, pc.category_id), '[]')
+     FROM product_categories pc JOIN categories c ON c.id = pc.category_id WHERE pc.product_id = p.id) AS categories,
+  (SELECT coalesce(sum(s.on_hand - s.reserved), 0)::int FROM stock_levels s WHERE s.product_id = p.id) AS available`;
+
+/** A category with its parent when it was read along (StorefrontProduct), else the parent loader reads it. */
+export interface StorefrontCategory extends CategoryView {
+  readonly preloadedParent?: CategoryView | null;
+}
+
+export interface StorefrontProduct extends ProductView {
+  readonly preloaded?: { readonly brand: BrandView | null; readonly categories: readonly StorefrontCategory[]; readonly available: number };
+}
+
+interface CategoryJson {
+  id: string;
+  parent_id: string | null;
+  name: string;
+  slug: string;
+  position: number;
+  parent?: CategoryJson | null;
+}
+
+interface RelatedRow {
+  brand: { id: string; name: string; slug: string } | null;
+  categories: CategoryJson[];
+  available: number;
+}
+
+const storefrontProduct = (row: ProductRow & RelatedRow): StorefrontProduct => ({
+  ...productView(row),
+  preloaded: {
+    brand: row.brand === null ? null : { id: row.brand.id, key: BigInt(row.brand.id), name: row.brand.name, slug: row.brand.slug },
+    categories: row.categories.map((category) => ({
+      ...categoryView(category),
+      preloadedParent: category.parent == null ? null : categoryView(category.parent),
+    })),
+    available: row.available,
+  },
+});
 /** What a storefront may see: active products sold in the channel ($1). */
 const VISIBLE = 'p.active AND EXISTS (SELECT 1 FROM product_channels pc WHERE pc.product_id = p.id AND pc.channel_id = $1)';
 
@@ -61,7 +113,7 @@ export interface ProductFilter {
 }
 
 /** Visible products by id, with `limit` rows at most: one statement. */
-export async function productPage(sql: SqlReader, filter: ProductFilter): Promise<ProductView[]> {
+export async function productPage(sql: SqlReader, filter: ProductFilter): Promise<StorefrontProduct[]> {
   const values: unknown[] = [filter.channelId.toString()];
   const where = [VISIBLE];
   const parameter = (value: unknown) => `$${values.push(value)}`;
@@ -74,18 +126,22 @@ export async function productPage(sql: SqlReader, filter: ProductFilter): Promis
     const pattern = parameter(likePattern(filter.search));
     where.push(`(p.name ILIKE ${pattern} OR p.sku ILIKE ${pattern})`);
   }
-  const rows = await rowsOf<ProductRow>(sql, `SELECT ${PRODUCT_COLUMNS} FROM products p WHERE ${where.join(' AND ')} ORDER BY p.id LIMIT ${parameter(filter.limit)}`, values);
-  return rows.map(productView);
+  const rows = await rowsOf<ProductRow & RelatedRow>(
+    sql,
+    `SELECT ${PRODUCT_COLUMNS}, ${RELATED_COLUMNS} FROM products p WHERE ${where.join(' AND ')} ORDER BY p.id LIMIT ${parameter(filter.limit)}`,
+    values,
+  );
+  return rows.map(storefrontProduct);
 }
 
 /** One visible product by id or slug, or null. */
-export async function visibleProduct(sql: SqlReader, channelId: bigint, by: { id: bigint } | { slug: string }): Promise<ProductView | null> {
-  const [row] = await rowsOf<ProductRow>(
+export async function visibleProduct(sql: SqlReader, channelId: bigint, by: { id: bigint } | { slug: string }): Promise<StorefrontProduct | null> {
+  const [row] = await rowsOf<ProductRow & RelatedRow>(
     sql,
-    `SELECT ${PRODUCT_COLUMNS} FROM products p WHERE ${VISIBLE} AND ${'id' in by ? 'p.id = $2::bigint' : 'p.slug = $2'} LIMIT 1`,
+    `SELECT ${PRODUCT_COLUMNS}, ${RELATED_COLUMNS} FROM products p WHERE ${VISIBLE} AND ${'id' in by ? 'p.id = $2::bigint' : 'p.slug = $2'} LIMIT 1`,
     [channelId.toString(), 'id' in by ? by.id.toString() : by.slug],
   );
-  return row === undefined ? null : productView(row);
+  return row === undefined ? null : storefrontProduct(row);
 }
 
 /** Products by id, visible or not (a cart line shows what it holds). */

@@ -2,7 +2,7 @@ import type { IResolvers, MercuriusLoaders } from 'mercurius';
 import type { Prisma } from '@shop/platform';
 import { DomainError } from '@shop/domain';
 import { decodeCursor, pageOf, pageSize, parseOptionalId } from '../ids.ts';
-import { brandView, categoryView, channelView, type CartLineView, type CategoryView, type ProductView } from '../views.ts';
+import { brandView, categoryView, channelView, type BrandView, type CartLineView, type CategoryView } from '../views.ts';
 import {
   availableUnits,
   brandExists,
@@ -13,6 +13,8 @@ import {
   productPage,
   productsByIds,
   visibleProduct,
+  type StorefrontCategory,
+  type StorefrontProduct,
 } from '../catalog-reads.ts';
 import { notFound, optionalArgument, type Context } from './common.ts';
 
@@ -83,17 +85,20 @@ const unique = (ids: readonly (bigint | null)[]): bigint[] => [...new Set(ids.fi
  */
 export const catalogLoaders: MercuriusLoaders = {
   Product: {
-    async brand(queries: Query<ProductView>[], context: Context) {
-      const byId = await brandsByIds(context.shop.services.sql, unique(queries.map((q) => q.obj.brandKey)));
-      return queries.map(({ obj }) => (obj.brandKey === null ? null : (byId.get(obj.brandKey) ?? null)));
+    async brand(queries: Query<StorefrontProduct>[], context: Context) {
+      const unread = queries.filter(({ obj }) => obj.preloaded === undefined).map(({ obj }) => obj.brandKey);
+      const byId = unread.length === 0 ? new Map<bigint, BrandView>() : await brandsByIds(context.shop.services.sql, unique(unread));
+      return queries.map(({ obj }) => obj.preloaded?.brand ?? (obj.brandKey === null ? null : (byId.get(obj.brandKey) ?? null)));
     },
-    async categories(queries: Query<ProductView>[], context: Context) {
-      const byProduct = await categoriesOfProducts(context.shop.services.sql, unique(queries.map((q) => q.obj.key)));
-      return queries.map(({ obj }) => byProduct.get(obj.key) ?? []);
+    async categories(queries: Query<StorefrontProduct>[], context: Context) {
+      const unread = queries.filter(({ obj }) => obj.preloaded === undefined).map(({ obj }) => obj.key);
+      const byProduct = unread.length === 0 ? new Map<bigint, CategoryView[]>() : await categoriesOfProducts(context.shop.services.sql, unique(unread));
+      return queries.map(({ obj }) => obj.preloaded?.categories ?? byProduct.get(obj.key) ?? []);
     },
-    async available(queries: Query<ProductView>[], context: Context) {
-      const byProduct = await availableUnits(context.shop.services.sql, unique(queries.map((q) => q.obj.key)));
-      return queries.map(({ obj }) => byProduct.get(obj.key) ?? 0);
+    async available(queries: Query<StorefrontProduct>[], context: Context) {
+      const unread = queries.filter(({ obj }) => obj.preloaded === undefined).map(({ obj }) => obj.key);
+      const byProduct = unread.length === 0 ? new Map<bigint, number>() : await availableUnits(context.shop.services.sql, unique(unread));
+      return queries.map(({ obj }) => obj.preloaded?.available ?? byProduct.get(obj.key) ?? 0);
     },
   },
   Category: {
@@ -106,9 +111,10 @@ export const catalogLoaders: MercuriusLoaders = {
       for (const row of rows) if (row.parentId !== null) byParent.set(row.parentId, [...(byParent.get(row.parentId) ?? []), categoryView(row)]);
       return queries.map(({ obj }) => byParent.get(obj.key) ?? []);
     },
-    async parent(queries: Query<CategoryView>[], context: Context) {
-      const byId = await categoriesByIds(context.shop.services.sql, unique(queries.map((q) => q.obj.parentKey)));
-      return queries.map(({ obj }) => (obj.parentKey === null ? null : (byId.get(obj.parentKey) ?? null)));
+    async parent(queries: Query<StorefrontCategory>[], context: Context) {
+      const unread = queries.filter(({ obj }) => obj.preloadedParent === undefined).map(({ obj }) => obj.parentKey);
+      const byId = unread.length === 0 ? new Map<bigint, CategoryView>() : await categoriesByIds(context.shop.services.sql, unique(unread));
+      return queries.map(({ obj }) => (obj.preloadedParent !== undefined ? obj.preloadedParent : obj.parentKey === null ? null : (byId.get(obj.parentKey) ?? null)));
     },
   },
   CartLine: {
