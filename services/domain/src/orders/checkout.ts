@@ -1,10 +1,11 @@
+import type { Order, OrderLine } from '@shop/platform';
 import { DomainError } from '../errors/domain-error.ts';
 import { idString, optionalId, type DomainDeps, type Shopper, type Tx } from '../context.ts';
 import { activeCartOf, checkoutTotals, type ActiveCart } from '../carts/carts.ts';
 import type { SellableProduct } from '../catalog/sellable-products.ts';
 import { reserveStock } from '../inventory/stock.ts';
 import { checkoutSettings } from '../settings/checkout-settings.ts';
-import { money, sum } from '../money.ts';
+import { money, sum, type Money } from '../money.ts';
 import { validAddress, type Address } from './address.ts';
 import { orderPlaced, type OrderWithLines } from './order-events.ts';
 import { trippedFraudRules } from './fraud-rules.ts';
@@ -44,6 +45,112 @@ async function cartLinesWithProducts(tx: Tx, cart: ActiveCart): Promise<{ produc
   }));
 }
 
+interface NewOrder {
+  readonly cart: ActiveCart;
+  readonly email: string;
+  readonly status: 'PENDING_PAYMENT' | 'AWAITING_APPROVAL';
+  readonly subtotal: Money;
+  readonly tax: Money;
+  readonly shipping: Money;
+  readonly total: Money;
+  readonly billingAddress: Address;
+  readonly shippingAddress: Address;
+  readonly placedAt: Date;
+}
+
+/**
+ * The order in one statement that also marks the cart CONVERTED: its id drawn in the same INSERT,
+ * so the number (SO-<year>-<id, at least 6 digits>) is derived from it there.
+ */
+async function insertOrder(tx: Tx, input: NewOrder): Promise<Order> {
+  const { cart } = input;
+  const [row] = await tx.$queryRaw<{ id: bigint; number: string; createdAt: Date; updatedAt: Date }[]>`
+    WITH converted AS (
+      UPDATE carts SET status = 'CONVERTED', updated_at = now() WHERE id = ${cart.id}),
+    next AS (SELECT nextval(pg_get_serial_sequence('orders', 'id')) AS id)
+    INSERT INTO orders (id, number, channel_id, cart_id, customer_id, session_id, email, status, currency,
+                        subtotal, tax, shipping, discount, total, billing_address, shipping_address, placed_at, updated_at)
+    SELECT next.id, 'SO-' || ${String(input.placedAt.getUTCFullYear())}::text || '-' || lpad(next.id::text, greatest(6, length(next.id::text)), '0'),
+           ${cart.channelId}::bigint, ${cart.id}::bigint, ${cart.customerId}::bigint, ${cart.sessionId}::text, ${input.email}::text,
+           ${input.status}::order_status, ${cart.currency}::text, ${input.subtotal.toFixed(2)}::numeric, ${input.tax.toFixed(2)}::numeric,
+           ${input.shipping.toFixed(2)}::numeric, 0, ${input.total.toFixed(2)}::numeric,
+           ${JSON.stringify(input.billingAddress)}::jsonb, ${JSON.stringify(input.shippingAddress)}::jsonb, ${input.placedAt}::timestamptz, now()
+      FROM next
+    RETURNING id, number, created_at AS "createdAt", updated_at AS "updatedAt"`;
+  if (row === undefined) throw new Error('the order INSERT returned no row');
+  return {
+    id: row.id,
+    number: row.number,
+    channelId: cart.channelId,
+    cartId: cart.id,
+    customerId: cart.customerId,
+    sessionId: cart.sessionId,
+    email: input.email,
+    status: input.status,
+    currency: cart.currency,
+    subtotal: input.subtotal,
+    tax: input.tax,
+    shipping: input.shipping,
+    discount: money(0),
+    total: input.total,
+    billingAddress: { ...input.billingAddress },
+    shippingAddress: { ...input.shippingAddress },
+    placedAt: input.placedAt,
+    paidAt: null,
+    fulfilledAt: null,
+    completedAt: null,
+    cancelledAt: null,
+    cancelReason: null,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+/** The order's lines, a snapshot of each product, in one INSERT … RETURNING; in cart order (by id). */
+async function insertOrderLines(tx: Tx, orderId: bigint, lines: readonly { product: SellableProduct; quantity: number; lineTotal: Money }[]): Promise<OrderLine[]> {
+  // Ids as strings: JSON numbers lose bigints above 2^53.
+  const rows = lines.map(({ product, quantity, lineTotal }, position) => ({
+    position,
+    product_id: product.id.toString(),
+    sku: product.sku,
+    product_name: product.name,
+    category_ids: product.categoryIds.map(String),
+    brand_id: product.brandId?.toString() ?? null,
+    unit_price: product.price.toFixed(2),
+    quantity,
+    line_total: lineTotal.toFixed(2),
+  }));
+  const inserted = await tx.$queryRaw<{ id: bigint; productId: bigint; createdAt: Date; updatedAt: Date }[]>`
+    INSERT INTO order_lines (order_id, product_id, sku, product_name, category_ids, category_id, brand_id, unit_price, quantity, line_total, updated_at)
+    SELECT ${orderId}::bigint, l.product_id, l.sku, l.product_name, l.category_ids, l.category_ids[1], l.brand_id, l.unit_price, l.quantity, l.line_total, now()
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+           AS l(position int, product_id bigint, sku text, product_name text, category_ids bigint[], brand_id bigint, unit_price numeric, quantity int, line_total numeric)
+     ORDER BY l.position
+    RETURNING id, product_id AS "productId", created_at AS "createdAt", updated_at AS "updatedAt"`;
+  const byProduct = new Map(inserted.map((row) => [row.productId, row]));
+  return lines
+    .map(({ product, quantity, lineTotal }): OrderLine => {
+      const row = byProduct.get(product.id);
+      if (row === undefined) throw new Error(`the order line of product ${product.id} was not written`);
+      return {
+        id: row.id,
+        orderId,
+        productId: product.id,
+        sku: product.sku,
+        productName: product.name,
+        categoryIds: [...product.categoryIds],
+        categoryId: product.categoryIds[0] ?? null,
+        brandId: product.brandId,
+        unitPrice: product.price,
+        quantity,
+        lineTotal,
+        createdAt: row.createdAt,
+        updatedAt: row.updatedAt,
+      };
+    })
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
 /**
  * Turns the shopper's cart into an order at today's prices and holds its stock. A business
  * customer's order waits in AWAITING_APPROVAL (when the setting says so), any other in
@@ -69,49 +176,20 @@ export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInpu
   const awaitsApproval = customer?.isBusiness === true && settings.businessOrdersNeedApproval;
   const status = awaitsApproval ? 'AWAITING_APPROVAL' : 'PENDING_PAYMENT';
 
-  // The id first, so the human-facing number can be derived from it in the same insert.
-  const [next] = await tx.$queryRaw<{ id: bigint }[]>`SELECT nextval(pg_get_serial_sequence('orders', 'id')) AS id`;
-  if (next === undefined) throw new Error('nextval returned no row');
-  const id = next.id;
-  const placed = await tx.order.create({
-    data: {
-      id,
-      number: `SO-${now.getUTCFullYear()}-${id.toString().padStart(6, '0')}`,
-      channelId: cart.channelId,
-      cartId: cart.id,
-      customerId: cart.customerId,
-      sessionId: cart.sessionId,
-      email,
-      status,
-      currency: cart.currency,
-      subtotal,
-      tax,
-      shipping: shippingCost,
-      discount: money(0),
-      total,
-      billingAddress: { ...billing },
-      shippingAddress: { ...shipping },
-      placedAt: now,
-    },
+  const placed = await insertOrder(tx, {
+    cart,
+    email,
+    status,
+    subtotal,
+    tax,
+    shipping: shippingCost,
+    total,
+    billingAddress: billing,
+    shippingAddress: shipping,
+    placedAt: now,
   });
-  // The lines in one INSERT … RETURNING (a nested create would read the order and its lines back).
-  const orderLines = await tx.orderLine.createManyAndReturn({
-    data: lines.map(({ product, quantity, lineTotal }) => ({
-      orderId: placed.id,
-      productId: product.id,
-      sku: product.sku,
-      productName: product.name,
-      categoryIds: [...product.categoryIds],
-      categoryId: product.categoryIds[0] ?? null,
-      brandId: product.brandId,
-      unitPrice: product.price,
-      quantity,
-      lineTotal,
-    })),
-  });
-  const order: OrderWithLines = { ...placed, lines: orderLines.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) };
+  const order: OrderWithLines = { ...placed, lines: await insertOrderLines(tx, placed.id, lines) };
 
-  await tx.cart.update({ where: { id: cart.id }, data: { status: 'CONVERTED' }, select: { id: true } });
   // The holds last: their stock rows stay locked until commit, and other orders for the same products wait on them.
   const holdFor = awaitsApproval ? settings.approvalWindowHours * HOUR_MS : settings.paymentWindowMinutes * 60 * 1000;
   await reserveStock(
