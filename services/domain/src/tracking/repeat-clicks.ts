@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Cache } from '@shop/platform';
 import type { SqlClient, TrackedEntityType } from './tracking-events.ts';
 
@@ -21,6 +21,15 @@ export interface RepeatClicksOptions {
 
 const DEFAULT_REMEMBER_SECONDS = 24 * 60 * 60;
 
+/** The cache's part of is_repeat: `repeat` when a key was taken, else `checkEarlierClick` for the database. */
+export interface CacheDecision {
+  readonly repeat: boolean;
+  readonly checkEarlierClick: boolean;
+}
+
+const REPEAT: CacheDecision = { repeat: true, checkEarlierClick: false };
+const CHECK_EARLIER_CLICK: CacheDecision = { repeat: false, checkEarlierClick: true };
+
 const EARLIER_CLICK_SQL = `
   SELECT EXISTS (SELECT 1 FROM tracking_events
                   WHERE event_type = 'click' AND entity_type = $1 AND entity_id = $2
@@ -28,7 +37,7 @@ const EARLIER_CLICK_SQL = `
 
 /** A short, fixed-length key: session ids run to 255 characters and the cache holds one key per first click. */
 function keyOf(kind: 's' | 'u', who: string, click: Click): string {
-  const digest = createHash('sha256').update(`${click.entityType}\u0000${click.entityId}\u0000${kind}\u0000${who}`).digest('base64url');
+  const digest = hash('sha256', `${click.entityType}\u0000${click.entityId}\u0000${kind}\u0000${who}`, 'base64url');
   return `tracking:click:${digest.slice(0, 24)}`;
 }
 
@@ -41,19 +50,21 @@ function keyOf(kind: 's' | 'u', who: string, click: Click): string {
  * find a key taken and are repeats, even while the first is still in the api's write buffer. A click
  * that stored its keys is then checked against tracking_events, because the cache may have forgotten
  * an older click (restart, eviction, the key's expiry): the database is the lasting record, the cache
- * the fast and race-free one. POST /track asks only the cache ({@link RepeatClicks.fromCache}) and
- * leaves the database check to the batch INSERT, so no request waits for PostgreSQL.
+ * the fast and race-free one. POST /track asks only the cache and leaves the database check to the
+ * batch INSERT, so no request waits for PostgreSQL: it sets a click's keys ({@link RepeatClicks.keysOf})
+ * in the same cache round trip as its rate-limit charge and passes the answers to {@link RepeatClicks.decide}.
  */
 export class RepeatClicks {
   readonly #cache: Cache;
   readonly #db: SqlClient;
-  readonly #rememberSeconds: number;
+  /** How long a key stays in the cache. */
+  readonly rememberSeconds: number;
   readonly #onCacheError: (error: unknown) => void;
 
   constructor(options: RepeatClicksOptions) {
     this.#cache = options.cache;
     this.#db = options.db;
-    this.#rememberSeconds = options.rememberSeconds ?? DEFAULT_REMEMBER_SECONDS;
+    this.rememberSeconds = options.rememberSeconds ?? DEFAULT_REMEMBER_SECONDS;
     this.#onCacheError = options.onCacheError ?? (() => {});
   }
 
@@ -67,17 +78,37 @@ export class RepeatClicks {
    * otherwise `checkEarlierClick` (always, as the cache may have forgotten or failed), for the caller to
    * check tracking_events itself, e.g. in the batch INSERT (insertTrackingEvents' checkEarlierClick).
    */
-  async fromCache(click: Click): Promise<{ readonly repeat: boolean; readonly checkEarlierClick: boolean }> {
-    const keys = [keyOf('s', click.sessionId, click)];
-    if (click.userId !== null) keys.push(keyOf('u', click.userId.toString(), click));
+  async fromCache(click: Click): Promise<CacheDecision> {
+    const keys = this.keysOf(click);
     try {
       // Every key is set, even when one is already taken, so the session and the user are both remembered.
-      const stored = await Promise.all(keys.map((key) => this.#cache.setIfAbsent(key, '1', this.#rememberSeconds)));
-      if (stored.includes(false)) return { repeat: true, checkEarlierClick: false };
+      return this.decide(await Promise.all(keys.map((key) => this.#cache.setIfAbsent(key, '1', this.rememberSeconds))));
     } catch (error) {
-      this.#onCacheError(error);
+      return this.cacheFailed(error);
     }
-    return { repeat: false, checkEarlierClick: true };
+  }
+
+  /**
+   * The keys a click sets, each with set-if-absent and a time to live of {@link rememberSeconds}: one for
+   * (entity, session) and, when signed in, one for (entity, user). For a caller that sets them itself,
+   * e.g. in the same cache round trip as other work, and then passes what each set answered to
+   * {@link decide}, or the error to {@link cacheFailed}.
+   */
+  keysOf(click: Click): string[] {
+    const keys = [keyOf('s', click.sessionId, click)];
+    if (click.userId !== null) keys.push(keyOf('u', click.userId.toString(), click));
+    return keys;
+  }
+
+  /** The decision from what setting each of a click's keys answered (true: this call stored it). */
+  decide(stored: readonly boolean[]): CacheDecision {
+    return stored.includes(false) ? REPEAT : CHECK_EARLIER_CLICK;
+  }
+
+  /** The decision when the cache failed: the database alone decides, and onCacheError is told. */
+  cacheFailed(error: unknown): CacheDecision {
+    this.#onCacheError(error);
+    return CHECK_EARLIER_CLICK;
   }
 
   async #clickedBefore(click: Click): Promise<boolean> {
