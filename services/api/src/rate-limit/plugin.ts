@@ -10,7 +10,7 @@ export interface PolicyCharge {
 }
 
 export interface RateLimitOptions {
-  readonly limiter: Pick<RateLimiter, 'take'>;
+  readonly limiter: Pick<RateLimiter, 'take' | 'policy'>;
   /** The policy key of a request, from its method and URL (onRequest: the body is not read yet); undefined: not limited. */
   readonly policyFor: (request: FastifyRequest) => string | undefined;
   /** More charges once the body is parsed (preHandler), e.g. graphqlMutationCharges for GraphQL mutations. */
@@ -22,6 +22,32 @@ export interface RateLimitOptions {
 }
 
 const RATE_LIMITED = 'RATE_LIMITED';
+
+/**
+ * For a route that charges its own rate limit (route option `config: { rateLimit: 'in handler' }`), e.g.
+ * POST /track, which spends its token in the same cache round trip as its clicks' repeat keys
+ * (ChargeAndClaim). The onRequest hook leaves such a route alone.
+ */
+export interface RouteRateLimits {
+  readonly limiter: Pick<RateLimiter, 'take' | 'policy'>;
+  /** The policy the request spends, as onRequest would have picked it; undefined: not limited. */
+  policyOf(request: FastifyRequest): string | undefined;
+  /** Who pays: the caller resolver of the plugin. */
+  callerOf(request: FastifyRequest): string;
+  /** Adds the decision's RateLimit headers; when it refused, answers 429 and returns true (the reply is sent). */
+  apply(request: FastifyRequest, reply: FastifyReply, decision: RateLimitDecision | undefined): boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** 'in handler': the onRequest hook does not charge this route; its handler does, through app.rateLimits. */
+    rateLimit?: 'in handler';
+  }
+  interface FastifyInstance {
+    /** Set by rateLimit(): what a route that charges in its handler needs. */
+    readonly rateLimits?: RouteRateLimits;
+  }
+}
 
 function appendHeader(reply: FastifyReply, name: string, item: string): void {
   const existing = reply.getHeader(name);
@@ -48,20 +74,28 @@ export function rateLimit(app: FastifyInstance, options: RateLimitOptions): void
     return reply.send(isGraphql ? { errors: [{ message, extensions: { code: RATE_LIMITED } }] } : { error: { code: RATE_LIMITED, message } });
   };
 
+  /** Headers of a decision; true when it refused and the 429 was sent. */
+  const apply = (request: FastifyRequest, reply: FastifyReply, decision: RateLimitDecision | undefined): boolean => {
+    if (decision === undefined) return false;
+    appendHeader(reply, 'ratelimit-policy', rateLimitPolicyItem(decision.policy));
+    if (decision.result !== 'fail_open') appendHeader(reply, 'ratelimit', rateLimitItem(decision as Required<RateLimitDecision>));
+    if (decision.allowed) return false;
+    refuse(request, reply, decision);
+    return true;
+  };
+
   const charge = async (request: FastifyRequest, reply: FastifyReply, charges: readonly PolicyCharge[]) => {
     if (charges.length === 0) return undefined;
     const caller = callerOf(request);
     for (const { policy, cost } of charges) {
-      const decision = await options.limiter.take(policy, caller, cost);
-      if (decision === undefined) continue;
-      appendHeader(reply, 'ratelimit-policy', rateLimitPolicyItem(decision.policy));
-      if (decision.result !== 'fail_open') appendHeader(reply, 'ratelimit', rateLimitItem(decision as Required<RateLimitDecision>));
-      if (!decision.allowed) return refuse(request, reply, decision);
+      if (apply(request, reply, await options.limiter.take(policy, caller, cost))) return reply;
     }
     return undefined;
   };
 
+  app.decorate<RouteRateLimits>('rateLimits', { limiter: options.limiter, policyOf: options.policyFor, callerOf, apply });
   app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.config.rateLimit === 'in handler') return undefined;
     const policy = options.policyFor(request);
     if (policy !== undefined) return charge(request, reply, [{ policy, cost: 1 }]);
   });

@@ -1,10 +1,12 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Platform } from '@shop/platform';
 import { RepeatClicks, insertTrackingEvents, tokenSettings, type TrackingEventRecord } from '@shop/domain';
 import { ClientAddress } from '../http/client-address.ts';
+import { ChargeAndClaim, type Claims } from '../rate-limit/charge-and-claim.ts';
+import type { RouteRateLimits } from '../rate-limit/plugin.ts';
 import { EventBuffer, type EventBufferSettings } from './event-buffer.ts';
 import { restFieldName } from './track-body.ts';
-import { countOf, Tracker, type TrackOutcome } from './tracker.ts';
+import { countOf, Tracker, type Charge, type Charged, type ChargedTrackOutcome } from './tracker.ts';
 import { trackingMetrics, type RejectReason } from './tracking-metrics.ts';
 
 export type TrackingPlatform = Pick<Platform, 'config' | 'logger' | 'metrics' | 'database' | 'cache'>;
@@ -37,9 +39,10 @@ function isRefusal(error: unknown): boolean {
   return typeof code === 'string' && /^2[23]/.test(code);
 }
 
-/** A tracker's answer in the REST shape: 202 `{accepted}`, or 400/503 `{error: {code, message}}`. */
-function answer(reply: FastifyReply, outcome: TrackOutcome): FastifyReply {
+/** A tracker's answer in the REST shape: 202 `{accepted}`, or 400/503 `{error: {code, message}}` (a 429 is sent already). */
+function answer(reply: FastifyReply, outcome: ChargedTrackOutcome): FastifyReply {
   if (outcome.ok) return reply.code(202).send({ accepted: outcome.accepted });
+  if (outcome.status === 429) return reply;
   if (outcome.status === 503) {
     reply.header('retry-after', String(outcome.retryAfterSeconds));
     return reply.code(503).send({ error: { code: 'UNAVAILABLE', message: outcome.message } });
@@ -88,16 +91,39 @@ export function trackingRoutes(app: FastifyInstance, platform: TrackingPlatform,
   app.addHook('onClose', async () => {
     await buffer.close();
   });
+
+  // POST /track spends its rate limit in the handler, with its clicks' repeat keys in the same cache round
+  // trip, when the app limits rates (rateLimit() registered: app.rateLimits); otherwise it is not limited.
+  let charging: { readonly limits: RouteRateLimits; readonly store: ChargeAndClaim } | undefined;
+  const chargeFor = (request: FastifyRequest, reply: FastifyReply): Charge | undefined => {
+    const limits = app.rateLimits;
+    if (limits === undefined) return undefined;
+    if (charging?.limits !== limits) charging = { limits, store: new ChargeAndClaim({ limiter: limits.limiter, cache: platform.cache, metrics: platform.metrics, logger }) };
+    const { store } = charging;
+    return async (claims: Claims): Promise<Charged> => {
+      const charged = await store.take(limits.policyOf(request), limits.callerOf(request), 1, claims);
+      if (limits.apply(request, reply, charged.decision)) return { allowed: false, claimed: [] };
+      return { allowed: true, claimed: charged.claimed, ...(charged.cacheError === undefined ? {} : { cacheError: charged.cacheError }) };
+    };
+  };
+
   app.register(async (scope) => {
     // navigator.sendBeacon sends text/plain to stay clear of CORS preflights: read it as JSON too.
     scope.removeContentTypeParser('text/plain');
     scope.addContentTypeParser('text/plain', { parseAs: 'string' }, scope.getDefaultJsonParser('error', 'error'));
-    scope.addHook('onError', async (request, _reply, error: FastifyError) => {
-      const reason: RejectReason = error.statusCode === 413 ? 'body_too_large' : error.statusCode === 415 ? 'unsupported_media_type' : 'invalid_body';
-      if (error.statusCode !== undefined && error.statusCode < 500) tracker.rejected(reason, countOf(request.body));
+    // A body refused before the handler (unparseable, too large, wrong type) spends the rate limit too, and a
+    // caller over it gets 429 instead; then the app's error handler answers.
+    scope.setErrorHandler(async (error: FastifyError, request, reply) => {
+      if (error.statusCode !== undefined && error.statusCode < 500) {
+        const charge = chargeFor(request, reply);
+        if (charge !== undefined && !(await charge({ keys: [], ttlSeconds: 0 })).allowed) return reply;
+        const reason: RejectReason = error.statusCode === 413 ? 'body_too_large' : error.statusCode === 415 ? 'unsupported_media_type' : 'invalid_body';
+        tracker.rejected(reason, countOf(request.body));
+      }
+      throw error;
     });
     // No schema: the tracker validates (parseBeacons), the same way for the GraphQL track mutation.
-    scope.post('/track', { bodyLimit: BODY_LIMIT_BYTES }, async (request, reply) => {
+    scope.post('/track', { bodyLimit: BODY_LIMIT_BYTES, config: { rateLimit: 'in handler' } }, async (request, reply) => {
       const { headers } = request;
       const source = {
         sessionId: headers['x-session-id'],
@@ -106,7 +132,7 @@ export function trackingRoutes(app: FastifyInstance, platform: TrackingPlatform,
         userAgent: headers['user-agent'],
         remoteAddress: request.socket.remoteAddress,
       };
-      return answer(reply, await tracker.track(source, request.body));
+      return answer(reply, await tracker.track(source, request.body, chargeFor(request, reply)));
     });
   });
   return { buffer, tracker };
