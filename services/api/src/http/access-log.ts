@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 
 /**
  * Probe and scrape routes (called every few seconds by machines) and beacons (one per impression)
@@ -6,10 +6,21 @@ import type { FastifyInstance } from 'fastify';
  */
 const QUIET_ROUTES = new Set(['/health', '/ready', '/metrics', '/track']);
 
-/** One line per request, at INFO, once the response is sent. */
+/** Whether a line at `level` would be written (pino loggers say; any other logger is asked to write). */
+const enabled = (log: FastifyBaseLogger, level: 'info' | 'debug'): boolean =>
+  (log as Partial<{ isLevelEnabled(level: string): boolean }>).isLevelEnabled?.(level) ?? true;
+
+/**
+ * One line per request, at INFO, once the response is sent. Nothing is computed for a line the
+ * level would drop (a beacon at INFO, anything at WARNING or ERROR).
+ */
 export function logEveryRequest(app: FastifyInstance): void {
   app.addHook('onResponse', (request, reply, done) => {
+    const log = request.log;
+    if (!enabled(log, 'info')) return done();
     const route = request.routeOptions.url;
+    const quiet = route !== undefined && QUIET_ROUTES.has(route) && reply.statusCode < 500;
+    if (quiet && !enabled(log, 'debug')) return done();
     const fields = {
       method: request.method,
       url: request.url,
@@ -18,8 +29,8 @@ export function logEveryRequest(app: FastifyInstance): void {
       duration_ms: Math.round(reply.elapsedTime * 100) / 100,
       remote_address: request.ip,
     };
-    if (route !== undefined && QUIET_ROUTES.has(route) && reply.statusCode < 500) request.log.debug(fields, 'request completed');
-    else request.log.info(fields, 'request completed');
+    if (quiet) log.debug(fields, 'request completed');
+    else log.info(fields, 'request completed');
     done();
   });
 }

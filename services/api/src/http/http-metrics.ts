@@ -39,46 +39,65 @@ function httpMetrics(registry: Registry) {
   };
 }
 
+type ByStatus = 'method' | 'route' | 'status';
+
+/** The labelled children of one method and route: resolved once, then reused by every request of it. */
+interface RouteMetrics {
+  readonly inProgress: Gauge.Internal<'method' | 'route'>;
+  readonly byStatus: Map<number, { requests: Counter.Internal; duration: Histogram.Internal<ByStatus>; size: Histogram.Internal<ByStatus> }>;
+  readonly method: string;
+  readonly route: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The http_* children of the request's method and route, from onRequest to onResponse. */
+    httpMetrics: RouteMetrics | null;
+  }
+}
+
 /**
  * The four http_* metrics of the spec, labelled by method, route pattern and status code. The
  * labelled children are cached per label set: resolving labels on every request is the costliest
  * part of recording them, and the set is small (routes are patterns, unknown paths share one label).
+ * The route is looked up once per request (request.routeOptions builds a new object at every read).
  */
 export function measureHttp(app: FastifyInstance, registry: Registry): void {
   const metrics = httpMetrics(registry);
-  const inProgressBy = new Map<string, Gauge.Internal<'method' | 'route'>>();
-  type ByStatus = 'method' | 'route' | 'status';
-  const completedBy = new Map<string, { requests: Counter.Internal; duration: Histogram.Internal<ByStatus>; size: Histogram.Internal<ByStatus> }>();
+  const byRoute = new Map<string, RouteMetrics>();
 
-  const inProgress = (method: string, route: string) => {
+  const routeMetrics = (method: string, route: string): RouteMetrics => {
     const key = `${method} ${route}`;
-    let child = inProgressBy.get(key);
-    if (child === undefined) inProgressBy.set(key, (child = metrics.inProgress.labels(method, route)));
-    return child;
+    let found = byRoute.get(key);
+    if (found === undefined) byRoute.set(key, (found = { inProgress: metrics.inProgress.labels(method, route), byStatus: new Map(), method, route }));
+    return found;
   };
-  const completed = (method: string, route: string, status: number) => {
-    const key = `${method} ${route} ${status}`;
-    let children = completedBy.get(key);
+  const completed = (route: RouteMetrics, status: number) => {
+    let children = route.byStatus.get(status);
     if (children === undefined) {
-      const labels = [method, route, String(status)] as const;
+      const labels = [route.method, route.route, String(status)] as const;
       children = {
         requests: metrics.requests.labels(...labels),
         duration: metrics.duration.labels(...labels),
         size: metrics.responseSize.labels(...labels),
       };
-      completedBy.set(key, children);
+      route.byStatus.set(status, children);
     }
     return children;
   };
 
+  app.decorateRequest('httpMetrics', null);
   app.addHook('onRequest', (request, _reply, done) => {
-    inProgress(request.method, routeOf(request)).inc();
+    const route = routeMetrics(request.method, routeOf(request));
+    request.httpMetrics = route;
+    route.inProgress.inc();
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
-    const route = routeOf(request);
-    inProgress(request.method, route).dec();
-    const children = completed(request.method, route, reply.statusCode);
+    // A request refused before onRequest ran (e.g. a malformed URL) has none yet.
+    const route = request.httpMetrics ?? routeMetrics(request.method, routeOf(request));
+    if (request.httpMetrics !== null) route.inProgress.dec();
+    const children = completed(route, reply.statusCode);
     children.requests.inc();
     children.duration.observe(reply.elapsedTime / 1000);
     children.size.observe(Number(reply.getHeader('content-length') ?? 0));
