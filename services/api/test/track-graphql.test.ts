@@ -192,3 +192,45 @@ describe('the track mutation and the rate limit', () => {
     }
   });
 });
+
+describe('the track mutation when the buffer is full', () => {
+  it('answers UNAVAILABLE with retryAfterSeconds and Retry-After, and stores nothing of that request', async () => {
+    const capacity = 10_000;
+    const filler = newSession('filler');
+    const refusedSession = newSession('refused');
+    const rejected = 'tracking_events_rejected_total{reason="buffer_full",service="api"}';
+    const rejectedBefore = await metricValue(api.app, rejected);
+    // Hold every INSERT into tracking_events (reads go on): the buffer's writes wait, so what it accepts stays in it.
+    const locker = await pool().connect();
+    let locked = true;
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE tracking_events IN EXCLUSIVE MODE');
+      const fifty = Array.from({ length: 50 }, () => event());
+      for (let sent = 0; sent < capacity; sent += fifty.length) {
+        expect((await track(api.app, { session: filler, body: fifty })).statusCode).toBe(202);
+      }
+
+      const { response, body } = await trackMutation([event({ page_url: '/refused' })], { session: refusedSession });
+      expect(body.data).toBeNull();
+      expect(body.errors).toHaveLength(1);
+      expect(body.errors?.[0]).toMatchObject({
+        message: 'too many tracking events are waiting to be written; retry later',
+        extensions: { code: 'UNAVAILABLE', retryAfterSeconds: 1 },
+      });
+      expect(response.headers['retry-after']).toBe('1');
+      expect(await metricValue(api.app, rejected)).toBe(rejectedBefore + 1);
+
+      await locker.query('COMMIT');
+      locked = false;
+    } finally {
+      if (locked) await locker.query('ROLLBACK');
+      locker.release();
+    }
+    // Once the writes go through, every accepted event is stored and the refused one is not.
+    expect(await storedEvents(pool(), filler, capacity, 30_000)).toHaveLength(capacity);
+    const { response } = await trackMutation([event({ page_url: '/after' })], { session: refusedSession });
+    expect(response.statusCode).toBe(200);
+    expect((await storedEvents(pool(), refusedSession)).map((row) => row.page_url)).toEqual(['/after']);
+  });
+});
