@@ -29,6 +29,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const VISIBILITY_RATE = Number(process.env.BENCH_VISIBILITY_RATE ?? 1_000);
 const ATTRIBUTION_RUNS = Number(process.env.BENCH_ATTRIBUTION_RUNS ?? 200);
 const ATTRIBUTION_CLICKS = 1_000;
+/** Which phases run: throughput, visibility, attribution (all by default; e.g. BENCH_PHASES=throughput while profiling). */
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'throughput,visibility,attribution').split(','));
 /** tracking_events rows before the first phase. */
 const PRELOADED_EVENTS = Number(process.env.BENCH_PRELOADED_EVENTS ?? 200_000);
 
@@ -89,11 +91,20 @@ async function startApi(workDir: string, databaseUrl: string, cacheUrl: string):
       CACHE_URL: cacheUrl,
       SECRET_KEY: randomBytes(32).toString('base64url'),
       SECRETS_MASTER_KEY: randomBytes(32).toString('base64url'),
-      ...(process.env.BENCH_API_PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(process.env.BENCH_API_PROFILE)}` } : {}),
+      // BENCH_API_PROFILE=dir: a V8 CPU profile of the api; BENCH_API_NODE_OPTIONS: any other Node options (e.g. --perf-basic-prof for perf).
+      ...(process.env.BENCH_API_PROFILE || process.env.BENCH_API_NODE_OPTIONS
+        ? {
+            NODE_OPTIONS: [
+              process.env.BENCH_API_PROFILE ? `--cpu-prof --cpu-prof-dir=${path.resolve(process.env.BENCH_API_PROFILE)}` : '',
+              process.env.BENCH_API_NODE_OPTIONS ?? '',
+            ].join(' '),
+          }
+        : {}),
     },
     workDir,
   );
   const url = `http://127.0.0.1:${port}`;
+  note(`api pid ${service.child.pid} at ${url}`);
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline && service.child.exitCode === null) {
     if (await fetch(`${url}/ready`).then((response) => response.ok, () => false)) return { url, service };
@@ -656,7 +667,7 @@ export async function benchTrack(): Promise<void> {
     const picked = process.env.BENCH_TARGETS?.split(',');
     const chosen = targets.filter((target) => picked === undefined || !target.name.startsWith('POST') || picked.some((part) => target.name.includes(part)));
     const results = new Map<string, Measured>();
-    for (let round = 0; round < ROUNDS; round += 1) {
+    for (let round = 0; round < (PHASES.has('throughput') ? ROUNDS : 0); round += 1) {
       for (const target of chosen) {
         const measured = await measure(target, pool, pids);
         const best = results.get(target.name);
@@ -718,64 +729,15 @@ export async function benchTrack(): Promise<void> {
       });
     }
 
-    const flushesBefore = await flushes(started.url);
-    const visibilityCpuBefore = await treeCpuSeconds({});
-    const visibilityStarted = performance.now();
-    const seen = await visibility(started.url, pool);
-    const visibilityCpu = cpuPercent(visibilityCpuBefore, await treeCpuSeconds({}), (performance.now() - visibilityStarted) / 1000);
-    const flushesAfter = await flushes(started.url);
-    const flushCount = flushesAfter.count - flushesBefore.count;
-    emit({
-      target: `202 to row visible, open loop at ${VISIBILITY_RATE} beacons/s`,
-      p50_ms: seen.p50,
-      p90_ms: seen.p90,
-      p99_ms: seen.p99,
-      max_ms: seen.max,
-      sent: seen.sent,
-      seen: seen.seen,
-      refused: seen.refused,
-      flush_interval_ms: 200,
-      flushes: flushCount,
-      flush_mean_ms: round(((flushesAfter.seconds - flushesBefore.seconds) * 1000) / Math.max(1, flushCount), 1),
-      flushes_over_100_ms: (flushesAfter.slower['0.1'] ?? 0) - (flushesBefore.slower['0.1'] ?? 0),
-      flushes_over_250_ms: (flushesAfter.slower['0.25'] ?? 0) - (flushesBefore.slower['0.25'] ?? 0),
-      machine_busy_pct: visibilityCpu.machine,
-    });
+    if (PHASES.has('visibility')) await visibilityPhase(started.url, pool);
 
     await stopApi(api);
     api = undefined;
     for (const baseline of baselines) baseline.stop();
-    const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: postgres.url });
-    platform = await openPlatform(config, createLogger({ level: 'ERROR', service: 'bench' }), 'bench');
-    emit({ figure: 'tracking_events rows during attribution', value: await eventCount(pool) });
-    const sessions = { [ATTRIBUTION_CLICKS]: await clicksInWindow(platform, ATTRIBUTION_CLICKS), 5: await clicksInWindow(platform, 5) };
-    for (const [clicks, lines] of [
-      [ATTRIBUTION_CLICKS, 1],
-      [ATTRIBUTION_CLICKS, 3],
-      [5, 3],
-    ] as const) {
-      const cost = await attributionCost(platform, sessions[clicks], lines, ATTRIBUTION_RUNS);
-      emit({
-        target: `attribute_purchase, ${clicks} clicks in the window, ${lines} line${lines === 1 ? '' : 's'}`,
-        runs: ATTRIBUTION_RUNS,
-        rows_per_order: cost.rows,
-        p50_ms: cost.p50,
-        p95_ms: cost.p95,
-        max_ms: cost.max,
-        ...(clicks === ATTRIBUTION_CLICKS ? { goal_p95_ms: ATTRIBUTION_P95_TARGET_MS, meets_goal: cost.p95 < ATTRIBUTION_P95_TARGET_MS } : {}),
-      });
-    }
-    const explained = await explainAttribution(platform, orderCompleted(sessions[ATTRIBUTION_CLICKS], 1));
-    if (explained !== undefined) {
-      emit({
-        figure: `where attribute_purchase spends its time, ${ATTRIBUTION_CLICKS} clicks, 1 line (EXPLAIN ANALYZE, rolled back)`,
-        execution_ms: round(explained['Execution Time']),
-        insert_ms: round(explained.Plan['Actual Total Time']),
-        // The SELECT of the credited clicks under the INSERT: what the window predicate costs, and how it is found.
-        select_ms: round(explained.Plan.Plans?.[0]?.['Actual Total Time'] ?? Number.NaN),
-        select_plan: (explained.Plan.Plans ?? []).flatMap(planShape).join(' > '),
-        triggers: (explained.Triggers ?? []).map((trigger) => ({ name: trigger['Trigger Name'], ms: round(trigger.Time), calls: trigger.Calls })),
-      });
+    if (PHASES.has('attribution')) {
+      const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: postgres.url });
+      platform = await openPlatform(config, createLogger({ level: 'ERROR', service: 'bench' }), 'bench');
+      await attributionPhase(platform, pool);
     }
   } finally {
     for (const baseline of baselines) baseline.stop();
@@ -784,5 +746,66 @@ export async function benchTrack(): Promise<void> {
     await pool?.end();
     await Promise.all([postgres?.dispose(), redis?.dispose()]);
     await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+/** 202 to visible row, open loop, with the flushes the api made meanwhile. */
+async function visibilityPhase(apiUrl: string, pool: pg.Pool): Promise<void> {
+  const flushesBefore = await flushes(apiUrl);
+  const visibilityCpuBefore = await treeCpuSeconds({});
+  const visibilityStarted = performance.now();
+  const seen = await visibility(apiUrl, pool);
+  const visibilityCpu = cpuPercent(visibilityCpuBefore, await treeCpuSeconds({}), (performance.now() - visibilityStarted) / 1000);
+  const flushesAfter = await flushes(apiUrl);
+  const flushCount = flushesAfter.count - flushesBefore.count;
+  emit({
+    target: `202 to row visible, open loop at ${VISIBILITY_RATE} beacons/s`,
+    p50_ms: seen.p50,
+    p90_ms: seen.p90,
+    p99_ms: seen.p99,
+    max_ms: seen.max,
+    sent: seen.sent,
+    seen: seen.seen,
+    refused: seen.refused,
+    flush_interval_ms: 200,
+    flushes: flushCount,
+    flush_mean_ms: round(((flushesAfter.seconds - flushesBefore.seconds) * 1000) / Math.max(1, flushCount), 1),
+    flushes_over_100_ms: (flushesAfter.slower['0.1'] ?? 0) - (flushesBefore.slower['0.1'] ?? 0),
+    flushes_over_250_ms: (flushesAfter.slower['0.25'] ?? 0) - (flushesBefore.slower['0.25'] ?? 0),
+    machine_busy_pct: visibilityCpu.machine,
+  });
+}
+
+/** attribute_purchase's cost per order.completed, and where it goes. */
+async function attributionPhase(platform: Platform, pool: pg.Pool): Promise<void> {
+  emit({ figure: 'tracking_events rows during attribution', value: await eventCount(pool) });
+  const sessions = { [ATTRIBUTION_CLICKS]: await clicksInWindow(platform, ATTRIBUTION_CLICKS), 5: await clicksInWindow(platform, 5) };
+  for (const [clicks, lines] of [
+    [ATTRIBUTION_CLICKS, 1],
+    [ATTRIBUTION_CLICKS, 3],
+    [5, 3],
+  ] as const) {
+    const cost = await attributionCost(platform, sessions[clicks], lines, ATTRIBUTION_RUNS);
+    emit({
+      target: `attribute_purchase, ${clicks} clicks in the window, ${lines} line${lines === 1 ? '' : 's'}`,
+      runs: ATTRIBUTION_RUNS,
+      rows_per_order: cost.rows,
+      p50_ms: cost.p50,
+      p95_ms: cost.p95,
+      max_ms: cost.max,
+      ...(clicks === ATTRIBUTION_CLICKS ? { goal_p95_ms: ATTRIBUTION_P95_TARGET_MS, meets_goal: cost.p95 < ATTRIBUTION_P95_TARGET_MS } : {}),
+    });
+  }
+  const explained = await explainAttribution(platform, orderCompleted(sessions[ATTRIBUTION_CLICKS], 1));
+  if (explained !== undefined) {
+    emit({
+      figure: `where attribute_purchase spends its time, ${ATTRIBUTION_CLICKS} clicks, 1 line (EXPLAIN ANALYZE, rolled back)`,
+      execution_ms: round(explained['Execution Time']),
+      insert_ms: round(explained.Plan['Actual Total Time']),
+      // The SELECT of the credited clicks under the INSERT: what the window predicate costs, and how it is found.
+      select_ms: round(explained.Plan.Plans?.[0]?.['Actual Total Time'] ?? Number.NaN),
+      select_plan: (explained.Plan.Plans ?? []).flatMap(planShape).join(' > '),
+      triggers: (explained.Triggers ?? []).map((trigger) => ({ name: trigger['Trigger Name'], ms: round(trigger.Time), calls: trigger.Calls })),
+    });
   }
 }
