@@ -162,6 +162,25 @@ describe.each(caches)('POST /track rate limited over %s', (_name, cacheOf) => {
   });
 });
 
+describe('POST /track over Redis, one charge failing', () => {
+  it('fails open for that request alone: concurrent ones are still limited', async () => {
+    const registry = new Registry();
+    const app = await trackApp(platform.cache, policy(1), registry);
+    const [broken, sound] = [newAddress(), newAddress()];
+    // A bucket key holding a string: Redis refuses the charge's HMGET (WRONGTYPE).
+    await platform.cache.set(`rate-limit:track:${broken}`, 'not a bucket', 60);
+    const responses = await Promise.all([broken, sound, sound].map((remoteAddress) => track(app, { session: newSession(), body: click(newEntityId()), remoteAddress })));
+    const [failedOpen, ...limited] = responses;
+    expect(failedOpen?.statusCode).toBe(202);
+    expect(failedOpen?.headers['ratelimit']).toBeUndefined();
+    expect(failedOpen?.headers['ratelimit-policy']).toBe('"track";q=1;w=100');
+    // Of the two from the sound address, whichever was charged first got the one token.
+    expect(limited.map((response) => response.statusCode).sort()).toEqual([202, 429]);
+    expect(limited.map((response) => response.headers['ratelimit'])).toEqual(['"track";r=0;t=100', '"track";r=0;t=100']);
+    expect(await sample(registry, 'rate_limit_decisions_total', { policy: 'track', result: 'fail_open' })).toBe(1);
+  });
+});
+
 describe('POST /track when the cache is down', () => {
   it('fails open (202, RateLimit-Policy without RateLimit, counted as fail_open) and lets the database decide is_repeat', async () => {
     const cache = new RedisCache('redis://127.0.0.1:1', logger);

@@ -32,68 +32,90 @@ export interface ChargeAndClaimOptions {
 }
 
 /**
- * takeFromBucket (platform's token-bucket.ts) as the platform's TAKE_TOKENS_LUA does it, then, only when the
- * charge is allowed, SET NX PX of every claimed key in order: one atomic step, so a refused request leaves no
- * key behind and two concurrent claims of one key cannot both store it.
- * KEYS[1] bucket (unused when ARGV[1] is 0: no policy), KEYS[2..] claimed keys; ARGV capacity, refill per
- * second, cost, claim time to live in ms. Returns {allowed 0|1, tokens, retryMs, fullMs, {stored 0|1 per claim}}.
+ * Charges of many requests in one script. Each is takeFromBucket (platform's token-bucket.ts) as the
+ * platform's TAKE_TOKENS_LUA does it, then, only when the charge is allowed, SET NX PX of each of its claimed
+ * keys in order: atomic, so a refused request leaves no key behind and two concurrent claims of one key cannot
+ * both store it. The time is the Redis server's (TIME), read once for the batch.
+ * ARGV[1] the number of charges, then per charge: capacity (0: no policy, no bucket is touched), refill per
+ * second, cost, claim time to live in ms, number of claimed keys. KEYS per charge: its bucket, then its
+ * claimed keys. Returns per charge {allowed 0|1, tokens, retryMs, fullMs, {stored 0|1 per claim}}, or
+ * {-1, message} when that charge failed (the others stand).
  */
 export const CHARGE_AND_CLAIM_LUA = `
 if redis.replicate_commands then redis.replicate_commands() end
-local capacity = tonumber(ARGV[1])
-local allowed = 1
-local tokens = 0
-local retry = 0
-local full = 0
-if capacity > 0 then
-  local rate_ms = tonumber(ARGV[2]) / 1000
-  local cost = tonumber(ARGV[3])
-  local time = redis.call('TIME')
-  local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
-  local stored = redis.call('HMGET', KEYS[1], 't', 'ts')
-  tokens = tonumber(stored[1])
-  local updated = tonumber(stored[2])
-  if tokens == nil or updated == nil then
-    tokens = capacity
-    updated = now
-  else
-    local elapsed = now - updated
-    if elapsed < 0 then elapsed = 0 end
-    tokens = math.min(capacity, tokens + elapsed * rate_ms)
-    if now > updated then updated = now end
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+
+local function charge(k, a)
+  local capacity = tonumber(ARGV[a])
+  local allowed = 1
+  local tokens = 0
+  local retry = 0
+  local full = 0
+  if capacity > 0 then
+    local bucket = KEYS[k]
+    local rate_ms = tonumber(ARGV[a + 1]) / 1000
+    local cost = tonumber(ARGV[a + 2])
+    local stored = redis.call('HMGET', bucket, 't', 'ts')
+    tokens = tonumber(stored[1])
+    local updated = tonumber(stored[2])
+    if tokens == nil or updated == nil then
+      tokens = capacity
+      updated = now
+    else
+      local elapsed = now - updated
+      if elapsed < 0 then elapsed = 0 end
+      tokens = math.min(capacity, tokens + elapsed * rate_ms)
+      if now > updated then updated = now end
+    end
+    allowed = 0
+    if tokens + 1e-9 >= cost then
+      allowed = 1
+      tokens = math.max(0, tokens - cost)
+    end
+    redis.call('HSET', bucket, 't', string.format('%.17g', tokens), 'ts', string.format('%.17g', updated))
+    redis.call('PEXPIRE', bucket, math.ceil(capacity / rate_ms) + 1000)
+    if allowed == 0 then retry = math.ceil((cost - tokens) / rate_ms) end
+    full = math.ceil((capacity - tokens) / rate_ms)
   end
-  allowed = 0
-  if tokens + 1e-9 >= cost then
-    allowed = 1
-    tokens = math.max(0, tokens - cost)
+  local claimed = {}
+  if allowed == 1 then
+    local ttl = tonumber(ARGV[a + 3])
+    for i = 1, tonumber(ARGV[a + 4]) do
+      if redis.call('SET', KEYS[k + i], '1', 'PX', ttl, 'NX') then claimed[i] = 1 else claimed[i] = 0 end
+    end
   end
-  redis.call('HSET', KEYS[1], 't', string.format('%.17g', tokens), 'ts', string.format('%.17g', updated))
-  redis.call('PEXPIRE', KEYS[1], math.ceil(capacity / rate_ms) + 1000)
-  if allowed == 0 then retry = math.ceil((cost - tokens) / rate_ms) end
-  full = math.ceil((capacity - tokens) / rate_ms)
+  return {allowed, string.format('%.17g', tokens), retry, full, claimed}
 end
-local claimed = {}
-if allowed == 1 then
-  local ttl = tonumber(ARGV[4])
-  for i = 2, #KEYS do
-    if redis.call('SET', KEYS[i], '1', 'PX', ttl, 'NX') then claimed[i - 1] = 1 else claimed[i - 1] = 0 end
-  end
+
+local replies = {}
+local k = 1
+local a = 2
+for c = 1, tonumber(ARGV[1]) do
+  local ok, reply = pcall(charge, k, a)
+  if ok then replies[c] = reply else replies[c] = {-1, tostring(type(reply) == 'table' and reply.err or reply)} end
+  k = k + 1 + tonumber(ARGV[a + 4])
+  a = a + 5
 end
-return {allowed, string.format('%.17g', tokens), retry, full, claimed}
+return replies
 `;
 
 const CHARGE_AND_CLAIM_SHA = createHash('sha1').update(CHARGE_AND_CLAIM_LUA).digest('hex');
 const DEFAULT_TIMEOUT_MS = 250;
+/** Charges in one script at most: Redis runs nothing else while a script runs. */
+const MAX_BATCH = 128;
 const DECISIONS_METRIC = 'rate_limit_decisions_total';
-/** A placeholder for KEYS[1] when there is no bucket to charge (the script does not touch it). */
+/** A placeholder bucket key when there is no bucket to charge (the script does not touch it). */
 const NO_BUCKET = 'rate-limit:none';
 
-type ScriptReply = [number, string, number, number, number[]];
+type ChargeReply = [number, string, number, number, number[]];
 
 interface Pending {
+  /** The bucket, then the claimed keys. */
   readonly keys: readonly string[];
-  readonly args: readonly (string | number)[];
-  readonly resolve: (reply: ScriptReply) => void;
+  /** Capacity, refill per second, cost, claim time to live in ms. */
+  readonly args: readonly [number, number, number, number];
+  readonly resolve: (reply: ChargeReply) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -118,18 +140,19 @@ function decisionsCounter(registry: Registry): Counter<'policy' | 'result'> {
 }
 
 /**
- * Sends the scripts of concurrent charges in one pipeline (one write to Redis, one read of the replies),
- * with one pipeline in flight at a time: the charges made while it is out go together in the next, as
- * soon as it is answered; when none is out, those of the current turn of the event loop go at its end.
- * Under load that is one Redis round trip for many requests instead of one each. Every charge is answered
- * or failed within `timeoutMs` of being queued, waiting included (a slow pipeline is given up, and the next
- * one goes). A script Redis does not know (restart, SCRIPT FLUSH, failover) is sent again with EVAL, which
- * caches it.
+ * Sends concurrent charges together in one script call (one write to Redis, one read of the replies, one
+ * script run), with one call in flight at a time: the charges made while it is out go together in the
+ * next, as soon as it is answered; when none is out, those of the current turn of the event loop go at its
+ * end. Under load that is one Redis round trip for many requests instead of one each. Every charge is
+ * answered or failed within `timeoutMs` of being queued, waiting included (a slow call is given up, and the
+ * next one goes). A script Redis does not know (restart, SCRIPT FLUSH, failover) is sent again with EVAL,
+ * which caches it.
  */
-class ScriptPipeline {
+class ChargeBatcher {
   readonly #client: Redis;
   readonly #timeoutMs: number;
-  #collecting: Batch | undefined;
+  /** Batches not sent yet, oldest first; charges join the last one. */
+  #waiting: Batch[] = [];
   #inFlight: Batch | undefined;
 
   constructor(client: Redis, timeoutMs: number) {
@@ -137,36 +160,41 @@ class ScriptPipeline {
     this.#timeoutMs = timeoutMs;
   }
 
-  run(keys: readonly string[], args: readonly (string | number)[]): Promise<ScriptReply> {
+  run(keys: readonly string[], args: Pending['args']): Promise<ChargeReply> {
     return new Promise((resolve, reject) => {
-      let batch = this.#collecting;
-      if (batch === undefined) {
+      let batch = this.#waiting.at(-1);
+      if (batch === undefined || batch.entries.length >= MAX_BATCH) {
         const created: Batch = { entries: [], timer: undefined, settled: false };
         created.timer = setTimeout(() => this.#timedOut(created), this.#timeoutMs);
-        this.#collecting = batch = created;
-        if (this.#inFlight === undefined) setImmediate(() => this.#send());
+        this.#waiting.push((batch = created));
+        if (this.#inFlight === undefined && this.#waiting.length === 1) setImmediate(() => this.#send());
       }
       batch.entries.push({ keys, args, resolve, reject });
     });
   }
 
   #send(): void {
-    const batch = this.#collecting;
-    if (this.#inFlight !== undefined || batch === undefined) return;
-    this.#collecting = undefined;
+    if (this.#inFlight !== undefined) return;
+    const batch = this.#waiting.shift();
+    if (batch === undefined) return;
     this.#inFlight = batch;
-    const pipeline = this.#client.pipeline();
-    for (const { keys, args } of batch.entries) pipeline.evalsha(CHARGE_AND_CLAIM_SHA, keys.length, ...keys, ...args);
-    pipeline.exec().then(
-      (results) =>
-        this.#settle(batch, (entry, index) => {
-          const [error, reply] = results?.[index] ?? [new Error('no reply from the cache'), undefined];
-          if (error === null) entry.resolve(reply as ScriptReply);
-          else if (error.message.startsWith('NOSCRIPT')) this.#eval(entry);
-          else entry.reject(error);
-        }),
-      (error: unknown) => this.#settle(batch, (entry) => entry.reject(error)),
-    );
+    const keys: string[] = [];
+    const args: (number | string)[] = [batch.entries.length];
+    for (const entry of batch.entries) {
+      keys.push(...entry.keys);
+      args.push(...entry.args, entry.keys.length - 1);
+    }
+    const answer = (replies: unknown) =>
+      this.#settle(batch, (entry, index) => {
+        const reply = (replies as ChargeReply[])[index];
+        if (reply === undefined || reply[0] === -1) entry.reject(new Error(`the charge failed in Redis: ${String(reply?.[1])}`));
+        else entry.resolve(reply);
+      });
+    const fail = (error: unknown) => this.#settle(batch, (entry) => entry.reject(error));
+    this.#client.evalsha(CHARGE_AND_CLAIM_SHA, keys.length, ...keys, ...args).then(answer, (error: unknown) => {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) return fail(error);
+      this.#client.eval(CHARGE_AND_CLAIM_LUA, keys.length, ...keys, ...args).then(answer, fail);
+    });
   }
 
   #settle(batch: Batch, answer: (entry: Pending, index: number) => void): void {
@@ -182,13 +210,10 @@ class ScriptPipeline {
   }
 
   #timedOut(batch: Batch): void {
-    if (this.#collecting === batch) this.#collecting = undefined;
+    const waiting = this.#waiting.indexOf(batch);
+    if (waiting !== -1) this.#waiting.splice(waiting, 1);
     const error = new Error(`the rate limit store did not answer in ${this.#timeoutMs} ms`);
     this.#settle(batch, (entry) => entry.reject(error));
-  }
-
-  #eval({ keys, args, resolve, reject }: Pending): void {
-    this.#client.eval(CHARGE_AND_CLAIM_LUA, keys.length, ...keys, ...args).then((reply) => resolve(reply as ScriptReply), reject);
   }
 }
 
@@ -196,8 +221,8 @@ class ScriptPipeline {
  * Charges a rate-limit bucket and, only when the charge is allowed, claims keys with set-if-absent, in one
  * cache round trip: POST /track spends its `track` token and sets its clicks' repeat keys together.
  *
- * On Redis it is one script (CHARGE_AND_CLAIM_LUA), atomic, batched with the other charges of the same turn
- * of the event loop. In the embedded cache (no CACHE_URL) it is the limiter's take, then the cache's
+ * On Redis it is one script (CHARGE_AND_CLAIM_LUA), atomic, run for a batch of concurrent charges at once
+ * (ChargeBatcher). In the embedded cache (no CACHE_URL) it is the limiter's take, then the cache's
  * setIfAbsent for each key when allowed: both are in-process, so there is no round trip to save.
  *
  * The decision is the platform RateLimiter's, counted in the same rate_limit_decisions_total: undefined without
@@ -208,7 +233,7 @@ class ScriptPipeline {
 export class ChargeAndClaim {
   readonly #limiter: Pick<RateLimiter, 'policy' | 'take'>;
   readonly #cache: Cache;
-  readonly #scripts: ScriptPipeline | undefined;
+  readonly #batcher: ChargeBatcher | undefined;
   readonly #decisions: Counter<'policy' | 'result'>;
   readonly #logger: Logger;
   readonly #keyPrefix: string;
@@ -217,7 +242,7 @@ export class ChargeAndClaim {
   constructor(options: ChargeAndClaimOptions) {
     this.#limiter = options.limiter;
     this.#cache = options.cache;
-    this.#scripts = options.cache instanceof RedisCache ? new ScriptPipeline(options.cache.client, options.timeoutMs ?? DEFAULT_TIMEOUT_MS) : undefined;
+    this.#batcher = options.cache instanceof RedisCache ? new ChargeBatcher(options.cache.client, options.timeoutMs ?? DEFAULT_TIMEOUT_MS) : undefined;
     this.#decisions = decisionsCounter(options.metrics);
     this.#logger = options.logger;
     this.#keyPrefix = options.keyPrefix ?? 'rate-limit';
@@ -225,17 +250,17 @@ export class ChargeAndClaim {
 
   /** Charges `cost` tokens of the caller's bucket of `policyKey` (none when policyKey is undefined) and claims the keys if allowed. */
   async take(policyKey: string | undefined, caller: string, cost: number, claims: Claims): Promise<ChargeResult> {
-    if (this.#scripts === undefined) return this.#takeInProcess(policyKey, caller, cost, claims);
+    if (this.#batcher === undefined) return this.#takeInProcess(policyKey, caller, cost, claims);
     const found = policyKey === undefined ? undefined : this.#limiter.policy(policyKey);
     const policy = found?.enabled === true ? found : undefined;
     if (policy !== undefined && cost > policy.capacity) return { decision: this.#overCapacity(policy), claimed: [] };
     if (policy === undefined && claims.keys.length === 0) return { decision: undefined, claimed: [] };
 
     const bucket = policy === undefined ? NO_BUCKET : `${this.#keyPrefix}:${policy.key}:${caller}`;
-    const args = [policy?.capacity ?? 0, policy?.refillPerSecond ?? 0, cost, Math.round(claims.ttlSeconds * 1000)];
-    let reply: ScriptReply;
+    const args = [policy?.capacity ?? 0, policy?.refillPerSecond ?? 0, cost, Math.round(claims.ttlSeconds * 1000)] as const;
+    let reply: ChargeReply;
     try {
-      reply = await this.#scripts.run([bucket, ...claims.keys], args);
+      reply = await this.#batcher.run([bucket, ...claims.keys], args);
     } catch (error) {
       if (policy !== undefined && !this.#storeDown) this.#logger.warn({ err: error }, 'rate limit store unavailable: allowing every request until it is back');
       if (policy !== undefined) this.#storeDown = true;
