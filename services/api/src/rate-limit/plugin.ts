@@ -95,9 +95,10 @@ export function rateLimit(app: FastifyInstance, options: RateLimitOptions): void
 
   app.decorate<RouteRateLimits>('rateLimits', { limiter: options.limiter, policyOf: options.policyFor, callerOf, apply });
   app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.config.rateLimit === 'in handler') return undefined;
     const policy = options.policyFor(request);
-    if (policy !== undefined) return charge(request, reply, [{ policy, cost: 1 }]);
+    // request.routeOptions builds an object at every read: only for the requests a policy applies to.
+    if (policy === undefined || request.routeOptions.config.rateLimit === 'in handler') return undefined;
+    return charge(request, reply, [{ policy, cost: 1 }]);
   });
   const bodyPoliciesFor = options.bodyPoliciesFor;
   if (bodyPoliciesFor !== undefined) {
