@@ -49,6 +49,15 @@ function note(message: string): void {
 
 const round = (value: number, digits = 2): number => Math.round(value * 10 ** digits) / 10 ** digits;
 
+const round2 = (value: number): number => round(value);
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : round(((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2);
+}
+
 function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
@@ -667,9 +676,15 @@ export async function benchTrack(): Promise<void> {
     const picked = process.env.BENCH_TARGETS?.split(',');
     const chosen = targets.filter((target) => picked === undefined || !target.name.startsWith('POST') || picked.some((part) => target.name.includes(part)));
     const results = new Map<string, Measured>();
+    // Per round, each target's rate over the bare route's of the same round: on a shared machine the best
+    // rounds of two targets can come from quiet and busy moments, a round's pair from minutes apart at most.
+    const roundRatios = new Map<string, number[]>();
     for (let round = 0; round < (PHASES.has('throughput') ? ROUNDS : 0); round += 1) {
+      let bareRate = Number.NaN;
       for (const target of chosen) {
         const measured = await measure(target, pool, pids);
+        if (target.name === 'bare fastify route') bareRate = measured.drive.acceptedPerSec;
+        roundRatios.set(target.name, [...(roundRatios.get(target.name) ?? []), round2(measured.drive.acceptedPerSec / bareRate)]);
         const best = results.get(target.name);
         if (best === undefined || measured.drive.acceptedPerSec > best.drive.acceptedPerSec) results.set(target.name, measured);
       }
@@ -691,6 +706,8 @@ export async function benchTrack(): Promise<void> {
         refused: result.refused,
         ...(result.refused > 0 ? { status_codes: result.statusCodes } : {}),
         ratio_to_bare: ratioToBare,
+        ratio_to_bare_per_round: roundRatios.get(target.name),
+        ratio_to_bare_median_of_rounds: median(roundRatios.get(target.name) ?? []),
         ...(ratioToAnchor === undefined || target.name.startsWith('anchor') ? {} : { ratio_to_anchor: ratioToAnchor }),
         ...(isTrack
           ? {
