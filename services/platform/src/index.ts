@@ -44,9 +44,9 @@ export {
   type RateLimitPolicy,
   type RateLimitPolicyLookup,
 } from './rate-limit/policy.ts';
-export { RateLimiter, type RateLimitDecision, type RateLimitResult, type RateLimiterOptions } from './rate-limit/limiter.ts';
+export { RateLimiter, rateLimitDecisionsCounter, type RateLimitDecision, type RateLimitResult, type RateLimiterOptions } from './rate-limit/limiter.ts';
 export { RateLimitPolicies, RATE_LIMIT_POLICIES_CHANNEL, type RateLimitPoliciesOptions } from './rate-limit/policies.ts';
 export { tokenBucketStoreFor, type TokenBucketStore } from './rate-limit/bucket-store.ts';
 export { MemoryBucketStore } from './rate-limit/memory-bucket-store.ts';
-export { RedisBucketStore } from './rate-limit/redis-bucket-store.ts';
+export { RedisBucketStore, REDIS_NOW_LUA, TAKE_FROM_BUCKET_LUA_FUNCTION } from './rate-limit/redis-bucket-store.ts';
 export { openRateLimiter, type OpenRateLimiterOptions, type OpenedRateLimiter } from './rate-limit/open-rate-limiter.ts';

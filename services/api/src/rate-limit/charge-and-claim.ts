@@ -1,7 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { Counter, type Registry } from 'prom-client';
-import { RedisCache, type Cache, type Logger, type RateLimitDecision, type RateLimiter, type RateLimitPolicy } from '@shop/platform';
+import type { Registry } from 'prom-client';
+import {
+  rateLimitDecisionsCounter,
+  RedisCache,
+  REDIS_NOW_LUA,
+  TAKE_FROM_BUCKET_LUA_FUNCTION,
+  type Cache,
+  type Logger,
+  type RateLimitDecision,
+  type RateLimiter,
+  type RateLimitPolicy,
+} from '@shop/platform';
 
 /** Keys to set if absent, each with the same time to live. */
 export interface Claims {
@@ -32,8 +42,8 @@ export interface ChargeAndClaimOptions {
 }
 
 /**
- * Charges of many requests in one script. Each is takeFromBucket (platform's token-bucket.ts) as the
- * platform's TAKE_TOKENS_LUA does it, then, only when the charge is allowed, SET NX PX of each of its claimed
+ * Charges of many requests in one script. Each is the platform's take_from_bucket (the same Lua as every
+ * rate limit's), then, only when the charge is allowed, SET NX PX of each of its claimed
  * keys in order: atomic, so a refused request leaves no key behind and two concurrent claims of one key cannot
  * both store it. The time is the Redis server's (TIME), read once for the batch.
  * ARGV[1] the number of charges, then per charge: capacity (0: no policy, no bucket is touched), refill per
@@ -41,51 +51,19 @@ export interface ChargeAndClaimOptions {
  * claimed keys. Returns per charge {allowed 0|1, tokens, retryMs, fullMs, {stored 0|1 per claim}}, or
  * {-1, message} when that charge failed (the others stand).
  */
-export const CHARGE_AND_CLAIM_LUA = `
-if redis.replicate_commands then redis.replicate_commands() end
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
-
+export const CHARGE_AND_CLAIM_LUA = `${REDIS_NOW_LUA}${TAKE_FROM_BUCKET_LUA_FUNCTION}
 local function charge(k, a)
   local capacity = tonumber(ARGV[a])
-  local allowed = 1
-  local tokens = 0
-  local retry = 0
-  local full = 0
-  if capacity > 0 then
-    local bucket = KEYS[k]
-    local rate_ms = tonumber(ARGV[a + 1]) / 1000
-    local cost = tonumber(ARGV[a + 2])
-    local stored = redis.call('HMGET', bucket, 't', 'ts')
-    tokens = tonumber(stored[1])
-    local updated = tonumber(stored[2])
-    if tokens == nil or updated == nil then
-      tokens = capacity
-      updated = now
-    else
-      local elapsed = now - updated
-      if elapsed < 0 then elapsed = 0 end
-      tokens = math.min(capacity, tokens + elapsed * rate_ms)
-      if now > updated then updated = now end
-    end
-    allowed = 0
-    if tokens + 1e-9 >= cost then
-      allowed = 1
-      tokens = math.max(0, tokens - cost)
-    end
-    redis.call('HSET', bucket, 't', string.format('%.17g', tokens), 'ts', string.format('%.17g', updated))
-    redis.call('PEXPIRE', bucket, math.ceil(capacity / rate_ms) + 1000)
-    if allowed == 0 then retry = math.ceil((cost - tokens) / rate_ms) end
-    full = math.ceil((capacity - tokens) / rate_ms)
-  end
+  local taken = {1, '0', 0, 0}
+  if capacity > 0 then taken = take_from_bucket(KEYS[k], capacity, tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), now) end
   local claimed = {}
-  if allowed == 1 then
+  if taken[1] == 1 then
     local ttl = tonumber(ARGV[a + 3])
     for i = 1, tonumber(ARGV[a + 4]) do
       if redis.call('SET', KEYS[k + i], '1', 'PX', ttl, 'NX') then claimed[i] = 1 else claimed[i] = 0 end
     end
   end
-  return {allowed, string.format('%.17g', tokens), retry, full, claimed}
+  return {taken[1], taken[2], taken[3], taken[4], claimed}
 end
 
 local replies = {}
@@ -104,7 +82,6 @@ const CHARGE_AND_CLAIM_SHA = createHash('sha1').update(CHARGE_AND_CLAIM_LUA).dig
 const DEFAULT_TIMEOUT_MS = 250;
 /** Charges in one script at most: Redis runs nothing else while a script runs. */
 const MAX_BATCH = 128;
-const DECISIONS_METRIC = 'rate_limit_decisions_total';
 /** A placeholder bucket key when there is no bucket to charge (the script does not touch it). */
 const NO_BUCKET = 'rate-limit:none';
 
@@ -125,18 +102,6 @@ interface Batch {
   timer: NodeJS.Timeout | undefined;
   /** Answered, failed or timed out: later replies are ignored. */
   settled: boolean;
-}
-
-/** The platform RateLimiter's counter (same name, help and labels): whichever registers first, both count into it. */
-function decisionsCounter(registry: Registry): Counter<'policy' | 'result'> {
-  const existing = registry.getSingleMetric(DECISIONS_METRIC);
-  if (existing !== undefined) return existing as Counter<'policy' | 'result'>;
-  return new Counter({
-    name: DECISIONS_METRIC,
-    help: 'Rate limit decisions by policy and result (allowed, limited, fail_open: the bucket store failed and the request was let through)',
-    labelNames: ['policy', 'result'],
-    registers: [registry],
-  });
 }
 
 /**
@@ -234,7 +199,7 @@ export class ChargeAndClaim {
   readonly #limiter: Pick<RateLimiter, 'policy' | 'take'>;
   readonly #cache: Cache;
   readonly #batcher: ChargeBatcher | undefined;
-  readonly #decisions: Counter<'policy' | 'result'>;
+  readonly #decisions: ReturnType<typeof rateLimitDecisionsCounter>;
   readonly #logger: Logger;
   readonly #keyPrefix: string;
   #storeDown = false;
@@ -243,7 +208,7 @@ export class ChargeAndClaim {
     this.#limiter = options.limiter;
     this.#cache = options.cache;
     this.#batcher = options.cache instanceof RedisCache ? new ChargeBatcher(options.cache.client, options.timeoutMs ?? DEFAULT_TIMEOUT_MS) : undefined;
-    this.#decisions = decisionsCounter(options.metrics);
+    this.#decisions = rateLimitDecisionsCounter(options.metrics);
     this.#logger = options.logger;
     this.#keyPrefix = options.keyPrefix ?? 'rate-limit';
   }

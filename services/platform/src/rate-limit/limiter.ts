@@ -34,7 +34,8 @@ export interface RateLimiterOptions {
 const DEFAULT_TIMEOUT_MS = 250;
 const DECISIONS_METRIC = 'rate_limit_decisions_total';
 
-function decisionsCounter(registry: Registry): Counter<'policy' | 'result'> {
+/** rate_limit_decisions_total of the registry: registered once, shared by every limiter that charges into it. */
+export function rateLimitDecisionsCounter(registry: Registry): Counter<'policy' | 'result'> {
   const existing = registry.getSingleMetric(DECISIONS_METRIC);
   if (existing !== undefined) return existing as Counter<'policy' | 'result'>;
   return new Counter({
@@ -63,7 +64,7 @@ export class RateLimiter {
     this.#store = options.store;
     this.#policies = options.policies;
     this.#logger = options.logger;
-    this.#decisions = decisionsCounter(options.metrics);
+    this.#decisions = rateLimitDecisionsCounter(options.metrics);
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#keyPrefix = options.keyPrefix ?? 'rate-limit';
   }

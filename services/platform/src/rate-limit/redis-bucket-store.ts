@@ -4,41 +4,50 @@ import type { TokenBucketStore } from './bucket-store.ts';
 import type { BucketLimit, TakeResult } from './token-bucket.ts';
 
 /**
- * takeFromBucket (token-bucket.ts) in Lua, so that refill, check and spend are one atomic step however many
- * api processes share the Redis. The time is the Redis server's (TIME), one clock for every process, so
- * client clock skew cannot refill a bucket early. The bucket is a hash {t: tokens, ts: ms} that expires
- * once it would be full again.
- * KEYS[1] bucket; ARGV capacity, refill per second, cost. Returns {allowed 0|1, tokens, retryMs, fullMs}.
+ * takeFromBucket (token-bucket.ts) as a Lua function, for scripts that charge buckets: refill, check and
+ * spend are one atomic step however many api processes share the Redis. `now` is the Redis server's
+ * (TIME), one clock for every process, so client clock skew cannot refill a bucket early. The bucket is a
+ * hash {t: tokens, ts: ms} that expires once it would be full again. Returns {allowed 0|1, tokens (text),
+ * retryMs, fullMs}.
  */
-export const TAKE_TOKENS_LUA = `
+export const TAKE_FROM_BUCKET_LUA_FUNCTION = `
+local function take_from_bucket(bucket, capacity, refill_per_second, cost, now)
+  local rate_ms = refill_per_second / 1000
+  local stored = redis.call('HMGET', bucket, 't', 'ts')
+  local tokens = tonumber(stored[1])
+  local updated = tonumber(stored[2])
+  if tokens == nil or updated == nil then
+    tokens = capacity
+    updated = now
+  else
+    local elapsed = now - updated
+    if elapsed < 0 then elapsed = 0 end
+    tokens = math.min(capacity, tokens + elapsed * rate_ms)
+    if now > updated then updated = now end
+  end
+  local allowed = 0
+  if tokens + 1e-9 >= cost then
+    allowed = 1
+    tokens = math.max(0, tokens - cost)
+  end
+  redis.call('HSET', bucket, 't', string.format('%.17g', tokens), 'ts', string.format('%.17g', updated))
+  redis.call('PEXPIRE', bucket, math.ceil(capacity / rate_ms) + 1000)
+  local retry = 0
+  if allowed == 0 then retry = math.ceil((cost - tokens) / rate_ms) end
+  return {allowed, string.format('%.17g', tokens), retry, math.ceil((capacity - tokens) / rate_ms)}
+end
+`;
+
+/** The Redis server's clock in milliseconds, for take_from_bucket. */
+export const REDIS_NOW_LUA = `
 if redis.replicate_commands then redis.replicate_commands() end
-local capacity = tonumber(ARGV[1])
-local rate_ms = tonumber(ARGV[2]) / 1000
-local cost = tonumber(ARGV[3])
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
-local stored = redis.call('HMGET', KEYS[1], 't', 'ts')
-local tokens = tonumber(stored[1])
-local updated = tonumber(stored[2])
-if tokens == nil or updated == nil then
-  tokens = capacity
-  updated = now
-else
-  local elapsed = now - updated
-  if elapsed < 0 then elapsed = 0 end
-  tokens = math.min(capacity, tokens + elapsed * rate_ms)
-  if now > updated then updated = now end
-end
-local allowed = 0
-if tokens + 1e-9 >= cost then
-  allowed = 1
-  tokens = math.max(0, tokens - cost)
-end
-redis.call('HSET', KEYS[1], 't', string.format('%.17g', tokens), 'ts', string.format('%.17g', updated))
-redis.call('PEXPIRE', KEYS[1], math.ceil(capacity / rate_ms) + 1000)
-local retry = 0
-if allowed == 0 then retry = math.ceil((cost - tokens) / rate_ms) end
-return {allowed, string.format('%.17g', tokens), retry, math.ceil((capacity - tokens) / rate_ms)}
+`;
+
+/** One take. KEYS[1] bucket; ARGV capacity, refill per second, cost. */
+export const TAKE_TOKENS_LUA = `${REDIS_NOW_LUA}${TAKE_FROM_BUCKET_LUA_FUNCTION}
+return take_from_bucket(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), now)
 `;
 
 const TAKE_TOKENS_SHA = createHash('sha1').update(TAKE_TOKENS_LUA).digest('hex');
