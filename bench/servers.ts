@@ -3,17 +3,30 @@ import path from 'node:path';
 import pg from 'pg';
 import type { ServerHandle } from '../test/infra/servers.ts';
 
-/** The baseline every HTTP benchmark compares with: a bare Fastify route in its own process. */
-export async function startBare(): Promise<{ url: string; stop(): void }> {
-  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'bare-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
+export interface ListeningServer {
+  readonly url: string;
+  readonly pid: number | undefined;
+  stop(): void;
+}
+
+/** A Node script in its own process, once it logs Fastify's "Server listening at <url>". */
+export function spawnListening(script: string, args: readonly string[] = [], env: Record<string, string> = {}): Promise<ListeningServer> {
+  const child = spawn(process.execPath, [script, ...args], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
       const match = /Server listening at (\S+)/.exec(chunk.toString());
-      if (match?.[1]) resolve(match[1]);
+      if (match?.[1]) resolve({ url: match[1], pid: child.pid, stop: () => child.kill('SIGTERM') });
     });
-    child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`${path.basename(script)} ${args.join(' ')} exited with ${code}`)));
   });
-  return { url, stop: () => child.kill('SIGTERM') };
+}
+
+/** The baseline every HTTP benchmark compares with: a bare Fastify route in its own process. */
+export function startBare(): Promise<ListeningServer> {
+  return spawnListening(path.join(import.meta.dirname, 'bare-server.ts'));
 }
 
 /**

@@ -14,10 +14,9 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { applyMigrations } from '@shop/platform';
 import { startPostgres, startRedis, type ServerHandle } from '../test/infra/servers.ts';
-import { freePort } from '../test/infra/proc.ts';
 import { liftRateLimits } from '../test/support/rate-limits.ts';
-import { spawnService, type ServiceProcess } from '../test/support/service-process.ts';
-import { API_MAIN } from '../services/api/test/run-api.ts';
+import type { ServiceProcess } from '../test/support/service-process.ts';
+import { startApi, stopApi } from './api-process.ts';
 import { load } from './load.ts';
 import { cpuPercent, cpuSeconds } from './cpu.ts';
 import { clientCeiling, closedLoop, failures, graphqlClient, openLoop, OPERATIONS, VISIT, type Catalog, type GraphqlClient, type PhaseResult } from './shoppers.ts';
@@ -74,51 +73,6 @@ async function seedDemoCatalog(databaseUrl: string): Promise<void> {
   }
 }
 
-/**
- * `node services/api/src/main.ts` as `npm start` runs it, with NODE_ENV=test: production requires a
- * Kafka broker, which would put a JVM on the same cores and measure the relay rather than the
- * storefront. Without a broker the outbox hands events to the in-process subscriptions, as a
- * single-node deployment does. Otherwise production's settings: events checked in `warn` mode,
- * a real secret, logs at ERROR (no access log), the default pool of 10 database connections.
- */
-async function startApi(workDir: string, databaseUrl: string, cacheUrl: string): Promise<{ url: string; service: ServiceProcess }> {
-  const port = await freePort();
-  const service = spawnService(
-    API_MAIN,
-    {
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'ERROR',
-      EVENT_SCHEMA_MODE: 'warn',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATABASE_URL: databaseUrl,
-      CACHE_URL: cacheUrl,
-      SECRET_KEY: randomBytes(32).toString('base64url'),
-      SECRETS_MASTER_KEY: randomBytes(32).toString('base64url'),
-      // Diagnostics: BENCH_API_PROFILE=<dir> writes the api's CPU profile there when it stops.
-      ...(process.env.BENCH_API_PROFILE ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(process.env.BENCH_API_PROFILE)}` } : {}),
-    },
-    workDir,
-  );
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (service.child.exitCode !== null) break;
-    const ready = await fetch(`${url}/ready`).then((response) => response.ok, () => false);
-    if (ready) return { url, service };
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  service.child.kill('SIGKILL');
-  throw new Error(`the api did not become ready:\n${service.output()}`);
-}
-
-async function stopApi(service: ServiceProcess): Promise<void> {
-  if (service.child.exitCode !== null || service.child.signalCode !== null) return;
-  service.child.kill('SIGTERM');
-  const timer = setTimeout(() => service.child.kill('SIGKILL'), 15_000);
-  await service.exited();
-  clearTimeout(timer);
-}
 
 async function graphql<T>(url: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
   const response = await fetch(`${url}/graphql`, {

@@ -3,8 +3,7 @@
 // (ratios); the GraphQL layer's cost for a beacon-sized request; the time from 202 to the row being
 // visible (open loop); the cost of attributing an order.completed with 1,000 clicks in its window.
 // Every figure is one JSON line on stdout; diagnostics go to stderr.
-import { spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -14,11 +13,10 @@ import pg from 'pg';
 import { applyMigrations, createLogger, loadConfig, openPlatform, Prisma, type EventPayloads, type Platform } from '@shop/platform';
 import { attributePurchase, insertTrackingEvents, type TrackingEventRecord, type Tx } from '@shop/domain';
 import { startPostgres, startRedis, type ServerHandle } from '../test/infra/servers.ts';
-import { freePort } from '../test/infra/proc.ts';
-import { spawnService, type ServiceProcess } from '../test/support/service-process.ts';
-import { API_MAIN } from '../services/api/test/run-api.ts';
+import type { ServiceProcess } from '../test/support/service-process.ts';
+import { startApi, stopApi } from './api-process.ts';
 import { cpuPercent, cpuSeconds } from './cpu.ts';
-import { enableStatementStats } from './servers.ts';
+import { enableStatementStats, spawnListening, type ListeningServer } from './servers.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 /** Every target is measured this many times, in turn; the best round counts (other work on the machine only slows a round down). */
@@ -49,8 +47,6 @@ function note(message: string): void {
 
 const round = (value: number, digits = 2): number => Math.round(value * 10 ** digits) / 10 ** digits;
 
-const round2 = (value: number): number => round(value);
-
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   if (sorted.length === 0) return Number.NaN;
@@ -66,70 +62,10 @@ function percentile(sorted: readonly number[], p: number): number {
 // ---------------------------------------------------------------------------------------------------
 // Processes
 
-async function startBaseline(mode: 'bare' | 'anchor', databaseUrl: string): Promise<{ url: string; pid: number | undefined; stop(): void }> {
-  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'track-servers.ts'), mode], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      const match = /Server listening at (\S+)/.exec(chunk.toString());
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`the ${mode} server exited with ${code}`)));
-  });
-  return { url, pid: child.pid, stop: () => child.kill('SIGTERM') };
+function startBaseline(mode: 'bare' | 'anchor', databaseUrl: string): Promise<ListeningServer> {
+  return spawnListening(path.join(import.meta.dirname, 'track-servers.ts'), [mode], { DATABASE_URL: databaseUrl });
 }
 
-/**
- * `node services/api/src/main.ts` with NODE_ENV=test (no broker: a Kafka JVM would share the cores),
- * Redis as the cache (repeat clicks and rate-limit buckets), logs at ERROR (no access log) and the
- * default pool of 10 database connections.
- */
-async function startApi(workDir: string, databaseUrl: string, cacheUrl: string): Promise<{ url: string; service: ServiceProcess }> {
-  const port = await freePort();
-  const service = spawnService(
-    API_MAIN,
-    {
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'ERROR',
-      EVENT_SCHEMA_MODE: 'warn',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATABASE_URL: databaseUrl,
-      CACHE_URL: cacheUrl,
-      SECRET_KEY: randomBytes(32).toString('base64url'),
-      SECRETS_MASTER_KEY: randomBytes(32).toString('base64url'),
-      // BENCH_API_PROFILE=dir: a V8 CPU profile of the api; BENCH_API_NODE_OPTIONS: any other Node options (e.g. --perf-basic-prof for perf).
-      ...(process.env.BENCH_API_PROFILE || process.env.BENCH_API_NODE_OPTIONS
-        ? {
-            NODE_OPTIONS: [
-              process.env.BENCH_API_PROFILE ? `--cpu-prof --cpu-prof-dir=${path.resolve(process.env.BENCH_API_PROFILE)}` : '',
-              process.env.BENCH_API_NODE_OPTIONS ?? '',
-            ].join(' '),
-          }
-        : {}),
-    },
-    workDir,
-  );
-  const url = `http://127.0.0.1:${port}`;
-  note(`api pid ${service.child.pid} at ${url}`);
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline && service.child.exitCode === null) {
-    if (await fetch(`${url}/ready`).then((response) => response.ok, () => false)) return { url, service };
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  service.child.kill('SIGKILL');
-  throw new Error(`the api did not become ready:\n${service.output()}`);
-}
-
-async function stopApi(service: ServiceProcess): Promise<void> {
-  if (service.child.exitCode !== null || service.child.signalCode !== null) return;
-  service.child.kill('SIGTERM');
-  const timer = setTimeout(() => service.child.kill('SIGKILL'), 15_000);
-  await service.exited();
-  clearTimeout(timer);
-}
 
 /**
  * The bench is one client address, so the default per-address buckets (120 at once, 20/s) would
@@ -679,12 +615,12 @@ export async function benchTrack(): Promise<void> {
     // Per round, each target's rate over the bare route's of the same round: on a shared machine the best
     // rounds of two targets can come from quiet and busy moments, a round's pair from minutes apart at most.
     const roundRatios = new Map<string, number[]>();
-    for (let round = 0; round < (PHASES.has('throughput') ? ROUNDS : 0); round += 1) {
+    for (let pass = 0; pass < (PHASES.has('throughput') ? ROUNDS : 0); pass += 1) {
       let bareRate = Number.NaN;
       for (const target of chosen) {
         const measured = await measure(target, pool, pids);
         if (target.name === 'bare fastify route') bareRate = measured.drive.acceptedPerSec;
-        roundRatios.set(target.name, [...(roundRatios.get(target.name) ?? []), round2(measured.drive.acceptedPerSec / bareRate)]);
+        roundRatios.set(target.name, [...(roundRatios.get(target.name) ?? []), round(measured.drive.acceptedPerSec / bareRate)]);
         const best = results.get(target.name);
         if (best === undefined || measured.drive.acceptedPerSec > best.drive.acceptedPerSec) results.set(target.name, measured);
       }
