@@ -1,10 +1,9 @@
 // The api built over a migrated test database of its own, with the outbox running, driven by app.inject.
-import { inject } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { liftRateLimits } from '../../../test/support/rate-limits.ts';
-import { applyMigrations, createLogger, loadConfig, openPlatform, startOutbox, type Platform, type PrismaClient, type RunningOutbox } from '@shop/platform';
+import { startOutbox, type Platform, type PrismaClient, type RunningOutbox } from '@shop/platform';
 import { ensureAdmin, tokenSettings, type TokenSettings } from '@shop/domain';
-import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
+import { openTestPlatform } from '../../../test/support/test-platform.ts';
 import { buildApp } from '../src/app.ts';
 import { seedShop } from '../src/seed.ts';
 
@@ -43,18 +42,9 @@ export interface GraphqlApi {
 export const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
 
 export async function openGraphqlApi(name: string): Promise<GraphqlApi> {
-  const database: TestDatabase = await createTestDatabase(name);
-  await applyMigrations(database.url);
-  await liftRateLimits(database.url);
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'ERROR',
-    DATABASE_URL: database.url,
-    CACHE_URL: inject('redisUrl'),
-    SECRET_KEY: TEST_SECRET,
-    EVENT_SCHEMA_MODE: 'strict',
-  });
-  const platform = await openPlatform(config, createLogger({ level: config.logLevel, service: 'api' }), 'api');
+  const test = await openTestPlatform(name, { SECRET_KEY: TEST_SECRET, EVENT_SCHEMA_MODE: 'strict' });
+  const { platform } = test;
+  await liftRateLimits(test.database.url);
   const outbox = startOutbox(platform, { idleMs: 20 });
   const app = await buildApp(platform, { outbox });
   await app.ready();
@@ -94,8 +84,7 @@ export async function openGraphqlApi(name: string): Promise<GraphqlApi> {
     async close() {
       await app.close();
       await outbox.stop();
-      await platform.close();
-      await database.drop();
+      await test.close();
     },
   };
   return api;

@@ -1,28 +1,25 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { applyMigrations, createLogger, loadConfig, openPlatform, type Platform } from '@shop/platform';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger, type Platform } from '@shop/platform';
 import { insertTrackingEvents, type TrackingEventRecord } from '@shop/domain';
-import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
+import { openTestPlatform, type TestPlatform } from '../../../test/support/test-platform.ts';
 import { EventBuffer, type EventBufferSettings } from '../src/tracking/event-buffer.ts';
 import { trackingMetrics, type TrackingMetrics } from '../src/tracking/tracking-metrics.ts';
 import { trackingRoutes, type TrackingEndpoint } from '../src/tracking/routes.ts';
 import { answerErrorsAsJson } from '../src/http/errors.ts';
 import { newEntityId, newSession, storedEvents, track } from './track-support.ts';
 
-let database: TestDatabase;
+let test: TestPlatform;
 let platform: Platform;
 
 beforeAll(async () => {
-  database = await createTestDatabase('track_buffer');
-  await applyMigrations(database.url);
-  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, CACHE_URL: inject('redisUrl') });
-  platform = await openPlatform(config, createLogger({ level: 'ERROR', service: 'test' }), 'test');
+  test = await openTestPlatform('track_buffer');
+  platform = test.platform;
 });
 
 afterAll(async () => {
-  await platform?.close();
-  await database?.drop();
+  await test?.close();
 });
 
 const pool = () => platform.database.pool;

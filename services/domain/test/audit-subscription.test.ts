@@ -1,27 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, it, inject } from 'vitest';
-import { applyMigrations, createLogger, loadConfig, openPlatform, startOutbox, type Platform, type RunningOutbox } from '@shop/platform';
-import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startOutbox, type Platform, type RunningOutbox } from '@shop/platform';
+import { openTestPlatform, type TestPlatform } from '../../../test/support/test-platform.ts';
 import { examplePayload } from '../../platform/src/outbox/outbox-test-support.ts';
 import { subscriptionListeners, topicSubscriptions } from '../src/index.ts';
 
-let database: TestDatabase;
+let test: TestPlatform;
 let platform: Platform;
 let outbox: RunningOutbox;
 
 beforeAll(async () => {
-  database = await createTestDatabase('audit');
-  await applyMigrations(database.url);
+  test = await openTestPlatform('audit');
+  platform = test.platform;
   // No BROKER_ADDRESS: the embedded mode, where the api's dispatcher runs the topic subscriptions.
-  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, CACHE_URL: inject('redisUrl') });
-  platform = await openPlatform(config, createLogger({ level: 'ERROR', service: 'test' }), 'test');
   outbox = startOutbox(platform, { listeners: subscriptionListeners(topicSubscriptions), idleMs: 20 });
 });
 
 afterAll(async () => {
   await outbox?.stop();
-  await platform?.close();
-  await database?.drop();
+  await test?.close();
 });
 
 async function waitForTrail(eventIds: string[]): Promise<{ event_id: string; topic: string; entity_id: string }[]> {

@@ -1,7 +1,7 @@
 // A database of the test file's own, migrated, with the outbox emitting into it.
-import { inject, expect } from 'vitest';
-import { applyMigrations, createLogger, loadConfig, openPlatform, startOutbox, type Platform, type PrismaClient, type RunningOutbox } from '@shop/platform';
-import { createTestDatabase, type TestDatabase } from '../../../../test/infra/isolation.ts';
+import { expect } from 'vitest';
+import { startOutbox, type Platform, type PrismaClient, type RunningOutbox } from '@shop/platform';
+import { openTestPlatform } from '../../../../test/support/test-platform.ts';
 import type { DomainDeps } from '../../src/context.ts';
 import { DomainError, type DomainErrorCode } from '../../src/errors/domain-error.ts';
 
@@ -14,10 +14,8 @@ export interface AccountsTest {
 }
 
 export async function openAccountsTest(name: string): Promise<AccountsTest> {
-  const database: TestDatabase = await createTestDatabase(name);
-  await applyMigrations(database.url);
-  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, CACHE_URL: inject('redisUrl') });
-  const platform = await openPlatform(config, createLogger({ level: 'ERROR', service: 'test' }), 'test');
+  const test = await openTestPlatform(name);
+  const { platform } = test;
   const outbox = startOutbox(platform, { idleMs: 20 });
   return {
     prisma: platform.database.prisma,
@@ -26,8 +24,7 @@ export async function openAccountsTest(name: string): Promise<AccountsTest> {
     deps: { emit: outbox.emit, now: () => new Date() },
     async close() {
       await outbox.stop();
-      await platform.close();
-      await database.drop();
+      await test.close();
     },
   };
 }

@@ -1,24 +1,21 @@
 import { randomInt } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { applyMigrations, createLogger, loadConfig, MemoryCache, openPlatform, type Cache, type Platform } from '@shop/platform';
-import { createTestDatabase, type TestDatabase } from '../../../../test/infra/isolation.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryCache, type Cache, type Platform } from '@shop/platform';
+import { openTestPlatform, type TestPlatform } from '../../../../test/support/test-platform.ts';
 import { fitText, insertTrackingEvents } from '../../src/tracking/tracking-events.ts';
 import { RepeatClicks, type Click } from '../../src/tracking/repeat-clicks.ts';
 import { recordEvents, sessionId, trackingEvent } from './tracking-support.ts';
 
-let database: TestDatabase;
+let test: TestPlatform;
 let platform: Platform;
 
 beforeAll(async () => {
-  database = await createTestDatabase('tracking_events');
-  await applyMigrations(database.url);
-  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, CACHE_URL: inject('redisUrl') });
-  platform = await openPlatform(config, createLogger({ level: 'ERROR', service: 'test' }), 'test');
+  test = await openTestPlatform('tracking_events');
+  platform = test.platform;
 });
 
 afterAll(async () => {
-  await platform?.close();
-  await database?.drop();
+  await test?.close();
 });
 
 const query = (text: string, values?: unknown[]) => platform.database.pool.query(text, values);
