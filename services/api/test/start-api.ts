@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { createLogger, loadConfig, openPlatform, type Platform } from '@shop/platform';
+import { inject } from 'vitest';
+import { applyMigrations, createLogger, loadConfig, openPlatform, type Platform } from '@shop/platform';
+import { createTestDatabase } from '../../../test/infra/isolation.ts';
 import { buildApp } from '../src/app.ts';
 import { liftRateLimits } from '../../../test/support/rate-limits.ts';
 
@@ -25,6 +27,20 @@ export async function startApi(env: NodeJS.ProcessEnv = {}): Promise<RunningApi>
     async close() {
       await app.close();
       await platform.close();
+    },
+  };
+}
+
+/** startApi over a migrated database of its own and the shared Redis; close() also drops the database. */
+export async function startApiOnOwnDatabase(name: string, env: NodeJS.ProcessEnv = {}): Promise<RunningApi> {
+  const database = await createTestDatabase(name);
+  await applyMigrations(database.url);
+  const api = await startApi({ DATABASE_URL: database.url, CACHE_URL: inject('redisUrl'), ...env });
+  return {
+    ...api,
+    async close() {
+      await api.close();
+      await database.drop();
     },
   };
 }

@@ -1,26 +1,20 @@
 import { randomInt } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { applyMigrations } from '@shop/platform';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signAccessToken, tokenSettings } from '@shop/domain';
-import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
-import { startApi, type RunningApi } from './start-api.ts';
+import { startApiOnOwnDatabase, type RunningApi } from './start-api.ts';
 import { metricValue, newEntityId, newSession, storedEvents, track } from './track-support.ts';
 
 // The GraphQL track mutation records through the same Tracker as POST /track: these tests run it
 // against the real api, PostgreSQL and Redis, and read the rows the buffer wrote.
 
-let database: TestDatabase;
 let api: RunningApi;
 
 beforeAll(async () => {
-  database = await createTestDatabase('track_graphql');
-  await applyMigrations(database.url);
-  api = await startApi({ DATABASE_URL: database.url, CACHE_URL: inject('redisUrl') });
+  api = await startApiOnOwnDatabase('track_graphql');
 });
 
 afterAll(async () => {
   await api?.close();
-  await database?.drop();
 });
 
 const pool = () => api.platform.database.pool;
@@ -50,6 +44,18 @@ const event = (overrides: Record<string, unknown> = {}) => ({
 
 /** A client address of its own, so the rate-limit buckets (in the Redis every test file shares) start full. */
 const newAddress = (): string => `198.18.${randomInt(0, 256)}.${randomInt(1, 255)}`;
+
+/** Changes the track policy, then waits until /track answers with it: the api applies a change when PostgreSQL notifies it. */
+async function setTrackPolicy(capacity: number, refillPerSecond: number): Promise<void> {
+  await pool().query("UPDATE rate_limit_policies SET capacity = $1, refill_per_second = $2 WHERE key = 'track'", [capacity, refillPerSecond]);
+  const headers = { 'x-forwarded-for': newAddress() };
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const probe = await track(api.app, { session: newSession(), body: event(), headers });
+    if (String(probe.headers['ratelimit-policy']).startsWith(`"track";q=${capacity};`)) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`the api did not apply the track policy q=${capacity} within 5 s`);
+}
 
 describe('the track mutation records events like POST /track', () => {
   it('stores every field of each event, with the session, client address, user agent and the customer of the token', async () => {
@@ -163,15 +169,8 @@ describe('the track mutation and tokens', () => {
 
 describe('the track mutation and the rate limit', () => {
   it('spends the same per-address track bucket as POST /track, and is refused with RATE_LIMITED once it is empty', async () => {
-    await pool().query("UPDATE rate_limit_policies SET capacity = 3, refill_per_second = 0.001 WHERE key = 'track'");
+    await setTrackPolicy(3, 0.001);
     try {
-      // The api applies the change when PostgreSQL notifies it: wait until /track shows the new policy.
-      const probeHeaders = { 'x-forwarded-for': newAddress() };
-      for (let attempt = 0; attempt < 200; attempt += 1) {
-        const probe = await track(api.app, { session: newSession(), body: event(), headers: probeHeaders });
-        if (probe.headers['ratelimit-policy'] === '"track";q=3;w=3000') break;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
       const headers = { 'x-forwarded-for': newAddress() };
       const session = newSession();
       expect((await track(api.app, { session, body: event(), headers })).statusCode).toBe(202);
@@ -188,7 +187,8 @@ describe('the track mutation and the rate limit', () => {
       const stored = await storedEvents(pool(), session, 3);
       expect(stored.map((row) => row.page_url)).not.toContain('/limited');
     } finally {
-      await pool().query("UPDATE rate_limit_policies SET capacity = 100000, refill_per_second = 10000 WHERE key = 'track'");
+      // Back to the lifted limit before the next test, which sends 10,000 events from one address.
+      await setTrackPolicy(100_000, 10_000);
     }
   });
 });
@@ -200,6 +200,11 @@ describe('the track mutation when the buffer is full', () => {
     const refusedSession = newSession('refused');
     const rejected = 'tracking_events_rejected_total{reason="buffer_full",service="api"}';
     const rejectedBefore = await metricValue(api.app, rejected);
+    // Start from an empty buffer (earlier tests' events are written), so exactly `capacity` more fill it.
+    for (let attempt = 0; (await metricValue(api.app, 'tracking_buffer_events{service="api"}')) > 0; attempt += 1) {
+      if (attempt > 200) throw new Error('the buffer did not empty within 5 s');
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
     // Hold every INSERT into tracking_events (reads go on): the buffer's writes wait, so what it accepts stays in it.
     const locker = await pool().connect();
     let locked = true;

@@ -1,22 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { applyMigrations } from '@shop/platform';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signAccessToken, tokenSettings } from '@shop/domain';
-import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
-import { startApi, type RunningApi } from './start-api.ts';
+import { startApiOnOwnDatabase, type RunningApi } from './start-api.ts';
 import { metricValue, newEntityId, newSession, storedEvents, track } from './track-support.ts';
 
-let database: TestDatabase;
 let api: RunningApi;
 
 beforeAll(async () => {
-  database = await createTestDatabase('track_route');
-  await applyMigrations(database.url);
-  api = await startApi({ DATABASE_URL: database.url, CACHE_URL: inject('redisUrl') });
+  api = await startApiOnOwnDatabase('track_route');
 });
 
 afterAll(async () => {
   await api?.close();
-  await database?.drop();
 });
 
 const pool = () => api.platform.database.pool;
