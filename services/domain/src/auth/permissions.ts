@@ -11,11 +11,11 @@ export interface PermissionDeclaration {
 /** The permissions the core declares; the api upserts them at boot. Extensions declare theirs under their own source. */
 export const CORE_PERMISSIONS = [
   { name: 'catalog.read', description: 'See products, categories, brands and channels in the admin' },
-  { name: 'catalog.write', description: 'Create and change products, categories, brands and channels' },
+  { name: 'catalog.write', description: 'Create, change and delete products, categories and brands; create channels' },
   { name: 'inventory.read', description: 'See stock levels and reservations' },
   { name: 'inventory.write', description: 'Change stock levels and stock locations' },
   { name: 'orders.read', description: 'See orders' },
-  { name: 'orders.manage', description: 'Approve, fulfil, complete and cancel orders' },
+  { name: 'orders.manage', description: 'Approve, fulfil, complete and cancel orders; change their addresses' },
   { name: 'customers.read', description: 'See customer accounts and groups' },
   { name: 'customers.manage', description: 'Change customer accounts and groups; approve or reject business accounts' },
   { name: 'leads.read', description: 'See captured leads' },
