@@ -61,11 +61,12 @@ export const FINISHED_SIGN_IN_GRACE_HOURS = 24;
  * replaced token keeps revoking the sign-in for as long as that matters.
  */
 export function pruneFinishedSignIns(pool: Parameters<typeof deleteInBatches>[0]): Promise<number> {
-  const finished = 'expires_at < now() - make_interval(hours => $1)';
+  const cutoff = 'now() - make_interval(hours => $1)';
   return deleteInBatches(
     pool,
     'refresh_tokens',
-    `${finished} AND NOT EXISTS (SELECT 1 FROM refresh_tokens later WHERE later.family_id = refresh_tokens.family_id AND NOT (later.${finished}))`,
+    `expires_at < ${cutoff} AND NOT EXISTS (
+       SELECT 1 FROM refresh_tokens sibling WHERE sibling.family_id = refresh_tokens.family_id AND sibling.expires_at >= ${cutoff})`,
     [FINISHED_SIGN_IN_GRACE_HOURS],
   );
 }
