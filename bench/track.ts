@@ -551,6 +551,31 @@ async function attributionCost(
   return { p50: round(percentile(timings, 50)), p95: round(percentile(timings, 95)), max: round(timings.at(-1) ?? Number.NaN), rows };
 }
 
+/**
+ * The least `rows` attribution rows cost on this machine: the same columns, one statement, into a table
+ * with no index, key or foreign key. No attribution that writes a row per click and line can beat it.
+ */
+async function bareInsertCost(pool: pg.Pool, rows: number, runs: number): Promise<{ p50: number; p95: number }> {
+  await pool.query('CREATE TABLE bench_attribution_floor (LIKE tracking_attributions INCLUDING DEFAULTS)');
+  try {
+    const timings: number[] = [];
+    for (let run = 0; run < runs; run += 1) {
+      const started = performance.now();
+      await pool.query(
+        `INSERT INTO bench_attribution_floor
+                (tracking_event_id, attribution_type, product_id, category_id, brand_id, order_id, attributed_revenue, created_at)
+         SELECT g, 'purchase', 1, 2, 3, $1, 10.50, now() FROM generate_series(1, $2::int) AS g`,
+        [run, rows],
+      );
+      timings.push(performance.now() - started);
+    }
+    timings.sort((a, b) => a - b);
+    return { p50: round(percentile(timings, 50)), p95: round(percentile(timings, 95)) };
+  } finally {
+    await pool.query('DROP TABLE bench_attribution_floor');
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------
 
 export async function benchTrack(): Promise<void> {
@@ -626,7 +651,8 @@ export async function benchTrack(): Promise<void> {
       }
     }
     for (const target of chosen) {
-      const measured = results.get(target.name) as Measured;
+      const measured = results.get(target.name);
+      if (measured === undefined) continue; // the throughput phase did not run
       const bareRate = results.get('bare fastify route')?.drive.acceptedPerSec ?? Number.NaN;
       const anchorRate = results.get('anchor: one INSERT per beacon')?.drive.acceptedPerSec;
       const { drive: result } = measured;
@@ -761,4 +787,11 @@ async function attributionPhase(platform: Platform, pool: pg.Pool): Promise<void
       triggers: (explained.Triggers ?? []).map((trigger) => ({ name: trigger['Trigger Name'], ms: round(trigger.Time), calls: trigger.Calls })),
     });
   }
+  const floor = await bareInsertCost(pool, ATTRIBUTION_CLICKS, ATTRIBUTION_RUNS);
+  emit({
+    figure: `floor: ${ATTRIBUTION_CLICKS} rows of the same columns into a table with no index, key or foreign key, one statement`,
+    runs: ATTRIBUTION_RUNS,
+    p50_ms: floor.p50,
+    p95_ms: floor.p95,
+  });
 }
