@@ -1,45 +1,10 @@
-import closeWithGrace from 'close-with-grace';
-import { createLogger, loadConfigOrExit, openPlatform, pruningLoop, startOutbox, type Platform } from '@shop/platform';
-import { pruneFinishedSignIns, subscriptionListeners, topicSubscriptions, trackingListeners } from '@shop/domain';
-import { buildApp } from './app.ts';
-import { declareCorePermissions } from './auth/declare-permissions.ts';
+import cluster from 'node:cluster';
+import { createLogger, loadConfigOrExit } from '@shop/platform';
+import { runPrimary } from './cluster/primary.ts';
+import { serveApi } from './serve.ts';
 
 const config = loadConfigOrExit();
 const logger = createLogger({ level: config.logLevel, service: 'api' });
-let platform: Platform | undefined;
 
-try {
-  platform = await openPlatform(config, logger, 'api');
-  const opened = platform;
-  // Without a broker the outbox dispatcher runs the topic subscriptions the consumer would run;
-  // the attribution listeners of cart.item_added and order.completed run here either way.
-  const outbox = startOutbox(opened, { listeners: [...subscriptionListeners(topicSubscriptions), ...trackingListeners] });
-  const permissions = declareCorePermissions(opened.database.prisma, logger);
-  const signInPruning = pruningLoop({
-    name: 'refresh token pruning',
-    logger,
-    prune: () => pruneFinishedSignIns(opened.database.pool),
-    describe: (pruned) => `deleted ${pruned} refresh tokens of sign-ins that ended`,
-  });
-  signInPruning.start();
-  const app = await buildApp(opened, { outbox });
-
-  closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {
-    if (err) logger.error({ err }, 'stopping after an unhandled error');
-    else logger.info({ signal }, 'stopping: finishing in-flight requests');
-    await app.close();
-    permissions.stop();
-    await signInPruning.stop();
-    await outbox.stop();
-    await opened.close();
-    logger.info('stopped');
-    logger.flush();
-  });
-
-  await app.listen({ host: config.host, port: config.port });
-} catch (error) {
-  logger.fatal({ err: error }, 'the api could not start');
-  await platform?.close();
-  logger.flush();
-  process.exit(1);
-}
+if (config.apiWorkers > 1 && cluster.isPrimary) runPrimary({ workers: config.apiWorkers, shutdownTimeoutMs: config.shutdownTimeoutMs, logger });
+else await serveApi(config, cluster.isWorker ? logger.child({ worker: cluster.worker?.id }) : logger);

@@ -75,4 +75,14 @@ describe('loadConfig', () => {
   it('uses S3_ENDPOINT as the public URL when S3_PUBLIC_URL is unset', () => {
     expect(loadConfig({ S3_ENDPOINT: 'http://s3.internal:9000' }).s3.publicUrl).toBe('http://s3.internal:9000');
   });
+
+  it('runs the api in one process unless API_WORKERS asks for more, which needs a server database and Redis', () => {
+    expect(loadConfig({}).apiWorkers).toBe(1);
+    expect(loadConfig({ API_WORKERS: '2', DATABASE_URL: 'postgresql://db/shop', CACHE_URL: 'redis://cache:6379' }).apiWorkers).toBe(2);
+    expect(problemsOf({ API_WORKERS: '2' })).toEqual([
+      'API_WORKERS: 2 workers need CACHE_URL: they share rate limits and repeat clicks through it',
+      'API_WORKERS: 2 workers need DATABASE_URL: the embedded database can be opened by one process only',
+    ]);
+    expect(problemsOf({ API_WORKERS: '0' })).toEqual(['API_WORKERS: must be a whole number from 1 to 64 (got "0")']);
+  });
 });

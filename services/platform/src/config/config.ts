@@ -44,6 +44,8 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** Addresses and CIDR ranges of trusted proxies; undefined: every X-Forwarded-For hop is believed. */
   readonly trustedProxies: readonly string[] | undefined;
+  /** api processes (cluster workers) sharing the port: 1 runs the api in the main process. */
+  readonly apiWorkers: number;
 }
 
 /** Used only outside production, where no secret was configured; refused in production. */
@@ -102,10 +104,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     processedEventsRetentionHours: read.integer('PROCESSED_EVENTS_RETENTION_HOURS', 336, 1, 24 * 365),
     shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     trustedProxies: readTrustedProxies(read),
+    apiWorkers: readApiWorkers(read),
   };
 
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;
+}
+
+/**
+ * Several api processes only agree on rate limits and repeat clicks through Redis, and the embedded
+ * database belongs to the one process that opened it.
+ */
+function readApiWorkers(read: EnvReader): number {
+  const workers = read.integer('API_WORKERS', 1, 1, 64);
+  if (workers > 1 && read.optional('CACHE_URL') === undefined) {
+    read.problem('API_WORKERS', `${workers} workers need CACHE_URL: they share rate limits and repeat clicks through it`);
+  }
+  if (workers > 1 && read.optional('DATABASE_URL') === undefined) {
+    read.problem('API_WORKERS', `${workers} workers need DATABASE_URL: the embedded database can be opened by one process only`);
+  }
+  return workers;
 }
 
 function readSecretKey(read: EnvReader, isProduction: boolean): string {

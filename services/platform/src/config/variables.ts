@@ -18,6 +18,11 @@ export const VARIABLES: readonly VariableDoc[] = [
   { name: 'NODE_ENV', description: '`development`, `test` or `production`', defaultValue: 'development' },
   { name: 'HOST', description: 'Address the HTTP server binds', defaultValue: '127.0.0.1 (0.0.0.0 in production)' },
   { name: 'PORT', description: 'HTTP port of the api', defaultValue: '3000' },
+  {
+    name: 'API_WORKERS',
+    description: 'api processes sharing PORT, for pods with more than one CPU; above 1 needs DATABASE_URL and CACHE_URL',
+    defaultValue: '1',
+  },
   { name: 'CONSUMER_PORT', description: "Port of the consumer's /health, /ready and /metrics server", defaultValue: '9464' },
   { name: 'LOG_LEVEL', description: '`DEBUG`, `INFO`, `WARNING` or `ERROR`', defaultValue: 'INFO' },
   {

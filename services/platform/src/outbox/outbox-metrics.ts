@@ -36,6 +36,8 @@ export function outboxMetrics(registry: Registry, pool: pg.Pool): OutboxMetrics 
     help: 'Events written but not yet published (topic) or handed to every listener (in_process)',
     labelNames: ['kind'],
     registers,
+    // The database's backlog, which every api process of a pod reads alike: summing them would multiply it.
+    aggregator: 'max',
     async collect() {
       const rows = await readBacklog();
       for (const kind of ['topic', 'in_process']) this.set({ kind }, rows.find((row) => row.kind === kind)?.pending ?? 0);
@@ -46,6 +48,7 @@ export function outboxMetrics(registry: Registry, pool: pg.Pool): OutboxMetrics 
     help: 'Age of the oldest event still waiting, 0 when none waits',
     labelNames: ['kind'],
     registers,
+    aggregator: 'max',
     async collect() {
       const rows = await readBacklog();
       for (const kind of ['topic', 'in_process']) {
