@@ -20,7 +20,12 @@ function diagnosticNodeOptions(): Record<string, string> {
  * deployment does. Otherwise production's settings: events checked in `warn` mode, a real secret,
  * logs at ERROR (no access log), the default pool of 10 database connections.
  */
-export async function startApi(workDir: string, databaseUrl: string, cacheUrl: string): Promise<{ url: string; service: ServiceProcess }> {
+export async function startApi(
+  workDir: string,
+  databaseUrl: string,
+  cacheUrl: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ url: string; service: ServiceProcess }> {
   const port = await freePort();
   const service = spawnService(
     API_MAIN,
@@ -35,6 +40,7 @@ export async function startApi(workDir: string, databaseUrl: string, cacheUrl: s
       SECRET_KEY: randomBytes(32).toString('base64url'),
       SECRETS_MASTER_KEY: randomBytes(32).toString('base64url'),
       ...diagnosticNodeOptions(),
+      ...env,
     },
     workDir,
   );

@@ -21,6 +21,8 @@ import { enableStatementStats, spawnListening, type ListeningServer } from './se
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 /** Every target is measured this many times, in turn; the best round counts (other work on the machine only slows a round down). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+/** API_WORKERS of the second api, the most a 2-core machine can use. */
+const CLUSTER_WORKERS = 2;
 const WARM_UP_SECONDS = 2;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 /** Beacons per second of the open-loop phase that times 202 to visible row. */
@@ -582,7 +584,7 @@ export async function benchTrack(): Promise<void> {
   const workDir = await mkdtemp(path.join(tmpdir(), 'shop-bench-'));
   let postgres: ServerHandle | undefined;
   let redis: ServerHandle | undefined;
-  let api: ServiceProcess | undefined;
+  const apis: ServiceProcess[] = [];
   let platform: Platform | undefined;
   let pool: pg.Pool | undefined;
   const baselines: { stop(): void }[] = [];
@@ -596,7 +598,10 @@ export async function benchTrack(): Promise<void> {
     const anchor = await startBaseline('anchor', postgres.url);
     baselines.push(anchor);
     const started = await startApi(workDir, postgres.url, redis.url);
-    api = started.service;
+    apis.push(started.service);
+    // The same api as CLUSTER_WORKERS processes on one port, for pods with that many CPUs.
+    const clustered = await startApi(workDir, postgres.url, redis.url, { API_WORKERS: String(CLUSTER_WORKERS) });
+    apis.push(clustered.service);
     pool = new pg.Pool({ connectionString: postgres.url, max: 4 });
     pool.on('error', (error) => note(`bench pool: ${error.message}`));
     await preload(pool, PRELOADED_EVENTS);
@@ -612,7 +617,7 @@ export async function benchTrack(): Promise<void> {
       cores: availableParallelism(),
       load_average_1m: round(loadavg()[0] ?? 0, 1),
       node: process.version,
-      api: 'own process, NODE_ENV=test (no broker), LOG_LEVEL=ERROR, Redis cache, pool of 10',
+      api: `own process, NODE_ENV=test (no broker), LOG_LEVEL=ERROR, Redis cache, pool of 10; targets named "${CLUSTER_WORKERS} api workers": a second api with API_WORKERS=${CLUSTER_WORKERS}`,
       connections: CONNECTIONS,
       seconds: SECONDS,
       preloaded_events: PRELOADED_EVENTS,
@@ -621,7 +626,9 @@ export async function benchTrack(): Promise<void> {
     });
 
     const pids = { postgres: postgres.pid(), redis: redis.pid() };
-    const apiPid = api.child.pid;
+    const apiPid = started.service.child.pid;
+    const clusterPid = clustered.service.child.pid;
+    const workers = `${CLUSTER_WORKERS} api workers`;
     const firstClick = beaconBody('first click');
     const targets: Target[] = [
       { name: 'bare fastify route', url: bare.url, path: '/track', body: firstClick, sessions: 'per request', pid: bare.pid, writesRows: false },
@@ -629,6 +636,9 @@ export async function benchTrack(): Promise<void> {
       { name: 'POST /track, first click', url: started.url, path: '/track', body: firstClick, sessions: 'per request', pid: apiPid, writesRows: true },
       { name: 'POST /track, impression', url: started.url, path: '/track', body: beaconBody('impression'), sessions: 'per request', pid: apiPid, writesRows: true },
       { name: 'POST /track, repeat click', url: started.url, path: '/track', body: beaconBody('repeat click'), sessions: 'one', pid: apiPid, writesRows: true },
+      { name: `POST /track, first click, ${workers}`, url: clustered.url, path: '/track', body: firstClick, sessions: 'per request', pid: clusterPid, writesRows: true },
+      { name: `POST /track, impression, ${workers}`, url: clustered.url, path: '/track', body: beaconBody('impression'), sessions: 'per request', pid: clusterPid, writesRows: true },
+      { name: `POST /track, repeat click, ${workers}`, url: clustered.url, path: '/track', body: beaconBody('repeat click'), sessions: 'one', pid: clusterPid, writesRows: true },
       { name: 'POST /graphql track mutation, impression', url: started.url, path: '/graphql', body: graphqlBeaconBody(), sessions: 'per request', pid: apiPid, writesRows: true },
       // GraphQL's floor: parse, validate, execute and rate limit with no work.
       { name: 'POST /graphql { health }', url: started.url, path: '/graphql', body: JSON.stringify({ query: '{ health }' }), sessions: 'per request', pid: apiPid, writesRows: false },
@@ -710,8 +720,7 @@ export async function benchTrack(): Promise<void> {
 
     if (PHASES.has('visibility')) await visibilityPhase(started.url, pool);
 
-    await stopApi(api);
-    api = undefined;
+    for (const api of apis.splice(0)) await stopApi(api);
     for (const baseline of baselines) baseline.stop();
     if (PHASES.has('attribution')) {
       const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: postgres.url });
@@ -720,7 +729,7 @@ export async function benchTrack(): Promise<void> {
     }
   } finally {
     for (const baseline of baselines) baseline.stop();
-    if (api !== undefined) await stopApi(api);
+    for (const api of apis) await stopApi(api);
     await platform?.close();
     await pool?.end();
     await Promise.all([postgres?.dispose(), redis?.dispose()]);
