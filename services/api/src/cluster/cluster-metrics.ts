@@ -3,6 +3,8 @@ import { AggregatorRegistry, type Registry } from 'prom-client';
 
 const REQUEST = 'shop:cluster-metrics-request';
 const ANSWER = 'shop:cluster-metrics-answer';
+/** prom-client's primary gives up on a worker that does not answer after this long; workers wait a little more for its reason. */
+const PRIMARY_TIMEOUT_MS = 5_000;
 
 interface MetricsRequest {
   readonly type: typeof REQUEST;
@@ -41,7 +43,7 @@ export function answerMetricsRequests(): void {
  * In a worker: reads the pod's aggregated metrics through the primary. `registry` is what this worker
  * contributes when the primary collects.
  */
-export function clusterMetricsReader(registry: Registry, timeoutMs = 5_000): () => Promise<string> {
+export function clusterMetricsReader(registry: Registry, timeoutMs = PRIMARY_TIMEOUT_MS + 1_000): () => Promise<string> {
   AggregatorRegistry.setRegistries([registry]);
   // Constructing one in a worker makes prom-client answer the primary's collection requests.
   void new AggregatorRegistry();

@@ -61,7 +61,9 @@ export function runPrimary({ workers, shutdownTimeoutMs, logger }: PrimaryOption
       return;
     }
     logger.error({ pid: worker.process.pid, code, signal }, `api worker ${worker.process.pid} exited; starting another in ${RESTART_DELAY_MS} ms`);
-    setTimeout(() => stopping || cluster.fork(), RESTART_DELAY_MS);
+    setTimeout(() => {
+      if (!stopping) cluster.fork();
+    }, RESTART_DELAY_MS);
   });
 
   process.on('SIGTERM', () => stop('SIGTERM', 0, true));
