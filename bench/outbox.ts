@@ -6,6 +6,7 @@ import { applyMigrations, createLogger, loadConfig, openPlatform, startOutbox, t
 import { startKafka, startPostgres } from '../test/infra/servers.ts';
 import { examplePayload } from '../services/platform/src/outbox/outbox-test-support.ts';
 import { cpuSeconds } from './cpu.ts';
+import { median, round } from './stats.ts';
 
 const TOPIC = 'shop.leads.created.v1';
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 40_000);
@@ -20,14 +21,6 @@ const P99_TARGET_MS = 200;
 
 function emit(figure: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify({ bench: 'outbox', ...figure })}\n`);
-}
-
-const round = (value: number, digits = 2): number => Math.round(value * 10 ** digits) / 10 ** digits;
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 const payload = (leadId: number) => examplePayload(TOPIC, { event_id: randomUUID(), lead_id: String(leadId) });

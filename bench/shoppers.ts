@@ -3,6 +3,7 @@
 // shoppers, each sending its next request when the last one answered) or open-loop (requests start
 // at a fixed rate whatever the answers do; latency counts from the scheduled start).
 import http from 'node:http';
+import { percentile, round } from './stats.ts';
 
 export const OPERATIONS = ['browse', 'view', 'createCart', 'addCartLine', 'placeOrder'] as const;
 export type Operation = (typeof OPERATIONS)[number];
@@ -230,12 +231,7 @@ export interface PhaseResult {
   readonly byOperation: Readonly<Record<Operation, OperationStats>>;
 }
 
-const round1 = (value: number) => Math.round(value * 10) / 10;
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
-}
+const round1 = (value: number) => round(value, 1);
 
 function stats(samples: readonly Sample[]): OperationStats {
   const sorted = samples.map((sample) => sample.ms).sort((a, b) => a - b);

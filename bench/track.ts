@@ -17,6 +17,7 @@ import type { ServiceProcess } from '../test/support/service-process.ts';
 import { startApi, stopApi } from './api-process.ts';
 import { cpuPercent, cpuSeconds } from './cpu.ts';
 import { enableStatementStats, spawnListening, type ListeningServer } from './servers.ts';
+import { median, percentile, round } from './stats.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 /** Every target is measured this many times, in turn; the best round counts (other work on the machine only slows a round down). */
@@ -45,20 +46,6 @@ function emit(figure: Record<string, unknown>): void {
 
 function note(message: string): void {
   process.stderr.write(`[bench track] ${message}\n`);
-}
-
-const round = (value: number, digits = 2): number => Math.round(value * 10 ** digits) / 10 ** digits;
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : round(((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2);
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -679,7 +666,7 @@ export async function benchTrack(): Promise<void> {
         ...(result.refused > 0 ? { status_codes: result.statusCodes } : {}),
         ratio_to_bare: ratioToBare,
         ratio_to_bare_per_round: roundRatios.get(target.name),
-        ratio_to_bare_median_of_rounds: median(roundRatios.get(target.name) ?? []),
+        ratio_to_bare_median_of_rounds: round(median(roundRatios.get(target.name) ?? [])),
         ...(ratioToAnchor === undefined || target.name.startsWith('anchor') ? {} : { ratio_to_anchor: ratioToAnchor }),
         ...(isTrack
           ? {
