@@ -92,42 +92,43 @@ async function emitConcurrently(outbox: RunningOutbox, first: number, count: num
   await Promise.all(Array.from({ length: CONCURRENT_TRANSACTIONS }, worker));
 }
 
-/** Emit as fast as concurrent transactions allow while the relay runs: events per second to acknowledgement. */
-async function emitToAck(platform: Platform, pids: Pids): Promise<Phase> {
+/**
+ * Runs `measure` with the relay and dispatcher running on an empty outbox, after WARM_UP_EVENTS went
+ * through them: the producer connected and the topics in place before any clock starts.
+ */
+async function withWarmOutbox(platform: Platform, measure: (outbox: RunningOutbox, pool: pg.Pool) => Promise<Phase>): Promise<Phase> {
   const pool = platform.database.pool;
   await pool.query('TRUNCATE outbox_events CASCADE');
   const outbox = startOutbox(platform);
   try {
     await emitConcurrently(outbox, 0, WARM_UP_EVENTS);
     await waitUntilPublished(pool);
-    return await timed(pids, EVENTS, async () => {
-      await emitConcurrently(outbox, WARM_UP_EVENTS, EVENTS);
-      await waitUntilPublished(pool);
-    });
+    return await measure(outbox, pool);
   } finally {
     await outbox.stop();
   }
 }
 
+/** Emit as fast as concurrent transactions allow while the relay runs: events per second to acknowledgement. */
+const emitToAck = (platform: Platform, pids: Pids): Promise<Phase> =>
+  withWarmOutbox(platform, (outbox, pool) =>
+    timed(pids, EVENTS, async () => {
+      await emitConcurrently(outbox, WARM_UP_EVENTS, EVENTS);
+      await waitUntilPublished(pool);
+    }),
+  );
+
 /** The relay alone: a backlog of EVENTS rows, written in one statement, drained to Kafka acknowledgement. */
-async function relayDrain(platform: Platform, pids: Pids): Promise<Phase> {
-  const pool = platform.database.pool;
-  await pool.query('TRUNCATE outbox_events CASCADE');
-  const outbox = startOutbox(platform);
-  try {
-    await emitConcurrently(outbox, 0, WARM_UP_EVENTS);
-    await waitUntilPublished(pool);
+const relayDrain = (platform: Platform, pids: Pids): Promise<Phase> =>
+  withWarmOutbox(platform, async (_outbox, pool) => {
     const payloads = Array.from({ length: EVENTS }, (_, i) => payload(WARM_UP_EVENTS + i));
     await pool.query(
       `INSERT INTO outbox_events (event_id, name, partition_key, payload)
        SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[])`,
       [payloads.map((p) => p.event_id), payloads.map(() => TOPIC), payloads.map((p) => p.lead_id), payloads.map((p) => JSON.stringify(p))],
     );
-    return await timed(pids, EVENTS, () => waitUntilPublished(pool));
-  } finally {
-    await outbox.stop();
-  }
-}
+    return timed(pids, EVENTS, () => waitUntilPublished(pool));
+  });
 
 /** A steady 1,000 events/s, ten per transaction every 10 ms; latency from commit to Kafka acknowledgement. */
 async function latencyAtSteadyRate(platform: Platform): Promise<{ p50: number; p99: number }> {
