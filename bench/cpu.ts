@@ -1,35 +1,13 @@
 // CPU time of the processes a benchmark runs, from /proc (Linux): where the cores went during a phase.
-import { readFile, readdir } from 'node:fs/promises';
-
-/** USER_HZ: the unit of utime and stime in /proc/<pid>/stat, 100 on every mainstream Linux. */
-const TICKS_PER_SECOND = 100;
-
-interface ProcStat {
-  readonly pid: number;
-  readonly ppid: number;
-  readonly cpuSeconds: number;
-}
-
-async function procStat(pid: number): Promise<ProcStat | undefined> {
-  try {
-    const text = await readFile(`/proc/${pid}/stat`, 'utf8');
-    // After "pid (comm) ": state ppid ... utime is the 12th field, stime the 13th.
-    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return { pid, ppid: Number(fields[1]), cpuSeconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND };
-  } catch {
-    return undefined; // exited
-  }
-}
+import { readFile } from 'node:fs/promises';
+import { allProcessStats, TICKS_PER_SECOND } from '../test/infra/proc-stat.ts';
 
 /**
  * CPU seconds so far of each named process and its direct children (PostgreSQL's backends), and of
  * this process alone as `client` (its children are the servers, counted under their own names).
  */
 export async function cpuSeconds(roots: Readonly<Record<string, number | undefined>>): Promise<Record<string, number>> {
-  const entries = await readdir('/proc');
-  const all = (await Promise.all(entries.filter((entry) => /^\d+$/.test(entry)).map((entry) => procStat(Number(entry))))).filter(
-    (stat): stat is ProcStat => stat !== undefined,
-  );
+  const all = await allProcessStats();
   const totals: Record<string, number> = {};
   for (const [name, root] of Object.entries(roots)) {
     totals[name] = root === undefined ? 0 : all.filter((stat) => stat.pid === root || stat.ppid === root).reduce((sum, stat) => sum + stat.cpuSeconds, 0);

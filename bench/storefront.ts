@@ -7,12 +7,13 @@
 // phase carries the events an earlier, saturated one left behind; each reports what it left.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { applyMigrations } from '@shop/platform';
+import { processStat } from '../test/infra/proc-stat.ts';
 import { startPostgres, startRedis, type ServerHandle } from '../test/infra/servers.ts';
 import { liftRateLimits } from '../test/support/rate-limits.ts';
 import type { ServiceProcess } from '../test/support/service-process.ts';
@@ -117,9 +118,7 @@ interface Measured {
 async function cpuWithExited(pids: Record<string, number | undefined>): Promise<Record<string, number>> {
   const totals = await cpuSeconds(pids);
   if (pids.postgres === undefined) return totals;
-  const text = await readFile(`/proc/${pids.postgres}/stat`, 'utf8').catch(() => '');
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  const reaped = (Number(fields[13] ?? 0) + Number(fields[14] ?? 0)) / 100; // USER_HZ
+  const reaped = (await processStat(pids.postgres))?.reapedCpuSeconds ?? 0;
   return { ...totals, postgres: (totals.postgres ?? 0) + reaped };
 }
 

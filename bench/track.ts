@@ -4,7 +4,7 @@
 // visible (open loop); the cost of attributing an order.completed with 1,000 clicks in its window.
 // Every figure is one JSON line on stdout; diagnostics go to stderr.
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,6 +12,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { applyMigrations, createLogger, loadConfig, openPlatform, Prisma, type EventPayloads, type Platform } from '@shop/platform';
 import { attributePurchase, insertTrackingEvents, type TrackingEventRecord, type Tx } from '@shop/domain';
+import { allProcessStats } from '../test/infra/proc-stat.ts';
 import { startPostgres, startRedis, type ServerHandle } from '../test/infra/servers.ts';
 import type { ServiceProcess } from '../test/support/service-process.ts';
 import { startApi, stopApi } from './api-process.ts';
@@ -71,18 +72,6 @@ async function liftRateLimitsForOneClient(databaseUrl: string): Promise<void> {
   }
 }
 
-/** utime, stime, cutime, cstime and ppid of a process from /proc (Linux), in seconds of CPU; undefined once it exited. */
-async function procTimes(pid: number): Promise<{ ppid: number; own: number; reaped: number } | undefined> {
-  try {
-    const text = await readFile(`/proc/${pid}/stat`, 'utf8');
-    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ').map(Number);
-    const ticks = (index: number) => (fields[index] ?? 0) / 100; // USER_HZ
-    return { ppid: fields[1] ?? 0, own: ticks(11) + ticks(12), reaped: ticks(13) + ticks(14) };
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * CPU seconds so far of each process and its children: its own, its live children's, and those of the
  * children it has reaped (PostgreSQL's backends come and go as pools open and close connections, so
@@ -90,12 +79,7 @@ async function procTimes(pid: number): Promise<{ ppid: number; own: number; reap
  * (`client`) and the whole machine, from cpu.ts.
  */
 async function treeCpuSeconds(roots: Readonly<Record<string, number | undefined>>): Promise<Record<string, number>> {
-  const pids = (await readdir('/proc')).filter((entry) => /^\d+$/.test(entry)).map(Number);
-  const all = new Map<number, { ppid: number; own: number; reaped: number }>();
-  for (const pid of pids) {
-    const times = await procTimes(pid);
-    if (times !== undefined) all.set(pid, times);
-  }
+  const all = new Map((await allProcessStats()).map((stat) => [stat.pid, stat]));
   const totals = await cpuSeconds({});
   for (const [name, root] of Object.entries(roots)) {
     const self = root === undefined ? undefined : all.get(root);
@@ -103,8 +87,8 @@ async function treeCpuSeconds(roots: Readonly<Record<string, number | undefined>
       totals[name] = 0;
       continue;
     }
-    const children = [...all.values()].filter((times) => times.ppid === root).reduce((sum, times) => sum + times.own, 0);
-    totals[name] = self.own + self.reaped + children;
+    const children = [...all.values()].filter((stat) => stat.ppid === root).reduce((sum, stat) => sum + stat.cpuSeconds, 0);
+    totals[name] = self.cpuSeconds + self.reapedCpuSeconds + children;
   }
   return totals;
 }

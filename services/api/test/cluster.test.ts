@@ -1,8 +1,8 @@
-import { readdir, readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it, inject } from 'vitest';
 import { applyMigrations } from '@shop/platform';
 import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
+import { allProcessStats } from '../../../test/infra/proc-stat.ts';
 import { liftRateLimits } from '../../../test/support/rate-limits.ts';
 import type { ServiceProcess } from '../../../test/support/service-process.ts';
 import { runApi } from './run-api.ts';
@@ -44,13 +44,7 @@ async function logged(api: ServiceProcess, message: string, count: number, timeo
 const get = (url: string) => fetch(url, { headers: { connection: 'close' } });
 
 async function workerPids(primary: number): Promise<number[]> {
-  const pids: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === primary) pids.push(Number(entry));
-  }
-  return pids;
+  return (await allProcessStats()).filter((stat) => stat.ppid === primary).map((stat) => stat.pid);
 }
 
 it('serves one port from API_WORKERS processes, reports the pod in /metrics and writes every beacon on SIGTERM', async () => {
