@@ -44,7 +44,8 @@ export {
   type RateLimitPolicy,
   type RateLimitPolicyLookup,
 } from './rate-limit/policy.ts';
-export { RateLimiter, rateLimitDecisionsCounter, type RateLimitDecision, type RateLimitResult, type RateLimiterOptions } from './rate-limit/limiter.ts';
+export { RateLimiter, type RateLimiterOptions } from './rate-limit/limiter.ts';
+export { RateLimitDecisions, type RateLimitDecision, type RateLimitResult } from './rate-limit/decisions.ts';
 export { RateLimitPolicies, RATE_LIMIT_POLICIES_CHANNEL, type RateLimitPoliciesOptions } from './rate-limit/policies.ts';
 export { tokenBucketStoreFor, type TokenBucketStore } from './rate-limit/bucket-store.ts';
 export { MemoryBucketStore } from './rate-limit/memory-bucket-store.ts';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import {
-  rateLimitDecisionsCounter,
+  RateLimitDecisions,
   RedisCache,
   REDIS_NOW_LUA,
   TAKE_FROM_BUCKET_LUA_FUNCTION,
@@ -10,7 +10,6 @@ import {
   type Logger,
   type RateLimitDecision,
   type RateLimiter,
-  type RateLimitPolicy,
 } from '@shop/platform';
 
 /** Keys to set if absent, each with the same time to live. */
@@ -199,17 +198,14 @@ export class ChargeAndClaim {
   readonly #limiter: Pick<RateLimiter, 'policy' | 'take'>;
   readonly #cache: Cache;
   readonly #batcher: ChargeBatcher | undefined;
-  readonly #decisions: ReturnType<typeof rateLimitDecisionsCounter>;
-  readonly #logger: Logger;
+  readonly #decisions: RateLimitDecisions;
   readonly #keyPrefix: string;
-  #storeDown = false;
 
   constructor(options: ChargeAndClaimOptions) {
     this.#limiter = options.limiter;
     this.#cache = options.cache;
     this.#batcher = options.cache instanceof RedisCache ? new ChargeBatcher(options.cache.client, options.timeoutMs ?? DEFAULT_TIMEOUT_MS) : undefined;
-    this.#decisions = rateLimitDecisionsCounter(options.metrics);
-    this.#logger = options.logger;
+    this.#decisions = new RateLimitDecisions(options.metrics, options.logger);
     this.#keyPrefix = options.keyPrefix ?? 'rate-limit';
   }
 
@@ -218,7 +214,7 @@ export class ChargeAndClaim {
     if (this.#batcher === undefined) return this.#takeInProcess(policyKey, caller, cost, claims);
     const found = policyKey === undefined ? undefined : this.#limiter.policy(policyKey);
     const policy = found?.enabled === true ? found : undefined;
-    if (policy !== undefined && cost > policy.capacity) return { decision: this.#overCapacity(policy), claimed: [] };
+    if (policy !== undefined && cost > policy.capacity) return { decision: this.#decisions.overCapacity(policy), claimed: [] };
     if (policy === undefined && claims.keys.length === 0) return { decision: undefined, claimed: [] };
 
     const bucket = policy === undefined ? NO_BUCKET : `${this.#keyPrefix}:${policy.key}:${caller}`;
@@ -227,23 +223,12 @@ export class ChargeAndClaim {
     try {
       reply = await this.#batcher.run([bucket, ...claims.keys], args);
     } catch (error) {
-      if (policy !== undefined && !this.#storeDown) this.#logger.warn({ err: error }, 'rate limit store unavailable: allowing every request until it is back');
-      if (policy !== undefined) this.#storeDown = true;
-      return { decision: policy === undefined ? undefined : this.#count({ policy, result: 'fail_open', allowed: true }), claimed: [], cacheError: error };
+      return { decision: policy === undefined ? undefined : this.#decisions.storeFailed(policy, error), claimed: [], cacheError: error };
     }
     const [allowed, tokens, retryAfterMs, fullInMs, claimed] = reply;
     const stored = claimed.map((value) => value === 1);
     if (policy === undefined) return { decision: undefined, claimed: stored };
-    if (this.#storeDown) this.#logger.info('rate limit store answering again: limiting again');
-    this.#storeDown = false;
-    const decision = this.#count({
-      policy,
-      result: allowed === 1 ? 'allowed' : 'limited',
-      allowed: allowed === 1,
-      remaining: Math.floor(Number(tokens) + 1e-9),
-      retryAfterSeconds: Math.ceil(retryAfterMs / 1000),
-      resetSeconds: Math.ceil(fullInMs / 1000),
-    });
+    const decision = this.#decisions.taken(policy, { allowed: allowed === 1, tokens: Number(tokens), retryAfterMs, fullInMs });
     return { decision, claimed: stored };
   }
 
@@ -256,15 +241,5 @@ export class ChargeAndClaim {
     } catch (error) {
       return { decision, claimed: [], cacheError: error };
     }
-  }
-
-  #overCapacity(policy: RateLimitPolicy): RateLimitDecision {
-    const fillSeconds = Math.ceil(policy.capacity / policy.refillPerSecond);
-    return this.#count({ policy, result: 'limited', allowed: false, remaining: 0, retryAfterSeconds: fillSeconds, resetSeconds: fillSeconds });
-  }
-
-  #count(decision: RateLimitDecision): RateLimitDecision {
-    this.#decisions.labels(decision.policy.key, decision.result).inc();
-    return decision;
   }
 }

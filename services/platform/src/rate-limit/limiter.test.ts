@@ -11,7 +11,8 @@ import type { Cache } from '../cache/cache.ts';
 import { tokenBucketStoreFor, type TokenBucketStore } from './bucket-store.ts';
 import { MemoryBucketStore } from './memory-bucket-store.ts';
 import { RedisBucketStore, TAKE_TOKENS_LUA } from './redis-bucket-store.ts';
-import { RateLimiter, type RateLimitDecision } from './limiter.ts';
+import { RateLimiter } from './limiter.ts';
+import type { RateLimitDecision } from './decisions.ts';
 import type { RateLimitPolicy } from './policy.ts';
 import { capturingLogger, sleep } from './test-support.ts';
 
