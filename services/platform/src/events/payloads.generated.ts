@@ -25,6 +25,24 @@ export interface CartItemAdded {
 }
 
 /**
+ * In-process: a business account awaits approval or was decided (drives its approval workflow)
+ */
+export interface CustomerApprovalChanged {
+  /**
+   * Unique per event; consumers deduplicate by it.
+   */
+  event_id: string;
+  schema_version: 1;
+  /**
+   * When the change happened, UTC.
+   */
+  occurred_at: string;
+  customer_id: string;
+  channel_id: string;
+  approval_status: "PENDING" | "APPROVED" | "REJECTED";
+}
+
+/**
  * In-process: an order completed (drives purchase attribution)
  */
 export interface OrderCompleted {
@@ -55,6 +73,26 @@ export interface OrderCompleted {
 }
 
 /**
+ * In-process: an order moved to another status (drives its lifecycle workflow)
+ */
+export interface OrderStatusChanged {
+  /**
+   * Unique per event; consumers deduplicate by it.
+   */
+  event_id: string;
+  schema_version: 1;
+  /**
+   * When the change happened, UTC.
+   */
+  occurred_at: string;
+  order_id: string;
+  order_number: string;
+  from: "PENDING_PAYMENT" | "AWAITING_APPROVAL" | "PLACED" | "FULFILLED" | "COMPLETED" | "CANCELLED" | null;
+  to: "PENDING_PAYMENT" | "AWAITING_APPROVAL" | "PLACED" | "FULFILLED" | "COMPLETED" | "CANCELLED";
+  reason: string | null;
+}
+
+/**
  * A customer account was created
  */
 export interface AccountsCreatedV1 {
@@ -73,6 +111,26 @@ export interface AccountsCreatedV1 {
   customer_group_id: string | null;
   is_business: boolean;
   approval_status: "PENDING" | "APPROVED" | "REJECTED" | null;
+}
+
+/**
+ * An approval has waited longer than its reminder time
+ */
+export interface ApprovalsReminderDueV1 {
+  /**
+   * Unique per event; consumers deduplicate by it.
+   */
+  event_id: string;
+  schema_version: 1;
+  /**
+   * When the change happened, UTC.
+   */
+  occurred_at: string;
+  approval: "customer_registration" | "order";
+  subject_id: string;
+  channel_id: string;
+  requested_at: string;
+  expires_at: string;
 }
 
 /**
@@ -256,8 +314,11 @@ export interface OrdersPlacedV1 {
 /** Every event by name: broker topics and in-process events. */
 export interface EventPayloads {
   'cart.item_added': CartItemAdded;
+  'customer.approval_changed': CustomerApprovalChanged;
   'order.completed': OrderCompleted;
+  'order.status_changed': OrderStatusChanged;
   'shop.accounts.created.v1': AccountsCreatedV1;
+  'shop.approvals.reminder_due.v1': ApprovalsReminderDueV1;
   'shop.cart.line_added.v1': CartLineAddedV1;
   'shop.fraud.check_requested.v1': FraudCheckRequestedV1;
   'shop.inventory.stock_changed.v1': InventoryStockChangedV1;
