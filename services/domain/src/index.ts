@@ -55,10 +55,22 @@ export {
   cancelOrder,
   changeOrderAddresses,
   completeOrder,
-  expireStaleReservations,
   fulfilOrder,
   markOrderPaid,
 } from './orders/order-transitions.ts';
+export {
+  HELD_FOR_SETTLED_ORDER,
+  expireStaleReservations,
+  expireUnpaidOrder,
+  orderLifecycleView,
+  type OrderLifecycleView,
+  type StaleReservationSweep,
+} from './orders/hold-expiry.ts';
+export { remindOrderApproval } from './orders/order-approval.ts';
+export { customerApprovalView, expireCustomerApproval, remindCustomerApproval, type CustomerApprovalView } from './accounts/customer-approval.ts';
+export { deleteExpiredCarts } from './carts/expired-carts.ts';
+export { DEFAULT_WORKFLOW_SETTINGS, HOUR_MS, WORKFLOW_SETTINGS_KEY, workflowSettings, type WorkflowSettings } from './settings/workflow-settings.ts';
+export { recordWorkflowFault, workflowFaults, type WorkflowFault, type WorkflowFaultFilter, type WorkflowRun } from './workflows/faults.ts';
 export { CHECKOUT_SETTINGS_KEY, DEFAULT_CHECKOUT_SETTINGS, checkoutSettings, type CheckoutSettings, type FraudRules } from './settings/checkout-settings.ts';
 export {
   MAX_BIGINT,

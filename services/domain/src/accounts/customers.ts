@@ -2,6 +2,7 @@ import type { BusinessApproval, Prisma } from '@shop/platform';
 import { idString, optionalId, type DomainDeps, type Tx } from '../context.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import { assertChannelExists } from './channels.ts';
+import { customerApprovalChanged } from './customer-approval.ts';
 import { normalizeEmail } from './email.ts';
 import { assertPasswordPolicy, checkPassword, hashPassword } from './passwords.ts';
 import { optionalText } from './text.ts';
@@ -57,6 +58,7 @@ export async function registerCustomer(tx: Tx, deps: DomainDeps, input: Register
     is_business: customer.isBusiness,
     approval_status: customer.approvalStatus,
   });
+  if (customer.approvalStatus !== null) await customerApprovalChanged(tx, deps, { ...customer, approvalStatus: customer.approvalStatus });
   return customer;
 }
 
@@ -73,21 +75,26 @@ export async function authenticateCustomer(tx: Tx, channelId: bigint, email: str
   return account;
 }
 
-export function approveBusinessCustomer(tx: Tx, customerId: bigint): Promise<CustomerAccount> {
-  return decideApproval(tx, customerId, 'APPROVED');
+export function approveBusinessCustomer(tx: Tx, deps: DomainDeps, customerId: bigint): Promise<CustomerAccount> {
+  return decideApproval(tx, deps, customerId, 'APPROVED');
 }
 
-export function rejectBusinessCustomer(tx: Tx, customerId: bigint): Promise<CustomerAccount> {
-  return decideApproval(tx, customerId, 'REJECTED');
+export function rejectBusinessCustomer(tx: Tx, deps: DomainDeps, customerId: bigint): Promise<CustomerAccount> {
+  return decideApproval(tx, deps, customerId, 'REJECTED');
 }
 
-/** Staff may revise a decision either way; deciding what is already decided changes nothing. */
-async function decideApproval(tx: Tx, customerId: bigint, decision: BusinessApproval): Promise<CustomerAccount> {
+/**
+ * Staff may revise a decision either way; deciding what is already decided changes nothing. Emits
+ * customer.approval_changed, which the account's approval workflow follows.
+ */
+async function decideApproval(tx: Tx, deps: DomainDeps, customerId: bigint, decision: BusinessApproval): Promise<CustomerAccount> {
   const customer = await tx.customer.findUnique({ where: { id: customerId }, omit: WITHOUT_SECRETS });
   if (customer === null) throw new DomainError('NOT_FOUND', `customer ${customerId} does not exist`, { customerId: idString(customerId) });
   if (!customer.isBusiness) {
     throw new DomainError('BAD_USER_INPUT', `customer ${customerId} is not a business account; only business accounts need approval`, { customerId: idString(customerId) });
   }
   if (customer.approvalStatus === decision) return customer;
-  return tx.customer.update({ where: { id: customerId }, data: { approvalStatus: decision }, omit: WITHOUT_SECRETS });
+  const decided = await tx.customer.update({ where: { id: customerId }, data: { approvalStatus: decision }, omit: WITHOUT_SECRETS });
+  await customerApprovalChanged(tx, deps, { ...decided, approvalStatus: decision });
+  return decided;
 }

@@ -167,6 +167,58 @@ export async function releaseReservations(tx: Tx, deps: DomainDeps, orderId: big
   }
 }
 
+interface ExpiredLevel {
+  productId: string;
+  locationId: string;
+  sku: string;
+  onHand: number;
+  reserved: number;
+  quantity: number;
+  /** Set when the units came from one order only. */
+  orderId: string | null;
+}
+
+/**
+ * Ends every HELD reservation of these orders as EXPIRED in one statement, whatever their number:
+ * the units go back to sale, and each product and location gets one stock event for all of them
+ * (with the order's id when a single order held them). Returns how many reservations ended.
+ */
+export async function expireReservationsOf(tx: Tx, deps: DomainDeps, orderIds: readonly bigint[]): Promise<number> {
+  if (orderIds.length === 0) return 0;
+  const [result] = await tx.$queryRaw<{ reservations: number; levels: ExpiredLevel[] }[]>`
+    WITH expired AS (
+      UPDATE inventory_reservations SET state = 'EXPIRED', updated_at = now()
+       WHERE order_id = ANY(${orderIds.map(String)}::bigint[]) AND state = 'HELD'
+       RETURNING order_id, product_id, location_id, quantity),
+    per_level AS (
+      SELECT product_id, location_id, sum(quantity)::int AS quantity,
+             CASE WHEN count(DISTINCT order_id) = 1 THEN min(order_id) END AS order_id
+        FROM expired GROUP BY product_id, location_id),
+    levels AS (
+      UPDATE stock_levels AS s SET reserved = s.reserved - l.quantity, updated_at = now()
+        FROM per_level AS l
+       WHERE s.product_id = l.product_id AND s.location_id = l.location_id
+      RETURNING s.product_id, s.location_id, s.on_hand, s.reserved, l.quantity, l.order_id)
+    SELECT (SELECT count(*)::int FROM expired) AS reservations,
+           coalesce((SELECT json_agg(json_build_object(
+                       'productId', l.product_id::text, 'locationId', l.location_id::text, 'sku', p.sku, 'onHand', l.on_hand,
+                       'reserved', l.reserved, 'quantity', l.quantity, 'orderId', l.order_id::text) ORDER BY l.product_id, l.location_id)
+                       FROM levels AS l JOIN products AS p ON p.id = l.product_id), '[]'::json) AS levels`;
+  for (const level of result?.levels ?? []) {
+    const after = level.onHand - level.reserved;
+    await stockChanged(tx, deps, {
+      productId: BigInt(level.productId),
+      sku: level.sku,
+      locationId: BigInt(level.locationId),
+      before: after - level.quantity,
+      after,
+      reason: 'reservation_released',
+      ...(level.orderId === null ? {} : { orderId: BigInt(level.orderId) }),
+    });
+  }
+  return result?.reservations ?? 0;
+}
+
 /** A cancelled paid order: its committed units go back on the shelf. */
 export async function returnCommittedStock(tx: Tx, deps: DomainDeps, orderId: bigint): Promise<void> {
   const returned = await tx.$queryRaw<(StockRow & { quantity: number; sku: string })[]>`

@@ -7,7 +7,7 @@ import { reserveStock } from '../inventory/stock.ts';
 import { checkoutSettings } from '../settings/checkout-settings.ts';
 import { money, sum, type Money } from '../money.ts';
 import { validAddress, type Address } from './address.ts';
-import { orderPlaced, type OrderWithLines } from './order-events.ts';
+import { orderPlaced, orderStatusChanged, type OrderWithLines } from './order-events.ts';
 import { trippedFraudRules } from './fraud-rules.ts';
 
 export interface PlaceOrderInput {
@@ -154,7 +154,7 @@ async function insertOrderLines(tx: Tx, orderId: bigint, lines: readonly { produ
 /**
  * Turns the shopper's cart into an order at today's prices and holds its stock. A business
  * customer's order waits in AWAITING_APPROVAL (when the setting says so), any other in
- * PENDING_PAYMENT. Emits shop.orders.placed.v1, and shop.fraud.check_requested.v1 when the order
+ * PENDING_PAYMENT. Emits shop.orders.placed.v1, order.status_changed, and shop.fraud.check_requested.v1 when the order
  * trips a fraud rule. Any refusal rolls the whole transaction back: no order, no hold, no event.
  */
 export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInput): Promise<OrderWithLines> {
@@ -200,6 +200,7 @@ export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInpu
     new Date(now.getTime() + holdFor),
   );
   await orderPlaced(tx, deps, order);
+  await orderStatusChanged(tx, deps, order, { from: null, to: order.status });
 
   const tripped = await trippedFraudRules(tx, settings.fraud, {
     total,

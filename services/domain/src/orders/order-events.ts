@@ -1,4 +1,4 @@
-import type { Order, OrderLine } from '@shop/platform';
+import type { Order, OrderLine, OrderStatus } from '@shop/platform';
 import { idString, optionalId, type DomainDeps, type Tx } from '../context.ts';
 import { moneyString } from '../money.ts';
 
@@ -51,6 +51,26 @@ export async function orderModified(tx: Tx, deps: DomainDeps, order: OrderWithLi
     currency: order.currency,
     totals: totalsOf(order),
     lines: linesOf(order),
+    occurred_at: deps.now().toISOString(),
+  });
+}
+
+/**
+ * The in-process event of every status change (`from` null at placement): the api starts or signals
+ * the order's lifecycle workflow from it, through the outbox, so no change is missed after a crash.
+ */
+export async function orderStatusChanged(
+  tx: Tx,
+  deps: DomainDeps,
+  order: Pick<Order, 'id' | 'number'>,
+  change: { from: OrderStatus | null; to: OrderStatus; reason?: string | null },
+): Promise<void> {
+  await deps.emit(tx, 'order.status_changed', {
+    order_id: idString(order.id),
+    order_number: order.number,
+    from: change.from,
+    to: change.to,
+    reason: change.reason ?? null,
     occurred_at: deps.now().toISOString(),
   });
 }

@@ -4,9 +4,8 @@ import type { DomainDeps, Tx } from '../context.ts';
 import { commitReservations, releaseReservations, returnCommittedStock } from '../inventory/stock.ts';
 import { checkoutSettings } from '../settings/checkout-settings.ts';
 import { validAddress, type Address } from './address.ts';
-import { orderCompleted, orderModified, type OrderWithLines } from './order-events.ts';
+import { orderCompleted, orderModified, orderStatusChanged, type OrderWithLines } from './order-events.ts';
 import { assertTransition } from './order-status.ts';
-
 
 /** The order, locked for the rest of the transaction so two transitions never interleave. */
 async function lockedOrder(tx: Tx, orderId: bigint): Promise<OrderWithLines> {
@@ -16,15 +15,18 @@ async function lockedOrder(tx: Tx, orderId: bigint): Promise<OrderWithLines> {
   return order;
 }
 
-async function moveTo(tx: Tx, order: OrderWithLines, to: OrderStatus, data: Record<string, unknown> = {}): Promise<OrderWithLines> {
+/** Every move emits order.status_changed, which the order's lifecycle workflow follows. */
+async function moveTo(tx: Tx, deps: DomainDeps, order: OrderWithLines, to: OrderStatus, data: { cancelReason?: string } & Record<string, unknown> = {}): Promise<OrderWithLines> {
   assertTransition(order.number, order.status, to);
-  return tx.order.update({ where: { id: order.id }, data: { status: to, ...data }, include: { lines: { orderBy: { id: 'asc' } } } });
+  const moved = await tx.order.update({ where: { id: order.id }, data: { status: to, ...data }, include: { lines: { orderBy: { id: 'asc' } } } });
+  await orderStatusChanged(tx, deps, order, { from: order.status, to, reason: data.cancelReason });
+  return moved;
 }
 
 /** A business order approved by staff waits for payment; its stock is held for the payment window from now. */
 export async function approveOrder(tx: Tx, deps: DomainDeps, orderId: bigint): Promise<OrderWithLines> {
   const order = await lockedOrder(tx, orderId);
-  const approved = await moveTo(tx, order, 'PENDING_PAYMENT');
+  const approved = await moveTo(tx, deps, order, 'PENDING_PAYMENT');
   const { paymentWindowMinutes } = await checkoutSettings(tx);
   await tx.inventoryReservation.updateMany({
     where: { orderId, state: 'HELD' },
@@ -42,17 +44,17 @@ export async function markOrderPaid(tx: Tx, deps: DomainDeps, orderId: bigint): 
     throw new DomainError('BAD_USER_INPUT', `order ${order.number} can no longer be paid: its stock hold expired`, { field: 'orderId' });
   }
   await commitReservations(tx, orderId);
-  return moveTo(tx, order, 'PLACED', { paidAt: deps.now() });
+  return moveTo(tx, deps, order, 'PLACED', { paidAt: deps.now() });
 }
 
 export async function fulfilOrder(tx: Tx, deps: DomainDeps, orderId: bigint): Promise<OrderWithLines> {
-  return moveTo(tx, await lockedOrder(tx, orderId), 'FULFILLED', { fulfilledAt: deps.now() });
+  return moveTo(tx, deps, await lockedOrder(tx, orderId), 'FULFILLED', { fulfilledAt: deps.now() });
 }
 
 /** Emits the in-process order.completed that attribution listens to. */
 export async function completeOrder(tx: Tx, deps: DomainDeps, orderId: bigint): Promise<OrderWithLines> {
   const completedAt = deps.now();
-  const completed = await moveTo(tx, await lockedOrder(tx, orderId), 'COMPLETED', { completedAt });
+  const completed = await moveTo(tx, deps, await lockedOrder(tx, orderId), 'COMPLETED', { completedAt });
   await orderCompleted(tx, deps, completed, completedAt);
   return completed;
 }
@@ -62,7 +64,7 @@ export async function cancelOrder(tx: Tx, deps: DomainDeps, orderId: bigint, rea
   const trimmed = reason.trim();
   if (trimmed.length === 0 || trimmed.length > 500) throw new DomainError('BAD_USER_INPUT', 'reason must be 1 to 500 characters', { field: 'reason' });
   const order = await lockedOrder(tx, orderId);
-  const cancelled = await moveTo(tx, order, 'CANCELLED', { cancelledAt: deps.now(), cancelReason: trimmed });
+  const cancelled = await moveTo(tx, deps, order, 'CANCELLED', { cancelledAt: deps.now(), cancelReason: trimmed });
   await releaseReservations(tx, deps, orderId, 'RELEASED');
   if (order.status === 'PLACED') await returnCommittedStock(tx, deps, orderId);
   return cancelled;
@@ -96,24 +98,3 @@ export async function changeOrderAddresses(
   await orderModified(tx, deps, updated, changes);
   return updated;
 }
-
-/**
- * Ends the holds that ran out (ExpireStaleReservations runs this): their stock goes back to sale
- * and the orders still waiting for payment or approval are cancelled. Returns the cancelled order ids.
- */
-export async function expireStaleReservations(tx: Tx, deps: DomainDeps, limit = 100): Promise<bigint[]> {
-  const stale = await tx.$queryRaw<{ order_id: bigint }[]>`
-    SELECT DISTINCT order_id FROM inventory_reservations
-     WHERE state = 'HELD' AND expires_at <= ${deps.now()} LIMIT ${limit}`;
-  const cancelled: bigint[] = [];
-  for (const { order_id } of stale) {
-    const order = await lockedOrder(tx, order_id);
-    await releaseReservations(tx, deps, order_id, 'EXPIRED');
-    if (order.status === 'PENDING_PAYMENT' || order.status === 'AWAITING_APPROVAL') {
-      await moveTo(tx, order, 'CANCELLED', { cancelledAt: deps.now(), cancelReason: 'the stock hold expired before payment' });
-      cancelled.push(order_id);
-    }
-  }
-  return cancelled;
-}
-

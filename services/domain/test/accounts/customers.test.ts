@@ -30,7 +30,7 @@ const register = (input: Partial<RegisterCustomerInput> & { email: string }) =>
 
 async function eventsAbout(name: string, field: string, id: bigint): Promise<{ partition_key: string; payload: Record<string, unknown> }[]> {
   const { rows } = await t.platform.database.pool.query(
-    'SELECT partition_key, payload FROM outbox_events WHERE name = $1 AND payload->>$2 = $3',
+    'SELECT partition_key, payload FROM outbox_events WHERE name = $1 AND payload->>$2 = $3 ORDER BY id',
     [name, field, id.toString()],
   );
   return rows;
@@ -65,6 +65,8 @@ describe('registration', () => {
     expect(customer.approvalStatus).toBe('PENDING');
     const [event] = await eventsAbout('shop.accounts.created.v1', 'customer_id', customer.id);
     expect(event?.payload).toMatchObject({ is_business: true, approval_status: 'PENDING' });
+    const approvals = await eventsAbout('customer.approval_changed', 'customer_id', customer.id);
+    expect(approvals.map((approval) => approval.payload)).toMatchObject([{ approval_status: 'PENDING', channel_id: channelId.toString() }]);
   });
 
   it('refuses a second account with the same email in the channel, whatever its case, and emits nothing for it', async () => {
@@ -122,7 +124,7 @@ describe('customer sign-in', () => {
 });
 
 describe('business approval', () => {
-  const decide = (decision: typeof approveBusinessCustomer, id: bigint) => t.prisma.$transaction((tx) => decision(tx, id));
+  const decide = (decision: typeof approveBusinessCustomer, id: bigint) => t.prisma.$transaction((tx) => decision(tx, t.deps, id));
 
   it('approves and rejects business accounts, and a decision may be revised', async () => {
     const business = await register({ email: 'orders@widgets.example', isBusiness: true });
@@ -131,6 +133,9 @@ describe('business approval', () => {
     const rejected = await decide(rejectBusinessCustomer, business.id);
     expect(rejected.approvalStatus).toBe('REJECTED');
     expect(rejected).not.toHaveProperty('passwordHash');
+    // Each change is one event for the approval workflow; deciding what was decided emits nothing.
+    const approvals = await eventsAbout('customer.approval_changed', 'customer_id', business.id);
+    expect(approvals.map((approval) => approval.payload.approval_status)).toEqual(['PENDING', 'APPROVED', 'REJECTED']);
   });
 
   it('refuses a consumer account and an unknown customer', async () => {

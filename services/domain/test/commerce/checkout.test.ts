@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/errors/domain-error.ts';
 import { addCartLine, createCart, setCartLineQuantity } from '../../src/carts/carts.ts';
 import { placeOrder } from '../../src/orders/checkout.ts';
-import { approveOrder, cancelOrder, changeOrderAddresses, completeOrder, expireStaleReservations, fulfilOrder, markOrderPaid } from '../../src/orders/order-transitions.ts';
+import { approveOrder, cancelOrder, changeOrderAddresses, completeOrder, fulfilOrder, markOrderPaid } from '../../src/orders/order-transitions.ts';
+import { expireStaleReservations } from '../../src/orders/hold-expiry.ts';
 import { setStockOnHand } from '../../src/inventory/stock.ts';
 import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from './support.ts';
 
@@ -42,6 +43,8 @@ async function refusal(work: Promise<unknown>): Promise<DomainError> {
   expect(error).toBeInstanceOf(DomainError);
   return error as DomainError;
 }
+
+const SWEEP_RUN = { workflow: 'ExpireStaleReservationsWorkflow', workflowId: 'test-sweep', runId: 'run-1' };
 
 describe('carts', () => {
   it('adds a line with both cart events, and adds to the same line when the product comes again', async () => {
@@ -197,8 +200,9 @@ describe('checkout and the order lifecycle', () => {
     expect(order.lines[0]).toMatchObject({ productId: tee, quantity: 2, categoryId: catalog.categoryIds[0], brandId: catalog.brandId });
     expect(await stock(tee)).toMatchObject({ onHand: 5, reserved: 2 });
     const placed = await commerce.events(before);
-    expect(placed.map((event) => event.name)).toEqual(['shop.inventory.stock_changed.v1', 'shop.orders.placed.v1']);
+    expect(placed.map((event) => event.name)).toEqual(['shop.inventory.stock_changed.v1', 'shop.orders.placed.v1', 'order.status_changed']);
     expect(placed[0]?.payload).toMatchObject({ previous_quantity: 5, new_quantity: 3, delta: -2, reason: 'reservation', order_id: order.id.toString() });
+    expect(placed[2]?.payload).toMatchObject({ order_id: order.id.toString(), from: null, to: 'PENDING_PAYMENT', reason: null });
     expect(placed[1]?.payload).toMatchObject({ order_number: order.number, status: 'PENDING_PAYMENT', totals: { total: '39.80' } });
 
     await commerce.transaction((tx) => markOrderPaid(tx, commerce.deps, order.id));
@@ -207,7 +211,8 @@ describe('checkout and the order lifecycle', () => {
     const beforeCompletion = await commerce.lastEventId();
     const completed = await commerce.transaction((tx) => completeOrder(tx, commerce.deps, order.id));
     expect(completed.status).toBe('COMPLETED');
-    const [event] = await commerce.events(beforeCompletion);
+    const [statusChange, event] = await commerce.events(beforeCompletion);
+    expect(statusChange).toMatchObject({ name: 'order.status_changed', payload: { from: 'FULFILLED', to: 'COMPLETED' } });
     expect(event).toMatchObject({
       name: 'order.completed',
       payload: { order_id: order.id.toString(), session_id: 's-life', lines: [{ product_id: tee.toString(), category_id: catalog.categoryIds[0]?.toString(), line_total: '39.80' }] },
@@ -228,7 +233,10 @@ describe('checkout and the order lifecycle', () => {
     const before = await commerce.lastEventId();
     await commerce.transaction((tx) => cancelOrder(tx, commerce.deps, unpaid.id, 'changed my mind'));
     expect(await stock(tee)).toMatchObject({ onHand: 4, reserved: 0 });
-    expect((await commerce.events(before)).map((event) => event.payload.reason)).toEqual(['reservation_released']);
+    expect((await commerce.events(before)).map((event) => [event.name, event.payload.reason])).toEqual([
+      ['order.status_changed', 'changed my mind'],
+      ['shop.inventory.stock_changed.v1', 'reservation_released'],
+    ]);
 
     const paid = await checkout(await cartWith('s-cancel-2', [[tee, 2]]), 's-cancel-2');
     await commerce.transaction((tx) => markOrderPaid(tx, commerce.deps, paid.id));
@@ -324,16 +332,23 @@ describe('checkout and the order lifecycle', () => {
   it('expires a hold that ran out: the stock goes back and the unpaid order is cancelled', async () => {
     const tee = await catalog.product('expiry-tee', '10.00', 2);
     const order = await checkout(await cartWith('s-expiry', [[tee, 2]]), 's-expiry');
-    commerce.setNow(new Date('2026-11-23T10:29:00.000Z'));
-    expect(await commerce.transaction((tx) => expireStaleReservations(tx, commerce.deps))).toEqual([]);
-    commerce.setNow(new Date('2026-11-23T10:31:00.000Z'));
-    try {
-      expect(await commerce.transaction((tx) => expireStaleReservations(tx, commerce.deps))).toContain(order.id);
-      expect(await stock(tee)).toMatchObject({ onHand: 2, reserved: 0 });
-      const expired = await commerce.platform.database.prisma.order.findUniqueOrThrow({ where: { id: order.id } });
-      expect(expired).toMatchObject({ status: 'CANCELLED', cancelReason: 'the stock hold expired before payment' });
-    } finally {
-      commerce.setNow(new Date('2026-11-23T10:00:00.000Z'));
-    }
+    const sweep = (asOf: string) =>
+      commerce.transaction((tx) => expireStaleReservations(tx, commerce.deps, { asOf: new Date(asOf), limit: 100, run: SWEEP_RUN }));
+    expect((await sweep('2026-11-23T10:29:00.000Z')).cancelledOrderIds).toEqual([]);
+    const before = await commerce.lastEventId();
+    // Other tests' unpaid orders ran out too: this one is among them.
+    const swept = await sweep('2026-11-23T10:31:00.000Z');
+    expect(swept).toMatchObject({ faults: [], more: false });
+    expect(swept.cancelledOrderIds).toContain(order.id);
+    expect(await stock(tee)).toMatchObject({ onHand: 2, reserved: 0 });
+    const expired = await commerce.platform.database.prisma.order.findUniqueOrThrow({ where: { id: order.id } });
+    expect(expired).toMatchObject({ status: 'CANCELLED', cancelReason: 'the stock hold expired before payment' });
+    const events = (await commerce.events(before)).filter((event) => event.payload.order_id === order.id.toString());
+    expect(events).toMatchObject([
+      { name: 'shop.inventory.stock_changed.v1', payload: { reason: 'reservation_released', previous_quantity: 0, new_quantity: 2, product_id: tee.toString() } },
+      { name: 'order.status_changed', payload: { from: 'PENDING_PAYMENT', to: 'CANCELLED', reason: 'the stock hold expired before payment' } },
+    ]);
+    // A second pass finds nothing: the sweep can run any number of times.
+    expect(await sweep('2026-11-23T10:32:00.000Z')).toMatchObject({ orders: 0, reservations: 0, more: false });
   });
 });

@@ -88,11 +88,11 @@ export const accountResolvers: IResolvers = {
     },
     async approveBusinessCustomer(_root: unknown, { id }: { id: string }, context: Context) {
       const customerId = parseId(id, 'id');
-      return customerView(await asStaff(context, 'customers.manage', (tx) => approveBusinessCustomer(tx, customerId)));
+      return customerView(await asStaff(context, 'customers.manage', (tx) => approveBusinessCustomer(tx, context.shop.services.deps, customerId)));
     },
     async rejectBusinessCustomer(_root: unknown, { id }: { id: string }, context: Context) {
       const customerId = parseId(id, 'id');
-      return customerView(await asStaff(context, 'customers.manage', (tx) => rejectBusinessCustomer(tx, customerId)));
+      return customerView(await asStaff(context, 'customers.manage', (tx) => rejectBusinessCustomer(tx, context.shop.services.deps, customerId)));
     },
   },
 };

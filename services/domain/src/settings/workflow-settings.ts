@@ -1,0 +1,30 @@
+import type { Tx } from '../context.ts';
+
+/** The waits of the workflows' durable timers, in hours (fractions allowed: 0.5 is half an hour). */
+export interface WorkflowSettings {
+  /** A paid order not fulfilled this long after payment is recorded as a workflow fault. */
+  readonly fulfilmentWindowHours: number;
+  /** An order waiting for approval this long gets a reminder (its expiry is the stock hold's, approvalWindowHours). */
+  readonly orderApprovalReminderHours: number;
+  /** A business account waiting for approval this long gets a reminder. */
+  readonly customerApprovalReminderHours: number;
+  /** A business account still waiting this long is rejected. */
+  readonly customerApprovalExpiryHours: number;
+}
+
+export const DEFAULT_WORKFLOW_SETTINGS: WorkflowSettings = {
+  fulfilmentWindowHours: 72,
+  orderApprovalReminderHours: 24,
+  customerApprovalReminderHours: 72,
+  customerApprovalExpiryHours: 168,
+};
+
+/** The settings key holding overrides of the defaults above (a partial object). */
+export const WORKFLOW_SETTINGS_KEY = 'workflows';
+
+export async function workflowSettings(tx: Tx): Promise<WorkflowSettings> {
+  const row = await tx.setting.findUnique({ where: { key: WORKFLOW_SETTINGS_KEY } });
+  return { ...DEFAULT_WORKFLOW_SETTINGS, ...((row?.value ?? {}) as Partial<WorkflowSettings>) };
+}
+
+export const HOUR_MS = 60 * 60 * 1000;

@@ -1,0 +1,79 @@
+/**
+ * The names the api, the worker and the workflows agree on: workflow types, their ids (derived from
+ * the entity, so a redelivered start finds the running workflow instead of starting a second one),
+ * signals, queries and the periodic sweeps. Plain data: workflow code imports it, so it must stay
+ * free of I/O and of other modules.
+ */
+
+/** The one task queue every worker polls: several replicas share it and Temporal spreads the work. */
+export const TASK_QUEUE = 'shop';
+
+export const WORKFLOW_TYPES = {
+  orderLifecycle: 'OrderLifecycleWorkflow',
+  orderApproval: 'OrderApprovalWorkflow',
+  customerApproval: 'CustomerApprovalWorkflow',
+  expireStaleReservations: 'ExpireStaleReservationsWorkflow',
+  cleanupExpiredCarts: 'CleanupExpiredCartsWorkflow',
+} as const;
+
+export type WorkflowType = (typeof WORKFLOW_TYPES)[keyof typeof WORKFLOW_TYPES];
+
+export const workflowIds = {
+  orderLifecycle: (orderId: string): string => `order-lifecycle-${orderId}`,
+  orderApproval: (orderId: string): string => `order-approval-${orderId}`,
+  customerApproval: (customerId: string): string => `customer-approval-${customerId}`,
+};
+
+export const SIGNALS = {
+  /** To OrderLifecycleWorkflow and OrderApprovalWorkflow: the order changed; the workflow re-reads it. */
+  orderStatusChanged: 'orderStatusChanged',
+  /** To CustomerApprovalWorkflow: staff decided; the workflow re-reads the account. */
+  customerApprovalChanged: 'customerApprovalChanged',
+} as const;
+
+export const QUERIES = {
+  /** The workflow's view of its entity: status, the deadline it waits for, what it did. */
+  state: 'state',
+} as const;
+
+export type OverlapPolicy = 'skip';
+
+/** A sweep run on a fixed interval: by a Temporal Schedule in the worker, or in-process without a workflow engine. */
+export interface PeriodicWorkflow {
+  /** The Temporal Schedule id, and the workflow id prefix of its runs. */
+  readonly scheduleId: string;
+  readonly workflowType: WorkflowType;
+  readonly everyMs: number;
+  /** A run still going when the next is due: the next is skipped, never run beside it. */
+  readonly overlap: OverlapPolicy;
+  /** Runs missed while the engine was down are made up only within this window (one at most, as they overlap-skip). */
+  readonly catchupWindowMs: number;
+  readonly description: string;
+}
+
+const MINUTE_MS = 60_000;
+
+export const PERIODIC_WORKFLOWS: readonly PeriodicWorkflow[] = [
+  {
+    scheduleId: 'expire-stale-reservations',
+    workflowType: WORKFLOW_TYPES.expireStaleReservations,
+    everyMs: MINUTE_MS,
+    overlap: 'skip',
+    catchupWindowMs: MINUTE_MS,
+    description: 'releases HELD stock reservations past their expiry and cancels the unpaid orders they held stock for',
+  },
+  {
+    scheduleId: 'cleanup-expired-carts',
+    workflowType: WORKFLOW_TYPES.cleanupExpiredCarts,
+    everyMs: 60 * MINUTE_MS,
+    overlap: 'skip',
+    catchupWindowMs: 60 * MINUTE_MS,
+    description: 'deletes ACTIVE carts left alone past their expiry (cartLifetimeDays after their last change)',
+  },
+];
+
+/** What one pass of a sweep did; the workflow loops while `more` is true. */
+export interface SweepBatch {
+  readonly processed: number;
+  readonly more: boolean;
+}
