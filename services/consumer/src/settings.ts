@@ -1,4 +1,4 @@
-import { EXIT_CONFIG, type Config } from '@shop/platform';
+import { exitWithConfigProblems, type Config } from '@shop/platform';
 
 export interface ConsumerSettings {
   /** Port of the /health, /ready and /metrics server. */
@@ -22,7 +22,5 @@ export function readConsumerSettings(config: Config): { settings: ConsumerSettin
 /** Reads the consumer's variables or stops the process with one line per problem and exit code 78. */
 export function loadConsumerSettingsOrExit(config: Config): ConsumerSettings {
   const { settings, problems } = readConsumerSettings(config);
-  if (problems.length === 0) return settings;
-  for (const problem of problems) process.stderr.write(`config error: ${problem}\n`);
-  process.exit(EXIT_CONFIG);
+  return problems.length === 0 ? settings : exitWithConfigProblems(problems);
 }

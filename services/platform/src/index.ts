@@ -1,8 +1,9 @@
 export { loadConfig, ConfigError, DEVELOPMENT_SECRET_KEY, DEVELOPMENT_MASTER_KEY, type Config } from './config/config.ts';
-export { loadConfigOrExit, EXIT_CONFIG } from './config/exit-on-error.ts';
+export { loadConfigOrExit, exitWithConfigProblems, EXIT_CONFIG } from './config/exit-on-error.ts';
 export { VARIABLES, type LogLevel, type NodeEnv, type EventSchemaMode } from './config/variables.ts';
 export { createLogger, type Logger } from './logging/logger.ts';
 export { createMetricsRegistry } from './metrics/registry.ts';
+export { workflowMetrics, type WorkflowMetrics } from './metrics/workflow-metrics.ts';
 export { openDatabase, PrismaClient, type Database } from './db/database.ts';
 export { startEmbeddedPostgres } from './db/embedded-postgres.ts';
 export type { Cache } from './cache/cache.ts';

@@ -13,6 +13,7 @@ export interface Config {
   readonly host: string;
   readonly port: number;
   readonly consumerPort: number;
+  readonly workerPort: number;
   readonly logLevel: LogLevel;
   /** undefined means the embedded PGlite database. */
   readonly databaseUrl: string | undefined;
@@ -25,6 +26,7 @@ export interface Config {
   readonly secretsMasterKey: Buffer;
   readonly secretsMasterKeysRotatingFrom: readonly Buffer[];
   readonly workflowHost: string | undefined;
+  readonly workflowNamespace: string;
   readonly adminSearch: SearchEndpoint | undefined;
   readonly storefrontSearch: (SearchEndpoint & { readonly searchOnlyKey: string | undefined }) | undefined;
   readonly fileStorageDir: string;
@@ -83,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: read.optional('HOST') ?? (isProduction ? '0.0.0.0' : '127.0.0.1'),
     port: read.integer('PORT', 3000, 0, 65_535),
     consumerPort: read.integer('CONSUMER_PORT', 9464, 0, 65_535),
+    workerPort: read.integer('WORKER_PORT', 9465, 0, 65_535),
     logLevel: read.oneOf<LogLevel>('LOG_LEVEL', ['DEBUG', 'INFO', 'WARNING', 'ERROR'], 'INFO', (v) => v.toUpperCase()),
     databaseUrl: read.url('DATABASE_URL', ['postgresql', 'postgres'], { secret: true }),
     databasePoolMax: read.integer('DATABASE_POOL_MAX', 10, 1, 1000),
@@ -92,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsMasterKey: readMasterKey(read, isProduction),
     secretsMasterKeysRotatingFrom: readRotatingKeys(read),
     workflowHost: read.hostPorts('WORKFLOW_HOST')?.[0],
+    workflowNamespace: readNamespace(read),
     adminSearch: readSearch(read, 'ADMIN_SEARCH'),
     storefrontSearch: readStorefrontSearch(read),
     fileStorageDir: read.optional('FILE_STORAGE_DIR') ?? 'uploads',
@@ -124,6 +128,14 @@ function readApiWorkers(read: EnvReader): number {
     read.problem('API_WORKERS', `${workers} workers need DATABASE_URL: the embedded database can be opened by one process only`);
   }
   return workers;
+}
+
+/** Temporal's rule for namespace names. */
+function readNamespace(read: EnvReader): string {
+  const namespace = read.optional('WORKFLOW_NAMESPACE') ?? 'default';
+  if (/^[A-Za-z0-9][A-Za-z0-9._-]{0,253}$/.test(namespace)) return namespace;
+  read.problem('WORKFLOW_NAMESPACE', 'must be 1 to 254 letters, digits, ".", "_" or "-", starting with a letter or digit');
+  return 'default';
 }
 
 function readSecretKey(read: EnvReader, isProduction: boolean): string {

@@ -9,7 +9,12 @@ export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
     return loadConfig(env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    for (const problem of error.problems) process.stderr.write(`config error: ${problem}\n`);
-    process.exit(EXIT_CONFIG);
+    return exitWithConfigProblems(error.problems);
   }
+}
+
+/** Stops the process with one line per problem and exit code 78; a service's own rules use it too. */
+export function exitWithConfigProblems(problems: readonly string[]): never {
+  for (const problem of problems) process.stderr.write(`config error: ${problem}\n`);
+  process.exit(EXIT_CONFIG);
 }

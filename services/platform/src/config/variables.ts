@@ -24,6 +24,7 @@ export const VARIABLES: readonly VariableDoc[] = [
     defaultValue: '1',
   },
   { name: 'CONSUMER_PORT', description: "Port of the consumer's /health, /ready and /metrics server", defaultValue: '9464' },
+  { name: 'WORKER_PORT', description: "Port of the worker's /health, /ready and /metrics server", defaultValue: '9465' },
   { name: 'LOG_LEVEL', description: '`DEBUG`, `INFO`, `WARNING` or `ERROR`', defaultValue: 'INFO' },
   {
     name: 'DATABASE_URL',
@@ -55,7 +56,12 @@ export const VARIABLES: readonly VariableDoc[] = [
     description: 'Older master keys, comma-separated, still accepted for decryption',
     secret: true,
   },
-  { name: 'WORKFLOW_HOST', description: 'Temporal frontend `host:port`; unset: workflows are off (one warning)' },
+  {
+    name: 'WORKFLOW_HOST',
+    description:
+      'Temporal frontend `host:port`; the worker needs it. Unset: the api runs the periodic sweeps itself and the timers of order and approval workflows are off (one warning)',
+  },
+  { name: 'WORKFLOW_NAMESPACE', description: 'Temporal namespace of the workflows and schedules', defaultValue: 'default' },
   { name: 'ADMIN_SEARCH_URL', description: 'Admin search engine URL; unset: admin search is off (one warning)' },
   { name: 'ADMIN_SEARCH_API_KEY', description: 'Admin search engine admin API key', secret: true },
   { name: 'STOREFRONT_SEARCH_URL', description: 'Storefront search engine URL; unset: storefront search is off' },
