@@ -11,24 +11,28 @@ interface LockedOrderRow {
   status: OrderStatus;
 }
 
-const EXPIRY_REASONS: Partial<Record<OrderStatus, string>> = {
+const EXPIRY_REASONS = {
   PENDING_PAYMENT: 'the stock hold expired before payment',
   AWAITING_APPROVAL: 'the stock hold expired before the order was approved',
-};
+} as const satisfies Partial<Record<OrderStatus, string>>;
 
 /**
- * Ends the holds of these locked orders and cancels those still waiting for approval or payment,
- * with the reason. Orders in any other status keep their status: a HELD reservation of theirs is a
- * leftover, released all the same, and returned so the caller can record it as a fault.
+ * Ends the holds of these locked orders and cancels, in one statement, those still waiting for
+ * approval or payment, with the reason. Orders in any other status keep their status: a HELD
+ * reservation of theirs is a leftover, released all the same, and returned so the caller can
+ * record it as a fault.
  */
 async function expireHoldsOf(tx: Tx, deps: DomainDeps, orders: readonly LockedOrderRow[]) {
   const reservations = await expireReservationsOf(tx, deps, orders.map((order) => order.id));
   const waiting = orders.filter((order) => holdsReservations(order.status));
-  const cancelledAt = deps.now();
-  for (const order of waiting) {
-    const reason = EXPIRY_REASONS[order.status] ?? 'the stock hold expired';
+  if (waiting.length > 0) {
     await tx.$executeRaw`
-      UPDATE orders SET status = 'CANCELLED', cancelled_at = ${cancelledAt}, cancel_reason = ${reason}, updated_at = now() WHERE id = ${order.id}`;
+      UPDATE orders SET status = 'CANCELLED', cancelled_at = ${deps.now()}, updated_at = now(),
+             cancel_reason = CASE status WHEN 'AWAITING_APPROVAL' THEN ${EXPIRY_REASONS.AWAITING_APPROVAL} ELSE ${EXPIRY_REASONS.PENDING_PAYMENT} END
+       WHERE id = ANY(${waiting.map((order) => String(order.id))}::bigint[])`;
+  }
+  for (const order of waiting) {
+    const reason = order.status === 'AWAITING_APPROVAL' ? EXPIRY_REASONS.AWAITING_APPROVAL : EXPIRY_REASONS.PENDING_PAYMENT;
     await orderStatusChanged(tx, deps, order, { from: order.status, to: 'CANCELLED', reason });
   }
   return { reservations, cancelled: waiting.map((order) => order.id), leftovers: orders.filter((order) => !holdsReservations(order.status)) };
@@ -84,19 +88,28 @@ export async function expireStaleReservations(
 export interface OrderLifecycleView {
   readonly orderNumber: string;
   readonly status: OrderStatus;
+  /** ISO times; the approval's waits count from placement, the fulfilment window from payment. */
+  readonly placedAt: string;
+  readonly paidAt: string | null;
   /** When the stock hold of an order waiting for approval or payment runs out (ISO); null otherwise. */
   readonly holdExpiresAt: string | null;
 }
 
 /** null when the order does not exist. */
 export async function orderLifecycleView(tx: Tx, orderId: bigint): Promise<OrderLifecycleView | null> {
-  const [row] = await tx.$queryRaw<{ number: string; status: OrderStatus; hold_expires_at: Date | null }[]>`
-    SELECT o.number, o.status::text AS status,
+  const [row] = await tx.$queryRaw<{ number: string; status: OrderStatus; placed_at: Date; paid_at: Date | null; hold_expires_at: Date | null }[]>`
+    SELECT o.number, o.status::text AS status, o.placed_at, o.paid_at,
            (SELECT min(r.expires_at) FROM inventory_reservations r WHERE r.order_id = o.id AND r.state = 'HELD') AS hold_expires_at
       FROM orders o WHERE o.id = ${orderId}`;
   if (row === undefined) return null;
   const waiting = holdsReservations(row.status);
-  return { orderNumber: row.number, status: row.status, holdExpiresAt: waiting && row.hold_expires_at !== null ? row.hold_expires_at.toISOString() : null };
+  return {
+    orderNumber: row.number,
+    status: row.status,
+    placedAt: row.placed_at.toISOString(),
+    paidAt: row.paid_at?.toISOString() ?? null,
+    holdExpiresAt: waiting && row.hold_expires_at !== null ? row.hold_expires_at.toISOString() : null,
+  };
 }
 
 /**
