@@ -1,0 +1,29 @@
+import type { BusinessApproval, OrderStatus } from '@shop/platform';
+import type { CustomerApprovalView, OrderLifecycleView, WorkflowSettings } from '@shop/domain';
+import type { SweepBatch } from '@shop/domain/workflows';
+
+/** A fault a workflow found about one entity; the run that found it is the calling workflow's. */
+export interface FaultInput {
+  readonly entityType: string;
+  readonly entityId: string;
+  readonly reason: string;
+  readonly details: Record<string, string | number | boolean | null>;
+}
+
+/**
+ * The activities the workflows call: each one domain operation in its own transaction, its events
+ * written through the outbox in it, safe to run again (Temporal retries an activity whose answer it
+ * did not get). Times travel as ISO strings: the workflow's clock decides, not the database's.
+ */
+export interface ShopActivities {
+  workflowSettings(): Promise<WorkflowSettings>;
+  expireStaleReservations(input: { asOf: string; limit: number }): Promise<SweepBatch & { reservations: number; cancelledOrders: number }>;
+  deleteExpiredCarts(input: { asOf: string; limit: number }): Promise<SweepBatch>;
+  orderLifecycleView(orderId: string): Promise<OrderLifecycleView | null>;
+  expireUnpaidOrder(input: { orderId: string; asOf: string }): Promise<OrderStatus | null>;
+  remindOrderApproval(orderId: string): Promise<boolean>;
+  customerApprovalView(customerId: string): Promise<CustomerApprovalView | null>;
+  remindCustomerApproval(input: { customerId: string; expiresAt: string }): Promise<boolean>;
+  expireCustomerApproval(customerId: string): Promise<BusinessApproval | null>;
+  recordWorkflowFault(fault: FaultInput): Promise<boolean>;
+}

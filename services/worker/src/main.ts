@@ -1,0 +1,3 @@
+import { runWorkerProcess } from './run-process.ts';
+
+await runWorkerProcess();

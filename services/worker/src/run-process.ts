@@ -1,0 +1,118 @@
+import { fileURLToPath } from 'node:url';
+import closeWithGrace from 'close-with-grace';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
+import type { FastifyInstance } from 'fastify';
+import { createEmitter, createLogger, loadConfigOrExit, openPlatform, outboxMetrics, workflowMetrics, type Platform, type Probe } from '@shop/platform';
+import { TASK_QUEUE } from '@shop/domain/workflows';
+import { createActivities } from './activities/create-activities.ts';
+import { buildWorkerApp } from './http-app.ts';
+import { ensureSchedules } from './schedules.ts';
+import { installTemporalRuntime } from './temporal-runtime.ts';
+import { loadWorkerSettingsOrExit } from './worker-settings.ts';
+
+export const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
+
+/** The workflows, bundled for the SDK's isolated V8 context; webpack's report is only logged when it warns. */
+export function bundleWorkflows() {
+  return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
+}
+
+interface Started {
+  platform?: Platform;
+  nativeConnection?: NativeConnection;
+  clientConnection?: Connection;
+  worker?: Worker;
+  running?: Promise<void>;
+  app?: FastifyInstance;
+}
+
+/** The engine answers when its health service says SERVING. */
+function workflowEngineProbe(connection: Connection): Probe {
+  return {
+    mode: 'external',
+    async ping() {
+      const { status } = await connection.healthService.check({});
+      if (status !== 1) throw new Error(`the Temporal frontend answered health status ${String(status)}`);
+    },
+  };
+}
+
+/**
+ * The worker process: configuration, platform, the declared schedules, the Temporal worker on the
+ * shared task queue and the probe/metrics server, with a graceful stop on SIGTERM/SIGINT (stop
+ * polling, let running activities finish within SHUTDOWN_TIMEOUT_MS, then the server and the
+ * platform). Exits 1 when it cannot start or the worker fails.
+ */
+export async function runWorkerProcess(): Promise<void> {
+  const config = loadConfigOrExit();
+  const settings = loadWorkerSettingsOrExit(config);
+  const logger = createLogger({ level: config.logLevel, service: 'worker' });
+  const runtime = await installTemporalRuntime(logger);
+
+  const started: Started = {};
+  let stopping: Promise<void> | undefined;
+  const stopAll = () =>
+    (stopping ??= (async () => {
+      if (started.worker?.getState() === 'RUNNING') started.worker.shutdown();
+      await started.running?.catch(() => undefined);
+      await started.app?.close();
+      await started.clientConnection?.close();
+      await started.nativeConnection?.close();
+      await started.platform?.close();
+    })());
+
+  const grace = closeWithGrace({ delay: config.shutdownTimeoutMs + 5_000 }, async ({ signal, err }) => {
+    if (err) logger.error({ err }, 'stopping after an unhandled error');
+    else logger.info({ signal }, 'stopping: no new tasks; running activities may finish');
+    await stopAll();
+    logger.info('stopped');
+    logger.flush();
+  });
+
+  const exitAfterStopping = async (code: number) => {
+    grace.uninstall();
+    setTimeout(() => process.exit(code), config.shutdownTimeoutMs + 5_000).unref();
+    await stopAll().catch((error: unknown) => logger.warn({ err: error }, 'the worker did not stop cleanly'));
+    logger.flush();
+    process.exit(code);
+  };
+
+  try {
+    const platform = (started.platform = await openPlatform(config, logger, 'worker'));
+    started.clientConnection = await Connection.connect({ address: settings.workflowHost });
+    started.nativeConnection = await NativeConnection.connect({ address: settings.workflowHost });
+    await ensureSchedules(new Client({ connection: started.clientConnection, namespace: settings.namespace }), logger);
+
+    const emitter = createEmitter({ mode: config.eventSchemaMode, logger, metrics: outboxMetrics(platform.metrics, platform.database.pool) });
+    const worker = (started.worker = await Worker.create({
+      connection: started.nativeConnection,
+      namespace: settings.namespace,
+      taskQueue: TASK_QUEUE,
+      workflowBundle: await bundleWorkflows(),
+      activities: createActivities({
+        transaction: (work, options) => emitter.transaction(platform.database.prisma, work, options),
+        deps: { emit: emitter.emit, now: () => new Date() },
+        metrics: workflowMetrics(platform.metrics),
+      }),
+      shutdownGraceTime: config.shutdownTimeoutMs,
+    }));
+    started.running = worker.run();
+    started.running.catch((error: unknown) => {
+      logger.fatal({ err: error }, 'the Temporal worker failed');
+      void exitAfterStopping(1);
+    });
+
+    started.app = buildWorkerApp({
+      platform,
+      workflowEngine: workflowEngineProbe(started.clientConnection),
+      workerState: () => worker.getState(),
+      runtimeMetrics: () => runtime.metrics(),
+    });
+    await started.app.listen({ host: config.host, port: settings.port });
+    logger.info({ namespace: settings.namespace, task_queue: TASK_QUEUE, workflow_host: settings.workflowHost }, 'polling for workflow and activity tasks');
+  } catch (error) {
+    logger.fatal({ err: error }, 'the worker could not start');
+    await exitAfterStopping(1);
+  }
+}

@@ -1,0 +1,32 @@
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
+import { PERIODIC_WORKFLOWS, TASK_QUEUE, type PeriodicWorkflow } from '@shop/domain/workflows';
+import type { Logger } from '@shop/platform';
+
+const OVERLAP = { skip: ScheduleOverlapPolicy.SKIP } as const;
+
+function scheduleOf(periodic: PeriodicWorkflow): Pick<ScheduleOptions, 'spec' | 'action' | 'policies'> {
+  return {
+    spec: { intervals: [{ every: periodic.everyMs }] },
+    action: { type: 'startWorkflow', workflowType: periodic.workflowType, taskQueue: TASK_QUEUE, workflowId: periodic.scheduleId, args: [] },
+    policies: { overlap: OVERLAP[periodic.overlap], catchupWindow: periodic.catchupWindowMs },
+  };
+}
+
+/**
+ * Creates each declared schedule, or brings an existing one to its declaration: every worker does
+ * this at start, so two workers starting at once, or a restart, still leave one schedule each (the
+ * second create is refused and becomes an update).
+ */
+export async function ensureSchedules(client: Client, logger: Logger, periodicWorkflows = PERIODIC_WORKFLOWS): Promise<void> {
+  for (const periodic of periodicWorkflows) {
+    const schedule = scheduleOf(periodic);
+    try {
+      await client.schedule.create({ scheduleId: periodic.scheduleId, ...schedule, memo: { description: periodic.description } });
+      logger.info({ schedule: periodic.scheduleId, every_ms: periodic.everyMs }, `created the schedule ${periodic.scheduleId}`);
+    } catch (error) {
+      if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+      await client.schedule.getHandle(periodic.scheduleId).update((current) => ({ ...current, ...schedule }));
+      logger.debug({ schedule: periodic.scheduleId }, `the schedule ${periodic.scheduleId} exists; brought it to its declaration`);
+    }
+  }
+}

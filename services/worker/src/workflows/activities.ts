@@ -1,0 +1,14 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { ShopActivities } from '../activities/shop-activities.ts';
+
+/** Reads and single-row changes: quick, retried with backoff until the database answers again. */
+export const activities = proxyActivities<ShopActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+/** A sweep pass writes up to a batch of rows in one transaction. */
+export const sweepActivities = proxyActivities<Pick<ShopActivities, 'expireStaleReservations' | 'deleteExpiredCarts'>>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});

@@ -1,0 +1,82 @@
+import { condition, getExternalWorkflowHandle, ParentClosePolicy, setHandler, startChild } from '@temporalio/workflow';
+import { WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
+import type { OrderLifecycleView } from '@shop/domain';
+import { activities } from './activities.ts';
+import { Nudges, orderStatusChanged, stateQuery } from './signals.ts';
+
+const HOUR_MS = 60 * 60 * 1000;
+const FINAL = new Set(['COMPLETED', 'CANCELLED']);
+export const FULFILMENT_OVERDUE = 'fulfilment_overdue';
+
+const msUntil = (instant: string): number => Math.max(0, Date.parse(instant) - Date.now());
+
+/**
+ * Follows one order (order-lifecycle-<orderId>) from placement to COMPLETED or CANCELLED. Every
+ * status change of the order signals it (through the outbox); it re-reads the order each time and
+ * keeps the timers only a workflow can: the payment deadline (the stock hold's expiry: the order is
+ * cancelled and its stock released), the approval (a child OrderApprovalWorkflow), and the
+ * fulfilment window (a paid order not fulfilled in time is recorded as a workflow fault).
+ */
+export async function OrderLifecycleWorkflow({ orderId }: { orderId: string }): Promise<{ status: string | null }> {
+  const nudges = new Nudges();
+  let order: OrderLifecycleView | null = null;
+  let deadline: string | null = null;
+  setHandler(orderStatusChanged, () => nudges.nudge());
+  setHandler(stateQuery, () => ({ status: order?.status ?? null, deadline }));
+
+  let approval: string | undefined;
+  let fulfilmentFaulted = false;
+  let mark = nudges.mark();
+  order = await activities.orderLifecycleView(orderId);
+  while (order !== null && !FINAL.has(order.status)) {
+    const changed = nudges.since(mark);
+    deadline = null;
+    if (order.status === 'AWAITING_APPROVAL') {
+      approval ??= (await startApproval(orderId)).workflowId;
+      await condition(changed);
+    } else if (order.status === 'PENDING_PAYMENT' && order.holdExpiresAt !== null) {
+      deadline = order.holdExpiresAt;
+      if (!(await condition(changed, msUntil(deadline)))) await activities.expireUnpaidOrder({ orderId, asOf: new Date().toISOString() });
+    } else if (order.status === 'PENDING_PAYMENT') {
+      // Waiting for payment without a hold: nothing can be paid for any more.
+      await activities.expireUnpaidOrder({ orderId, asOf: new Date().toISOString() });
+    } else if (order.status === 'PLACED' && !fulfilmentFaulted && order.paidAt !== null) {
+      const { fulfilmentWindowHours } = await activities.workflowSettings();
+      deadline = new Date(Date.parse(order.paidAt) + fulfilmentWindowHours * HOUR_MS).toISOString();
+      if (!(await condition(changed, msUntil(deadline)))) {
+        await activities.recordWorkflowFault({
+          entityType: 'order',
+          entityId: orderId,
+          reason: FULFILMENT_OVERDUE,
+          details: { orderNumber: order.orderNumber, paidAt: order.paidAt, fulfilmentWindowHours },
+        });
+        fulfilmentFaulted = true;
+      }
+    } else {
+      await condition(changed);
+    }
+    mark = nudges.mark();
+    order = await activities.orderLifecycleView(orderId);
+    if (approval !== undefined && order?.status !== 'AWAITING_APPROVAL') await tellApproval(approval, order?.status ?? 'CANCELLED');
+  }
+  deadline = null;
+  return { status: order?.status ?? null };
+}
+
+function startApproval(orderId: string) {
+  return startChild(WORKFLOW_TYPES.orderApproval, {
+    workflowId: workflowIds.orderApproval(orderId),
+    args: [{ orderId }],
+    // The approval ends by itself once it sees the decision; it must not die with a lifecycle run.
+    parentClosePolicy: ParentClosePolicy.ABANDON,
+  });
+}
+
+/** The approval re-reads the order on a nudge; once it has ended (its own expiry) there is nobody to tell. */
+async function tellApproval(workflowId: string, to: string): Promise<void> {
+  try {
+    await getExternalWorkflowHandle(workflowId).signal(orderStatusChanged, { to });
+  } catch {
+    // Signalling a finished workflow fails: it needs no news.
+  }
+}
