@@ -3,6 +3,7 @@ import { openPlatform, pruningLoop, startOutbox, type Config, type Logger, type 
 import { pruneFinishedSignIns, subscriptionListeners, topicSubscriptions, trackingListeners } from '@shop/domain';
 import { buildApp } from './app.ts';
 import { declareCorePermissions } from './auth/declare-permissions.ts';
+import { apiWorkflows } from './workflows/api-workflows.ts';
 
 /** The api in this process: the platform, the outbox loops, the HTTP server, and their orderly stop. */
 export async function serveApi(config: Config, logger: Logger): Promise<void> {
@@ -10,9 +11,11 @@ export async function serveApi(config: Config, logger: Logger): Promise<void> {
   try {
     platform = await openPlatform(config, logger, 'api');
     const opened = platform;
+    const workflows = apiWorkflows(config, logger);
     // Without a broker the outbox dispatcher runs the topic subscriptions the consumer would run;
-    // the attribution listeners of cart.item_added and order.completed run here either way.
-    const outbox = startOutbox(opened, { listeners: [...subscriptionListeners(topicSubscriptions), ...trackingListeners] });
+    // the attribution listeners and the workflow starters run here either way.
+    const outbox = startOutbox(opened, { listeners: [...subscriptionListeners(topicSubscriptions), ...trackingListeners, ...workflows.listeners] });
+    workflows.start(outbox, opened.metrics);
     const permissions = declareCorePermissions(opened.database.prisma, logger);
     const signInPruning = pruningLoop({
       name: 'refresh token pruning',
@@ -30,6 +33,7 @@ export async function serveApi(config: Config, logger: Logger): Promise<void> {
       permissions.stop();
       await signInPruning.stop();
       await outbox.stop();
+      await workflows.stop();
       await opened.close();
       logger.info('stopped');
       logger.flush();

@@ -38,11 +38,14 @@ export const QUERIES = {
 
 export type OverlapPolicy = 'skip';
 
+/** The workflows a schedule runs: bounded passes over what fell due. */
+export type SweepWorkflowType = (typeof WORKFLOW_TYPES)['expireStaleReservations' | 'cleanupExpiredCarts'];
+
 /** A sweep run on a fixed interval: by a Temporal Schedule in the worker, or in-process without a workflow engine. */
 export interface PeriodicWorkflow {
   /** The Temporal Schedule id, and the workflow id prefix of its runs. */
   readonly scheduleId: string;
-  readonly workflowType: WorkflowType;
+  readonly workflowType: SweepWorkflowType;
   readonly everyMs: number;
   /** A run still going when the next is due: the next is skipped, never run beside it. */
   readonly overlap: OverlapPolicy;

@@ -1,27 +1,18 @@
 import { Context } from '@temporalio/activity';
-import type { RunTransaction, WorkflowMetrics } from '@shop/platform';
 import {
   customerApprovalView,
-  deleteExpiredCarts,
   expireCustomerApproval,
-  expireStaleReservations,
   expireUnpaidOrder,
   orderLifecycleView,
   recordWorkflowFault,
   remindCustomerApproval,
   remindOrderApproval,
+  SWEEP_PASSES,
   workflowSettings,
-  type DomainDeps,
+  type SweepPassDeps,
   type WorkflowRun,
 } from '@shop/domain';
 import type { ShopActivities } from './shop-activities.ts';
-
-export interface ActivityDeps {
-  /** An outbox transaction: the operation's events commit with it. */
-  readonly transaction: RunTransaction;
-  readonly deps: DomainDeps;
-  readonly metrics: WorkflowMetrics;
-}
 
 /** The workflow run that called the running activity. */
 function callingRun(): WorkflowRun {
@@ -30,22 +21,13 @@ function callingRun(): WorkflowRun {
 }
 
 /** Thin calls into @shop/domain, each in one transaction of its own. */
-export function createActivities({ transaction, deps, metrics }: ActivityDeps): ShopActivities {
+export function createActivities({ transaction, deps, metrics }: SweepPassDeps): ShopActivities {
   return {
     workflowSettings: () => transaction((tx) => workflowSettings(tx)),
-    async expireStaleReservations({ asOf, limit }) {
-      const run = callingRun();
-      const sweep = await transaction((tx) => expireStaleReservations(tx, deps, { asOf: new Date(asOf), limit, run }));
-      for (const fault of sweep.faults) metrics.faults.inc({ workflow: run.workflow, reason: fault.reason });
-      metrics.swept.inc({ sweep: run.workflow, what: 'reservations' }, sweep.reservations);
-      metrics.swept.inc({ sweep: run.workflow, what: 'cancelled_orders' }, sweep.cancelledOrderIds.length);
-      return { processed: sweep.orders, more: sweep.more, reservations: sweep.reservations, cancelledOrders: sweep.cancelledOrderIds.length };
-    },
-    async deleteExpiredCarts({ asOf, limit }) {
-      const { deleted, more } = await transaction((tx) => deleteExpiredCarts(tx, { asOf: new Date(asOf), limit }));
-      metrics.swept.inc({ sweep: callingRun().workflow, what: 'carts' }, deleted);
-      return { processed: deleted, more };
-    },
+    expireStaleReservations: ({ asOf, limit }) =>
+      SWEEP_PASSES.ExpireStaleReservationsWorkflow({ transaction, deps, metrics }, { asOf: new Date(asOf), limit, run: callingRun() }),
+    deleteExpiredCarts: ({ asOf, limit }) =>
+      SWEEP_PASSES.CleanupExpiredCartsWorkflow({ transaction, deps, metrics }, { asOf: new Date(asOf), limit, run: callingRun() }),
     orderLifecycleView: (orderId) => transaction((tx) => orderLifecycleView(tx, BigInt(orderId))),
     expireUnpaidOrder: ({ orderId, asOf }) => transaction((tx) => expireUnpaidOrder(tx, deps, BigInt(orderId), new Date(asOf))),
     remindOrderApproval: (orderId) => transaction((tx) => remindOrderApproval(tx, deps, BigInt(orderId))),

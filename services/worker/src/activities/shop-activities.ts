@@ -17,7 +17,7 @@ export interface FaultInput {
  */
 export interface ShopActivities {
   workflowSettings(): Promise<WorkflowSettings>;
-  expireStaleReservations(input: { asOf: string; limit: number }): Promise<SweepBatch & { reservations: number; cancelledOrders: number }>;
+  expireStaleReservations(input: { asOf: string; limit: number }): Promise<SweepBatch>;
   deleteExpiredCarts(input: { asOf: string; limit: number }): Promise<SweepBatch>;
   orderLifecycleView(orderId: string): Promise<OrderLifecycleView | null>;
   expireUnpaidOrder(input: { orderId: string; asOf: string }): Promise<OrderStatus | null>;

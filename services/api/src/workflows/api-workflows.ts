@@ -1,0 +1,45 @@
+import { Client, Connection } from '@temporalio/client';
+import { workflowMetrics, type Config, type EventListener, type Logger, type Platform, type RunningOutbox } from '@shop/platform';
+import { PERIODIC_WORKFLOWS } from '@shop/domain/workflows';
+import { startEmbeddedSweeps } from './embedded-sweeps.ts';
+import { workflowStarters } from './workflow-starters.ts';
+
+/** The api's part in the workflows: the outbox listeners that start and signal them, or the sweeps it runs itself. */
+export interface ApiWorkflows {
+  /** Register these with the outbox before it starts. */
+  readonly listeners: readonly EventListener[];
+  /** Once the outbox runs. */
+  start(outbox: Pick<RunningOutbox, 'emit' | 'transaction'>, metrics: Platform['metrics']): void;
+  stop(): Promise<void>;
+}
+
+const everyMinutes = (ms: number) => `every ${ms / 60_000} min`;
+
+/**
+ * With WORKFLOW_HOST, a Temporal client (connected at its first use, so the api starts while the
+ * engine is down; the outbox retries) behind the listeners. Without it, the sweeps in-process and
+ * one warning naming what needs an engine.
+ */
+export function apiWorkflows(config: Config, logger: Logger): ApiWorkflows {
+  if (config.workflowHost !== undefined) {
+    const connection = Connection.lazy({ address: config.workflowHost });
+    return {
+      listeners: workflowStarters(new Client({ connection, namespace: config.workflowNamespace })),
+      start: () => undefined,
+      stop: () => connection.close(),
+    };
+  }
+  const schedules = PERIODIC_WORKFLOWS.map((periodic) => `${periodic.scheduleId} ${everyMinutes(periodic.everyMs)}`).join(', ');
+  logger.warn(
+    `WORKFLOW_HOST is not set: the api runs the periodic sweeps itself (${schedules}), so unpaid orders are still cancelled when their stock hold runs out; ` +
+      'the workflow timers that need an engine are off: the fulfilment window of paid orders, and the reminders and expiry of order and business-account approvals',
+  );
+  let sweeps: { stop(): Promise<void> } | undefined;
+  return {
+    listeners: [],
+    start(outbox, metrics) {
+      sweeps = startEmbeddedSweeps({ transaction: outbox.transaction, deps: { emit: outbox.emit, now: () => new Date() }, metrics: workflowMetrics(metrics), logger });
+    },
+    stop: async () => sweeps?.stop(),
+  };
+}

@@ -1,0 +1,65 @@
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
+import type { EventListener } from '@shop/platform';
+import { SIGNALS, TASK_QUEUE, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
+
+interface SignalWithStart {
+  readonly workflowType: string;
+  readonly workflowId: string;
+  readonly args: unknown[];
+  readonly signal: string;
+  readonly signalArgs: unknown[];
+}
+
+/**
+ * Starts the workflow with its first signal, or only signals it when it runs. The id comes from the
+ * entity and a finished workflow's id is never reused, so a redelivered event never starts a second
+ * one: against a finished workflow the call is refused, and that is the answer we want.
+ */
+async function signalWithStart(client: Client, start: SignalWithStart): Promise<void> {
+  try {
+    await client.workflow.signalWithStart(start.workflowType, {
+      workflowId: start.workflowId,
+      taskQueue: TASK_QUEUE,
+      args: start.args,
+      signal: start.signal,
+      signalArgs: start.signalArgs,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+}
+
+/**
+ * Outbox listeners that drive the event-driven workflows: each order's OrderLifecycleWorkflow and each
+ * business account's CustomerApprovalWorkflow start from, and are signalled by, the events the domain
+ * writes in the transaction of the change, so a change is never lost between commit and Temporal.
+ */
+export function workflowStarters(client: Client): EventListener[] {
+  const orderLifecycle: EventListener<'order.status_changed'> = {
+    name: 'order_lifecycle_workflow',
+    event: 'order.status_changed',
+    handle: (_tx, event) =>
+      signalWithStart(client, {
+        workflowType: WORKFLOW_TYPES.orderLifecycle,
+        workflowId: workflowIds.orderLifecycle(event.order_id),
+        args: [{ orderId: event.order_id }],
+        signal: SIGNALS.orderStatusChanged,
+        signalArgs: [{ to: event.to }],
+      }),
+  };
+  const customerApproval: EventListener<'customer.approval_changed'> = {
+    name: 'customer_approval_workflow',
+    event: 'customer.approval_changed',
+    handle: (_tx, event) =>
+      signalWithStart(client, {
+        workflowType: WORKFLOW_TYPES.customerApproval,
+        workflowId: workflowIds.customerApproval(event.customer_id),
+        args: [{ customerId: event.customer_id }],
+        signal: SIGNALS.customerApprovalChanged,
+        signalArgs: [{ approvalStatus: event.approval_status }],
+      }),
+  };
+  return [orderLifecycle, customerApproval];
+}
