@@ -8,7 +8,7 @@ import { ALWAYS_FAILS, countingGroup } from './support/groups.ts';
 import { EVENT_ID_HEADER, createTopic, header, produceEvents, produceRaw, readMessages, testEvent } from './support/kafka.ts';
 import { effectsOf, processedEventIds } from './support/database.ts';
 import { metricValue, openTestPlatform, type TestPlatform } from './support/platform.ts';
-import { waitFor } from './support/wait.ts';
+import { waitFor } from '../../../test/support/wait.ts';
 
 const brokers = inject('kafkaBrokers');
 const FAST_RETRIES: ConsumerServiceOptions = { retry: { attempts: 3, initialDelayMs: 20, maxDelayMs: 100 } };

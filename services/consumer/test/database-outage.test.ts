@@ -6,7 +6,7 @@ import { startConsumerService } from '../src/consumer-service.ts';
 import { countingGroup } from './support/groups.ts';
 import { createTopic, produceEvents, testEvent } from './support/kafka.ts';
 import { metricValue, openTestPlatform, type TestPlatform } from './support/platform.ts';
-import { waitFor } from './support/wait.ts';
+import { waitFor } from '../../../test/support/wait.ts';
 
 const brokers = inject('kafkaBrokers');
 let postgres: ServerHandle;

@@ -12,7 +12,7 @@ import { CONSUMER_MAIN, COUNTING_CONSUMER, spawnConsumer, type ConsumerProcess }
 import { createTopic, produceEvents, testEvent, testKafka } from './support/kafka.ts';
 import { effectsOf, processedEventIds } from './support/database.ts';
 import { sampleSum } from './support/prometheus.ts';
-import { waitFor } from './support/wait.ts';
+import { waitFor } from '../../../test/support/wait.ts';
 
 const brokers = inject('kafkaBrokers');
 let database: TestDatabase;
