@@ -22,6 +22,7 @@ export const CORE_PERMISSIONS = [
   { name: 'reports.read', description: 'See the tracking and attribution reports' },
   { name: 'settings.manage', description: 'Change the shop settings' },
   { name: 'staff.manage', description: 'Create staff users and assign their roles' },
+  { name: 'workflows.read', description: 'See workflow faults: the assumptions of order, approval and sweep workflows that proved false' },
 ] as const satisfies readonly PermissionDeclaration[];
 
 export type CorePermission = (typeof CORE_PERMISSIONS)[number]['name'];
