@@ -8,10 +8,11 @@ import { adminResolvers } from './resolvers/admin.ts';
 import { catalogAdminResolvers } from './resolvers/catalog-admin.ts';
 import { reportResolvers } from './resolvers/reports.ts';
 import { trackingResolvers } from './resolvers/tracking.ts';
+import { workflowResolvers } from './resolvers/workflows.ts';
 
 export { typeDefs } from './type-defs.ts';
 
-const areas: readonly IResolvers[] = [accountResolvers, catalogResolvers, cartResolvers, orderResolvers, adminResolvers, catalogAdminResolvers, reportResolvers, trackingResolvers];
+const areas: readonly IResolvers[] = [accountResolvers, catalogResolvers, cartResolvers, orderResolvers, adminResolvers, catalogAdminResolvers, reportResolvers, trackingResolvers, workflowResolvers];
 
 /** Each area's Query and Mutation fields in one map; a field defined twice is a wiring mistake. */
 function merged(type: 'Query' | 'Mutation'): Record<string, unknown> {

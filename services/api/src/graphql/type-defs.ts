@@ -244,6 +244,33 @@ export const typeDefs = /* GraphQL */ `
     pageInfo: PageInfo!
   }
 
+  "An assumption of a workflow that proved false, about one entity: an analytics signal, recorded once per run, reason and entity."
+  type WorkflowFault {
+    "Later faults have greater ids."
+    id: ID!
+    "The workflow type, e.g. OrderLifecycleWorkflow; a sweep run without a workflow engine names its pass."
+    workflow: String!
+    "The workflow's id, e.g. order-42."
+    workflowId: String!
+    "The run of the workflow that found the fault."
+    runId: String!
+    "The kind of entity the assumption was about, e.g. order."
+    entityType: String!
+    "Its id, as text."
+    entityId: String!
+    "A stable snake_case code, e.g. fulfilment_overdue or held_for_settled_order."
+    reason: String!
+    "What the workflow saw, a JSON object whose keys depend on the reason."
+    details: JSON!
+    "When it was recorded."
+    createdAt: String!
+  }
+
+  type WorkflowFaultConnection {
+    nodes: [WorkflowFault!]!
+    pageInfo: PageInfo!
+  }
+
   type Query {
     "Legacy in-graph liveness check: always the string ok."
     health: String!
@@ -276,6 +303,8 @@ export const typeDefs = /* GraphQL */ `
     setting(key: String!): JSON
     "Staff (reports.read): per entity and UTC day from from to to (YYYY-MM-DD, both included, at most 92 days), ordered by day, entity type and id; only entities with events or conversions that day. entityIds needs entityType. first: 1 to 1000, default 100."
     trackingReport(from: String!, to: String!, entityType: TrackedEntityType, entityIds: [ID!], first: Int = 100, after: String): TrackingReportConnection!
+    "Staff (workflows.read): workflow faults, newest first; workflow keeps one workflow type. since (included) and until (excluded) are ISO 8601 times such as 2026-03-01T12:00:00Z, to the millisecond, or days such as 2026-03-01 (their start in UTC)."
+    workflowFaults(workflow: String, since: String, until: String, first: Int = 20, after: String): WorkflowFaultConnection!
   }
 
   input RegisterCustomerInput {

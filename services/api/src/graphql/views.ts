@@ -171,3 +171,15 @@ export const orderView = (order: OrderWithLines) => ({
     lineTotal: amount(line.lineTotal),
   })),
 });
+
+export const workflowFaultView = (fault: Prisma.WorkflowFaultModel) => ({
+  id: fault.id.toString(),
+  workflow: fault.workflow,
+  workflowId: fault.workflowId,
+  runId: fault.runId,
+  entityType: fault.entityType,
+  entityId: fault.entityId,
+  reason: fault.reason,
+  details: fault.details,
+  createdAt: fault.createdAt.toISOString(),
+});
