@@ -274,7 +274,18 @@ describe('cart, checkout and the order lifecycle', () => {
       expect((await productBySku(tee.sku)).available).toBe(3);
 
       const events = await api.prisma.outboxEvent.findMany({ where: { payload: { path: ['order_id'], equals: order.id } }, orderBy: { id: 'asc' } });
-      expect(events.map((event) => event.name)).toEqual(['shop.inventory.stock_changed.v1', 'shop.inventory.stock_changed.v1', 'shop.orders.placed.v1', 'order.completed']);
+      expect(events.map((event) => event.name)).toEqual([
+        'shop.inventory.stock_changed.v1',
+        'shop.inventory.stock_changed.v1',
+        'shop.orders.placed.v1',
+        'order.status_changed',
+        'order.status_changed',
+        'order.status_changed',
+        'order.status_changed',
+        'order.completed',
+      ]);
+      const moves = events.filter((event) => event.name === 'order.status_changed').map((event) => (event.payload as { to: string }).to);
+      expect(moves).toEqual(['PENDING_PAYMENT', 'PLACED', 'FULFILLED', 'COMPLETED']);
       const { orders } = await api.data<{ orders: { nodes: Order[] } }>('{ orders(first: 5, status: COMPLETED) { nodes { id status } } }', {}, admin);
       expect(orders.nodes).toContainEqual({ id: order.id, status: 'COMPLETED' });
     } finally {
