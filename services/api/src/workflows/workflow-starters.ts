@@ -3,6 +3,12 @@ import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { EventListener } from '@shop/platform';
 import { SIGNALS, TASK_QUEUE, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 
+/**
+ * The dispatcher hands events to listeners one at a time: an engine that does not answer must not
+ * hold back attribution and the other listeners for long. The outbox retries a call that timed out.
+ */
+const CALL_DEADLINE_MS = 5_000;
+
 interface SignalWithStart {
   readonly workflowType: string;
   readonly workflowId: string;
@@ -18,14 +24,16 @@ interface SignalWithStart {
  */
 async function signalWithStart(client: Client, start: SignalWithStart): Promise<void> {
   try {
-    await client.workflow.signalWithStart(start.workflowType, {
-      workflowId: start.workflowId,
-      taskQueue: TASK_QUEUE,
-      args: start.args,
-      signal: start.signal,
-      signalArgs: start.signalArgs,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    });
+    await client.withDeadline(Date.now() + CALL_DEADLINE_MS, () =>
+      client.workflow.signalWithStart(start.workflowType, {
+        workflowId: start.workflowId,
+        taskQueue: TASK_QUEUE,
+        args: start.args,
+        signal: start.signal,
+        signalArgs: start.signalArgs,
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      }),
+    );
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
