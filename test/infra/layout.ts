@@ -16,7 +16,9 @@ export const SLF4J_RELOAD4J_VERSION = '1.7.36';
 export const KUBERNETES_VERSION = '1.37.2';
 export const KINE_VERSION = '0.17.5';
 export const HELM_VERSION = '3.22.0';
-/** The highest `go` line among the three go.mod files (kine 0.17.5 needs 1.26.5). */
+/** The Temporal CLI whose dev server the workflow tests run (it supports Schedules); 1.6+ carry a replace directive `go install` refuses. */
+export const TEMPORAL_CLI_VERSION = '1.5.1';
+/** The highest `go` line among the go.mod files (kine 0.17.5 needs 1.26.5). */
 export const GO_MIN_VERSION = '1.26.5';
 
 export const postgresBinDir = `/usr/lib/postgresql/${POSTGRES_MAJOR}/bin`;
@@ -76,6 +78,10 @@ export function kineTool(): GoTool {
 
 export function helmTool(): GoTool {
   return goTool(`Helm ${HELM_VERSION}`, 'helm', HELM_VERSION, 'helm');
+}
+
+export function temporalCliTool(): GoTool {
+  return goTool(`Temporal CLI ${TEMPORAL_CLI_VERSION}`, 'temporal-cli', TEMPORAL_CLI_VERSION, 'temporal');
 }
 
 export function isToolProvisioned(tool: GoTool): boolean {

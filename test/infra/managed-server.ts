@@ -12,7 +12,7 @@ import {
   type ServerProcess,
 } from './proc.ts';
 
-export type ServerName = 'postgres' | 'redis' | 'kafka' | 'kine' | 'kube-apiserver';
+export type ServerName = 'postgres' | 'redis' | 'kafka' | 'temporal' | 'kine' | 'kube-apiserver';
 
 export interface ServerHandle {
   readonly name: ServerName;

@@ -1,6 +1,6 @@
 // Installs what the real-server tests need. Idempotent: `node test/infra/provision.ts`.
 // PostgreSQL, Redis, Java and Maven come from Debian; Kafka's jars from Maven Central into the cache;
-// kube-apiserver, kine and Helm are built from source with Go (modules from the Go module proxy).
+// the Temporal CLI, kube-apiserver, kine and Helm are built from source with Go (modules from the Go module proxy).
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,11 +13,13 @@ import {
   POSTGRES_MAJOR,
   SCALA_VERSION,
   SLF4J_RELOAD4J_VERSION,
+  TEMPORAL_CLI_VERSION,
   helmTool,
   isKafkaProvisioned,
   isToolProvisioned,
   kineTool,
   kubeApiServerTool,
+  temporalCliTool,
   type GoTool,
   isPostgresInstalled,
   isRedisInstalled,
@@ -163,7 +165,7 @@ async function ensureKafkaClassArchive(): Promise<void> {
   log(`${label}: installed`);
 }
 
-// ---- Go-built tools: kine (etcd API on SQLite), kube-apiserver, Helm ----
+// ---- Go-built tools: the Temporal CLI (its dev server), kine (etcd API on SQLite), kube-apiserver, Helm ----
 
 interface GoToolchain {
   go: string;
@@ -187,7 +189,7 @@ let goToolchainPromise: Promise<GoToolchain> | undefined;
 /** Finds Go (PATH, then /usr/local/go) and checks it is new enough; only called when something must be built. */
 function goToolchain(): Promise<GoToolchain> {
   goToolchainPromise ??= (async () => {
-    const label = `Go ${GO_MIN_VERSION}+ (to build the Kubernetes tools)`;
+    const label = `Go ${GO_MIN_VERSION}+ (to build the Temporal CLI and the Kubernetes tools)`;
     const go = findOnPath('go') ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
     const install = `install Go ${GO_MIN_VERSION} or newer from https://go.dev/dl/ (Debian's golang-go is too old) and put it on PATH`;
     if (!go) throw new Error(`${label} is missing; ${install}`);
@@ -272,6 +274,24 @@ const kine: GoToolBuild = {
         '-trimpath',
         `-ldflags=-s -w ${linkerVariables({ 'github.com/k3s-io/kine/pkg/version.Version': `v${KINE_VERSION}` }).join(' ')}`,
         `github.com/k3s-io/kine@v${KINE_VERSION}`,
+      ],
+      { gobin: join(tool.dir, 'bin'), timeoutMs: 45 * 60_000 },
+    ),
+};
+
+const temporalCli: GoToolBuild = {
+  tool: temporalCliTool(),
+  expectation: 'about 3 min on 2 cores, once',
+  versionArgs: ['--version'],
+  expectedVersion: `temporal version ${TEMPORAL_CLI_VERSION}`,
+  // The CLI's release builds stamp its version the same way.
+  build: (go, tool) =>
+    go.command(
+      [
+        'install',
+        '-trimpath',
+        `-ldflags=-s -w ${linkerVariables({ 'github.com/temporalio/cli/temporalcli.Version': TEMPORAL_CLI_VERSION }).join(' ')}`,
+        `github.com/temporalio/cli/cmd/temporal@v${TEMPORAL_CLI_VERSION}`,
       ],
       { gobin: join(tool.dir, 'bin'), timeoutMs: 45 * 60_000 },
     ),
@@ -378,7 +398,7 @@ try {
   await ensureKafka();
   await ensureKafkaClassArchive();
   // Sequential on purpose: each Go build already uses two cores.
-  for (const tool of [kine, helm, kubeApiServer]) await ensureGoTool(tool);
+  for (const tool of [temporalCli, kine, helm, kubeApiServer]) await ensureGoTool(tool);
   log(`all ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 } catch (error) {
   console.error(`[provision] failed: ${error instanceof Error ? error.message : String(error)}`);

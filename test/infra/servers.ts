@@ -1,4 +1,4 @@
-// Real PostgreSQL, Redis and Kafka servers on 127.0.0.1, each on a free port with a fresh temp data dir.
+// Real PostgreSQL, Redis, Kafka and Temporal servers on 127.0.0.1, each on a free port with a fresh temp data dir.
 import { chown } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -9,6 +9,7 @@ import { freePort, launch, run, type RunOptions } from './proc.ts';
 
 export type { ServerHandle, ServerName } from './managed-server.ts';
 export { startKafka } from './kafka.ts';
+export { startTemporal } from './temporal.ts';
 
 /** initdb and postgres refuse to run as root, so as root they run as the `postgres` OS user. */
 async function postgresUser(): Promise<RunOptions> {

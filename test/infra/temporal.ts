@@ -1,0 +1,46 @@
+// Temporal's dev server (the Temporal CLI's `server start-dev`): the frontend, history, matching and
+// worker services in one process on SQLite. Unlike the Java time-skipping test server it runs Schedules.
+import { join } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { isToolProvisioned, temporalCliTool } from './layout.ts';
+import { requireProvisioned, startServer, type ServerHandle } from './managed-server.ts';
+import { freePort, launch } from './proc.ts';
+
+async function distinctFreePorts(count: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < count) ports.add(await freePort());
+  return [...ports];
+}
+
+export async function startTemporal(): Promise<ServerHandle> {
+  const cli = temporalCliTool();
+  requireProvisioned(cli.label, isToolProvisioned(cli));
+  return startServer('temporal', async (baseDir) => {
+    // The frontend (gRPC), its HTTP API and the metrics endpoint listen on ports we choose; the
+    // services' membership ports are picked by the server; the web UI is off.
+    const [port, httpPort, metricsPort] = (await distinctFreePorts(3)) as [number, number, number];
+    const args = ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port)];
+    args.push('--http-port', String(httpPort), '--metrics-port', String(metricsPort), '--log-level', 'warn');
+    args.push('--db-filename', join(baseDir, 'temporal.db'));
+    const url = `127.0.0.1:${port}`;
+    return {
+      name: 'temporal',
+      port,
+      url,
+      baseDir,
+      launch: (logFile) => launch(cli.binary, args, { logFile }),
+      probe: async () => {
+        const connection = await Connection.connect({ address: url, connectTimeout: 1_000 });
+        try {
+          // The default namespace is registered once the server's own setup is done.
+          await connection.workflowService.describeNamespace({ namespace: 'default' });
+        } finally {
+          await connection.close();
+        }
+      },
+      readyTimeoutMs: 60_000,
+      stopSignal: 'SIGTERM',
+      stopTimeoutMs: 15_000,
+    };
+  });
+}
