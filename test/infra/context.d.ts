@@ -6,5 +6,7 @@ declare module 'vitest' {
     postgresUrl: string;
     redisUrl: string;
     kafkaBrokers: string;
+    /** The Temporal frontend, host:port (WORKFLOW_HOST). */
+    temporalAddress: string;
   }
 }

@@ -1,10 +1,10 @@
-// Starts one PostgreSQL, Redis and Kafka for the whole vitest run; tests reach them through inject().
+// Starts one PostgreSQL, Redis, Kafka and Temporal for the whole vitest run; tests reach them through inject().
 import type { TestProject } from 'vitest/node';
-import { startKafka, startPostgres, startRedis, type ServerHandle } from './servers.ts';
+import { startKafka, startPostgres, startRedis, startTemporal, type ServerHandle } from './servers.ts';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const started = Date.now();
-  const results = await Promise.allSettled([startPostgres(), startRedis(), startKafka()]);
+  const results = await Promise.allSettled([startPostgres(), startRedis(), startKafka(), startTemporal()]);
   const handles = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   const disposeAll = async (): Promise<void> => {
     await Promise.allSettled(handles.map((handle: ServerHandle) => handle.dispose()));
@@ -16,11 +16,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
     throw new AggregateError(failures, failures.map((f) => (f instanceof Error ? f.message : String(f))).join('\n\n'));
   }
 
-  const [postgres, redis, kafka] = handles as [ServerHandle, ServerHandle, ServerHandle];
+  const [postgres, redis, kafka, temporal] = handles as [ServerHandle, ServerHandle, ServerHandle, ServerHandle];
   project.provide('postgresUrl', postgres.url);
   project.provide('redisUrl', redis.url);
   project.provide('kafkaBrokers', kafka.url);
+  project.provide('temporalAddress', temporal.url);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  console.log(`[infra] postgres ${postgres.url}, redis ${redis.url}, kafka ${kafka.url} ready in ${seconds} s`);
+  console.log(`[infra] postgres ${postgres.url}, redis ${redis.url}, kafka ${kafka.url}, temporal ${temporal.url} ready in ${seconds} s`);
   return disposeAll;
 }

@@ -2,10 +2,11 @@ import { Redis } from 'ioredis';
 import { Kafka, Partitioners, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createTestDatabase, uniqueName } from './isolation.ts';
+import { Client, Connection, ScheduleOverlapPolicy } from '@temporalio/client';
+import { createTestDatabase, createTestNamespace, uniqueName } from './isolation.ts';
 import { withEmptyInfraCache } from './empty-cache.ts';
 import { connectOutcome } from './proc.ts';
-import { startKafka, startRedis, type ServerHandle } from './servers.ts';
+import { startKafka, startRedis, startTemporal, type ServerHandle } from './servers.ts';
 
 function isAlive(pid: number): boolean {
   try {
@@ -68,6 +69,70 @@ describe('shared servers from global setup', () => {
       await consumer.disconnect();
       await producer.disconnect();
       await admin.disconnect();
+    }
+  });
+});
+
+/** A Temporal client on `address` in `namespace`, closed after `use`. */
+async function withTemporal<T>(address: string, namespace: string, use: (client: Client) => Promise<T>): Promise<T> {
+  const connection = await Connection.connect({ address });
+  try {
+    return await use(new Client({ connection, namespace }));
+  } finally {
+    await connection.close();
+  }
+}
+
+async function scheduleIds(client: Client): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const schedule of client.schedule.list()) ids.push(schedule.scheduleId);
+  return ids;
+}
+
+describe('temporal', () => {
+  it('gives a test file a namespace of its own, where Schedules work', async () => {
+    const namespace = await createTestNamespace('infra');
+    await withTemporal(inject('temporalAddress'), namespace, async (client) => {
+      const handle = await client.schedule.create({
+        scheduleId: 'infra-probe',
+        spec: { intervals: [{ every: '1h' }] },
+        action: { type: 'startWorkflow', workflowType: 'ProbeWorkflow', taskQueue: 'infra', args: [] },
+        policies: { overlap: ScheduleOverlapPolicy.SKIP },
+        state: { paused: true },
+      });
+      const described = await handle.describe();
+      expect(described.state.paused).toBe(true);
+      expect(described.spec.intervals).toMatchObject([{ every: 3_600_000 }]);
+      expect(await scheduleIds(client)).toEqual(['infra-probe']);
+      await handle.delete();
+    });
+    // The other namespaces see none of it.
+    await withTemporal(inject('temporalAddress'), await createTestNamespace('infra'), async (client) => {
+      expect(await scheduleIds(client)).toEqual([]);
+    });
+  });
+
+  it('a dedicated server keeps its data across stop() and start(), and dispose() removes it', async () => {
+    const temporal = await startTemporal();
+    try {
+      await withTemporal(temporal.url, 'default', (client) =>
+        client.schedule.create({
+          scheduleId: 'kept',
+          spec: { intervals: [{ every: '1h' }] },
+          action: { type: 'startWorkflow', workflowType: 'ProbeWorkflow', taskQueue: 'infra', args: [] },
+          state: { paused: true },
+        }),
+      );
+      const firstPid = temporal.pid() as number;
+      await temporal.stop();
+      expect(isAlive(firstPid)).toBe(false);
+      expect(await connectOutcome(temporal.port)).toBe('ECONNREFUSED');
+      await temporal.start();
+      expect(await withTemporal(temporal.url, 'default', scheduleIds)).toEqual(['kept']);
+    } finally {
+      const pid = temporal.pid();
+      await temporal.dispose();
+      if (pid !== undefined) expect(isAlive(pid)).toBe(false);
     }
   });
 });

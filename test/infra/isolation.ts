@@ -1,5 +1,8 @@
-// Per-test-file isolation on the shared servers: a database of its own, unique key prefixes and topics.
+// Per-test-file isolation on the shared servers: a database of its own, unique key prefixes and topics,
+// a Temporal namespace of its own.
 import { randomBytes } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time.js';
 import pg from 'pg';
 import { inject } from 'vitest';
 
@@ -46,4 +49,32 @@ export async function createTestDatabase(prefix = 'test'): Promise<TestDatabase>
       await withAdminClient((client) => client.query(`DROP DATABASE IF EXISTS ${quoted} WITH (FORCE)`));
     },
   };
+}
+
+/**
+ * Registers a fresh namespace on the shared Temporal server and returns its name once it takes
+ * requests (a new namespace reaches every service of the server after a moment). Workflow ids are
+ * unique per namespace, so test files whose databases both hold an order 1 never share
+ * `order-lifecycle-1`. Namespaces are kept until the server goes: they cannot be deleted at once.
+ */
+export async function createTestNamespace(prefix = 'test'): Promise<string> {
+  const namespace = uniqueName(prefix.toLowerCase().replace(/[^a-z0-9_-]/g, '_'));
+  const connection = await Connection.connect({ address: inject('temporalAddress') });
+  try {
+    await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
+    const client = new Client({ connection, namespace });
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      try {
+        for await (const _execution of client.workflow.list({ pageSize: 1 })) break;
+        for await (const _schedule of client.schedule.list({ pageSize: 1 })) break;
+        return namespace;
+      } catch (error) {
+        if (Date.now() > deadline) throw new Error(`namespace ${namespace} was registered but did not take requests within 30 s`, { cause: error });
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+  } finally {
+    await connection.close();
+  }
 }
