@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventPayloads } from '@shop/platform';
+import { cancelOrder, markOrderPaid } from '@shop/domain';
+import { QUERIES, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
+import { workflowStarters } from '../../services/api/src/workflows/workflow-starters.ts';
+import { waitFor } from '../support/wait.ts';
+import { openWorkflowShop, type RunningWorker, type WorkflowShop } from './support.ts';
+
+let shop: WorkflowShop;
+let worker: RunningWorker;
+
+beforeAll(async () => {
+  shop = await openWorkflowShop('lifecycle');
+  worker = await shop.startWorker();
+}, 180_000);
+
+afterAll(async () => {
+  await shop?.close();
+});
+
+const orderRow = (id: bigint) => shop.commerce.platform.database.prisma.order.findUniqueOrThrow({ where: { id } });
+const stockOf = (productId: bigint) =>
+  shop.commerce.platform.database.prisma.stockLevel.findUniqueOrThrow({ where: { productId_locationId: { productId, locationId: shop.catalog.locationId } } });
+const lifecycle = (orderId: bigint) => shop.started(workflowIds.orderLifecycle(orderId.toString()));
+
+async function executionsOf(workflowId: string): Promise<number> {
+  let count = 0;
+  for await (const _execution of shop.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) count += 1;
+  return count;
+}
+
+async function statusChanges(orderId: bigint): Promise<{ from: string | null; to: string }[]> {
+  const { rows } = await shop.commerce.platform.database.pool.query<{ payload: { from: string | null; to: string } }>(
+    "SELECT payload FROM outbox_events WHERE name = 'order.status_changed' AND payload->>'order_id' = $1 ORDER BY id",
+    [orderId.toString()],
+  );
+  return rows.map(({ payload }) => ({ from: payload.from, to: payload.to }));
+}
+
+const placed = (orderId: bigint, orderNumber: string): EventPayloads['order.status_changed'] => ({
+  event_id: randomUUID(),
+  schema_version: 1,
+  occurred_at: new Date().toISOString(),
+  order_id: orderId.toString(),
+  order_number: orderNumber,
+  from: null,
+  to: 'PENDING_PAYMENT',
+  reason: null,
+});
+
+/** Hands the event to the api's lifecycle starter again, as a redelivery by the outbox would. */
+async function redeliver(event: EventPayloads['order.status_changed']): Promise<void> {
+  const starter = workflowStarters(shop.client).find((listener) => listener.event === 'order.status_changed');
+  await starter?.handle(shop.commerce.platform.database.prisma, event);
+}
+
+describe('OrderLifecycleWorkflow', () => {
+  it('starts once per order even when the start is redelivered, and answers its state', async () => {
+    const { order } = await shop.placeOrder({ sku: 'once', holdMs: 60_000 });
+    const handle = await lifecycle(order.id);
+    // The outbox delivers at least once: the same event handed to the starter again must not start a second run.
+    await redeliver(placed(order.id, order.number));
+    await redeliver(placed(order.id, order.number));
+    expect(await executionsOf(handle.workflowId)).toBe(1);
+    await waitFor(async () => (await handle.query<{ status: string | null }>(QUERIES.state)).status === 'PENDING_PAYMENT', 30_000, 'the state query');
+    const state = await handle.query<{ status: string; deadline: string }>(QUERIES.state);
+    expect(Date.parse(state.deadline)).toBeGreaterThan(Date.now());
+    await shop.transaction((tx) => cancelOrder(tx, shop.deps, order.id, 'test over'));
+    await expect(handle.result()).resolves.toEqual({ status: 'CANCELLED' });
+  });
+
+  it('cancels an unpaid order at its payment deadline and releases its stock', async () => {
+    const { order, productId } = await shop.placeOrder({ sku: 'unpaid', quantity: 2, onHand: 3, holdMs: 4_000 });
+    expect(await stockOf(productId)).toMatchObject({ onHand: 3, reserved: 2 });
+    const handle = await lifecycle(order.id);
+    await expect(handle.result()).resolves.toEqual({ status: 'CANCELLED' });
+    await shop.saveHistory(handle.workflowId, WORKFLOW_TYPES.orderLifecycle, 'payment-deadline');
+    expect(await orderRow(order.id)).toMatchObject({ status: 'CANCELLED', cancelReason: 'the stock hold expired before payment' });
+    expect(await stockOf(productId)).toMatchObject({ onHand: 3, reserved: 0 });
+    expect(await statusChanges(order.id)).toEqual([
+      { from: null, to: 'PENDING_PAYMENT' },
+      { from: 'PENDING_PAYMENT', to: 'CANCELLED' },
+    ]);
+  });
+
+  it('stops the payment timer when the order is paid, then records a fault when it is not fulfilled in time', async () => {
+    await shop.setSetting('workflows', { fulfilmentWindowHours: 0.001 });
+    const { order, productId } = await shop.placeOrder({ sku: 'paid', holdMs: 5_000 });
+    const handle = await lifecycle(order.id);
+    await shop.transaction((tx) => markOrderPaid(tx, shop.deps, order.id));
+    // Past the payment deadline: the timer was replaced by the fulfilment window, so nothing is cancelled.
+    await waitFor(
+      async () => (await shop.commerce.platform.database.prisma.workflowFault.count({ where: { entityId: order.id.toString() } })) === 1,
+      30_000,
+      'the fulfilment fault',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    expect(await orderRow(order.id)).toMatchObject({ status: 'PLACED' });
+    expect(await stockOf(productId)).toMatchObject({ onHand: 4, reserved: 0 });
+    const fault = await shop.commerce.platform.database.prisma.workflowFault.findFirstOrThrow({ where: { entityId: order.id.toString() } });
+    expect(fault).toMatchObject({ workflow: WORKFLOW_TYPES.orderLifecycle, workflowId: handle.workflowId, entityType: 'order', reason: 'fulfilment_overdue' });
+    const metrics = await (await fetch(`${worker.url}/metrics`)).text();
+    expect(metrics).toContain('workflow_faults_total{workflow="OrderLifecycleWorkflow",reason="fulfilment_overdue",service="worker"} 1');
+    expect(metrics).toMatch(/temporal_workflow_task_schedule_to_start_latency/);
+    expect((await handle.query<{ status: string }>(QUERIES.state)).status).toBe('PLACED');
+    await shop.setSetting('workflows', {});
+    await shop.transaction((tx) => cancelOrder(tx, shop.deps, order.id, 'test over'));
+    await expect(handle.result()).resolves.toEqual({ status: 'CANCELLED' });
+    await shop.saveHistory(handle.workflowId, WORKFLOW_TYPES.orderLifecycle, 'fulfilment-overdue');
+  });
+
+  it('a signal to a finished workflow changes nothing and starts nothing', async () => {
+    const { order } = await shop.placeOrder({ sku: 'finished', holdMs: 60_000 });
+    const handle = await lifecycle(order.id);
+    await shop.transaction((tx) => cancelOrder(tx, shop.deps, order.id, 'changed my mind'));
+    await expect(handle.result()).resolves.toEqual({ status: 'CANCELLED' });
+    await redeliver(placed(order.id, order.number));
+    expect(await executionsOf(workflowIds.orderLifecycle(order.id.toString()))).toBe(1);
+  });
+});

@@ -1,0 +1,126 @@
+// A shop on a database of the test file's own, wired to the shared Temporal server in a namespace of
+// its own: domain operations in the test process, the api's workflow starters on an outbox dispatcher
+// here (the real path from a committed event to Temporal), and worker processes started on demand.
+import path from 'node:path';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { inject } from 'vitest';
+import { startOutbox, type Prisma, type RunningOutbox } from '@shop/platform';
+import { addCartLine, createCart, placeOrder, type DomainDeps, type OrderWithLines } from '@shop/domain';
+import { createTestNamespace } from '../infra/isolation.ts';
+import { spawnService, type ServiceProcess } from '../support/service-process.ts';
+import { waitFor } from '../support/wait.ts';
+import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from '../../services/domain/test/commerce/support.ts';
+import { workflowStarters } from '../../services/api/src/workflows/workflow-starters.ts';
+import { saveHistory } from '../../services/worker/test/support/histories.ts';
+
+export const WORKER_MAIN = path.resolve(import.meta.dirname, '../../services/worker/src/main.ts');
+
+export interface WorkflowShop {
+  readonly commerce: Commerce;
+  readonly catalog: Catalog;
+  readonly client: Client;
+  readonly namespace: string;
+  readonly databaseUrl: string;
+  /** The domain's dependencies on the real clock (the workflows run on it too). */
+  readonly deps: DomainDeps;
+  transaction<T>(work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T>;
+  /** A worker process on this shop's database and namespace. */
+  startWorker(env?: NodeJS.ProcessEnv): Promise<RunningWorker>;
+  /**
+   * An order of `quantity` units of a new product with `onHand` units, its hold running out `holdMs`
+   * from now: placed on a clock moved back by the hold's window (`windowMs`, the payment window by default).
+   */
+  placeOrder(options: { sku: string; quantity?: number; onHand?: number; holdMs: number; windowMs?: number; customerId?: bigint }): Promise<{ order: OrderWithLines; productId: bigint }>;
+  /** The workflow's handle once it has started (the outbox starts it shortly after the commit). */
+  started(workflowId: string): Promise<WorkflowHandle>;
+  /** Keeps the finished run's history for the replay test (only under `npm run workflows:record-histories`). */
+  saveHistory(workflowId: string, workflowType: string, scenario: string): Promise<void>;
+  /** Writes a settings key (e.g. `workflows` with short windows). */
+  setSetting(key: string, value: Prisma.InputJsonObject): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface RunningWorker {
+  readonly process: ServiceProcess;
+  readonly url: string;
+  /** SIGTERM, and the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export const PAYMENT_WINDOW_MS = 30 * 60_000;
+export const APPROVAL_WINDOW_MS = 72 * 60 * 60_000;
+
+export async function openWorkflowShop(name: string): Promise<WorkflowShop> {
+  const commerce = await openCommerce(name);
+  const catalog = await seedCatalog(commerce, name);
+  const namespace = await createTestNamespace(name);
+  const connection = await Connection.connect({ address: inject('temporalAddress') });
+  const client = new Client({ connection, namespace });
+  const outbox: RunningOutbox = startOutbox(commerce.platform, { listeners: workflowStarters(client), idleMs: 20 });
+  const databaseUrl = commerce.platform.config.databaseUrl ?? '';
+  const workers: RunningWorker[] = [];
+  let orders = 0;
+  const deps: DomainDeps = { emit: commerce.deps.emit, now: () => new Date() };
+
+  const shop: WorkflowShop = {
+    commerce,
+    catalog,
+    client,
+    namespace,
+    databaseUrl,
+    deps,
+    transaction: (work) => commerce.transaction(work),
+    async startWorker(env = {}) {
+      const process = spawnService(WORKER_MAIN, {
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'INFO',
+        DATABASE_URL: databaseUrl,
+        WORKFLOW_HOST: inject('temporalAddress'),
+        WORKFLOW_NAMESPACE: namespace,
+        WORKER_PORT: '0',
+        SHUTDOWN_TIMEOUT_MS: '5000',
+        ...env,
+      });
+      const url = await process.listening(90_000);
+      const worker: RunningWorker = {
+        process,
+        url,
+        async stop() {
+          if (process.child.exitCode === null && process.child.signalCode === null) process.child.kill('SIGTERM');
+          return (await process.exited()).code;
+        },
+      };
+      workers.push(worker);
+      return worker;
+    },
+    async placeOrder({ sku, quantity = 1, onHand = 5, holdMs, windowMs = PAYMENT_WINDOW_MS, customerId }) {
+      orders += 1;
+      const productId = await catalog.product(sku, '10.00', onHand);
+      const sessionId = `s-${name}-${orders}`;
+      const shopper = customerId === undefined ? { sessionId } : { customerId, sessionId };
+      const placedOn: DomainDeps = { emit: deps.emit, now: () => new Date(Date.now() - windowMs + holdMs) };
+      const order = await commerce.transaction(async (tx) => {
+        const cart = await createCart(tx, placedOn, { channelId: catalog.channelId, shopper });
+        await addCartLine(tx, placedOn, { cartId: cart.id, shopper, productId, quantity });
+        return placeOrder(tx, placedOn, { cartId: cart.id, shopper, email: 'ada@example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS });
+      });
+      return { order, productId };
+    },
+    async started(workflowId) {
+      const handle = client.workflow.getHandle(workflowId);
+      await waitFor(() => handle.describe().then(() => true, () => false), 30_000, `${workflowId} to start`);
+      return handle;
+    },
+    saveHistory: (workflowId, workflowType, scenario) => saveHistory(client, workflowId, workflowType, scenario),
+    async setSetting(key, value) {
+      await commerce.platform.database.prisma.setting.upsert({ where: { key }, create: { key, value }, update: { value } });
+    },
+    async close() {
+      await Promise.allSettled(workers.map((worker) => worker.stop()));
+      await outbox.stop();
+      await connection.close();
+      await commerce.close();
+    },
+  };
+  return shop;
+}
