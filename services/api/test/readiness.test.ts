@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKafka, startPostgres, startRedis, type ServerHandle } from '../../../test/infra/servers.ts';
 import { startApi, type RunningApi } from './start-api.ts';
-import type { Readiness } from '../src/health/routes.ts';
+import type { Readiness, Serving } from '../src/health/routes.ts';
 
 /** Each probe has 1.5 s; the issue allows 3 s from a dependency stopping to /ready reporting it. */
 const DETECTION_LIMIT_MS = 3_000;
@@ -69,6 +69,16 @@ describe('/ready against real PostgreSQL, Redis and Kafka', () => {
       for (const [, result] of others) expect(result).toMatchObject({ status: 'healthy' });
 
       expect((await getJson(`${api.url}/health`)).status).toBe(200);
+      // The kubelet's probe: the api serves without the cache or the broker, not without its database.
+      const serving = await fetch(`${api.url}/serving`);
+      const servingBody = (await serving.json()) as Serving;
+      if (dependency === 'database') {
+        expect(serving.status).toBe(503);
+        expect(servingBody).toMatchObject({ status: 'not_serving', dependencies: { database: { status: 'unhealthy' } } });
+      } else {
+        expect(serving.status).toBe(200);
+        expect(servingBody).toMatchObject({ status: 'serving', dependencies: { database: { status: 'healthy', mode: 'external' } } });
+      }
 
       await server().start();
       await msUntilReady(api, 200, 30_000);

@@ -19,9 +19,27 @@ export async function checkReadiness(dependencies: Dependencies, timeoutMs = PRO
   return { status: ready ? 'ready' : 'not_ready', dependencies: byName };
 }
 
-/** GET /health touches nothing (liveness); GET /ready probes every dependency (readiness). */
+export interface Serving {
+  readonly status: 'serving' | 'not_serving';
+  readonly dependencies: { readonly database: ProbeResult };
+}
+
+/**
+ * GET /health touches nothing (liveness); GET /ready probes every dependency, as the spec defines it;
+ * GET /serving probes only what the api cannot serve without, its database, and is what a
+ * Kubernetes readiness probe asks: while Kafka is down the outbox keeps the events, while Redis is
+ * down rate limits fail open, so neither outage should take every api pod out of service.
+ */
 export function healthRoutes(app: FastifyInstance, dependencies: Dependencies): void {
   app.get('/health', async () => ({ status: 'ok' }));
+
+  app.get('/serving', async (_request, reply) => {
+    const database = await runProbe(dependencies.database, PROBE_TIMEOUT_MS);
+    const serving = database.status === 'healthy';
+    const body: Serving = { status: serving ? 'serving' : 'not_serving', dependencies: { database } };
+    reply.header('cache-control', 'no-store');
+    return reply.code(serving ? 200 : 503).send(body);
+  });
 
   app.get('/ready', async (_request, reply) => {
     const readiness = await checkReadiness(dependencies);

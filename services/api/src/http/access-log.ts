@@ -4,7 +4,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
  * Probe and scrape routes (called every few seconds by machines) and beacons (one per impression)
  * are logged at DEBUG only; /track's own metrics count what it accepts and refuses.
  */
-const QUIET_ROUTES = new Set(['/health', '/ready', '/metrics', '/track']);
+const QUIET_ROUTES = new Set(['/health', '/ready', '/serving', '/metrics', '/track']);
 
 /** Whether a line at `level` would be written (pino loggers say; any other logger is asked to write). */
 const enabled = (log: FastifyBaseLogger, level: 'info' | 'debug'): boolean =>
