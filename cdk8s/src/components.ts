@@ -1,9 +1,15 @@
 import type { Component } from './labels.ts';
 
-/** The HTTP server a process opens for /health and /ready, and the variable that sets its port. */
+/** The HTTP server a process opens for its probes, the variable that sets its port, and its readiness endpoint. */
 export interface HttpPort {
-  readonly variable: 'PORT' | 'CONSUMER_PORT';
+  readonly variable: 'PORT' | 'CONSUMER_PORT' | 'WORKER_PORT';
   readonly port: number;
+  /**
+   * What the kubelet's readiness probe asks: only what the process cannot work without. The api
+   * answers /serving (its database): with Kafka or Redis down it still serves (the outbox keeps
+   * events, rate limits fail open), while its /ready reports all three as the spec defines.
+   */
+  readonly readinessPath: '/serving' | '/ready';
 }
 
 export interface ServiceProcess {
@@ -15,12 +21,12 @@ export interface ServiceProcess {
 
 // The platform's defaults (services/platform/src/config/variables.ts), set explicitly so that a PORT
 // in spec.config cannot move the server away from its probes.
-const API_PORT: HttpPort = { variable: 'PORT', port: 3000 };
-const CONSUMER_PORT: HttpPort = { variable: 'CONSUMER_PORT', port: 9464 };
+const API_PORT: HttpPort = { variable: 'PORT', port: 3000, readinessPath: '/serving' };
+const CONSUMER_PORT: HttpPort = { variable: 'CONSUMER_PORT', port: 9464, readinessPath: '/ready' };
+const WORKER_PORT: HttpPort = { variable: 'WORKER_PORT', port: 9465, readinessPath: '/ready' };
 
 export const API: ServiceProcess = { component: 'api', entrypoint: 'services/api/src/main.ts', http: API_PORT };
-/** The worker defines no port variable of its own: it serves /health and /ready on PORT, as the api. */
-export const WORKER: ServiceProcess = { component: 'worker', entrypoint: 'services/worker/src/main.ts', http: API_PORT };
+export const WORKER: ServiceProcess = { component: 'worker', entrypoint: 'services/worker/src/main.ts', http: WORKER_PORT };
 export const CONSUMER: ServiceProcess = { component: 'consumer', entrypoint: 'services/consumer/src/main.ts', http: CONSUMER_PORT };
 
 /** `npm run db:migrate` without npm: npm would want a writable home for its logs, and the root filesystem is read-only. */

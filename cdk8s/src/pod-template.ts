@@ -30,7 +30,7 @@ export function podTemplate(props: PodTemplateProps): k8s.PodTemplateSpec {
     command: [...props.command],
     ...containerEnvironment(shop, props.configMapName, http),
     ports: http ? [{ name: HTTP_PORT_NAME, containerPort: http.port, protocol: 'TCP' }] : undefined,
-    ...(http ? httpProbes() : {}),
+    ...(http ? httpProbes(http.readinessPath) : {}),
     resources: containerResources(props.resources),
     securityContext: CONTAINER_SECURITY_CONTEXT,
     volumeMounts: [{ name: TMP_VOLUME, mountPath: '/tmp' }],

@@ -7,14 +7,15 @@ function httpGet(path: string, settings: Omit<k8s.Probe, 'httpGet'>): k8s.Probe 
 }
 
 /**
- * Liveness on /health (touches nothing), readiness on /ready (checks the dependencies). /ready answers
- * within 2 s even when a dependency hangs, above the kubelet's default timeout of 1 s. The startup
- * probe gives a process two minutes to connect to its dependencies before liveness may restart it.
+ * Liveness on /health (touches nothing), readiness on the process's readiness endpoint (the
+ * dependencies it cannot work without), which answers within 2 s even when a dependency hangs, above
+ * the kubelet's default timeout of 1 s. The startup probe gives a process two minutes to connect to
+ * its dependencies before liveness may restart it.
  */
-export function httpProbes(): Pick<k8s.Container, 'startupProbe' | 'livenessProbe' | 'readinessProbe'> {
+export function httpProbes(readinessPath: string): Pick<k8s.Container, 'startupProbe' | 'livenessProbe' | 'readinessProbe'> {
   return {
     startupProbe: httpGet('/health', { periodSeconds: 5, failureThreshold: 24 }),
     livenessProbe: httpGet('/health', { periodSeconds: 10, timeoutSeconds: 2, failureThreshold: 3 }),
-    readinessProbe: httpGet('/ready', { periodSeconds: 5, timeoutSeconds: 3, failureThreshold: 2 }),
+    readinessProbe: httpGet(readinessPath, { periodSeconds: 5, timeoutSeconds: 3, failureThreshold: 2 }),
   };
 }

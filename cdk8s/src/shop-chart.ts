@@ -26,11 +26,12 @@ export class ShopChart extends Chart {
     });
     new ApiService(this, 'api-service', shop);
     new ApiDisruptionBudget(this, 'api-disruption-budget', shop);
+    // The worker refuses to start without a workflow engine; the api then runs the sweeps itself.
     new ComponentDeployment(this, 'worker', {
       shop,
       process: WORKER,
       config,
-      replicas: spec.worker?.replicas ?? SPEC_DEFAULTS.workerReplicas,
+      replicas: spec.secrets.workflowHost === undefined ? 0 : (spec.worker?.replicas ?? SPEC_DEFAULTS.workerReplicas),
       resources: spec.worker?.resources,
       strategy: 'RollingUpdate',
     });

@@ -91,7 +91,7 @@ export interface ShopSpec {
    */
   worker?: {
     /**
-     * Number of worker pods. Workflow work is shared among workers automatically.
+     * Number of worker pods. Workflow work is shared among workers automatically. The worker runs only with secrets.workflowHost set; without it the Shop runs no worker pods and the api runs the periodic sweeps itself.
      */
     replicas?: number;
     /**

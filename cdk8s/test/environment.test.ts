@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { VARIABLES } from '../../services/platform/src/config/variables.ts';
 import { GENERATED_KEYS, renderShop, type KubeObject } from '../src/index.ts';
-import { API, CONSUMER, MIGRATE_COMMAND } from '../src/components.ts';
+import { API, CONSUMER, MIGRATE_COMMAND, WORKER } from '../src/components.ts';
 import { SPEC_DEFAULTS } from '../src/shop-context.ts';
 import { containerOf, minimalShop, type EnvVar } from './shops.ts';
 
@@ -110,10 +110,9 @@ describe('agreement with the rest of the repository', () => {
     for (const variable of VARIABLES.filter((v) => v.secret)) expect(names).toContain(variable.name);
   });
 
-  it('sets the ports the platform reads by default (PORT, CONSUMER_PORT)', () => {
+  it('sets the ports the platform reads by default (PORT, CONSUMER_PORT, WORKER_PORT)', () => {
     const defaults = Object.fromEntries(VARIABLES.map((variable) => [variable.name, variable.defaultValue]));
-    expect(String(API.http.port)).toBe(defaults[API.http.variable]);
-    expect(String(CONSUMER.http.port)).toBe(defaults[CONSUMER.http.variable]);
+    for (const process of [API, WORKER, CONSUMER]) expect(String(process.http.port)).toBe(defaults[process.http.variable]);
   });
 
   it('migrates with the command behind `npm run db:migrate`', async () => {

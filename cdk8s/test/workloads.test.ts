@@ -55,12 +55,10 @@ describe('deployments', () => {
     expect(containerOf(deployments.consumer).command).toEqual(['node', 'services/consumer/src/main.ts']);
   });
 
-  it('takes the api and worker replicas from the spec, with the CRD defaults 2 and 1', () => {
+  it('takes the api replicas from the spec, with the CRD default 2 (the worker\'s: under probes and ports)', () => {
     expect(workload(deployments.api).spec.replicas).toBe(2);
-    expect(workload(deployments.worker).spec.replicas).toBe(1);
-    const sized = renderShop(minimalShop((shop) => Object.assign(shop.spec, { api: { replicas: 5 }, worker: { replicas: 0 } })));
+    const sized = renderShop(minimalShop((shop) => Object.assign(shop.spec, { api: { replicas: 5 } })));
     expect(workload(sized.api.deployment).spec.replicas).toBe(5);
-    expect(workload(sized.worker.deployment).spec.replicas).toBe(0);
   });
 
   it('rolls the api and the worker without taking a pod down first', () => {
@@ -94,20 +92,39 @@ describe('deployments', () => {
 });
 
 describe('probes and ports', () => {
-  const expectedPorts = { api: 3000, worker: 3000, consumer: 9464 } as const;
-  for (const [component, port] of Object.entries(expectedPorts)) {
-    it(`probes the ${component} on /health and /ready at its port ${port}, the one its variable sets`, () => {
+  // The api is ready while it can serve (its database); Kafka or Redis down must not take every api pod
+  // out of service. The worker and the consumer cannot work without what their /ready checks.
+  const expected = {
+    api: { port: 3000, variable: 'PORT', readiness: '/serving' },
+    worker: { port: 9465, variable: 'WORKER_PORT', readiness: '/ready' },
+    consumer: { port: 9464, variable: 'CONSUMER_PORT', readiness: '/ready' },
+  } as const;
+  for (const [component, { port, variable, readiness }] of Object.entries(expected)) {
+    it(`probes the ${component} on /health and ${readiness} at its port ${port}, the one ${variable} sets`, () => {
       const container = containerOf(deployments[component as keyof typeof deployments]);
       expect(container.ports).toEqual([{ name: 'http', containerPort: port, protocol: 'TCP' }]);
-      const variable = component === 'consumer' ? 'CONSUMER_PORT' : 'PORT';
       expect(container.env).toContainEqual({ name: variable, value: String(port) });
       expect(container.livenessProbe?.httpGet).toEqual({ path: '/health', port: 'http' });
       expect(container.startupProbe?.httpGet).toEqual({ path: '/health', port: 'http' });
-      expect(container.readinessProbe?.httpGet).toEqual({ path: '/ready', port: 'http' });
-      // /ready may take up to 2 s when a dependency hangs.
+      expect(container.readinessProbe?.httpGet).toEqual({ path: readiness, port: 'http' });
+      // The readiness endpoints may take up to 2 s when a dependency hangs.
       expect(container.readinessProbe?.timeoutSeconds).toBeGreaterThan(2);
     });
   }
+
+  it('runs no worker without a workflow engine, and the spec\'s replicas, given WORKFLOW_HOST, with one', () => {
+    expect(workload(deployments.worker).spec.replicas).toBe(0);
+    const workerWithEngine = (replicas?: number) =>
+      renderShop(
+        minimalShop((shop) => {
+          shop.spec.secrets.workflowHost = { name: 'acme-temporal', key: 'address' };
+          if (replicas !== undefined) shop.spec.worker = { replicas };
+        }),
+      ).worker.deployment;
+    expect(workload(workerWithEngine()).spec.replicas).toBe(1);
+    expect(workload(workerWithEngine(3)).spec.replicas).toBe(3);
+    expect(containerOf(workerWithEngine()).env).toContainEqual({ name: 'WORKFLOW_HOST', valueFrom: { secretKeyRef: { name: 'acme-temporal', key: 'address' } } });
+  });
 
   it('exposes the api on port http of a ClusterIP Service', () => {
     expect(manifests.api.service.spec).toMatchObject({ type: 'ClusterIP', ports: [{ name: 'http', port: 80, targetPort: 'http' }] });

@@ -165,6 +165,8 @@ describe('a new Shop', () => {
     for (const type of ['Ready', 'MigrationsApplied', 'ApiAvailable', 'WorkerAvailable', 'ConsumerAvailable']) {
       expect(conditionOf(ready, type)).toMatchObject({ status: 'True', observedGeneration: 1 });
     }
+    // This Shop names no workflow engine: its worker runs no pods, and the condition says why.
+    expect(conditionOf(ready, 'WorkerAvailable')?.message).toContain('workflows are off: spec.secrets.workflowHost is not set');
 
     // A pass records its Events after writing the status, so the last ones may still be on their way.
     const transitions = ['Migrating', 'MigrationsApplied', 'Deploying', 'ApiAvailable', 'WorkerAvailable', 'ConsumerAvailable', 'Ready'].sort();

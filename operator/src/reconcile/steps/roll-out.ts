@@ -5,9 +5,13 @@ import { deploymentRollout, type Rollout } from '../../kube/workload-state.ts';
 import type { StepConditionType } from '../conditions.ts';
 import type { Pass } from '../pass.ts';
 
-/** Applies a component's Deployment and reports its condition: True once its current template is fully rolled out. */
-export async function rollOut(pass: Pass, deployment: KubeObject, condition: StepConditionType): Promise<Rollout> {
+/**
+ * Applies a component's Deployment and reports its condition: True once its current template is fully
+ * rolled out. `note` is added to the condition's message, for what the replicas alone do not say.
+ */
+export async function rollOut(pass: Pass, deployment: KubeObject, condition: StepConditionType, note?: string): Promise<Rollout> {
   const rollout = deploymentRollout(await apply<V1Deployment>(pass.clients.objects, deployment));
-  pass.report(condition, { status: rollout.done ? 'True' : 'False', reason: rollout.done ? 'RolledOut' : 'RollingOut', message: rollout.message });
+  const message = note === undefined ? rollout.message : `${rollout.message}; ${note}`;
+  pass.report(condition, { status: rollout.done ? 'True' : 'False', reason: rollout.done ? 'RolledOut' : 'RollingOut', message });
   return rollout;
 }

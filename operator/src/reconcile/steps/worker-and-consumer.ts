@@ -1,6 +1,9 @@
 import type { ReconcileStep } from '../pass.ts';
 import { rollOut } from './roll-out.ts';
 
+/** Why a Shop without a workflow engine has no worker pods (the renderer scales the worker to 0). */
+export const WORKFLOWS_OFF = 'workflows are off: spec.secrets.workflowHost is not set, so the worker runs no pods and the api runs the periodic sweeps itself';
+
 /**
  * The worker and the consumer, only once the api of the same spec is available: on an upgrade the old
  * ones keep running their old template (this step is not reached) until the new migrations and the new
@@ -10,7 +13,7 @@ export const workerAndConsumer: ReconcileStep = {
   name: 'worker and consumer',
   conditions: ['WorkerAvailable', 'ConsumerAvailable'],
   async run(pass) {
-    const worker = await rollOut(pass, pass.manifests.worker.deployment, 'WorkerAvailable');
+    const worker = await rollOut(pass, pass.manifests.worker.deployment, 'WorkerAvailable', pass.shop.spec.secrets.workflowHost === undefined ? WORKFLOWS_OFF : undefined);
     const consumer = await rollOut(pass, pass.manifests.consumer.deployment, 'ConsumerAvailable');
     if (worker.done && consumer.done) return undefined;
     const message = [worker, consumer].flatMap((rollout) => (rollout.done ? [] : [rollout.message])).join('; ');

@@ -1,0 +1,29 @@
+// Every command the rendered workloads run names a file of this repository (the image's working
+// directory is its root): a renamed entry point fails here, not in a crash-looping pod.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { renderShop } from '../src/index.ts';
+import { containerOf, minimalShop } from './shops.ts';
+
+const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '../..');
+
+describe('rendered commands', () => {
+  const manifests = renderShop(minimalShop((shop) => (shop.spec.secrets.workflowHost = { name: 'acme-temporal', key: 'address' })));
+  const workloads = {
+    api: manifests.api.deployment,
+    worker: manifests.worker.deployment,
+    consumer: manifests.consumer.deployment,
+    'migration Job': manifests.migrationJob,
+  };
+
+  for (const [name, object] of Object.entries(workloads)) {
+    it(`runs the ${name} with node and a script that exists`, () => {
+      const [program, script, ...rest] = containerOf(object).command;
+      expect(program).toBe('node');
+      expect(script).toMatch(/\.ts$/);
+      expect(existsSync(path.join(REPOSITORY_ROOT, script ?? '')), `${script} is not in the repository`).toBe(true);
+      expect(rest.every((argument) => !argument.startsWith('-'))).toBe(true);
+    });
+  }
+});
