@@ -5,12 +5,9 @@
 // per phase (/proc), and what PostgreSQL executed during the open loop (pg_stat_statements).
 // Every phase starts with the outbox drained (no broker: the api dispatches events itself), so no
 // phase carries the events an earlier, saturated one left behind; each reports what it left.
-import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { applyMigrations } from '@shop/platform';
 import { processStat } from '../test/infra/proc-stat.ts';
@@ -20,7 +17,8 @@ import type { ServiceProcess } from '../test/support/service-process.ts';
 import { startApi, stopApi } from './api-process.ts';
 import { load } from './load.ts';
 import { cpuPercent, cpuSeconds } from './cpu.ts';
-import { clientCeiling, closedLoop, failures, graphqlClient, openLoop, OPERATIONS, VISIT, type Catalog, type GraphqlClient, type PhaseResult } from './shoppers.ts';
+import { discoverCatalog, seedDemoCatalog } from './storefront-catalog.ts';
+import { clientCeiling, closedLoop, failures, graphqlClient, openLoop, OPERATIONS, VISIT, type GraphqlClient, type PhaseResult } from './shoppers.ts';
 import { enableStatementStats, startBare } from './servers.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -41,8 +39,6 @@ const P95_TARGET_MS = 50;
 /** The spec's alert threshold for a storefront operation. */
 const ALERT_MS = 500;
 /** Stock of every demo product: orders must never run out of it during the run. */
-const STOCK = 100_000_000;
-const SEED = path.resolve(import.meta.dirname, '../services/api/src/seed.ts');
 
 function emit(figure: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify({ bench: 'storefront', ...figure })}\n`);
@@ -51,58 +47,6 @@ function emit(figure: Record<string, unknown>): void {
 /** Diagnostics, not figures: stderr, so stdout stays one JSON line per figure. */
 function note(message: string, fields: Record<string, unknown> = {}): void {
   process.stderr.write(`[bench storefront] ${message}${Object.keys(fields).length > 0 ? ` ${JSON.stringify(fields)}` : ''}\n`);
-}
-
-/** `npm run db:seed` (the demo catalog), then every product's stock raised out of reach of the run's orders. */
-async function seedDemoCatalog(databaseUrl: string): Promise<void> {
-  const env = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'ERROR',
-    DATABASE_URL: databaseUrl,
-    SEED_ADMIN_EMAIL: 'admin@shop.test',
-    SEED_ADMIN_PASSWORD: randomBytes(16).toString('hex'),
-  };
-  await promisify(execFile)(process.execPath, [SEED], { env, timeout: 120_000 });
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    await client.query('UPDATE stock_levels SET on_hand = $1', [STOCK]);
-  } finally {
-    await client.end();
-  }
-}
-
-
-async function graphql<T>(url: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
-  const response = await fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-channel-id': 'web' },
-    body: JSON.stringify({ query, variables }),
-  });
-  const body = (await response.json()) as { data?: T; errors?: unknown[] };
-  if (body.errors !== undefined || body.data === undefined) throw new Error(`${query}: ${response.status} ${JSON.stringify(body.errors)}`);
-  return body.data;
-}
-
-/** What the shoppers pick from, through the api itself. */
-async function discoverCatalog(url: string): Promise<Catalog> {
-  const { products } = await graphql<{ products: { nodes: { id: string; slug: string; available: number }[] } }>(
-    url,
-    '{ products(first: 100) { nodes { id slug available } } }',
-  );
-  const { categories } = await graphql<{ categories: { id: string; children: { id: string }[] }[] }>(url, '{ categories { id children { id } } }');
-  const { brands } = await graphql<{ brands: { id: string }[] }>(url, '{ brands { id } }');
-  const page = await graphql<{ products: { pageInfo: { endCursor: string } } }>(url, '{ products(first: 4) { pageInfo { endCursor } } }');
-  const short = products.nodes.filter((product) => product.available < STOCK / 2);
-  if (products.nodes.length === 0 || short.length > 0) throw new Error(`the catalog is not stocked for the run: ${JSON.stringify(products.nodes)}`);
-  return {
-    products: products.nodes.map(({ id, slug }) => ({ id, slug })),
-    categoryIds: categories.flatMap((category) => [category.id, ...category.children.map((child) => child.id)]),
-    brandIds: brands.map((brand) => brand.id),
-    secondPageCursor: page.products.pageInfo.endCursor,
-  };
 }
 
 interface Measured {
