@@ -21,7 +21,7 @@ import { closedLoop, graphqlClient, openLoop, OPERATIONS, type PhaseResult } fro
 import { median, percentile, round } from './stats.ts';
 import { discoverCatalog, seedDemoCatalog } from './storefront-catalog.ts';
 
-const WORKFLOWS = Number(process.env.BENCH_WORKFLOWS ?? 1_000);
+const WORKFLOWS = Number(process.env.BENCH_WORKFLOWS ?? 500);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WARM_UP = 200;
 /** Workflows started and awaited at once, as many callers would. */
