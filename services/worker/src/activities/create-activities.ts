@@ -29,7 +29,11 @@ export function createActivities({ transaction, deps, metrics }: SweepPassDeps):
     deleteExpiredCarts: ({ asOf, limit }) =>
       SWEEP_PASSES.CleanupExpiredCartsWorkflow({ transaction, deps, metrics }, { asOf: new Date(asOf), limit, run: callingRun() }),
     orderLifecycleView: (orderId) => transaction((tx) => orderLifecycleView(tx, BigInt(orderId))),
-    expireUnpaidOrder: ({ orderId, asOf }) => transaction((tx) => expireUnpaidOrder(tx, deps, BigInt(orderId), new Date(asOf))),
+    expireUnpaidOrder: ({ orderId, asOf }) =>
+      transaction(async (tx) => {
+        await expireUnpaidOrder(tx, deps, BigInt(orderId), new Date(asOf));
+        return orderLifecycleView(tx, BigInt(orderId));
+      }),
     remindOrderApproval: (orderId) => transaction((tx) => remindOrderApproval(tx, deps, BigInt(orderId))),
     customerApprovalView: (customerId) => transaction((tx) => customerApprovalView(tx, BigInt(customerId))),
     remindCustomerApproval: ({ customerId, expiresAt }) => transaction((tx) => remindCustomerApproval(tx, deps, BigInt(customerId), new Date(expiresAt))),

@@ -1,4 +1,4 @@
-import type { BusinessApproval, OrderStatus } from '@shop/platform';
+import type { BusinessApproval } from '@shop/platform';
 import type { CustomerApprovalView, OrderLifecycleView, WorkflowSettings } from '@shop/domain';
 import type { SweepBatch } from '@shop/domain/workflows';
 
@@ -20,7 +20,8 @@ export interface ShopActivities {
   expireStaleReservations(input: { asOf: string; limit: number }): Promise<SweepBatch>;
   deleteExpiredCarts(input: { asOf: string; limit: number }): Promise<SweepBatch>;
   orderLifecycleView(orderId: string): Promise<OrderLifecycleView | null>;
-  expireUnpaidOrder(input: { orderId: string; asOf: string }): Promise<OrderStatus | null>;
+  /** Cancels the order when it still waits and its hold ran out by `asOf`; answers the order as it is afterwards. */
+  expireUnpaidOrder(input: { orderId: string; asOf: string }): Promise<OrderLifecycleView | null>;
   remindOrderApproval(orderId: string): Promise<boolean>;
   customerApprovalView(customerId: string): Promise<CustomerApprovalView | null>;
   remindCustomerApproval(input: { customerId: string; expiresAt: string }): Promise<boolean>;

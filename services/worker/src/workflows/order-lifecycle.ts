@@ -30,16 +30,16 @@ export async function OrderLifecycleWorkflow({ orderId }: { orderId: string }): 
   order = await activities.orderLifecycleView(orderId);
   while (order !== null && !FINAL.has(order.status)) {
     const changed = nudges.since(mark);
+    let paymentDeadlinePassed = false;
     deadline = null;
     if (order.status === 'AWAITING_APPROVAL') {
       approval ??= (await startApproval(orderId)).workflowId;
       await condition(changed);
-    } else if (order.status === 'PENDING_PAYMENT' && order.holdExpiresAt !== null) {
-      deadline = order.holdExpiresAt;
-      if (!(await condition(changed, msUntil(deadline)))) await activities.expireUnpaidOrder({ orderId, asOf: new Date().toISOString() });
     } else if (order.status === 'PENDING_PAYMENT') {
-      // Waiting for payment without a hold: nothing can be paid for any more.
-      await activities.expireUnpaidOrder({ orderId, asOf: new Date().toISOString() });
+      // A hold already gone (or none: nothing can be paid for any more) needs no timer.
+      deadline = order.holdExpiresAt;
+      const waitMs = deadline === null ? 0 : msUntil(deadline);
+      paymentDeadlinePassed = waitMs === 0 || !(await condition(changed, waitMs));
     } else if (order.status === 'PLACED' && !fulfilmentFaulted && order.paidAt !== null) {
       const { fulfilmentWindowHours } = await activities.workflowSettings();
       deadline = new Date(Date.parse(order.paidAt) + fulfilmentWindowHours * HOUR_MS).toISOString();
@@ -56,8 +56,14 @@ export async function OrderLifecycleWorkflow({ orderId }: { orderId: string }): 
       await condition(changed);
     }
     mark = nudges.mark();
-    order = await activities.orderLifecycleView(orderId);
-    if (approval !== undefined && order?.status !== 'AWAITING_APPROVAL') await tellApproval(approval, order?.status ?? 'CANCELLED');
+    // Expiring answers the order as it is afterwards: one activity instead of two.
+    order = paymentDeadlinePassed
+      ? await activities.expireUnpaidOrder({ orderId, asOf: new Date().toISOString() })
+      : await activities.orderLifecycleView(orderId);
+    if (approval !== undefined && order?.status !== 'AWAITING_APPROVAL') {
+      await tellApproval(approval, order?.status ?? 'CANCELLED');
+      approval = undefined;
+    }
   }
   deadline = null;
   return { status: order?.status ?? null };
