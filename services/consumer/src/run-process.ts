@@ -1,6 +1,5 @@
-import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
-import { createLogger, loadConfigOrExit, openPlatform, type Platform } from '@shop/platform';
+import { createLogger, gracefulStop, loadConfigOrExit, openPlatform, type Platform } from '@shop/platform';
 import type { ConsumerGroupDefinition } from './group-definition.ts';
 import { startConsumerService, type ConsumerService, type ConsumerServiceOptions } from './consumer-service.ts';
 import { GroupTakenError } from './group-lock.ts';
@@ -41,29 +40,14 @@ export async function runConsumerProcess(options: ConsumerProcessOptions): Promi
   }
 
   const started: Started = {};
-  let stopping: Promise<void> | undefined;
-  const stopAll = () =>
-    (stopping ??= (async () => {
+  const { exitAfterStopping } = gracefulStop(
+    { logger, timeoutMs: config.shutdownTimeoutMs, stoppingMessage: 'stopping: finishing the messages in hand' },
+    async () => {
       await started.service?.stop();
       await started.app?.close();
       await started.platform?.close();
-    })());
-
-  const grace = closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {
-    if (err) logger.error({ err }, 'stopping after an unhandled error');
-    else logger.info({ signal }, 'stopping: finishing the messages in hand');
-    await stopAll();
-    logger.info('stopped');
-    logger.flush();
-  });
-
-  const exitAfterStopping = async (code: number) => {
-    grace.uninstall();
-    setTimeout(() => process.exit(code), config.shutdownTimeoutMs).unref();
-    await stopAll().catch((error: unknown) => logger.warn({ err: error }, 'the consumer did not stop cleanly'));
-    logger.flush();
-    process.exit(code);
-  };
+    },
+  );
 
   try {
     started.platform = await openPlatform(config, logger, 'consumer');

@@ -1,9 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import closeWithGrace from 'close-with-grace';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
-import { createEmitter, createLogger, loadConfigOrExit, openPlatform, outboxMetrics, workflowMetrics, type Platform, type Probe } from '@shop/platform';
+import { createEmitter, createLogger, gracefulStop, loadConfigOrExit, openPlatform, outboxMetrics, workflowMetrics, type Platform, type Probe } from '@shop/platform';
 import { TASK_QUEUE } from '@shop/domain/workflows';
 import { createActivities } from './activities/create-activities.ts';
 import { buildWorkerApp } from './http-app.ts';
@@ -51,32 +50,18 @@ export async function runWorkerProcess(): Promise<void> {
   const runtime = await installTemporalRuntime(logger);
 
   const started: Started = {};
-  let stopping: Promise<void> | undefined;
-  const stopAll = () =>
-    (stopping ??= (async () => {
+  // The SDK lets running activities finish within SHUTDOWN_TIMEOUT_MS; the connections close after.
+  const { exitAfterStopping } = gracefulStop(
+    { logger, timeoutMs: config.shutdownTimeoutMs + 5_000, stoppingMessage: 'stopping: no new tasks; running activities may finish' },
+    async () => {
       if (started.worker?.getState() === 'RUNNING') started.worker.shutdown();
       await started.running?.catch(() => undefined);
       await started.app?.close();
       await started.clientConnection?.close();
       await started.nativeConnection?.close();
       await started.platform?.close();
-    })());
-
-  const grace = closeWithGrace({ delay: config.shutdownTimeoutMs + 5_000 }, async ({ signal, err }) => {
-    if (err) logger.error({ err }, 'stopping after an unhandled error');
-    else logger.info({ signal }, 'stopping: no new tasks; running activities may finish');
-    await stopAll();
-    logger.info('stopped');
-    logger.flush();
-  });
-
-  const exitAfterStopping = async (code: number) => {
-    grace.uninstall();
-    setTimeout(() => process.exit(code), config.shutdownTimeoutMs + 5_000).unref();
-    await stopAll().catch((error: unknown) => logger.warn({ err: error }, 'the worker did not stop cleanly'));
-    logger.flush();
-    process.exit(code);
-  };
+    },
+  );
 
   try {
     const platform = (started.platform = await openPlatform(config, logger, 'worker'));
