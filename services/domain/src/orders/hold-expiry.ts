@@ -61,10 +61,13 @@ export async function expireStaleReservations(
   deps: DomainDeps,
   options: { asOf: Date; limit: number; run: WorkflowRun },
 ): Promise<StaleReservationSweep> {
+  // Holds another sweep (or a payment) has locked are skipped, so concurrent sweeps take disjoint
+  // batches and a batch of locked holds never ends a run while others are still due.
   const due = await tx.$queryRaw<{ order_id: bigint }[]>`
     SELECT order_id FROM inventory_reservations
      WHERE state = 'HELD' AND expires_at <= ${options.asOf}
-     ORDER BY expires_at LIMIT ${options.limit}`;
+     ORDER BY expires_at LIMIT ${options.limit}
+       FOR UPDATE SKIP LOCKED`;
   const orderIds = [...new Set(due.map((row) => row.order_id))];
   const orders = orderIds.length === 0 ? [] : await tx.$queryRaw<LockedOrderRow[]>`
     SELECT id, number, status::text AS status FROM orders
@@ -80,6 +83,7 @@ export async function expireStaleReservations(
     reservations: expired.reservations,
     cancelledOrderIds: expired.cancelled,
     faults,
+    // Not when every order of a full batch was locked: passes back to back would spin until those commit.
     more: due.length === options.limit && orders.length > 0,
   };
 }
