@@ -507,12 +507,17 @@ describe('input validation', () => {
     expect((await api.error(SET_STOCK, { input: { productId: '987654321', locationId, onHand: 1 } }, admin)).extensions).toMatchObject({ code: 'NOT_FOUND', field: 'productId' });
   });
 
-  it('checks the checkout settings before storing them', async () => {
+  it('checks the checkout and workflow settings before storing them', async () => {
     const SET = 'mutation ($key: String!, $value: JSON!) { setSetting(key: $key, value: $value) }';
     expect((await api.error(SET, { key: 'checkout', value: { taxRate: 19 } }, admin)).extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'value.taxRate' });
     expect((await api.error(SET, { key: 'checkout', value: { fraud: { countryMismatch: 'yes' } } }, admin)).extensions).toMatchObject({ field: 'value.fraud.countryMismatch' });
     expect((await api.error(SET, { key: 'checkout', value: { taxrate: '0.1' } }, admin)).extensions).toMatchObject({ field: 'value.taxrate' });
     expect((await api.error(SET, { key: 'Bad Key', value: 1 }, admin)).extensions).toMatchObject({ field: 'key' });
+    expect((await api.error(SET, { key: 'workflows', value: { fulfilmentWindowHours: '72' } }, admin)).extensions).toMatchObject({ field: 'value.fulfilmentWindowHours' });
+    expect((await api.error(SET, { key: 'workflows', value: { customerApprovalExpiryHours: 0 } }, admin)).extensions).toMatchObject({ field: 'value.customerApprovalExpiryHours' });
+    expect((await api.error(SET, { key: 'workflows', value: { reminderHours: 1 } }, admin)).extensions).toMatchObject({ field: 'value.reminderHours' });
+    expect(await api.data(SET, { key: 'workflows', value: { fulfilmentWindowHours: 0.5 } }, admin)).toEqual({ setSetting: { fulfilmentWindowHours: 0.5 } });
+    await api.data(SET, { key: 'workflows', value: {} }, admin);
     expect(await api.data(SET, { key: 'storefront.banner', value: { text: 'Hello' } }, admin)).toEqual({ setSetting: { text: 'Hello' } });
     expect(await api.data('{ setting(key: "storefront.banner") }', {}, admin)).toEqual({ setting: { text: 'Hello' } });
     expect(await api.data('{ setting(key: "unset") }', {}, admin)).toEqual({ setting: null });

@@ -1,4 +1,4 @@
-import { CHECKOUT_SETTINGS_KEY, DomainError } from '@shop/domain';
+import { CHECKOUT_SETTINGS_KEY, DomainError, WORKFLOW_SETTINGS_KEY } from '@shop/domain';
 
 const KEY = /^[a-z][a-zA-Z0-9_.-]{0,199}$/;
 export const SETTING_MAX_BYTES = 64 * 1024;
@@ -26,6 +26,17 @@ const CHECKOUT: Record<string, [Check, string]> = {
   cartLifetimeDays: [wholeNumber(1, 365), 'a whole number of days from 1 to 365'],
 };
 
+/** Hours of a workflow timer: fractions allowed, from about a second to a year. */
+const hours: Check = (value) => typeof value === 'number' && Number.isFinite(value) && value >= 0.0003 && value <= 24 * 365;
+const HOURS = 'a number of hours from 0.0003 (about a second) to 8760, fractions allowed';
+
+const WORKFLOWS: Record<string, [Check, string]> = {
+  fulfilmentWindowHours: [hours, HOURS],
+  orderApprovalReminderHours: [hours, HOURS],
+  customerApprovalReminderHours: [hours, HOURS],
+  customerApprovalExpiryHours: [hours, HOURS],
+};
+
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function checkFields(value: unknown, rules: Record<string, [Check, string]>, path: string, nested: Record<string, (value: unknown, path: string) => void> = {}): void {
@@ -47,8 +58,9 @@ function checkFields(value: unknown, rules: Record<string, [Check, string]>, pat
 }
 
 /**
- * Refuses what would break a reader later: a bad key, a value over 64 KiB, and for `checkout`
- * anything but the checkout settings with values of their type (checkout reads them on every order).
+ * Refuses what would break a reader later: a bad key, a value over 64 KiB, and for `checkout` and
+ * `workflows` anything but their settings with values of their type (checkout reads them on every
+ * order, the workflows set their timers from them).
  */
 export function validSetting(key: string, value: unknown): { key: string; value: unknown } {
   if (!KEY.test(key)) {
@@ -59,5 +71,6 @@ export function validSetting(key: string, value: unknown): { key: string; value:
     throw new DomainError('BAD_USER_INPUT', `value must be at most ${SETTING_MAX_BYTES} bytes of JSON`, { field: 'value' });
   }
   if (key === CHECKOUT_SETTINGS_KEY) checkFields(value, CHECKOUT, 'value', { fraud: (fraud, path) => checkFields(fraud, FRAUD, path) });
+  if (key === WORKFLOW_SETTINGS_KEY) checkFields(value, WORKFLOWS, 'value');
   return { key, value };
 }
