@@ -26,5 +26,3 @@ export async function workflowSettings(tx: Tx): Promise<WorkflowSettings> {
   const row = await tx.setting.findUnique({ where: { key: WORKFLOW_SETTINGS_KEY } });
   return { ...DEFAULT_WORKFLOW_SETTINGS, ...((row?.value ?? {}) as Partial<WorkflowSettings>) };
 }
-
-export const HOUR_MS = 60 * 60 * 1000;
