@@ -1,5 +1,6 @@
 import { condition } from '@temporalio/workflow';
 import type { Nudges } from './signals.ts';
+import { msUntil } from './time.ts';
 
 export interface ApprovalTimers {
   readonly nudges: Nudges;
@@ -13,8 +14,6 @@ export interface ApprovalTimers {
   /** Where the workflow shows the timer it waits for. */
   showDeadline(deadline: string | null): void;
 }
-
-const msUntil = (instant: string): number => Math.max(0, Date.parse(instant) - Date.now());
 
 /**
  * Waits for staff to decide, as the approval workflows do: a reminder once `remindAt` passes, then

@@ -2,9 +2,8 @@ import { setHandler } from '@temporalio/workflow';
 import { activities } from './activities.ts';
 import { awaitDecision } from './approval-timers.ts';
 import { customerApprovalChanged, Nudges, stateQuery } from './signals.ts';
+import { hoursAfter } from './time.ts';
 
-const HOUR_MS = 60 * 60 * 1000;
-const hoursAfter = (instant: string, hours: number): string => new Date(Date.parse(instant) + hours * HOUR_MS).toISOString();
 
 /**
  * Started when a business account registers (customer-approval-<customerId>). Staff decide with

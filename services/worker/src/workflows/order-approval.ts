@@ -2,8 +2,8 @@ import { setHandler } from '@temporalio/workflow';
 import { activities } from './activities.ts';
 import { awaitDecision } from './approval-timers.ts';
 import { Nudges, orderStatusChanged, stateQuery } from './signals.ts';
+import { hoursAfter } from './time.ts';
 
-const HOUR_MS = 60 * 60 * 1000;
 
 /**
  * A child of OrderLifecycleWorkflow (order-approval-<orderId>) while a business order waits for
@@ -25,7 +25,7 @@ export async function OrderApprovalWorkflow({ orderId }: { orderId: string }): P
   const asOf = () => new Date().toISOString();
   await awaitDecision({
     nudges,
-    remindAt: new Date(Date.parse(order.placedAt) + settings.orderApprovalReminderHours * HOUR_MS).toISOString(),
+    remindAt: hoursAfter(order.placedAt, settings.orderApprovalReminderHours),
     expiresAt: order.holdExpiresAt,
     async stillPending() {
       status = (await activities.orderLifecycleView(orderId))?.status ?? null;

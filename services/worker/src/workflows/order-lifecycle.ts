@@ -3,12 +3,10 @@ import { WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import type { OrderLifecycleView } from '@shop/domain';
 import { activities } from './activities.ts';
 import { Nudges, orderStatusChanged, stateQuery } from './signals.ts';
+import { hoursAfter, msUntil } from './time.ts';
 
-const HOUR_MS = 60 * 60 * 1000;
 const FINAL = new Set(['COMPLETED', 'CANCELLED']);
 export const FULFILMENT_OVERDUE = 'fulfilment_overdue';
-
-const msUntil = (instant: string): number => Math.max(0, Date.parse(instant) - Date.now());
 
 /**
  * Follows one order (order-lifecycle-<orderId>) from placement to COMPLETED or CANCELLED. Every
@@ -42,7 +40,7 @@ export async function OrderLifecycleWorkflow({ orderId }: { orderId: string }): 
       paymentDeadlinePassed = waitMs === 0 || !(await condition(changed, waitMs));
     } else if (order.status === 'PLACED' && !fulfilmentFaulted && order.paidAt !== null) {
       const { fulfilmentWindowHours } = await activities.workflowSettings();
-      deadline = new Date(Date.parse(order.paidAt) + fulfilmentWindowHours * HOUR_MS).toISOString();
+      deadline = hoursAfter(order.paidAt, fulfilmentWindowHours);
       if (!(await condition(changed, msUntil(deadline)))) {
         await activities.recordWorkflowFault({
           entityType: 'order',
