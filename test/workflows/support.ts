@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { inject } from 'vitest';
 import { startOutbox, type Prisma, type RunningOutbox } from '@shop/platform';
-import { addCartLine, createCart, placeOrder, type DomainDeps, type OrderWithLines } from '@shop/domain';
+import { addCartLine, createCart, DEFAULT_CHECKOUT_SETTINGS, placeOrder, type DomainDeps, type OrderWithLines } from '@shop/domain';
 import { createTestNamespace } from '../infra/isolation.ts';
 import { spawnService, type ServiceProcess } from '../support/service-process.ts';
 import { waitFor } from '../support/wait.ts';
@@ -47,8 +47,9 @@ export interface RunningWorker {
   stop(): Promise<number | null>;
 }
 
-export const PAYMENT_WINDOW_MS = 30 * 60_000;
-export const APPROVAL_WINDOW_MS = 72 * 60 * 60_000;
+// The checkout settings' defaults: these tests leave the `checkout` setting alone.
+export const PAYMENT_WINDOW_MS = DEFAULT_CHECKOUT_SETTINGS.paymentWindowMinutes * 60_000;
+export const APPROVAL_WINDOW_MS = DEFAULT_CHECKOUT_SETTINGS.approvalWindowHours * 60 * 60_000;
 
 export async function openWorkflowShop(name: string): Promise<WorkflowShop> {
   const commerce = await openCommerce(name);
