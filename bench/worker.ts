@@ -12,6 +12,7 @@ import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type pg from 'pg';
 import { applyMigrations, createEmitter, createLogger, loadConfig, openPlatform, outboxMetrics, workflowMetrics, type Platform } from '@shop/platform';
+import { sweepPace } from '@shop/domain';
 import { SIGNALS, TASK_QUEUE, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import { processStat } from '../test/infra/proc-stat.ts';
 import { startPostgres, startRedis, startTemporal, type ServerHandle } from '../test/infra/servers.ts';
@@ -624,7 +625,7 @@ async function storefrontWhileSweeping(client: Client, platform: Platform, shop:
   await seedDemoCatalog(databaseUrl);
   // No WORKFLOW_HOST: its outbox listeners would signal-with-start a lifecycle workflow for each of the
   // 100,000 cancellations the sweep writes. Without one it sweeps stale holds itself every minute.
-  const api = await startApi(workDir, databaseUrl, redisUrl);
+  const api = await startApi(workDir, databaseUrl, redisUrl, { SWEEP_ROWS_PER_SECOND: String(platform.config.sweepRowsPerSecond) });
   const apiPids = { ...pids, api: api.service.child.pid };
   try {
     const canary = await unpaidOrders(pool, shop, 1);
@@ -743,7 +744,7 @@ export async function benchWorker(): Promise<void> {
     const [postgres, redis, temporalServer] = servers as [ServerHandle, ServerHandle, ServerHandle];
     await applyMigrations(postgres.url);
     const logger = createLogger({ level: 'ERROR', service: 'bench' });
-    platform = await openPlatform(loadConfig({ NODE_ENV: 'test', DATABASE_URL: postgres.url, EVENT_SCHEMA_MODE: 'warn' }), logger, 'bench');
+    platform = await openPlatform(loadConfig({ NODE_ENV: 'test', DATABASE_URL: postgres.url, EVENT_SCHEMA_MODE: 'warn', SWEEP_ROWS_PER_SECOND: process.env.SWEEP_ROWS_PER_SECOND }), logger, 'bench');
     const opened = platform;
     const shop = await seedShop(opened.database.pool);
 
@@ -757,6 +758,7 @@ export async function benchWorker(): Promise<void> {
       transaction: (work, options) => emitter.transaction(opened.database.prisma, work, options),
       deps: { emit: emitter.emit, now: () => new Date() },
       metrics: workflowMetrics(opened.metrics),
+      pace: sweepPace(opened.config.sweepRowsPerSecond),
     });
     worker = await Worker.create({
       connection: nativeConnection,
@@ -774,6 +776,7 @@ export async function benchWorker(): Promise<void> {
       node: process.version,
       temporal: 'the Temporal CLI dev server (test/infra startTemporal: SQLite in a file)',
       worker: 'one, in the bench process, default options; its activities on a pool of 10 database connections',
+      sweep_rows_per_second: opened.config.sweepRowsPerSecond,
       workflows_per_round: WORKFLOWS,
       rounds: ROUNDS,
       warm_up_per_kind: WARM_UP,

@@ -71,6 +71,7 @@ export { customerApprovalView, expireCustomerApproval, remindCustomerApproval, t
 export { deleteExpiredCarts } from './carts/expired-carts.ts';
 export { DEFAULT_WORKFLOW_SETTINGS, WORKFLOW_SETTINGS_KEY, workflowSettings, type WorkflowSettings } from './settings/workflow-settings.ts';
 export { SWEEP_PASSES, type SweepPass, type SweepPassDeps, type SweepPassInput } from './workflows/sweep-passes.ts';
+export { sweepPace, type SweepPace } from './workflows/sweep-pace.ts';
 export { recordWorkflowFault, workflowFaults, type WorkflowFault, type WorkflowFaultFilter, type WorkflowRun } from './workflows/faults.ts';
 export { CHECKOUT_SETTINGS_KEY, DEFAULT_CHECKOUT_SETTINGS, checkoutSettings, type CheckoutSettings, type FraudRules } from './settings/checkout-settings.ts';
 export {

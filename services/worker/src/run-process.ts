@@ -4,6 +4,7 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@te
 import type { FastifyInstance } from 'fastify';
 import { createEmitter, createLogger, gracefulStop, loadConfigOrExit, openPlatform, outboxMetrics, workflowMetrics, type Platform, type Probe } from '@shop/platform';
 import { TASK_QUEUE } from '@shop/domain/workflows';
+import { sweepPace } from '@shop/domain';
 import { createActivities } from './activities/create-activities.ts';
 import { buildWorkerApp } from './http-app.ts';
 import { ensureSchedules } from './schedules.ts';
@@ -79,6 +80,7 @@ export async function runWorkerProcess(): Promise<void> {
         transaction: (work, options) => emitter.transaction(platform.database.prisma, work, options),
         deps: { emit: emitter.emit, now: () => new Date() },
         metrics: workflowMetrics(platform.metrics),
+        pace: sweepPace(config.sweepRowsPerSecond),
       }),
       shutdownGraceTime: config.shutdownTimeoutMs,
     }));

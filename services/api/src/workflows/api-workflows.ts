@@ -1,6 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { workflowMetrics, type Config, type EventListener, type Logger, type Platform, type RunningOutbox } from '@shop/platform';
 import { PERIODIC_WORKFLOWS } from '@shop/domain/workflows';
+import { sweepPace } from '@shop/domain';
 import { startEmbeddedSweeps } from './embedded-sweeps.ts';
 import { workflowStarters } from './workflow-starters.ts';
 
@@ -38,7 +39,7 @@ export function apiWorkflows(config: Config, logger: Logger): ApiWorkflows {
   return {
     listeners: [],
     start(outbox, metrics) {
-      sweeps = startEmbeddedSweeps({ transaction: outbox.transaction, deps: { emit: outbox.emit, now: () => new Date() }, metrics: workflowMetrics(metrics), logger });
+      sweeps = startEmbeddedSweeps({ transaction: outbox.transaction, deps: { emit: outbox.emit, now: () => new Date() }, metrics: workflowMetrics(metrics), pace: sweepPace(config.sweepRowsPerSecond), logger });
     },
     stop: async () => sweeps?.stop(),
   };

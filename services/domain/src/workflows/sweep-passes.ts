@@ -4,12 +4,14 @@ import { deleteExpiredCarts } from '../carts/expired-carts.ts';
 import { expireStaleReservations } from '../orders/hold-expiry.ts';
 import { WORKFLOW_TYPES, type SweepBatch, type SweepWorkflowType } from './contract.ts';
 import type { WorkflowRun } from './faults.ts';
+import { pacedPass, type SweepPace } from './sweep-pace.ts';
 
 export interface SweepPassDeps {
   /** An outbox transaction: the pass's events commit with it. */
   readonly transaction: RunTransaction;
   readonly deps: DomainDeps;
   readonly metrics: WorkflowMetrics;
+  readonly pace: SweepPace;
 }
 
 export interface SweepPassInput {
@@ -22,20 +24,22 @@ export interface SweepPassInput {
 export type SweepPass = (deps: SweepPassDeps, input: SweepPassInput) => Promise<SweepBatch>;
 
 /**
- * One bounded pass of each periodic sweep, in one transaction, counted in the workflow metrics: the
- * worker's activities and the api's in-process sweeps run these same passes.
+ * One bounded pass of each periodic sweep, in paced transactions, counted in the workflow metrics:
+ * the worker's activities and the api's in-process sweeps run these same passes.
  */
 export const SWEEP_PASSES: Readonly<Record<SweepWorkflowType, SweepPass>> = {
-  async [WORKFLOW_TYPES.expireStaleReservations]({ transaction, deps, metrics }, input) {
-    const sweep = await transaction((tx) => expireStaleReservations(tx, deps, input));
-    for (const fault of sweep.faults) metrics.faults.inc({ workflow: input.run.workflow, reason: fault.reason });
-    metrics.swept.inc({ sweep: input.run.workflow, what: 'reservations' }, sweep.reservations);
-    metrics.swept.inc({ sweep: input.run.workflow, what: 'cancelled_orders' }, sweep.cancelledOrderIds.length);
-    return { processed: sweep.orders, more: sweep.more };
-  },
-  async [WORKFLOW_TYPES.cleanupExpiredCarts]({ transaction, metrics }, input) {
-    const { deleted, more } = await transaction((tx) => deleteExpiredCarts(tx, input));
-    metrics.swept.inc({ sweep: input.run.workflow, what: 'carts' }, deleted);
-    return { processed: deleted, more };
-  },
+  [WORKFLOW_TYPES.expireStaleReservations]: ({ transaction, deps, metrics, pace }, input) =>
+    pacedPass(pace, input.limit, async (limit) => {
+      const sweep = await transaction((tx) => expireStaleReservations(tx, deps, { ...input, limit }));
+      for (const fault of sweep.faults) metrics.faults.inc({ workflow: input.run.workflow, reason: fault.reason });
+      metrics.swept.inc({ sweep: input.run.workflow, what: 'reservations' }, sweep.reservations);
+      metrics.swept.inc({ sweep: input.run.workflow, what: 'cancelled_orders' }, sweep.cancelledOrderIds.length);
+      return { processed: sweep.orders, more: sweep.more };
+    }),
+  [WORKFLOW_TYPES.cleanupExpiredCarts]: ({ transaction, metrics, pace }, input) =>
+    pacedPass(pace, input.limit, async (limit) => {
+      const { deleted, more } = await transaction((tx) => deleteExpiredCarts(tx, { ...input, limit }));
+      metrics.swept.inc({ sweep: input.run.workflow, what: 'carts' }, deleted);
+      return { processed: deleted, more };
+    }),
 };

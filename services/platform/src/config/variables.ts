@@ -62,6 +62,12 @@ export const VARIABLES: readonly VariableDoc[] = [
       'Temporal frontend `host:port`; the worker needs it. Unset: the api runs the periodic sweeps itself and the timers of order and approval workflows are off (one warning)',
   },
   { name: 'WORKFLOW_NAMESPACE', description: 'Temporal namespace of the workflows and schedules', defaultValue: 'default' },
+  {
+    name: 'SWEEP_ROWS_PER_SECOND',
+    description:
+      'Most stale holds or expired carts a periodic sweep handles per second in each worker (or api without `WORKFLOW_HOST`), in transactions of 100, so a backlog does not crowd out the storefront',
+    defaultValue: '1000',
+  },
   { name: 'ADMIN_SEARCH_URL', description: 'Admin search engine URL; unset: admin search is off (one warning)' },
   { name: 'ADMIN_SEARCH_API_KEY', description: 'Admin search engine admin API key', secret: true },
   { name: 'STOREFRONT_SEARCH_URL', description: 'Storefront search engine URL; unset: storefront search is off' },

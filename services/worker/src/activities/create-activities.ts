@@ -21,13 +21,14 @@ function callingRun(): WorkflowRun {
 }
 
 /** Thin calls into @shop/domain, each in one transaction of its own. */
-export function createActivities({ transaction, deps, metrics }: SweepPassDeps): ShopActivities {
+export function createActivities(sweep: SweepPassDeps): ShopActivities {
+  const { transaction, deps, metrics } = sweep;
   return {
     workflowSettings: () => transaction((tx) => workflowSettings(tx)),
     expireStaleReservations: ({ asOf, limit }) =>
-      SWEEP_PASSES.ExpireStaleReservationsWorkflow({ transaction, deps, metrics }, { asOf: new Date(asOf), limit, run: callingRun() }),
+      SWEEP_PASSES.ExpireStaleReservationsWorkflow(sweep, { asOf: new Date(asOf), limit, run: callingRun() }),
     deleteExpiredCarts: ({ asOf, limit }) =>
-      SWEEP_PASSES.CleanupExpiredCartsWorkflow({ transaction, deps, metrics }, { asOf: new Date(asOf), limit, run: callingRun() }),
+      SWEEP_PASSES.CleanupExpiredCartsWorkflow(sweep, { asOf: new Date(asOf), limit, run: callingRun() }),
     orderLifecycleView: (orderId) => transaction((tx) => orderLifecycleView(tx, BigInt(orderId))),
     expireUnpaidOrder: ({ orderId, asOf }) =>
       transaction(async (tx) => {
