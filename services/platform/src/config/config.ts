@@ -97,7 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsMasterKeysRotatingFrom: readRotatingKeys(read),
     workflowHost: read.hostPorts('WORKFLOW_HOST')?.[0],
     workflowNamespace: readNamespace(read),
-    sweepRowsPerSecond: read.integer('SWEEP_ROWS_PER_SECOND', 1000, 1, 1_000_000),
+    sweepRowsPerSecond: read.integer('SWEEP_ROWS_PER_SECOND', 500, 1, 1_000_000),
     adminSearch: readSearch(read, 'ADMIN_SEARCH'),
     storefrontSearch: readStorefrontSearch(read),
     fileStorageDir: read.optional('FILE_STORAGE_DIR') ?? 'uploads',
