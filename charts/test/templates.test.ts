@@ -100,10 +100,10 @@ describe('shop-operator RBAC', () => {
 });
 
 describe('shop-operator Deployment', () => {
-  it('runs node operator/src/main.ts from the platform image with the operator variables', async () => {
+  it('runs node operator/src/main.ts from the operator image with the operator variables', async () => {
     const objects = await template(OPERATOR_CHART, { name: 'shop-operator', namespace: 'shop-system', values: { image: { tag: '1.4.0' } } });
     const container = containerOf(one(objects, 'Deployment'));
-    expect(container).toMatchObject({ image: 'registry.example.com/shop/platform:1.4.0', command: ['node', 'operator/src/main.ts'] });
+    expect(container).toMatchObject({ image: 'shop/operator:1.4.0', command: ['node', 'operator/src/main.ts'] });
     const env = Object.fromEntries(container.env.map((variable) => [variable.name, variable.value ?? variable.valueFrom]));
     expect(env).toEqual({
       METRICS_PORT: '8081',
@@ -144,6 +144,15 @@ describe('shop-operator Deployment', () => {
       metadata: { labels: { release: 'prometheus' } },
       spec: { selector: { matchLabels: selector }, endpoints: [{ port: 'metrics', path: '/metrics' }] },
     });
+  });
+});
+
+describe('the images the charts run by default', () => {
+  it('are the operator and platform images the image build names, at the platform version', async () => {
+    const { version } = JSON.parse(await readFile(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+    const operator = containerOf(one(await template(OPERATOR_CHART, { name: 'shop-operator', namespace: 'shop-system' }), 'Deployment'));
+    expect(operator.image).toBe(`shop/operator:${version}`);
+    expect(one(await template(SHOP_CHART, { name: 'acme', namespace: 'shops' }), 'Shop').spec).toMatchObject({ image: { repository: 'shop/platform', tag: version } });
   });
 });
 
