@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXTENSION_LOCK_FILE, extensionSetHash, readExtensionLock } from './extension-lock.ts';
+import { EXTENSION_LOCK_FILE, extensionSetHash, readExtensionLock } from '../../src/extensions/extension-lock.ts';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '../../../..');
 let dir: string;
