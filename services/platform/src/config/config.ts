@@ -97,7 +97,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsMasterKeysRotatingFrom: readRotatingKeys(read),
     workflowHost: read.hostPorts('WORKFLOW_HOST')?.[0],
     workflowNamespace: readNamespace(read),
-    sweepRowsPerSecond: read.integer('SWEEP_ROWS_PER_SECOND', 500, 1, 1_000_000),
+    // At least 10: a worker's pass of 500 rows then ends well within its activity's 2-minute timeout.
+    sweepRowsPerSecond: read.integer('SWEEP_ROWS_PER_SECOND', 500, 10, 1_000_000),
     adminSearch: readSearch(read, 'ADMIN_SEARCH'),
     storefrontSearch: readStorefrontSearch(read),
     fileStorageDir: read.optional('FILE_STORAGE_DIR') ?? 'uploads',

@@ -65,7 +65,7 @@ export const VARIABLES: readonly VariableDoc[] = [
   {
     name: 'SWEEP_ROWS_PER_SECOND',
     description:
-      'Most stale holds or expired carts a periodic sweep handles per second in each worker (or api without `WORKFLOW_HOST`), in transactions of 100, so a backlog does not crowd out the storefront',
+      'Most stale holds or expired carts a periodic sweep handles per second in each worker (or api without `WORKFLOW_HOST`), in transactions of 100, so a backlog does not crowd out the storefront; at least 10',
     defaultValue: '500',
   },
   { name: 'ADMIN_SEARCH_URL', description: 'Admin search engine URL; unset: admin search is off (one warning)' },
