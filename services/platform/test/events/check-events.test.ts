@@ -2,9 +2,9 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { IN_PROCESS_EVENTS, TOPICS } from './catalog.ts';
-import { checkEvents } from './check-events.ts';
-import { REGISTRY_PATH, REPO_ROOT, SCHEMAS_DIR } from './schema-files.ts';
+import { IN_PROCESS_EVENTS, TOPICS } from '../../src/events/catalog.ts';
+import { checkEvents } from '../../src/events/check-events.ts';
+import { REGISTRY_PATH, REPO_ROOT, SCHEMAS_DIR } from '../../src/events/schema-files.ts';
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures');
 
@@ -18,7 +18,7 @@ describe('checkEvents', () => {
 
   it('reports each undocumented, computed or badly named emit with its line', async () => {
     const result = await checkEvents({ sourceRoots: [path.join(FIXTURES, 'bad-emits')] });
-    const file = 'services/platform/src/events/fixtures/bad-emits/producer.ts';
+    const file = 'services/platform/test/events/fixtures/bad-emits/producer.ts';
     expect(result.problems).toEqual([
       `${file}:9: emits shop.orders.shipped.v1, which is not in the registry`,
       `${file}:10: emit name must be a string literal`,

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EVENT_NAMES, type EventName } from './catalog.ts';
-import { EXAMPLES_DIR } from './schema-files.ts';
-import { EventSchemaError, validateEvent } from './validator.ts';
+import { EVENT_NAMES, type EventName } from '../../src/events/catalog.ts';
+import { EXAMPLES_DIR } from '../../src/events/schema-files.ts';
+import { EventSchemaError, validateEvent } from '../../src/events/validator.ts';
 
 const example = (name: EventName): Record<string, unknown> => JSON.parse(readFileSync(path.join(EXAMPLES_DIR, `${name}.json`), 'utf8'));
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isTopic, partitionKeyOf } from './catalog.ts';
+import { isTopic, partitionKeyOf } from '../../src/events/catalog.ts';
 
 describe('catalog', () => {
   it('tells topics from in-process events and unknown names', () => {

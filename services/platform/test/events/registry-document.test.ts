@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRegistryDocument } from './registry-document.ts';
+import { parseRegistryDocument } from '../../src/events/registry-document.ts';
 
 const document = (topicRow: string) =>
   [

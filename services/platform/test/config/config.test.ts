@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEVELOPMENT_MASTER_KEY, DEVELOPMENT_SECRET_KEY, loadConfig } from './config.ts';
+import { ConfigError, DEVELOPMENT_MASTER_KEY, DEVELOPMENT_SECRET_KEY, loadConfig } from '../../src/config/config.ts';
 
 function problemsOf(env: NodeJS.ProcessEnv): readonly string[] {
   try {

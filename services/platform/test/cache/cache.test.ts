@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { createLogger } from '../logging/logger.ts';
-import type { Cache } from './cache.ts';
-import { MemoryCache } from './memory-cache.ts';
-import { RedisCache } from './redis-cache.ts';
+import { createLogger } from '../../src/logging/logger.ts';
+import type { Cache } from '../../src/cache/cache.ts';
+import { MemoryCache } from '../../src/cache/memory-cache.ts';
+import { RedisCache } from '../../src/cache/redis-cache.ts';
 import { uniqueName } from '../../../../test/infra/isolation.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts';
-import { lockDataDir } from './data-dir-lock.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded-postgres.ts';
+import { lockDataDir } from '../../src/db/data-dir-lock.ts';
 
 let dataDir: string;
 let embedded: EmbeddedPostgres;

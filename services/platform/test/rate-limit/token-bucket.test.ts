@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryBucketStore } from './memory-bucket-store.ts';
-import { takeFromBucket } from './token-bucket.ts';
-import { refillWindowSeconds } from './policy.ts';
+import { MemoryBucketStore } from '../../src/rate-limit/memory-bucket-store.ts';
+import { takeFromBucket } from '../../src/rate-limit/token-bucket.ts';
+import { refillWindowSeconds } from '../../src/rate-limit/policy.ts';
 
 /** The memory store on a clock the test moves: the same arithmetic as the Lua script, without waiting. */
 function clockedStore() {

@@ -16,7 +16,7 @@ import {
   MigrationError,
   MigrationFailedError,
   pgliteAdapter,
-} from './index.ts';
+} from '../../../src/db/migrations/index.ts';
 
 interface Database {
   readonly target: SqlMigrationAwareDriverAdapterFactory | string;
