@@ -2,7 +2,7 @@ import { ApiException, type CoordinationV1Api, type V1Lease } from '@kubernetes/
 import { afterEach, expect, it } from 'vitest';
 import { LeaderElector, type LeaseTimings } from '../src/leader-election.ts';
 import { silentLogger } from '../src/log.ts';
-import { eventually } from './support/eventually.ts';
+import { eventually } from '../../test/support/wait.ts';
 
 const TIMINGS: LeaseTimings = { leaseDurationMs: 2_000, renewDeadlineMs: 400, retryPeriodMs: 50 };
 

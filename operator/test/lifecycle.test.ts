@@ -5,7 +5,7 @@ import { heapFlagsToAdd } from '../src/heap.ts';
 import type { LeaseTimings } from '../src/leader-election.ts';
 import type { RunningOperator } from '../src/operator.ts';
 import { spawnOperator } from './support/child-operator.ts';
-import { eventually } from './support/eventually.ts';
+import { eventually } from '../../test/support/wait.ts';
 import { completeJob, markDeploymentAvailable } from './support/fake-controllers.ts';
 import { metricValue, runOperator } from './support/run-operator.ts';
 import { createReferencedSecrets, createShop, readShop, shopManifest } from './support/shops.ts';

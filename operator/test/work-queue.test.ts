@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { backoffDelay } from '../src/backoff.ts';
 import { WorkQueue, type WorkQueueOptions } from '../src/work-queue.ts';
-import { eventually } from './support/eventually.ts';
+import { eventually } from '../../test/support/wait.ts';
 
 /** A pass that stays open until the test ends it. */
 function gate() {

@@ -1,8 +1,33 @@
-/** Polls `condition` every 100 ms until it holds; throws naming `what` after `timeoutMs`. */
-export async function waitFor(condition: () => Promise<boolean> | boolean, timeoutMs = 30_000, what = 'the condition'): Promise<void> {
+// The one polling loop of the tests, for every package. A single value compared once reads best as
+// vitest's `expect.poll(() => value).toBe(...)`; these are for the rest.
+
+export interface PollOptions {
+  readonly timeoutMs?: number;
+  readonly intervalMs?: number;
+}
+
+/**
+ * Runs `probe` until it returns without throwing (its expectations hold), and returns its value. On the
+ * deadline, fails with the probe's last error: what was expected and what was there.
+ */
+export async function eventually<T>(probe: () => T | Promise<T>, { timeoutMs = 15_000, intervalMs = 50 }: PollOptions = {}): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  for (;;) {
+    try {
+      return await probe();
+    } catch (error) {
+      if (Date.now() >= deadline) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+/** Polls `condition` until it holds; throws naming `what` after `timeoutMs`. */
+export async function waitFor(condition: () => Promise<boolean> | boolean, timeoutMs = 30_000, what = 'the condition', intervalMs = 100): Promise<void> {
+  await eventually(
+    async () => {
+      if (!(await condition())) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    },
+    { timeoutMs, intervalMs },
+  );
 }

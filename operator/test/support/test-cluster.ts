@@ -3,7 +3,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { startKubeApiServer, type KubeApiServer } from '../../../test/infra/kubernetes.ts';
 import { kubeClient, type KubeRequest } from '../../../test/infra/kube-client.ts';
-import { eventually } from './eventually.ts';
+import { eventually } from '../../../test/support/wait.ts';
 
 const CRD_FILE = new URL('../../crd/shops.shop.dev.yaml', import.meta.url);
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
@@ -14,7 +15,7 @@ import { RedisBucketStore, TAKE_TOKENS_LUA } from '../../src/rate-limit/redis-bu
 import { RateLimiter } from '../../src/rate-limit/limiter.ts';
 import type { RateLimitDecision } from '../../src/rate-limit/decisions.ts';
 import type { RateLimitPolicy } from '../../src/rate-limit/policy.ts';
-import { capturingLogger, sleep } from './test-support.ts';
+import { capturingLogger } from './test-support.ts';
 
 const quietLogger = createLogger({ level: 'ERROR', service: 'test' });
 

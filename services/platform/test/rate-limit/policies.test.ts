@@ -10,11 +10,19 @@ import type { Cache } from '../../src/cache/cache.ts';
 import { RateLimitPolicies, type RateLimitPoliciesOptions } from '../../src/rate-limit/policies.ts';
 import { DEFAULT_RATE_LIMIT_POLICIES } from '../../src/rate-limit/policy.ts';
 import { openRateLimiter } from '../../src/rate-limit/open-rate-limiter.ts';
-import { capturingLogger, eventually } from './test-support.ts';
+import { waitFor } from '../../../../test/support/wait.ts';
+import { capturingLogger } from './test-support.ts';
 
 const quietLogger = createLogger({ level: 'ERROR', service: 'test' });
 const HOUR_MS = 3_600_000;
 const PROMISED_MS = 5_000;
+
+/** Waits until `check` holds, at most the promised 5 s; resolves to the milliseconds it took. */
+async function within(check: () => boolean | Promise<boolean>): Promise<number> {
+  const started = performance.now();
+  await waitFor(check, PROMISED_MS, 'the change to be seen', 25);
+  return performance.now() - started;
+}
 
 let database: TestDatabase;
 let pool: pg.Pool;
@@ -86,15 +94,15 @@ describe('RateLimitPolicies', () => {
     expect(policies.listening).toBe(true);
 
     await pool.query(`UPDATE rate_limit_policies SET capacity = 3, refill_per_second = 0.25 WHERE key = 'graphql:captureLead'`);
-    const updated = await eventually(() => policies.get('graphql:captureLead')?.capacity === 3, PROMISED_MS);
+    const updated = await within(() => policies.get('graphql:captureLead')?.capacity === 3);
     expect(policies.get('graphql:captureLead')).toEqual({ key: 'graphql:captureLead', capacity: 3, refillPerSecond: 0.25, enabled: true });
 
     const key = uniqueName('inserted');
     await pool.query(`INSERT INTO rate_limit_policies (key, capacity, refill_per_second) VALUES ($1, 4, 2)`, [key]);
-    const inserted = await eventually(() => policies.get(key) !== undefined, PROMISED_MS);
+    const inserted = await within(() => policies.get(key) !== undefined);
 
     await pool.query(`DELETE FROM rate_limit_policies WHERE key = 'graphql:captureLead'`);
-    const deleted = await eventually(() => policies.get('graphql:captureLead')?.capacity === 10, PROMISED_MS);
+    const deleted = await within(() => policies.get('graphql:captureLead')?.capacity === 10);
     expect(policies.get('graphql:captureLead')).toEqual(DEFAULT_RATE_LIMIT_POLICIES.find((policy) => policy.key === 'graphql:captureLead'));
 
     // NOTIFY arrives in milliseconds; the 5 s promise leaves room for the polling fallback.
@@ -106,16 +114,16 @@ describe('RateLimitPolicies', () => {
     const policies = await startPolicies({ logger });
     const key = uniqueName('missed');
     await pool.query(`INSERT INTO rate_limit_policies (key, capacity, refill_per_second) VALUES ($1, 1, 1)`, [key]);
-    await eventually(() => policies.get(key) !== undefined, PROMISED_MS);
+    await within(() => policies.get(key) !== undefined);
 
     await pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'rate-limit-policies' AND datname = current_database()`);
-    await eventually(() => !policies.listening, PROMISED_MS);
+    await within(() => !policies.listening);
     await pool.query('UPDATE rate_limit_policies SET capacity = 9 WHERE key = $1', [key]);
-    await eventually(() => policies.get(key)?.capacity === 9, PROMISED_MS);
-    await eventually(() => policies.listening, PROMISED_MS);
+    await within(() => policies.get(key)?.capacity === 9);
+    await within(() => policies.listening);
 
     await pool.query('UPDATE rate_limit_policies SET capacity = 8 WHERE key = $1', [key]);
-    await eventually(() => policies.get(key)?.capacity === 8, PROMISED_MS);
+    await within(() => policies.get(key)?.capacity === 8);
     expect(lines.filter((line) => line.level === 'WARNING').map((line) => line.msg)).toEqual([expect.stringMatching(/listener lost/)]);
   });
 
@@ -124,7 +132,7 @@ describe('RateLimitPolicies', () => {
     expect(policies.listening).toBe(false);
     const key = uniqueName('polled');
     await pool.query(`INSERT INTO rate_limit_policies (key, capacity, refill_per_second) VALUES ($1, 2, 1)`, [key]);
-    await eventually(() => policies.get(key) !== undefined, PROMISED_MS);
+    await within(() => policies.get(key) !== undefined);
   });
 
   it('ignores a row that is not a policy and keeps the rest', async () => {
@@ -153,7 +161,7 @@ describe('RateLimitPolicies', () => {
     down = false;
     const key = uniqueName('recovered');
     await pool.query(`INSERT INTO rate_limit_policies (key, capacity, refill_per_second) VALUES ($1, 2, 1)`, [key]);
-    await eventually(() => policies.get(key) !== undefined, PROMISED_MS);
+    await within(() => policies.get(key) !== undefined);
     expect(lines.filter((line) => /cannot read rate_limit_policies/.test(line.msg))).toHaveLength(1);
   });
 });
@@ -173,17 +181,17 @@ function liveChangeContract(name: string, open: () => Promise<Cache>) {
     opened.push({ close });
     const key = uniqueName('live');
     await pool.query(`INSERT INTO rate_limit_policies (key, capacity, refill_per_second) VALUES ($1, 2, 0.01)`, [key]);
-    await eventually(async () => (await limiter.take(key, 'probe')) !== undefined, PROMISED_MS);
+    await within(async () => (await limiter.take(key, 'probe')) !== undefined);
 
     const caller = uniqueName('caller');
     const before = await Promise.all(Array.from({ length: 5 }, () => limiter.take(key, caller)));
     expect(before.filter((decision) => decision?.allowed)).toHaveLength(2);
 
     await pool.query('UPDATE rate_limit_policies SET enabled = false WHERE key = $1', [key]);
-    await eventually(async () => (await limiter.take(key, caller)) === undefined, PROMISED_MS);
+    await within(async () => (await limiter.take(key, caller)) === undefined);
 
     await pool.query('UPDATE rate_limit_policies SET enabled = true, capacity = 6 WHERE key = $1', [key]);
-    await eventually(async () => limiter.policy(key)?.capacity === 6, PROMISED_MS);
+    await within(async () => limiter.policy(key)?.capacity === 6);
     const fresh = uniqueName('caller');
     const after = await Promise.all(Array.from({ length: 10 }, () => limiter.take(key, fresh)));
     expect(after.filter((decision) => decision?.allowed)).toHaveLength(6);
