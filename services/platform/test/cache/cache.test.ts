@@ -5,6 +5,7 @@ import { MemoryCache } from '../../src/cache/memory-cache.ts';
 import { RedisCache } from '../../src/cache/redis-cache.ts';
 import { uniqueName } from '../../../../test/infra/isolation.ts';
 
+// Waiting out a TTL is the behaviour under test: these sleeps stay.
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The same contract, run against the embedded cache and a real Redis. */

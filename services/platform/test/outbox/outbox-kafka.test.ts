@@ -11,6 +11,7 @@ import { startOutbox, type RunningOutbox } from '../../src/outbox/outbox.ts';
 import { EVENT_ID_HEADER, KafkaPublisher } from '../../src/outbox/kafka-publisher.ts';
 import { examplePayload } from '../../src/outbox/outbox-test-support.ts';
 import { TOPICS } from '../../src/events/catalog.ts';
+import { waitFor } from '../../../../test/support/wait.ts';
 
 const TOPIC = 'shop.leads.created.v1';
 const EVENTS = 1_000;
@@ -39,6 +40,19 @@ afterAll(async () => {
   await platform?.close();
   await Promise.all([kafka?.dispose(), database?.drop()]);
 });
+
+const unpublished = async () => (await platform.database.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox_events WHERE published_at IS NULL')).rows[0]?.n;
+
+/** How many records the topic holds: the sum of its partitions' end offsets (it is fresh, and nothing is transactional). */
+async function recordsIn(topic: string): Promise<number> {
+  const admin = new Kafka({ clientId: 'test', brokers: [kafka.url], logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    return (await admin.fetchTopicOffsets(topic)).reduce((sum, partition) => sum + Number(partition.high), 0);
+  } finally {
+    await admin.disconnect();
+  }
+}
 
 it('delivers every event emitted while Kafka was down exactly once, in per-key order, once it is back', async () => {
   await kafka.stop();
@@ -71,18 +85,18 @@ it('delivers every event emitted while Kafka was down exactly once, in per-key o
     },
   });
   try {
-    const deadline = Date.now() + 90_000;
-    while (received < EVENTS && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
-    // Anything published twice would arrive shortly after the rest.
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    // Once no row waits, the relay has published everything and the topic holds every record it will get,
+    // duplicates included; the consumer has seen them all once it has read as many as the topic holds.
+    await waitFor(async () => (await unpublished()) === 0, 90_000, 'the relay to publish every event');
+    const inTopic = await recordsIn(TOPIC);
+    await waitFor(() => received >= inTopic, 30_000, `the consumer to read the ${inTopic} records of the topic`);
   } finally {
     await consumer.disconnect();
   }
 
   expect(received).toBe(EVENTS);
   expect(new Map([...receivedByKey].sort())).toEqual(new Map([...expectedByKey].sort()));
-  const { rows } = await platform.database.pool.query('SELECT count(*)::int AS n FROM outbox_events WHERE published_at IS NULL');
-  expect(rows[0].n).toBe(0);
+  expect(await unpublished()).toBe(0);
 });
 
 it('creates the missing registry topics with the broker defaults once connected, and leaves existing ones alone', async () => {
@@ -124,8 +138,7 @@ it('splits a batch larger than Kafka accepts in one request into several, keepin
   await consumer.subscribe({ topic, fromBeginning: true });
   await consumer.run({ eachMessage: async ({ message }) => void positions.push(JSON.parse(message.value?.toString() ?? '{}').position) });
   try {
-    const deadline = Date.now() + 30_000;
-    while (positions.length < messages.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect.poll(() => positions.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(messages.length);
   } finally {
     await consumer.disconnect();
   }

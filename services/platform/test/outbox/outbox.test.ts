@@ -36,7 +36,7 @@ class RecordingPublisher implements Publisher {
     this.published = log;
   }
   async publish(messages: readonly OutboxMessage[]): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 5)); // a publish takes time, as Kafka's does
     this.published.push(...messages);
   }
   async close(): Promise<void> {}
