@@ -7,11 +7,13 @@ import type { Readiness } from '../src/health/routes.ts';
 /** A "broker" that accepts connections and never answers, so /ready takes its full probe timeout. */
 let silentBroker: Server;
 const sockets = new Set<Socket>();
+let connections = 0;
 let database: TestDatabase;
 
 beforeAll(async () => {
   database = await createTestDatabase('api_shutdown');
   silentBroker = createServer((socket) => {
+    connections += 1;
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
@@ -37,7 +39,8 @@ it('finishes an in-flight request after SIGTERM, then exits 0', async () => {
   const url = await api.listening();
 
   const inFlight = fetch(`${url}/ready`);
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // Only the readiness probe connects to the broker: once it has, the request is in flight.
+  await expect.poll(() => connections, { timeout: 10_000 }).toBeGreaterThan(0);
   api.child.kill('SIGTERM');
 
   const response = await inFlight;

@@ -24,7 +24,6 @@ afterAll(async () => {
 
 const pool = () => platform.database.pool;
 const logger = createLogger({ level: 'ERROR', service: 'test' });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function row(sessionId: string, overrides: Partial<TrackingEventRecord> = {}): TrackingEventRecord {
   return {
@@ -54,6 +53,8 @@ interface Harness {
   readonly writes: { size: number; at: number }[];
   /** Makes the next writes fail (with this SQLSTATE) until it is called with undefined. */
   failWith(code: string | undefined): void;
+  /** How many writes failWith has failed so far. */
+  failedWrites(): number;
   /** Holds writes until the returned function is called. */
   hold(): () => void;
 }
@@ -63,11 +64,15 @@ function harness(settings: Partial<EventBufferSettings>): Harness {
   const metrics = trackingMetrics(registry);
   const writes: { size: number; at: number }[] = [];
   let failure: string | undefined;
+  let failed = 0;
   let gate: Promise<void> | undefined;
   const buffer = new EventBuffer<TrackingEventRecord>({
     write: async (rows) => {
       await gate;
-      if (failure !== undefined) throw Object.assign(new Error(`simulated ${failure}`), { code: failure });
+      if (failure !== undefined) {
+        failed += 1;
+        throw Object.assign(new Error(`simulated ${failure}`), { code: failure });
+      }
       await insertTrackingEvents(pool(), rows);
       writes.push({ size: rows.length, at: Date.now() });
     },
@@ -82,6 +87,7 @@ function harness(settings: Partial<EventBufferSettings>): Harness {
     registry,
     writes,
     failWith: (code) => void (failure = code),
+    failedWrites: () => failed,
     hold: () => {
       let open = () => {};
       gate = new Promise<void>((resolve) => (open = resolve));
@@ -106,20 +112,15 @@ async function sample(registry: Registry, name: string, labels: Record<string, s
   return match?.value ?? 0;
 }
 
-const until = async (check: () => boolean | Promise<boolean>, timeoutMs = 3_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(5);
-  }
-};
+// The interval between flushes is the behaviour under test here: this sleep stays.
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('EventBuffer writes in batches', () => {
   it('writes a full batch at once, in one INSERT, without waiting for the interval', async () => {
     const { buffer, writes } = harness({ batchSize: 5, flushIntervalMs: 60_000 });
     const session = newSession();
     queue(buffer, Array.from({ length: 5 }, () => row(session)));
-    await until(() => writes.length === 1);
+    await expect.poll(() => writes.length, { timeout: 3_000 }).toBe(1);
     expect(writes.map((write) => write.size)).toEqual([5]);
     expect(await storedEvents(pool(), session, 5)).toHaveLength(5);
     await buffer.close();
@@ -134,7 +135,7 @@ describe('EventBuffer writes in batches', () => {
     queue(buffer, [row(session)]);
     await sleep(50);
     expect(writes).toEqual([]);
-    await until(() => writes.length === 1);
+    await expect.poll(() => writes.length, { timeout: 3_000 }).toBe(1);
     expect(writes[0]?.size).toBe(3);
     const waited = (writes[0]?.at ?? 0) - started;
     expect(waited).toBeGreaterThanOrEqual(145);
@@ -169,7 +170,7 @@ describe('EventBuffer is bounded', () => {
     expect(again.ok).toBe(true);
     if (again.ok) again.reservation.commit([row(session)]);
     release();
-    await until(() => writes.length === 3);
+    await expect.poll(() => writes.length, { timeout: 3_000 }).toBe(3);
     await buffer.close();
   });
 
@@ -211,17 +212,18 @@ describe('EventBuffer is bounded', () => {
 
 describe('EventBuffer and database failures', () => {
   it('keeps events queued while the database fails, and writes each once when it is back', async () => {
-    const { buffer, failWith, writes, registry } = harness({ batchSize: 10, flushIntervalMs: 20, maxRetryDelayMs: 50 });
+    const { buffer, failWith, failedWrites, writes, registry } = harness({ batchSize: 10, flushIntervalMs: 20, maxRetryDelayMs: 50 });
     const session = newSession();
     failWith('08006');
     queue(buffer, [row(session), row(session), row(session)]);
-    await sleep(150);
+    // The first write and its retry have failed: the events are still queued.
+    await expect.poll(failedWrites, { timeout: 3_000 }).toBeGreaterThanOrEqual(2);
     expect(writes).toEqual([]);
     expect(buffer.size).toBe(3);
     expect(await sample(registry, 'tracking_buffer_events')).toBe(3);
     failWith(undefined);
     expect(await storedEvents(pool(), session, 3)).toHaveLength(3);
-    await sleep(100);
+    await buffer.flush(); // whatever is still queued is written now: a second copy would show
     expect(await storedEvents(pool(), session, 3)).toHaveLength(3);
     expect(await sample(registry, 'tracking_events_written_total')).toBe(3);
     expect(await sample(registry, 'tracking_events_dropped_total', { reason: 'refused_by_database' })).toBe(0);
@@ -257,8 +259,11 @@ describe('EventBuffer.close (the SIGTERM path)', () => {
     const session = newSession();
     const admission = buffer.admit(1);
     if (!admission.ok) throw new Error('not admitted');
-    const closing = buffer.close();
-    await sleep(50);
+    let closed = false;
+    const closing = buffer.close().then(() => void (closed = true));
+    // A close that did not wait for the reservation would have ended within this turn of the event loop.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closed).toBe(false);
     admission.reservation.commit([row(session)]);
     await closing;
     expect(await storedEvents(pool(), session, 1, 0)).toHaveLength(1);

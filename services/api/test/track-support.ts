@@ -1,6 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
+import { waitFor } from '../../../test/support/wait.ts';
 
 /** A unique session id: the Redis cache is shared by every test file of the run. */
 export const newSession = (label = 's'): string => `${label}-${randomUUID()}`;
@@ -25,19 +26,20 @@ export interface StoredEvent {
   created_at: Date;
 }
 
-/** The session's stored events in id order, once there are `count` of them (or after `timeoutMs`). */
+/** The session's stored events in id order, once there are `count` of them (or what there is after `timeoutMs`). */
 export async function storedEvents(pool: pg.Pool, sessionId: string, count = 1, timeoutMs = 3_000): Promise<StoredEvent[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { rows } = await pool.query<StoredEvent>(
-      `SELECT event_type, entity_type, entity_id::text AS entity_id, user_id::text AS user_id, customer_group_id::text AS customer_group_id,
-              is_authenticated, session_id, ip_address, user_agent, page_url, referrer_url, is_repeat, channel_id::text AS channel_id, created_at
-         FROM tracking_events WHERE session_id = $1 ORDER BY tracking_events.id`,
-      [sessionId],
-    );
-    if (rows.length >= count || Date.now() > deadline) return rows;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  const read = async () =>
+    (
+      await pool.query<StoredEvent>(
+        `SELECT event_type, entity_type, entity_id::text AS entity_id, user_id::text AS user_id, customer_group_id::text AS customer_group_id,
+                is_authenticated, session_id, ip_address, user_agent, page_url, referrer_url, is_repeat, channel_id::text AS channel_id, created_at
+           FROM tracking_events WHERE session_id = $1 ORDER BY tracking_events.id`,
+        [sessionId],
+      )
+    ).rows;
+  let rows: StoredEvent[] = [];
+  await waitFor(async () => (rows = await read()).length >= count, timeoutMs, `${count} stored events`, 20).catch(() => {});
+  return rows;
 }
 
 export interface TrackRequest {

@@ -77,6 +77,11 @@ export class Tracker {
     this.#deps = deps;
   }
 
+  /** Writes every queued event now; resolves when the queue is empty or a write failed (tests wait on it). */
+  flush(): Promise<void> {
+    return this.#deps.buffer.flush();
+  }
+
   /** Counts events refused before they reached the tracker (an unparseable or too large body). */
   rejected(reason: RejectReason, count: number): void {
     this.#deps.metrics.rejected.inc({ reason }, count);
