@@ -39,6 +39,7 @@ interface SystemRequirement {
 }
 
 const log = (line: string): void => console.log(`[provision] ${line}`);
+const DEBOOTSTRAP = '/usr/sbin/debootstrap';
 
 function systemRequirements(): SystemRequirement[] {
   const requirements: SystemRequirement[] = [
@@ -51,6 +52,9 @@ function systemRequirements(): SystemRequirement[] {
     { label: 'Java (for Kafka)', aptPackage: 'default-jre-headless', location: () => findOnPath('java') },
     // The beacon tests drive it headless through playwright-core, which downloads no browser.
     { label: 'Chromium (for the beacon tests)', aptPackage: 'chromium', location: () => (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined) },
+    // The container images are built and run without a daemon (images/README.md).
+    { label: 'buildah (for the container images)', aptPackage: 'buildah', location: () => findOnPath('buildah') },
+    { label: 'debootstrap (for the images\' base)', aptPackage: 'debootstrap', location: () => (existsSync(DEBOOTSTRAP) ? DEBOOTSTRAP : undefined) },
   ];
   // Maven is only needed to fetch Kafka's jars.
   if (!isKafkaProvisioned()) {
