@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
+import { ConfigError, EnvReader, LOG_LEVELS, type LogLevel } from '@shop/runtime';
 import { DEFAULT_LEASE_TIMINGS, type LeaseTimings } from './leader-election.ts';
 import { DEFAULT_RESYNC_MS } from './operator.ts';
 
@@ -14,17 +15,9 @@ export interface OperatorConfig {
   /** The Lease to elect a leader on; undefined when LEADER_ELECTION=false. */
   readonly leaderElection: { readonly namespace: string; readonly name: string; readonly timings: LeaseTimings } | undefined;
   readonly resyncMs: number;
+  readonly logLevel: LogLevel;
   /** This process, as the Lease holder and in Events. */
   readonly identity: string;
-}
-
-export class ConfigError extends Error {
-  readonly problems: readonly string[];
-
-  constructor(problems: readonly string[]) {
-    super(problems.join('; '));
-    this.problems = problems;
-  }
 }
 
 /** What the configuration reads besides the environment, replaceable in tests. */
@@ -48,59 +41,48 @@ const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
 
 /** Reads every variable and throws one ConfigError listing each problem, one per variable. */
 export function loadConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = systemSources): OperatorConfig {
-  const problems: string[] = [];
-  const read = (name: string): string | undefined => {
-    const value = env[name]?.trim();
-    return value === '' ? undefined : value;
-  };
-  const problem = (name: string, message: string): undefined => void problems.push(`${name}: ${message}`);
+  const read = new EnvReader(env);
   const name = (variable: string, pattern: RegExp, what: string): string | undefined => {
-    const value = read(variable);
+    const value = read.optional(variable);
     if (value === undefined || (pattern.test(value) && value.length <= 253)) return value;
-    return problem(variable, `must be ${what} (got "${value}")`);
-  };
-  const integer = (variable: string, fallback: number, min: number, max: number): number => {
-    const raw = read(variable);
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (Number.isInteger(value) && value >= min && value <= max) return value;
-    problem(variable, `must be a whole number from ${min} to ${max} (got "${raw}")`);
-    return fallback;
+    return void read.problem(variable, `must be ${what} (got "${value}")`);
   };
 
-  const kubeconfigPath = read('KUBECONFIG');
-  if (kubeconfigPath !== undefined && !sources.fileExists(kubeconfigPath)) problem('KUBECONFIG', `no such file: ${kubeconfigPath}`);
-  if (kubeconfigPath === undefined && read('KUBERNETES_SERVICE_HOST') === undefined) {
-    problem('KUBECONFIG', 'is required outside a cluster (KUBERNETES_SERVICE_HOST is not set)');
+  const kubeconfigPath = read.optional('KUBECONFIG');
+  if (kubeconfigPath !== undefined && !sources.fileExists(kubeconfigPath)) read.problem('KUBECONFIG', `no such file: ${kubeconfigPath}`);
+  if (kubeconfigPath === undefined && read.optional('KUBERNETES_SERVICE_HOST') === undefined) {
+    read.problem('KUBECONFIG', 'is required outside a cluster (KUBERNETES_SERVICE_HOST is not set)');
   }
   const watchNamespace = name('WATCH_NAMESPACE', DNS_LABEL, 'a namespace name');
-  const metricsPort = integer('METRICS_PORT', 8081, 0, 65_535);
-  const resyncMs = integer('RESYNC_SECONDS', DEFAULT_RESYNC_MS / 1000, 1, 86_400) * 1000;
+  const metricsPort = read.integer('METRICS_PORT', 8081, 0, 65_535);
+  const resyncMs = read.integer('RESYNC_SECONDS', DEFAULT_RESYNC_MS / 1000, 1, 86_400) * 1000;
+  const logLevel = read.oneOf<LogLevel>('LOG_LEVEL', LOG_LEVELS, 'INFO', (value) => value.toUpperCase());
 
-  const electionSetting = read('LEADER_ELECTION') ?? 'true';
-  if (electionSetting !== 'true' && electionSetting !== 'false') problem('LEADER_ELECTION', `must be true or false (got "${electionSetting}")`);
   let leaderElection: OperatorConfig['leaderElection'];
-  if (electionSetting !== 'false') {
+  const election = read.optional('LEADER_ELECTION') ?? 'true';
+  if (election !== 'true' && election !== 'false') read.problem('LEADER_ELECTION', `must be true or false (got "${election}")`);
+  if (election !== 'false') {
     const leaseName = name('LEASE_NAME', DNS_SUBDOMAIN, 'a Lease name') ?? 'shop-operator';
-    const leaseNamespace = name('LEASE_NAMESPACE', DNS_LABEL, 'a namespace name') ?? read('POD_NAMESPACE') ?? sources.podNamespace();
-    const seconds = (variable: string, fallbackMs: number, min: number) => integer(variable, fallbackMs / 1000, min, 3_600) * 1000;
+    const leaseNamespace = name('LEASE_NAMESPACE', DNS_LABEL, 'a namespace name') ?? read.optional('POD_NAMESPACE') ?? sources.podNamespace();
+    const seconds = (variable: string, fallbackMs: number, min: number) => read.integer(variable, fallbackMs / 1000, min, 3_600) * 1000;
     const timings: LeaseTimings = {
       leaseDurationMs: seconds('LEASE_DURATION_SECONDS', DEFAULT_LEASE_TIMINGS.leaseDurationMs, 2),
       renewDeadlineMs: seconds('LEASE_RENEW_DEADLINE_SECONDS', DEFAULT_LEASE_TIMINGS.renewDeadlineMs, 1),
       retryPeriodMs: seconds('LEASE_RETRY_PERIOD_SECONDS', DEFAULT_LEASE_TIMINGS.retryPeriodMs, 1),
     };
-    if (timings.renewDeadlineMs >= timings.leaseDurationMs) problem('LEASE_RENEW_DEADLINE_SECONDS', 'must be less than LEASE_DURATION_SECONDS');
-    if (leaseNamespace === undefined) problem('LEASE_NAMESPACE', 'is required with LEADER_ELECTION=true outside a cluster (or set POD_NAMESPACE)');
+    if (timings.renewDeadlineMs >= timings.leaseDurationMs) read.problem('LEASE_RENEW_DEADLINE_SECONDS', 'must be less than LEASE_DURATION_SECONDS');
+    if (leaseNamespace === undefined) read.problem('LEASE_NAMESPACE', 'is required with LEADER_ELECTION=true outside a cluster (or set POD_NAMESPACE)');
     else leaderElection = { namespace: leaseNamespace, name: leaseName, timings };
   }
 
-  if (problems.length > 0) throw new ConfigError(problems);
+  if (read.problems.length > 0) throw new ConfigError(read.problems);
   return {
     kubeconfigPath,
     watchNamespace,
     metricsPort,
     leaderElection,
     resyncMs,
-    identity: read('POD_NAME') ?? `${sources.hostname()}-${randomBytes(4).toString('hex')}`,
+    logLevel,
+    identity: read.optional('POD_NAME') ?? `${sources.hostname()}-${randomBytes(4).toString('hex')}`,
   };
 }

@@ -2,7 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { RenderShop } from '@shop/cdk8s';
 import type { BackoffPolicy } from './backoff.ts';
 import { describeError } from './kube/errors.ts';
-import type { Logger } from './log.ts';
+import type { Logger } from '@shop/runtime';
 import type { OperatorMetrics } from './metrics.ts';
 import { reconcileShop, type ReconcilerOptions } from './reconcile/reconciler.ts';
 import { RenderCache } from './reconcile/render-cache.ts';
@@ -38,7 +38,7 @@ export function startController(options: ControllerOptions): RunningController {
     handle: (key) => metrics.observe(() => reconcileShop(key, reconcilerOptions)),
     concurrency: options.concurrency,
     backoff: options.backoff,
-    onError: (key, error, retryInMs) => logger.warn('reconcile failed; retrying', { shop: key, error: describeError(error), retryInMs }),
+    onError: (key, error, retryInMs) => logger.warn({ shop: key, error: describeError(error), retryInMs }, 'reconcile failed; retrying'),
   });
   const watches = watchShops({ ...options, enqueue: (key) => queue.add(key) });
   const resync = setInterval(() => {

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { V1MicroTime, type CoordinationV1Api, type V1Lease, type V1LeaseSpec } from '@kubernetes/client-node';
 import { describeError, isConflict, isNotFound } from './kube/errors.ts';
-import type { Logger } from './log.ts';
+import type { Logger } from '@shop/runtime';
 
 export interface LeaseTimings {
   /** How long a follower waits after the leader's last renewal it saw before taking the Lease. */
@@ -63,7 +63,7 @@ export class LeaderElector {
     let lastRenewal: number | undefined;
     while (!this.#stopping.signal.aborted) {
       const attempt = this.#acquireOrRenew().catch((error: unknown) => {
-        logger.warn('could not acquire or renew the leader Lease', { error: describeError(error) });
+        logger.warn({ error: describeError(error) }, 'could not acquire or renew the leader Lease');
         return false;
       });
       // A leader waits for an answer only until its renew deadline: a request that hangs (the client has
@@ -74,11 +74,11 @@ export class LeaderElector {
         lastRenewal = Date.now();
         if (!this.#leading) {
           this.#leading = true;
-          logger.info('became the leader', { identity: this.#options.identity });
+          logger.info({ identity: this.#options.identity }, 'became the leader');
           await this.#options.onStartedLeading();
         }
       } else if (this.#leading && lastRenewal !== undefined && Date.now() - lastRenewal >= timings.renewDeadlineMs) {
-        logger.error('lost the leader Lease: stopping reconciling', { identity: this.#options.identity });
+        logger.error({ identity: this.#options.identity }, 'lost the leader Lease: stopping reconciling');
         await this.#stepDown();
       }
       await sleep(timings.retryPeriodMs, undefined, { signal: this.#stopping.signal }).catch(() => undefined);
@@ -151,9 +151,9 @@ export class LeaderElector {
       if (lease?.spec?.holderIdentity !== identity) return;
       const spec: V1LeaseSpec = { ...lease.spec, holderIdentity: undefined, leaseDurationSeconds: 1, renewTime: new V1MicroTime() };
       await coordination.replaceNamespacedLease({ name, namespace, body: { ...lease, spec } });
-      logger.info('released the leader Lease', { identity });
+      logger.info({ identity }, 'released the leader Lease');
     } catch (error) {
-      logger.warn('could not release the leader Lease; followers take over when it expires', { error: describeError(error) });
+      logger.warn({ error: describeError(error) }, 'could not release the leader Lease; followers take over when it expires');
     }
   }
 }

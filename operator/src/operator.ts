@@ -1,11 +1,11 @@
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from '@shop/runtime';
 import type { RenderShop } from '@shop/cdk8s';
 import type { BackoffPolicy } from './backoff.ts';
 import { startController, type RunningController } from './controller.ts';
 import { startProbeServer } from './http-server.ts';
 import { kubeClients } from './kube/clients.ts';
 import { DEFAULT_LEASE_TIMINGS, LeaderElector, type LeaseTimings } from './leader-election.ts';
-import { jsonLogger, type Logger } from './log.ts';
 import { OperatorMetrics } from './metrics.ts';
 import type { ReconcileStep } from './reconcile/pass.ts';
 import { shopSteps } from './reconcile/steps.ts';
@@ -26,7 +26,7 @@ export interface OperatorOptions {
   readonly resyncMs?: number;
   readonly backoff?: BackoffPolicy;
   readonly concurrency?: number;
-  readonly logger?: Logger;
+  readonly logger: Logger;
 }
 
 export interface RunningOperator {
@@ -44,7 +44,7 @@ const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 1_000, maxMs: 5 * 60_000 };
 const DEFAULT_CONCURRENCY = 16;
 
 export async function startOperator(options: OperatorOptions): Promise<RunningOperator> {
-  const logger = options.logger ?? jsonLogger();
+  const { logger } = options;
   const clients = kubeClients(options.kubeConfig);
   let controller: RunningController | undefined;
   const metrics = new OperatorMetrics(() => controller?.depth() ?? 0);

@@ -1,13 +1,10 @@
 import { getHeapStatistics } from 'node:v8';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { RenderShop } from '@shop/cdk8s';
-import { ConfigError, loadConfig, type OperatorConfig } from './config.ts';
-import { jsonLogger } from './log.ts';
+import { ConfigError, createLogger, loadOrExit } from '@shop/runtime';
+import { loadConfig, type OperatorConfig } from './config.ts';
 import { startOperator } from './operator.ts';
 import type { ReconcileStep } from './reconcile/pass.ts';
-
-/** EX_CONFIG from sysexits.h: started with a bad configuration. */
-export const EXIT_CONFIG = 78;
 
 /**
  * The operator as a process: configuration from the environment (one line per bad variable, exit 78),
@@ -15,8 +12,8 @@ export const EXIT_CONFIG = 78;
  * releases the Lease and exits 0. A second signal kills the process at once.
  */
 export async function runOperatorProcess(render: RenderShop, steps?: readonly ReconcileStep[]): Promise<void> {
-  const { config, kubeConfig } = configureOrExit();
-  const logger = jsonLogger({ component: 'shop-operator' });
+  const { config, kubeConfig } = loadOrExit(configure);
+  const logger = createLogger({ level: config.logLevel, service: 'shop-operator' });
   const operator = await startOperator({
     kubeConfig,
     render,
@@ -28,7 +25,7 @@ export async function runOperatorProcess(render: RenderShop, steps?: readonly Re
     resyncMs: config.resyncMs,
     logger,
   });
-  logger.info('started', {
+  logger.info({
     identity: config.identity,
     namespace: config.watchNamespace ?? '(all)',
     metricsPort: operator.metricsPort,
@@ -36,19 +33,19 @@ export async function runOperatorProcess(render: RenderShop, steps?: readonly Re
     // The heap flags it runs with (see heap.ts), and the heap V8 made of them.
     nodeFlags: process.execArgv.join(' '),
     heapLimitMb: Math.round(getHeapStatistics().heap_size_limit / 2 ** 20),
-  });
+  }, 'started');
   const shutdown = (signal: NodeJS.Signals) => {
     // Without listeners, a second signal ends the process the default way: at once.
     process.off('SIGTERM', shutdown);
     process.off('SIGINT', shutdown);
-    logger.info('stopping: finishing the pass under way', { signal });
+    logger.info({ signal }, 'stopping: finishing the pass under way');
     operator.stop().then(
       () => {
         logger.info('stopped');
         process.exit(0);
       },
       (error: unknown) => {
-        logger.error('could not stop cleanly', { error: error instanceof Error ? error.message : String(error) });
+        logger.error({ error: error instanceof Error ? error.message : String(error) }, 'could not stop cleanly');
         process.exit(1);
       },
     );
@@ -57,20 +54,14 @@ export async function runOperatorProcess(render: RenderShop, steps?: readonly Re
   process.on('SIGINT', shutdown);
 }
 
-function configureOrExit(): { config: OperatorConfig; kubeConfig: KubeConfig } {
+function configure(): { config: OperatorConfig; kubeConfig: KubeConfig } {
+  const config = loadConfig(process.env);
+  const kubeConfig = new KubeConfig();
   try {
-    const config = loadConfig(process.env);
-    const kubeConfig = new KubeConfig();
-    try {
-      if (config.kubeconfigPath) kubeConfig.loadFromFile(config.kubeconfigPath);
-      else kubeConfig.loadFromCluster();
-    } catch (error) {
-      throw new ConfigError([`KUBECONFIG: cannot be loaded: ${error instanceof Error ? error.message : String(error)}`]);
-    }
-    return { config, kubeConfig };
+    if (config.kubeconfigPath) kubeConfig.loadFromFile(config.kubeconfigPath);
+    else kubeConfig.loadFromCluster();
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    for (const problem of error.problems) process.stderr.write(`config error: ${problem}\n`);
-    process.exit(EXIT_CONFIG);
+    throw new ConfigError([`KUBECONFIG: cannot be loaded: ${error instanceof Error ? error.message : String(error)}`]);
   }
+  return { config, kubeConfig };
 }

@@ -3,7 +3,7 @@ import { backoffDelay } from './backoff.ts';
 import type { KubeClients } from './kube/clients.ts';
 import { describeError } from './kube/errors.ts';
 import { MANAGED_BY_SELECTOR, controllingShopKey } from './kube/ownership.ts';
-import type { Logger } from './log.ts';
+import type { Logger } from '@shop/runtime';
 import { SHOP_API, SHOP_API_VERSION, shopKey } from './shop-resource.ts';
 
 export interface ShopWatches {
@@ -86,7 +86,7 @@ function startWatch<T extends KubernetesObject>(options: ShopWatchOptions, watch
     if (stopped) return;
     failures += 1;
     const retryInMs = backoffDelay(failures, RESTART_BACKOFF);
-    options.logger.warn('watch failed; starting it again', { kind, error: describeError(error), retryInMs });
+    options.logger.warn({ kind, error: describeError(error), retryInMs }, 'watch failed; starting it again');
     restart = setTimeout(begin, retryInMs);
   };
   const begin = () => void informer.start().catch(onError);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, type ConfigSources } from '../src/config.ts';
+import { ConfigError } from '@shop/runtime';
+import { loadConfig, type ConfigSources } from '../src/config.ts';
 
 const outsideCluster: ConfigSources = { fileExists: (path) => path === '/home/me/.kube/config', podNamespace: () => undefined, hostname: () => 'laptop' };
 const inCluster: ConfigSources = { fileExists: () => false, podNamespace: () => 'shop-system', hostname: () => 'shop-operator-7d9f' };
@@ -23,16 +24,17 @@ describe('loadConfig', () => {
       metricsPort: 8081,
       leaderElection: { namespace: 'shop-system', name: 'shop-operator', timings: { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 } },
       resyncMs: 300_000,
+      logLevel: 'INFO',
       identity: 'shop-operator-7d9f-x2',
     });
   });
 
   it('outside a cluster: a kubeconfig file and the Lease namespace named explicitly', () => {
     const config = loadConfig(
-      { KUBECONFIG: '/home/me/.kube/config', WATCH_NAMESPACE: 'shops', LEASE_NAMESPACE: 'shops', LEASE_NAME: 'my-lease', METRICS_PORT: '9000', RESYNC_SECONDS: '60' },
+      { KUBECONFIG: '/home/me/.kube/config', WATCH_NAMESPACE: 'shops', LEASE_NAMESPACE: 'shops', LEASE_NAME: 'my-lease', METRICS_PORT: '9000', RESYNC_SECONDS: '60', LOG_LEVEL: 'warning' },
       outsideCluster,
     );
-    expect(config).toMatchObject({ kubeconfigPath: '/home/me/.kube/config', watchNamespace: 'shops', metricsPort: 9000, resyncMs: 60_000 });
+    expect(config).toMatchObject({ kubeconfigPath: '/home/me/.kube/config', watchNamespace: 'shops', metricsPort: 9000, resyncMs: 60_000, logLevel: 'WARNING' });
     expect(config.leaderElection).toMatchObject({ namespace: 'shops', name: 'my-lease' });
     expect(config.identity).toMatch(/^laptop-[0-9a-f]{8}$/);
   });

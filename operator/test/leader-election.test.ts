@@ -1,7 +1,7 @@
 import { ApiException, type CoordinationV1Api, type V1Lease } from '@kubernetes/client-node';
 import { afterEach, expect, it } from 'vitest';
 import { LeaderElector, type LeaseTimings } from '../src/leader-election.ts';
-import { silentLogger } from '../src/log.ts';
+import { disabledLogger } from '@shop/runtime';
 import { eventually } from '../../test/support/wait.ts';
 
 const TIMINGS: LeaseTimings = { leaseDurationMs: 2_000, renewDeadlineMs: 400, retryPeriodMs: 50 };
@@ -53,7 +53,7 @@ it('stops acting at its renew deadline while a renewal hangs, without waiting fo
     timings: TIMINGS,
     onStartedLeading: async () => void transitions.push({ leading: true, at: Date.now() }),
     onStoppedLeading: async () => void transitions.push({ leading: false, at: Date.now() }),
-    logger: silentLogger,
+    logger: disabledLogger(),
   });
   electors.push(elector);
   elector.start();

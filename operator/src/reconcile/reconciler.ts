@@ -2,7 +2,7 @@ import type { Shop } from '@shop/cdk8s';
 import type { KubeClients } from '../kube/clients.ts';
 import { describeError, isConflict, isNotFound, isRejected } from '../kube/errors.ts';
 import { ownedManifests } from '../kube/ownership.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '@shop/runtime';
 import { SHOP_API, isStoredShop, parseShopKey, type ShopKey, type StoredShop } from '../shop-resource.ts';
 import type { PassOutcome } from '../work-queue.ts';
 import type { ConditionReport, ConditionType, StepConditionType } from './conditions.ts';
@@ -59,9 +59,9 @@ export async function reconcileShop(key: string, options: ReconcilerOptions): Pr
       throw error;
     }
     const found = transitions(shop.status, status);
-    if (status.phase !== shop.status?.phase) options.logger.info('phase changed', { shop: key, phase: status.phase, message: status.message });
+    if (status.phase !== shop.status?.phase) options.logger.info({ shop: key, phase: status.phase, message: status.message }, 'phase changed');
     await recordEvents(options.clients, shop, found, options.instance).catch((error: unknown) =>
-      options.logger.warn('could not record events', { shop: key, error: describeError(error) }),
+      options.logger.warn({ shop: key, error: describeError(error) }, 'could not record events'),
     );
   }
   if (result.rejected !== undefined) throw result.rejected; // retried with backoff; the status says why

@@ -1,4 +1,4 @@
-import { silentLogger } from '../../src/log.ts';
+import { disabledLogger } from '@shop/runtime';
 import { startOperator, type OperatorOptions, type RunningOperator } from '../../src/operator.ts';
 import type { TestCluster } from './test-cluster.ts';
 import { testRender } from './test-renderer.ts';
@@ -11,7 +11,7 @@ export function runOperator(cluster: TestCluster, options: Partial<OperatorOptio
     metricsPort: 0,
     identity: 'operator-under-test',
     backoff: { initialMs: 100, maxMs: 2_000 },
-    logger: silentLogger,
+    logger: disabledLogger(),
     ...options,
   });
 }

@@ -1,7 +1,6 @@
-export { loadConfig, ConfigError, DEVELOPMENT_SECRET_KEY, DEVELOPMENT_MASTER_KEY, type Config } from './config/config.ts';
-export { loadConfigOrExit, exitWithConfigProblems, EXIT_CONFIG } from './config/exit-on-error.ts';
-export { VARIABLES, type LogLevel, type NodeEnv, type EventSchemaMode } from './config/variables.ts';
-export { createLogger, type Logger } from './logging/logger.ts';
+export { loadConfig, loadConfigOrExit, DEVELOPMENT_SECRET_KEY, DEVELOPMENT_MASTER_KEY, type Config } from './config/config.ts';
+export { ConfigError, createLogger, exitWithConfigProblems, EXIT_CONFIG, type Logger, type LogLevel } from '@shop/runtime';
+export { VARIABLES, type NodeEnv, type EventSchemaMode } from './config/variables.ts';
 export { createMetricsRegistry } from './metrics/registry.ts';
 export { workflowMetrics, type WorkflowMetrics } from './metrics/workflow-metrics.ts';
 export { openDatabase, PrismaClient, type Database } from './db/database.ts';

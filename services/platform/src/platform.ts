@@ -1,6 +1,6 @@
 import type { Registry } from 'prom-client';
 import type { Config } from './config/config.ts';
-import type { Logger } from './logging/logger.ts';
+import type { Logger } from '@shop/runtime';
 import { createMetricsRegistry } from './metrics/registry.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { openCache } from './cache/open-cache.ts';

@@ -1,7 +1,10 @@
 import { pino, type Logger } from 'pino';
-import type { LogLevel } from '../config/variables.ts';
 
 export type { Logger } from 'pino';
+
+/** LOG_LEVEL's values, the spec's level names. */
+export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARNING', 'ERROR'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 const PINO_LEVELS: Record<LogLevel, pino.Level> = {
   DEBUG: 'debug',
@@ -30,4 +33,9 @@ export function createLogger(options: LoggerOptions): Logger {
     },
     options.destination ?? pino.destination({ dest: 1, sync: false }),
   );
+}
+
+/** A logger that writes nothing, for tests that only need one to pass. */
+export function disabledLogger(): Logger {
+  return pino({ enabled: false });
 }

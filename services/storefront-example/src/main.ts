@@ -2,34 +2,28 @@
 // beacons to the api at API_URL (http://127.0.0.1:3000).
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, loadStorefrontConfig } from './config.ts';
+import { createLogger, loadOrExit } from '@shop/runtime';
+import { loadStorefrontConfig } from './config.ts';
 import { createStorefront } from './server.ts';
 
-const EXIT_CONFIG = 78;
 const SHUTDOWN_TIMEOUT_MS = 5_000;
 
-let config;
-try {
-  config = loadStorefrontConfig(process.env);
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  for (const problem of error.problems) console.error(`config error: ${problem}`);
-  process.exit(EXIT_CONFIG);
-}
+const config = loadOrExit(() => loadStorefrontConfig(process.env));
+const logger = createLogger({ level: config.logLevel, service: 'storefront-example' });
 
 const server = await createStorefront({
   apiUrl: config.apiUrl,
   apiTimeoutMs: config.apiTimeoutMs,
-  onRelayFailure: (failure) => console.warn(`beacon relay: ${failure.status} ${failure.message}`),
+  onRelayFailure: (failure) => logger.warn({ status: failure.status }, `beacon relay: ${failure.status} ${failure.message}`),
 });
 server.listen(config.port, config.host);
 await once(server, 'listening');
 const { address, port } = server.address() as AddressInfo;
 const host = address.includes(':') ? `[${address}]` : address;
-console.log(`Server listening at http://${host}:${port} (api ${config.apiUrl})`);
+logger.info(`Server listening at http://${host}:${port} (api ${config.apiUrl})`);
 
 const stop = (signal: NodeJS.Signals): void => {
-  console.log(`stopping on ${signal}`);
+  logger.info(`stopping on ${signal}`);
   setTimeout(() => process.exit(1), SHUTDOWN_TIMEOUT_MS).unref();
   server.close(() => process.exit(0));
   server.closeIdleConnections();

@@ -5,7 +5,7 @@ import { SessionCookie, storefrontSession, trackProxy, type RelayFailure } from 
 import type { StorefrontConfig } from './config.ts';
 import { demoPage } from './page.ts';
 
-export interface StorefrontOptions extends Omit<StorefrontConfig, 'host' | 'port'> {
+export interface StorefrontOptions extends Omit<StorefrontConfig, 'host' | 'port' | 'logLevel'> {
   /** Told about every beacon the api could not take (502, 504). */
   readonly onRelayFailure?: (failure: RelayFailure) => void;
 }

@@ -61,16 +61,16 @@ describe('the example storefront', () => {
 
 describe('the storefront configuration', () => {
   it('defaults to the api of npm start and port 8080', () => {
-    expect(loadStorefrontConfig({})).toEqual({ apiUrl: 'http://127.0.0.1:3000', host: '127.0.0.1', port: 8080, apiTimeoutMs: 5_000 });
+    expect(loadStorefrontConfig({})).toEqual({ apiUrl: 'http://127.0.0.1:3000', host: '127.0.0.1', port: 8080, apiTimeoutMs: 5_000, logLevel: 'INFO' });
   });
 
   it('stops the process with 78 and one line per bad variable', async () => {
     const storefront = spawnService(STOREFRONT_MAIN, { API_URL: 'api:3000', PORT: '99999', API_TIMEOUT_MS: '0' });
     expect((await storefront.exited()).code).toBe(78);
     expect(storefront.output().trim().split('\n')).toEqual([
-      'config error: API_URL: must be an http:// or https:// URL, like http://127.0.0.1:3000',
+      'config error: API_URL: must use http:// or https:// (got api://)',
       'config error: PORT: must be a whole number from 0 to 65535 (got "99999")',
-      'config error: API_TIMEOUT_MS: must be a whole number of milliseconds from 1 to 600000 (got "0")',
+      'config error: API_TIMEOUT_MS: must be a whole number from 1 to 600000 (got "0")',
     ]);
   });
 

@@ -1,5 +1,5 @@
 import type { Kafka } from 'kafkajs';
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '@shop/runtime';
 
 /**
  * Creates the topics of `names` that do not exist yet, with the cluster's default partition count

@@ -1,5 +1,5 @@
 import { Kafka, logLevel, type Admin } from 'kafkajs';
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '@shop/runtime';
 import type { Broker } from './broker.ts';
 import { kafkaLogCreator } from './kafka-logging.ts';
 

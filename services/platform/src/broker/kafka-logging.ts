@@ -1,5 +1,5 @@
 import { logLevel, type logCreator } from 'kafkajs';
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '@shop/runtime';
 
 /**
  * Routes kafkajs' own log lines into the process logger, tagged with the kafkajs namespace.

@@ -1,5 +1,5 @@
 import type { Config } from '../config/config.ts';
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '@shop/runtime';
 import type { Broker } from './broker.ts';
 import { KafkaBroker } from './kafka-broker.ts';
 

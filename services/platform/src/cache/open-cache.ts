@@ -1,5 +1,5 @@
 import type { Config } from '../config/config.ts';
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '@shop/runtime';
 import type { Cache } from './cache.ts';
 import { MemoryCache } from './memory-cache.ts';
 import { RedisCache } from './redis-cache.ts';

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '@shop/runtime';
 import type { Cache } from './cache.ts';
 
 const MAX_RECONNECT_DELAY_MS = 2_000;

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
-import { EnvReader } from './reader.ts';
-import type { EventSchemaMode, LogLevel, NodeEnv } from './variables.ts';
+import { ConfigError, EnvReader, LOG_LEVELS, loadOrExit, type LogLevel } from '@shop/runtime';
+import type { EventSchemaMode, NodeEnv } from './variables.ts';
 
 export interface SearchEndpoint {
   readonly url: string;
@@ -55,16 +55,6 @@ export interface Config {
 export const DEVELOPMENT_SECRET_KEY = 'development-only-secret-key-never-use-in-production';
 export const DEVELOPMENT_MASTER_KEY = 'ZGV2LW9ubHktbWFzdGVyLWtleS1uZXZlci1pbi1wcmQ';
 
-export class ConfigError extends Error {
-  readonly problems: readonly string[];
-
-  constructor(problems: readonly string[]) {
-    super(`invalid configuration:\n${problems.join('\n')}`);
-    this.name = 'ConfigError';
-    this.problems = problems;
-  }
-}
-
 const MASTER_KEY_BYTES = 32;
 const MIN_SECRET_KEY_LENGTH = 32;
 const PRODUCTION_ONLY = 'in production (NODE_ENV=production)';
@@ -87,7 +77,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: read.integer('PORT', 3000, 0, 65_535),
     consumerPort: read.integer('CONSUMER_PORT', 9464, 0, 65_535),
     workerPort: read.integer('WORKER_PORT', 9465, 0, 65_535),
-    logLevel: read.oneOf<LogLevel>('LOG_LEVEL', ['DEBUG', 'INFO', 'WARNING', 'ERROR'], 'INFO', (v) => v.toUpperCase()),
+    logLevel: read.oneOf<LogLevel>('LOG_LEVEL', LOG_LEVELS, 'INFO', (v) => v.toUpperCase()),
     databaseUrl: read.url('DATABASE_URL', ['postgresql', 'postgres'], { secret: true }),
     databasePoolMax: read.integer('DATABASE_POOL_MAX', 10, 1, 1000),
     cacheUrl: read.url('CACHE_URL', ['redis', 'rediss'], { secret: true }),
@@ -116,6 +106,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   return config;
+}
+
+/** The configuration, or the process stopped with one line per problem and exit code 78. */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  return loadOrExit(() => loadConfig(env));
 }
 
 /**

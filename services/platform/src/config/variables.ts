@@ -3,7 +3,6 @@
  * The README's configuration table is checked against this list.
  */
 export type NodeEnv = 'development' | 'test' | 'production';
-export type LogLevel = 'DEBUG' | 'INFO' | 'WARNING' | 'ERROR';
 export type EventSchemaMode = 'strict' | 'warn';
 
 export interface VariableDoc {

@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { Registry } from 'prom-client';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import type { Config } from '../config/config.ts';
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '@shop/runtime';
 import type { Probe } from '../health/probe.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.ts';
 import { registerPoolMetrics } from './pool-metrics.ts';

@@ -1,4 +1,4 @@
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '@shop/runtime';
 import { PollingLoop } from '../outbox/polling-loop.ts';
 
 const PRUNE_EVERY_MS = 10 * 60_000;

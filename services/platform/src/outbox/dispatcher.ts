@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { PrismaClient } from '../generated/prisma/client.ts';
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '@shop/runtime';
 import type { EventListener } from './listeners.ts';
 import type { OutboxMetrics } from './outbox-metrics.ts';
 

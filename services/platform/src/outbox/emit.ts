@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import type { EventSchemaMode } from '../config/variables.ts';
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '@shop/runtime';
 import { isTopic, partitionKeyOf, type EventName, type EventPayloads } from '../events/catalog.ts';
 import { EventSchemaError, validateEvent } from '../events/validator.ts';
 import type { OutboxMetrics } from './outbox-metrics.ts';

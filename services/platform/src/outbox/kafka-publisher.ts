@@ -2,7 +2,7 @@ import { Partitioners, type Kafka, type Message, type Producer, type TopicMessag
 import type { OutboxMessage, Publisher } from './publisher.ts';
 import { ensureTopics } from '../broker/ensure-topics.ts';
 import { TOPICS } from '../events/catalog.ts';
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '@shop/runtime';
 
 export const EVENT_ID_HEADER = 'event-id';
 

@@ -1,4 +1,4 @@
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '@shop/runtime';
 
 export interface PollingLoopOptions {
   readonly name: string;

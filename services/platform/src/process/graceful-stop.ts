@@ -1,5 +1,5 @@
 import closeWithGrace from 'close-with-grace';
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '@shop/runtime';
 
 export interface GracefulStopOptions {
   readonly logger: Logger;

@@ -1,5 +1,5 @@
 import { Counter, type Registry } from 'prom-client';
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '@shop/runtime';
 import type { RateLimitPolicy } from './policy.ts';
 import { TOKEN_EPSILON, type TakeResult } from './token-bucket.ts';
 

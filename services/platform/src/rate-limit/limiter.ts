@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '@shop/runtime';
 import { withTimeout } from '../time/with-timeout.ts';
 import type { TokenBucketStore } from './bucket-store.ts';
 import { RateLimitDecisions, type RateLimitDecision } from './decisions.ts';

@@ -1,7 +1,7 @@
 import type { Registry } from 'prom-client';
 import type { Cache } from '../cache/cache.ts';
 import type { Database } from '../db/database.ts';
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '@shop/runtime';
 import { tokenBucketStoreFor } from './bucket-store.ts';
 import { RateLimiter } from './limiter.ts';
 import { RateLimitPolicies, type RateLimitPoliciesOptions } from './policies.ts';

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Logger } from '../logging/logger.ts';
+import type { Logger } from '@shop/runtime';
 import {
   DEFAULT_RATE_LIMIT_POLICIES,
   invalidPolicyReason,

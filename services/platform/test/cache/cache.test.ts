@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { createLogger } from '../../src/logging/logger.ts';
+import { createLogger } from '@shop/runtime';
 import type { Cache } from '../../src/cache/cache.ts';
 import { MemoryCache } from '../../src/cache/memory-cache.ts';
 import { RedisCache } from '../../src/cache/redis-cache.ts';

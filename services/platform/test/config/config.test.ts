@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEVELOPMENT_MASTER_KEY, DEVELOPMENT_SECRET_KEY, loadConfig } from '../../src/config/config.ts';
+import { ConfigError } from '@shop/runtime';
+import { DEVELOPMENT_MASTER_KEY, DEVELOPMENT_SECRET_KEY, loadConfig } from '../../src/config/config.ts';
 
 function problemsOf(env: NodeJS.ProcessEnv): readonly string[] {
   try {

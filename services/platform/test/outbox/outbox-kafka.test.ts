@@ -5,7 +5,7 @@ import { startKafka, type ServerHandle } from '../../../../test/infra/servers.ts
 import { createTestDatabase, uniqueName, type TestDatabase } from '../../../../test/infra/isolation.ts';
 import { applyMigrations } from '../../src/db/migrations/index.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { createLogger } from '../../src/logging/logger.ts';
+import { createLogger } from '@shop/runtime';
 import { openPlatform, type Platform } from '../../src/platform.ts';
 import { startOutbox, type RunningOutbox } from '../../src/outbox/outbox.ts';
 import { EVENT_ID_HEADER, KafkaPublisher } from '../../src/outbox/kafka-publisher.ts';

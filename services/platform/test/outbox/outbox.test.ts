@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../../test/infra/isolation.ts';
 import { applyMigrations } from '../../src/db/migrations/index.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { createLogger } from '../../src/logging/logger.ts';
+import { createLogger } from '@shop/runtime';
 import { openPlatform, type Platform } from '../../src/platform.ts';
 import { createEmitter } from '../../src/outbox/emit.ts';
 import { outboxMetrics } from '../../src/outbox/outbox-metrics.ts';

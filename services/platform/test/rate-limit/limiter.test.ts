@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { uniqueName } from '../../../../test/infra/isolation.ts';
-import { createLogger } from '../../src/logging/logger.ts';
+import { createLogger } from '@shop/runtime';
 import { MemoryCache } from '../../src/cache/memory-cache.ts';
 import { RedisCache } from '../../src/cache/redis-cache.ts';
 import type { Cache } from '../../src/cache/cache.ts';

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { Registry } from 'prom-client';
 import { createTestDatabase, uniqueName, type TestDatabase } from '../../../../test/infra/isolation.ts';
 import { applyMigrations } from '../../src/db/migrations/index.ts';
-import { createLogger } from '../../src/logging/logger.ts';
+import { createLogger } from '@shop/runtime';
 import { MemoryCache } from '../../src/cache/memory-cache.ts';
 import { RedisCache } from '../../src/cache/redis-cache.ts';
 import type { Cache } from '../../src/cache/cache.ts';

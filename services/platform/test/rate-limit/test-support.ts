@@ -1,6 +1,6 @@
 // Shared by the rate-limit tests (not exported from @shop/platform).
 import type { DestinationStream } from 'pino';
-import { createLogger, type Logger } from '../../src/logging/logger.ts';
+import { createLogger, type Logger } from '@shop/runtime';
 
 export interface LogLine {
   readonly level: string;

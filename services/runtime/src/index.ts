@@ -1,0 +1,3 @@
+export { EnvReader } from './env-reader.ts';
+export { ConfigError, EXIT_CONFIG, exitWithConfigProblems, loadOrExit } from './config-error.ts';
+export { createLogger, disabledLogger, LOG_LEVELS, type Logger, type LoggerOptions, type LogLevel } from './logger.ts';
