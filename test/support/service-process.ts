@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { waitFor } from './wait.ts';
 
 export interface ServiceProcess {
   readonly child: ChildProcess;
@@ -33,13 +34,11 @@ export function spawnService(entry: string, env: NodeJS.ProcessEnv, cwd?: string
         .map((line) => JSON.parse(line) as Record<string, unknown>),
     exited: () => exit,
     async listening(timeoutMs = 60_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline) {
-        const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-        if (match?.[1]) return match[1];
-        if (child.exitCode !== null) break;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      const address = () => /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+      // Stops early when the process has exited; the error below says what it printed.
+      await waitFor(() => address() !== undefined || child.exitCode !== null, timeoutMs, `${entry} to listen`, 50).catch(() => undefined);
+      const url = address();
+      if (url !== undefined) return url;
       child.kill('SIGKILL');
       throw new Error(`${entry} did not start listening:\n${output}`);
     },

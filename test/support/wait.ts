@@ -31,3 +31,23 @@ export async function waitFor(condition: () => Promise<boolean> | boolean, timeo
     { timeoutMs, intervalMs },
   );
 }
+
+/**
+ * Reads until `done` holds for what was read, and returns the last read: on the deadline too, so that
+ * the caller's assertion shows what is missing. An error of `read` itself is thrown.
+ */
+export async function readUntil<T>(read: () => T | Promise<T>, done: (value: T) => boolean, options: PollOptions = {}): Promise<T> {
+  const notYet = new Error('not yet');
+  let last: { value: T } | undefined;
+  try {
+    return await eventually(async () => {
+      const value = await read();
+      last = { value };
+      if (!done(value)) throw notYet;
+      return value;
+    }, options);
+  } catch (error) {
+    if (error === notYet && last !== undefined) return last.value;
+    throw error;
+  }
+}

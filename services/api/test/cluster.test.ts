@@ -4,6 +4,7 @@ import { applyMigrations } from '@shop/platform';
 import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
 import { allProcessStats } from '../../../test/infra/proc-stat.ts';
 import { liftRateLimits } from '../../../test/support/rate-limits.ts';
+import { eventually } from '../../../test/support/wait.ts';
 import type { ServiceProcess } from '../../../test/support/service-process.ts';
 import { runApi } from './run-api.ts';
 import { newEntityId, newSession } from './track-support.ts';
@@ -33,11 +34,12 @@ function startCluster(workers: number): ServiceProcess {
 
 /** Resolves once `count` log lines match, so every worker is up (each logs that it listens). */
 async function logged(api: ServiceProcess, message: string, count: number, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (api.logLines().filter((line) => line.msg === message).length < count) {
-    if (Date.now() > deadline || api.child.exitCode !== null) throw new Error(`expected ${count} "${message}" lines:\n${api.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await eventually(
+    () => {
+      if (api.logLines().filter((line) => line.msg === message).length < count) throw new Error(`expected ${count} "${message}" lines:\n${api.output()}`);
+    },
+    { timeoutMs },
+  );
 }
 
 /** A fresh connection per request: the primary hands connections to the workers in turn. */

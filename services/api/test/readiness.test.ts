@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKafka, startPostgres, startRedis, type ServerHandle } from '../../../test/infra/servers.ts';
+import { eventually } from '../../../test/support/wait.ts';
 import { startApi, type RunningApi } from './start-api.ts';
 import type { Readiness, Serving } from '../src/health/routes.ts';
 
@@ -14,13 +15,14 @@ async function getJson(url: string): Promise<{ status: number; body: Readiness }
 /** Polls /ready until it answers `status`; returns how long that took. */
 async function msUntilReady(api: RunningApi, status: number, limitMs: number): Promise<number> {
   const started = performance.now();
-  for (;;) {
-    const { status: got } = await getJson(`${api.url}/ready`);
-    const elapsed = performance.now() - started;
-    if (got === status) return elapsed;
-    if (elapsed > limitMs) throw new Error(`/ready still answered ${got} after ${Math.round(elapsed)} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await eventually(
+    async () => {
+      const { status: got } = await getJson(`${api.url}/ready`);
+      if (got !== status) throw new Error(`/ready still answered ${got} after ${Math.round(performance.now() - started)} ms`);
+    },
+    { timeoutMs: limitMs, intervalMs: 100 },
+  );
+  return performance.now() - started;
 }
 
 describe('/ready against real PostgreSQL, Redis and Kafka', () => {

@@ -51,17 +51,15 @@ it('the api process credits a tracked click with a later cart add (main.ts runs 
     };
     await pool.query('INSERT INTO outbox_events (event_id, name, payload) VALUES ($1, $2, $3)', [payload.event_id, 'cart.item_added', payload]);
 
-    const deadline = Date.now() + 10_000;
-    let rows: unknown[] = [];
-    while (rows.length === 0 && Date.now() < deadline) {
-      ({ rows } = await pool.query(
-        `SELECT a.attribution_type, a.product_id::text AS product_id, a.category_id::text AS category_id, a.brand_id::text AS brand_id
-           FROM tracking_attributions a JOIN tracking_events e ON e.id = a.tracking_event_id WHERE e.session_id = $1`,
-        [session],
-      ));
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(rows).toEqual([{ attribution_type: 'cart_add', product_id: '77', category_id: '5', brand_id: '9' }]);
+    const attributions = async () =>
+      (
+        await pool.query(
+          `SELECT a.attribution_type, a.product_id::text AS product_id, a.category_id::text AS category_id, a.brand_id::text AS brand_id
+             FROM tracking_attributions a JOIN tracking_events e ON e.id = a.tracking_event_id WHERE e.session_id = $1`,
+          [session],
+        )
+      ).rows;
+    await expect.poll(attributions, { timeout: 10_000 }).toEqual([{ attribution_type: 'cart_add', product_id: '77', category_id: '5', brand_id: '9' }]);
   } finally {
     api.child.kill('SIGTERM');
     await api.exited();

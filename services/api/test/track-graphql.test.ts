@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signAccessToken, tokenSettings } from '@shop/domain';
 import { startApiOnOwnDatabase, type RunningApi } from './start-api.ts';
+import { waitFor } from '../../../test/support/wait.ts';
 import { metricValue, newEntityId, newSession, storedEvents, track } from './track-support.ts';
 
 // The GraphQL track mutation records through the same Tracker as POST /track: these tests run it
@@ -49,12 +50,8 @@ const newAddress = (): string => `198.18.${randomInt(0, 256)}.${randomInt(1, 255
 async function setTrackPolicy(capacity: number, refillPerSecond: number): Promise<void> {
   await pool().query("UPDATE rate_limit_policies SET capacity = $1, refill_per_second = $2 WHERE key = 'track'", [capacity, refillPerSecond]);
   const headers = { 'x-forwarded-for': newAddress() };
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const probe = await track(api.app, { session: newSession(), body: event(), headers });
-    if (String(probe.headers['ratelimit-policy']).startsWith(`"track";q=${capacity};`)) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`the api did not apply the track policy q=${capacity} within 5 s`);
+  const applied = async () => String((await track(api.app, { session: newSession(), body: event(), headers })).headers['ratelimit-policy']).startsWith(`"track";q=${capacity};`);
+  await waitFor(applied, 5_000, `the api to apply the track policy q=${capacity}`, 25);
 }
 
 describe('the track mutation records events like POST /track', () => {
@@ -201,10 +198,8 @@ describe('the track mutation when the buffer is full', () => {
     const rejected = 'tracking_events_rejected_total{reason="buffer_full",service="api"}';
     const rejectedBefore = await metricValue(api.app, rejected);
     // Start from an empty buffer (earlier tests' events are written), so exactly `capacity` more fill it.
-    for (let attempt = 0; (await metricValue(api.app, 'tracking_buffer_events{service="api"}')) > 0; attempt += 1) {
-      if (attempt > 200) throw new Error('the buffer did not empty within 5 s');
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await api.app.tracker?.flush();
+    expect(await metricValue(api.app, 'tracking_buffer_events{service="api"}')).toBe(0);
     // Hold every INSERT into tracking_events (reads go on): the buffer's writes wait, so what it accepts stays in it.
     const locker = await pool().connect();
     let locked = true;

@@ -17,6 +17,7 @@ import {
   type RateLimitPolicy,
 } from '@shop/platform';
 import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
+import { waitFor } from '../../../test/support/wait.ts';
 import { answerErrorsAsJson } from '../src/http/errors.ts';
 import { rateLimit } from '../src/rate-limit/index.ts';
 import { trackingRoutes } from '../src/tracking/routes.ts';
@@ -37,8 +38,7 @@ beforeAll(async () => {
   const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, CACHE_URL: inject('redisUrl') });
   platform = await openPlatform(config, logger, 'test');
   // The platform connects to Redis in the background; until then every charge would fail open.
-  const deadline = Date.now() + 10_000;
-  while (!(await platform.cache.ping().then(() => true, () => false)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  await waitFor(() => platform.cache.ping().then(() => true, () => false), 10_000, 'the cache to answer', 20);
 });
 
 afterAll(async () => {

@@ -30,6 +30,8 @@ it('flushes the buffer from the app\'s close hook, after the requests in flight 
   const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, CACHE_URL: inject('redisUrl') });
   const platform = await openPlatform(config, createLogger({ level: 'ERROR', service: 'test' }), 'test');
   const app = Fastify();
+  let requests = 0;
+  app.addHook('onRequest', async () => void (requests += 1));
   const endpoint = trackingRoutes(app, { ...platform, metrics: new Registry() }, { buffer: { flushIntervalMs: 60_000 } });
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   const session = newSession();
@@ -53,7 +55,7 @@ it('flushes the buffer from the app\'s close hook, after the requests in flight 
     request.on('error', reject);
   });
   request.write(body.slice(0, 10));
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await expect.poll(() => requests).toBe(2); // the app has the second request, whose body has not all arrived
   const closing = app.close();
   request.end(body.slice(10));
   // The flush interval is a minute away: only the close hook can have written the in-flight request's events.

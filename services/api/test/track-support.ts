@@ -1,7 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
-import { waitFor } from '../../../test/support/wait.ts';
+import { readUntil } from '../../../test/support/wait.ts';
 
 /** A unique session id: the Redis cache is shared by every test file of the run. */
 export const newSession = (label = 's'): string => `${label}-${randomUUID()}`;
@@ -37,9 +37,7 @@ export async function storedEvents(pool: pg.Pool, sessionId: string, count = 1, 
         [sessionId],
       )
     ).rows;
-  let rows: StoredEvent[] = [];
-  await waitFor(async () => (rows = await read()).length >= count, timeoutMs, `${count} stored events`, 20).catch(() => {});
-  return rows;
+  return readUntil(read, (rows) => rows.length >= count, { timeoutMs, intervalMs: 20 });
 }
 
 export interface TrackRequest {
