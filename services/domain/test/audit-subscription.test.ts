@@ -21,13 +21,8 @@ afterAll(async () => {
   await test?.close();
 });
 
-async function waitForTrail(eventIds: string[]): Promise<{ event_id: string; topic: string; entity_id: string }[]> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const { rows } = await platform.database.pool.query('SELECT event_id, topic, entity_id FROM audit_entries WHERE event_id = ANY($1::uuid[]) ORDER BY id', [eventIds]);
-    if (rows.length === eventIds.length || Date.now() > deadline) return rows;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+async function trail(eventIds: string[]): Promise<{ event_id: string; topic: string; entity_id: string }[]> {
+  return (await platform.database.pool.query('SELECT event_id, topic, entity_id FROM audit_entries WHERE event_id = ANY($1::uuid[]) ORDER BY id', [eventIds])).rows;
 }
 
 it('records account and lead creations in the audit trail in embedded mode, once per event', async () => {
@@ -36,7 +31,7 @@ it('records account and lead creations in the audit trail in embedded mode, once
     await outbox.emit(tx, 'shop.leads.created.v1', examplePayload('shop.leads.created.v1', { event_id: lead, lead_id: '7' }));
     await outbox.emit(tx, 'shop.accounts.created.v1', examplePayload('shop.accounts.created.v1', { event_id: account, customer_id: '42' }));
   });
-  expect(await waitForTrail([lead, account])).toEqual([
+  await expect.poll(() => trail([lead, account]), { timeout: 10_000 }).toEqual([
     { event_id: lead, topic: 'shop.leads.created.v1', entity_id: '7' },
     { event_id: account, topic: 'shop.accounts.created.v1', entity_id: '42' },
   ]);
@@ -45,8 +40,7 @@ it('records account and lead creations in the audit trail in embedded mode, once
   await platform.database.pool.query('DELETE FROM outbox_deliveries');
   await platform.database.pool.query('UPDATE outbox_events SET dispatched_at = NULL, published_at = NULL, next_attempt_at = now()');
   const redelivered = async () => (await platform.database.pool.query('SELECT count(*)::int AS n FROM outbox_deliveries')).rows[0].n as number;
-  const deadline = Date.now() + 10_000;
-  while ((await redelivered()) < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  await expect.poll(redelivered, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
   expect(await redelivered()).toBe(2);
-  expect(await waitForTrail([lead, account])).toHaveLength(2);
+  expect(await trail([lead, account])).toHaveLength(2);
 });

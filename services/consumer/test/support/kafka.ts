@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type IHeaders, type KafkaMessage } from 'kafkajs';
 import { EVENT_ID_HEADER } from '@shop/platform';
+import { readUntil } from '../../../../test/support/wait.ts';
 
 export { EVENT_ID_HEADER };
 
@@ -67,8 +68,7 @@ export async function readMessages(brokers: string, topic: string, count: number
         received.push(message);
       },
     });
-    const deadline = Date.now() + timeoutMs;
-    while (received.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    await readUntil(() => received.length, (length) => length >= count, { timeoutMs, intervalMs: 100 });
   } finally {
     await consumer.disconnect();
   }

@@ -7,6 +7,7 @@ import { completeOrder, fulfilOrder, markOrderPaid } from '../../src/orders/orde
 import { attributeCartAdd, attributePurchase, trackingListeners } from '../../src/tracking/attribution.ts';
 import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from '../commerce/support.ts';
 import { recordEvents, sessionId, trackingEvent } from './tracking-support.ts';
+import { waitFor } from '../../../../test/support/wait.ts';
 
 let commerce: Commerce;
 let catalog: Catalog;
@@ -52,17 +53,15 @@ async function attributionsOf(eventIds: bigint[]): Promise<AttributionRow[]> {
 
 /** Waits until the listener has handled every in-process event written so far. */
 async function dispatched(listener: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const { rows } = await pool().query<{ waiting: number }>(
-      `SELECT count(*)::int AS waiting FROM outbox_events e
-        WHERE e.name = $1 AND NOT EXISTS (SELECT 1 FROM outbox_deliveries d WHERE d.event_id = e.id AND d.listener = $2 AND d.status = 'done')`,
-      [listener === 'attribute_cart_add' ? 'cart.item_added' : 'order.completed', listener],
-    );
-    if (rows[0]?.waiting === 0) return;
-    if (Date.now() > deadline) throw new Error(`${listener} did not handle its events within 10 s`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  const waiting = async () =>
+    (
+      await pool().query<{ waiting: number }>(
+        `SELECT count(*)::int AS waiting FROM outbox_events e
+          WHERE e.name = $1 AND NOT EXISTS (SELECT 1 FROM outbox_deliveries d WHERE d.event_id = e.id AND d.listener = $2 AND d.status = 'done')`,
+        [listener === 'attribute_cart_add' ? 'cart.item_added' : 'order.completed', listener],
+      )
+    ).rows[0]?.waiting;
+  await waitFor(async () => (await waiting()) === 0, 10_000, `${listener} to handle its events`, 20);
 }
 
 async function addToCart(shopper: { sessionId?: string; customerId?: bigint }, productId: bigint): Promise<bigint> {
