@@ -4,10 +4,11 @@
 // directory and environment, as a container engine would start them.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { command } from '../../../images/build/command.ts';
+import { WRITABLE_DIR } from '../../../images/contents.ts';
 import { lastLines, trackTempDir, untrackTempDir } from '../../infra/proc.ts';
 
 export interface RunOptions {
@@ -84,6 +85,7 @@ export async function openContainer(archive: string): Promise<ImageContainer> {
   const buildah = (...args: string[]): Promise<string> => command('buildah', [...storageFlags, ...args]);
   const container = (await buildah('from', '--quiet', `oci-archive:${archive}`)).trim();
   const rootDir = (await buildah('mount', container)).trim();
+  let runs = 0;
   const { OCIv1 } = JSON.parse(await buildah('inspect', container)) as { OCIv1: { config: ImageConfig } };
   const runArguments = (args: readonly string[], options: RunOptions): string[] => [
     ...storageFlags,
@@ -100,7 +102,17 @@ export async function openContainer(archive: string): Promise<ImageContainer> {
     rootDir,
     config: OCIv1.config,
     start: (args, options = {}) => startProcess('buildah', runArguments(args, options)),
-    run: (args, options = {}) => startProcess('buildah', runArguments(args, options)).exited(),
+    async run(args, options = {}) {
+      // buildah 1.28's chroot runtime now and then drops the output of a process that exits at once
+      // (about 1 run in 15 here): the command writes its output to a file, read from the host.
+      runs += 1;
+      const outputFile = `${WRITABLE_DIR}/.run-output-${runs}`;
+      const wrapped = ['/bin/sh', '-c', `exec "$@" > ${outputFile} 2>&1`, 'sh', ...args];
+      const { code, output: buildahOutput } = await startProcess('buildah', runArguments(wrapped, options)).exited();
+      const output = await readFile(join(rootDir, outputFile), 'utf8').catch(() => buildahOutput);
+      await rm(join(rootDir, outputFile), { force: true });
+      return { code, output };
+    },
     async dispose() {
       await buildah('rm', container).catch(() => undefined);
       await rm(storage, { recursive: true, force: true });
