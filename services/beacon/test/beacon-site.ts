@@ -93,7 +93,8 @@ export async function startBeaconSite(): Promise<BeaconSite> {
  * A page 5000 px tall whose tracked boxes are placed absolutely, with the beacon started and a few
  * helpers for the tests (run in the page, so their timing is the beacon's own clock):
  * `scenario.show(top)` scrolls so the element at `top` is fully in view and waits for the next frame,
- * `scenario.reveal(top, height, px)` shows only the `px` upper pixels of such an element.
+ * `scenario.reveal(top, height, px)` shows only the `px` upper pixels of such an element,
+ * `scenario.settle()` flushes the beacon and resolves once every request it sent is answered.
  */
 export function trackedPage(body: string, options: Record<string, unknown> = {}): string {
   return `<!doctype html>
@@ -112,6 +113,14 @@ export function trackedPage(body: string, options: Record<string, unknown> = {})
 ${body}
 <script type="module">
   import { startBeacon } from '/beacon.js';
+  // Every request the beacon sends, so that scenario.settle() can wait until each is answered.
+  const requests = [];
+  const fetchOf = window.fetch.bind(window);
+  window.fetch = (...args) => {
+    const request = fetchOf(...args);
+    requests.push(request.catch(() => undefined));
+    return request;
+  };
   window.beacon = startBeacon(${JSON.stringify(options)});
   const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -122,6 +131,14 @@ ${body}
     async hide() { await window.scenario.scrollTo(0); },
     async reveal(top, px) { await window.scenario.scrollTo(top - document.documentElement.clientHeight + px); },
     async showFor(top, ms) { await window.scenario.show(top); await sleep(ms); await window.scenario.hide(); },
+    async settle() {
+      window.beacon.flush();
+      for (let answered = -1; answered !== requests.length; ) {
+        answered = requests.length;
+        await Promise.all(requests);
+        await sleep(0); // the beacon's handlers run first: a refused batch is sent again one event at a time
+      }
+    },
   };
   window.ready = true;
 </script>

@@ -2,6 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launchChromium } from './chromium.ts';
 import { accept, box, startBeaconSite, trackedPage, type BeaconSite, type ReceivedEvent } from './beacon-site.ts';
+import { readUntil } from '../../../test/support/wait.ts';
 
 let browser: Browser;
 let context: BrowserContext;
@@ -42,15 +43,12 @@ const ofType = (events: ReceivedEvent[], type: string): ReceivedEvent[] => event
 
 /** The page's events of `type` once there are at least `count`, or all of them after `timeoutMs`. */
 async function eventsOf(url: string, type: string, count: number, timeoutMs = 4_000): Promise<ReceivedEvent[]> {
-  const deadline = Date.now() + timeoutMs;
-  while (ofType(site.eventsOf(url), type).length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
-  return ofType(site.eventsOf(url), type);
+  return readUntil(() => ofType(site.eventsOf(url), type), (events) => events.length >= count, { timeoutMs, intervalMs: 25 });
 }
 
-/** Everything the beacon will ever send for the page: the queue is flushed and the request given time to land. */
+/** Everything the beacon will ever send for the page: the queue is flushed and every request it sent is answered. */
 async function settled(url: string, type: string): Promise<ReceivedEvent[]> {
-  await inPage('window.beacon.flush()');
-  await new Promise((resolve) => setTimeout(resolve, 400));
+  await inPage('scenario.settle()');
   return ofType(site.eventsOf(url), type);
 }
 

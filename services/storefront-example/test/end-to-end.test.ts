@@ -9,6 +9,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
 import { spawnService, type ServiceProcess } from '../../../test/support/service-process.ts';
+import { readUntil } from '../../../test/support/wait.ts';
 import { runApi } from '../../api/test/run-api.ts';
 import { storedEvents, type StoredEvent } from '../../api/test/track-support.ts';
 import { launchChromium } from '../../beacon/test/chromium.ts';
@@ -64,12 +65,7 @@ async function openStorefront(headers: Record<string, string> = {}): Promise<{ p
 
 /** The session's stored events once `done` holds for them (or after `timeoutMs`). */
 async function eventsWhen(session: string, done: (events: StoredEvent[]) => boolean, timeoutMs = 10_000): Promise<StoredEvent[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const events = await storedEvents(pool, session, 0);
-    if (done(events) || Date.now() > deadline) return events;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return readUntil(() => storedEvents(pool, session, 0), done, { timeoutMs, intervalMs: 100 });
 }
 
 const named = (events: StoredEvent[], type: string): string[] =>
@@ -133,7 +129,8 @@ describe('a shopper on the example storefront', () => {
       expect(response.status).toBe(502);
       const message = `the tracking api at http://127.0.0.1:${port} is unreachable (ECONNREFUSED)`;
       expect(await response.json()).toEqual({ error: { code: 'BAD_GATEWAY', message } });
-      expect(orphan.output()).toContain(`beacon relay: 502 ${message}`);
+      // The log line travels through the child's stdout: it may arrive after the response.
+      await expect.poll(() => orphan.output()).toContain(`beacon relay: 502 ${message}`);
     } finally {
       await stop(orphan);
     }

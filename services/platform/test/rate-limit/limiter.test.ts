@@ -42,6 +42,7 @@ async function openRedisCache(url = inject('redisUrl')): Promise<RedisCache> {
 
 const allowedCount = (decisions: ReadonlyArray<RateLimitDecision | undefined>) => decisions.filter((d) => d?.allowed).length;
 
+/** `count` takes `intervalMs` apart: the request rate against the refill rate is what these tests are about. */
 async function paced(count: number, intervalMs: number, take: () => Promise<RateLimitDecision | undefined>) {
   const decisions: Array<RateLimitDecision | undefined> = [];
   for (let i = 0; i < count; i += 1) {
