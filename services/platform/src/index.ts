@@ -6,8 +6,8 @@ export { workflowMetrics, type WorkflowMetrics } from './metrics/workflow-metric
 export { openDatabase, PrismaClient, type Database } from './db/database.ts';
 export { startEmbeddedPostgres } from './db/embedded-postgres.ts';
 export type { Cache } from './cache/cache.ts';
-export { MemoryCache } from './cache/memory-cache.ts';
-export { RedisCache } from './cache/redis-cache.ts';
+export { MemoryCache } from './cache/memory/memory-cache.ts';
+export { RedisCache } from './cache/redis/redis-cache.ts';
 export type { Broker } from './broker/broker.ts';
 export { KafkaBroker } from './broker/kafka-broker.ts';
 export { runProbe, type Probe, type ProbeResult, type DependencyMode } from './health/probe.ts';

@@ -1,8 +1,8 @@
 import type { Config } from '../config/config.ts';
 import type { Logger } from '@shop/runtime';
 import type { Cache } from './cache.ts';
-import { MemoryCache } from './memory-cache.ts';
-import { RedisCache } from './redis-cache.ts';
+import { MemoryCache } from './memory/memory-cache.ts';
+import { RedisCache } from './redis/redis-cache.ts';
 
 export function openCache(config: Config, logger: Logger): Cache {
   if (config.cacheUrl === undefined) {

@@ -1,5 +1,5 @@
 import type { Cache } from '../cache/cache.ts';
-import { RedisCache } from '../cache/redis-cache.ts';
+import { RedisCache } from '../cache/redis/redis-cache.ts';
 import { MemoryBucketStore } from './memory-bucket-store.ts';
 import { RedisBucketStore } from './redis-bucket-store.ts';
 import type { BucketLimit, TakeResult } from './token-bucket.ts';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { createLogger } from '@shop/runtime';
 import type { Cache } from '../../src/cache/cache.ts';
-import { MemoryCache } from '../../src/cache/memory-cache.ts';
-import { RedisCache } from '../../src/cache/redis-cache.ts';
+import { MemoryCache } from '../../src/cache/memory/memory-cache.ts';
+import { RedisCache } from '../../src/cache/redis/redis-cache.ts';
 import { uniqueName } from '../../../../test/infra/isolation.ts';
 
 // Waiting out a TTL is the behaviour under test: these sleeps stay.

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '@shop/runtime';
-import type { Cache } from './cache.ts';
+import type { Cache } from '../cache.ts';
 
 const MAX_RECONNECT_DELAY_MS = 2_000;
 

@@ -1,4 +1,4 @@
-import type { Cache } from './cache.ts';
+import type { Cache } from '../cache.ts';
 
 interface Entry {
   readonly value: string;
