@@ -47,10 +47,12 @@ describe('the shop/operator image', () => {
       mounts: [`type=bind,src=${kubeDir},dst=/tmp/kube,ro`],
     });
     try {
+      // Until it logs "started": its SIGTERM handler is in place from then on.
       await retryUntil(
         async () => {
           const response = await fetch(`http://127.0.0.1:${port}/healthz`);
           if (!response.ok) throw new Error(`/healthz answered ${response.status}`);
+          if (!operator.output().includes('"msg":"started"')) throw new Error('the operator has not logged "started" yet');
         },
         { timeoutMs: 60_000, intervalMs: 250, abortReason: () => operator.exitReason() },
       );

@@ -73,7 +73,7 @@ function differences(before: Map<string, string>, after: Map<string, string>): s
 describe('the shop/platform image', () => {
   imageChecks(() => ({ built, container }));
 
-  it('starts the api on embedded defaults, answers /health, /ready and { health } from outside, and writes only under /tmp', async () => {
+  it('starts the api on embedded defaults: /health, /ready and { health } answer from outside, it writes only under /tmp and stops with 0 on SIGTERM', async () => {
     const before = await snapshotOutsideWritable();
     const { api, url } = await startApi();
     try {
@@ -87,8 +87,9 @@ describe('the shop/platform image', () => {
       });
       expect(await graphql.json()).toEqual({ data: { health: expect.anything() } });
     } finally {
-      const { output } = await api.stop();
+      const { code, output } = await api.stop();
       expect(output).toMatch(/embedded PGlite/);
+      expect(code, output).toBe(0);
     }
     expect(await readdir(join(container.rootDir, WRITABLE_DIR))).toContain('pglite');
     expect(differences(before, await snapshotOutsideWritable())).toEqual([]);

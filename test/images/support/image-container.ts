@@ -4,7 +4,7 @@
 // directory and environment, as a container engine would start them.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { command } from '../../../images/build/command.ts';
@@ -27,7 +27,7 @@ export interface ContainerProcess {
   /** Why it is no longer running (with the end of its output), or undefined while it runs. */
   exitReason(): string | undefined;
   exited(): Promise<Exit>;
-  /** SIGTERM to the process group, SIGKILL after 10 s; resolves once it has exited. */
+  /** SIGTERM to the command inside, SIGKILL to everything after 10 s; resolves once it has exited. */
   stop(): Promise<Exit>;
 }
 
@@ -50,16 +50,46 @@ export interface ImageContainer {
   dispose(): Promise<void>;
 }
 
+/** Parent pid -> child pids, from /proc. */
+async function processTree(): Promise<Map<number, number[]>> {
+  const tree = new Map<number, number[]>();
+  for (const entry of (await readdir('/proc')).filter((name) => /^\d+$/.test(name))) {
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // pid (comm) state ppid …: comm may hold spaces and parentheses, so split after its last ')'.
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    tree.set(parent, [...(tree.get(parent) ?? []), Number(entry)]);
+  }
+  return tree;
+}
+
+/**
+ * The command buildah started: chroot isolation has no pid namespace, so it is a host process below
+ * buildah, its chroot runtime and its exec helper (named `buildah…` or `memfd:buildah…`). Signalling
+ * it, not buildah, lets the command shut down on its own; buildah then exits with the command's code.
+ */
+async function commandProcess(buildahPid: number): Promise<number | undefined> {
+  const tree = await processTree();
+  let pids = [buildahPid];
+  while (pids.length > 0) {
+    for (const pid of pids) {
+      const name = (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim();
+      if (name !== '' && !name.includes('buildah')) return pid;
+    }
+    pids = pids.flatMap((pid) => tree.get(pid) ?? []);
+  }
+  return undefined;
+}
+
 function startProcess(program: string, args: readonly string[]): ContainerProcess {
-  // Its own process group: buildah's chroot runtime and the command inside stop together.
+  // Its own process group, so that a stuck run can be killed whole.
   const child: ChildProcess = spawn(program, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exit = once(child, 'close').then(([code]) => ({ code: code as number | null, output }));
-  const signal = (name: NodeJS.Signals): void => {
+  const signal = (pid: number, name: NodeJS.Signals): void => {
     try {
-      process.kill(-(child.pid as number), name);
+      process.kill(pid, name);
     } catch {
       // already gone
     }
@@ -69,8 +99,9 @@ function startProcess(program: string, args: readonly string[]): ContainerProces
     exitReason: () => (child.exitCode === null && child.signalCode === null ? undefined : `exited (${child.exitCode ?? child.signalCode}):\n${lastLines(output, 20)}`),
     exited: () => exit,
     async stop() {
-      signal('SIGTERM');
-      const timer = setTimeout(() => signal('SIGKILL'), 10_000);
+      const pid = child.pid as number;
+      signal((await commandProcess(pid)) ?? pid, 'SIGTERM');
+      const timer = setTimeout(() => signal(-pid, 'SIGKILL'), 10_000);
       const result = await exit;
       clearTimeout(timer);
       return result;
