@@ -1,8 +1,5 @@
 import type { Cache } from '../cache/cache.ts';
-import { RedisCache } from '../cache/redis/redis-cache.ts';
-import { MemoryBucketStore } from './memory-bucket-store.ts';
-import { RedisBucketStore } from './redis-bucket-store.ts';
-import type { BucketLimit, TakeResult } from './token-bucket.ts';
+import type { BucketLimit, TakeResult } from '../cache/token-bucket.ts';
 
 /** Where buckets live. `take` refills, checks and spends in one atomic step per key. */
 export interface TokenBucketStore {
@@ -11,10 +8,12 @@ export interface TokenBucketStore {
 }
 
 /**
- * The store that matches the process's cache: buckets in the same Redis (a Lua script) when CACHE_URL is
- * set, in process memory otherwise, like the embedded MemoryCache (one process, so one set of buckets).
+ * The buckets of the process's cache (Cache.takeTokens): in Redis when CACHE_URL is set, in process memory
+ * otherwise (one process, so one set of buckets). The cache holds them, so closing the store leaves them.
  */
 export function tokenBucketStoreFor(cache: Cache): TokenBucketStore {
-  if (cache instanceof RedisCache) return new RedisBucketStore(cache.client);
-  return new MemoryBucketStore();
+  return {
+    take: (key, limit, cost) => cache.takeTokens(key, limit, cost),
+    close: async () => {},
+  };
 }

@@ -1,7 +1,7 @@
 import { Counter, type Registry } from 'prom-client';
 import type { Logger } from '@shop/runtime';
 import type { RateLimitPolicy } from './policy.ts';
-import { TOKEN_EPSILON, type TakeResult } from './token-bucket.ts';
+import { TOKEN_EPSILON, type TakeResult } from '../cache/token-bucket.ts';
 
 export type RateLimitResult = 'allowed' | 'limited' | 'fail_open';
 

@@ -1,8 +1,6 @@
-import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { uniqueName } from '../../../../test/infra/isolation.ts';
 import { createLogger } from '@shop/runtime';
@@ -10,8 +8,6 @@ import { MemoryCache } from '../../src/cache/memory/memory-cache.ts';
 import { RedisCache } from '../../src/cache/redis/redis-cache.ts';
 import type { Cache } from '../../src/cache/cache.ts';
 import { tokenBucketStoreFor, type TokenBucketStore } from '../../src/rate-limit/bucket-store.ts';
-import { MemoryBucketStore } from '../../src/rate-limit/memory-bucket-store.ts';
-import { RedisBucketStore, TAKE_TOKENS_LUA } from '../../src/rate-limit/redis-bucket-store.ts';
 import { RateLimiter } from '../../src/rate-limit/limiter.ts';
 import type { RateLimitDecision } from '../../src/rate-limit/decisions.ts';
 import type { RateLimitPolicy } from '../../src/rate-limit/policy.ts';
@@ -175,55 +171,20 @@ limiterContract(
   async () => {
     const caches = await Promise.all(Array.from({ length: 4 }, () => openRedisCache()));
     extraRedisStores.push(...caches);
-    return caches.map((cache) => new RedisBucketStore(cache.client));
+    return caches.map((cache) => tokenBucketStoreFor(cache));
   },
 );
 
 describe('the bucket store for a cache', () => {
-  it('is the Redis store for a RedisCache and the memory store otherwise', async () => {
-    const redis = new RedisCache(inject('redisUrl'), quietLogger);
-    const memory = new MemoryCache();
-    expect(tokenBucketStoreFor(redis)).toBeInstanceOf(RedisBucketStore);
-    const memoryStore = tokenBucketStoreFor(memory);
-    expect(memoryStore).toBeInstanceOf(MemoryBucketStore);
-    await Promise.all([redis.close(), memory.close(), memoryStore.close()]);
-  });
-});
-
-describe('RedisBucketStore', () => {
-  let client: Redis;
-  beforeAll(() => {
-    client = new Redis(inject('redisUrl'));
-  });
-  afterAll(async () => {
-    await client?.quit();
-  });
-
-  it('runs the script again with EVAL when Redis lost it (NOSCRIPT)', async () => {
-    const store = new RedisBucketStore(client);
-    const key = uniqueName('noscript');
-    await store.take(key, { capacity: 3, refillPerSecond: 0.01 }, 1);
-    await client.script('FLUSH');
-    const second = await store.take(key, { capacity: 3, refillPerSecond: 0.01 }, 1);
-    expect(second.allowed).toBe(true);
-    expect(second.tokens).toBeCloseTo(1, 1); // plus the few milliseconds' refill
-    expect(await client.script('EXISTS', createHash('sha1').update(TAKE_TOKENS_LUA).digest('hex'))).toEqual([1]);
-  });
-
-  it('stamps buckets with the Redis clock and lets them expire once they would be full', async () => {
-    const store = new RedisBucketStore(client);
-    const key = uniqueName('ttl');
-    await store.take(key, { capacity: 4, refillPerSecond: 2 }, 1);
-    const [seconds] = await client.time();
-    const stamped = Number(await client.hget(key, 'ts'));
-    expect(Math.abs(stamped - Number(seconds) * 1000)).toBeLessThan(2_000);
-    const ttl = await client.pttl(key);
-    expect(ttl).toBeGreaterThan(2_000);
-    expect(ttl).toBeLessThanOrEqual(3_000);
-  });
-
-  it('keeps the script small enough to read: it is TAKE_TOKENS_LUA', () => {
-    expect(TAKE_TOKENS_LUA).toContain("redis.call('TIME')");
+  it("spends the cache's own buckets, and closing it leaves them to the cache", async () => {
+    const cache = new MemoryCache();
+    const store = tokenBucketStoreFor(cache);
+    const limit = { capacity: 2, refillPerSecond: 0.01 };
+    expect((await store.take('shared', limit, 1)).allowed).toBe(true);
+    await store.close();
+    expect((await cache.takeTokens('shared', limit, 1)).allowed).toBe(true);
+    expect((await store.take('shared', limit, 1)).allowed).toBe(false);
+    await cache.close();
   });
 });
 

@@ -1,4 +1,6 @@
-import type { Cache } from '../cache.ts';
+import type { BucketCharge, Cache, ChargeAndClaimResult, Claims } from '../cache.ts';
+import type { BucketLimit, TakeResult } from '../token-bucket.ts';
+import { MemoryBucketStore } from './memory-bucket-store.ts';
 
 interface Entry {
   readonly value: string;
@@ -7,15 +9,21 @@ interface Entry {
 
 const SWEEP_INTERVAL_MS = 30_000;
 
-/** The embedded cache: one process, same semantics as the Redis one (TTL, set-if-absent). */
+/**
+ * The embedded cache: one process, same semantics as the Redis one (TTL, set-if-absent, token buckets,
+ * charge and claim). Each operation is one synchronous step, so concurrent callers cannot interleave.
+ */
 export class MemoryCache implements Cache {
   readonly mode = 'embedded';
   readonly #entries = new Map<string, Entry>();
   readonly #now: () => number;
   readonly #sweeper: NodeJS.Timeout;
+  readonly #buckets: MemoryBucketStore;
 
-  constructor(now: () => number = Date.now) {
+  /** `now` is the clock of values' TTLs; `bucketClock` the buckets', monotonic so wall-clock jumps neither refill nor drain. */
+  constructor(now: () => number = Date.now, bucketClock?: () => number) {
     this.#now = now;
+    this.#buckets = new MemoryBucketStore(bucketClock);
     this.#sweeper = setInterval(() => this.#sweep(), SWEEP_INTERVAL_MS).unref();
   }
 
@@ -31,18 +39,33 @@ export class MemoryCache implements Cache {
 
   /** Check and write happen in one synchronous step, so concurrent callers cannot interleave. */
   async setIfAbsent(key: string, value: string, ttlSeconds?: number): Promise<boolean> {
-    if (this.#read(key) !== undefined) return false;
-    this.#write(key, value, ttlSeconds);
-    return true;
+    return this.#setIfAbsent(key, value, ttlSeconds);
   }
 
   async delete(key: string): Promise<void> {
     this.#entries.delete(key);
   }
 
+  async takeTokens(key: string, limit: BucketLimit, cost: number): Promise<TakeResult> {
+    return this.#buckets.takeNow(key, limit, cost);
+  }
+
+  async chargeAndClaim(charge: BucketCharge | undefined, claims: Claims): Promise<ChargeAndClaimResult> {
+    const taken = charge === undefined ? undefined : this.#buckets.takeNow(charge.key, charge.limit, charge.cost);
+    if (taken !== undefined && !taken.allowed) return { taken, claimed: [] };
+    return { taken, claimed: claims.keys.map((key) => this.#setIfAbsent(key, '1', claims.ttlSeconds)) };
+  }
+
   async close(): Promise<void> {
     clearInterval(this.#sweeper);
     this.#entries.clear();
+    await this.#buckets.close();
+  }
+
+  #setIfAbsent(key: string, value: string, ttlSeconds: number | undefined): boolean {
+    if (this.#read(key) !== undefined) return false;
+    this.#write(key, value, ttlSeconds);
+    return true;
   }
 
   #read(key: string): string | undefined {

@@ -1,8 +1,18 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '@shop/runtime';
-import type { Cache } from '../cache.ts';
+import type { BucketCharge, Cache, ChargeAndClaimResult, Claims } from '../cache.ts';
+import type { BucketLimit, TakeResult } from '../token-bucket.ts';
+import { ChargeBatcher } from './charge-batcher.ts';
+import { RedisBucketStore } from './redis-bucket-store.ts';
 
 const MAX_RECONNECT_DELAY_MS = 2_000;
+
+export interface RedisCacheOptions {
+  /** A chargeAndClaim not answered within this fails, so a hung Redis cannot hold its callers. */
+  readonly chargeTimeoutMs?: number;
+}
+
+const DEFAULT_CHARGE_TIMEOUT_MS = 250;
 
 /**
  * ioredis over CACHE_URL. Commands fail at once while disconnected (no offline queue), so a
@@ -11,8 +21,10 @@ const MAX_RECONNECT_DELAY_MS = 2_000;
 export class RedisCache implements Cache {
   readonly mode = 'external';
   readonly client: Redis;
+  readonly #buckets: RedisBucketStore;
+  readonly #charges: ChargeBatcher;
 
-  constructor(url: string, logger: Logger) {
+  constructor(url: string, logger: Logger, options: RedisCacheOptions = {}) {
     this.client = new Redis(url, {
       lazyConnect: true,
       enableOfflineQueue: false,
@@ -29,6 +41,8 @@ export class RedisCache implements Cache {
       if (reportedDown) logger.info('cache connection restored');
       reportedDown = false;
     });
+    this.#buckets = new RedisBucketStore(this.client);
+    this.#charges = new ChargeBatcher(this.client, options.chargeTimeoutMs ?? DEFAULT_CHARGE_TIMEOUT_MS);
   }
 
   /** Starts connecting; the process starts even when the cache is down and reports it in /ready. */
@@ -59,6 +73,16 @@ export class RedisCache implements Cache {
 
   async delete(key: string): Promise<void> {
     await this.client.del(key);
+  }
+
+  /** One EVALSHA of TAKE_TOKENS_LUA (bucket-scripts.ts): the bucket is a hash {t, ts} on the Redis clock. */
+  takeTokens(key: string, limit: BucketLimit, cost: number): Promise<TakeResult> {
+    return this.#buckets.take(key, limit, cost);
+  }
+
+  /** CHARGE_AND_CLAIM_LUA, one script call for the charges made together (ChargeBatcher). */
+  chargeAndClaim(charge: BucketCharge | undefined, claims: Claims): Promise<ChargeAndClaimResult> {
+    return this.#charges.run(charge, claims);
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryBucketStore } from '../../src/rate-limit/memory-bucket-store.ts';
-import { takeFromBucket } from '../../src/rate-limit/token-bucket.ts';
+import { MemoryBucketStore } from '../../src/cache/memory/memory-bucket-store.ts';
+import { takeFromBucket } from '../../src/cache/token-bucket.ts';
 import { refillWindowSeconds } from '../../src/rate-limit/policy.ts';
 
 /** The memory store on a clock the test moves: the same arithmetic as the Lua script, without waiting. */

@@ -24,7 +24,7 @@ export interface TakeResult {
 export const TOKEN_EPSILON = 1e-9;
 
 /**
- * One take from a bucket, as the Lua script in redis-bucket-store.ts does it: refill for the time elapsed
+ * One take from a bucket, as the Lua in redis/bucket-scripts.ts does it: refill for the time elapsed
  * (never above capacity, so idling does not bank more than one burst), then spend `cost` if there is enough.
  * A clock that went backwards refills nothing. A missing bucket is a full one.
  */

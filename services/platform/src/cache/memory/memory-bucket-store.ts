@@ -1,5 +1,4 @@
-import type { TokenBucketStore } from './bucket-store.ts';
-import { bucketTtlMs, takeFromBucket, type BucketLimit, type BucketState, type TakeResult } from './token-bucket.ts';
+import { bucketTtlMs, takeFromBucket, type BucketLimit, type BucketState, type TakeResult } from '../token-bucket.ts';
 
 interface StoredBucket {
   state: BucketState;
@@ -9,10 +8,10 @@ interface StoredBucket {
 const SWEEP_INTERVAL_MS = 30_000;
 
 /**
- * Buckets in this process, for the embedded default (no CACHE_URL). A take is one synchronous step, so
- * concurrent requests cannot interleave. The clock is monotonic: wall-clock jumps neither refill nor drain.
+ * Token buckets in this process, for MemoryCache.takeTokens. A take is one synchronous step, so concurrent
+ * requests cannot interleave. The clock is monotonic: wall-clock jumps neither refill nor drain.
  */
-export class MemoryBucketStore implements TokenBucketStore {
+export class MemoryBucketStore {
   readonly #buckets = new Map<string, StoredBucket>();
   readonly #now: () => number;
   readonly #sweeper: NodeJS.Timeout;
@@ -23,6 +22,11 @@ export class MemoryBucketStore implements TokenBucketStore {
   }
 
   async take(key: string, limit: BucketLimit, cost: number): Promise<TakeResult> {
+    return this.takeNow(key, limit, cost);
+  }
+
+  /** The take, synchronously: for steps that must not be interleaved with other callers. */
+  takeNow(key: string, limit: BucketLimit, cost: number): TakeResult {
     const now = this.#now();
     const stored = this.#buckets.get(key);
     const current = stored !== undefined && stored.expiresAtMs > now ? stored.state : undefined;
