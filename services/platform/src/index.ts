@@ -9,7 +9,6 @@ export type { Cache, BucketCharge, Claims, ChargeAndClaimResult } from './cache/
 export type { BucketLimit, TakeResult } from './cache/token-bucket.ts';
 export { MemoryCache } from './cache/memory/memory-cache.ts';
 export { RedisCache, type RedisCacheOptions } from './cache/redis/redis-cache.ts';
-export { REDIS_NOW_LUA, TAKE_FROM_BUCKET_LUA_FUNCTION } from './cache/redis/bucket-scripts.ts';
 export type { Broker } from './broker/broker.ts';
 export { KafkaBroker } from './broker/kafka-broker.ts';
 export { runProbe, type Probe, type ProbeResult, type DependencyMode } from './health/probe.ts';

@@ -31,7 +31,7 @@ export class RedisScript {
  * hash {t: tokens, ts: ms} that expires once it would be full again. Returns {allowed 0|1, tokens (text),
  * retryMs, fullMs}.
  */
-export const TAKE_FROM_BUCKET_LUA_FUNCTION = `
+const TAKE_FROM_BUCKET_LUA_FUNCTION = `
 local function take_from_bucket(bucket, capacity, refill_per_second, cost, now)
   local rate_ms = refill_per_second / 1000
   local stored = redis.call('HMGET', bucket, 't', 'ts')
@@ -60,7 +60,7 @@ end
 `;
 
 /** The Redis server's clock in milliseconds, for take_from_bucket. */
-export const REDIS_NOW_LUA = `
+const REDIS_NOW_LUA = `
 if redis.replicate_commands then redis.replicate_commands() end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
