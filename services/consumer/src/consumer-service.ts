@@ -1,5 +1,5 @@
 import type { Kafka } from 'kafkajs';
-import { KafkaBroker, runProbe, type Platform } from '@shop/platform';
+import { runProbe, type Platform } from '@shop/platform';
 import type { ConsumerGroupDefinition } from './group-definition.ts';
 import { consumerMetrics } from './consumer-metrics.ts';
 import { lagSource } from './consumer-lag.ts';
@@ -105,8 +105,9 @@ export async function startConsumerService(
 }
 
 function kafkaOf(platform: ConsumerPlatform): Kafka {
-  if (!(platform.broker instanceof KafkaBroker)) throw new Error('the consumer service needs a Kafka broker (BROKER_ADDRESS)');
-  return platform.broker.kafka;
+  const { kafka } = platform.broker;
+  if (kafka === undefined) throw new Error('the consumer service needs a Kafka broker (BROKER_ADDRESS)');
+  return kafka;
 }
 
 function checkDefinitions(groups: readonly ConsumerGroupDefinition[]): void {

@@ -6,6 +6,7 @@ import { KafkaBroker } from './kafka-broker.ts';
 /** Without BROKER_ADDRESS, events stay in the outbox and are delivered to local handlers in-process. */
 const inProcessBroker: Broker = {
   mode: 'embedded',
+  kafka: undefined,
   async ping() {},
   async close() {},
 };

@@ -1,5 +1,4 @@
 import type { Platform } from '../platform.ts';
-import { KafkaBroker } from '../broker/kafka-broker.ts';
 import { createEmitter, type Emit, type RunTransaction } from './emit.ts';
 import { OutboxDispatcher } from './dispatcher.ts';
 import { OutboxRelay } from './relay.ts';
@@ -36,7 +35,7 @@ export function startOutbox(platform: Platform, options: OutboxOptions = {}): Ru
   const { config, logger, database, broker } = platform;
   const metrics = outboxMetrics(platform.metrics, database.pool);
   const idleMs = options.idleMs ?? 50;
-  const publisher = broker instanceof KafkaBroker ? new KafkaPublisher(broker.kafka, logger) : undefined;
+  const publisher = broker.kafka === undefined ? undefined : new KafkaPublisher(broker.kafka, logger);
   const dispatcher = new OutboxDispatcher({
     pool: database.pool,
     prisma: database.prisma,
