@@ -2,11 +2,18 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
-/** Dependencies point one way: services -> domain -> platform -> runtime. */
-const forbid = (packages) => ({
+/** Redis is the cache's business: what needs it is a Cache operation, implemented in services/platform/src/cache/. */
+const REDIS_CLIENT = {
+  name: 'ioredis',
+  message: 'Only the Redis cache adapter (services/platform/src/cache/redis/) uses ioredis: add a Cache operation instead.',
+};
+
+/** Dependencies point one way: services -> domain -> platform -> runtime. And ioredis stays in the cache. */
+const forbid = (packages, { redis = false } = {}) => ({
   'no-restricted-imports': [
     'error',
     {
+      paths: redis ? [] : [REDIS_CLIENT],
       patterns: packages.map((name) => ({
         group: [`@shop/${name}`, `@shop/${name}/*`, `**/services/${name}/**`],
         message: `Dependencies point one way (services -> domain -> platform -> runtime): this package must not import @shop/${name}.`,
@@ -29,6 +36,7 @@ export default tseslint.config(
   { files: ['services/runtime/**'], rules: forbid(['platform', 'domain', 'api', 'worker', 'consumer']) },
   { files: ['operator/**', 'services/storefront-example/**'], rules: forbid(['platform', 'domain', 'api', 'worker', 'consumer']) },
   { files: ['services/platform/**'], rules: forbid(['domain', 'api', 'worker', 'consumer']) },
+  { files: ['services/platform/src/cache/**'], rules: forbid(['domain', 'api', 'worker', 'consumer'], { redis: true }) },
   { files: ['services/domain/**'], rules: forbid(['api', 'worker', 'consumer']) },
   { files: ['services/api/**'], rules: forbid(['worker', 'consumer']) },
   { files: ['services/worker/**'], rules: forbid(['api', 'consumer']) },
