@@ -61,8 +61,8 @@ describe('the shop/operator image', () => {
       expect(await metrics.text()).toMatch(/^# TYPE /m);
     } finally {
       const { code, output } = await operator.stop();
-      expect(code, output).toBe(0);
       await rm(kubeDir, { recursive: true });
+      expect(code, output).toBe(0);
     }
   });
 });
