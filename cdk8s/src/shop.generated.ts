@@ -321,7 +321,7 @@ export interface ShopSpec {
     };
   };
   /**
-   * Extension packages to install, pinned by version.
+   * Extension packages to install, pinned by version. Not acted on yet: the platform does not load extensions.
    *
    * @maxItems 100
    *
@@ -338,7 +338,7 @@ export interface ShopSpec {
     version: string;
   }[];
   /**
-   * Grafana dashboards and Prometheus alert rules provisioned for this Shop.
+   * Grafana dashboards and Prometheus alert rules for this Shop. Not acted on yet: the operator provisions neither, so both are off by default.
    */
   monitoring?: {
     /**
@@ -371,7 +371,7 @@ export interface ShopSpec {
     };
   };
   /**
-   * Rotation of SECRETS_MASTER_KEY: a new key every interval; the old one stays readable for the retention.
+   * Rotation of SECRETS_MASTER_KEY: a new key every interval; the old one stays readable for the retention. Not acted on yet: the operator does not rotate keys, so it is off by default.
    */
   keyRotation?: {
     /**

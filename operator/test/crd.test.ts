@@ -61,8 +61,8 @@ describe('the Shop CRD on a real API server', () => {
       api: { replicas: 2 },
       worker: { replicas: 1 },
       consumer: { replicas: 1 },
-      monitoring: { dashboards: { enabled: true }, alerts: { enabled: true } },
-      keyRotation: { enabled: true, interval: '720h', retention: '336h' },
+      monitoring: { dashboards: { enabled: false }, alerts: { enabled: false } },
+      keyRotation: { enabled: false, interval: '720h', retention: '336h' },
     });
   });
 
