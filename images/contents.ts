@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { API, CONSUMER, MIGRATE_COMMAND, WORKER } from '../cdk8s/src/components.ts';
 import { RUN_AS_USER } from '../cdk8s/src/security.ts';
 
-export type ImageTarget = 'platform' | 'operator';
+export type ImageTarget = 'platform' | 'operator' | 'storefront';
 
 export interface ImageSpec {
   /** The Containerfile stage that builds it (`--target`). */
@@ -28,6 +28,11 @@ export interface ImageSpec {
   readonly sizeBudgetMB: number;
   /** Exposed ports. */
   readonly ports: readonly number[];
+  /**
+   * Its part in the extension sync chain (images/sync): the platform image carries the sync manifest
+   * of its extension set; a front-end image is built only with the EXTENSIONS_SYNC_HASH of that set.
+   */
+  readonly extensionSync?: 'manifest' | 'front-end';
 }
 
 /** The repository root inside the image, and the processes' working directory. */
@@ -86,6 +91,7 @@ const platform: ImageSpec = {
   // 448 MB when set: Node 127 MB, node_modules about 250 MB (Prisma's client runtime, Temporal's
   // native bridge and workflow bundler), the Debian base 60 MB.
   sizeBudgetMB: 500,
+  extensionSync: 'manifest',
   ports: [API.http.port, WORKER.http.port, CONSUMER.http.port],
 };
 
@@ -106,4 +112,23 @@ const operator: ImageSpec = {
   sizeBudgetMB: 330,
 };
 
-export const IMAGES: readonly ImageSpec[] = [platform, operator];
+const storefront: ImageSpec = {
+  target: 'storefront',
+  name: 'shop/storefront-example',
+  title: 'Shop example storefront',
+  description: 'The example storefront: a demo page with the tracking beacon, and POST /api/track relayed to the api',
+  workspaces: ['services/runtime', 'services/beacon', 'services/storefront-example'],
+  paths: ['package.json', 'services/runtime', 'services/beacon', 'services/storefront-example'],
+  programs: ['services/storefront-example/src/main.ts'],
+  scripts: {},
+  entrypoint: [NODE_PATH, 'services/storefront-example/src/main.ts'],
+  // Outside a container the storefront binds 127.0.0.1, which nothing outside the container reaches.
+  env: { PATH, HOST: '0.0.0.0' },
+  // PORT's default (services/storefront-example/src/config.ts).
+  ports: [8080],
+  // Node 127 MB and the Debian base 60 MB; its own dependencies are a few MB.
+  sizeBudgetMB: 230,
+  extensionSync: 'front-end',
+};
+
+export const IMAGES: readonly ImageSpec[] = [platform, operator, storefront];

@@ -6,7 +6,8 @@
 import { copyFile, cp, mkdir, readFile, readdir, rm, symlink } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { arch } from 'node:process';
-import { DATA_LINK, EXCLUDED, IMAGES, type ImageSpec } from '../contents.ts';
+import { DATA_LINK, EXCLUDED, IMAGES, imageReference, type ImageSpec } from '../contents.ts';
+import { SYNC_MANIFEST_FILE, writeSyncManifest } from '../sync/sync-manifest.ts';
 import { command } from './command.ts';
 
 /** Node's name for the CPU -> the Rust target triple Temporal's native bridge is published for. */
@@ -62,6 +63,7 @@ export async function assembleApp(image: ImageSpec, sourceDir: string, outDir: s
   }
   await symlink(DATA_LINK.target, join(outDir, DATA_LINK.path));
   await removeForeignTemporalBridges(outDir);
+  if (image.extensionSync === 'manifest') await writeSyncManifest(sourceDir, imageReference(image), join(outDir, SYNC_MANIFEST_FILE));
 }
 
 if (import.meta.main) {

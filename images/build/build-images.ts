@@ -5,13 +5,14 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { IMAGES, imageReference, type ImageSpec } from '../contents.ts';
+import { readSyncManifest, syncProblem, SYNC_MANIFEST_FILE, type SyncManifest } from '../sync/sync-manifest.ts';
 import { commitImage } from './commit-image.ts';
 import { buildInputs } from './inputs.ts';
 import { imageLabels } from './labels.ts';
 import { OUTPUT_DIR, archivePath, keyOf, recordPath, workDir } from './layout.ts';
 import { withLock } from './lock.ts';
 import { baseRootfs } from './rootfs.ts';
-import { buildStage } from './stage.ts';
+import { buildStage, type BuildStage } from './stage.ts';
 
 /** Written next to each archive. */
 export interface BuildRecord {
@@ -37,7 +38,25 @@ async function previousRecord(image: ImageSpec): Promise<BuildRecord | undefined
   return JSON.parse(await readFile(recordPath(image), 'utf8').catch(() => '{}')) as BuildRecord;
 }
 
-export async function buildImages(log: (line: string) => void = () => {}): Promise<BuiltImage[]> {
+export interface BuildOptions {
+  /** EXTENSIONS_SYNC_HASH: the extension set the front ends were synced against; unset, the platform image's own. */
+  readonly extensionsSyncHash?: string;
+}
+
+/**
+ * The chain's check before a front end is built: its sync hash must be the platform image's
+ * extension set (from the sync manifest the build stage wrote). Without one given, the front ends
+ * are synced with this build: they have no extension UI of their own yet.
+ */
+async function checkFrontEndSync(stage: BuildStage, given: string | undefined): Promise<SyncManifest> {
+  const platform = IMAGES.find((image) => image.extensionSync === 'manifest') as ImageSpec;
+  const manifest = await readSyncManifest(join(stage.appDir(platform.target), SYNC_MANIFEST_FILE));
+  const problem = syncProblem(manifest, given ?? manifest.setHash);
+  if (problem !== undefined) throw new Error(`extension sync check failed: ${problem}`);
+  return manifest;
+}
+
+export async function buildImages(log: (line: string) => void = () => {}, options: BuildOptions = {}): Promise<BuiltImage[]> {
   const work = workDir();
   await mkdir(work, { recursive: true });
   return withLock(join(work, 'lock'), async () => {
@@ -50,6 +69,8 @@ export async function buildImages(log: (line: string) => void = () => {}): Promi
     const rootfs = await step('base root filesystem (debootstrap)', () => baseRootfs(work));
     const inputs = await buildInputs();
     const stage = await step(`build stage (npm ci of ${inputs.files.length} files)`, () => buildStage(work, inputs));
+    const synced = await checkFrontEndSync(stage, options.extensionsSyncHash);
+    log(`extension sync: the front ends are built against ${synced.platformImage}'s extension set ${synced.setHash}`);
     await mkdir(OUTPUT_DIR, { recursive: true });
     const built: BuiltImage[] = [];
     for (const image of IMAGES) {

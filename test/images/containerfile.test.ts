@@ -9,6 +9,7 @@ import { RUN_AS_USER } from '../../cdk8s/src/security.ts';
 import { APP_DIR, IMAGES, NODE_PATH, RUN_AS } from '../../images/contents.ts';
 import { imageLabels } from '../../images/build/labels.ts';
 import { REPOSITORY_ROOT } from '../../images/build/layout.ts';
+import { SYNC_MANIFEST_FILE } from '../../images/sync/sync-manifest.ts';
 import { argsOf, keyValues, readContainerfile } from './support/containerfile.ts';
 
 const stages = await readContainerfile();
@@ -31,11 +32,13 @@ describe('images/Containerfile', () => {
       const stage = stageNamed(image.target);
 
       it('starts from nothing and copies the root filesystem, Node, the application and its scripts', () => {
+        // A front end's application comes through the stage that checks its extension sync.
+        const appStage = image.extensionSync === 'front-end' ? `${image.target}-sync` : 'build';
         expect(stage.base).toBe('scratch');
         expect(argsOf(stage, 'COPY')).toEqual([
           '--from=build /rootfs/ /',
           `--from=build /src/node_modules/node/bin/node ${NODE_PATH}`,
-          `--from=build /out/${image.target}/ ${APP_DIR}/`,
+          `--from=${appStage} /out/${image.target}/ ${APP_DIR}/`,
           ...Object.entries(image.scripts).map(([destination, source]) => `--chmod=755 ${source} ${destination}`),
         ]);
       });
@@ -55,6 +58,18 @@ describe('images/Containerfile', () => {
         expect(labels['org.opencontainers.image.title']).toBe(image.title);
         expect(labels['org.opencontainers.image.description']).toBe(image.description);
       });
+    });
+  }
+});
+
+describe('the extension sync chain in images/Containerfile', () => {
+  const platform = IMAGES.find((image) => image.extensionSync === 'manifest');
+  for (const image of IMAGES.filter((candidate) => candidate.extensionSync === 'front-end')) {
+    it(`checks ${image.name}'s EXTENSIONS_SYNC_HASH against the platform image's sync manifest before taking its application`, () => {
+      const sync = stageNamed(`${image.target}-sync`);
+      expect(sync.base).toBe('build');
+      expect(argsOf(sync, 'ARG')).toEqual(['EXTENSIONS_SYNC_HASH']);
+      expect(argsOf(sync, 'RUN')).toEqual([`node images/sync/verify-sync.ts /out/${platform?.target}/${SYNC_MANIFEST_FILE}`]);
     });
   }
 });
