@@ -4,20 +4,13 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isProcessAlive } from '../../services/runtime/src/process-alive.ts';
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function ownerIsGone(lockDir: string): Promise<boolean> {
   const pid = Number(await readFile(join(lockDir, 'pid'), 'utf8').catch(() => ''));
   // No pid yet: the owner is between mkdir and writeFile.
-  return pid > 0 && !isAlive(pid);
+  return pid > 0 && !isProcessAlive(pid);
 }
 
 export async function withLock<T>(lockDir: string, work: () => Promise<T>): Promise<T> {

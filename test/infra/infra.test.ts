@@ -7,15 +7,8 @@ import { createTestDatabase, createTestNamespace, uniqueName } from './isolation
 import { withEmptyInfraCache } from './empty-cache.ts';
 import { connectOutcome } from './proc.ts';
 import { startKafka, startRedis, startTemporal, type ServerHandle } from './servers.ts';
+import { isProcessAlive } from '../../services/runtime/src/process-alive.ts';
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('shared servers from global setup', () => {
   it('postgres: a fresh test database answers SELECT 1 and is gone after drop()', async () => {
@@ -125,14 +118,14 @@ describe('temporal', () => {
       );
       const firstPid = temporal.pid() as number;
       await temporal.stop();
-      expect(isAlive(firstPid)).toBe(false);
+      expect(isProcessAlive(firstPid)).toBe(false);
       expect(await connectOutcome(temporal.port)).toBe('ECONNREFUSED');
       await temporal.start();
       expect(await withTemporal(temporal.url, 'default', scheduleIds)).toEqual(['kept']);
     } finally {
       const pid = temporal.pid();
       await temporal.dispose();
-      if (pid !== undefined) expect(isAlive(pid)).toBe(false);
+      if (pid !== undefined) expect(isProcessAlive(pid)).toBe(false);
     }
   });
 });
@@ -152,7 +145,7 @@ describe('a dedicated server', () => {
 
     await redis.stop();
     expect(redis.pid()).toBeUndefined();
-    expect(isAlive(firstPid as number)).toBe(false);
+    expect(isProcessAlive(firstPid as number)).toBe(false);
     expect(await connectOutcome(port)).toBe('ECONNREFUSED');
 
     await redis.start();

@@ -1,13 +1,6 @@
 import { open, readFile, rm } from 'node:fs/promises';
+import { isProcessAlive } from '@shop/runtime';
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Claims `<dataDir>.lock` for this process, so two processes never open the same PGlite files.
@@ -25,7 +18,7 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     const holder = Number((await readFile(lockFile, 'utf8').catch(() => '')).trim());
-    if (Number.isInteger(holder) && holder > 0 && isRunning(holder)) {
+    if (Number.isInteger(holder) && holder > 0 && isProcessAlive(holder)) {
       throw new Error(`${dataDir} is in use by another process (pid ${holder}): stop it, or set DATABASE_URL`);
     }
     await rm(lockFile, { force: true });
