@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { eventually } from '../../operator/test/support/eventually.ts';
+import { eventually } from '../../test/support/wait.ts';
 import { completeJob, markDeploymentAvailable } from '../../operator/test/support/fake-controllers.ts';
 import { startKubeApiServer, type KubeApiServer } from '../../test/infra/kubernetes.ts';
 import { kubeClient, type KubeRequest } from '../../test/infra/kube-client.ts';

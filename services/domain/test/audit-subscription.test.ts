@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startOutbox, type Platform, type RunningOutbox } from '@shop/platform';
 import { openTestPlatform, type TestPlatform } from '../../../test/support/test-platform.ts';
-import { examplePayload } from '../../platform/src/outbox/outbox-test-support.ts';
+import { examplePayload } from '../../platform/test/outbox/outbox-test-support.ts';
 import { subscriptionListeners, topicSubscriptions } from '../src/index.ts';
 
 let test: TestPlatform;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { EventName, EventPayloads } from '../events/catalog.ts';
-import { EXAMPLES_DIR } from '../events/schema-files.ts';
+import type { EventName, EventPayloads } from '../../src/events/catalog.ts';
+import { EXAMPLES_DIR } from '../../src/events/schema-files.ts';
 
 const examples = new Map<EventName, unknown>();
 
