@@ -30,6 +30,12 @@ describe('loadConfig', () => {
     expect(config.secretsMasterKey.toString('base64url')).toBe(DEVELOPMENT_MASTER_KEY);
   });
 
+  it('paces the sweeps at 500 rows a second unless told, and refuses a pace under 10', () => {
+    expect(loadConfig({}).sweepRowsPerSecond).toBe(500);
+    expect(loadConfig({ SWEEP_ROWS_PER_SECOND: '10' }).sweepRowsPerSecond).toBe(10);
+    expect(problemsOf({ SWEEP_ROWS_PER_SECOND: '9' })).toEqual(['SWEEP_ROWS_PER_SECOND: must be a whole number from 10 to 1000000 (got "9")']);
+  });
+
   it('defaults EVENT_SCHEMA_MODE to warn and HOST to all interfaces in production', () => {
     const config = loadConfig({
       NODE_ENV: 'production',
