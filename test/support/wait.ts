@@ -4,18 +4,22 @@
 export interface PollOptions {
   readonly timeoutMs?: number;
   readonly intervalMs?: number;
+  /** Why waiting longer is pointless (e.g. the process that should answer exited); stops at once with it. */
+  readonly abortReason?: () => string | undefined;
 }
 
 /**
  * Runs `probe` until it returns without throwing (its expectations hold), and returns its value. On the
  * deadline, fails with the probe's last error: what was expected and what was there.
  */
-export async function eventually<T>(probe: () => T | Promise<T>, { timeoutMs = 15_000, intervalMs = 50 }: PollOptions = {}): Promise<T> {
+export async function eventually<T>(probe: () => T | Promise<T>, { timeoutMs = 15_000, intervalMs = 50, abortReason }: PollOptions = {}): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
       return await probe();
     } catch (error) {
+      const aborted = abortReason?.();
+      if (aborted !== undefined) throw new Error(aborted, { cause: error });
       if (Date.now() >= deadline) throw error;
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));

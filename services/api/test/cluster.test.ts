@@ -38,7 +38,7 @@ async function logged(api: ServiceProcess, message: string, count: number, timeo
     () => {
       if (api.logLines().filter((line) => line.msg === message).length < count) throw new Error(`expected ${count} "${message}" lines:\n${api.output()}`);
     },
-    { timeoutMs },
+    { timeoutMs, abortReason: () => (api.child.exitCode === null && api.child.signalCode === null ? undefined : `the api exited before logging ${count} "${message}" lines:\n${api.output()}`) },
   );
 }
 
