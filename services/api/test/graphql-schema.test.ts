@@ -1,0 +1,22 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createRequire } from 'node:module';
+import { openGraphqlApi, type GraphqlApi } from './graphql-harness.ts';
+
+// The CommonJS build mercurius loads: the ES module build would not accept its schema objects.
+const { lexicographicSortSchema, printSchema } = createRequire(import.meta.url)('graphql') as typeof import('graphql');
+
+let api: GraphqlApi;
+
+beforeAll(async () => {
+  api = await openGraphqlApi('graphql_schema');
+});
+
+afterAll(async () => {
+  await api?.close();
+});
+
+// Sorted, so the snapshot pins what clients can use (types, fields, arguments, defaults and
+// descriptions) and not the order in which the areas happen to register their parts.
+it('serves the public schema of the snapshot', async () => {
+  await expect(printSchema(lexicographicSortSchema(api.app.graphql.schema))).toMatchFileSnapshot('./snapshots/schema.graphql');
+});
