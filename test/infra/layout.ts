@@ -20,6 +20,8 @@ export const HELM_VERSION = '3.22.0';
 export const TEMPORAL_CLI_VERSION = '1.5.1';
 /** The highest `go` line among the go.mod files (kine 0.17.5 needs 1.26.5). */
 export const GO_MIN_VERSION = '1.26.5';
+/** Debian bookworm's `prometheus` package: the server and promtool (the alert rule tests). */
+export const PROMETHEUS_VERSION = '2.42.0';
 
 export const postgresBinDir = `/usr/lib/postgresql/${POSTGRES_MAJOR}/bin`;
 export const redisServerBin = '/usr/bin/redis-server';
@@ -86,4 +88,41 @@ export function temporalCliTool(): GoTool {
 
 export function isToolProvisioned(tool: GoTool): boolean {
   return existsSync(tool.marker) && existsSync(tool.binary);
+}
+
+/** A Debian package unpacked into the cache with `apt-get download` and `dpkg-deb -x`: no root, nothing installed system-wide. */
+export interface UnpackedDebianPackage {
+  readonly label: string;
+  readonly aptPackage: string;
+  /** Upstream version its binaries must report, e.g. 2.42.0 for 2.42.0+ds-5+deb12u1. */
+  readonly version: string;
+  readonly dir: string;
+  /** The package's files as they would be installed: `<root>/usr/bin/...`. */
+  readonly root: string;
+  /** Written last by provision.ts: its presence means the package is unpacked and its binary answered --version. */
+  readonly marker: string;
+}
+
+export function prometheusPackage(): UnpackedDebianPackage {
+  const dir = join(cacheDir(), `prometheus-${PROMETHEUS_VERSION}`);
+  return {
+    label: `Prometheus ${PROMETHEUS_VERSION} (server and promtool)`,
+    aptPackage: 'prometheus',
+    version: PROMETHEUS_VERSION,
+    dir,
+    root: join(dir, 'root'),
+    marker: join(dir, '.provisioned'),
+  };
+}
+
+export function prometheusBin(): string {
+  return join(prometheusPackage().root, 'usr', 'bin', 'prometheus');
+}
+
+export function promtoolBin(): string {
+  return join(prometheusPackage().root, 'usr', 'bin', 'promtool');
+}
+
+export function isPrometheusProvisioned(): boolean {
+  return existsSync(prometheusPackage().marker) && existsSync(promtoolBin()) && existsSync(prometheusBin());
 }

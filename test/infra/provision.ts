@@ -1,5 +1,6 @@
 // Installs what the real-server tests need. Idempotent: `node test/infra/provision.ts`.
-// PostgreSQL, Redis, Java and Maven come from Debian; Kafka's jars from Maven Central into the cache;
+// PostgreSQL, Redis, Java and Maven come from Debian; Prometheus is unpacked from its Debian package into the
+// cache; Kafka's jars from Maven Central into the cache;
 // the Temporal CLI, kube-apiserver, kine and Helm are built from source with Go (modules from the Go module proxy).
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
@@ -11,6 +12,9 @@ import {
   KINE_VERSION,
   KUBERNETES_VERSION,
   POSTGRES_MAJOR,
+  prometheusPackage,
+  promtoolBin,
+  type UnpackedDebianPackage,
   SCALA_VERSION,
   SLF4J_RELOAD4J_VERSION,
   TEMPORAL_CLI_VERSION,
@@ -167,6 +171,34 @@ async function ensureKafkaClassArchive(): Promise<void> {
   if (!existsSync(partial)) throw new Error(`Kafka exited without writing ${partial}`);
   await rename(partial, archive);
   log(`${label}: installed`);
+}
+
+/**
+ * `apt-get download` and `dpkg-deb -x` need no root and install nothing system-wide (no service, no user):
+ * the package's files land under `<dir>/root`. The mirror's current build of the package is taken; its
+ * binary must report the expected upstream version.
+ */
+async function ensureUnpackedDebianPackage(pkg: UnpackedDebianPackage, versionBinary: string): Promise<void> {
+  if (existsSync(pkg.marker) && existsSync(versionBinary)) {
+    log(`${pkg.label}: ready (${pkg.root})`);
+    return;
+  }
+  log(`${pkg.label}: unpacking Debian ${pkg.aptPackage} into ${pkg.root}`);
+  // No marker means an earlier run did not finish: start from scratch.
+  await rm(pkg.dir, { recursive: true, force: true });
+  const downloads = join(pkg.dir, 'deb');
+  await mkdir(downloads, { recursive: true });
+  await run('apt-get', ['download', pkg.aptPackage], { cwd: downloads });
+  const [deb] = (await readdir(downloads)).filter((file) => file.endsWith('.deb'));
+  if (deb === undefined) throw new Error(`apt-get download ${pkg.aptPackage} finished but left no .deb in ${downloads}`);
+  await run('dpkg-deb', ['-x', join(downloads, deb), pkg.root]);
+  const versionOutput = await run(versionBinary, ['--version']);
+  if (!versionOutput.includes(`version ${pkg.version}`)) {
+    throw new Error(`${versionBinary} --version printed "${versionOutput.trim()}", expected version ${pkg.version}`);
+  }
+  await rm(downloads, { recursive: true });
+  await writeFile(pkg.marker, `${deb}\n`);
+  log(`${pkg.label}: installed (${deb})`);
 }
 
 // ---- Go-built tools: the Temporal CLI (its dev server), kine (etcd API on SQLite), kube-apiserver, Helm ----
@@ -401,6 +433,7 @@ try {
   await ensureSystemPackages();
   await ensureKafka();
   await ensureKafkaClassArchive();
+  await ensureUnpackedDebianPackage(prometheusPackage(), promtoolBin());
   // Sequential on purpose: each Go build already uses two cores.
   for (const tool of [temporalCli, kine, helm, kubeApiServer]) await ensureGoTool(tool);
   log(`all ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
