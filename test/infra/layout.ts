@@ -20,6 +20,9 @@ export const HELM_VERSION = '3.22.0';
 export const TEMPORAL_CLI_VERSION = '1.5.1';
 /** The highest `go` line among the go.mod files (kine 0.17.5 needs 1.26.5). */
 export const GO_MIN_VERSION = '1.26.5';
+/** The exporters SREs run next to PostgreSQL and Redis; newer tags are refused by the module proxy's version list. */
+export const POSTGRES_EXPORTER_VERSION = '0.17.1';
+export const REDIS_EXPORTER_VERSION = '1.74.0';
 /** Debian bookworm's `prometheus` package: the server and promtool (the alert rule tests). */
 export const PROMETHEUS_VERSION = '2.42.0';
 
@@ -84,6 +87,14 @@ export function helmTool(): GoTool {
 
 export function temporalCliTool(): GoTool {
   return goTool(`Temporal CLI ${TEMPORAL_CLI_VERSION}`, 'temporal-cli', TEMPORAL_CLI_VERSION, 'temporal');
+}
+
+export function postgresExporterTool(): GoTool {
+  return goTool(`postgres_exporter ${POSTGRES_EXPORTER_VERSION}`, 'postgres-exporter', POSTGRES_EXPORTER_VERSION, 'postgres_exporter');
+}
+
+export function redisExporterTool(): GoTool {
+  return goTool(`redis_exporter ${REDIS_EXPORTER_VERSION}`, 'redis-exporter', REDIS_EXPORTER_VERSION, 'redis_exporter');
 }
 
 export function isToolProvisioned(tool: GoTool): boolean {
