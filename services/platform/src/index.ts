@@ -51,3 +51,9 @@ export { RateLimitDecisions, type RateLimitDecision, type RateLimitResult } from
 export { RateLimitPolicies, RATE_LIMIT_POLICIES_CHANNEL, type RateLimitPoliciesOptions } from './rate-limit/policies.ts';
 export { tokenBucketStoreFor, type TokenBucketStore } from './rate-limit/bucket-store.ts';
 export { openRateLimiter, type OpenRateLimiterOptions, type OpenedRateLimiter } from './rate-limit/open-rate-limiter.ts';
+export { keyIdOf } from './secrets/key-id.ts';
+export { keyringOf, masterKeyring, type MasterKey, type MasterKeyring } from './secrets/keyring.ts';
+export { SecretUnreadableError } from './secrets/envelope.ts';
+export { readStoredSecret, setStoredSecret, storedSecretStatus, type SecretWrite, type StoredSecretStatus } from './secrets/stored-secrets.ts';
+export { rowsPerKeyId, type RowsPerKeyId } from './secrets/rows-per-key.ts';
+export { rewrapSecrets, type RewrapOptions, type RewrapProgress, type RewrapResult } from './secrets/rewrap.ts';
