@@ -1,0 +1,197 @@
+/**
+ * Every alert rule, once. generate-rules.ts writes them as a plain Prometheus rules file and as a
+ * PrometheusRule; the runbooks are alerts/runbooks/<alert>.md.
+ *
+ * Series are grouped by the `namespace` and `shop` target labels (see alerts/README.md), except the
+ * Temporal server's, which belong to no Shop: they carry the Temporal namespace and the task queue.
+ */
+import { THRESHOLDS } from './thresholds.ts';
+
+export type Severity = 'critical' | 'warning';
+
+export interface AlertRule {
+  readonly alert: string;
+  readonly expr: string;
+  /** How long the expression must hold before the alert fires (Prometheus duration). */
+  readonly for: string;
+  readonly severity: Severity;
+  readonly summary: string;
+  /** Prometheus template text; carries the live value. */
+  readonly description: string;
+  /** Where on-call confirms it: a dashboard uid and the title of one of its panels. */
+  readonly panel: { readonly dashboard: string; readonly title: string };
+}
+
+export interface AlertGroup {
+  readonly name: string;
+  readonly rules: readonly AlertRule[];
+}
+
+const SHOP = 'namespace, shop';
+const WHERE = '{{ $labels.namespace }}/{{ $labels.shop }}';
+const rate = (selector: string, window: string) => `sum by (${SHOP}) (rate(${selector}[${window}]))`;
+
+const api: AlertGroup = {
+  name: 'shop.api',
+  rules: [
+    {
+      alert: 'ApiHighErrorRate',
+      expr: `${rate('http_requests_total{status=~"5.."}', '5m')}\n  / ${rate('http_requests_total', '5m')}\n  > ${THRESHOLDS.apiErrorRatio}`,
+      for: '5m',
+      severity: 'critical',
+      summary: 'The api answers more than 1% of requests with a 5xx',
+      description: `{{ $value | humanizePercentage }} of api requests of ${WHERE} answered 5xx over the last 5 minutes (threshold 1%).`,
+      panel: { dashboard: 'shop-api', title: 'Error rate by status' },
+    },
+    {
+      alert: 'ApiLatencyHigh',
+      expr: `histogram_quantile(0.95, sum by (${SHOP}, le) (rate(http_request_duration_seconds_bucket[5m])))\n  > ${THRESHOLDS.apiLatencyP95Seconds}`,
+      for: '10m',
+      severity: 'warning',
+      summary: 'The api p95 response time is above 500 ms',
+      description: `The p95 response time of the api of ${WHERE} is {{ $value | humanizeDuration }} (threshold 500ms).`,
+      panel: { dashboard: 'shop-api', title: 'Latency p50 / p95 / p99' },
+    },
+  ],
+};
+
+const database: AlertGroup = {
+  name: 'shop.database',
+  rules: [
+    {
+      alert: 'DatabasePoolSaturated',
+      expr: `max by (${SHOP}, service) (db_pool_connections_in_use / db_pool_connections_max)\n  > ${THRESHOLDS.poolUtilization}`,
+      for: '5m',
+      severity: 'warning',
+      summary: 'A database connection pool is more than 80% in use',
+      description: `The busiest {{ $labels.service }} process of ${WHERE} has {{ $value | humanizePercentage }} of its pool's connections checked out (threshold 80%).`,
+      panel: { dashboard: 'shop-database', title: 'Pool utilization' },
+    },
+    {
+      alert: 'DatabasePoolExhausted',
+      expr: `max by (${SHOP}, service) (db_pool_requests_waiting) >= 1`,
+      for: '2m',
+      severity: 'critical',
+      summary: 'Queries wait for a database connection: a pool is exhausted',
+      description: `{{ $value }} queries of a {{ $labels.service }} process of ${WHERE} are waiting for a free pool connection, and have been for 2 minutes.`,
+      panel: { dashboard: 'shop-database', title: 'Queries waiting for a connection' },
+    },
+    {
+      alert: 'DatabaseConnectionsExhausted',
+      expr: `sum by (${SHOP}) (pg_stat_database_numbackends)\n  / max by (${SHOP}) (pg_settings_max_connections)\n  > ${THRESHOLDS.databaseConnectionRatio}`,
+      for: '5m',
+      severity: 'critical',
+      summary: 'PostgreSQL is close to max_connections',
+      description: `The PostgreSQL server of ${WHERE} holds {{ $value | humanizePercentage }} of its max_connections (threshold 90%): new connections are about to be refused.`,
+      panel: { dashboard: 'shop-database', title: 'Server connections' },
+    },
+  ],
+};
+
+// The Temporal server's own metrics; its `namespace` label is the Temporal namespace (scraped with honor_labels).
+const TASK_QUEUE = 'namespace, taskqueue, task_type';
+
+const workflows: AlertGroup = {
+  name: 'shop.workflows',
+  rules: [
+    {
+      alert: 'WorkflowTaskQueueBacklog',
+      expr: `sum by (${TASK_QUEUE}) (approximate_backlog_count) > ${THRESHOLDS.taskQueueBacklog}`,
+      for: '10m',
+      severity: 'warning',
+      summary: 'Tasks pile up in a Temporal task queue',
+      description: `{{ $value }} {{ $labels.task_type }} tasks wait in task queue {{ $labels.taskqueue }} of Temporal namespace {{ $labels.namespace }} (threshold ${THRESHOLDS.taskQueueBacklog}).`,
+      panel: { dashboard: 'shop-workflows', title: 'Task queue backlog' },
+    },
+    {
+      alert: 'WorkflowsStuck',
+      expr:
+        `sum by (${TASK_QUEUE}) (approximate_backlog_count{task_type="Workflow"}) > 0\n` +
+        `unless on (${TASK_QUEUE})\n` +
+        // poll_success counts every task a worker took, from the backlog or handed over directly.
+        `  sum by (${TASK_QUEUE}) (increase(poll_success{task_type="Workflow"}[10m])) > 0`,
+      for: '5m',
+      severity: 'critical',
+      summary: 'Workflows wait and no worker takes their tasks',
+      description: `{{ $value }} workflow tasks wait in task queue {{ $labels.taskqueue }} of Temporal namespace {{ $labels.namespace }} and no worker has taken one for 10 minutes: the workflows stay Running without progress.`,
+      panel: { dashboard: 'shop-workflows', title: 'Task queue backlog' },
+    },
+    {
+      alert: 'WorkflowFailureRateHigh',
+      // `or … * 0`: with no completion yet the completed series does not exist, and the ratio must still be 100%.
+      expr:
+        `${rate('temporal_workflow_failed_total', '15m')}\n` +
+        `  / (${rate('temporal_workflow_failed_total', '15m')} + (${rate('temporal_workflow_completed_total', '15m')} or ${rate('temporal_workflow_failed_total', '15m')} * 0))\n` +
+        `  > ${THRESHOLDS.workflowFailureRatio}`,
+      for: '5m',
+      severity: 'warning',
+      summary: 'More than 1% of workflow executions fail',
+      description: `{{ $value | humanizePercentage }} of the workflow executions the worker of ${WHERE} finished over 15 minutes failed (threshold 1%).`,
+      panel: { dashboard: 'shop-workflows', title: 'Workflow failure ratio' },
+    },
+    {
+      alert: 'WorkflowFaultsEmitted',
+      expr: `sum by (${SHOP}, workflow, reason) (increase(workflow_faults_total[15m])) > 0`,
+      for: '0m',
+      severity: 'warning',
+      summary: 'A workflow recorded a fault',
+      description: `{{ $labels.workflow }} recorded {{ $value | humanize }} faults with reason {{ $labels.reason }} in ${WHERE} over 15 minutes (admin: Analytics, Workflow Faults).`,
+      panel: { dashboard: 'shop-workflows', title: 'Workflow faults' },
+    },
+  ],
+};
+
+const events: AlertGroup = {
+  name: 'shop.events',
+  rules: [
+    {
+      alert: 'ConsumerLagHigh',
+      expr: `sum by (${SHOP}, group) (kafka_consumergroup_lag) > ${THRESHOLDS.consumerLag}`,
+      for: '5m',
+      severity: 'warning',
+      summary: 'A consumer group is more than 1000 messages behind',
+      description: `Consumer group {{ $labels.group }} of ${WHERE} has {{ $value }} messages not yet committed (threshold ${THRESHOLDS.consumerLag}).`,
+      panel: { dashboard: 'shop-broker', title: 'Consumer lag by group' },
+    },
+    {
+      alert: 'ConsumerLagIncreasing',
+      expr: `sum by (${SHOP}, group) (deriv(kafka_consumergroup_lag[15m])) > 0`,
+      for: '15m',
+      severity: 'warning',
+      summary: 'A consumer group falls further behind',
+      description: `The lag of consumer group {{ $labels.group }} of ${WHERE} has grown for 30 minutes, now by {{ $value | humanize }} messages per second.`,
+      panel: { dashboard: 'shop-broker', title: 'Consumer lag by group' },
+    },
+    {
+      alert: 'EventSchemaValidationWarnings',
+      expr: `sum by (${SHOP}, topic) (increase(event_schema_validation_warnings_total[15m])) > 0`,
+      for: '0m',
+      severity: 'warning',
+      summary: 'Events were emitted with a payload that does not match their schema',
+      description: `{{ $value | humanize }} events of {{ $labels.topic }} in ${WHERE} did not match their schema over 15 minutes and were published anyway (EVENT_SCHEMA_MODE=warn).`,
+      panel: { dashboard: 'shop-broker', title: 'Schema validation warnings' },
+    },
+    {
+      alert: 'OutboxEventsWaiting',
+      expr: `max by (${SHOP}, kind) (outbox_oldest_pending_age_seconds) > ${THRESHOLDS.outboxOldestPendingSeconds}`,
+      for: '5m',
+      severity: 'warning',
+      summary: 'Outbox events wait more than 5 minutes to be published or dispatched',
+      description: `The oldest {{ $labels.kind }} outbox event of ${WHERE} has waited {{ $value | humanizeDuration }} (threshold 5m).`,
+      panel: { dashboard: 'shop-broker', title: 'Outbox oldest pending event' },
+    },
+    {
+      alert: 'OutboxDeliveriesParked',
+      expr: `sum by (${SHOP}, listener) (increase(outbox_listener_failures_total[15m])) > 0`,
+      for: '0m',
+      severity: 'warning',
+      summary: 'An in-process listener gave up on events after its retries',
+      description: `Listener {{ $labels.listener }} of ${WHERE} gave up on {{ $value | humanize }} events over 15 minutes after failing on each of its retries.`,
+      panel: { dashboard: 'shop-broker', title: 'Listener deliveries by result' },
+    },
+  ],
+};
+
+export const ALERT_GROUPS: readonly AlertGroup[] = [api, database, workflows, events];
+
+export const ALERT_RULES: readonly AlertRule[] = ALERT_GROUPS.flatMap((group) => group.rules);

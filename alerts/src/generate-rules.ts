@@ -1,0 +1,53 @@
+/**
+ * Writes the alert rules of alert-rules.ts as a plain Prometheus rules file (alerts/shop.rules.yaml, what
+ * promtool and a `rule_files` entry read) and as a PrometheusRule (alerts/shop.prometheusrule.yaml, for the
+ * Prometheus Operator): `npm run alerts:generate`. A test fails when either file is stale.
+ */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { ALERT_GROUPS, type AlertRule } from './alert-rules.ts';
+
+const ALERTS_DIR = path.resolve(import.meta.dirname, '..');
+export const RULES_FILE = path.join(ALERTS_DIR, 'shop.rules.yaml');
+export const PROMETHEUS_RULE_FILE = path.join(ALERTS_DIR, 'shop.prometheusrule.yaml');
+
+const HEADER = '# Generated from alerts/src/alert-rules.ts by npm run alerts:generate. Do not edit.\n';
+
+export function runbookPath(alert: string): string {
+  return `alerts/runbooks/${alert}.md`;
+}
+
+function prometheusRule(rule: AlertRule) {
+  return {
+    alert: rule.alert,
+    expr: rule.expr,
+    for: rule.for,
+    labels: { severity: rule.severity },
+    annotations: { summary: rule.summary, description: rule.description, runbook_url: runbookPath(rule.alert) },
+  };
+}
+
+function ruleGroups() {
+  return ALERT_GROUPS.map((group) => ({ name: group.name, rules: group.rules.map(prometheusRule) }));
+}
+
+export function renderRulesFile(): string {
+  return HEADER + stringify({ groups: ruleGroups() }, { lineWidth: 0 });
+}
+
+export function renderPrometheusRule(): string {
+  const resource = {
+    apiVersion: 'monitoring.coreos.com/v1',
+    kind: 'PrometheusRule',
+    metadata: { name: 'shop', labels: { 'app.kubernetes.io/name': 'shop' } },
+    spec: { groups: ruleGroups() },
+  };
+  return HEADER + stringify(resource, { lineWidth: 0 });
+}
+
+if (import.meta.main) {
+  await writeFile(RULES_FILE, renderRulesFile());
+  await writeFile(PROMETHEUS_RULE_FILE, renderPrometheusRule());
+  process.stdout.write(`wrote ${path.relative(process.cwd(), RULES_FILE)} and ${path.relative(process.cwd(), PROMETHEUS_RULE_FILE)}\n`);
+}
