@@ -1,0 +1,39 @@
+/**
+ * The series names our own code registers with prom-client, read from registries filled by the same
+ * functions the api, worker and consumer call at start (nothing is collected, so nothing is connected).
+ */
+import Fastify from 'fastify';
+import pg from 'pg';
+import type { Registry } from 'prom-client';
+import { createLogger } from '@shop/runtime';
+import { createMetricsRegistry, outboxMetrics, RateLimitDecisions, workflowMetrics } from '@shop/platform';
+import { registerPoolMetrics } from '../../services/platform/src/db/pool-metrics.ts';
+import { consumerMetrics } from '../../services/consumer/src/consumer-metrics.ts';
+import { measureHttp } from '../../services/api/src/http/http-metrics.ts';
+
+const HISTOGRAM_SERIES = ['_bucket', '_sum', '_count'];
+
+function seriesNames(registry: Registry): string[] {
+  return registry.getMetricsAsArray().flatMap((metric) => {
+    const { name, type } = metric as unknown as { name: string; type: string };
+    return type === 'histogram' || type === 'summary' ? [name, ...HISTOGRAM_SERIES.map((suffix) => name + suffix)] : [name];
+  });
+}
+
+export async function registeredSeriesNames(): Promise<Set<string>> {
+  const registry = createMetricsRegistry('metric-names-test');
+  const pool = new pg.Pool();
+  try {
+    outboxMetrics(registry, pool);
+    registerPoolMetrics(registry, pool, 10);
+    workflowMetrics(registry);
+    consumerMetrics(registry);
+    new RateLimitDecisions(registry, createLogger({ service: 'metric-names-test', level: 'ERROR' }));
+    const app = Fastify();
+    measureHttp(app, registry);
+    await app.close();
+    return new Set(seriesNames(registry));
+  } finally {
+    await pool.end();
+  }
+}
