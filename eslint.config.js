@@ -22,6 +22,19 @@ const forbid = (packages, { redis = false } = {}) => ({
   ],
 });
 
+/** The domain owns every read and write: the api parses, calls one domain function and shapes the answer. */
+const NO_DATA_ACCESS = {
+  'no-restricted-syntax': [
+    'error',
+    {
+      selector: "CallExpression[callee.object.type='MemberExpression'][callee.object.object.name=/^(prisma|tx|db)$/]",
+      message: 'Queries belong to @shop/domain: call a domain function from the api instead of the Prisma client.',
+    },
+    { selector: "TaggedTemplateExpression[tag.property.name=/^[$](queryRaw|executeRaw)/]", message: 'SQL belongs to @shop/domain: call a domain function instead.' },
+    { selector: "CallExpression[callee.property.name='query'][callee.object.name=/^(sql|pool)$/]", message: 'SQL belongs to @shop/domain: call a domain function instead.' },
+  ],
+};
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '**/generated/**', '.data/**'] },
   js.configs.recommended,
@@ -39,6 +52,8 @@ export default tseslint.config(
   { files: ['services/platform/src/cache/**'], rules: forbid(['domain', 'api', 'worker', 'consumer'], { redis: true }) },
   { files: ['services/domain/**'], rules: forbid(['api', 'worker', 'consumer']) },
   { files: ['services/api/**'], rules: forbid(['worker', 'consumer']) },
+  // The demo seed (npm run db:seed) is a command that writes sample rows, not a request path.
+  { files: ['services/api/src/**'], ignores: ['services/api/src/seed.ts'], rules: NO_DATA_ACCESS },
   { files: ['services/worker/**'], rules: forbid(['api', 'consumer']) },
   { files: ['services/consumer/**'], rules: forbid(['api', 'worker']) },
 );

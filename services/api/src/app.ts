@@ -1,20 +1,21 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { createEmitter, openRateLimiter, outboxMetrics, type Emitter, type Platform, type RunningOutbox } from '@shop/platform';
+import { createEmitter, openRateLimiter, outboxMetrics, type Emitter, type RunningOutbox } from '@shop/platform';
 import { tokenSettings } from '@shop/domain';
 import { echoRequestId, requestIdFor } from './http/request-id.ts';
 import { logEveryRequest } from './http/access-log.ts';
 import { measureHttp } from './http/http-metrics.ts';
 import { answerErrorsAsJson } from './http/errors.ts';
 import { closeIdleConnectionsWhileDraining } from './http/close-idle-connections.ts';
-import { healthRoutes } from './health/routes.ts';
-import { metricsRoute } from './metrics/routes.ts';
-import { graphqlRoutes } from './graphql/graphql.ts';
-import { ChannelDirectory } from './graphql/channels.ts';
-import { trackingRoutes } from './tracking/routes.ts';
+import { metricsRoute } from './http/metrics-route.ts';
 import { ClientAddress } from './http/client-address.ts';
-import { clientAddressCaller, graphqlMutationCharges, rateLimit } from './rate-limit/index.ts';
+import { clientAddressCaller, graphqlMutationCharges, rateLimit } from './http/rate-limit/index.ts';
+import { graphqlPlugin } from './graphql/graphql-plugin.ts';
+import { ChannelDirectory } from './graphql/channels.ts';
+import type { ApiServices } from './graphql/context.ts';
+import type { AppPlatform } from './area-plugin.ts';
+import { CORE_AREAS } from './core-areas.ts';
 
-export type AppPlatform = Pick<Platform, 'config' | 'logger' | 'metrics' | 'database' | 'cache' | 'broker'>;
+export type { AppPlatform } from './area-plugin.ts';
 
 export interface AppOptions {
   /**
@@ -54,21 +55,18 @@ export async function buildApp(platform: AppPlatform, options: AppOptions = {}):
   answerErrorsAsJson(app);
   closeIdleConnectionsWhileDraining(app);
   await limitRates(app, platform);
-  healthRoutes(app, { database: platform.database, cache: platform.cache, broker: platform.broker });
   metricsRoute(app, platform.metrics);
-  trackingRoutes(app, platform);
   const outbox = outboxOf(platform, options);
-  await graphqlRoutes(app, {
-    ide: platform.config.nodeEnv === 'development',
-    services: {
-      prisma: platform.database.prisma,
-      transaction: outbox.transaction,
-      deps: { emit: outbox.emit, now: () => new Date() },
-      tokens: tokenSettings(platform.config.secretKey),
-      sql: platform.database.pool,
-      channels: new ChannelDirectory(platform.database.prisma),
-    },
-  });
+  const services: ApiServices = {
+    prisma: platform.database.prisma,
+    transaction: outbox.transaction,
+    deps: { emit: outbox.emit, now: () => new Date() },
+    tokens: tokenSettings(platform.config.secretKey),
+    sql: platform.database.pool,
+    channels: new ChannelDirectory(platform.database.prisma),
+  };
+  await app.register(graphqlPlugin, { ide: platform.config.nodeEnv === 'development', services });
+  for (const area of CORE_AREAS) await app.register(area, { platform, services });
   return app;
 }
 

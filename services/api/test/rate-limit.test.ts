@@ -18,7 +18,7 @@ import {
   type TokenBucketStore,
 } from '@shop/platform';
 import { createTestDatabase, uniqueName, type TestDatabase } from '../../../test/infra/isolation.ts';
-import { graphqlMutationCharges, rateLimit, type RateLimitOptions } from '../src/rate-limit/index.ts';
+import { graphqlMutationCharges, rateLimit, type RateLimitOptions } from '../src/http/rate-limit/index.ts';
 
 const logger = createLogger({ level: 'ERROR', service: 'test' });
 

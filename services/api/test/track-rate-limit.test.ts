@@ -19,7 +19,7 @@ import {
 import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
 import { waitFor } from '../../../test/support/wait.ts';
 import { answerErrorsAsJson } from '../src/http/errors.ts';
-import { rateLimit } from '../src/rate-limit/index.ts';
+import { rateLimit } from '../src/http/rate-limit/index.ts';
 import { trackingRoutes } from '../src/tracking/routes.ts';
 import { newEntityId, newSession, storedEvents, track } from './track-support.ts';
 

@@ -1,7 +1,7 @@
 export { topicSubscriptions } from './subscriptions/index.ts';
 export { defineSubscription, subscriptionListeners, type TopicEvent, type TopicSubscription } from './subscriptions/topic-subscription.ts';
 export { auditSubscription } from './audit/audit-subscription.ts';
-export { DomainError, type DomainErrorCode } from './errors/domain-error.ts';
+export { DomainError, notFound, type DomainErrorCode } from './errors/domain-error.ts';
 export { ORDER_TRANSITIONS, assertTransition, canTransition, holdsReservations } from './orders/order-status.ts';
 export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, assertPasswordPolicy, hashPassword, verifyPassword } from './accounts/passwords.ts';
 export { normalizeEmail } from './accounts/email.ts';
@@ -10,10 +10,12 @@ export {
   authenticateCustomer,
   registerCustomer,
   rejectBusinessCustomer,
+  signedInCustomer,
   type CustomerAccount,
   type RegisterCustomerInput,
 } from './accounts/customers.ts';
 export { captureLead, type CaptureLeadInput } from './accounts/leads.ts';
+export { findChannel } from './accounts/channels.ts';
 export { customerPrincipal, staffPrincipal, type CustomerPrincipal, type Principal, type StaffPrincipal } from './auth/principal.ts';
 export {
   ADMIN_ROLE,
@@ -26,7 +28,7 @@ export {
   type PermissionDeclaration,
 } from './auth/permissions.ts';
 export { ensureRole, type EnsureRoleInput } from './auth/roles.ts';
-export { authenticateStaff, createStaffUser, ensureAdmin, type CreateStaffUserInput, type StaffAccount } from './auth/staff.ts';
+export { authenticateStaff, createStaffUser, ensureAdmin, signedInStaff, type CreateStaffUserInput, type StaffAccount } from './auth/staff.ts';
 export { DEFAULT_TOKEN_SETTINGS, tokenSettings, type TokenSettings } from './auth/token-settings.ts';
 export { signAccessToken, verifyAccessToken, type AccessTokenRejection } from './auth/access-tokens.ts';
 export { FINISHED_SIGN_IN_GRACE_HOURS, pruneFinishedSignIns, revokeAllRefreshTokens, revokeRefreshToken } from './auth/refresh-tokens.ts';
@@ -45,11 +47,30 @@ export {
   type ProductPatch,
 } from './catalog/catalog-changes.ts';
 export { sellableProducts, type SellableProduct } from './catalog/sellable-products.ts';
+export { listBrands, listChannels, subcategories, topCategories } from './catalog/catalog-listings.ts';
+export {
+  availableUnits,
+  brandsByIds,
+  categoriesByIds,
+  categoriesOfProducts,
+  productsByIds,
+  storefrontProduct,
+  storefrontProducts,
+  type CategoryWithParent,
+  type ProductWithRelations,
+  type SqlReader,
+  type StorefrontBrand,
+  type StorefrontCategory,
+  type StorefrontListing,
+  type StorefrontProduct,
+} from './catalog/storefront-reads.ts';
 export { setStockOnHand } from './inventory/stock.ts';
+export { countStock, createStockLocation, listStockLocations, type StockCount } from './inventory/stock-locations.ts';
 export { addCartLine, createCart, MAX_LINE_QUANTITY, setCartLineQuantity, viewCart, type CartView } from './carts/carts.ts';
 export { placeOrder, type PlaceOrderInput } from './orders/checkout.ts';
 export type { Address } from './orders/address.ts';
 export type { OrderWithLines } from './orders/order-events.ts';
+export { findOrder, listOrders, type OrderListing } from './orders/order-listing.ts';
 export {
   approveOrder,
   cancelOrder,
@@ -73,6 +94,7 @@ export { DEFAULT_WORKFLOW_SETTINGS, WORKFLOW_SETTINGS_KEY, workflowSettings, typ
 export { SWEEP_PASSES, type SweepPass, type SweepPassDeps, type SweepPassInput } from './workflows/sweep-passes.ts';
 export { sweepPace, type SweepPace } from './workflows/sweep-pace.ts';
 export { recordWorkflowFault, workflowFaults, type WorkflowFault, type WorkflowFaultFilter, type WorkflowRun } from './workflows/faults.ts';
+export { readSetting, storeSetting } from './settings/settings-store.ts';
 export { CHECKOUT_SETTINGS_KEY, DEFAULT_CHECKOUT_SETTINGS, checkoutSettings, type CheckoutSettings, type FraudRules } from './settings/checkout-settings.ts';
 export {
   MAX_BIGINT,

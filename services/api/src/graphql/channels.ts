@@ -1,5 +1,5 @@
 import type { PrismaClient } from '@shop/platform';
-import { DomainError } from '@shop/domain';
+import { DomainError, findChannel } from '@shop/domain';
 
 /** What a request needs of its channel. */
 export interface KnownChannel {
@@ -62,7 +62,7 @@ export class ChannelDirectory {
     if (cached !== undefined && cached.expiresAt > now) return cached.channel;
     // Concurrent requests for the same channel share one read.
     const expiresAt = now + this.#ttlMs;
-    const channel = this.#prisma.channel.findUnique({ where, select: { id: true, code: true, defaultCurrency: true } }).then((row) => {
+    const channel = findChannel(this.#prisma, where).then((row) => {
       if (row === null) throw new DomainError('NOT_FOUND', missing, { field });
       const known = { id: row.id, defaultCurrency: row.defaultCurrency };
       // Known by its id and its code from now on, whichever the request used.

@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
+import type { MercuriusContext } from 'mercurius';
 import type { PrismaClient, RunTransaction } from '@shop/platform';
-import { DomainError, type CustomerPrincipal, type DomainDeps, type Shopper, type StaffPrincipal, type TokenSettings } from '@shop/domain';
+import { DomainError, type CustomerPrincipal, type DomainDeps, type Shopper, type SqlReader, type StaffPrincipal, type TokenSettings, type Tx } from '@shop/domain';
 import { identityOf, type RequestIdentity } from '../auth/request-auth.ts';
 import type { ChannelDirectory, KnownChannel } from './channels.ts';
-import type { SqlReader } from './catalog-reads.ts';
 
 /** What resolvers use besides the request: the database, the outbox's transactions and the token settings. */
 export interface ApiServices {
@@ -12,7 +12,7 @@ export interface ApiServices {
   readonly transaction: RunTransaction;
   readonly deps: DomainDeps;
   readonly tokens: TokenSettings;
-  /** The connection pool, for the storefront's catalog reads (catalog-reads.ts). */
+  /** The connection pool, for the storefront's catalog reads (in SQL, see @shop/domain's storefront-reads.ts). */
   readonly sql: SqlReader;
   /** Channels by id or code, cached per process (see ChannelDirectory for why that is safe). */
   readonly channels: ChannelDirectory;
@@ -66,4 +66,9 @@ export function requestScope(request: FastifyRequest, services: ApiServices): Re
       return principal;
     },
   };
+}
+
+/** A business operation: one transaction of the outbox, so its events commit with it. */
+export function inTransaction<T>(context: MercuriusContext, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return context.shop.services.transaction(work);
 }

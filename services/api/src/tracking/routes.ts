@@ -2,8 +2,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Platform } from '@shop/platform';
 import { RepeatClicks, insertTrackingEvents, tokenSettings, type TrackingEventRecord } from '@shop/domain';
 import { ClientAddress } from '../http/client-address.ts';
-import { ChargeAndClaim, type Claims } from '../rate-limit/charge-and-claim.ts';
-import type { RouteRateLimits } from '../rate-limit/plugin.ts';
+import { ChargeAndClaim, type Claims } from './charge-and-claim.ts';
+import type { RouteRateLimits } from '../http/rate-limit/plugin.ts';
 import { EventBuffer, type EventBufferSettings } from './event-buffer.ts';
 import { restFieldName } from './track-body.ts';
 import { countOf, Tracker, type Charge, type Charged, type ChargedTrackOutcome } from './tracker.ts';

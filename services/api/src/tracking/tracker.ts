@@ -1,6 +1,6 @@
 import { TRACKING_FIELD_LENGTHS, fitText, type RepeatClicks, type tokenSettings, type TrackingEventRecord } from '@shop/domain';
 import type { ClientAddress } from '../http/client-address.ts';
-import type { Claims } from '../rate-limit/charge-and-claim.ts';
+import type { Claims } from './charge-and-claim.ts';
 import type { EventBuffer } from './event-buffer.ts';
 import { parseBeacons, type BeaconEvent, type BodyProblem } from './track-body.ts';
 import type { RejectReason, TrackingMetrics } from './tracking-metrics.ts';

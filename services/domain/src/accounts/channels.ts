@@ -7,3 +7,8 @@ export async function assertChannelExists(tx: Tx, channelId: bigint): Promise<vo
     throw new DomainError('NOT_FOUND', `channel ${channelId} does not exist`, { channelId: channelId.toString() });
   }
 }
+
+/** A channel by id or by code, with what a request needs of it; null when there is none. */
+export async function findChannel(db: Tx, by: { id: bigint } | { code: string }) {
+  return db.channel.findUnique({ where: by, select: { id: true, code: true, defaultCurrency: true } });
+}

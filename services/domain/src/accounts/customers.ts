@@ -98,3 +98,10 @@ async function decideApproval(tx: Tx, deps: DomainDeps, customerId: bigint, deci
   await customerApprovalChanged(tx, deps, { ...decided, approvalStatus: decision });
   return decided;
 }
+
+/** The account behind a customer's token; UNAUTHENTICATED once it was deleted. */
+export async function signedInCustomer(db: Tx, customerId: bigint): Promise<CustomerAccount> {
+  const customer = await db.customer.findUnique({ where: { id: customerId }, omit: WITHOUT_SECRETS });
+  if (customer === null) throw new DomainError('UNAUTHENTICATED', 'this customer account no longer exists');
+  return customer;
+}

@@ -5,7 +5,7 @@ import { normalizeEmail } from '../accounts/email.ts';
 import { assertPasswordPolicy, checkPassword, hashPassword } from '../accounts/passwords.ts';
 import { requiredText } from '../accounts/text.ts';
 import { isUniqueViolation } from '../accounts/unique-violation.ts';
-import { ADMIN_ROLE, CORE_PERMISSIONS, upsertPermissions } from './permissions.ts';
+import { ADMIN_ROLE, CORE_PERMISSIONS, permissionsOf, upsertPermissions } from './permissions.ts';
 import { ensureRole } from './roles.ts';
 
 const WITHOUT_SECRETS = { passwordHash: true } as const satisfies Prisma.StaffUserOmit;
@@ -71,4 +71,11 @@ export async function ensureAdmin(tx: Tx, input: { email: string; password: stri
   if (existing === null) return { staffUser: await createStaffUser(tx, { ...input, roles: [ADMIN_ROLE] }), created: true };
   await tx.staffRole.createMany({ data: [{ staffUserId: existing.id, roleId: admin.id }], skipDuplicates: true });
   return { staffUser: existing, created: false };
+}
+
+/** The account behind a staff token with every permission its roles grant; UNAUTHENTICATED once deleted or deactivated. */
+export async function signedInStaff(db: Tx, staffUserId: bigint): Promise<{ staff: StaffAccount; permissions: string[] }> {
+  const staff = await db.staffUser.findUnique({ where: { id: staffUserId }, omit: WITHOUT_SECRETS });
+  if (staff === null || !staff.active) throw new DomainError('UNAUTHENTICATED', 'this staff account can no longer sign in');
+  return { staff, permissions: await permissionsOf(db, staffUserId) };
 }

@@ -1,6 +1,7 @@
 import { DomainError } from '../errors/domain-error.ts';
 import type { Tx } from '../context.ts';
 import { requireCurrency, requireDescription, requirePrice, requireSlug, requireText } from './catalog-fields.ts';
+import { productReferencesExist } from './product-references.ts';
 
 export async function createChannel(tx: Tx, input: { code: string; name: string; defaultCurrency: string }) {
   return tx.channel.create({
@@ -37,6 +38,7 @@ export interface ProductInput {
 }
 
 export async function createProduct(tx: Tx, input: ProductInput) {
+  await productReferencesExist(tx, input);
   return tx.product.create({
     data: {
       sku: requireText('sku', input.sku, 100),

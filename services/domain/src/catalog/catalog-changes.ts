@@ -1,4 +1,5 @@
-import { DomainError } from '../errors/domain-error.ts';
+import { DomainError, notFound } from '../errors/domain-error.ts';
+import { productReferencesExist } from './product-references.ts';
 import type { Tx } from '../context.ts';
 import { requireCurrency, requireDescription, requirePrice, requireSlug, requireText } from './catalog-fields.ts';
 
@@ -32,10 +33,6 @@ export interface ProductPatch {
   readonly channelIds?: readonly bigint[];
 }
 
-function notFound(what: string, id: bigint, field = 'id'): DomainError {
-  return new DomainError('NOT_FOUND', `${what} ${id} does not exist`, { field });
-}
-
 function nothingToChange(patch: object): void {
   if (Object.values(patch).every((value) => value === undefined)) throw new DomainError('BAD_USER_INPUT', 'give at least one field to change', { field: 'input' });
 }
@@ -56,14 +53,14 @@ function checked<T extends object>(patch: T, rules: Rules<T>): Record<string, un
 
 export async function updateBrand(tx: Tx, id: bigint, patch: BrandPatch) {
   nothingToChange(patch);
-  if ((await tx.brand.count({ where: { id } })) === 0) throw notFound('brand', id);
+  if ((await tx.brand.count({ where: { id } })) === 0) throw notFound('brand', id, 'id');
   return tx.brand.update({ where: { id }, data: checked(patch, { name: (name) => requireText('name', name, 200), slug: requireSlug }) });
 }
 
 /** Its products stay, without a brand; orders keep the brand id they were placed with. */
 export async function deleteBrand(tx: Tx, id: bigint): Promise<void> {
   const { count } = await tx.brand.deleteMany({ where: { id } });
-  if (count === 0) throw notFound('brand', id);
+  if (count === 0) throw notFound('brand', id, 'id');
 }
 
 /** Refuses a parent that is the category itself or one of its subcategories: the tree must stay a tree. */
@@ -83,7 +80,7 @@ async function assertValidParent(tx: Tx, id: bigint, parentId: bigint): Promise<
 
 export async function updateCategory(tx: Tx, id: bigint, patch: CategoryPatch) {
   nothingToChange(patch);
-  if ((await tx.category.count({ where: { id } })) === 0) throw notFound('category', id);
+  if ((await tx.category.count({ where: { id } })) === 0) throw notFound('category', id, 'id');
   if (patch.parentId !== undefined && patch.parentId !== null) await assertValidParent(tx, id, patch.parentId);
   const data = checked(patch, { name: (name) => requireText('name', name, 200), slug: requireSlug, parentId: 'clearable' });
   return tx.category.update({ where: { id }, data });
@@ -92,7 +89,7 @@ export async function updateCategory(tx: Tx, id: bigint, patch: CategoryPatch) {
 /** Only a leaf goes: subcategories must be moved or deleted first. Products leave the category, not the catalog. */
 export async function deleteCategory(tx: Tx, id: bigint): Promise<void> {
   const category = await tx.category.findUnique({ where: { id }, select: { _count: { select: { children: true } } } });
-  if (category === null) throw notFound('category', id);
+  if (category === null) throw notFound('category', id, 'id');
   const children = category._count.children;
   if (children > 0) {
     throw new DomainError('CONFLICT', `category ${id} has ${children} subcategories: move or delete them first`, { field: 'id' });
@@ -101,8 +98,9 @@ export async function deleteCategory(tx: Tx, id: bigint): Promise<void> {
 }
 
 export async function updateProduct(tx: Tx, id: bigint, patch: ProductPatch) {
+  await productReferencesExist(tx, patch);
   nothingToChange(patch);
-  if ((await tx.product.count({ where: { id } })) === 0) throw notFound('product', id);
+  if ((await tx.product.count({ where: { id } })) === 0) throw notFound('product', id, 'id');
   const { categoryIds, channelIds, ...fields } = patch;
   if (categoryIds !== undefined) {
     await tx.productCategory.deleteMany({ where: { productId: id } });
@@ -130,7 +128,7 @@ export async function updateProduct(tx: Tx, id: bigint, patch: ProductPatch) {
  */
 export async function deleteProduct(tx: Tx, id: bigint): Promise<void> {
   const product = await tx.product.findUnique({ where: { id }, select: { _count: { select: { reservations: true } } } });
-  if (product === null) throw notFound('product', id);
+  if (product === null) throw notFound('product', id, 'id');
   if (product._count.reservations > 0) {
     throw new DomainError('CONFLICT', `product ${id} has been ordered, so it stays in the catalog: set active to false to stop selling it`, { field: 'id' });
   }

@@ -13,3 +13,8 @@ export class DomainError extends Error {
     this.details = details;
   }
 }
+
+/** NOT_FOUND naming the argument (`field`) that held the missing id. */
+export function notFound(what: string, id: bigint | string, field: string): DomainError {
+  return new DomainError('NOT_FOUND', `${what} ${id} does not exist`, { field });
+}

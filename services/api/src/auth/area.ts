@@ -1,0 +1,7 @@
+import { areaPlugin } from '../area-plugin.ts';
+import { schemaBeside } from '../graphql/graph-areas.ts';
+import { authResolvers } from './resolvers.ts';
+
+export const authArea = areaPlugin('auth', [], (app) => {
+  app.addGraphArea({ schema: schemaBeside(import.meta.url), resolvers: authResolvers });
+});

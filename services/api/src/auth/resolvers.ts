@@ -1,0 +1,31 @@
+import { authenticateStaff, issueTokens, refreshTokens, revokeRefreshToken, signedInStaff, staffPrincipal } from '@shop/domain';
+import type { Resolvers } from '../graphql/generated/resolver-types.ts';
+import { inTransaction } from '../graphql/context.ts';
+import { boundedCredentials } from './credentials.ts';
+import { staffView, tokenPairView } from './views.ts';
+
+/** Staff sign-in, and the token pair every sign-in (staff or customer) refreshes and ends with. */
+export const authResolvers: Resolvers = {
+  Query: {
+    async staffMe(_root, _args, context) {
+      const { staff, permissions } = await signedInStaff(context.shop.services.prisma, context.shop.staff().staffUserId);
+      return staffView(staff, permissions);
+    },
+  },
+  Mutation: {
+    async loginStaff(_root, args, context) {
+      const { email, password } = boundedCredentials(args);
+      return inTransaction(context, async (tx) => {
+        const staff = await authenticateStaff(tx, email, password);
+        return tokenPairView(await issueTokens(tx, staffPrincipal(staff), context.shop.services.tokens));
+      });
+    },
+    async refreshToken(_root, { refreshToken }, context) {
+      const { prisma, tokens } = context.shop.services;
+      return tokenPairView(await refreshTokens(prisma, refreshToken, tokens));
+    },
+    async logout(_root, { refreshToken }, context) {
+      return inTransaction(context, (tx) => revokeRefreshToken(tx, refreshToken, context.shop.services.tokens));
+    },
+  },
+};

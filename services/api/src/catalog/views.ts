@@ -1,0 +1,85 @@
+import type { Prisma } from '@shop/platform';
+import type { CategoryWithParent, ProductWithRelations, StorefrontBrand, StorefrontCategory, StorefrontProduct } from '@shop/domain';
+
+// `key` fields keep the bigint ids the loaders need; they are not in the schema, so never sent.
+
+export interface BrandView {
+  readonly id: string;
+  readonly key: bigint;
+  readonly name: string;
+  readonly slug: string;
+}
+
+export const brandView = (brand: StorefrontBrand): BrandView => ({ id: brand.id.toString(), key: brand.id, name: brand.name, slug: brand.slug });
+
+export interface CategoryView {
+  readonly id: string;
+  readonly key: bigint;
+  readonly parentKey: bigint | null;
+  readonly name: string;
+  readonly slug: string;
+  readonly position: number;
+  /** Set when the parent was read along (a product's categories); else the parent loader reads it. */
+  readonly preloadedParent?: CategoryView | null;
+}
+
+export const categoryView = (category: StorefrontCategory): CategoryView => ({
+  id: category.id.toString(),
+  key: category.id,
+  parentKey: category.parentId,
+  name: category.name,
+  slug: category.slug,
+  position: category.position,
+});
+
+const categoryWithParentView = (category: CategoryWithParent): CategoryView => ({
+  ...categoryView(category),
+  preloadedParent: category.parent === null ? null : categoryView(category.parent),
+});
+
+export interface ProductView {
+  readonly id: string;
+  readonly key: bigint;
+  readonly brandKey: bigint | null;
+  readonly sku: string;
+  readonly name: string;
+  readonly slug: string;
+  readonly description: string;
+  readonly price: string;
+  readonly currency: string;
+  readonly active: boolean;
+  /** Set when the product was read with them (listings, a product page); else the loaders read them. */
+  readonly preloaded?: { readonly brand: BrandView | null; readonly categories: readonly CategoryView[]; readonly available: number };
+}
+
+export const productView = (product: StorefrontProduct): ProductView => ({
+  id: product.id.toString(),
+  key: product.id,
+  brandKey: product.brandId,
+  sku: product.sku,
+  name: product.name,
+  slug: product.slug,
+  description: product.description,
+  price: product.price,
+  currency: product.currency,
+  active: product.active,
+});
+
+export const storefrontProductView = (product: ProductWithRelations): ProductView => ({
+  ...productView(product),
+  preloaded: {
+    brand: product.related.brand === null ? null : brandView(product.related.brand),
+    categories: product.related.categories.map(categoryWithParentView),
+    available: product.related.available,
+  },
+});
+
+/** A product as the admin mutations return it (Prisma's Decimal price). */
+export const productModelView = (product: Prisma.ProductModel): ProductView => productView({ ...product, price: product.price.toFixed(2) });
+
+export const channelView = (channel: Prisma.ChannelModel) => ({
+  id: channel.id.toString(),
+  code: channel.code,
+  name: channel.name,
+  defaultCurrency: channel.defaultCurrency,
+});
