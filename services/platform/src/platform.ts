@@ -42,7 +42,7 @@ export async function openPlatform(config: Config, logger: Logger, service: stri
     },
   });
   registerStoredSecretsMetric(metrics, database.pool);
-  const cache = openCache(config, logger);
+  const cache = openCache(config, logger, metrics);
   const broker = openBroker(config, logger);
   return {
     config,
