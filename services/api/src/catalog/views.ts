@@ -3,22 +3,17 @@ import type { CategoryWithParent, ProductWithRelations, StorefrontBrand, Storefr
 
 // `key` fields keep the bigint ids the loaders need; they are not in the schema, so never sent.
 
-export interface BrandView {
+export interface BrandView extends Omit<StorefrontBrand, 'id'> {
   readonly id: string;
   readonly key: bigint;
-  readonly name: string;
-  readonly slug: string;
 }
 
 export const brandView = (brand: StorefrontBrand): BrandView => ({ id: brand.id.toString(), key: brand.id, name: brand.name, slug: brand.slug });
 
-export interface CategoryView {
+export interface CategoryView extends Omit<StorefrontCategory, 'id' | 'parentId'> {
   readonly id: string;
   readonly key: bigint;
   readonly parentKey: bigint | null;
-  readonly name: string;
-  readonly slug: string;
-  readonly position: number;
   /** Set when the parent was read along (a product's categories); else the parent loader reads it. */
   readonly preloadedParent?: CategoryView | null;
 }
@@ -37,17 +32,10 @@ const categoryWithParentView = (category: CategoryWithParent): CategoryView => (
   preloadedParent: category.parent === null ? null : categoryView(category.parent),
 });
 
-export interface ProductView {
+export interface ProductView extends Omit<StorefrontProduct, 'id' | 'brandId'> {
   readonly id: string;
   readonly key: bigint;
   readonly brandKey: bigint | null;
-  readonly sku: string;
-  readonly name: string;
-  readonly slug: string;
-  readonly description: string;
-  readonly price: string;
-  readonly currency: string;
-  readonly active: boolean;
   /** Set when the product was read with them (listings, a product page); else the loaders read them. */
   readonly preloaded?: { readonly brand: BrandView | null; readonly categories: readonly CategoryView[]; readonly available: number };
 }
