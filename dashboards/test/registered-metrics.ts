@@ -8,6 +8,8 @@ import type { Registry } from 'prom-client';
 import { createLogger } from '@shop/runtime';
 import { createMetricsRegistry, outboxMetrics, RateLimitDecisions, workflowMetrics } from '@shop/platform';
 import { registerPoolMetrics } from '../../services/platform/src/db/pool-metrics.ts';
+import { MeasuredCache } from '../../services/platform/src/cache/measured-cache.ts';
+import { MemoryCache } from '../../services/platform/src/cache/memory/memory-cache.ts';
 import { consumerMetrics } from '../../services/consumer/src/consumer-metrics.ts';
 import { measureHttp } from '../../services/api/src/http/http-metrics.ts';
 
@@ -23,6 +25,7 @@ function seriesNames(registry: Registry): string[] {
 export async function registeredSeriesNames(): Promise<Set<string>> {
   const registry = createMetricsRegistry('metric-names-test');
   const pool = new pg.Pool();
+  const cache = new MeasuredCache(new MemoryCache(), registry);
   try {
     outboxMetrics(registry, pool);
     registerPoolMetrics(registry, pool, 10);
@@ -34,6 +37,6 @@ export async function registeredSeriesNames(): Promise<Set<string>> {
     await app.close();
     return new Set(seriesNames(registry));
   } finally {
-    await pool.end();
+    await Promise.all([pool.end(), cache.close()]);
   }
 }

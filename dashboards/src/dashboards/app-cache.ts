@@ -6,11 +6,29 @@ export function appCacheDashboard() {
   return shopDashboard(
     'shop-app-cache',
     'Shop / App cache',
-    'How well the cache serves the app: hits, misses, evictions (redis_exporter) and the calls the api let through because the cache failed.',
+    'How well the cache serves the app: its operations as the api, worker and consumer see them, hits, misses and evictions on the cache server (redis_exporter), and the calls let through because the cache failed.',
   )
     .withPanel(
       timeseries({
-        title: 'Hit ratio',
+        title: 'App cache operations',
+        description:
+          'Cache calls per second of the api, worker and consumer, by operation and result (get: hit or miss; setIfAbsent: stored or exists, e.g. a repeat click; error: the cache did not answer).',
+        unit: 'ops',
+        queries: [{ expr: `sum by (operation, result) (rate(cache_operations_total{${SHOP}}[$__rate_interval]))`, legend: '{{operation}} {{result}}' }],
+      }),
+    )
+    .withPanel(
+      timeseries({
+        title: 'App cache errors',
+        description:
+          'Cache calls per second that failed, by operation. Above zero: the cache is unreachable or too slow; rate limits fail open and repeat clicks are decided by the database until it answers.',
+        unit: 'ops',
+        queries: [{ expr: `sum by (operation) (rate(cache_operations_total{${SHOP}, result="error"}[$__rate_interval]))`, legend: '{{operation}}' }],
+      }),
+    )
+    .withPanel(
+      timeseries({
+        title: 'Server hit ratio',
         description: 'Share of key lookups that found their key. A falling ratio means the app recomputes or refetches what it cached: keys evicted, expiring too early, or a new key scheme.',
         unit: 'percentunit',
         queries: [
@@ -23,7 +41,7 @@ export function appCacheDashboard() {
     )
     .withPanel(
       timeseries({
-        title: 'Hits and misses',
+        title: 'Server hits and misses',
         description: 'Key lookups per second that found (hit) or did not find (miss) their key. Misses rising with steady traffic mean cached data disappears before it is used.',
         unit: 'ops',
         queries: [
