@@ -41,6 +41,11 @@ describe('the alert rules', () => {
     }
   });
 
+  it('the README lists every alert with its severity and runbook', async () => {
+    const readme = await readFile(path.join(REPO_ROOT, 'alerts/README.md'), 'utf8');
+    for (const rule of ALERT_RULES) expect(readme).toContain(`| [${rule.alert}](runbooks/${rule.alert}.md) | ${rule.severity} |`);
+  });
+
   it('each alert has its runbook, which names the dashboard panel to confirm it on and the alert expression', async () => {
     const titles = new Map(buildDashboards().map((dashboard) => [dashboard.uid, dashboard.title]));
     for (const rule of ALERT_RULES) {

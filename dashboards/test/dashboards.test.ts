@@ -1,4 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ALERT_RULES } from '../../alerts/src/alert-rules.ts';
 import { buildDashboards } from '../src/dashboards.ts';
@@ -55,6 +56,13 @@ describe('the dashboards', () => {
           expect(firesAt.map((rule) => rule.alert), `${dashboard.uid} "${panel.title}" red at ${step.value}`).not.toEqual([]);
         }
       }
+    }
+  });
+
+  it('the README lists every panel', async () => {
+    const readme = await readFile(path.join(JSON_DIR, '../README.md'), 'utf8');
+    for (const dashboard of dashboards) {
+      for (const panel of panelsOf(dashboard)) expect(readme, `${dashboard.uid} "${panel.title}"`).toContain(`\n| ${panel.title} | \`${panel.fieldConfig?.defaults.unit}\` |`);
     }
   });
 
