@@ -23,6 +23,8 @@ export const GO_MIN_VERSION = '1.26.5';
 /** The exporters SREs run next to PostgreSQL and Redis; newer tags are refused by the module proxy's version list. */
 export const POSTGRES_EXPORTER_VERSION = '0.17.1';
 export const REDIS_EXPORTER_VERSION = '1.74.0';
+/** The Prometheus Operator whose CRDs (PrometheusRule, PodMonitor, ...) tests install on the API server. */
+export const PROMETHEUS_OPERATOR_VERSION = '0.85.0';
 /** Debian bookworm's `prometheus` package: the server and promtool (the alert rule tests). */
 export const PROMETHEUS_VERSION = '2.42.0';
 
@@ -136,4 +138,13 @@ export function promtoolBin(): string {
 
 export function isPrometheusProvisioned(): boolean {
   return existsSync(prometheusPackage().marker) && existsSync(promtoolBin()) && existsSync(prometheusBin());
+}
+
+/** The Prometheus Operator's CRD manifests, copied out of its Go module: `<dir>/monitoring.coreos.com_<plural>.yaml`. */
+export function prometheusOperatorCrdsDir(): string {
+  return join(cacheDir(), `prometheus-operator-crds-${PROMETHEUS_OPERATOR_VERSION}`);
+}
+
+export function prometheusOperatorCrdsMarker(): string {
+  return join(prometheusOperatorCrdsDir(), '.provisioned');
 }

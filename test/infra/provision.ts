@@ -3,7 +3,7 @@
 // cache; Kafka's jars from Maven Central into the cache;
 // the Temporal CLI, kube-apiserver, kine and Helm are built from source with Go (modules from the Go module proxy).
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   GO_MIN_VERSION,
@@ -13,6 +13,9 @@ import {
   KUBERNETES_VERSION,
   POSTGRES_EXPORTER_VERSION,
   POSTGRES_MAJOR,
+  PROMETHEUS_OPERATOR_VERSION,
+  prometheusOperatorCrdsDir,
+  prometheusOperatorCrdsMarker,
   REDIS_EXPORTER_VERSION,
   prometheusPackage,
   promtoolBin,
@@ -232,7 +235,7 @@ let goToolchainPromise: Promise<GoToolchain> | undefined;
 /** Finds Go (PATH, then /usr/local/go) and checks it is new enough; only called when something must be built. */
 function goToolchain(): Promise<GoToolchain> {
   goToolchainPromise ??= (async () => {
-    const label = `Go ${GO_MIN_VERSION}+ (to build the Temporal CLI and the Kubernetes tools)`;
+    const label = `Go ${GO_MIN_VERSION}+ (to build the Go tools and fetch the Prometheus Operator CRDs)`;
     const go = findOnPath('go') ?? (existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
     const install = `install Go ${GO_MIN_VERSION} or newer from https://go.dev/dl/ (Debian's golang-go is too old) and put it on PATH`;
     if (!go) throw new Error(`${label} is missing; ${install}`);
@@ -494,6 +497,29 @@ const redisExporter: GoToolBuild = {
     }),
 };
 
+/** The CRD manifests ship in the operator's Go module (`example/prometheus-operator-crd/`): the module proxy has them. */
+async function ensurePrometheusOperatorCrds(): Promise<void> {
+  const label = `Prometheus Operator ${PROMETHEUS_OPERATOR_VERSION} CRDs`;
+  const dir = prometheusOperatorCrdsDir();
+  if (existsSync(prometheusOperatorCrdsMarker())) {
+    log(`${label}: ready (${dir})`);
+    return;
+  }
+  log(`${label}: copying them out of the Go module into ${dir}`);
+  const go = await goToolchain();
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const module = `github.com/prometheus-operator/prometheus-operator@v${PROMETHEUS_OPERATOR_VERSION}`;
+  const info = JSON.parse(await go.command(['mod', 'download', '-json', module], { cwd: dir, timeoutMs: 10 * 60_000 })) as { Dir?: string; Error?: string };
+  if (!info.Dir) throw new Error(`go mod download ${module}: ${info.Error ?? 'no module directory'}`);
+  const source = join(info.Dir, 'example', 'prometheus-operator-crd');
+  const manifests = (await readdir(source)).filter((file) => /^monitoring\.coreos\.com_\w+\.yaml$/.test(file));
+  if (manifests.length === 0) throw new Error(`no monitoring.coreos.com CRD manifests in ${source}`);
+  for (const manifest of manifests) await copyFile(join(source, manifest), join(dir, manifest));
+  await writeFile(prometheusOperatorCrdsMarker(), `${manifests.sort().join('\n')}\n`);
+  log(`${label}: installed (${manifests.length} CRDs)`);
+}
+
 const started = Date.now();
 try {
   await ensureSystemPackages();
@@ -502,6 +528,7 @@ try {
   await ensureUnpackedDebianPackage(prometheusPackage(), promtoolBin());
   // Sequential on purpose: each Go build already uses two cores.
   for (const tool of [temporalCli, kine, helm, kubeApiServer, postgresExporter, redisExporter]) await ensureGoTool(tool);
+  await ensurePrometheusOperatorCrds();
   log(`all ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 } catch (error) {
   console.error(`[provision] failed: ${error instanceof Error ? error.message : String(error)}`);

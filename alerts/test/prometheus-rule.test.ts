@@ -1,0 +1,58 @@
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { kubeClient, type KubeRequest } from '../../test/infra/kube-client.ts';
+import { startKubeApiServer, type KubeApiServer } from '../../test/infra/kubernetes.ts';
+import { prometheusOperatorCrdFile } from '../../test/infra/prometheus.ts';
+import { PROMETHEUS_RULE_FILE } from '../src/generate-rules.ts';
+
+interface PrometheusRule {
+  metadata: { name: string };
+  spec: { groups: Array<{ rules: Array<{ for?: string }> }> };
+}
+
+describe('the PrometheusRule on a real API server with the Prometheus Operator CRD', () => {
+  let server: KubeApiServer;
+  let kube: KubeRequest;
+  const namespace = 'alerts-test';
+  const rules = `/apis/monitoring.coreos.com/v1/namespaces/${namespace}/prometheusrules`;
+
+  beforeAll(async () => {
+    server = await startKubeApiServer();
+    kube = kubeClient(server);
+    const crd = parse(await readFile(prometheusOperatorCrdFile('prometheusrules'), 'utf8')) as { metadata: { name: string } };
+    expect((await kube('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status).toBe(201);
+    for (let attempt = 0; attempt < 100; attempt += 1) {
+      const { body } = await kube<{ status?: { conditions?: Array<{ type: string; status: string }> } }>(
+        'GET',
+        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`,
+      );
+      if (body.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect((await kube('POST', '/api/v1/namespaces', { metadata: { name: namespace } })).status).toBe(201);
+  }, 180_000);
+
+  afterAll(async () => {
+    await server?.dispose();
+  });
+
+  const committedRule = async () => parse(await readFile(PROMETHEUS_RULE_FILE, 'utf8')) as PrometheusRule;
+
+  it('accepts alerts/shop.prometheusrule.yaml as it is, every rule kept', async () => {
+    const rule = await committedRule();
+    const created = await kube<PrometheusRule>('POST', rules, rule);
+    expect(created.status).toBe(201);
+    expect(created.body.spec).toEqual(rule.spec);
+  });
+
+  it('validates what it stores: a malformed duration is refused', async () => {
+    const rule = await committedRule();
+    rule.metadata.name = 'malformed';
+    const [first] = rule.spec.groups[0]?.rules ?? [];
+    if (first !== undefined) first.for = 'five minutes';
+    const refused = await kube<{ message: string }>('POST', rules, rule);
+    expect(refused.status).toBe(422);
+    expect(refused.body.message).toMatch(/spec\.groups\[0\]\.rules\[0\]\.for/);
+  });
+});
