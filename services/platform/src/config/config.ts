@@ -23,6 +23,8 @@ export interface Config {
   /** undefined means in-process event delivery. */
   readonly brokers: readonly string[] | undefined;
   readonly secretKey: string;
+  /** The signing key before the last rotation of SECRET_KEY: its tokens are still accepted until they expire. */
+  readonly secretKeyPrevious: string | undefined;
   readonly secretsMasterKey: Buffer;
   readonly secretsMasterKeysRotatingFrom: readonly Buffer[];
   readonly workflowHost: string | undefined;
@@ -83,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cacheUrl: read.url('CACHE_URL', ['redis', 'rediss'], { secret: true }),
     brokers: read.hostPorts('BROKER_ADDRESS'),
     secretKey: readSecretKey(read, isProduction),
+    secretKeyPrevious: readPreviousSecretKey(read, isProduction),
     secretsMasterKey: readMasterKey(read, isProduction),
     secretsMasterKeysRotatingFrom: readRotatingKeys(read),
     workflowHost: read.hostPorts('WORKFLOW_HOST')?.[0],
@@ -139,12 +142,21 @@ function readNamespace(read: EnvReader): string {
 function readSecretKey(read: EnvReader, isProduction: boolean): string {
   if (!isProduction) return read.optional('SECRET_KEY') ?? DEVELOPMENT_SECRET_KEY;
   const value = read.required('SECRET_KEY', PRODUCTION_ONLY);
-  if (value === undefined) return '';
-  if (value === DEVELOPMENT_SECRET_KEY) read.problem('SECRET_KEY', 'is the embedded development key; generate a new one');
-  else if (value.length < MIN_SECRET_KEY_LENGTH) {
-    read.problem('SECRET_KEY', `must be at least ${MIN_SECRET_KEY_LENGTH} characters (a long URL-safe random string)`);
-  }
+  if (value !== undefined) checkProductionSigningKey(read, 'SECRET_KEY', value);
+  return value ?? '';
+}
+
+function readPreviousSecretKey(read: EnvReader, isProduction: boolean): string | undefined {
+  const value = read.optional('SECRET_KEY_PREVIOUS');
+  if (value !== undefined && isProduction) checkProductionSigningKey(read, 'SECRET_KEY_PREVIOUS', value);
   return value;
+}
+
+function checkProductionSigningKey(read: EnvReader, name: string, value: string): void {
+  if (value === DEVELOPMENT_SECRET_KEY) read.problem(name, 'is the embedded development key; generate a new one');
+  else if (value.length < MIN_SECRET_KEY_LENGTH) {
+    read.problem(name, `must be at least ${MIN_SECRET_KEY_LENGTH} characters (a long URL-safe random string)`);
+  }
 }
 
 function readMasterKey(read: EnvReader, isProduction: boolean): Buffer {
