@@ -1,4 +1,5 @@
-import { SignJWT, errors, jwtVerify, type JWTPayload } from 'jose';
+import { SignJWT, errors, jwtVerify, type JWTHeaderParameters, type JWTPayload } from 'jose';
+import { keyIdOf } from '@shop/platform';
 import { idString, optionalId } from '../context.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import { subjectOf, type Principal } from './principal.ts';
@@ -21,7 +22,28 @@ const MAX_TOKEN_LENGTH = 4096;
 const SUBJECT = /^(customer|staff):([1-9][0-9]{0,18})$/;
 const ID = /^[1-9][0-9]{0,18}$/;
 
-const keyOf = (settings: TokenSettings): Uint8Array => new TextEncoder().encode(settings.secret);
+interface SigningKey {
+  /** The token header's `kid`: which key signed it, so verification picks it among the current and the previous one. */
+  readonly id: string;
+  readonly key: Uint8Array;
+}
+
+function signingKey(secret: string): SigningKey {
+  const key = new TextEncoder().encode(secret);
+  return { id: keyIdOf('shop access token signing key', key), key };
+}
+
+/** The key a token's header names: the current or the previous one; a token without a kid predates key ids and was signed with the current key. */
+function verificationKey(settings: TokenSettings): (header: JWTHeaderParameters) => Uint8Array {
+  const current = signingKey(settings.secret);
+  const previous = settings.previousSecret === undefined ? undefined : signingKey(settings.previousSecret);
+  return (header) => {
+    if (header.kid === undefined) return current.key;
+    const named = [current, previous].find((candidate) => candidate?.id === header.kid);
+    if (named === undefined) throw new errors.JWKSNoMatchingKey();
+    return named.key;
+  };
+}
 
 /** A signed JWT naming the principal; customers' tokens also carry their channel and customer group. */
 export async function signAccessToken(principal: Principal, settings: TokenSettings): Promise<{ token: string; expiresAt: Date }> {
@@ -29,21 +51,24 @@ export async function signAccessToken(principal: Principal, settings: TokenSetti
   const expiresAt = issuedAt + settings.accessTokenSeconds;
   const claims: JWTPayload =
     principal.kind === 'customer' ? { channel_id: idString(principal.channelId), customer_group_id: optionalId(principal.customerGroupId) } : {};
+  const { id, key } = signingKey(settings.secret);
   const token = await new SignJWT(claims)
-    .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
+    .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT', kid: id })
     .setSubject(subjectOf(principal))
     .setIssuer(settings.issuer)
     .setAudience(settings.audience)
     .setIssuedAt(issuedAt)
     .setExpirationTime(expiresAt)
-    .sign(keyOf(settings));
+    .sign(key);
   return { token, expiresAt: new Date(expiresAt * 1000) };
 }
 
 function rejection(error: unknown): AccessTokenRejection {
   if (error instanceof errors.JWTExpired) return 'expired';
-  // A token signed with another algorithm (or none) is not one of ours, exactly as with a wrong key.
-  if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JOSEAlgNotAllowed) return 'bad_signature';
+  // A token signed with another algorithm (or none), or naming a key we do not hold, is not one of ours, exactly as with a wrong key.
+  if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JWKSNoMatchingKey) {
+    return 'bad_signature';
+  }
   if (error instanceof errors.JWTClaimValidationFailed && error.reason === 'check_failed') {
     if (error.claim === 'aud') return 'wrong_audience';
     if (error.claim === 'iss') return 'wrong_issuer';
@@ -72,7 +97,7 @@ export async function verifyAccessToken(token: string, settings: TokenSettings):
   if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH) throw reject('malformed');
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(token, keyOf(settings), {
+    ({ payload } = await jwtVerify(token, verificationKey(settings), {
       algorithms: [ALGORITHM],
       issuer: settings.issuer,
       audience: settings.audience,

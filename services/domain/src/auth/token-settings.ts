@@ -1,6 +1,8 @@
 export interface TokenSettings {
-  /** HS256 key of access tokens: the api passes Config.secretKey (SECRET_KEY). */
+  /** HS256 key that signs access tokens: the api passes Config.secretKey (SECRET_KEY). */
   readonly secret: string;
+  /** The key before the last rotation (Config.secretKeyPrevious, SECRET_KEY_PREVIOUS): tokens it signed still verify until they expire. */
+  readonly previousSecret?: string;
   readonly issuer: string;
   readonly audience: string;
   readonly accessTokenSeconds: number;
