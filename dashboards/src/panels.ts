@@ -23,6 +23,12 @@ export const SHOP = 'namespace="$namespace", shop="$shop"';
 
 const DATASOURCE = { type: 'prometheus', uid: '${datasource}' };
 
+/** The per-second rate of a counter of the Shop picked, summed, by `by` labels when given; `matchers` narrow the selector. */
+export function perSecond(metric: string, options: { by?: string; matchers?: string } = {}): string {
+  const sum = options.by === undefined ? 'sum' : `sum by (${options.by}) `;
+  return `${sum}(rate(${metric}{${SHOP}${options.matchers ?? ''}}[$__rate_interval]))`;
+}
+
 export interface Query {
   readonly expr: string;
   /** Series name in the legend; Grafana's `{{label}}` templates work. */
@@ -83,7 +89,8 @@ export function stat(spec: PanelSpec): StatPanelBuilder {
   return panel;
 }
 
-function labelVariable(name: string, label: string, query: string): QueryVariableBuilder {
+/** A variable listing the values of a label, e.g. `label_values(up, namespace)`. */
+export function labelVariable(name: string, label: string, query: string): QueryVariableBuilder {
   return new QueryVariableBuilder(name)
     .label(label)
     .datasource(DATASOURCE)

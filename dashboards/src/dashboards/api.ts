@@ -1,5 +1,5 @@
 import { THRESHOLDS } from '../../../alerts/src/thresholds.ts';
-import { quantiles, SHOP, shopDashboard, stat, timeseries } from '../panels.ts';
+import { perSecond, quantiles, SHOP, shopDashboard, stat, timeseries } from '../panels.ts';
 
 const requests = (matchers = '') => `http_requests_total{${SHOP}${matchers}}`;
 const latency = (quantile: number) =>
@@ -12,7 +12,7 @@ export function apiDashboard() {
         title: 'Request rate',
         description: 'Requests answered per second, by route. A sudden drop while the storefront still has visitors means requests no longer reach the api.',
         unit: 'reqps',
-        queries: [{ expr: `sum by (route) (rate(${requests()}[$__rate_interval]))`, legend: '{{route}}' }],
+        queries: [{ expr: perSecond('http_requests_total', { by: 'route' }), legend: '{{route}}' }],
       }),
     )
     .withPanel(
@@ -24,7 +24,7 @@ export function apiDashboard() {
         alertThreshold: THRESHOLDS.apiErrorRatio,
         queries: [
           {
-            expr: `sum by (status) (rate(${requests(', status=~"4..|5.."')}[$__rate_interval]))\n  / scalar(sum(rate(${requests()}[$__rate_interval])))`,
+            expr: `${perSecond('http_requests_total', { by: 'status', matchers: ', status=~"4..|5.."' })}\n  / scalar(${perSecond('http_requests_total')})`,
             legend: '{{status}}',
           },
         ],

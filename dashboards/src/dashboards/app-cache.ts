@@ -1,6 +1,4 @@
-import { SHOP, shopDashboard, timeseries } from '../panels.ts';
-
-const perSecond = (metric: string, matchers = '') => `sum(rate(${metric}{${SHOP}${matchers}}[$__rate_interval]))`;
+import { perSecond, shopDashboard, timeseries } from '../panels.ts';
 
 export function appCacheDashboard() {
   return shopDashboard(
@@ -14,7 +12,7 @@ export function appCacheDashboard() {
         description:
           'Cache calls per second of the api, worker and consumer, by operation and result (get: hit or miss; setIfAbsent: stored or exists, e.g. a repeat click; error: the cache did not answer).',
         unit: 'ops',
-        queries: [{ expr: `sum by (operation, result) (rate(cache_operations_total{${SHOP}}[$__rate_interval]))`, legend: '{{operation}} {{result}}' }],
+        queries: [{ expr: perSecond('cache_operations_total', { by: 'operation, result' }), legend: '{{operation}} {{result}}' }],
       }),
     )
     .withPanel(
@@ -23,7 +21,7 @@ export function appCacheDashboard() {
         description:
           'Cache calls per second that failed, by operation. Above zero: the cache is unreachable or too slow; rate limits fail open and repeat clicks are decided by the database until it answers.',
         unit: 'ops',
-        queries: [{ expr: `sum by (operation) (rate(cache_operations_total{${SHOP}, result="error"}[$__rate_interval]))`, legend: '{{operation}}' }],
+        queries: [{ expr: perSecond('cache_operations_total', { by: 'operation', matchers: ', result="error"' }), legend: '{{operation}}' }],
       }),
     )
     .withPanel(
@@ -68,7 +66,7 @@ export function appCacheDashboard() {
         description:
           'Rate-limit checks per second that the api let through because the cache did not answer (result fail_open), by policy. Above zero: the cache is unreachable or too slow, and rate limits are off until it answers.',
         unit: 'ops',
-        queries: [{ expr: `sum by (policy) (rate(rate_limit_decisions_total{${SHOP}, result="fail_open"}[$__rate_interval]))`, legend: '{{policy}}' }],
+        queries: [{ expr: perSecond('rate_limit_decisions_total', { by: 'policy', matchers: ', result="fail_open"' }), legend: '{{policy}}' }],
       }),
     );
 }

@@ -1,7 +1,6 @@
 import { THRESHOLDS } from '../../../alerts/src/thresholds.ts';
-import { SHOP, shopDashboard, timeseries } from '../panels.ts';
+import { perSecond, SHOP, shopDashboard, timeseries } from '../panels.ts';
 
-const perSecondBy = (labels: string, metric: string) => `sum by (${labels}) (rate(${metric}{${SHOP}}[$__rate_interval]))`;
 
 export function brokerDashboard() {
   return shopDashboard(
@@ -14,7 +13,7 @@ export function brokerDashboard() {
         title: 'Events published',
         description: 'Events the outbox relay published to the broker per second, by topic. Zero while orders are placed means the relay or the broker is down: the outbox backlog grows.',
         unit: 'ops',
-        queries: [{ expr: perSecondBy('topic', 'outbox_published_total'), legend: '{{topic}}' }],
+        queries: [{ expr: perSecond('outbox_published_total', { by: 'topic' }), legend: '{{topic}}' }],
       }),
     )
     .withPanel(
@@ -23,7 +22,7 @@ export function brokerDashboard() {
         description:
           'Messages the consumer finished per second, by group and result: done (handled), duplicate (already handled, dropped) or dead_lettered. Any dead-lettered message is an event a handler gave up on.',
         unit: 'ops',
-        queries: [{ expr: perSecondBy('group, result', 'consumer_messages_handled_total'), legend: '{{group}} {{result}}' }],
+        queries: [{ expr: perSecond('consumer_messages_handled_total', { by: 'group, result' }), legend: '{{group}} {{result}}' }],
       }),
     )
     .withPanel(
@@ -41,7 +40,7 @@ export function brokerDashboard() {
         title: 'Consumer handler failures',
         description: 'Handler runs that failed per second, by group and topic (each retry counts). Steady failures on one topic mean a handler cannot process its messages: the lag of that group grows.',
         unit: 'ops',
-        queries: [{ expr: perSecondBy('group, topic', 'consumer_handler_failures_total'), legend: '{{group}} {{topic}}' }],
+        queries: [{ expr: perSecond('consumer_handler_failures_total', { by: 'group, topic' }), legend: '{{group}} {{topic}}' }],
       }),
     )
     .withPanel(
@@ -67,7 +66,7 @@ export function brokerDashboard() {
         title: 'Publish failures',
         description: 'Relay passes per second whose publish to the broker failed. Above zero: the broker is unreachable or refuses writes; events wait in the outbox and are retried.',
         unit: 'ops',
-        queries: [{ expr: `sum(rate(outbox_publish_failures_total{${SHOP}}[$__rate_interval]))`, legend: 'failed passes' }],
+        queries: [{ expr: perSecond('outbox_publish_failures_total'), legend: 'failed passes' }],
       }),
     )
     .withPanel(
@@ -76,7 +75,7 @@ export function brokerDashboard() {
         description:
           'In-process listener runs per second, by listener and result: done, retry (failed, tried again) or parked (failed on every retry and given up). Any parked delivery fires OutboxDeliveriesParked: that event\'s effect is missing.',
         unit: 'ops',
-        queries: [{ expr: perSecondBy('listener, result', 'outbox_listener_deliveries_total'), legend: '{{listener}} {{result}}' }],
+        queries: [{ expr: perSecond('outbox_listener_deliveries_total', { by: 'listener, result' }), legend: '{{listener}} {{result}}' }],
       }),
     )
     .withPanel(
@@ -85,7 +84,7 @@ export function brokerDashboard() {
         description:
           'Events per second emitted with a payload that does not match their JSON Schema and published anyway (EVENT_SCHEMA_MODE=warn), by topic. Any fires EventSchemaValidationWarnings: consumers may reject or misread them.',
         unit: 'ops',
-        queries: [{ expr: perSecondBy('topic', 'event_schema_validation_warnings_total'), legend: '{{topic}}' }],
+        queries: [{ expr: perSecond('event_schema_validation_warnings_total', { by: 'topic' }), legend: '{{topic}}' }],
       }),
     );
 }

@@ -1,4 +1,4 @@
-import { SHOP, shopDashboard, stat, timeseries } from '../panels.ts';
+import { perSecond, SHOP, shopDashboard, stat, timeseries } from '../panels.ts';
 
 export function cacheServerDashboard() {
   return shopDashboard('shop-cache-server', 'Shop / Cache server', 'The Redis-compatible cache server itself: memory, connections and commands (redis_exporter).')
@@ -30,7 +30,7 @@ export function cacheServerDashboard() {
         title: 'Commands per second',
         description: 'Commands the cache executes per second. It follows traffic; a jump without more traffic means a loop or a retry storm in a client.',
         unit: 'ops',
-        queries: [{ expr: `sum(rate(redis_commands_processed_total{${SHOP}}[$__rate_interval]))`, legend: 'commands' }],
+        queries: [{ expr: perSecond('redis_commands_processed_total'), legend: 'commands' }],
       }),
     )
     .withPanel(
@@ -38,7 +38,7 @@ export function cacheServerDashboard() {
         title: 'Rejected connections',
         description: 'Connections per second the cache refused because maxclients was reached. Anything above zero means some process cannot reach the cache.',
         unit: 'ops',
-        queries: [{ expr: `sum(rate(redis_rejected_connections_total{${SHOP}}[$__rate_interval]))`, legend: 'rejected' }],
+        queries: [{ expr: perSecond('redis_rejected_connections_total'), legend: 'rejected' }],
       }),
     )
     .withPanel(

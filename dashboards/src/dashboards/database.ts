@@ -1,9 +1,8 @@
 import { THRESHOLDS } from '../../../alerts/src/thresholds.ts';
-import { SHOP, shopDashboard, timeseries } from '../panels.ts';
+import { perSecond, SHOP, shopDashboard, timeseries } from '../panels.ts';
 
 /** postgres_exporter reports every database of the server; the templates are not the Shop's. */
-const DATABASES = `${SHOP}, datname!~"template.*"`;
-const perSecond = (metric: string) => `sum(rate(${metric}{${DATABASES}}[$__rate_interval]))`;
+const serverPerSecond = (metric: string) => perSecond(metric, { matchers: ', datname!~"template.*"' });
 
 export function databaseDashboard() {
   return shopDashboard(
@@ -56,8 +55,8 @@ export function databaseDashboard() {
         description: 'Committed and rolled back transactions per second. Rollbacks rising against commits mean failing writes: look at the api errors and the logs.',
         unit: 'ops',
         queries: [
-          { expr: perSecond('pg_stat_database_xact_commit'), legend: 'commit' },
-          { expr: perSecond('pg_stat_database_xact_rollback'), legend: 'rollback' },
+          { expr: serverPerSecond('pg_stat_database_xact_commit'), legend: 'commit' },
+          { expr: serverPerSecond('pg_stat_database_xact_rollback'), legend: 'rollback' },
         ],
       }),
     )
@@ -68,11 +67,11 @@ export function databaseDashboard() {
           'Rows the queries returned, fetched by index, inserted, updated and deleted per second. Rows returned far above rows fetched mean sequential scans: a missing index or an unbounded query.',
         unit: 'suffix: rows/s',
         queries: [
-          { expr: perSecond('pg_stat_database_tup_returned'), legend: 'returned' },
-          { expr: perSecond('pg_stat_database_tup_fetched'), legend: 'fetched' },
-          { expr: perSecond('pg_stat_database_tup_inserted'), legend: 'inserted' },
-          { expr: perSecond('pg_stat_database_tup_updated'), legend: 'updated' },
-          { expr: perSecond('pg_stat_database_tup_deleted'), legend: 'deleted' },
+          { expr: serverPerSecond('pg_stat_database_tup_returned'), legend: 'returned' },
+          { expr: serverPerSecond('pg_stat_database_tup_fetched'), legend: 'fetched' },
+          { expr: serverPerSecond('pg_stat_database_tup_inserted'), legend: 'inserted' },
+          { expr: serverPerSecond('pg_stat_database_tup_updated'), legend: 'updated' },
+          { expr: serverPerSecond('pg_stat_database_tup_deleted'), legend: 'deleted' },
         ],
       }),
     )
@@ -81,7 +80,7 @@ export function databaseDashboard() {
         title: 'Deadlocks',
         description: 'Deadlocks PostgreSQL detected per second; each aborted a transaction. Anything above zero means two code paths lock the same rows in opposite orders.',
         unit: 'ops',
-        queries: [{ expr: perSecond('pg_stat_database_deadlocks'), legend: 'deadlocks' }],
+        queries: [{ expr: serverPerSecond('pg_stat_database_deadlocks'), legend: 'deadlocks' }],
       }),
     );
 }

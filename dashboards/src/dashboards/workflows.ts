@@ -1,20 +1,13 @@
 import { THRESHOLDS } from '../../../alerts/src/thresholds.ts';
-import { QueryVariableBuilder, VariableRefresh } from '@grafana/grafana-foundation-sdk/dashboard';
-import { SHOP, shopDashboard, timeseries } from '../panels.ts';
+import { labelVariable, perSecond, SHOP, shopDashboard, timeseries } from '../panels.ts';
 
-const perSecondBy = (labels: string, metric: string) => `sum by (${labels}) (rate(${metric}{${SHOP}}[$__rate_interval]))`;
-const failed = `sum(rate(temporal_workflow_failed_total{${SHOP}}[$__rate_interval]))`;
-const completed = `sum(rate(temporal_workflow_completed_total{${SHOP}}[$__rate_interval]))`;
+const failed = perSecond('temporal_workflow_failed_total');
+const completed = perSecond('temporal_workflow_completed_total');
 const p95 = (histogram: string, by: readonly string[] = []) =>
   `histogram_quantile(0.95, sum by (${[...by, 'le'].join(', ')}) (rate(${histogram}_bucket{${SHOP}}[$__rate_interval])))`;
 
 /** The Temporal server's series carry the Temporal namespace in `namespace`, not a Kubernetes one. */
-const temporalNamespace = new QueryVariableBuilder('temporal_namespace')
-  .label('Temporal namespace')
-  .datasource({ type: 'prometheus', uid: '${datasource}' })
-  .query('label_values(approximate_backlog_count, namespace)')
-  .definition('label_values(approximate_backlog_count, namespace)')
-  .refresh(VariableRefresh.OnTimeRangeChanged);
+const temporalNamespace = labelVariable('temporal_namespace', 'Temporal namespace', 'label_values(approximate_backlog_count, namespace)');
 
 export function workflowsDashboard() {
   return shopDashboard(
@@ -31,7 +24,7 @@ export function workflowsDashboard() {
         queries: [
           { expr: completed, legend: 'completed' },
           { expr: failed, legend: 'failed' },
-          { expr: `sum(rate(temporal_workflow_canceled_total{${SHOP}}[$__rate_interval]))`, legend: 'canceled' },
+          { expr: perSecond('temporal_workflow_canceled_total'), legend: 'canceled' },
         ],
       }),
     )
@@ -50,8 +43,8 @@ export function workflowsDashboard() {
         description: 'Activity executions per second by activity, and failed attempts (each is retried). Steady failures of one activity mean its dependency (database, broker) fails.',
         unit: 'ops',
         queries: [
-          { expr: perSecondBy('activity_type', 'temporal_activity_execution_latency_count'), legend: '{{activity_type}}' },
-          { expr: perSecondBy('activity_type', 'temporal_activity_execution_failed_total'), legend: '{{activity_type}} failed' },
+          { expr: perSecond('temporal_activity_execution_latency_count', { by: 'activity_type' }), legend: '{{activity_type}}' },
+          { expr: perSecond('temporal_activity_execution_failed_total', { by: 'activity_type' }), legend: '{{activity_type}} failed' },
         ],
       }),
     )
@@ -112,7 +105,7 @@ export function workflowsDashboard() {
         title: 'Rows swept',
         description: 'Rows the periodic sweeps ended per second: stock holds expired, unpaid orders cancelled, abandoned carts deleted. Flat at zero for hours while carts are abandoned means the schedules do not run.',
         unit: 'suffix: rows/s',
-        queries: [{ expr: perSecondBy('sweep, what', 'workflow_sweep_rows_total'), legend: '{{sweep}} {{what}}' }],
+        queries: [{ expr: perSecond('workflow_sweep_rows_total', { by: 'sweep, what' }), legend: '{{sweep}} {{what}}' }],
       }),
     );
 }
