@@ -95,6 +95,7 @@ export { SWEEP_PASSES, type SweepPass, type SweepPassDeps, type SweepPassInput }
 export { sweepPace, type SweepPace } from './workflows/sweep-pace.ts';
 export { recordWorkflowFault, workflowFaults, type WorkflowFault, type WorkflowFaultFilter, type WorkflowRun } from './workflows/faults.ts';
 export { readSetting, storeSetting } from './settings/settings-store.ts';
+export { secretStatus, storeSecret, type SecretInput } from './settings/secret-settings.ts';
 export { CHECKOUT_SETTINGS_KEY, DEFAULT_CHECKOUT_SETTINGS, checkoutSettings, type CheckoutSettings, type FraudRules } from './settings/checkout-settings.ts';
 export {
   MAX_BIGINT,

@@ -21,6 +21,7 @@ export const CORE_PERMISSIONS = [
   { name: 'leads.read', description: 'See captured leads' },
   { name: 'reports.read', description: 'See the tracking and attribution reports' },
   { name: 'settings.manage', description: 'Change the shop settings' },
+  { name: 'secrets.manage', description: 'Set stored secrets (gateway credentials, webhook secrets) and see whether each is set; never their values' },
   { name: 'staff.manage', description: 'Create staff users and assign their roles' },
   { name: 'workflows.read', description: 'See workflow faults: the assumptions of order, approval and sweep workflows that proved false' },
 ] as const satisfies readonly PermissionDeclaration[];
