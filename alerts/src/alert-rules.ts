@@ -30,6 +30,14 @@ export interface AlertGroup {
 const SHOP = 'namespace, shop';
 const WHERE = '{{ $labels.namespace }}/{{ $labels.shop }}';
 const rate = (selector: string, window: string) => `sum by (${SHOP}) (rate(${selector}[${window}]))`;
+// Summaries and descriptions quote the thresholds, so they follow any change of thresholds.ts.
+const percent = (ratio: number) => `${Math.round(ratio * 100)}%`;
+const API_ERRORS = percent(THRESHOLDS.apiErrorRatio);
+const API_P95 = `${THRESHOLDS.apiLatencyP95Seconds * 1000} ms`;
+const POOL = percent(THRESHOLDS.poolUtilization);
+const CONNECTIONS = percent(THRESHOLDS.databaseConnectionRatio);
+const WORKFLOW_FAILURES = percent(THRESHOLDS.workflowFailureRatio);
+const OUTBOX_WAIT = `${THRESHOLDS.outboxOldestPendingSeconds / 60} minutes`;
 
 const api: AlertGroup = {
   name: 'shop.api',
@@ -39,8 +47,8 @@ const api: AlertGroup = {
       expr: `${rate('http_requests_total{status=~"5.."}', '5m')}\n  / ${rate('http_requests_total', '5m')}\n  > ${THRESHOLDS.apiErrorRatio}`,
       for: '5m',
       severity: 'critical',
-      summary: 'The api answers more than 1% of requests with a 5xx',
-      description: `{{ $value | humanizePercentage }} of api requests of ${WHERE} answered 5xx over the last 5 minutes (threshold 1%).`,
+      summary: `The api answers more than ${API_ERRORS} of requests with a 5xx`,
+      description: `{{ $value | humanizePercentage }} of api requests of ${WHERE} answered 5xx over the last 5 minutes (threshold ${API_ERRORS}).`,
       panel: { dashboard: 'shop-api', title: 'Error rate by status' },
     },
     {
@@ -48,8 +56,8 @@ const api: AlertGroup = {
       expr: `histogram_quantile(0.95, sum by (${SHOP}, le) (rate(http_request_duration_seconds_bucket[5m])))\n  > ${THRESHOLDS.apiLatencyP95Seconds}`,
       for: '10m',
       severity: 'warning',
-      summary: 'The api p95 response time is above 500 ms',
-      description: `The p95 response time of the api of ${WHERE} is {{ $value | humanizeDuration }} (threshold 500ms).`,
+      summary: `The api p95 response time is above ${API_P95}`,
+      description: `The p95 response time of the api of ${WHERE} is {{ $value | humanizeDuration }} (threshold ${API_P95}).`,
       panel: { dashboard: 'shop-api', title: 'Latency p50 / p95 / p99' },
     },
   ],
@@ -63,8 +71,8 @@ const database: AlertGroup = {
       expr: `max by (${SHOP}, service) (db_pool_connections_in_use / db_pool_connections_max)\n  > ${THRESHOLDS.poolUtilization}`,
       for: '5m',
       severity: 'warning',
-      summary: 'A database connection pool is more than 80% in use',
-      description: `The busiest {{ $labels.service }} process of ${WHERE} has {{ $value | humanizePercentage }} of its pool's connections checked out (threshold 80%).`,
+      summary: `A database connection pool is more than ${POOL} in use`,
+      description: `The busiest {{ $labels.service }} process of ${WHERE} has {{ $value | humanizePercentage }} of its pool's connections checked out (threshold ${POOL}).`,
       panel: { dashboard: 'shop-database', title: 'Pool utilization' },
     },
     {
@@ -82,7 +90,7 @@ const database: AlertGroup = {
       for: '5m',
       severity: 'critical',
       summary: 'PostgreSQL is close to max_connections',
-      description: `The PostgreSQL server of ${WHERE} holds {{ $value | humanizePercentage }} of its max_connections (threshold 90%): new connections are about to be refused.`,
+      description: `The PostgreSQL server of ${WHERE} holds {{ $value | humanizePercentage }} of its max_connections (threshold ${CONNECTIONS}): new connections are about to be refused.`,
       panel: { dashboard: 'shop-database', title: 'Server connections' },
     },
   ],
@@ -125,8 +133,8 @@ const workflows: AlertGroup = {
         `  > ${THRESHOLDS.workflowFailureRatio}`,
       for: '5m',
       severity: 'warning',
-      summary: 'More than 1% of workflow executions fail',
-      description: `{{ $value | humanizePercentage }} of the workflow executions the worker of ${WHERE} finished over 15 minutes failed (threshold 1%).`,
+      summary: `More than ${WORKFLOW_FAILURES} of workflow executions fail`,
+      description: `{{ $value | humanizePercentage }} of the workflow executions the worker of ${WHERE} finished over 15 minutes failed (threshold ${WORKFLOW_FAILURES}).`,
       panel: { dashboard: 'shop-workflows', title: 'Workflow failure ratio' },
     },
     {
@@ -149,7 +157,7 @@ const events: AlertGroup = {
       expr: `sum by (${SHOP}, group) (kafka_consumergroup_lag) > ${THRESHOLDS.consumerLag}`,
       for: '5m',
       severity: 'warning',
-      summary: 'A consumer group is more than 1000 messages behind',
+      summary: `A consumer group is more than ${THRESHOLDS.consumerLag} messages behind`,
       description: `Consumer group {{ $labels.group }} of ${WHERE} has {{ $value }} messages not yet committed (threshold ${THRESHOLDS.consumerLag}).`,
       panel: { dashboard: 'shop-broker', title: 'Consumer lag by group' },
     },
@@ -176,8 +184,8 @@ const events: AlertGroup = {
       expr: `max by (${SHOP}, kind) (outbox_oldest_pending_age_seconds) > ${THRESHOLDS.outboxOldestPendingSeconds}`,
       for: '5m',
       severity: 'warning',
-      summary: 'Outbox events wait more than 5 minutes to be published or dispatched',
-      description: `The oldest {{ $labels.kind }} outbox event of ${WHERE} has waited {{ $value | humanizeDuration }} (threshold 5m).`,
+      summary: `Outbox events wait more than ${OUTBOX_WAIT} to be published or dispatched`,
+      description: `The oldest {{ $labels.kind }} outbox event of ${WHERE} has waited {{ $value | humanizeDuration }} (threshold ${OUTBOX_WAIT}).`,
       panel: { dashboard: 'shop-broker', title: 'Outbox oldest pending event' },
     },
     {
