@@ -24,7 +24,7 @@ export interface TrackingEndpoint {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The beacon recorder POST /track uses; the GraphQL track mutation records through it too. */
+    /** The beacon recorder behind POST /track and the track mutation (the tracking area). */
     readonly tracker?: Tracker;
   }
 }
