@@ -43,16 +43,23 @@ export const VARIABLES: readonly VariableDoc[] = [
     description: 'Kafka bootstrap servers, comma-separated `host:port`; unset: events are delivered in-process',
     requiredInProduction: true,
   },
-  { name: 'SECRET_KEY', description: 'JWT signing secret (at least 32 characters)', requiredInProduction: true, secret: true },
+  { name: 'SECRET_KEY', description: 'JWT signing secret (at least 32 characters); tokens name it by a key id (`kid`)', requiredInProduction: true, secret: true },
+  {
+    name: 'SECRET_KEY_PREVIOUS',
+    description:
+      'Not used yet by the api: the `SECRET_KEY` before its last rotation, whose tokens verification accepts until they expire once the api passes it on (see docs/secrets.md)',
+    secret: true,
+  },
   {
     name: 'SECRETS_MASTER_KEY',
-    description: 'Key for encrypting stored secrets: 32 bytes, base64 or base64url. Checked at start; nothing is stored encrypted yet',
+    description:
+      'Key that encrypts stored secrets (AES-256-GCM): 32 bytes, base64 or base64url. A process refuses to start when stored secrets are under a key it does not have (see docs/secrets.md)',
     requiredInProduction: true,
     secret: true,
   },
   {
     name: 'SECRETS_MASTER_KEY_ROTATING_FROM',
-    description: 'Not used yet: older master keys, comma-separated, to accept for decryption',
+    description: 'Older master keys, comma-separated, still accepted for decryption until `npm run secrets:rewrap` has moved their rows',
     secret: true,
   },
   {
