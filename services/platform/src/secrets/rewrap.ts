@@ -26,7 +26,6 @@ export interface RewrapResult {
 export interface RewrapOptions {
   readonly batchSize?: number;
   readonly onProgress?: (progress: RewrapProgress) => void;
-  readonly columns?: readonly EncryptedColumn[];
 }
 
 interface Row {
@@ -43,15 +42,15 @@ interface Row {
  * overwritten with the older one. Refuses (ConfigError) when some rows are under keys it does not hold.
  */
 export async function rewrapSecrets(pool: pg.Pool, keyring: MasterKeyring, options: RewrapOptions = {}): Promise<RewrapResult> {
-  const { batchSize = 500, onProgress, columns = ENCRYPTED_COLUMNS } = options;
-  const missing = unreadableKeyIds(await rowsPerKeyId(pool, columns), keyring);
+  const { batchSize = 500, onProgress } = options;
+  const missing = unreadableKeyIds(await rowsPerKeyId(pool), keyring);
   if (missing.size > 0) throw new ConfigError([unreadableSecretsProblem(missing)]);
 
   const started = performance.now();
-  const total = await rowsNotUnderCurrentKey(pool, keyring, columns);
+  const total = await rowsNotUnderCurrentKey(pool, keyring);
   let rewrapped = 0;
   let changedMeanwhile = 0;
-  for (const column of columns) {
+  for (const column of ENCRYPTED_COLUMNS) {
     for await (const batch of batchesToRewrap(pool, column, keyring, batchSize)) {
       const swapped = await swapBatch(pool, column, keyring, batch);
       rewrapped += swapped;
@@ -60,13 +59,13 @@ export async function rewrapSecrets(pool: pg.Pool, keyring: MasterKeyring, optio
       onProgress?.({ done: rewrapped, left: Math.max(total - rewrapped - changedMeanwhile, 0), rowsPerSecond: seconds > 0 ? rewrapped / seconds : 0 });
     }
   }
-  const left = await rowsNotUnderCurrentKey(pool, keyring, columns);
+  const left = await rowsNotUnderCurrentKey(pool, keyring);
   return { rewrapped, changedMeanwhile, left, seconds: (performance.now() - started) / 1000 };
 }
 
-async function rowsNotUnderCurrentKey(pool: pg.Pool, keyring: MasterKeyring, columns: readonly EncryptedColumn[]): Promise<number> {
+async function rowsNotUnderCurrentKey(pool: pg.Pool, keyring: MasterKeyring): Promise<number> {
   let rows = 0;
-  for (const [keyId, count] of await rowsPerKeyId(pool, columns)) if (keyId !== keyring.current.id) rows += count;
+  for (const [keyId, count] of await rowsPerKeyId(pool)) if (keyId !== keyring.current.id) rows += count;
   return rows;
 }
 

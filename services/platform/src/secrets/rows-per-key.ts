@@ -4,19 +4,15 @@ import { ENCRYPTED_COLUMNS, sqlNamesOf, type EncryptedColumn } from './encrypted
 /** Rows of every encrypted column, by the id of the master key they are under. */
 export type RowsPerKeyId = ReadonlyMap<string, number>;
 
-interface Queryable {
-  query<R extends pg.QueryResultRow>(sql: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
-}
-
 function countSql(column: EncryptedColumn): string {
   const { table, keyId } = sqlNamesOf(column);
   return `SELECT ${keyId} AS key_id, count(*)::int AS rows FROM ${table} GROUP BY 1`;
 }
 
-export async function rowsPerKeyId(db: Queryable, columns: readonly EncryptedColumn[] = ENCRYPTED_COLUMNS): Promise<RowsPerKeyId> {
+export async function rowsPerKeyId(pool: pg.Pool): Promise<RowsPerKeyId> {
   const counts = new Map<string, number>();
-  for (const column of columns) {
-    const { rows } = await db.query<{ key_id: string; rows: number }>(countSql(column));
+  for (const column of ENCRYPTED_COLUMNS) {
+    const { rows } = await pool.query<{ key_id: string; rows: number }>(countSql(column));
     for (const row of rows) counts.set(row.key_id, (counts.get(row.key_id) ?? 0) + row.rows);
   }
   return counts;

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from '@shop/runtime';
 import type { MasterKeyring } from './keyring.ts';
-import { rowsPerKeyId } from './rows-per-key.ts';
+import { rowsPerKeyId, type RowsPerKeyId } from './rows-per-key.ts';
 import { unreadableKeyIds, unreadableSecretsProblem } from './unreadable-secrets.ts';
 
 export interface StartGuardOptions {
@@ -29,14 +29,15 @@ export async function guardStoredSecretKeys(options: StartGuardOptions): Promise
   let stopped = false;
 
   const check = async (attempt: number): Promise<void> => {
-    let missing;
+    let counts: RowsPerKeyId;
     try {
-      missing = unreadableKeyIds(await rowsPerKeyId(pool), keyring);
+      counts = await rowsPerKeyId(pool);
     } catch (error) {
       if (attempt === 0) logger.warn({ err: error }, `could not check that the master keys read every stored secret; retrying every ${retryMs} ms`);
       if (!stopped) timer = setTimeout(() => void check(attempt + 1), retryMs).unref();
       return;
     }
+    const missing = unreadableKeyIds(counts, keyring);
     if (missing.size > 0 && !stopped) await refuse(unreadableSecretsProblem(missing));
   };
 
