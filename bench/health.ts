@@ -20,16 +20,19 @@ async function rssMb(pid: number): Promise<number> {
   return Math.round(kb / 1024);
 }
 
+/** The rate counts 2xx answers only; a run with refused or failed answers cannot meet its goal. */
 function report(target: string, result: LoadResult, baseline: LoadResult, goal?: number): void {
-  const ratio = Math.round((result.reqPerSec / baseline.reqPerSec) * 100) / 100;
+  const ratio = Math.round((result.okPerSec / baseline.okPerSec) * 100) / 100;
+  const clean = result.non2xx === 0 && result.errors === 0;
   emit({
     target,
-    req_per_s: result.reqPerSec,
+    ok_req_per_s: result.okPerSec,
     p50_ms: result.p50Ms,
     p99_ms: result.p99Ms,
+    non_2xx: result.non2xx,
     errors: result.errors,
     ratio_to_bare: ratio,
-    ...(goal === undefined ? {} : { goal_ratio: goal, meets_goal: ratio >= goal }),
+    ...(goal === undefined ? {} : { goal_ratio: goal, meets_goal: clean && ratio >= goal }),
   });
 }
 

@@ -1,9 +1,14 @@
 import autocannon from 'autocannon';
 
 export interface LoadResult {
-  readonly reqPerSec: number;
+  /** 2xx answers per second: a refused (429) or failed answer is not throughput. */
+  readonly okPerSec: number;
+  /** Over every answer, refused ones included. */
   readonly p50Ms: number;
   readonly p99Ms: number;
+  /** Answers with another status, e.g. 429 from a rate limit. */
+  readonly non2xx: number;
+  /** Connection errors and timeouts: no answer at all. */
   readonly errors: number;
 }
 
@@ -27,9 +32,10 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   await autocannon({ ...request, duration: 2 });
   const result = await autocannon({ ...request, duration: options.seconds });
   return {
-    reqPerSec: Math.round(result.requests.average),
+    okPerSec: Math.round(result['2xx'] / result.duration),
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
-    errors: result.errors + result.non2xx,
+    non2xx: result.non2xx,
+    errors: result.errors,
   };
 }
