@@ -19,6 +19,14 @@ export async function checkReadiness(dependencies: Dependencies, timeoutMs = PRO
   return { status: ready ? 'ready' : 'not_ready', dependencies: byName };
 }
 
+export interface HealthOptions {
+  /**
+   * The driver's error text for a failing dependency (addresses, hosts, versions): shown outside
+   * production; in production the answer names the dependency and says only "unavailable".
+   */
+  readonly errorText: boolean;
+}
+
 export interface Serving {
   readonly status: 'serving' | 'not_serving';
   readonly dependencies: { readonly database: ProbeResult };
@@ -30,20 +38,22 @@ export interface Serving {
  * Kubernetes readiness probe asks: while Kafka is down the outbox keeps the events, while Redis is
  * down rate limits fail open, so neither outage should take every api pod out of service.
  */
-export function healthRoutes(app: FastifyInstance, dependencies: Dependencies): void {
+export function healthRoutes(app: FastifyInstance, dependencies: Dependencies, options: HealthOptions = { errorText: true }): void {
+  const shown = (result: ProbeResult): ProbeResult => (options.errorText || result.error === undefined ? result : { ...result, error: 'unavailable' });
   app.get('/health', async () => ({ status: 'ok' }));
 
   app.get('/serving', async (_request, reply) => {
     const database = await runProbe(dependencies.database, PROBE_TIMEOUT_MS);
     const serving = database.status === 'healthy';
-    const body: Serving = { status: serving ? 'serving' : 'not_serving', dependencies: { database } };
+    const body: Serving = { status: serving ? 'serving' : 'not_serving', dependencies: { database: shown(database) } };
     reply.header('cache-control', 'no-store');
     return reply.code(serving ? 200 : 503).send(body);
   });
 
   app.get('/ready', async (_request, reply) => {
     const readiness = await checkReadiness(dependencies);
+    const named = Object.fromEntries(Object.entries(readiness.dependencies).map(([name, result]) => [name, shown(result)]));
     reply.header('cache-control', 'no-store');
-    return reply.code(readiness.status === 'ready' ? 200 : 503).send(readiness);
+    return reply.code(readiness.status === 'ready' ? 200 : 503).send({ ...readiness, dependencies: named });
   });
 }
