@@ -166,6 +166,13 @@ export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInpu
   const cart = await activeCartOf(tx, deps, input.cartId, input.shopper);
   const cartLines = await cartLinesWithProducts(tx, cart);
   if (cartLines.length === 0) throw new DomainError('BAD_USER_INPUT', `cart ${cart.id} is empty`, { field: 'cartId' });
+  // A product repriced in another currency after it went into the cart: its price cannot be added up with the others.
+  const foreign = cartLines.find(({ product }) => product.currency !== cart.currency);
+  if (foreign !== undefined) {
+    throw new DomainError('CONFLICT', `product ${foreign.product.sku} is now priced in ${foreign.product.currency}, the cart in ${cart.currency}: remove it`, {
+      productId: foreign.product.id.toString(),
+    });
+  }
   const settings = await checkoutSettings(tx);
   const customer = cart.customerId === null ? null : await tx.customer.findUnique({ where: { id: cart.customerId } });
 

@@ -154,6 +154,22 @@ describe('checkout of a changed cart', () => {
     expect(await refusal(checkout(cartId, 's-withdrawn'))).toMatchObject({ code: 'NOT_FOUND', details: { productId: withdrawn.toString() } });
   });
 
+  it('refuses a product repriced in another currency since it went into the cart, naming it, and holds nothing', async () => {
+    const kept = await catalog.product('eur-tee', '10.00', 5);
+    const repriced = await catalog.product('usd-tee', '10.00', 5);
+    const cartId = await cartWith('s-currency', [[kept, 1], [repriced, 1]]);
+    const prisma = commerce.platform.database.prisma;
+    const { currency } = await prisma.product.findUniqueOrThrow({ where: { id: repriced } });
+    const other = currency === 'USD' ? 'GBP' : 'USD';
+    await prisma.product.update({ where: { id: repriced }, data: { currency: other } });
+    expect(await refusal(checkout(cartId, 's-currency'))).toMatchObject({
+      code: 'CONFLICT',
+      message: `product co-usd-tee is now priced in ${other}, the cart in ${currency}: remove it`,
+      details: { productId: repriced.toString() },
+    });
+    expect(await stock(kept)).toMatchObject({ reserved: 0 });
+  });
+
   it('snapshots each line at today\'s price, in cart order', async () => {
     const first = await catalog.product('snap-b', '7.50', 5);
     const second = await catalog.product('snap-a', '2.25', 5);
