@@ -39,7 +39,8 @@ export async function approveOrder(tx: Tx, deps: DomainDeps, orderId: bigint): P
 export async function markOrderPaid(tx: Tx, deps: DomainDeps, orderId: bigint): Promise<OrderWithLines> {
   const order = await lockedOrder(tx, orderId);
   assertTransition(order.number, order.status, 'PLACED');
-  const held = await tx.inventoryReservation.count({ where: { orderId, state: 'HELD' } });
+  // Past its expiry a hold is the expiry's to release (the order lifecycle or the sweep cancels the order), even before that has run.
+  const held = await tx.inventoryReservation.count({ where: { orderId, state: 'HELD', expiresAt: { gt: deps.now() } } });
   if (held !== order.lines.length) {
     throw new DomainError('BAD_USER_INPUT', `order ${order.number} can no longer be paid: its stock hold expired`, { field: 'orderId' });
   }

@@ -243,6 +243,25 @@ describe('checkout and the order lifecycle', () => {
     expect((await commerce.platform.database.prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe('PENDING_PAYMENT');
   });
 
+  it('refuses payment once the stock hold has expired, even before a sweep has released it', async () => {
+    const tee = await catalog.product('late-tee', '10.00', 5);
+    const order = await checkout(await cartWith('s-late', [[tee, 2]]), 's-late');
+    const prisma = commerce.platform.database.prisma;
+    const [hold] = await prisma.inventoryReservation.findMany({ where: { orderId: order.id } });
+    const placedAt = commerce.deps.now();
+    commerce.setNow(new Date((hold?.expiresAt.getTime() ?? 0) + 1_000));
+    try {
+      expect(await refusal(commerce.transaction((tx) => markOrderPaid(tx, commerce.deps, order.id)))).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        message: `order ${order.number} can no longer be paid: its stock hold expired`,
+      });
+    } finally {
+      commerce.setNow(placedAt);
+    }
+    expect(await prisma.order.findUniqueOrThrow({ where: { id: order.id } })).toMatchObject({ status: 'PENDING_PAYMENT', paidAt: null });
+    expect(await stock(tee)).toMatchObject({ onHand: 5, reserved: 2 });
+  });
+
   it('releases the held stock when an unpaid order is cancelled, and returns it when a paid one is', async () => {
     const tee = await catalog.product('cancel-tee', '10.00', 4);
     const unpaid = await checkout(await cartWith('s-cancel-1', [[tee, 3]]), 's-cancel-1');
