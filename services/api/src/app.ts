@@ -1,6 +1,5 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { createEmitter, openRateLimiter, outboxMetrics, type Emitter, type RunningOutbox } from '@shop/platform';
-import { tokenSettings } from '@shop/domain';
 import { echoRequestId, requestIdFor } from './http/request-id.ts';
 import { logEveryRequest } from './http/access-log.ts';
 import { measureHttp } from './http/http-metrics.ts';
@@ -13,6 +12,7 @@ import { graphqlPlugin } from './graphql/graphql-plugin.ts';
 import { ChannelDirectory } from './graphql/channels.ts';
 import type { ApiServices } from './graphql/context.ts';
 import type { AppPlatform } from './area-plugin.ts';
+import { tokenSettingsOf } from './auth/token-settings-of.ts';
 import { CORE_AREAS } from './core-areas.ts';
 
 export type { AppPlatform } from './area-plugin.ts';
@@ -61,7 +61,8 @@ export async function buildApp(platform: AppPlatform, options: AppOptions = {}):
     prisma: platform.database.prisma,
     transaction: outbox.transaction,
     deps: { emit: outbox.emit, now: () => new Date() },
-    tokens: tokenSettings(platform.config.secretKey),
+    tokens: tokenSettingsOf(platform.config),
+    masterKeys: platform.masterKeys,
     sql: platform.database.pool,
     channels: new ChannelDirectory(platform.database.prisma),
   };

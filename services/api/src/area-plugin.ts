@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import type { Platform } from '@shop/platform';
 import type { ApiServices } from './graphql/context.ts';
 
-export type AppPlatform = Pick<Platform, 'config' | 'logger' | 'metrics' | 'database' | 'cache' | 'broker'>;
+export type AppPlatform = Pick<Platform, 'config' | 'logger' | 'metrics' | 'database' | 'cache' | 'broker' | 'masterKeys'>;
 
 /** What every area plugin is registered with. */
 export interface AreaOptions {

@@ -41,8 +41,9 @@ export interface GraphqlApi {
 
 export const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
 
-export async function openGraphqlApi(name: string): Promise<GraphqlApi> {
-  const test = await openTestPlatform(name, { SECRET_KEY: TEST_SECRET, EVENT_SCHEMA_MODE: 'strict' });
+/** `env` adds to (or overrides) the platform's configuration. */
+export async function openGraphqlApi(name: string, env: Record<string, string> = {}): Promise<GraphqlApi> {
+  const test = await openTestPlatform(name, { SECRET_KEY: TEST_SECRET, EVENT_SCHEMA_MODE: 'strict', ...env });
   const { platform } = test;
   await liftRateLimits(test.database.url);
   const outbox = startOutbox(platform, { idleMs: 20 });

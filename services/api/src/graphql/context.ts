@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { MercuriusContext } from 'mercurius';
-import type { PrismaClient, RunTransaction } from '@shop/platform';
+import type { MasterKeyring, PrismaClient, RunTransaction } from '@shop/platform';
 import { DomainError, type CustomerPrincipal, type DomainDeps, type Shopper, type SqlReader, type StaffPrincipal, type TokenSettings, type Tx } from '@shop/domain';
 import { identityOf, type RequestIdentity } from '../auth/request-auth.ts';
 import type { ChannelDirectory, KnownChannel } from './channels.ts';
@@ -12,6 +12,8 @@ export interface ApiServices {
   readonly transaction: RunTransaction;
   readonly deps: DomainDeps;
   readonly tokens: TokenSettings;
+  /** SECRETS_MASTER_KEY and the keys rotating from: stored secrets are sealed and opened with them. */
+  readonly masterKeys: MasterKeyring;
   /** The connection pool, for the storefront's catalog reads (in SQL, see @shop/domain's storefront-reads.ts). */
   readonly sql: SqlReader;
   /** Channels by id or code, cached per process (see ChannelDirectory for why that is safe). */

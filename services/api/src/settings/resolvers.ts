@@ -1,12 +1,28 @@
-import { readSetting, storeSetting } from '@shop/domain';
+import type { StoredSecretStatus } from '@shop/platform';
+import { readSetting, secretStatus, storeSecret, storeSetting } from '@shop/domain';
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import { staffField } from '../graphql/staff-fields.ts';
+
+const secretStatusView = (status: StoredSecretStatus) => ({
+  key: status.key,
+  setAt: status.setAt.toISOString(),
+  setByStaffUserId: status.setByStaffUserId?.toString() ?? null,
+  keyId: status.keyId,
+});
 
 export const settingsResolvers: Resolvers = {
   Query: {
     setting: staffField(({ key }, { tx }) => readSetting(tx, key)),
+    secretStatus: staffField(async ({ key }, { tx }) => {
+      const status = await secretStatus(tx, key);
+      return status === null ? null : secretStatusView(status);
+    }),
   },
   Mutation: {
     setSetting: staffField(({ key, value }, { tx }) => storeSetting(tx, key, value)),
+    setSecret: staffField(async ({ key, value }, { tx, staffUserId }, context) => {
+      const { masterKeys, deps } = context.shop.services;
+      return secretStatusView(await storeSecret(tx, masterKeys, { key, value, staffUserId, now: deps.now() }));
+    }),
   },
 };

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Platform } from '@shop/platform';
-import { RepeatClicks, insertTrackingEvents, tokenSettings, type TrackingEventRecord } from '@shop/domain';
+import { RepeatClicks, insertTrackingEvents, type TrackingEventRecord } from '@shop/domain';
+import { tokenSettingsOf } from '../auth/token-settings-of.ts';
 import { ClientAddress } from '../http/client-address.ts';
 import { ChargeAndClaim, type Claims } from './charge-and-claim.ts';
 import type { RouteRateLimits } from '../http/rate-limit/plugin.ts';
@@ -84,7 +85,7 @@ export function trackingRoutes(app: FastifyInstance, platform: TrackingPlatform,
     repeats,
     metrics,
     addresses: new ClientAddress(config.trustedProxies),
-    tokens: tokenSettings(config.secretKey),
+    tokens: tokenSettingsOf(config),
   });
 
   app.decorate('tracker', tracker);

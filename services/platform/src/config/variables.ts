@@ -47,7 +47,7 @@ export const VARIABLES: readonly VariableDoc[] = [
   {
     name: 'SECRET_KEY_PREVIOUS',
     description:
-      'Not used yet by the api: the `SECRET_KEY` before its last rotation, whose tokens verification accepts until they expire once the api passes it on (see docs/secrets.md)',
+      'The `SECRET_KEY` before its last rotation: tokens it signed are still accepted until they expire (see docs/secrets.md)',
     secret: true,
   },
   {

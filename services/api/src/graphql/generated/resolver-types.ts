@@ -55,6 +55,8 @@ export type Query = {
   readonly trackingReport: TrackingReportConnection;
   /** Staff (settings.manage): the stored value of a setting, null when unset. */
   readonly setting?: Maybe<Scalars['JSON']['output']>;
+  /** Staff (secrets.manage): whether a secret is set, when, by whom and under which master key id; null when never set. Never its value. */
+  readonly secretStatus?: Maybe<SecretStatus>;
   /** Staff (workflows.read): workflow faults, newest first; workflow keeps one workflow type. since (included) and until (excluded) are ISO 8601 times such as 2026-03-01T12:00:00Z, to the millisecond, or days such as 2026-03-01 (their start in UTC). */
   readonly workflowFaults: WorkflowFaultConnection;
 };
@@ -109,6 +111,11 @@ export type QueryTrackingReportArgs = {
 
 
 export type QuerySettingArgs = {
+  key: Scalars['String']['input'];
+};
+
+
+export type QuerySecretStatusArgs = {
   key: Scalars['String']['input'];
 };
 
@@ -184,6 +191,8 @@ export type Mutation = {
   readonly changeOrderAddresses: Order;
   /** Staff (settings.manage): stores the value and returns it. The checkout key accepts only the checkout settings. */
   readonly setSetting?: Maybe<Scalars['JSON']['output']>;
+  /** Staff (secrets.manage): stores the value encrypted under the current master key, replacing any earlier one, and returns its status, never the value. */
+  readonly setSecret: SecretStatus;
   /**
    * Public: records 1 to 50 impressions or clicks, as POST /track does (X-Session-ID required, a customer's
    * token sets the user, the same buffer and rate limit); UNAVAILABLE with retryAfterSeconds when the
@@ -353,6 +362,12 @@ export type MutationChangeOrderAddressesArgs = {
 export type MutationSetSettingArgs = {
   key: Scalars['String']['input'];
   value: Scalars['JSON']['input'];
+};
+
+
+export type MutationSetSecretArgs = {
+  key: Scalars['String']['input'];
+  value: Scalars['String']['input'];
 };
 
 
@@ -705,6 +720,19 @@ export type TrackingReportConnection = {
   readonly pageInfo: PageInfo;
 };
 
+/** A stored secret as staff may see it: never its value. */
+export type SecretStatus = {
+  readonly __typename?: 'SecretStatus';
+  /** area.name, e.g. payments.gateway_api_key. */
+  readonly key: Scalars['String']['output'];
+  /** When it was last set. */
+  readonly setAt: Scalars['String']['output'];
+  /** The staff user who set it; null when a command did. */
+  readonly setByStaffUserId?: Maybe<Scalars['ID']['output']>;
+  /** The id of the master key it is encrypted under (docs/secrets.md). */
+  readonly keyId: Scalars['String']['output'];
+};
+
 export type TrackedEntityType =
   | 'banner'
   | 'slide'
@@ -880,6 +908,7 @@ export type ResolversTypes = {
   TrackingReportRow: ResolverTypeWrapper<TrackingReportRow>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   TrackingReportConnection: ResolverTypeWrapper<TrackingReportConnection>;
+  SecretStatus: ResolverTypeWrapper<SecretStatus>;
   TrackedEntityType: TrackedEntityType;
   TrackEventInput: TrackEventInput;
   TrackResult: ResolverTypeWrapper<TrackResult>;
@@ -930,6 +959,7 @@ export type ResolversParentTypes = {
   TrackingReportRow: TrackingReportRow;
   Float: Scalars['Float']['output'];
   TrackingReportConnection: TrackingReportConnection;
+  SecretStatus: SecretStatus;
   TrackEventInput: TrackEventInput;
   TrackResult: TrackResult;
   WorkflowFault: WorkflowFault;
@@ -961,6 +991,7 @@ export type QueryResolvers<ContextType = MercuriusContext, ParentType extends Re
   order?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<QueryOrderArgs, 'id'>>;
   trackingReport?: Resolver<ResolversTypes['TrackingReportConnection'], ParentType, ContextType, RequireFields<QueryTrackingReportArgs, 'from' | 'to' | 'first'>>;
   setting?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType, RequireFields<QuerySettingArgs, 'key'>>;
+  secretStatus?: Resolver<Maybe<ResolversTypes['SecretStatus']>, ParentType, ContextType, RequireFields<QuerySecretStatusArgs, 'key'>>;
   workflowFaults?: Resolver<ResolversTypes['WorkflowFaultConnection'], ParentType, ContextType, RequireFields<QueryWorkflowFaultsArgs, 'first'>>;
 };
 
@@ -996,6 +1027,7 @@ export type MutationResolvers<ContextType = MercuriusContext, ParentType extends
   cancelOrder?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationCancelOrderArgs, 'id' | 'reason'>>;
   changeOrderAddresses?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationChangeOrderAddressesArgs, 'id'>>;
   setSetting?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType, RequireFields<MutationSetSettingArgs, 'key' | 'value'>>;
+  setSecret?: Resolver<ResolversTypes['SecretStatus'], ParentType, ContextType, RequireFields<MutationSetSecretArgs, 'key' | 'value'>>;
   track?: Resolver<ResolversTypes['TrackResult'], ParentType, ContextType, RequireFields<MutationTrackArgs, 'events'>>;
 };
 
@@ -1179,6 +1211,13 @@ export type TrackingReportConnectionResolvers<ContextType = MercuriusContext, Pa
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
 };
 
+export type SecretStatusResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['SecretStatus'] = ResolversParentTypes['SecretStatus']> = {
+  key?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  setAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  setByStaffUserId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  keyId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type TrackResultResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['TrackResult'] = ResolversParentTypes['TrackResult']> = {
   accepted?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
@@ -1225,6 +1264,7 @@ export type Resolvers<ContextType = MercuriusContext> = {
   Money?: MoneyResolvers<ContextType>;
   TrackingReportRow?: TrackingReportRowResolvers<ContextType>;
   TrackingReportConnection?: TrackingReportConnectionResolvers<ContextType>;
+  SecretStatus?: SecretStatusResolvers<ContextType>;
   TrackResult?: TrackResultResolvers<ContextType>;
   WorkflowFault?: WorkflowFaultResolvers<ContextType>;
   WorkflowFaultConnection?: WorkflowFaultConnectionResolvers<ContextType>;
