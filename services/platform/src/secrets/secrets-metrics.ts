@@ -14,7 +14,9 @@ export function registerStoredSecretsMetric(registry: Registry, pool: pg.Pool): 
     async collect() {
       // Rows move between key ids (rewrap): an id with no rows left must disappear, not keep its last count.
       this.reset();
-      for (const [keyId, rows] of await rowsPerKeyId(pool)) this.set({ key_id: keyId }, rows);
+      // Unreadable (the database down, or not migrated yet): no sample this scrape, rather than no /metrics at all.
+      const counts = await rowsPerKeyId(pool).catch(() => new Map<string, number>());
+      for (const [keyId, rows] of counts) this.set({ key_id: keyId }, rows);
     },
   });
 }

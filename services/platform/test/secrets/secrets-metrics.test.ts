@@ -1,4 +1,6 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../../../../test/infra/isolation.ts';
 import { createMetricsRegistry } from '../../src/metrics/registry.ts';
 import { masterKeyring } from '../../src/secrets/keyring.ts';
 import { rewrapSecrets } from '../../src/secrets/rewrap.ts';
@@ -26,5 +28,20 @@ describe('stored_secrets{key_id}', () => {
     expect(await series()).toEqual(expect.arrayContaining([[before.current.id, 2], [rotated.current.id, 1]]));
     await rewrapSecrets(db.database.pool, rotated);
     expect(await series()).toEqual([[rotated.current.id, 3]]);
+  });
+
+  it('leaves the other metrics readable while the table cannot be read (the database not migrated yet)', async () => {
+    const unmigrated = await createTestDatabase('secrets_metrics_unmigrated');
+    const pool = new pg.Pool({ connectionString: unmigrated.url });
+    try {
+      const registry = createMetricsRegistry('test');
+      registerStoredSecretsMetric(registry, pool);
+      const text = await registry.metrics();
+      expect(text).toContain('# TYPE stored_secrets gauge');
+      expect(text).not.toMatch(/^stored_secrets\{/m);
+    } finally {
+      await pool.end();
+      await unmigrated.drop();
+    }
   });
 });
