@@ -176,9 +176,14 @@ function viewOf(cart: { id: bigint; currency: string }, lines: readonly { produc
   };
 }
 
+/** Each line at its product's price today, as checkout will charge it (the price stored on the line is when it was added). */
 async function contentsOf(tx: Tx, cart: ActiveCart, settings: CheckoutSettings): Promise<CartView> {
-  const lines = await tx.cartLine.findMany({ where: { cartId: cart.id }, orderBy: { id: 'asc' }, select: { productId: true, quantity: true, unitPrice: true } });
-  return viewOf(cart, lines, settings);
+  const lines = await tx.$queryRaw<{ productId: bigint; quantity: number; price: string }[]>`
+    SELECT l.product_id AS "productId", l.quantity, p.price::text AS price
+      FROM cart_lines l JOIN products p ON p.id = l.product_id
+     WHERE l.cart_id = ${cart.id}
+     ORDER BY l.id`;
+  return viewOf(cart, lines.map((line) => ({ productId: line.productId, quantity: line.quantity, unitPrice: money(line.price) })), settings);
 }
 
 /** The shopper's active cart with its lines and what checkout would charge for it now. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/errors/domain-error.ts';
-import { addCartLine, createCart, setCartLineQuantity } from '../../src/carts/carts.ts';
+import { addCartLine, createCart, setCartLineQuantity, viewCart } from '../../src/carts/carts.ts';
 import { placeOrder } from '../../src/orders/checkout.ts';
 import { approveOrder, cancelOrder, changeOrderAddresses, completeOrder, fulfilOrder, markOrderPaid } from '../../src/orders/order-transitions.ts';
 import { expireStaleReservations } from '../../src/orders/hold-expiry.ts';
@@ -168,6 +168,17 @@ describe('checkout of a changed cart', () => {
       details: { productId: repriced.toString() },
     });
     expect(await stock(kept)).toMatchObject({ reserved: 0 });
+  });
+
+  it('shows each line at today\'s price, as checkout will charge it, after the product was repriced', async () => {
+    const tee = await catalog.product('repriced-view-tee', '10.00', 5);
+    const cartId = await cartWith('s-repriced-view', [[tee, 2]]);
+    await commerce.platform.database.prisma.product.update({ where: { id: tee }, data: { price: '12.50' } });
+    const view = await commerce.transaction((tx) => viewCart(tx, commerce.deps, cartId, { sessionId: 's-repriced-view' }));
+    expect(view.lines).toEqual([{ productId: tee, quantity: 2, unitPrice: '12.50', lineTotal: '25.00' }]);
+    const order = await checkout(cartId, 's-repriced-view');
+    expect(order.subtotal.toFixed(2)).toBe(view.subtotal);
+    expect(order.total.toFixed(2)).toBe(view.total);
   });
 
   it('snapshots each line at today\'s price, in cart order', async () => {

@@ -167,7 +167,7 @@ export type Mutation = {
   readonly updateCategory: Category;
   /** Staff (catalog.write): only a category without subcategories (CONFLICT otherwise); its products leave it. Returns the id. */
   readonly deleteCategory: Scalars['ID']['output'];
-  /** Staff (catalog.write). Cart lines show the price they were added at; checkout charges the current one. */
+  /** Staff (catalog.write). Carts show the new price at once, and checkout charges it. */
   readonly updateProduct: Product;
   /** Staff (catalog.write): a product never ordered, with its stock and cart lines; an ordered one is CONFLICT (set active to false instead). Returns the id. */
   readonly deleteProduct: Scalars['ID']['output'];
@@ -442,7 +442,7 @@ export type CartLine = {
   readonly productId: Scalars['ID']['output'];
   readonly product?: Maybe<Product>;
   readonly quantity: Scalars['Int']['output'];
-  /** The price when the line was added; checkout charges today's price. */
+  /** The product's price today: what checkout charges for it. */
   readonly unitPrice: Scalars['String']['output'];
   readonly lineTotal: Scalars['String']['output'];
 };
