@@ -4,7 +4,7 @@ import { DomainError } from '../errors/domain-error.ts';
 import { assertChannelExists } from './channels.ts';
 import { customerApprovalChanged } from './customer-approval.ts';
 import { normalizeEmail } from './email.ts';
-import { assertPasswordPolicy, checkPassword, hashPassword } from './passwords.ts';
+import { assertPasswordPolicy, checkPassword, hashPassword, upgradedHash } from './passwords.ts';
 import { optionalText } from './text.ts';
 import { isUniqueViolation } from './unique-violation.ts';
 
@@ -71,6 +71,8 @@ export async function authenticateCustomer(tx: Tx, channelId: bigint, email: str
   const found = await tx.customer.findUnique({ where: { channelId_email: { channelId, email: email.trim().toLowerCase() } } });
   const matches = await checkPassword(password, found?.passwordHash);
   if (found === null || !matches) throw new DomainError('UNAUTHENTICATED', INVALID_CREDENTIALS);
+  const upgraded = await upgradedHash(password, found.passwordHash);
+  if (upgraded !== undefined) await tx.customer.update({ where: { id: found.id }, data: { passwordHash: upgraded } });
   const { passwordHash: _, ...account } = found;
   return account;
 }

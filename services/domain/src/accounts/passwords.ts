@@ -5,7 +5,8 @@ export const PASSWORD_MIN_LENGTH = 10;
 /** Also bounds the work one login attempt can cost. */
 export const PASSWORD_MAX_LENGTH = 200;
 
-const COST = { N: 16_384, r: 8, p: 1 } as const;
+/** The OWASP Password Storage Cheat Sheet's scrypt minimum: N = 2^17 (128 MiB), r = 8, p = 1. */
+const COST = { N: 131_072, r: 8, p: 1 } as const;
 const SALT_BYTES = 16;
 const KEY_BYTES = 32;
 /** Refuse stored parameters beyond this, so a corrupted row cannot make one verification exhaust memory. */
@@ -57,6 +58,17 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (parsed === undefined || parsed.key.length !== KEY_BYTES) return false;
   const key = await derive(password, parsed.salt, parsed.cost);
   return timingSafeEqual(key, parsed.key);
+}
+
+/**
+ * A new hash at today's cost when `stored` (which `password` was just verified against) was made
+ * at a lower one; undefined when it is current. Sign-ins call it, so old hashes are upgraded at the
+ * next successful login.
+ */
+export async function upgradedHash(password: string, stored: string): Promise<string | undefined> {
+  const cost = parse(stored)?.cost;
+  const current = cost !== undefined && cost.N >= COST.N && cost.r >= COST.r && cost.p >= COST.p;
+  return current ? undefined : hashPassword(password);
 }
 
 let dummyHash: Promise<string> | undefined;

@@ -2,7 +2,7 @@ import type { Prisma } from '@shop/platform';
 import type { Tx } from '../context.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import { normalizeEmail } from '../accounts/email.ts';
-import { assertPasswordPolicy, checkPassword, hashPassword } from '../accounts/passwords.ts';
+import { assertPasswordPolicy, checkPassword, hashPassword, upgradedHash } from '../accounts/passwords.ts';
 import { requiredText } from '../accounts/text.ts';
 import { isUniqueViolation } from '../accounts/unique-violation.ts';
 import { ADMIN_ROLE, CORE_PERMISSIONS, permissionsOf, upsertPermissions } from './permissions.ts';
@@ -53,6 +53,8 @@ export async function authenticateStaff(tx: Tx, email: string, password: string)
   const matches = await checkPassword(password, found?.passwordHash);
   if (found === null || !matches) throw new DomainError('UNAUTHENTICATED', 'invalid email or password');
   if (!found.active) throw new DomainError('UNAUTHENTICATED', 'this staff account is deactivated');
+  const upgraded = await upgradedHash(password, found.passwordHash);
+  if (upgraded !== undefined) await tx.staffUser.update({ where: { id: found.id }, data: { passwordHash: upgraded } });
   const { passwordHash: _, ...account } = found;
   return account;
 }

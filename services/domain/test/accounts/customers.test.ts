@@ -1,3 +1,4 @@
+import { randomBytes, scryptSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateEvent } from '@shop/platform';
 import {
@@ -43,7 +44,7 @@ describe('registration', () => {
     expect(customer).not.toHaveProperty('passwordHash');
 
     const stored = await t.prisma.customer.findUniqueOrThrow({ where: { id: customer.id } });
-    expect(stored.passwordHash).toMatch(/^scrypt\$16384\$8\$1\$/);
+    expect(stored.passwordHash).toMatch(/^scrypt\$131072\$8\$1\$/);
 
     const events = await eventsAbout('shop.accounts.created.v1', 'customer_id', customer.id);
     expect(events).toHaveLength(1);
@@ -111,6 +112,20 @@ describe('customer sign-in', () => {
     const customer = await signIn(' Margaret@Example.com', PASSWORD);
     expect(customer.email).toBe('margaret@example.com');
     expect(customer).not.toHaveProperty('passwordHash');
+  });
+
+  it('upgrades a hash made at a lower cost at the next sign-in, and keeps the password working', async () => {
+    await register({ email: 'old-hash@example.com' });
+    const where = { channelId_email: { channelId, email: 'old-hash@example.com' } };
+    const salt = randomBytes(16);
+    const oldKey = scryptSync(PASSWORD, salt, 32, { N: 16_384, r: 8, p: 1 });
+    await t.prisma.customer.update({ where, data: { passwordHash: ['scrypt', 16_384, 8, 1, salt.toString('base64'), oldKey.toString('base64')].join('$') } });
+
+    await signIn('old-hash@example.com', PASSWORD);
+    const upgraded = (await t.prisma.customer.findUniqueOrThrow({ where })).passwordHash;
+    expect(upgraded).toMatch(/^scrypt\$131072\$8\$1\$/);
+    await signIn('old-hash@example.com', PASSWORD);
+    expect((await t.prisma.customer.findUniqueOrThrow({ where })).passwordHash).toBe(upgraded);
   });
 
   it('answers a wrong password, an unknown email and another channel with the same UNAUTHENTICATED message', async () => {

@@ -8,7 +8,7 @@ describe('password hashing', () => {
     const first = await hashPassword('correct horse battery');
     const second = await hashPassword('correct horse battery');
     const [scheme, n, r, p, salt, key] = first.split('$');
-    expect([scheme, n, r, p]).toEqual(['scrypt', '16384', '8', '1']);
+    expect([scheme, n, r, p]).toEqual(['scrypt', '131072', '8', '1']);
     expect(Buffer.from(salt ?? '', 'base64')).toHaveLength(16);
     expect(Buffer.from(key ?? '', 'base64')).toHaveLength(32);
     expect(second).not.toBe(first);
@@ -19,7 +19,7 @@ describe('password hashing', () => {
     expect(await verifyPassword('correct horse battery', stored)).toBe(true);
     expect(await verifyPassword('correct horse batterY', stored)).toBe(false);
     expect(await verifyPassword('correct horse battery', 'plain-text')).toBe(false);
-    expect(await verifyPassword('correct horse battery', stored.replace('$16384$', '$99999999$'))).toBe(false);
+    expect(await verifyPassword('correct horse battery', stored.replace('$131072$', '$99999999$'))).toBe(false);
   });
 
   it('spends the hashing work and answers false when there is no account', async () => {
