@@ -12,11 +12,21 @@ const KEY_BYTES = 32;
 /** Refuse stored parameters beyond this, so a corrupted row cannot make one verification exhaust memory. */
 const MAX_N = 1 << 20;
 
+/**
+ * One derivation at a time per process: each holds 128 × N × r bytes (128 MiB at today's cost), and
+ * a burst of sign-ins must not multiply that past the container's memory limit.
+ */
+let derivations: Promise<unknown> = Promise.resolve();
+
 function derive(password: string, salt: Buffer, cost: { N: number; r: number; p: number }): Promise<Buffer> {
   const options: ScryptOptions = { ...cost, maxmem: 256 * cost.N * cost.r };
-  return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFC'), salt, KEY_BYTES, options, (error, key) => (error ? reject(error) : resolve(key)));
-  });
+  const run = () =>
+    new Promise<Buffer>((resolve, reject) => {
+      scrypt(password.normalize('NFC'), salt, KEY_BYTES, options, (error, key) => (error ? reject(error) : resolve(key)));
+    });
+  const key = derivations.then(run, run);
+  derivations = key.catch(() => undefined);
+  return key;
 }
 
 /** Throws BAD_USER_INPUT when the password is too short or too long; lengths count characters, not bytes. */

@@ -51,3 +51,19 @@ describe('emails', () => {
     }
   });
 });
+
+describe('memory', () => {
+  it('derives one hash at a time, so a burst of sign-ins holds one 128 MiB work area, not one per sign-in', async () => {
+    const rss = () => process.memoryUsage().rss;
+    const before = rss();
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, rss())), 5);
+    try {
+      await Promise.all(Array.from({ length: 4 }, () => hashPassword('correct horse battery')));
+    } finally {
+      clearInterval(sampler);
+    }
+    // Four at once would need 512 MiB more; one at a time, about 128 MiB.
+    expect(peak - before).toBeLessThan(300 * 1024 * 1024);
+  });
+});
