@@ -1,10 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createRequire } from 'node:module';
-import type * as GraphQL from 'graphql';
+import { lexicographicSortSchema, printSchema } from 'graphql';
 import { openGraphqlApi, type GraphqlApi } from './graphql-harness.ts';
-
-// The CommonJS build mercurius loads: the ES module build would not accept its schema objects.
-const { lexicographicSortSchema, printSchema } = createRequire(import.meta.url)('graphql') as typeof GraphQL;
 
 let api: GraphqlApi;
 

@@ -20,7 +20,6 @@ export function servedSchemaSource(): string {
 }
 
 export async function resolverTypes(): Promise<string> {
-  // Handed over as a document, not a schema object: a test runner may load another copy of graphql than codegen's.
   const output = await codegen({
     schema: parse(printSchema(buildSchema(servedSchemaSource()))),
     documents: [],
