@@ -24,12 +24,14 @@ export function outboxMetrics(registry: Registry, pool: pg.Pool): OutboxMetrics 
   if (cached !== undefined) return cached;
 
   const registers = [registry];
-  // Both backlog gauges are collected together at each scrape: they share one query.
-  let backlog: Promise<Array<{ kind: string; pending: number; oldest_age_seconds: number }>> | undefined;
+  // Both backlog gauges are collected together at each scrape: they share one query. Unreadable (the
+  // database down): no sample this scrape, rather than no /metrics at all, which would hide every other
+  // metric of the process (the api's 5xx answers among them) for as long as the database is down.
+  let backlog: Promise<Array<{ kind: string; pending: number; oldest_age_seconds: number }> | undefined> | undefined;
   const readBacklog = () =>
     (backlog ??= pool
       .query<{ kind: string; pending: number; oldest_age_seconds: number }>(BACKLOG_SQL)
-      .then(({ rows }) => rows)
+      .then(({ rows }) => rows, () => undefined)
       .finally(() => (backlog = undefined)));
   new Gauge({
     name: 'outbox_pending_events',
@@ -39,7 +41,9 @@ export function outboxMetrics(registry: Registry, pool: pg.Pool): OutboxMetrics 
     // The database's backlog, which every api process of a pod reads alike: summing them would multiply it.
     aggregator: 'max',
     async collect() {
+      this.reset();
       const rows = await readBacklog();
+      if (rows === undefined) return;
       for (const kind of ['topic', 'in_process']) this.set({ kind }, rows.find((row) => row.kind === kind)?.pending ?? 0);
     },
   });
@@ -50,7 +54,9 @@ export function outboxMetrics(registry: Registry, pool: pg.Pool): OutboxMetrics 
     registers,
     aggregator: 'max',
     async collect() {
+      this.reset();
       const rows = await readBacklog();
+      if (rows === undefined) return;
       for (const kind of ['topic', 'in_process']) {
         this.set({ kind }, rows.find((row) => row.kind === kind)?.oldest_age_seconds ?? 0);
       }

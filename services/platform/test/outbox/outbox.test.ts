@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../../test/infra/isolation.ts';
 import { applyMigrations } from '../../src/db/migrations/index.ts';
@@ -277,5 +279,19 @@ describe('backlog metrics', () => {
     const afterText = await scrape();
     expect(afterText).toMatch(/^outbox_pending_events\{kind="topic",service="test"\} 0$/m);
     expect(afterText).toMatch(/^outbox_oldest_pending_age_seconds\{kind="topic",service="test"\} 0$/m);
+  });
+
+  it('have no sample while the database cannot be read, and leave the rest of the scrape answering', async () => {
+    const registry = new Registry();
+    // Nothing listens on port 1: every query fails at once, as with the database server stopped.
+    const unreachable = new pg.Pool({ connectionString: 'postgresql://postgres@127.0.0.1:1/shop' });
+    outboxMetrics(registry, unreachable).published.inc({ topic: 'shop.leads.created.v1' });
+    try {
+      const text = await registry.metrics();
+      expect(text).toMatch(/^outbox_published_total\{topic="shop\.leads\.created\.v1"\} 1$/m);
+      expect(text).not.toMatch(/^outbox_(pending_events|oldest_pending_age_seconds)\{/m);
+    } finally {
+      await unreachable.end();
+    }
   });
 });
