@@ -66,7 +66,8 @@ export async function buildApp(platform: AppPlatform, options: AppOptions = {}):
     sql: platform.database.pool,
     channels: new ChannelDirectory(platform.database.prisma),
   };
-  await app.register(graphqlPlugin, { ide: platform.config.nodeEnv === 'development', services });
+  const { config } = platform;
+  await app.register(graphqlPlugin, { ide: config.nodeEnv === 'development', services, limits: { maxCost: config.graphqlMaxCost, introspection: config.graphqlIntrospection } });
   for (const area of CORE_AREAS) await app.register(area, { platform, services });
   return app;
 }

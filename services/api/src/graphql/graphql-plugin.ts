@@ -1,9 +1,11 @@
+import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import mercurius from 'mercurius';
 import { JsonScalar } from './scalars.ts';
 import { formatGraphqlErrors } from './errors.ts';
 import { requestScope, type ApiServices } from './context.ts';
 import { addGraphArea, schemaBeside } from './graph-areas.ts';
+import { checkQueryLimits, type QueryLimits } from './query-limits.ts';
 import { authenticateGraphqlRequests } from '../auth/request-auth.ts';
 
 /** Compile a query to a JIT function once it has been seen this many times. */
@@ -17,6 +19,13 @@ export interface GraphqlOptions {
   /** GraphiQL at /graphiql, and a browser opening /graphql sent there (development only). */
   readonly ide: boolean;
   readonly services: ApiServices;
+  readonly limits: QueryLimits;
+}
+
+/** The operation a request names (POST body or GET query string), if any. */
+function operationNameOf(request: FastifyRequest): string | undefined {
+  const params = (request.method === 'GET' ? request.query : request.body) as { operationName?: unknown } | undefined;
+  return typeof params?.operationName === 'string' && params.operationName !== '' ? params.operationName : undefined;
 }
 
 /**
@@ -34,6 +43,9 @@ export const graphqlPlugin = fp<GraphqlOptions>(
       queryDepth: MAX_QUERY_DEPTH,
       graphiql: options.ide,
       errorFormatter: formatGraphqlErrors,
+    });
+    app.graphql.addHook('preExecution', async (schema, document, context, variables) => {
+      checkQueryLimits({ schema, document, variables, operationName: operationNameOf(context.reply.request) }, options.limits);
     });
     app.decorate('addGraphArea', (area) => addGraphArea(app, area));
     if (!options.ide) return;

@@ -51,6 +51,10 @@ export interface Config {
   readonly trustedProxies: readonly string[] | undefined;
   /** api processes (cluster workers) sharing the port: 1 runs the api in the main process. */
   readonly apiWorkers: number;
+  /** The most a GraphQL request may cost (docs/graphql-limits.md). */
+  readonly graphqlMaxCost: number;
+  /** Whether GraphQL answers introspection queries (__schema, __type). */
+  readonly graphqlIntrospection: boolean;
 }
 
 /** Used only outside production, where no secret was configured; refused in production. */
@@ -105,6 +109,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     trustedProxies: readTrustedProxies(read),
     apiWorkers: readApiWorkers(read),
+    graphqlMaxCost: read.integer('GRAPHQL_MAX_COST', 5_000, 10, 1_000_000),
+    graphqlIntrospection: read.oneOf('GRAPHQL_INTROSPECTION', ['on', 'off'], isProduction ? 'off' : 'on') === 'on',
   };
 
   if (read.problems.length > 0) throw new ConfigError(read.problems);

@@ -116,4 +116,14 @@ export const VARIABLES: readonly VariableDoc[] = [
     description:
       'Proxies (addresses or CIDR ranges, comma-separated) whose X-Forwarded-For /track believes for the client IP; unset: every forwarder is believed. Set it in production: it is the safer setting',
   },
+  {
+    name: 'GRAPHQL_MAX_COST',
+    description: 'The most one GraphQL request may cost: objects it asks for, lists counted by their `first` (docs/graphql-limits.md); a costlier one is refused with 400 before it runs',
+    defaultValue: '5000',
+  },
+  {
+    name: 'GRAPHQL_INTROSPECTION',
+    description: '`on` or `off`: whether GraphQL answers introspection (`__schema`, `__type`); BFFs and tools need it to read the schema',
+    defaultValue: 'on, off in production',
+  },
 ];

@@ -36,7 +36,16 @@ describe('loadConfig', () => {
     expect(problemsOf({ SWEEP_ROWS_PER_SECOND: '9' })).toEqual(['SWEEP_ROWS_PER_SECOND: must be a whole number from 10 to 1000000 (got "9")']);
   });
 
-  it('defaults EVENT_SCHEMA_MODE to warn and HOST to all interfaces in production', () => {
+  it('limits GraphQL requests to a cost of 5000 unless told, and answers introspection outside production unless turned off', () => {
+    expect(loadConfig({})).toMatchObject({ graphqlMaxCost: 5_000, graphqlIntrospection: true });
+    expect(loadConfig({ GRAPHQL_MAX_COST: '500', GRAPHQL_INTROSPECTION: 'off' })).toMatchObject({ graphqlMaxCost: 500, graphqlIntrospection: false });
+    expect(problemsOf({ GRAPHQL_MAX_COST: '9', GRAPHQL_INTROSPECTION: 'yes' })).toEqual([
+      'GRAPHQL_MAX_COST: must be a whole number from 10 to 1000000 (got "9")',
+      expect.stringMatching(/^GRAPHQL_INTROSPECTION: .*on.*off/),
+    ]);
+  });
+
+  it('defaults EVENT_SCHEMA_MODE to warn, introspection to off and HOST to all interfaces in production', () => {
     const config = loadConfig({
       NODE_ENV: 'production',
       DATABASE_URL: 'postgresql://db/shop',
@@ -46,6 +55,7 @@ describe('loadConfig', () => {
       SECRETS_MASTER_KEY: Buffer.alloc(32, 1).toString('base64url'),
     });
     expect(config.eventSchemaMode).toBe('warn');
+    expect(config.graphqlIntrospection).toBe(false);
     expect(config.host).toBe('0.0.0.0');
     expect(config.brokers).toEqual(['k1:9092', 'k2:9092']);
   });

@@ -1,0 +1,77 @@
+import mercurius from 'mercurius';
+import { getNamedType, isLeafType, Kind, visit, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
+
+/** Enough for a page that asks for a few lists side by side; far below a document of repeated fields. */
+export const MAX_ALIASES = 30;
+export const MAX_ROOT_FIELDS = 20;
+
+/**
+ * What a request costs (docs/graphql-limits.md): 1 for each object field, 0 for a scalar; a field
+ * with `first` multiplies what its items cost by `first`. A list without `first` (a product's
+ * categories, a category's children) counts its items once: its length is the data's, not the
+ * caller's, and repeating it is what the alias and root-field caps bound.
+ */
+export const costOfField: ComplexityEstimator = ({ field, args, childComplexity }) => {
+  const ownCost = isLeafType(getNamedType(field.type)) ? 0 : 1;
+  const first: unknown = args['first'];
+  return ownCost + (typeof first === 'number' ? Math.max(first, 0) : 1) * childComplexity;
+};
+
+function selectedOperation(document: DocumentNode, operationName: string | undefined): OperationDefinitionNode | undefined {
+  const operations = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
+  return operationName === undefined ? operations[0] : operations.find((operation) => operation.name?.value === operationName);
+}
+
+/** Aliased fields, and whether the document reads the schema (`__schema`, `__type`; `__typename` is not that). */
+function survey(document: DocumentNode): { aliases: number; introspects: boolean } {
+  let aliases = 0;
+  let introspects = false;
+  visit(document, {
+    Field(field) {
+      if (field.alias !== undefined) aliases += 1;
+      if (field.name.value === '__schema' || field.name.value === '__type') introspects = true;
+    },
+  });
+  return { aliases, introspects };
+}
+
+const refuse = (message: string, extensions: Record<string, unknown>, code = 'QUERY_TOO_LARGE') => new mercurius.ErrorWithProps(message, { code, ...extensions }, 400);
+
+export interface QueryLimits {
+  /** GRAPHQL_MAX_COST. */
+  readonly maxCost: number;
+  /** GRAPHQL_INTROSPECTION. */
+  readonly introspection: boolean;
+}
+
+export interface QueryRequest {
+  readonly schema: GraphQLSchema;
+  readonly document: DocumentNode;
+  readonly variables: Record<string, unknown> | undefined;
+  readonly operationName: string | undefined;
+}
+
+/**
+ * Refuses, before anything runs, introspection where it is off, and a request over the alias cap,
+ * the root field cap or the cost limit; answers its cost otherwise.
+ */
+export function checkQueryLimits(request: QueryRequest, limits: QueryLimits): number {
+  const { aliases, introspects } = survey(request.document);
+  if (introspects && !limits.introspection) {
+    throw refuse('introspection (__schema, __type) is turned off here (GRAPHQL_INTROSPECTION)', {}, 'INTROSPECTION_DISABLED');
+  }
+  if (aliases > MAX_ALIASES) throw refuse(`the query uses ${aliases} aliases; at most ${MAX_ALIASES} are allowed`, { aliases, limit: MAX_ALIASES });
+  const rootFields = selectedOperation(request.document, request.operationName)?.selectionSet.selections.length ?? 0;
+  if (rootFields > MAX_ROOT_FIELDS) throw refuse(`the query asks for ${rootFields} root fields; at most ${MAX_ROOT_FIELDS} are allowed`, { rootFields, limit: MAX_ROOT_FIELDS });
+  const cost = getComplexity({
+    estimators: [costOfField],
+    schema: request.schema,
+    query: request.document,
+    ...(request.variables === undefined ? {} : { variables: request.variables }),
+    ...(request.operationName === undefined ? {} : { operationName: request.operationName }),
+  });
+  const { maxCost } = limits;
+  if (cost > maxCost) throw refuse(`the query costs ${cost}; at most ${maxCost} is allowed (ask for fewer items with first, or split it)`, { cost, limit: maxCost });
+  return cost;
+}
