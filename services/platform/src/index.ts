@@ -60,3 +60,27 @@ export { rewrapSecrets, type RewrapOptions, type RewrapProgress, type RewrapResu
 export type { SearchDocument, SearchEngine, SearchHit, SearchQuery, SearchResult } from './search/search-engine.ts';
 export { postgresSearchEngine } from './search/postgres-search-engine.ts';
 export { registerSearchFreshnessMetric } from './search/search-metrics.ts';
+export type {
+  AuthorizeRequest,
+  CaptureRequest,
+  DeclineCode,
+  GatewayAnswer,
+  GatewayError,
+  GatewayLookup,
+  GatewayOperation,
+  Money,
+  OperationKind,
+  PaymentGateway,
+  PermanentErrorCode,
+  RefundRequest,
+  RetryableErrorCode,
+  VoidRequest,
+} from './payments/gateway.ts';
+export { HttpPaymentGateway, type HttpGatewayOptions } from './payments/http-gateway.ts';
+export {
+  GATEWAY_API_KEY_SECRET,
+  GatewayCredentialsMissingError,
+  givenCredentials,
+  storedSecretCredentials,
+  type GatewayCredentials,
+} from './payments/gateway-credentials.ts';

@@ -1,0 +1,5 @@
+// The test gateway, for tests and the `npm run payments:test-gateway` command; never imported by the services.
+export { startTestGateway, type RunningTestGateway, type TestGatewayOptions } from './server.ts';
+export { TestGatewayControl } from './control-client.ts';
+export type { Fault, FaultKind, FaultRule } from './faults.ts';
+export type { LoggedRequest, RequestOutcome } from './store.ts';
