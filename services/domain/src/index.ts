@@ -140,3 +140,6 @@ export {
   type TrackingReportRow,
   type UtcDay,
 } from './tracking/reports.ts';
+export { ADMIN_INDEX, STOREFRONT_INDEX, SEARCH_INDEXES } from './search/search-indexes.ts';
+export { searchSubscription } from './search/search-subscription.ts';
+export { reindexSearch, type ReindexOptions, type ReindexProgress, type SearchIndexName } from './search/reindex.ts';
