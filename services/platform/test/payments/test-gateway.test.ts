@@ -188,6 +188,21 @@ describe('scripted faults', () => {
     ]);
   });
 
+  it('commits a capture and then never answers: the caller sees a timeout, and the retry with its key replays the capture', async () => {
+    const authorization = await authorized(eur(5000));
+    const idempotencyKey = fresh('capture');
+    await t.control.addFault({ fault: { kind: 'commit_then_timeout' }, idempotencyKey });
+    const impatient = new HttpPaymentGateway({ baseUrl: t.server.url, credentials: givenCredentials(API_KEY), timeoutMs: 300 });
+    const request = { idempotencyKey, authorizationId: authorization.id, amount: eur(5000) };
+    expect(await impatient.capture(request)).toMatchObject({ status: 'error', retryable: true, code: 'timeout' });
+    const retried = expectOperation(await impatient.capture(request), 'approved');
+    expect(await operationsOn(authorization.id, 'capture')).toEqual([retried]);
+    expect((await outcomesOf(idempotencyKey)).map(({ outcome, fault }) => [outcome, fault])).toEqual([
+      ['executed', 'commit_then_timeout'],
+      ['replayed', null],
+    ]);
+  });
+
   it('keeps a refund pending for N days on its clock: a look-up sees it settle, a replay answers what it first answered', async () => {
     const cardToken = fresh('tok');
     const authorization = await captured(eur(5000), cardToken);

@@ -8,6 +8,8 @@ export type Fault =
   | { readonly kind: 'timeout' }
   /** Records the operation, then answers 500 as if the answer were lost: the same key replays what was recorded. */
   | { readonly kind: 'commit_then_error' }
+  /** Records the operation, then never answers: the timeout a caller cannot tell from `timeout`. */
+  | { readonly kind: 'commit_then_timeout' }
   /** Answers a refund `pending`; it settles (looks up as approved) once the gateway clock is `days` later. */
   | { readonly kind: 'refund_pending'; readonly days: number }
   /** Answers an authorization `requires_action`; it becomes capturable once the action is completed. */
@@ -30,6 +32,7 @@ const OPERATIONS_OF: Record<FaultKind, readonly OperationKind[]> = {
   decline: ['authorize', 'capture', 'refund'],
   timeout: ['authorize', 'capture', 'void', 'refund'],
   commit_then_error: ['authorize', 'capture', 'void', 'refund'],
+  commit_then_timeout: ['authorize', 'capture', 'void', 'refund'],
   refund_pending: ['refund'],
   requires_action: ['authorize'],
 };

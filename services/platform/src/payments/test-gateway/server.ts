@@ -79,7 +79,7 @@ type Performed =
   | { readonly answer: 'refusal'; readonly code: PermanentErrorCode; readonly message: string }
   /** The operation was recorded and its answer is to be lost (commit_then_error). */
   | { readonly answer: 'lost' }
-  /** Nothing was recorded and no answer is to be given (timeout). */
+  /** No answer is to be given (timeout, commit_then_timeout). */
   | { readonly answer: 'none' };
 
 function testGatewayServer(pool: pg.Pool, options: TestGatewayOptions): FastifyInstance {
@@ -179,7 +179,7 @@ function registerControlRoutes(app: FastifyInstance, pool: pg.Pool): void {
               type: 'object',
               required: ['kind'],
               additionalProperties: false,
-              properties: { kind: { enum: ['decline', 'timeout', 'commit_then_error', 'refund_pending', 'requires_action'] }, days: { type: 'number' } },
+              properties: { kind: { enum: ['decline', 'timeout', 'commit_then_error', 'commit_then_timeout', 'refund_pending', 'requires_action'] }, days: { type: 'number' } },
             },
             operation: { enum: ['authorize', 'capture', 'void', 'refund'] },
             cardToken: { type: 'string', minLength: 1 },
@@ -237,7 +237,9 @@ async function perform(pool: pg.Pool, params: OperationParams, idempotencyKey: s
       }
       const operation = await execute(db, params, authorization, { idempotencyKey, fingerprint, now, fault });
       await logRequest(db, { ...logged, outcome: 'executed', fault: fault?.kind ?? null, operationId: operation.id, errorCode: null }, now);
-      return fault?.kind === 'commit_then_error' ? { answer: 'lost' } : { answer: 'operation', operation };
+      if (fault?.kind === 'commit_then_error') return { answer: 'lost' };
+      if (fault?.kind === 'commit_then_timeout') return { answer: 'none' };
+      return { answer: 'operation', operation };
     });
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
