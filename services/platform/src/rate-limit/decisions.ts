@@ -57,6 +57,10 @@ export class RateLimitDecisions {
   taken(policy: RateLimitPolicy, taken: TakeResult): RateLimitDecision {
     if (this.#storeDown) this.#logger.info('rate limit store answering again: limiting again');
     this.#storeDown = false;
+    return this.#counted(policy, taken);
+  }
+
+  #counted(policy: RateLimitPolicy, taken: TakeResult): RateLimitDecision {
     return this.#count({
       policy,
       result: taken.allowed ? 'allowed' : 'limited',
@@ -67,10 +71,22 @@ export class RateLimitDecisions {
     });
   }
 
+  /** What the per-process fallback bucket answered while the store is down (abuse-sensitive policies). */
+  takenLocally(policy: RateLimitPolicy, taken: TakeResult, error: unknown): RateLimitDecision {
+    this.#storeWentDown(error);
+    return this.#counted(policy, taken);
+  }
+
   storeFailed(policy: RateLimitPolicy, error: unknown): RateLimitDecision {
-    if (!this.#storeDown) this.#logger.warn({ err: error }, 'rate limit store unavailable: allowing every request until it is back');
-    this.#storeDown = true;
+    this.#storeWentDown(error);
     return this.#count({ policy, result: 'fail_open', allowed: true });
+  }
+
+  #storeWentDown(error: unknown): void {
+    if (!this.#storeDown) {
+      this.#logger.warn({ err: error }, 'rate limit store unavailable: allowing requests until it is back, except sign-up, sign-in and leads, limited per process');
+    }
+    this.#storeDown = true;
   }
 
   #count(decision: RateLimitDecision): RateLimitDecision {

@@ -3,7 +3,7 @@ import type { Logger } from '@shop/runtime';
 import { withTimeout } from '../time/with-timeout.ts';
 import type { TokenBucketStore } from './bucket-store.ts';
 import { RateLimitDecisions, type RateLimitDecision } from './decisions.ts';
-import type { RateLimitPolicy, RateLimitPolicyLookup } from './policy.ts';
+import { guardsAbuse, type RateLimitPolicy, type RateLimitPolicyLookup } from './policy.ts';
 
 export interface RateLimiterOptions {
   readonly store: TokenBucketStore;
@@ -14,6 +14,8 @@ export interface RateLimiterOptions {
   readonly timeoutMs?: number;
   /** Prefix of the bucket keys in the store. */
   readonly keyPrefix?: string;
+  /** Buckets of this process, for the abuse-sensitive policies (guardsAbuse) while the store is down. */
+  readonly fallback?: TokenBucketStore;
 }
 
 const DEFAULT_TIMEOUT_MS = 250;
@@ -21,7 +23,8 @@ const DEFAULT_TIMEOUT_MS = 250;
 /**
  * Token buckets per (policy, caller). Decides, counts every decision in rate_limit_decisions_total, and
  * fails open when the store (the cache) is down or slow: the request is allowed, counted as fail_open, and
- * the outage is logged once when it starts and once when it ends.
+ * the outage is logged once when it starts and once when it ends. Sign-up, sign-in and lead policies
+ * (guardsAbuse) take from the fallback's per-process buckets instead, when there is one.
  */
 export class RateLimiter {
   readonly #store: TokenBucketStore;
@@ -29,6 +32,7 @@ export class RateLimiter {
   readonly #decisions: RateLimitDecisions;
   readonly #timeoutMs: number;
   readonly #keyPrefix: string;
+  readonly #fallback: TokenBucketStore | undefined;
 
   constructor(options: RateLimiterOptions) {
     this.#store = options.store;
@@ -36,6 +40,7 @@ export class RateLimiter {
     this.#decisions = new RateLimitDecisions(options.metrics, options.logger);
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#keyPrefix = options.keyPrefix ?? 'rate-limit';
+    this.#fallback = options.fallback;
   }
 
   /** The policy in force for a key, enabled or not; undefined when the key has none. */
@@ -58,7 +63,8 @@ export class RateLimiter {
       const taken = await withTimeout(this.#store.take(key, limit, cost), this.#timeoutMs, `the rate limit store did not answer in ${this.#timeoutMs} ms`);
       return this.#decisions.taken(policy, taken);
     } catch (error) {
-      return this.#decisions.storeFailed(policy, error);
+      if (this.#fallback === undefined || !guardsAbuse(policy)) return this.#decisions.storeFailed(policy, error);
+      return this.#decisions.takenLocally(policy, await this.#fallback.take(key, limit, cost), error);
     }
   }
 }

@@ -2,6 +2,7 @@ import type { Registry } from 'prom-client';
 import type { Cache } from '../cache/cache.ts';
 import type { Database } from '../db/database.ts';
 import type { Logger } from '@shop/runtime';
+import { MemoryBucketStore } from '../cache/memory/memory-bucket-store.ts';
 import { tokenBucketStoreFor } from './bucket-store.ts';
 import { RateLimiter } from './limiter.ts';
 import { RateLimitPolicies, type RateLimitPoliciesOptions } from './policies.ts';
@@ -36,12 +37,13 @@ export async function openRateLimiter(options: OpenRateLimiterOptions): Promise<
   });
   await policies.start();
   const store = tokenBucketStoreFor(cache);
-  const limiter = new RateLimiter({ store, policies, metrics, logger });
+  const fallback = new MemoryBucketStore();
+  const limiter = new RateLimiter({ store, policies, metrics, logger, fallback });
   return {
     limiter,
     policies,
     async close() {
-      await Promise.allSettled([policies.close(), store.close()]);
+      await Promise.allSettled([policies.close(), store.close(), fallback.close()]);
     },
   };
 }

@@ -23,6 +23,14 @@ export const DEFAULT_RATE_LIMIT_POLICIES: readonly RateLimitPolicy[] = [
   { key: 'graphql:captureLead', capacity: 10, refillPerSecond: 0.016667, enabled: true },
 ];
 
+/**
+ * The policies of single mutations (`graphql:<field>`: sign-up, sign-in, leads) are what attackers
+ * automate: while the cache is down they are kept per process instead of failing open.
+ */
+export function guardsAbuse(policy: Pick<RateLimitPolicy, 'key'>): boolean {
+  return policy.key.startsWith('graphql:');
+}
+
 /** The policies in force, by key; undefined means the key is not limited. */
 export interface RateLimitPolicyLookup {
   get(key: string): RateLimitPolicy | undefined;

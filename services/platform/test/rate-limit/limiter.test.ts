@@ -5,6 +5,7 @@ import { Registry } from 'prom-client';
 import { uniqueName } from '../../../../test/infra/isolation.ts';
 import { createLogger } from '@shop/runtime';
 import { MemoryCache } from '../../src/cache/memory/memory-cache.ts';
+import { MemoryBucketStore } from '../../src/cache/memory/memory-bucket-store.ts';
 import { RedisCache } from '../../src/cache/redis/redis-cache.ts';
 import type { Cache } from '../../src/cache/cache.ts';
 import { tokenBucketStoreFor, type TokenBucketStore } from '../../src/rate-limit/bucket-store.ts';
@@ -243,5 +244,27 @@ describe('when the bucket store fails', () => {
     const broken: TokenBucketStore = { take: async () => Promise.reject(new Error('broken')), close: async () => {} };
     const limiter = new RateLimiter({ store: broken, policies, metrics: new Registry(), logger: quietLogger });
     expect(await limiter.take('down', 'broken')).toMatchObject({ allowed: true, result: 'fail_open' });
+  });
+
+  it('keeps sign-in, sign-up and lead policies per process while Redis is down, and fails the others open', async () => {
+    const login: RateLimitPolicy = { key: 'graphql:loginCustomer', capacity: 2, refillPerSecond: 0.01, enabled: true };
+    const both = { get: (key: string) => (key === login.key ? login : key === policy.key ? policy : undefined) };
+    const cache = new RedisCache('redis://127.0.0.1:1', quietLogger);
+    cache.connect();
+    const fallback = new MemoryBucketStore();
+    const { logger, lines } = capturingLogger();
+    const limiter = new RateLimiter({ store: tokenBucketStoreFor(cache), policies: both, metrics: new Registry(), logger, fallback });
+    try {
+      const logins = await Promise.all(Array.from({ length: 3 }, () => limiter.take(login.key, 'guesser')));
+      expect(logins.map((decision) => decision?.result)).toEqual(['allowed', 'allowed', 'limited']);
+      expect(logins[2]).toMatchObject({ allowed: false, remaining: 0 });
+      expect(logins[2]?.retryAfterSeconds).toBeGreaterThan(0);
+      expect(await limiter.take(login.key, 'someone else')).toMatchObject({ allowed: true, result: 'allowed' });
+      const general = await Promise.all(Array.from({ length: 3 }, () => limiter.take(policy.key, 'guesser')));
+      expect(general.map((decision) => decision?.result)).toEqual(['fail_open', 'fail_open', 'fail_open']);
+      expect(lines.filter((line) => line.level === 'WARNING')).toHaveLength(1);
+    } finally {
+      await Promise.all([cache.close(), fallback.close()]);
+    }
   });
 });
