@@ -36,6 +36,10 @@ export async function openDatabase(config: Config, logger: Logger, registry: Reg
   const pool = new pg.Pool({ connectionString: url, max: config.databasePoolMax, connectionTimeoutMillis: 5_000 });
   // An idle client whose server went away emits here; without a listener the process would crash.
   pool.on('error', (error) => logger.warn({ err: error }, 'database connection lost'));
+  // A checked-out client has no pool listener: its server going away between two queries (a relay
+  // pass publishing, a transaction waiting) would crash the process. The query in progress or the
+  // next one fails with the error, and the holder releases the client with it.
+  pool.on('connect', (client) => client.on('error', () => {}));
   registerPoolMetrics(registry, pool, config.databasePoolMax);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
 
