@@ -1,0 +1,46 @@
+// Behind `npm run search:reindex`: rebuilds the search indexes from PostgreSQL (docs/search.md).
+import { parseArgs } from 'node:util';
+import { ConfigError, createLogger, createMetricsRegistry, exitWithConfigProblems, loadConfigOrExit, openDatabase, postgresSearchEngine } from '@shop/platform';
+import { reindexSearch, type SearchIndexName } from './reindex.ts';
+import { SEARCH_INDEXES } from './search-indexes.ts';
+
+const usage = `usage: reindex-cli.ts [--index=admin|storefront] [--batch-size=500]   rebuild one search index, or both`;
+// sysexits(3)
+const EXIT_USAGE = 64;
+
+function parse(): { indexes: SearchIndexName[]; batchSize: number } | undefined {
+  const { values, positionals } = parseArgs({ allowPositionals: true, options: { index: { type: 'string' }, 'batch-size': { type: 'string', default: '500' } } });
+  const batchSize = Number(values['batch-size']);
+  const index = values.index;
+  if (positionals.length > 0 || !Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) return undefined;
+  if (index === undefined) return { indexes: [...SEARCH_INDEXES], batchSize };
+  return SEARCH_INDEXES.some((name) => name === index) ? { indexes: [index as SearchIndexName], batchSize } : undefined;
+}
+
+async function main(): Promise<number> {
+  const options = parse();
+  if (options === undefined) {
+    console.error(usage);
+    return EXIT_USAGE;
+  }
+  const config = loadConfigOrExit();
+  const database = await openDatabase(config, createLogger({ level: config.logLevel, service: 'search' }), createMetricsRegistry('search'));
+  try {
+    const indexes = `${options.indexes.join(' and ')} search index${options.indexes.length > 1 ? 'es' : ''}`;
+    console.log(`rebuilding the ${indexes} in PostgreSQL full text, in batches of ${options.batchSize} rows`);
+    const result = await reindexSearch(database.prisma, postgresSearchEngine(database.prisma), {
+      ...options,
+      onProgress: ({ index, done, left, rowsPerSecond }) => console.log(`${index}: ${done} rows indexed, ${left} left, ${Math.round(rowsPerSecond)} rows/s`),
+    });
+    console.log(`${result.rows} rows indexed in ${result.seconds.toFixed(1)} s`);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+process.exitCode = await main().catch((error: unknown) => {
+  if (error instanceof ConfigError) exitWithConfigProblems(error.problems);
+  console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+  return 1;
+});
