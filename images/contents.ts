@@ -101,7 +101,8 @@ const operator: ImageSpec = {
   title: 'Shop operator',
   description: 'The Kubernetes operator that reconciles Shop resources',
   workspaces: ['services/runtime', 'operator', 'cdk8s'],
-  paths: ['package.json', 'services/runtime', 'operator', 'cdk8s'],
+  // The generated dashboards and alert rules the operator provisions for a Shop (operator/src/monitoring).
+  paths: ['package.json', 'services/runtime', 'operator', 'cdk8s', 'dashboards/json', 'alerts/shop.rules.yaml'],
   programs: ['operator/src/main.ts'],
   scripts: {},
   entrypoint: [NODE_PATH, 'operator/src/main.ts'],

@@ -338,36 +338,61 @@ export interface ShopSpec {
     version: string;
   }[];
   /**
-   * Grafana dashboards and Prometheus alert rules for this Shop. Not acted on yet: the operator provisions neither, so both are off by default.
+   * Grafana dashboards, Prometheus alert rules and the PodMonitors that scrape the Shop, provisioned by the operator in the Shop's namespace and owned by the Shop. Each is off by default; turning one off again deletes what it provisioned. The condition MonitoringProvisioned reports the outcome.
    */
   monitoring?: {
     /**
-     * Grafana dashboards, as ConfigMaps a Grafana sidecar picks up by label.
+     * The six Grafana dashboards of dashboards/json, one ConfigMap each (<shop>-dashboard-<uid>), labelled grafana_dashboard: "1" for the Grafana sidecar. Each is this Shop's copy: its own uid and title, opened on this Shop's namespace and name.
      */
     dashboards?: {
       /**
-       * Provision the dashboards.
+       * Provision the dashboards. They need no CRD, so they are provisioned even where the Prometheus Operator is not installed.
        */
       enabled?: boolean;
       /**
-       * Labels on the dashboard ConfigMaps, e.g. grafana_dashboard: "1".
+       * More labels on the dashboard ConfigMaps, besides grafana_dashboard: "1", e.g. the one your sidecar's label selector asks for.
        */
       labels?: {
         [k: string]: string;
       };
+      /**
+       * The Grafana folder, as the ConfigMaps' grafana_folder annotation (the sidecar's folderAnnotation).
+       */
+      folder?: string;
     };
     /**
-     * Prometheus alert rules, as a PrometheusRule.
+     * The alert rules of alerts/shop.rules.yaml as a PrometheusRule <shop>-alerts (monitoring.coreos.com/v1), every expression scoped to this Shop's namespace and shop labels. The two rules on the shared Temporal server (WorkflowTaskQueueBacklog, WorkflowsStuck) belong to no Shop and are left out.
      */
     alerts?: {
       /**
-       * Provision the alert rules.
+       * Provision the PrometheusRule. Needs the Prometheus Operator's CRDs; without them MonitoringProvisioned is False with reason CRDNotInstalled.
        */
       enabled?: boolean;
       /**
        * Names of alerts to leave out.
        */
       exclude?: string[];
+      /**
+       * Labels on the PrometheusRule, e.g. the one your Prometheus's ruleSelector asks for.
+       */
+      labels?: {
+        [k: string]: string;
+      };
+    };
+    /**
+     * A PodMonitor <shop> (monitoring.coreos.com/v1) that scrapes /metrics of the api, worker and consumer pods and adds the shop label the dashboards and alerts select on (the namespace label is the Prometheus Operator's).
+     */
+    podMonitors?: {
+      /**
+       * Provision the PodMonitor. Needs the Prometheus Operator's CRDs; without them MonitoringProvisioned is False with reason CRDNotInstalled.
+       */
+      enabled?: boolean;
+      /**
+       * Labels on the PodMonitor, e.g. the one your Prometheus's podMonitorSelector asks for.
+       */
+      labels?: {
+        [k: string]: string;
+      };
     };
   };
   /**
