@@ -25,11 +25,15 @@ const SHOP_RULES = [
   'batch jobs: get list watch create patch',
   'apps deployments: get list watch create patch',
   'core services: create patch',
-  'core configmaps: create patch',
+  'core configmaps: create patch delete',
+  'monitoring.coreos.com prometheusrules: create patch delete',
+  'monitoring.coreos.com podmonitors: create patch delete',
   'policy poddisruptionbudgets: create patch',
   'core secrets: get create',
   'core events: create',
 ];
+
+const MONITORING_RESOURCES = ['configmaps', 'prometheusrules', 'podmonitors'];
 
 /** One line per group, resource and resource name: "apps deployments: get list", "coordination.k8s.io leases[x]: get". */
 function ruleLines(rules: readonly PolicyRule[]): string[] {
@@ -77,14 +81,15 @@ describe('shop-operator RBAC', () => {
     });
   });
 
-  it('has no wildcard and nothing that deletes, in any mode', async () => {
+  it('has no wildcard, and deletes only what spec.monitoring provisions, in any mode', async () => {
     for (const values of [{}, { watchNamespace: 'shops' }]) {
       const objects = await template(OPERATOR_CHART, { name: 'shop-operator', namespace: 'shop-system', values });
       const rules = [...only(objects, 'ClusterRole'), ...only(objects, 'Role')].flatMap(rulesOf);
       expect(rules.length).toBeGreaterThan(0);
       for (const rule of rules) {
         expect([...rule.apiGroups, ...rule.resources, ...rule.verbs, ...(rule.resourceNames ?? [])]).not.toContain('*');
-        expect(rule.verbs).not.toContain('delete');
+        // Turning monitoring off deletes its dashboard ConfigMaps, PrometheusRule and PodMonitor, by name.
+        if (rule.verbs.includes('delete')) expect(rule.resources.filter((resource) => !MONITORING_RESOURCES.includes(resource))).toEqual([]);
         expect(rule.verbs).not.toContain('deletecollection');
         expect(rule.verbs).not.toContain('escalate');
       }

@@ -15,6 +15,7 @@ const migrating: Observation = {
     ['ApiAvailable', { status: 'False', reason: 'MigrationRunning', message: 'running' }],
     ['WorkerAvailable', { status: 'False', reason: 'MigrationRunning', message: 'running' }],
     ['ConsumerAvailable', { status: 'False', reason: 'MigrationRunning', message: 'running' }],
+    ['MonitoringProvisioned', { status: 'False', reason: 'Disabled', message: 'off' }],
   ]),
 };
 

@@ -22,3 +22,13 @@ export async function readCurrent<T extends KubernetesObject>(objects: Kubernete
     throw error;
   }
 }
+
+/** Deletes the object with the same kind, namespace and name as `object`; one that does not exist is fine. */
+export async function deleteIfPresent(objects: KubernetesObjectApi, object: KubeObject): Promise<void> {
+  const { apiVersion, kind, metadata } = object;
+  try {
+    await objects.delete({ apiVersion, kind, metadata: { name: metadata.name, namespace: metadata.namespace } });
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
+}

@@ -3,6 +3,7 @@ import { api } from './steps/api.ts';
 import { configMap } from './steps/config-map.ts';
 import { generatedKeys } from './steps/generated-keys.ts';
 import { migrations } from './steps/migrations.ts';
+import { monitoring } from './steps/monitoring.ts';
 import { referencedSecrets } from './steps/referenced-secrets.ts';
 import { workerAndConsumer } from './steps/worker-and-consumer.ts';
 
@@ -13,9 +14,8 @@ import { workerAndConsumer } from './steps/worker-and-consumer.ts';
 export const shopSteps: readonly ReconcileStep[] = [
   generatedKeys,
   configMap,
-  // Slot: dashboards (spec.monitoring.dashboards) and alert rules (spec.monitoring.alerts) go here,
-  // before anything that can halt, so a Shop stuck migrating is still monitored. Their steps report
-  // MonitoringProvisioned (add it to CONDITION_TYPES).
+  // Before anything that can halt, so a Shop stuck migrating is still monitored.
+  monitoring,
   referencedSecrets,
   migrations,
   api,

@@ -22,15 +22,7 @@ export interface TestCluster {
 export async function startTestCluster(): Promise<TestCluster> {
   const server = await startKubeApiServer();
   const kube = kubeClient(server);
-  const crd = parse(await readFile(CRD_FILE, 'utf8'));
-  expectStatus(await kube('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd), 201);
-  await eventually(async () => {
-    const { body } = await kube<{ status?: { conditions?: Array<{ type: string; status: string }> } }>(
-      'GET',
-      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/shops.shop.dev',
-    );
-    if (!body.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) throw new Error('the Shop CRD is not established');
-  });
+  await installCrd(kube, CRD_FILE);
   let namespaces = 0;
   return {
     server,
@@ -48,6 +40,19 @@ export async function startTestCluster(): Promise<TestCluster> {
     },
     dispose: () => server.dispose(),
   };
+}
+
+/** Creates the CRD of a manifest file and waits until the API server serves its kind. */
+export async function installCrd(kube: KubeRequest, file: string | URL): Promise<void> {
+  const crd = parse(await readFile(file, 'utf8')) as { metadata: { name: string } };
+  expectStatus(await kube('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd), 201);
+  await eventually(async () => {
+    const { body } = await kube<{ status?: { conditions?: Array<{ type: string; status: string }> } }>(
+      'GET',
+      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`,
+    );
+    if (!body.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) throw new Error(`the CRD ${crd.metadata.name} is not established`);
+  });
 }
 
 export function expectStatus(reply: { status: number; body: unknown }, expected: number): void {

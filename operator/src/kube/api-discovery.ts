@@ -1,0 +1,13 @@
+import type { CustomObjectsApi } from '@kubernetes/client-node';
+import { isNotFound } from './errors.ts';
+
+/** The kinds the API server serves in one group and version (discovery); none when the group is not installed. */
+export async function servedKinds(customObjects: CustomObjectsApi, group: string, version: string): Promise<Set<string>> {
+  try {
+    const { resources } = await customObjects.getAPIResources({ group, version });
+    return new Set(resources.map((resource) => resource.kind));
+  } catch (error) {
+    if (isNotFound(error)) return new Set();
+    throw error;
+  }
+}

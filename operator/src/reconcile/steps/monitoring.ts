@@ -1,0 +1,81 @@
+import type { KubeObject } from '@shop/cdk8s';
+import { servedKinds } from '../../kube/api-discovery.ts';
+import { apply, deleteIfPresent } from '../../kube/apply.ts';
+import { ownedBy } from '../../kube/ownership.ts';
+import { dashboardConfigMaps } from '../../monitoring/dashboard-config-maps.ts';
+import { podMonitor } from '../../monitoring/pod-monitor.ts';
+import { MONITORING_API_VERSION, prometheusRule } from '../../monitoring/prometheus-rule.ts';
+import type { StoredShop } from '../../shop-resource.ts';
+import type { ConditionReport } from '../conditions.ts';
+import type { Pass, ReconcileStep } from '../pass.ts';
+
+/** One switch of spec.monitoring and the objects it provisions. */
+interface MonitoringPart {
+  /** As named in the condition's message. */
+  readonly description: string;
+  readonly wanted: boolean;
+  readonly objects: readonly KubeObject[];
+  /** A kind of the Prometheus Operator's CRDs, which the cluster may not serve. */
+  readonly operatorKind?: string;
+}
+
+const [MONITORING_GROUP = '', MONITORING_VERSION = ''] = MONITORING_API_VERSION.split('/');
+
+const DISABLED: ConditionReport = { status: 'False', reason: 'Disabled', message: 'spec.monitoring enables no dashboards, alert rules or PodMonitor' };
+
+/**
+ * The Shop's dashboards, alert rules and PodMonitor, as spec.monitoring asks; what is turned off is
+ * deleted. Never halts: a Shop in a cluster without the Prometheus Operator still runs, and
+ * MonitoringProvisioned says what is missing.
+ */
+export const monitoring: ReconcileStep = {
+  name: 'monitoring',
+  conditions: ['MonitoringProvisioned'],
+  async run(pass) {
+    pass.report('MonitoringProvisioned', await provision(pass));
+    return undefined;
+  },
+};
+
+function monitoringParts(shop: StoredShop): MonitoringPart[] {
+  const settings = shop.spec.monitoring;
+  const dashboards = dashboardConfigMaps(shop);
+  const rule = prometheusRule(shop);
+  const monitor = podMonitor(shop);
+  return [
+    { description: `${dashboards.length} dashboard ConfigMaps`, wanted: settings?.dashboards?.enabled === true, objects: dashboards },
+    { description: `PrometheusRule ${rule.metadata.name}`, wanted: settings?.alerts?.enabled === true, objects: [rule], operatorKind: rule.kind },
+    { description: `PodMonitor ${monitor.metadata.name}`, wanted: settings?.podMonitors?.enabled === true, objects: [monitor], operatorKind: monitor.kind },
+  ];
+}
+
+async function provision({ shop, clients }: Pass): Promise<ConditionReport> {
+  const parts = monitoringParts(shop);
+  const wanted = parts.filter((part) => part.wanted);
+  const previous = shop.status?.conditions?.find((condition) => condition.type === 'MonitoringProvisioned');
+  // Nothing to remove: an earlier pass did, or none ever provisioned anything (which would have reported).
+  if (wanted.length === 0 && (previous === undefined || previous.reason === DISABLED.reason)) return DISABLED;
+
+  const served = await servedKinds(clients.customObjects, MONITORING_GROUP, MONITORING_VERSION);
+  const unserved = parts.filter((part) => part.operatorKind !== undefined && !served.has(part.operatorKind));
+  for (const part of parts) {
+    // An unserved kind has nothing to apply, nor anything left to delete.
+    if (unserved.includes(part)) continue;
+    for (const object of part.objects.map((candidate) => ownedBy(shop, candidate))) {
+      if (part.wanted) await apply(clients.objects, object);
+      else await deleteIfPresent(clients.objects, object);
+    }
+  }
+
+  if (wanted.length === 0) return DISABLED;
+  const missing = wanted.filter((part) => unserved.includes(part));
+  const provisioned = `provisioned: ${describe(wanted.filter((part) => !missing.includes(part))) || 'nothing'}`;
+  if (missing.length === 0) return { status: 'True', reason: 'Provisioned', message: provisioned };
+  return {
+    status: 'False',
+    reason: 'CRDNotInstalled',
+    message: `the API server does not serve ${MONITORING_API_VERSION} ${missing.map((part) => part.operatorKind).join(', ')} (the Prometheus Operator's CRDs are not installed), so ${describe(missing)} cannot be provisioned; ${provisioned}`,
+  };
+}
+
+const describe = (parts: readonly MonitoringPart[]): string => parts.map((part) => part.description).join(', ');

@@ -1,0 +1,156 @@
+import type { ShopStatus } from '@shop/cdk8s';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prometheusOperatorCrdFile } from '../../test/infra/prometheus.ts';
+import { eventually } from '../../test/support/wait.ts';
+import type { RunningOperator } from '../src/operator.ts';
+import { completeJob, markDeploymentAvailable } from './support/fake-controllers.ts';
+import { runOperator } from './support/run-operator.ts';
+import { createReferencedSecrets, createShop, readShop, shopManifest, updateShop } from './support/shops.ts';
+import { installCrd, startTestCluster, type TestCluster } from './support/test-cluster.ts';
+
+let cluster: TestCluster;
+let operator: RunningOperator;
+
+beforeAll(async () => {
+  cluster = await startTestCluster();
+  operator = await runOperator(cluster);
+}, 180_000);
+
+afterAll(async () => {
+  await operator?.stop();
+  await cluster?.dispose();
+});
+
+interface Stored {
+  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string>; ownerReferences?: Array<{ kind: string; name: string }> };
+  data?: Record<string, string>;
+  spec?: Record<string, unknown>;
+}
+
+const DASHBOARD_COUNT = 6;
+const paths = {
+  configMaps: (ns: string) => `/api/v1/namespaces/${ns}/configmaps?labelSelector=${encodeURIComponent('grafana_dashboard=1')}`,
+  prometheusRule: (ns: string, name: string) => `/apis/monitoring.coreos.com/v1/namespaces/${ns}/prometheusrules/${name}`,
+  podMonitor: (ns: string, name: string) => `/apis/monitoring.coreos.com/v1/namespaces/${ns}/podmonitors/${name}`,
+};
+
+const ALL_ON = {
+  dashboards: { enabled: true, labels: { team: 'sre' }, folder: 'Shops' },
+  alerts: { enabled: true, exclude: ['ApiLatencyHigh'], labels: { release: 'prometheus' } },
+  podMonitors: { enabled: true, labels: { release: 'prometheus' } },
+};
+
+async function get(path: string): Promise<{ status: number; body: Stored }> {
+  return cluster.kube<Stored>('GET', path);
+}
+
+async function dashboardConfigMaps(ns: string): Promise<Stored[]> {
+  const { body } = await cluster.kube<{ items: Stored[] }>('GET', paths.configMaps(ns));
+  return body.items;
+}
+
+function monitoringCondition(ns: string, expected: Record<string, unknown>): Promise<ShopStatus> {
+  return eventually(async () => {
+    const { status } = await readShop(cluster.kube, ns, 'shop');
+    expect(status?.conditions?.find((condition) => condition.type === 'MonitoringProvisioned')).toMatchObject(expected);
+    return status as ShopStatus;
+  });
+}
+
+/** Plays the Job and Deployment controllers until the Shop is Ready. */
+async function deployReady(ns: string): Promise<void> {
+  await eventually(() => completeJob(cluster.kube, ns, 'shop-migrate-1-0-0'));
+  for (const name of ['shop-api', 'shop-worker', 'shop-consumer']) await eventually(() => markDeploymentAvailable(cluster.kube, ns, name));
+  await eventually(async () => expect((await readShop(cluster.kube, ns, 'shop')).status?.phase).toBe('Ready'));
+}
+
+async function newShop(prefix: string): Promise<string> {
+  const ns = await cluster.namespace(prefix);
+  await createReferencedSecrets(cluster.kube, ns);
+  await createShop(cluster.kube, ns, shopManifest('shop', '1.0.0', { monitoring: ALL_ON }));
+  return ns;
+}
+
+// One cluster, first without the Prometheus Operator's CRDs, then with them: the tests run in order.
+/** The namespace of the Shop created before the CRDs were installed. */
+let waitingForCrds: string;
+
+describe('without the Prometheus Operator CRDs', () => {
+  it('the Shop becomes Ready, gets its dashboards, and reports MonitoringProvisioned False with CRDNotInstalled', async () => {
+    const ns = await newShop('no-crds');
+    waitingForCrds = ns;
+    await deployReady(ns);
+    const status = await monitoringCondition(ns, { status: 'False', reason: 'CRDNotInstalled' });
+    expect(status.phase).toBe('Ready');
+    const message = status.conditions?.find((condition) => condition.type === 'MonitoringProvisioned')?.message;
+    expect(message).toContain('PrometheusRule shop-alerts');
+    expect(message).toContain('PodMonitor shop');
+    expect(message).toContain(`provisioned: ${DASHBOARD_COUNT} dashboard ConfigMaps`);
+
+    const configMaps = await dashboardConfigMaps(ns);
+    expect(configMaps).toHaveLength(DASHBOARD_COUNT);
+    for (const configMap of configMaps) {
+      expect(configMap.metadata.name).toMatch(/^shop-dashboard-/);
+      expect(configMap.metadata.labels).toMatchObject({ grafana_dashboard: '1', team: 'sre', 'app.kubernetes.io/managed-by': 'shop-operator' });
+      expect(configMap.metadata.annotations).toMatchObject({ grafana_folder: 'Shops' });
+      expect(configMap.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'Shop', name: 'shop' })]);
+      const [json] = Object.values(configMap.data ?? {});
+      expect(JSON.parse(json ?? '{}')).toMatchObject({ title: expect.stringContaining(`(${ns}/shop)`) });
+    }
+  });
+});
+
+describe('with the Prometheus Operator CRDs', () => {
+  beforeAll(async () => {
+    for (const plural of ['prometheusrules', 'podmonitors']) await installCrd(cluster.kube, prometheusOperatorCrdFile(plural));
+  }, 60_000);
+
+  it('a Shop that waited for them gets its PrometheusRule and PodMonitor at its next pass', async () => {
+    const ns = waitingForCrds;
+    await updateShop(cluster.kube, ns, 'shop', (shop) => void (shop.metadata = { ...shop.metadata, labels: { touched: 'yes' } }));
+    await monitoringCondition(ns, { status: 'True', reason: 'Provisioned' });
+    expect((await get(paths.prometheusRule(ns, 'shop-alerts'))).status).toBe(200);
+    expect((await get(paths.podMonitor(ns, 'shop'))).status).toBe(200);
+  });
+
+  it('provisions a PrometheusRule scoped to the Shop and a PodMonitor that adds its shop label, both accepted by their CRDs', async () => {
+    const ns = await newShop('crds');
+    await deployReady(ns);
+    const status = await monitoringCondition(ns, { status: 'True', reason: 'Provisioned' });
+    expect(status.phase).toBe('Ready');
+
+    const rule = await get(paths.prometheusRule(ns, 'shop-alerts'));
+    expect(rule.status).toBe(200);
+    expect(rule.body.metadata.labels).toMatchObject({ release: 'prometheus', 'app.kubernetes.io/instance': 'shop' });
+    expect(rule.body.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'Shop', name: 'shop' })]);
+    const rules = (rule.body.spec as { groups: Array<{ rules: Array<{ alert: string; expr: string }> }> }).groups.flatMap((group) => group.rules);
+    expect(rules.map((candidate) => candidate.alert)).toContain('ApiHighErrorRate');
+    expect(rules.map((candidate) => candidate.alert)).not.toContain('ApiLatencyHigh');
+    for (const { expr } of rules) expect(expr).toContain(`namespace="${ns}", shop="shop"`);
+
+    const monitor = await get(paths.podMonitor(ns, 'shop'));
+    expect(monitor.status).toBe(200);
+    expect(monitor.body.metadata.labels).toMatchObject({ release: 'prometheus' });
+    expect(monitor.body.spec).toMatchObject({
+      selector: { matchLabels: { 'app.kubernetes.io/instance': 'shop' } },
+      podMetricsEndpoints: [{ port: 'http', path: '/metrics', relabelings: [expect.objectContaining({ targetLabel: 'shop' })] }],
+    });
+  });
+
+  it('turning a part off deletes what it provisioned, and turning all off leaves the Shop Ready with nothing left', async () => {
+    const ns = await newShop('turned-off');
+    await deployReady(ns);
+    await monitoringCondition(ns, { status: 'True', reason: 'Provisioned' });
+
+    await updateShop(cluster.kube, ns, 'shop', (shop) => void (shop.spec.monitoring = { ...ALL_ON, alerts: { enabled: false } }));
+    await eventually(async () => expect((await get(paths.prometheusRule(ns, 'shop-alerts'))).status).toBe(404));
+    expect((await get(paths.podMonitor(ns, 'shop'))).status).toBe(200);
+    expect(await dashboardConfigMaps(ns)).toHaveLength(DASHBOARD_COUNT);
+
+    await updateShop(cluster.kube, ns, 'shop', (shop) => void (shop.spec.monitoring = {}));
+    const status = await monitoringCondition(ns, { status: 'False', reason: 'Disabled' });
+    expect(status.phase).toBe('Ready');
+    expect((await get(paths.podMonitor(ns, 'shop'))).status).toBe(404);
+    expect(await dashboardConfigMaps(ns)).toEqual([]);
+  });
+});
