@@ -31,7 +31,7 @@ const policy = (key: string, capacity: number, refillPerSecond = 0.01, enabled =
 
 const typeDefs = `
   type Query { ok: Boolean }
-  type Mutation { captureLead(email: String!): Boolean, registerCustomer: Boolean, logout: Boolean }
+  type Mutation { captureLead(email: String!): Boolean, registerCustomer: Boolean, logout: Boolean, loginCustomer(email: String!, password: String!): Boolean }
 `;
 
 /** An app shaped like the api: /track (REST), /health (not limited) and /graphql, wired as docs/rate-limiting.md says. */
@@ -52,7 +52,7 @@ async function buildTestApp(limiter: RateLimiter, overrides: Partial<RateLimitOp
   app.get('/health', async () => ({ status: 'ok' }));
   await app.register(mercurius, {
     schema: typeDefs,
-    resolvers: { Query: { ok: () => true }, Mutation: { captureLead: () => true, registerCustomer: () => true, logout: () => true } },
+    resolvers: { Query: { ok: () => true }, Mutation: { captureLead: () => true, registerCustomer: () => true, logout: () => true, loginCustomer: () => false } },
   });
   await app.ready();
   return app;
@@ -163,6 +163,17 @@ function pluginContract(name: string, openCache: () => Promise<Cache>) {
         expect((await graphql(app, two)).statusCode).toBe(200);
         expect((await graphql(app, two)).statusCode).toBe(429);
         expect((await graphql(app, 'mutation { captureLead(email: "a@b.c") }')).statusCode).toBe(200);
+      });
+
+      it('charges a sign-in to the account it names too, from any address, whether or not the account exists', async () => {
+        const app = await appWith(policyMap(policy('graphql:loginCustomer:account', 2)));
+        const byVariable = (email: string, ip: string) =>
+          graphql(app, 'mutation ($email: String!) { loginCustomer(email: $email, password: "guess") }', { variables: { email } }, ip);
+        expect(statuses([await byVariable('Ada@Example.com', '198.51.100.10'), await byVariable('ada@example.com ', '198.51.100.11')])).toEqual([200, 200]);
+        const third = await graphql(app, 'mutation { loginCustomer(email: "ADA@example.com", password: "guess") }', {}, '198.51.100.12');
+        expect(third.statusCode).toBe(429);
+        expect(third.json()).toMatchObject({ errors: [{ message: 'Too many requests (rate limit "graphql:loginCustomer:account"): retry in 100 s' }] });
+        expect((await byVariable('grace@example.com', '198.51.100.12')).statusCode).toBe(200);
       });
 
       it('charges the operation the request runs when the document holds several', async () => {

@@ -1,6 +1,6 @@
 /** A token bucket per (policy, caller): up to `capacity` requests at once, refilled at `refillPerSecond`. */
 export interface RateLimitPolicy {
-  /** The endpoint key: `track`, `graphql`, `graphql:<mutation field>`. */
+  /** The endpoint key: `track`, `graphql`, `graphql:<mutation field>`, `graphql:<sign-in field>:account`. */
   readonly key: string;
   /** The burst ceiling: a caller idle for any time may send at most this many requests at once. */
   readonly capacity: number;
@@ -20,6 +20,8 @@ export const DEFAULT_RATE_LIMIT_POLICIES: readonly RateLimitPolicy[] = [
   { key: 'graphql:registerCustomer', capacity: 5, refillPerSecond: 0.002778, enabled: true },
   { key: 'graphql:loginCustomer', capacity: 10, refillPerSecond: 0.033333, enabled: true },
   { key: 'graphql:loginStaff', capacity: 10, refillPerSecond: 0.033333, enabled: true },
+  { key: 'graphql:loginCustomer:account', capacity: 10, refillPerSecond: 0.033333, enabled: true },
+  { key: 'graphql:loginStaff:account', capacity: 10, refillPerSecond: 0.033333, enabled: true },
   { key: 'graphql:captureLead', capacity: 10, refillPerSecond: 0.016667, enabled: true },
 ];
 

@@ -1,4 +1,4 @@
-import { Kind, parse, type DocumentNode, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql';
+import { Kind, parse, type DocumentNode, type FieldNode, type FragmentDefinitionNode, type SelectionSetNode, type ValueNode } from 'graphql';
 import type { FastifyRequest } from 'fastify';
 import type { RateLimiter } from '@shop/platform';
 import type { PolicyCharge } from './plugin.ts';
@@ -16,23 +16,30 @@ export interface GraphqlChargeOptions {
 /** The track mutation records beacons as POST /track does, so it spends the same `track` bucket. */
 const DEFAULT_FIELD_POLICIES: Readonly<Record<string, string>> = { track: 'track' };
 
+/**
+ * Sign-ins also spend a bucket of the account their `email` names, whoever sends them: guessing one
+ * account's password from many addresses is throttled too, whether or not the account exists.
+ */
+const ACCOUNT_POLICIES: Readonly<Record<string, string>> = { loginCustomer: 'graphql:loginCustomer:account', loginStaff: 'graphql:loginStaff:account' };
+
 interface GraphqlParams {
   readonly query?: unknown;
   readonly operationName?: unknown;
+  readonly variables?: unknown;
 }
 
-function rootFieldNames(document: DocumentNode, operationName: string | undefined): string[] {
+function rootFields(document: DocumentNode, operationName: string | undefined): FieldNode[] {
   const operations = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
   const operation = operationName === undefined ? (operations.length === 1 ? operations[0] : undefined) : operations.find((op) => op.name?.value === operationName);
   if (operation === undefined || operation.operation !== 'mutation') return [];
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
 
-  const names: string[] = [];
+  const fields: FieldNode[] = [];
   const visited = new Set<string>();
   const collect = (selectionSet: SelectionSetNode) => {
     for (const selection of selectionSet.selections) {
-      if (selection.kind === Kind.FIELD) names.push(selection.name.value);
+      if (selection.kind === Kind.FIELD) fields.push(selection);
       else if (selection.kind === Kind.INLINE_FRAGMENT) collect(selection.selectionSet);
       else if (!visited.has(selection.name.value)) {
         visited.add(selection.name.value);
@@ -42,7 +49,16 @@ function rootFieldNames(document: DocumentNode, operationName: string | undefine
     }
   };
   collect(operation.selectionSet);
-  return names;
+  return fields;
+}
+
+/** The text an argument holds, from the document or from the request's variables; undefined otherwise. */
+function textArgument(field: FieldNode, name: string, variables: unknown): string | undefined {
+  const value: ValueNode | undefined = field.arguments?.find((argument) => argument.name.value === name)?.value;
+  if (value?.kind === Kind.STRING) return value.value;
+  if (value?.kind !== Kind.VARIABLE || typeof variables !== 'object' || variables === null) return undefined;
+  const given: unknown = (variables as Record<string, unknown>)[value.name.value];
+  return typeof given === 'string' ? given : undefined;
 }
 
 function paramsOf(request: FastifyRequest): GraphqlParams[] {
@@ -53,9 +69,11 @@ function paramsOf(request: FastifyRequest): GraphqlParams[] {
 
 /**
  * For rateLimit's `bodyPoliciesFor`: charges a GraphQL request one token of `graphql:<field>` per root
- * mutation field that has a policy (`track` spends the `track` policy of POST /track), aliases counted (two aliased captureLead calls cost two), fragments
- * followed. Keyed by the mutation field, not the operation name, which the client chooses freely. Queries,
- * and documents that do not parse (GraphQL answers those itself), cost nothing here.
+ * mutation field that has a policy (`track` spends the `track` policy of POST /track), aliases counted
+ * (two aliased captureLead calls cost two), fragments followed; a sign-in also one token of its
+ * account's bucket (ACCOUNT_POLICIES). Keyed by the mutation field, not the operation name, which the
+ * client chooses freely. Queries, and documents that do not parse (GraphQL answers those itself), cost
+ * nothing here.
  */
 export function graphqlMutationCharges(options: GraphqlChargeOptions): (request: FastifyRequest) => PolicyCharge[] {
   const path = options.path ?? '/graphql';
@@ -63,7 +81,13 @@ export function graphqlMutationCharges(options: GraphqlChargeOptions): (request:
   const fieldPolicies = options.fieldPolicies ?? DEFAULT_FIELD_POLICIES;
   return (request) => {
     if (request.url.split('?')[0] !== path) return [];
-    const costs = new Map<string, number>();
+    const costs = new Map<string, PolicyCharge>();
+    const charge = (policy: string, caller?: string) => {
+      if (options.limiter.policy(policy) === undefined) return;
+      const key = `${policy}\n${caller ?? ''}`;
+      const cost = (costs.get(key)?.cost ?? 0) + 1;
+      costs.set(key, { policy, cost, ...(caller === undefined ? {} : { caller }) });
+    };
     for (const params of paramsOf(request)) {
       if (typeof params.query !== 'string' || !params.query.includes('mutation')) continue;
       let document: DocumentNode;
@@ -73,11 +97,14 @@ export function graphqlMutationCharges(options: GraphqlChargeOptions): (request:
         continue;
       }
       const operationName = typeof params.operationName === 'string' && params.operationName !== '' ? params.operationName : undefined;
-      for (const field of rootFieldNames(document, operationName)) {
-        const policy = Object.hasOwn(fieldPolicies, field) ? (fieldPolicies[field] as string) : `${prefix}${field}`;
-        if (options.limiter.policy(policy) !== undefined) costs.set(policy, (costs.get(policy) ?? 0) + 1);
+      for (const field of rootFields(document, operationName)) {
+        const name = field.name.value;
+        charge(Object.hasOwn(fieldPolicies, name) ? (fieldPolicies[name] as string) : `${prefix}${name}`);
+        const accountPolicy = ACCOUNT_POLICIES[name];
+        const email = accountPolicy === undefined ? undefined : textArgument(field, 'email', params.variables);
+        if (accountPolicy !== undefined && email !== undefined) charge(accountPolicy, `account:${email.trim().toLowerCase()}`);
       }
     }
-    return [...costs].map(([policy, cost]) => ({ policy, cost }));
+    return [...costs.values()];
   };
 }

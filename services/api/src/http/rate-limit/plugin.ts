@@ -7,6 +7,8 @@ import { rateLimitItem, rateLimitPolicyItem } from './headers.ts';
 export interface PolicyCharge {
   readonly policy: string;
   readonly cost: number;
+  /** Whose bucket, when not the request's caller (e.g. the account a sign-in names). */
+  readonly caller?: string;
 }
 
 export interface RateLimitOptions {
@@ -86,9 +88,9 @@ export function rateLimit(app: FastifyInstance, options: RateLimitOptions): void
 
   const charge = async (request: FastifyRequest, reply: FastifyReply, charges: readonly PolicyCharge[]) => {
     if (charges.length === 0) return undefined;
-    const caller = callerOf(request);
-    for (const { policy, cost } of charges) {
-      if (apply(request, reply, await options.limiter.take(policy, caller, cost))) return reply;
+    const requestCaller = callerOf(request);
+    for (const { policy, cost, caller } of charges) {
+      if (apply(request, reply, await options.limiter.take(policy, caller ?? requestCaller, cost))) return reply;
     }
     return undefined;
   };
