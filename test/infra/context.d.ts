@@ -8,5 +8,7 @@ declare module 'vitest' {
     kafkaBrokers: string;
     /** The Temporal frontend, host:port (WORKFLOW_HOST). */
     temporalAddress: string;
+    /** The Temporal server's Prometheus endpoint, `http://127.0.0.1:<port>/metrics`. */
+    temporalMetricsUrl: string;
   }
 }

@@ -7,6 +7,7 @@ import {
   PROMETHEUS_OPERATOR_VERSION,
   prometheusOperatorCrdsDir,
   prometheusOperatorCrdsMarker,
+  prometheusBin,
   prometheusPackage,
   promtoolBin,
 } from './layout.ts';
@@ -16,6 +17,12 @@ import { requireProvisioned } from './managed-server.ts';
 export function promtoolBinary(): string {
   requireProvisioned(`${prometheusPackage().label} (${promtoolBin()})`, isPrometheusProvisioned());
   return promtoolBin();
+}
+
+/** Path of the cached Prometheus server; throws with the provisioning command when it is missing. */
+export function prometheusServerBinary(): string {
+  requireProvisioned(`${prometheusPackage().label} (${prometheusBin()})`, isPrometheusProvisioned());
+  return prometheusBin();
 }
 
 /** Path of one monitoring.coreos.com CRD manifest, by its plural, e.g. `prometheusrules`. */

@@ -12,16 +12,24 @@ async function distinctFreePorts(count: number): Promise<number[]> {
   return [...ports];
 }
 
-export async function startTemporal(): Promise<ServerHandle> {
+export interface TemporalHandle extends ServerHandle {
+  /** The server's own Prometheus metrics (task queue backlog, polls): `http://127.0.0.1:<port>/metrics`. */
+  readonly metricsUrl: string;
+}
+
+export async function startTemporal(): Promise<TemporalHandle> {
   const cli = temporalCliTool();
   requireProvisioned(cli.label, isToolProvisioned(cli));
-  return startServer('temporal', async (baseDir) => {
-    // The frontend (gRPC), its HTTP API and the metrics endpoint listen on ports we choose; the
-    // services' membership ports are picked by the server; the web UI is off.
-    const [port, httpPort, metricsPort] = (await distinctFreePorts(3)) as [number, number, number];
+  // The frontend (gRPC), its HTTP API and the metrics endpoint listen on ports we choose; the
+  // services' membership ports are picked by the server; the web UI is off.
+  const [port, httpPort, metricsPort] = (await distinctFreePorts(3)) as [number, number, number];
+  const handle = await startServer('temporal', async (baseDir) => {
     const args = ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port)];
     args.push('--http-port', String(httpPort), '--metrics-port', String(metricsPort), '--log-level', 'warn');
     args.push('--db-filename', join(baseDir, 'temporal.db'));
+    // Matching reports a task queue's approximate_backlog_count when it saves the queue's ack level:
+    // every minute by default, every 5 s here so a test sees the backlog while it runs.
+    args.push('--dynamic-config-value', 'matching.updateAckInterval="5s"');
     const url = `127.0.0.1:${port}`;
     return {
       name: 'temporal',
@@ -43,4 +51,5 @@ export async function startTemporal(): Promise<ServerHandle> {
       stopTimeoutMs: 15_000,
     };
   });
+  return { ...handle, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };
 }
