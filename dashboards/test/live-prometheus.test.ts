@@ -1,0 +1,116 @@
+// Issue 14 part 4: a real Prometheus 2.42 scrapes the real api, worker and consumer processes of one Shop
+// and its postgres_exporter and redis_exporter, with the committed alert rules loaded (their `for`
+// shortened, see live/test-rules.ts). Traffic goes through the api, Kafka and Temporal; then every
+// dashboard panel's queries, from the committed JSON, are asked of the server; then the database is
+// stopped under load and the 5xx alert must go firing.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { produceEvents, testEvent } from '../../services/consumer/test/support/kafka.ts';
+import { eventually, readUntil } from '../../test/support/wait.ts';
+import { ADMIN, SHOP_LABELS, startLiveShop, type LiveShop } from './live/live-shop.ts';
+import { describePanels, evaluatePanels, panelHasData, returnsData, type PanelResult } from './live/panel-data.ts';
+import { panelQueries } from './live/panel-queries.ts';
+import { startPrometheusServer, type Alert, type PrometheusServer } from './live/prometheus-server.ts';
+import { ShopApiClient } from './live/shop-api-client.ts';
+import { startStorefrontLoad, type RunningLoad } from './live/storefront-load.ts';
+import { writeShortenedRules } from './live/test-rules.ts';
+import { driveWorkflows } from './live/workflow-traffic.ts';
+
+/** The test-only `for` of every alert that has one (5m and more in alerts/shop.rules.yaml). */
+const SHORT_FOR = '3s';
+const VISITORS = 4;
+
+/** Panels no traffic of this test can give data, and why; the test fails if one of them does get data. */
+const NOT_SHOWN: Readonly<Record<string, string>> = {
+  'shop-broker › Schema validation warnings':
+    'event_schema_validation_warnings_total has a series only once an event fails its schema in warn mode, and every emit site emits payloads that match (npm run check:events)',
+  'shop-workflows › Workflow executions finished':
+    'its failed query: temporal_workflow_failed_total appears with the first failed execution, and no workflow of the worker can fail (activities retry without limit, no workflow code throws an ApplicationFailure)',
+  'shop-workflows › Workflow failure ratio': 'built on temporal_workflow_failed_total, which no execution of the worker can create (see Workflow executions finished)',
+};
+
+let shop: LiveShop;
+let prometheus: PrometheusServer;
+let rulesDir: string;
+let temporal: Connection;
+let load: RunningLoad | undefined;
+const startedAt = Date.now();
+
+beforeAll(async () => {
+  shop = await startLiveShop();
+  rulesDir = await mkdtemp(join(tmpdir(), 'shop-live-rules-'));
+  // The Temporal server belongs to no Shop: its own `namespace` label (the Temporal namespace) is kept.
+  const targets = [...shop.targets, { job: 'temporal', metricsUrl: inject('temporalMetricsUrl'), labels: {}, honorLabels: true }];
+  prometheus = await startPrometheusServer(targets, [await writeShortenedRules(rulesDir, SHORT_FOR)]);
+  temporal = await Connection.connect({ address: inject('temporalAddress') });
+  // Prometheus hands new targets to its scrapers every 5 s.
+  await eventually(
+    async () => {
+      const health = (await prometheus.targets()).map((target) => `${target.job} ${target.health} ${target.lastError}`);
+      expect(health.sort()).toEqual(targets.map((target) => `${target.job} up `).sort());
+    },
+    { timeoutMs: 20_000, intervalMs: 500 },
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await load?.stop();
+  await temporal?.close();
+  await prometheus?.stop();
+  await shop?.close();
+  if (rulesDir !== undefined) await rm(rulesDir, { recursive: true, force: true });
+});
+
+/** The dashboards over the test's time range: `$__range` and `$__rate_interval` span everything since the start. */
+async function panelsNow(): Promise<PanelResult[]> {
+  const window = `${Math.ceil((Date.now() - startedAt) / 1000)}s`;
+  const variables = { ...SHOP_LABELS, temporal_namespace: shop.temporalNamespace, __rate_interval: window, __range: window };
+  return evaluatePanels(prometheus, await panelQueries(variables));
+}
+
+describe('the dashboards on a real Prometheus scraping the Shop', () => {
+  it('answer every panel with data once traffic went through the api, Kafka, the consumer and the worker', async () => {
+    const api = new ShopApiClient(shop.apiUrl);
+    load = startStorefrontLoad(api, VISITORS);
+    await api.signInStaff(ADMIN.email, ADMIN.password);
+    // A burst the consumer needs seconds to work off (lag), and one event its handler always fails on.
+    const burst = Array.from({ length: 400 }, (_, i) => testEvent(`cart-${i % 20}`));
+    await produceEvents(inject('kafkaBrokers'), shop.consumer.topic, [...burst, testEvent('cart-bad', { fail: true })]);
+    await driveWorkflows(api, new Client({ connection: temporal, namespace: shop.temporalNamespace }));
+    // The cache server goes away for a moment: cache operations fail and rate-limit checks let requests through.
+    await shop.redis.stop();
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await shop.redis.start();
+
+    const expected = (results: PanelResult[]) => results.filter((result) => !(result.panel in NOT_SHOWN));
+    const results = await readUntil(panelsNow, (now) => expected(now).every(panelHasData), { timeoutMs: 45_000, intervalMs: 2_000 });
+    console.log(`panels after ${Math.round((Date.now() - startedAt) / 1000)} s:\n${describePanels(results)}`);
+    expect(results.filter((result) => !panelHasData(result)).map((result) => result.panel)).toEqual(Object.keys(NOT_SHOWN));
+    // The burst was seen as lag before the consumer worked it off.
+    const lag = await prometheus.query(`max_over_time(kafka_consumergroup_lag{namespace="${SHOP_LABELS.namespace}", shop="${SHOP_LABELS.shop}"}[5m])`);
+    expect(Math.max(...lag.map((sample) => Number(sample.value)))).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('finds no data for a metric nothing exports', async () => {
+    expect(returnsData(await prometheus.query(`sum(rate(shop_no_such_metric_total{namespace="${SHOP_LABELS.namespace}"}[1m]))`))).toBe(false);
+  });
+
+  it('fires ApiHighErrorRate when the database stops under load', async () => {
+    const errorAlert = (alerts: Alert[]) => alerts.filter((alert) => alert.labels.alertname === 'ApiHighErrorRate');
+    expect(errorAlert(await prometheus.alerts())).toEqual([]);
+    await shop.postgres.stop();
+    const alert = await eventually(
+      async () => {
+        const firing = errorAlert(await prometheus.alerts()).find((alert) => alert.state === 'firing');
+        expect(firing, `answers so far: ${JSON.stringify([...(load?.answers() ?? [])])}\n${shop.output()}`).toBeDefined();
+        return firing;
+      },
+      { timeoutMs: 60_000, intervalMs: 1_000 },
+    );
+    console.log(`firing: ${JSON.stringify(alert)}\nanswers: ${JSON.stringify([...(load?.answers() ?? [])])}\nall alerts: ${JSON.stringify((await prometheus.alerts()).map((a) => [a.labels.alertname, a.state]))}`);
+    expect(alert?.labels).toMatchObject({ ...SHOP_LABELS, severity: 'critical' });
+  }, 90_000);
+});
