@@ -143,3 +143,4 @@ export {
 export { ADMIN_INDEX, STOREFRONT_INDEX, SEARCH_INDEXES } from './search/search-indexes.ts';
 export { searchSubscription } from './search/search-subscription.ts';
 export { reindexSearch, type ReindexOptions, type ReindexProgress, type SearchIndexName } from './search/reindex.ts';
+export { searchAdmin, searchStorefront, type AdminSearch, type SearchPage, type StorefrontSearch } from './search/search-queries.ts';

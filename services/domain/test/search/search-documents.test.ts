@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { postgresSearchEngine, type SearchEngine } from '@shop/platform';
+import { postgresSearchEngine, type OrderStatus, type SearchEngine } from '@shop/platform';
 import { updateProduct } from '../../src/catalog/catalog-changes.ts';
 import { createChannel } from '../../src/catalog/catalog-admin.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
@@ -10,6 +10,7 @@ import { orderDocuments } from '../../src/search/order-documents.ts';
 import { productDocuments } from '../../src/search/product-documents.ts';
 import { reindexSearch, type ReindexProgress } from '../../src/search/reindex.ts';
 import { ADMIN_INDEX, STOREFRONT_INDEX } from '../../src/search/search-indexes.ts';
+import { searchAdmin, searchStorefront } from '../../src/search/search-queries.ts';
 import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from '../commerce/support.ts';
 
 let commerce: Commerce;
@@ -118,4 +119,26 @@ it('makes order and customer documents findable by number, email, names and what
   expect(await adminIds('hopper', 'order')).toEqual([`order:${order.id}`]);
   expect(await adminIds('grace@example.com', 'customer')).toEqual([`customer:${customer.id}`]);
   expect(customerDocument?.title).toBe('Grace Hopper');
+});
+
+it('searches the storefront of one channel and the admin index by kind and status, refusing bad pages', async () => {
+  const mug = await catalog.product('travel-mug', '12.00', 4);
+  await reindexSearch(commerce.platform.database.prisma, engine);
+
+  const storefront = await searchStorefront(engine, { channelId: catalog.channelId, text: 'travel mug', categoryId: catalog.categoryIds[apparelOnly], limit: 5, offset: 0 });
+  expect(storefront).toEqual({ hits: [expect.objectContaining({ id: `${mug}` })], total: 1 });
+  expect((await searchStorefront(engine, { channelId: catalog.channelId, text: 'mug', brandId: 424242n, limit: 5, offset: 0 })).total).toBe(0);
+
+  const order = await commerce.platform.database.prisma.order.findFirstOrThrow();
+  const orders = (status: OrderStatus) => searchAdmin(engine, { kind: 'order', status, text: '', limit: 5, offset: 0 });
+  expect((await orders(order.status)).hits.map((hit) => hit.id)).toEqual([`order:${order.id}`]);
+  expect((await orders('CANCELLED')).total).toBe(0);
+  expect((await searchAdmin(engine, { kind: 'customer', channelId: catalog.channelId, text: 'hopper', limit: 5, offset: 0 })).total).toBe(1);
+
+  await expect(searchAdmin(engine, { text: '', limit: 0, offset: 0 })).rejects.toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'limit' } });
+  await expect(searchAdmin(engine, { text: '', limit: 5, offset: 10_001 })).rejects.toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'offset' } });
+  await expect(searchStorefront(engine, { channelId: catalog.channelId, text: 'x'.repeat(201), limit: 5, offset: 0 })).rejects.toMatchObject({
+    code: 'BAD_USER_INPUT',
+    details: { field: 'text' },
+  });
 });
