@@ -4,6 +4,7 @@ import { GATEWAY_API_KEY_SECRET, GatewayCredentialsMissingError, givenCredential
 import { HttpPaymentGateway } from '../../src/payments/http-gateway.ts';
 import { masterKeyring } from '../../src/secrets/keyring.ts';
 import { setStoredSecret } from '../../src/secrets/stored-secrets.ts';
+import { startTestGateway } from '../../src/payments/test-gateway/index.ts';
 import { newMasterKey } from '../secrets/secrets-database.ts';
 import { API_KEY, eur, expectOperation, fresh, openGatewayUnderTest, type GatewayUnderTest } from './gateway-support.ts';
 
@@ -242,6 +243,25 @@ describe('scripted faults', () => {
       /refund_pending cannot apply to authorize; it applies to refund/,
     );
     await expect(t.control.addFault({ fault: { kind: 'refund_pending', days: 0 } })).rejects.toThrow(/needs days > 0/);
+  });
+});
+
+describe('two gateway servers on one database', () => {
+  it('share keys, faults and the clock: concurrent requests with one key through both record one operation', async () => {
+    const second = await startTestGateway({ databaseUrl: t.db.url, apiKey: API_KEY });
+    try {
+      const other = new HttpPaymentGateway({ baseUrl: second.url, credentials: givenCredentials(API_KEY) });
+      const cardToken = fresh('tok');
+      const authorization = await captured(eur(5000), cardToken);
+      await t.control.addFault({ fault: { kind: 'refund_pending', days: 2 }, cardToken });
+      const request = { idempotencyKey: fresh('refund'), authorizationId: authorization.id, amount: eur(5000) };
+      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? t.gateway : other).refund(request)));
+      const ids = answers.map((answer) => expectOperation(answer, 'pending').id);
+      expect(new Set(ids).size).toBe(1);
+      expect(await operationsOn(authorization.id, 'refund')).toHaveLength(1);
+    } finally {
+      await second.close();
+    }
   });
 });
 
