@@ -33,7 +33,11 @@ export interface RunningController {
 /** Watches feeding a work queue of Shop keys, one reconcile pass per key at a time. Runs while this instance leads. */
 export function startController(options: ControllerOptions): RunningController {
   const { logger, metrics } = options;
-  const reconcilerOptions: ReconcilerOptions = { ...options, renders: new RenderCache(options.render) };
+  const reconcilerOptions: ReconcilerOptions = {
+    ...options,
+    renders: new RenderCache(options.render),
+    onPhase: (key, phase) => (phase === undefined ? metrics.shopPhases.delete(key) : metrics.shopPhases.set(key, phase)),
+  };
   const queue = new WorkQueue({
     handle: (key) => metrics.observe(() => reconcileShop(key, reconcilerOptions)),
     concurrency: options.concurrency,
@@ -50,6 +54,7 @@ export function startController(options: ControllerOptions): RunningController {
       clearInterval(resync);
       await watches.stop();
       await queue.stop();
+      metrics.shopPhases.clear(); // the next leader reports them
     },
   };
 }

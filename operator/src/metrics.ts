@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Phase } from './reconcile/pass.ts';
 
 export type PassResult = 'success' | 'error';
 
@@ -23,7 +24,21 @@ export class OperatorMetrics {
     registers: [this.registry],
   });
 
+  /** The phase of each Shop as last written by this instance while it leads. */
+  readonly shopPhases = new Map<string, Phase>();
+
   constructor(queueDepth: () => number) {
+    const shopPhases = this.shopPhases;
+    new Gauge({
+      name: 'shop_operator_shops',
+      help: 'Shops by the phase the leader last wrote to their status (a follower reports none).',
+      labelNames: ['phase'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset(); // a phase no Shop is in any more has no series
+        for (const phase of shopPhases.values()) this.inc({ phase });
+      },
+    });
     new Gauge({
       name: 'shop_operator_queue_depth',
       help: 'Shops waiting for a reconcile pass.',

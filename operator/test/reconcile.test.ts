@@ -165,6 +165,7 @@ describe('a new Shop', () => {
     for (const type of ['Ready', 'MigrationsApplied', 'ApiAvailable', 'WorkerAvailable', 'ConsumerAvailable']) {
       expect(conditionOf(ready, type)).toMatchObject({ status: 'True', observedGeneration: 1 });
     }
+    expect(await metricValue(operator, 'shop_operator_shops{phase="Ready"}')).toBeGreaterThanOrEqual(1);
     // This Shop names no workflow engine: its worker runs no pods, and the condition says why.
     expect(conditionOf(ready, 'WorkerAvailable')?.message).toContain('workflows are off: spec.secrets.workflowHost is not set');
 
@@ -195,6 +196,7 @@ describe('a failed migration Job', () => {
     expect(conditionOf(status, 'Ready')).toMatchObject({ status: 'False', reason: 'MigrationFailed' });
     expect(conditionOf(status, 'WorkerAvailable')).toMatchObject({ status: 'False', reason: 'MigrationFailed' });
     expect(await deploymentNames(ns)).toEqual([]);
+    expect(await metricValue(operator, 'shop_operator_shops{phase="Failed"}')).toBeGreaterThanOrEqual(1);
     await eventually(async () => expect(await events(ns)).toEqual(expect.arrayContaining([expect.objectContaining({ reason: 'Failed', type: 'Warning' })])));
   });
 });
@@ -312,5 +314,26 @@ describe('the metrics endpoint', () => {
     expect(await metricValue(operator, 'shop_operator_queue_depth')).toBeTypeOf('number');
     const health = await fetch(`http://127.0.0.1:${operator.metricsPort}/healthz`);
     expect(health.status).toBe(200);
+  });
+
+  it('counts every Shop once, in the phase of its status, and forgets a deleted one', async () => {
+    const shops = async () => (await cluster.kube<{ items: Shop[] }>('GET', '/apis/shop.dev/v1alpha1/shops')).body.items;
+    const counted = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${operator.metricsPort}/metrics`)).text();
+      const lines = text.split('\n').filter((line) => line.startsWith('shop_operator_shops{'));
+      return Object.fromEntries(lines.map((line) => [/phase="(\w+)"/.exec(line)?.[1], Number(line.split(' ')[1])]));
+    };
+    const byPhase = (items: Shop[]) =>
+      items.reduce<Record<string, number>>((counts, shop) => ({ ...counts, [shop.status?.phase ?? 'none']: (counts[shop.status?.phase ?? 'none'] ?? 0) + 1 }), {});
+    const ns = await newShop('counted');
+    await statusOf(ns, 'shop', { phase: 'Migrating' });
+    await eventually(async () => expect(await counted()).toEqual(byPhase(await shops())));
+
+    expect((await cluster.kube('DELETE', `/apis/shop.dev/v1alpha1/namespaces/${ns}/shops/shop`)).status).toBe(200);
+    await eventually(async () => {
+      const remaining = await shops();
+      expect(remaining.some((shop) => shop.metadata?.namespace === ns)).toBe(false);
+      expect(await counted()).toEqual(byPhase(remaining));
+    });
   });
 });

@@ -7,7 +7,7 @@ import { SHOP_API, isStoredShop, parseShopKey, type ShopKey, type StoredShop } f
 import type { PassOutcome } from '../work-queue.ts';
 import type { ConditionReport, ConditionType, StepConditionType } from './conditions.ts';
 import { recordEvents, transitions } from './events.ts';
-import type { Halt, Pass, ReconcileStep } from './pass.ts';
+import type { Halt, Pass, Phase, ReconcileStep } from './pass.ts';
 import type { RenderCache } from './render-cache.ts';
 import { nextStatus, statusChanged, writeStatus } from './status.ts';
 
@@ -20,6 +20,8 @@ export interface ReconcilerOptions {
   readonly instance: string;
   readonly logger: Logger;
   readonly now?: () => Date;
+  /** Told each Shop's phase once its status is written, and undefined once the Shop is gone. */
+  readonly onPhase?: (key: string, phase: Phase | undefined) => void;
 }
 
 /**
@@ -32,18 +34,20 @@ export async function reconcileShop(key: string, options: ReconcilerOptions): Pr
   // A deleted Shop's objects go with it: they all carry its ownerReference.
   if (!shop || shop.metadata.deletionTimestamp) {
     options.renders.forget(key);
+    options.onPhase?.(key, undefined);
     return undefined;
   }
 
   const result = await runSteps(shop, options);
   const { halt } = result;
+  const phase: Phase = halt?.phase ?? 'Ready';
   const tag = shop.spec.image.tag;
   const readyMessage = `the api, worker and consumer of ${tag} are available`;
   const status = nextStatus(
     shop.status,
     {
       generation: shop.metadata.generation,
-      phase: halt?.phase ?? 'Ready',
+      phase,
       message: halt?.message ?? readyMessage,
       migratedVersion: result.migratedVersion,
       conditions: conditionsOf(result, options.steps, readyMessage),
@@ -64,6 +68,7 @@ export async function reconcileShop(key: string, options: ReconcilerOptions): Pr
       options.logger.warn({ shop: key, error: describeError(error) }, 'could not record events'),
     );
   }
+  options.onPhase?.(key, phase);
   if (result.rejected !== undefined) throw result.rejected; // retried with backoff; the status says why
   return halt?.requeueAfterMs === undefined ? undefined : { requeueAfterMs: halt.requeueAfterMs };
 }
