@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { produceEvents, testEvent } from '../../services/consumer/test/support/kafka.ts';
 import { eventually, readUntil } from '../../test/support/wait.ts';
 import { ADMIN, SHOP_LABELS, startLiveShop, type LiveShop } from './live/live-shop.ts';
-import { describePanels, evaluatePanels, panelHasData, returnsData, type PanelResult } from './live/panel-data.ts';
+import { describePanels, evaluatePanels, panelHasData, type PanelResult } from './live/panel-data.ts';
 import { panelQueries } from './live/panel-queries.ts';
 import { startPrometheusServer, type Alert, type PrometheusServer } from './live/prometheus-server.ts';
 import { ShopApiClient } from './live/shop-api-client.ts';
@@ -21,6 +21,7 @@ import { driveWorkflows } from './live/workflow-traffic.ts';
 
 /** The test-only `for` of every alert that has one (5m and more in alerts/shop.rules.yaml). */
 const SHORT_FOR = '3s';
+const SHOP_SELECTOR = `{namespace="${SHOP_LABELS.namespace}", shop="${SHOP_LABELS.shop}"}`;
 const VISITORS = 4;
 
 /** Panels no traffic of this test can give data, and why; the test fails if one of them does get data. */
@@ -90,12 +91,18 @@ describe('the dashboards on a real Prometheus scraping the Shop', () => {
     console.log(`panels after ${Math.round((Date.now() - startedAt) / 1000)} s:\n${describePanels(results)}`);
     expect(results.filter((result) => !panelHasData(result)).map((result) => result.panel)).toEqual(Object.keys(NOT_SHOWN));
     // The burst was seen as lag before the consumer worked it off.
-    const lag = await prometheus.query(`max_over_time(kafka_consumergroup_lag{namespace="${SHOP_LABELS.namespace}", shop="${SHOP_LABELS.shop}"}[5m])`);
+    const lag = await prometheus.query(`max_over_time(kafka_consumergroup_lag${SHOP_SELECTOR}[5m])`);
     expect(Math.max(...lag.map((sample) => Number(sample.value)))).toBeGreaterThan(0);
+    // The paid order nobody fulfilled was counted as a fault. (The panel's increase() reads 0 for it: the
+    // series is born at 1 with the first fault, and Prometheus never saw it at 0; see dashboards/README.md.)
+    const faults = await prometheus.query(`sum(workflow_faults_total${SHOP_SELECTOR})`);
+    expect(Number(faults[0]?.value)).toBeGreaterThanOrEqual(1);
   }, 120_000);
 
-  it('finds no data for a metric nothing exports', async () => {
-    expect(returnsData(await prometheus.query(`sum(rate(shop_no_such_metric_total{namespace="${SHOP_LABELS.namespace}"}[1m]))`))).toBe(false);
+  it('counts a panel whose query names a metric nothing exports as one without data, which fails the check above', async () => {
+    const misspelt = { panel: 'shop-api › Request rate (misspelt)', queries: [`sum by (route) (rate(http_request_total${SHOP_SELECTOR}[1m]))`] };
+    const [result] = await evaluatePanels(prometheus, [misspelt]);
+    expect(result && panelHasData(result)).toBe(false);
   });
 
   it('fires ApiHighErrorRate when the database stops under load', async () => {
@@ -110,7 +117,12 @@ describe('the dashboards on a real Prometheus scraping the Shop', () => {
       },
       { timeoutMs: 60_000, intervalMs: 1_000 },
     );
-    console.log(`firing: ${JSON.stringify(alert)}\nanswers: ${JSON.stringify([...(load?.answers() ?? [])])}\nall alerts: ${JSON.stringify((await prometheus.alerts()).map((a) => [a.labels.alertname, a.state]))}`);
+    const answers = load?.answers() ?? new Map<string, number>();
+    const alerts = (await prometheus.alerts()).map((each) => `${each.labels.alertname} ${each.state}`);
+    console.log(`firing: ${JSON.stringify(alert)}\nanswers: ${JSON.stringify([...answers])}\nalerts: ${alerts.join(', ')}`);
     expect(alert?.labels).toMatchObject({ ...SHOP_LABELS, severity: 'critical' });
+    // GraphQL answers 200 with INTERNAL errors without a database; the 5xx are the beacon endpoint's 503
+    // once its buffer of unwritten events is full.
+    expect(answers.get('track 503')).toBeGreaterThan(0);
   }, 90_000);
 });

@@ -13,7 +13,7 @@ export interface PanelResult {
 }
 
 /** A query returns data when at least one series has a value to draw: `NaN` (e.g. 0/0) draws nothing. */
-export function returnsData(samples: readonly Sample[]): boolean {
+function returnsData(samples: readonly Sample[]): boolean {
   return samples.some((sample) => sample.value !== 'NaN');
 }
 
