@@ -284,6 +284,27 @@ describe('credentials and transport', () => {
   it('refuses a malformed request permanently, naming the field', async () => {
     const answer = await t.gateway.authorize({ idempotencyKey: fresh('auth'), amount: { amountMinor: 10.5, currency: 'EUR' }, cardToken: fresh('tok') });
     expect(answer).toMatchObject({ status: 'error', retryable: false, code: 'invalid_request', message: expect.stringContaining('amountMinor') });
+    const notJson = await fetch(`${t.server.url}/v1/authorizations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', 'idempotency-key': fresh('auth') },
+      body: '{"amount":',
+    });
+    expect(notJson.status).toBe(400);
+    expect(await notJson.json()).toMatchObject({ error: { code: 'invalid_request' } });
+  });
+
+  it('takes the same amount written with its fields in another order as the same request', async () => {
+    const idempotencyKey = fresh('auth');
+    const cardToken = fresh('tok');
+    const send = (amount: string) =>
+      fetch(`${t.server.url}/v1/authorizations`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+        body: `{"cardToken":"${cardToken}","amount":${amount}}`,
+      }).then((response) => response.json());
+    const first = await send('{"amountMinor":300,"currency":"EUR"}');
+    expect(await send('{"currency":"EUR","amountMinor":300}')).toEqual(first);
+    expect((await outcomesOf(idempotencyKey)).map(({ outcome }) => outcome)).toEqual(['executed', 'replayed']);
   });
 
   it('reads its API key from the stored secrets at every call, and says which secret is missing', async () => {

@@ -95,8 +95,9 @@ function testGatewayServer(pool: pg.Pool, options: TestGatewayOptions): FastifyI
     }
   });
 
-  app.setErrorHandler((error: { validation?: unknown; message: string }, request, reply) => {
-    if (error.validation !== undefined) return refuse(reply, 'invalid_request', error.message);
+  app.setErrorHandler((error: { validation?: unknown; statusCode?: number; message: string }, request, reply) => {
+    // Schema failures, and Fastify's own refusals (a body that is not JSON, too large, ...).
+    if (error.validation !== undefined || (error.statusCode ?? 500) < 500) return refuse(reply, 'invalid_request', error.message);
     request.log.error({ err: error }, 'test gateway failed');
     return reply.code(500).send(wireError('server_error', error.message));
   });
@@ -118,8 +119,12 @@ function testGatewayServer(pool: pg.Pool, options: TestGatewayOptions): FastifyI
   };
 
   const withAmount = { type: 'object', required: ['amount'], properties: { amount: MONEY } } as const;
-  // The route schemas have validated the bodies these read.
-  const amountOf = (request: FastifyRequest) => (request.body as { amount: Money }).amount;
+  // The route schemas have validated the bodies these read. The amount is rebuilt so that its
+  // fingerprint does not depend on the order the client wrote its fields in.
+  const amountOf = (request: FastifyRequest): Money => {
+    const { amountMinor, currency } = (request.body as { amount: Money }).amount;
+    return { amountMinor, currency };
+  };
   const idOf = (request: FastifyRequest) => (request.params as { id: string }).id;
 
   app.post(
