@@ -293,6 +293,17 @@ describe('cart, checkout and the order lifecycle', () => {
     }
   });
 
+  it('answers a retried placeOrder with the order the first placed, when it carries the same idempotencyKey', async () => {
+    const product = await newProduct({}, 5);
+    const cart = await guestCart('guest-retry', [[product.id, 1]]);
+    const headers = { ...WEB, 'x-session-id': 'guest-retry' };
+    const input = { cartId: cart.id, email: 'guest@example.com', billingAddress: ADDRESS, idempotencyKey: '6f9619ff-8b86-d011-b42d-00c04fc964ff' };
+    const first = await api.data<{ placeOrder: Order }>(PLACE_ORDER, { input }, headers);
+    const retried = await api.data<{ placeOrder: Order }>(PLACE_ORDER, { input }, headers);
+    expect(retried).toEqual(first);
+    expect((await productBySku(product.sku)).available).toBe(4);
+  });
+
   it('refuses an illegal transition as BAD_USER_INPUT naming both states, and cancels with a reason', async () => {
     const product = await newProduct({}, 5);
     const cart = await guestCart('guest-illegal', [[product.id, 2]]);

@@ -66,6 +66,7 @@ export const orderResolvers: Resolvers = {
           email: input.email,
           billingAddress: addressOf(input.billingAddress),
           shippingAddress: addressOf(input.shippingAddress ?? input.billingAddress),
+          ...(input.idempotencyKey == null ? {} : { idempotencyKey: input.idempotencyKey }),
         }),
       );
       return orderView(order);

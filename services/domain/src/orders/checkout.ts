@@ -16,6 +16,8 @@ export interface PlaceOrderInput {
   readonly email: string;
   readonly billingAddress: Address;
   readonly shippingAddress: Address;
+  /** Chosen by the shopper's client for this order: a retry with the same key gets the order the first request placed. */
+  readonly idempotencyKey?: string;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -47,6 +49,7 @@ async function cartLinesWithProducts(tx: Tx, cart: ActiveCart): Promise<{ produc
 
 interface NewOrder {
   readonly cart: ActiveCart;
+  readonly idempotencyKey: string | null;
   readonly email: string;
   readonly status: 'PENDING_PAYMENT' | 'AWAITING_APPROVAL';
   readonly subtotal: Money;
@@ -69,12 +72,13 @@ async function insertOrder(tx: Tx, input: NewOrder): Promise<Order> {
       UPDATE carts SET status = 'CONVERTED', updated_at = now() WHERE id = ${cart.id}),
     next AS (SELECT nextval(pg_get_serial_sequence('orders', 'id')) AS id)
     INSERT INTO orders (id, number, channel_id, cart_id, customer_id, session_id, email, status, currency,
-                        subtotal, tax, shipping, discount, total, billing_address, shipping_address, placed_at, updated_at)
+                        subtotal, tax, shipping, discount, total, billing_address, shipping_address, placed_at, idempotency_key, updated_at)
     SELECT next.id, 'SO-' || ${String(input.placedAt.getUTCFullYear())}::text || '-' || lpad(next.id::text, greatest(6, length(next.id::text)), '0'),
            ${cart.channelId}::bigint, ${cart.id}::bigint, ${cart.customerId}::bigint, ${cart.sessionId}::text, ${input.email}::text,
            ${input.status}::order_status, ${cart.currency}::text, ${input.subtotal.toFixed(2)}::numeric, ${input.tax.toFixed(2)}::numeric,
            ${input.shipping.toFixed(2)}::numeric, 0, ${input.total.toFixed(2)}::numeric,
-           ${JSON.stringify(input.billingAddress)}::jsonb, ${JSON.stringify(input.shippingAddress)}::jsonb, ${input.placedAt}::timestamptz, now()
+           ${JSON.stringify(input.billingAddress)}::jsonb, ${JSON.stringify(input.shippingAddress)}::jsonb, ${input.placedAt}::timestamptz,
+           ${input.idempotencyKey}::text, now()
       FROM next
     RETURNING id, number, created_at AS "createdAt", updated_at AS "updatedAt"`;
   if (row === undefined) throw new Error('the order INSERT returned no row');
@@ -101,6 +105,7 @@ async function insertOrder(tx: Tx, input: NewOrder): Promise<Order> {
     completedAt: null,
     cancelledAt: null,
     cancelReason: null,
+    idempotencyKey: input.idempotencyKey,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
@@ -151,17 +156,45 @@ async function insertOrderLines(tx: Tx, orderId: bigint, lines: readonly { produ
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
+/** Printable ASCII without spaces, e.g. a UUID. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{8,200}$/;
+
+/**
+ * The order an earlier request with the same idempotency key placed; undefined when none did.
+ * CONFLICT when the key placed an order of another cart or shopper.
+ */
+async function orderOfKey(tx: Tx, input: PlaceOrderInput): Promise<OrderWithLines | undefined> {
+  const key = input.idempotencyKey;
+  if (key === undefined) return undefined;
+  if (!IDEMPOTENCY_KEY.test(key)) {
+    throw new DomainError('BAD_USER_INPUT', 'idempotencyKey must be 8 to 200 printable characters without spaces, e.g. a UUID', { field: 'idempotencyKey' });
+  }
+  // The cart's lock: a concurrent request with the same key waits here for the first, then finds its order.
+  await tx.$queryRaw`SELECT 1 FROM carts WHERE id = ${input.cartId} FOR UPDATE`;
+  const order = await tx.order.findUnique({ where: { idempotencyKey: key }, include: { lines: { orderBy: { id: 'asc' } } } });
+  if (order === null) return undefined;
+  const { customerId, sessionId } = input.shopper;
+  const sameShopper = (order.customerId !== null && order.customerId === customerId) || (order.sessionId !== null && order.sessionId === sessionId);
+  if (order.cartId !== input.cartId || !sameShopper) {
+    throw new DomainError('CONFLICT', 'this idempotencyKey already placed another order: send a new key for a new order', { field: 'idempotencyKey' });
+  }
+  return order;
+}
+
 /**
  * Turns the shopper's cart into an order at today's prices and holds its stock. A business
  * customer's order waits in AWAITING_APPROVAL (when the setting says so), any other in
  * PENDING_PAYMENT. Emits shop.orders.placed.v1, order.status_changed, and shop.fraud.check_requested.v1 when the order
- * trips a fraud rule. Any refusal rolls the whole transaction back: no order, no hold, no event.
+ * trips a fraud rule. Any refusal rolls the whole transaction back: no order, no hold, no event. A
+ * request repeating an earlier one's idempotency key gets that order back, and nothing else happens.
  */
 export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInput): Promise<OrderWithLines> {
   const email = input.email.trim().toLowerCase();
   if (email.length > 320 || !EMAIL.test(email)) throw new DomainError('BAD_USER_INPUT', 'email must be an email address', { field: 'email' });
   const billing = validAddress('billingAddress', input.billingAddress);
   const shipping = validAddress('shippingAddress', input.shippingAddress);
+  const earlier = await orderOfKey(tx, input);
+  if (earlier !== undefined) return earlier;
 
   const cart = await activeCartOf(tx, deps, input.cartId, input.shopper);
   const cartLines = await cartLinesWithProducts(tx, cart);
@@ -185,6 +218,7 @@ export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInpu
 
   const placed = await insertOrder(tx, {
     cart,
+    idempotencyKey: input.idempotencyKey ?? null,
     email,
     status,
     subtotal,

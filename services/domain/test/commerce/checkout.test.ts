@@ -197,6 +197,40 @@ describe('checkout of a changed cart', () => {
   });
 });
 
+describe('placing an order again with its idempotency key', () => {
+  it('answers the order the first request placed, and places, holds and emits nothing more', async () => {
+    const tee = await catalog.product('retry-tee', '10.00', 5);
+    const cartId = await cartWith('s-retry', [[tee, 2]]);
+    const first = await checkout(cartId, 's-retry', { idempotencyKey: 'retry-0f8c2d1e' });
+    const afterFirst = await commerce.lastEventId();
+    const again = await checkout(cartId, 's-retry', { idempotencyKey: 'retry-0f8c2d1e' });
+    expect(again).toEqual(first);
+    expect(await commerce.events(afterFirst)).toEqual([]);
+    expect(await stock(tee)).toMatchObject({ reserved: 2 });
+    expect(await commerce.platform.database.prisma.order.count({ where: { cartId } })).toBe(1);
+    // Without the key a repeat is what it always was: the cart was checked out.
+    expect(await refusal(checkout(cartId, 's-retry'))).toMatchObject({ code: 'BAD_USER_INPUT', message: `cart ${cartId} was already checked out` });
+  });
+
+  it('places one order for concurrent requests with the same key, and answers it to both', async () => {
+    const tee = await catalog.product('twice-tee', '10.00', 5);
+    const cartId = await cartWith('s-twice', [[tee, 1]]);
+    const [a, b] = await Promise.all([checkout(cartId, 's-twice', { idempotencyKey: 'twice-7d1e' }), checkout(cartId, 's-twice', { idempotencyKey: 'twice-7d1e' })]);
+    expect(a.id).toBe(b.id);
+    expect(await stock(tee)).toMatchObject({ reserved: 1 });
+  });
+
+  it('refuses a key that placed another cart\'s or another shopper\'s order, and a malformed key', async () => {
+    const tee = await catalog.product('reused-tee', '10.00', 5);
+    const cartId = await cartWith('s-reused', [[tee, 1]]);
+    await checkout(cartId, 's-reused', { idempotencyKey: 'reused-5a9b' });
+    const otherCart = await cartWith('s-reused', [[tee, 1]]);
+    expect(await refusal(checkout(otherCart, 's-reused', { idempotencyKey: 'reused-5a9b' }))).toMatchObject({ code: 'CONFLICT', details: { field: 'idempotencyKey' } });
+    expect(await refusal(checkout(cartId, 's-someone-else', { idempotencyKey: 'reused-5a9b' }))).toMatchObject({ code: 'CONFLICT' });
+    expect(await refusal(checkout(otherCart, 's-reused', { idempotencyKey: 'short' }))).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'idempotencyKey' } });
+  });
+});
+
 describe('stock holds', () => {
   it('holds each line at the location with the most sellable units', async () => {
     const tee = await catalog.product('where-tee', '10.00', 3);

@@ -679,6 +679,12 @@ export type PlaceOrderInput = {
   readonly billingAddress: AddressInput;
   /** Defaults to the billing address. */
   readonly shippingAddress?: InputMaybe<AddressInput>;
+  /**
+   * Your client's key for this order, 8 to 200 printable characters (e.g. a UUID): a retry with the same
+   * key answers the order the first request placed instead of failing; the key cannot be used for another
+   * cart (CONFLICT).
+   */
+  readonly idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type Money = {
