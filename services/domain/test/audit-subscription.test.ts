@@ -39,7 +39,7 @@ it('records account and lead creations in the audit trail in embedded mode, once
   // A second delivery of the same events (as after a lost acknowledgement) leaves the trail as it was.
   await platform.database.pool.query('DELETE FROM outbox_deliveries');
   await platform.database.pool.query('UPDATE outbox_events SET dispatched_at = NULL, published_at = NULL, next_attempt_at = now()');
-  const redelivered = async () => (await platform.database.pool.query('SELECT count(*)::int AS n FROM outbox_deliveries')).rows[0].n as number;
+  const redelivered = async () => (await platform.database.pool.query("SELECT count(*)::int AS n FROM outbox_deliveries WHERE listener = 'shop.audit'")).rows[0].n as number;
   await expect.poll(redelivered, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
   expect(await redelivered()).toBe(2);
   expect(await trail([lead, account])).toHaveLength(2);
