@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { startKubeApiServer, type KubeApiServer } from '../../test/infra/kubernetes.ts';
 import { kubeClient, type KubeRequest } from '../../test/infra/kube-client.ts';
+import { prometheusOperatorCrdFile } from '../../test/infra/prometheus.ts';
 import { OPERATOR_CHART, REPO_ROOT, SHOP_CHART, one, template, type Release } from './helm.ts';
 import { create, createNamespace, waitEstablished } from './kube.ts';
 
@@ -19,6 +20,11 @@ describe('the charts on a real API server', () => {
     const crd = parse(await readFile(path.join(OPERATOR_CHART, 'crds/shops.shop.dev.yaml'), 'utf8'));
     expect((await create(kube, crd)).status).toBe(201);
     await waitEstablished(kube, 'shops.shop.dev');
+    // The operator chart's ServiceMonitor and PrometheusRule, when enabled, need the Prometheus Operator's.
+    for (const plural of ['servicemonitors', 'prometheusrules']) {
+      expect((await create(kube, parse(await readFile(prometheusOperatorCrdFile(plural), 'utf8')))).status).toBe(201);
+      await waitEstablished(kube, `${plural}.monitoring.coreos.com`);
+    }
     for (const namespace of ['shop-system', 'shops']) await createNamespace(kube, namespace);
     await createNamespace(kube, 'restricted', { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/enforce-version': 'latest' });
   }, 180_000);
@@ -38,7 +44,21 @@ describe('the charts on a real API server', () => {
         values: { watchNamespace: 'shops', replicas: 1, leaderElection: { enabled: false }, serviceAccount: { create: false, name: 'shop-operator' } },
       }),
     ],
+    [
+      'shop-operator with its ServiceMonitor and PrometheusRule',
+      OPERATOR_CHART,
+      async () => ({ name: 'monitored', namespace: 'shop-system', values: { serviceMonitor: { enabled: true }, prometheusRule: { enabled: true, labels: { release: 'prometheus' } } } }),
+    ],
     ['shop with its defaults', SHOP_CHART, async () => ({ name: 'acme', namespace: 'shops' })],
+    [
+      'shop with dashboards, alerts and PodMonitor on',
+      SHOP_CHART,
+      async () => ({
+        name: 'monitored',
+        namespace: 'shops',
+        values: { monitoring: { dashboards: { enabled: true, folder: 'Shops' }, alerts: { enabled: true, exclude: ['ApiLatencyHigh'] }, podMonitors: { enabled: true, labels: { release: 'prometheus' } } } },
+      }),
+    ],
     [
       'shop with the spec of cdk8s/examples/shop.yaml',
       SHOP_CHART,

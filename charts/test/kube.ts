@@ -10,11 +10,13 @@ const RESOURCES: Record<string, { plural: string; namespaced: boolean }> = {
   Deployment: { plural: 'deployments', namespaced: true },
   Namespace: { plural: 'namespaces', namespaced: false },
   Pod: { plural: 'pods', namespaced: true },
+  PrometheusRule: { plural: 'prometheusrules', namespaced: true },
   Role: { plural: 'roles', namespaced: true },
   RoleBinding: { plural: 'rolebindings', namespaced: true },
   Secret: { plural: 'secrets', namespaced: true },
   Service: { plural: 'services', namespaced: true },
   ServiceAccount: { plural: 'serviceaccounts', namespaced: true },
+  ServiceMonitor: { plural: 'servicemonitors', namespaced: true },
   Shop: { plural: 'shops', namespaced: true },
 };
 
