@@ -25,7 +25,7 @@ interface DashboardJson {
 }
 
 /** Replaces `$name` for each variable; fails on a variable left unknown, which Prometheus would refuse anyway. */
-export function substitute(expr: string, values: VariableValues): string {
+function substitute(expr: string, values: VariableValues): string {
   return expr.replace(/\$(\w+)/g, (_, name: string) => {
     const value = (values as unknown as Record<string, string | undefined>)[name];
     if (value === undefined) throw new Error(`no value for $${name} in ${expr}`);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { freePort, launch, retryUntil, tailFile, trackTempDir, untrackTempDir } from '../../../test/infra/proc.ts';
 import { prometheusServerBinary } from '../../../test/infra/prometheus.ts';
 
-export const SCRAPE_INTERVAL_SECONDS = 1;
+const SCRAPE_INTERVAL_SECONDS = 1;
 
 export interface ScrapeTarget {
   readonly job: string;
@@ -44,8 +44,6 @@ export interface PrometheusServer {
   alerts(): Promise<Alert[]>;
   /** The active targets and their last scrape (`/api/v1/targets`). */
   targets(): Promise<TargetHealth[]>;
-  /** The server's log so far, for failure messages. */
-  log(): string;
   stop(): Promise<void>;
 }
 
@@ -125,7 +123,6 @@ export async function startPrometheusServer(targets: readonly ScrapeTarget[], ru
       );
       return data.activeTargets.map((target) => ({ job: target.labels.job ?? '', health: target.health, lastError: target.lastError }));
     },
-    log: () => tailFile(logFile),
     stop,
   };
 }
