@@ -36,5 +36,6 @@ export async function driveWorkflows(api: ShopApiClient, temporal: Client): Prom
 
   await Promise.all(PERIODIC_WORKFLOWS.map((periodic) => temporal.schedule.getHandle(periodic.scheduleId).trigger()));
   await completing.result();
+  // A cancelled run's result rejects with the cancellation.
   await cancelling.result().catch(() => undefined);
 }
