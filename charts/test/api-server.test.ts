@@ -45,9 +45,13 @@ describe('the charts on a real API server', () => {
       }),
     ],
     [
-      'shop-operator with its ServiceMonitor and PrometheusRule',
+      'shop-operator with its ServiceMonitor, PrometheusRule and dashboard',
       OPERATOR_CHART,
-      async () => ({ name: 'monitored', namespace: 'shop-system', values: { serviceMonitor: { enabled: true }, prometheusRule: { enabled: true, labels: { release: 'prometheus' } } } }),
+      async () => ({
+        name: 'monitored',
+        namespace: 'shop-system',
+        values: { serviceMonitor: { enabled: true }, prometheusRule: { enabled: true, labels: { release: 'prometheus' } }, dashboard: { enabled: true } },
+      }),
     ],
     ['shop with its defaults', SHOP_CHART, async () => ({ name: 'acme', namespace: 'shops' })],
     [

@@ -6,6 +6,7 @@ import type { RenderedObject } from './helm.ts';
 const RESOURCES: Record<string, { plural: string; namespaced: boolean }> = {
   ClusterRole: { plural: 'clusterroles', namespaced: false },
   ClusterRoleBinding: { plural: 'clusterrolebindings', namespaced: false },
+  ConfigMap: { plural: 'configmaps', namespaced: true },
   CustomResourceDefinition: { plural: 'customresourcedefinitions', namespaced: false },
   Deployment: { plural: 'deployments', namespaced: true },
   Namespace: { plural: 'namespaces', namespaced: false },
