@@ -37,6 +37,9 @@ it('records account and lead creations in the audit trail in embedded mode, once
   ]);
 
   // A second delivery of the same events (as after a lost acknowledgement) leaves the trail as it was.
+  // First every listener finishes (the trail is written before later subscriptions' listeners run).
+  const undispatched = async () => (await platform.database.pool.query('SELECT count(*)::int AS n FROM outbox_events WHERE dispatched_at IS NULL')).rows[0].n as number;
+  await expect.poll(undispatched, { timeout: 10_000 }).toBe(0);
   await platform.database.pool.query('DELETE FROM outbox_deliveries');
   await platform.database.pool.query('UPDATE outbox_events SET dispatched_at = NULL, published_at = NULL, next_attempt_at = now()');
   const redelivered = async () => (await platform.database.pool.query("SELECT count(*)::int AS n FROM outbox_deliveries WHERE listener = 'shop.audit'")).rows[0].n as number;

@@ -52,6 +52,9 @@ it('leaves the index as it was when the same events are delivered again', async 
   const documents = async () => (await engine.search(ADMIN_INDEX, { text: '', limit: 100, offset: 0 })).hits.toSorted((a, b) => a.id.localeCompare(b.id));
   const pool = commerce.platform.database.pool;
   const deliveries = async () => (await pool.query('SELECT count(*)::int AS n FROM outbox_deliveries')).rows[0].n as number;
+  // Every event finished first: a document is written before its event is marked dispatched.
+  const undispatched = async () => (await pool.query('SELECT count(*)::int AS n FROM outbox_events WHERE dispatched_at IS NULL')).rows[0].n as number;
+  await expect.poll(undispatched, { timeout: 10_000 }).toBe(0);
   const [before, delivered] = [await documents(), await deliveries()];
   await pool.query('DELETE FROM outbox_deliveries');
   await pool.query('UPDATE outbox_events SET dispatched_at = NULL, published_at = NULL, next_attempt_at = now()');
