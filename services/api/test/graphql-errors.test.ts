@@ -57,6 +57,19 @@ describe('errors through /graphql', () => {
     expect(response.errors).toEqual([{ message: 'sign in as a customer to do this', locations: [{ line: 1, column: 3 }], path: ['me'], extensions: { code: 'UNAUTHENTICATED' } }]);
   });
 
+  it('answers 500 when the server failed and there is no data, so the 5xx rate counts it', async () => {
+    const broken = await openGraphqlApi('graphql_errors_broken');
+    try {
+      await broken.platform.database.pool.query('DROP TABLE brands CASCADE');
+      const response = await broken.request('{ brands { id } }');
+      expect(response.status).toBe(500);
+      expect(response.data).toBeNull();
+      expect(response.errors).toMatchObject([{ message: 'Internal server error', path: ['brands'], extensions: { code: 'INTERNAL' } }]);
+    } finally {
+      await broken.close();
+    }
+  });
+
   it('answers a variable of the wrong type with 400 BAD_REQUEST naming it', async () => {
     const error = await api.error('query ($first: Int) { products(first: $first) { nodes { id } } }', { first: 2 ** 40 }, { 'x-channel-id': '1' });
     expect(error.status).toBe(400);

@@ -66,11 +66,17 @@ export function toClientError(error: GraphQLError, log: { error(object: object, 
   return error;
 }
 
-/** Every GraphQL error carries extensions.code, so BFFs can branch on it rather than on messages. */
+/**
+ * Every GraphQL error carries extensions.code, so BFFs can branch on it rather than on messages. An
+ * answer with no data because the server failed (INTERNAL) is a 500, so the HTTP 5xx rate and its
+ * alert see it; a refusal (a domain error) with no data stays 200.
+ */
 export const formatGraphqlErrors: Formatter = (execution: Execution, context: Context) => {
   const log = context.reply?.log ?? context.app.log;
   const translated = { ...execution, errors: execution.errors.map((error) => toClientError(error, log)) };
-  const formatted = mercurius.defaultErrorFormatter(translated, context);
+  const defaults = mercurius.defaultErrorFormatter(translated, context);
+  const failed = !execution.data && translated.errors.some((error) => error.extensions['code'] === 'INTERNAL');
+  const formatted = failed ? { ...defaults, statusCode: 500 } : defaults;
   const fallbackCode = formatted.statusCode >= 500 ? 'INTERNAL' : 'BAD_REQUEST';
   const errors = formatted.response.errors?.map(
     (error): GraphQLFormattedError => ({
