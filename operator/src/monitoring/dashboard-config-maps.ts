@@ -9,7 +9,7 @@ export const SIDECAR_LABEL = { grafana_dashboard: '1' } as const;
 export const FOLDER_ANNOTATION = 'grafana_folder';
 export const DEFAULT_FOLDER = 'Shop';
 
-export const dashboardConfigMapName = (shop: StoredShop, dashboard: Dashboard): string => `${shop.metadata.name}-dashboard-${dashboard.uid}`;
+const dashboardConfigMapName = (shop: StoredShop, dashboard: Dashboard): string => `${shop.metadata.name}-dashboard-${dashboard.uid}`;
 
 /** One ConfigMap per dashboard, each holding this Shop's copy of it. */
 export function dashboardConfigMaps(shop: StoredShop): KubeObject[] {

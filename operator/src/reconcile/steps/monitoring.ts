@@ -3,8 +3,9 @@ import { servedKinds } from '../../kube/api-discovery.ts';
 import { apply, deleteIfPresent } from '../../kube/apply.ts';
 import { ownedBy } from '../../kube/ownership.ts';
 import { dashboardConfigMaps } from '../../monitoring/dashboard-config-maps.ts';
-import { podMonitor } from '../../monitoring/pod-monitor.ts';
-import { MONITORING_API_VERSION, prometheusRule } from '../../monitoring/prometheus-rule.ts';
+import { generatedDashboards } from '../../monitoring/monitoring-files.ts';
+import { podMonitor, podMonitorName } from '../../monitoring/pod-monitor.ts';
+import { MONITORING_API_VERSION, prometheusRule, prometheusRuleName } from '../../monitoring/prometheus-rule.ts';
 import type { StoredShop } from '../../shop-resource.ts';
 import type { ConditionReport } from '../conditions.ts';
 import type { Pass, ReconcileStep } from '../pass.ts';
@@ -14,7 +15,8 @@ interface MonitoringPart {
   /** As named in the condition's message. */
   readonly description: string;
   readonly wanted: boolean;
-  readonly objects: readonly KubeObject[];
+  /** Built only when there is something to apply or delete: the dashboards are large. */
+  objects(): readonly KubeObject[];
   /** A kind of the Prometheus Operator's CRDs, which the cluster may not serve. */
   readonly operatorKind?: string;
 }
@@ -39,13 +41,15 @@ export const monitoring: ReconcileStep = {
 
 function monitoringParts(shop: StoredShop): MonitoringPart[] {
   const settings = shop.spec.monitoring;
-  const dashboards = dashboardConfigMaps(shop);
-  const rule = prometheusRule(shop);
-  const monitor = podMonitor(shop);
   return [
-    { description: `${dashboards.length} dashboard ConfigMaps`, wanted: settings?.dashboards?.enabled === true, objects: dashboards },
-    { description: `PrometheusRule ${rule.metadata.name}`, wanted: settings?.alerts?.enabled === true, objects: [rule], operatorKind: rule.kind },
-    { description: `PodMonitor ${monitor.metadata.name}`, wanted: settings?.podMonitors?.enabled === true, objects: [monitor], operatorKind: monitor.kind },
+    { description: `${generatedDashboards().length} dashboard ConfigMaps`, wanted: settings?.dashboards?.enabled === true, objects: () => dashboardConfigMaps(shop) },
+    {
+      description: `PrometheusRule ${prometheusRuleName(shop)}`,
+      wanted: settings?.alerts?.enabled === true,
+      objects: () => [prometheusRule(shop)],
+      operatorKind: 'PrometheusRule',
+    },
+    { description: `PodMonitor ${podMonitorName(shop)}`, wanted: settings?.podMonitors?.enabled === true, objects: () => [podMonitor(shop)], operatorKind: 'PodMonitor' },
   ];
 }
 
@@ -61,7 +65,7 @@ async function provision({ shop, clients }: Pass): Promise<ConditionReport> {
   for (const part of parts) {
     // An unserved kind has nothing to apply, nor anything left to delete.
     if (unserved.includes(part)) continue;
-    for (const object of part.objects.map((candidate) => ownedBy(shop, candidate))) {
+    for (const object of part.objects().map((candidate) => ownedBy(shop, candidate))) {
       if (part.wanted) await apply(clients.objects, object);
       else await deleteIfPresent(clients.objects, object);
     }
