@@ -140,7 +140,7 @@ export {
   type TrackingReportRow,
   type UtcDay,
 } from './tracking/reports.ts';
-export { ADMIN_INDEX, STOREFRONT_INDEX, SEARCH_INDEXES } from './search/search-indexes.ts';
+export { ADMIN_INDEX, STOREFRONT_INDEX, SEARCH_INDEXES, type SearchIndexName } from './search/search-indexes.ts';
 export { searchSubscription } from './search/search-subscription.ts';
-export { reindexSearch, type ReindexOptions, type ReindexProgress, type SearchIndexName } from './search/reindex.ts';
+export { reindexSearch, type ReindexOptions, type ReindexProgress } from './search/reindex.ts';
 export { searchAdmin, searchStorefront, type AdminSearch, type SearchPage, type StorefrontSearch } from './search/search-queries.ts';

@@ -1,8 +1,8 @@
 // Behind `npm run search:reindex`: rebuilds the search indexes from PostgreSQL (docs/search.md).
 import { parseArgs } from 'node:util';
 import { ConfigError, createLogger, createMetricsRegistry, exitWithConfigProblems, loadConfigOrExit, openDatabase, postgresSearchEngine } from '@shop/platform';
-import { reindexSearch, type SearchIndexName } from './reindex.ts';
-import { SEARCH_INDEXES } from './search-indexes.ts';
+import { reindexSearch } from './reindex.ts';
+import { SEARCH_INDEXES, type SearchIndexName } from './search-indexes.ts';
 
 const usage = `usage: reindex-cli.ts [--index=admin|storefront] [--batch-size=500]   rebuild one search index, or both`;
 // sysexits(3)

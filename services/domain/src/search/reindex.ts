@@ -3,9 +3,7 @@ import type { Tx } from '../context.ts';
 import { customerDocuments } from './customer-documents.ts';
 import { orderDocuments } from './order-documents.ts';
 import { productDocuments } from './product-documents.ts';
-import { ADMIN_INDEX, STOREFRONT_INDEX } from './search-indexes.ts';
-
-export type SearchIndexName = typeof ADMIN_INDEX | typeof STOREFRONT_INDEX;
+import { ADMIN_INDEX, SEARCH_INDEXES, STOREFRONT_INDEX, type SearchIndexName } from './search-indexes.ts';
 
 export interface ReindexProgress {
   readonly index: SearchIndexName;
@@ -55,7 +53,7 @@ export async function reindexSearch(db: Tx, engine: SearchEngine, options: Reind
   const batchSize = options.batchSize ?? 500;
   const started = performance.now();
   let rows = 0;
-  for (const index of options.indexes ?? [ADMIN_INDEX, STOREFRONT_INDEX]) {
+  for (const index of options.indexes ?? SEARCH_INDEXES) {
     const indexSources = sources(db)[index];
     const total = (await Promise.all(indexSources.map((source) => source.count()))).reduce((sum, count) => sum + count, 0);
     const indexStarted = performance.now();
