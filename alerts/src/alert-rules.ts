@@ -139,7 +139,8 @@ const workflows: AlertGroup = {
     },
     {
       alert: 'WorkflowFaultsEmitted',
-      expr: `sum by (${SHOP}, workflow, reason) (increase(workflow_faults_total[15m])) > 0`,
+      // A series is born at its first fault, which increase() cannot see: a series newer than the window counts whole.
+      expr: `sum by (${SHOP}, workflow, reason) ((increase(workflow_faults_total[15m]) > 0) or (workflow_faults_total unless workflow_faults_total offset 15m)) > 0`,
       for: '0m',
       severity: 'warning',
       summary: 'A workflow recorded a fault',
