@@ -2,3 +2,4 @@ export { EnvReader } from './env-reader.ts';
 export { ConfigError, EXIT_CONFIG, exitWithConfigProblems, loadOrExit } from './config-error.ts';
 export { createLogger, disabledLogger, LOG_LEVELS, type Logger, type LoggerOptions, type LogLevel } from './logger.ts';
 export { isProcessAlive } from './process-alive.ts';
+export { runCommand } from './run-command.ts';

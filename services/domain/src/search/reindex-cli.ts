@@ -1,6 +1,6 @@
 // Behind `npm run search:reindex`: rebuilds the search indexes from PostgreSQL (docs/search.md).
 import { parseArgs } from 'node:util';
-import { ConfigError, createLogger, createMetricsRegistry, exitWithConfigProblems, loadConfigOrExit, openDatabase, postgresSearchEngine } from '@shop/platform';
+import { createLogger, createMetricsRegistry, loadConfigOrExit, openDatabase, postgresSearchEngine, runCommand } from '@shop/platform';
 import { reindexSearch } from './reindex.ts';
 import { SEARCH_INDEXES, type SearchIndexName } from './search-indexes.ts';
 
@@ -39,8 +39,4 @@ async function main(): Promise<number> {
   }
 }
 
-process.exitCode = await main().catch((error: unknown) => {
-  if (error instanceof ConfigError) exitWithConfigProblems(error.problems);
-  console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
-  return 1;
-});
+await runCommand(main);

@@ -1,6 +1,6 @@
 // Behind `npm run secrets:rewrap` and `npm run secrets:status`: see docs/secrets.md.
 import { parseArgs } from 'node:util';
-import { ConfigError, createLogger, exitWithConfigProblems } from '@shop/runtime';
+import { createLogger, runCommand } from '@shop/runtime';
 import { loadConfigOrExit } from '../config/config.ts';
 import { openDatabase, type Database } from '../db/database.ts';
 import { createMetricsRegistry } from '../metrics/registry.ts';
@@ -49,8 +49,4 @@ async function main(): Promise<number> {
   }
 }
 
-process.exitCode = await main().catch((error: unknown) => {
-  if (error instanceof ConfigError) exitWithConfigProblems(error.problems);
-  console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
-  return 1;
-});
+await runCommand(main);

@@ -1,5 +1,6 @@
 // Behind `npm run payments:test-gateway`: runs the test gateway until SIGINT or SIGTERM (docs/money.md).
 import { parseArgs } from 'node:util';
+import { runCommand } from '@shop/runtime';
 import { startTestGateway } from './server.ts';
 
 const usage = `usage: cli.ts [--host=127.0.0.1] [--port=4010]
@@ -39,7 +40,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-process.exitCode = await main().catch((error: unknown) => {
-  console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
-  return 1;
-});
+await runCommand(main);
