@@ -165,7 +165,8 @@ describe('a new Shop', () => {
     for (const type of ['Ready', 'MigrationsApplied', 'ApiAvailable', 'WorkerAvailable', 'ConsumerAvailable']) {
       expect(conditionOf(ready, type)).toMatchObject({ status: 'True', observedGeneration: 1 });
     }
-    expect(await metricValue(operator, 'shop_operator_shops{phase="Ready"}')).toBeGreaterThanOrEqual(1);
+    // Counted once the pass has also recorded its Events, a moment after the status is written.
+    await expect.poll(() => metricValue(operator, 'shop_operator_shops{phase="Ready"}')).toBeGreaterThanOrEqual(1);
     // This Shop names no workflow engine: its worker runs no pods, and the condition says why.
     expect(conditionOf(ready, 'WorkerAvailable')?.message).toContain('workflows are off: spec.secrets.workflowHost is not set');
 
@@ -196,7 +197,8 @@ describe('a failed migration Job', () => {
     expect(conditionOf(status, 'Ready')).toMatchObject({ status: 'False', reason: 'MigrationFailed' });
     expect(conditionOf(status, 'WorkerAvailable')).toMatchObject({ status: 'False', reason: 'MigrationFailed' });
     expect(await deploymentNames(ns)).toEqual([]);
-    expect(await metricValue(operator, 'shop_operator_shops{phase="Failed"}')).toBeGreaterThanOrEqual(1);
+    // Counted once the pass has also recorded its Events, a moment after the status is written.
+    await expect.poll(() => metricValue(operator, 'shop_operator_shops{phase="Failed"}')).toBeGreaterThanOrEqual(1);
     await eventually(async () => expect(await events(ns)).toEqual(expect.arrayContaining([expect.objectContaining({ reason: 'Failed', type: 'Warning' })])));
   });
 });
