@@ -52,7 +52,10 @@ function secretVariables(shop: ShopContext): k8s.EnvVar[] {
     if (reference) variables.push(fromSecret(variable, reference.name, reference.key));
     else if (generatedKey) variables.push(fromSecret(variable, generatedSecret, generatedKey));
   }
-  // Rotation of the generated master key keeps the retired keys readable; before the first rotation there are none.
+  // Rotation of the generated keys keeps the previous signing key and the retired master keys in use; before the first rotation there are none.
+  if (!shop.spec.secrets.secretKey) {
+    variables.push(fromSecret('SECRET_KEY_PREVIOUS', generatedSecret, GENERATED_KEYS.secretKeyPrevious, true));
+  }
   if (!shop.spec.secrets.secretsMasterKey) {
     variables.push(fromSecret('SECRETS_MASTER_KEY_ROTATING_FROM', generatedSecret, GENERATED_KEYS.secretsMasterKeyRotatingFrom, true));
   }

@@ -51,10 +51,12 @@ export function generatedKeysSecretName(shopName: string): string {
 
 /**
  * The keys of the generated Secret. `secretsMasterKeyRotatingFrom` (the retired master keys,
- * comma-separated, for SECRETS_MASTER_KEY_ROTATING_FROM) is optional: the containers start without it.
+ * comma-separated, for SECRETS_MASTER_KEY_ROTATING_FROM) and `secretKeyPrevious` (the signing key
+ * before the last rotation, for SECRET_KEY_PREVIOUS) are optional: the containers start without them.
  */
 export const GENERATED_KEYS = {
   secretKey: 'secret-key',
+  secretKeyPrevious: 'secret-key-previous',
   secretsMasterKey: 'secrets-master-key',
   secretsMasterKeyRotatingFrom: 'secrets-master-key-rotating-from',
 } as const;

@@ -85,6 +85,7 @@ describe('environment', () => {
       'BROKER_ADDRESS',
       'SECRET_KEY',
       'SECRETS_MASTER_KEY',
+      'SECRET_KEY_PREVIOUS',
       'SECRETS_MASTER_KEY_ROTATING_FROM',
     ]);
   });
