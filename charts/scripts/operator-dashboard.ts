@@ -6,8 +6,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { DashboardBuilder, DashboardCursorSync, DatasourceVariableBuilder } from '@grafana/grafana-foundation-sdk/dashboard';
-import { labelVariable, quantiles, stat, timeseries } from '../../dashboards/src/panels.ts';
+import { dashboardOf, quantiles, stat, timeseries } from '../../dashboards/src/panels.ts';
 
 export const OPERATOR_DASHBOARD_FILE = path.resolve(import.meta.dirname, '../shop-operator/dashboards/shop-operator.json');
 
@@ -15,16 +14,12 @@ export const OPERATOR_DASHBOARD_FILE = path.resolve(import.meta.dirname, '../sho
 const NAMESPACE = 'namespace="$namespace"';
 
 export function operatorDashboard() {
-  return new DashboardBuilder('Shop operator')
-    .uid('shop-operator')
-    .description('The Shop operator: who leads, how its reconcile passes go, and the phases of the Shops it reconciles (shop_operator_* metrics).')
-    .tags(['shop'])
-    .readonly()
-    .tooltip(DashboardCursorSync.Crosshair)
-    .refresh('30s')
-    .time({ from: 'now-3h', to: 'now' })
-    .withVariable(new DatasourceVariableBuilder('datasource').label('Prometheus').type('prometheus'))
-    .withVariable(labelVariable('namespace', 'Namespace', 'label_values(shop_operator_leader, namespace)'))
+  return dashboardOf(
+    'shop-operator',
+    'Shop operator',
+    'The Shop operator: who leads, how its reconcile passes go, and the phases of the Shops it reconciles (shop_operator_* metrics).',
+    'label_values(shop_operator_leader, namespace)',
+  )
     .withPanel(
       stat({
         title: 'Leader',

@@ -100,11 +100,8 @@ export function labelVariable(name: string, label: string, query: string): Query
     .sort(VariableSort.AlphabeticalAsc);
 }
 
-/**
- * A dashboard with the datasource, namespace and shop variables. Every target Prometheus scrapes for a
- * Shop carries the `namespace` and `shop` labels (dashboards/README.md says how), so `up` lists them all.
- */
-export function shopDashboard(uid: string, title: string, description: string): DashboardBuilder {
+/** A read-only Shop-tagged dashboard with the datasource variable and a namespace variable listed by `namespaceQuery`. */
+export function dashboardOf(uid: string, title: string, description: string, namespaceQuery: string): DashboardBuilder {
   return new DashboardBuilder(title)
     .uid(uid)
     .description(description)
@@ -114,8 +111,15 @@ export function shopDashboard(uid: string, title: string, description: string): 
     .refresh('30s')
     .time({ from: 'now-3h', to: 'now' })
     .withVariable(new DatasourceVariableBuilder('datasource').label('Prometheus').type('prometheus'))
-    .withVariable(labelVariable('namespace', 'Namespace', 'label_values(up, namespace)'))
-    .withVariable(labelVariable('shop', 'Shop', 'label_values(up{namespace="$namespace"}, shop)'));
+    .withVariable(labelVariable('namespace', 'Namespace', namespaceQuery));
+}
+
+/**
+ * A dashboard with the datasource, namespace and shop variables. Every target Prometheus scrapes for a
+ * Shop carries the `namespace` and `shop` labels (dashboards/README.md says how), so `up` lists them all.
+ */
+export function shopDashboard(uid: string, title: string, description: string): DashboardBuilder {
+  return dashboardOf(uid, title, description, 'label_values(up, namespace)').withVariable(labelVariable('shop', 'Shop', 'label_values(up{namespace="$namespace"}, shop)'));
 }
 
 /** The same query at several quantiles of one histogram, e.g. p50/p95/p99. */
