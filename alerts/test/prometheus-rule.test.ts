@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { kubeClient, type KubeRequest } from '../../test/infra/kube-client.ts';
+import { installCrd, kubeClient, type KubeRequest } from '../../test/infra/kube-client.ts';
 import { startKubeApiServer, type KubeApiServer } from '../../test/infra/kubernetes.ts';
 import { prometheusOperatorCrdFile } from '../../test/infra/prometheus.ts';
 import { PROMETHEUS_RULE_FILE } from '../src/generate-rules.ts';
@@ -20,16 +20,7 @@ describe('the PrometheusRule on a real API server with the Prometheus Operator C
   beforeAll(async () => {
     server = await startKubeApiServer();
     kube = kubeClient(server);
-    const crd = parse(await readFile(prometheusOperatorCrdFile('prometheusrules'), 'utf8')) as { metadata: { name: string } };
-    expect((await kube('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status).toBe(201);
-    for (let attempt = 0; attempt < 100; attempt += 1) {
-      const { body } = await kube<{ status?: { conditions?: Array<{ type: string; status: string }> } }>(
-        'GET',
-        `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`,
-      );
-      if (body.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await installCrd(kube, prometheusOperatorCrdFile('prometheusrules'));
     expect((await kube('POST', '/api/v1/namespaces', { metadata: { name: namespace } })).status).toBe(201);
   }, 180_000);
 

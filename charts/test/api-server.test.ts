@@ -7,7 +7,8 @@ import { startKubeApiServer, type KubeApiServer } from '../../test/infra/kuberne
 import { kubeClient, type KubeRequest } from '../../test/infra/kube-client.ts';
 import { prometheusOperatorCrdFile } from '../../test/infra/prometheus.ts';
 import { OPERATOR_CHART, REPO_ROOT, SHOP_CHART, one, template, type Release } from './helm.ts';
-import { create, createNamespace, waitEstablished } from './kube.ts';
+import { create, createNamespace } from './kube.ts';
+import { waitEstablished } from '../../test/infra/kube-client.ts';
 
 describe('the charts on a real API server', () => {
   let server: KubeApiServer;

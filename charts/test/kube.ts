@@ -40,13 +40,3 @@ export async function createNamespace(kube: KubeRequest, name: string, labels: R
   const reply = await create(kube, { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
   if (reply.status !== 201) throw new Error(`namespace ${name}: HTTP ${reply.status}: ${JSON.stringify(reply.body)}`);
 }
-
-/** Polls until the CRD's Established condition is True. */
-export async function waitEstablished(kube: KubeRequest, name: string): Promise<void> {
-  for (let attempt = 0; attempt < 100; attempt += 1) {
-    const { body } = await kube<{ status?: { conditions?: Array<{ type: string; status: string }> } }>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
-    if (body.status?.conditions?.some((condition) => condition.type === 'Established' && condition.status === 'True')) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`CRD ${name} is not established`);
-}

@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { startKubeApiServer, type KubeApiServer } from '../../test/infra/kubernetes.ts';
-import { kubeClient, type KubeRequest } from '../../test/infra/kube-client.ts';
+import { installCrd, kubeClient, type KubeRequest } from '../../test/infra/kube-client.ts';
 import { CRD_FILE, renderCrd, renderTypes, TYPES_FILE } from '../src/crd/generate-crd.ts';
 import type { Shop } from '@shop/cdk8s';
 
@@ -36,16 +35,7 @@ describe('the Shop CRD on a real API server', () => {
   beforeAll(async () => {
     server = await startKubeApiServer();
     kube = kubeClient(server);
-    const crd = parse(await readFile(CRD_FILE, 'utf8'));
-    expect((await kube('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status).toBe(201);
-    for (let attempt = 0; attempt < 100; attempt += 1) {
-      const { body } = await kube<{ status?: { conditions?: Array<{ type: string; status: string }> } }>(
-        'GET',
-        '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/shops.shop.dev',
-      );
-      if (body.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await installCrd(kube, CRD_FILE);
     expect((await kube('POST', '/api/v1/namespaces', { metadata: { name: namespace } })).status).toBe(201);
   }, 180_000);
 

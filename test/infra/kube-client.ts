@@ -1,4 +1,7 @@
+import { readFile } from 'node:fs/promises';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
+import { parse } from 'yaml';
+import { eventually } from '../support/wait.ts';
 import type { KubeApiServer } from './kubernetes.ts';
 
 export interface KubeReply<T> {
@@ -31,4 +34,20 @@ export function kubeClient(server: KubeApiServer): KubeRequest {
     }
     return { status: response.status, body: parsed as T };
   };
+}
+
+/** Polls until the CRD's Established condition is True: the API server then serves its kind. */
+export async function waitEstablished(kube: KubeRequest, name: string): Promise<void> {
+  await eventually(async () => {
+    const { body } = await kube<{ status?: { conditions?: Array<{ type: string; status: string }> } }>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
+    if (!body.status?.conditions?.some((condition) => condition.type === 'Established' && condition.status === 'True')) throw new Error(`the CRD ${name} is not established`);
+  });
+}
+
+/** Creates the CRD of a manifest file and waits until the API server serves its kind. */
+export async function installCrd(kube: KubeRequest, file: string | URL): Promise<void> {
+  const crd = parse(await readFile(file, 'utf8')) as { metadata: { name: string } };
+  const created = await kube('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
+  if (created.status !== 201) throw new Error(`CRD ${crd.metadata.name}: HTTP ${created.status}: ${JSON.stringify(created.body)}`);
+  await waitEstablished(kube, crd.metadata.name);
 }

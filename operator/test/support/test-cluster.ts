@@ -1,9 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { KubeConfig } from '@kubernetes/client-node';
-import { parse } from 'yaml';
 import { startKubeApiServer, type KubeApiServer } from '../../../test/infra/kubernetes.ts';
-import { kubeClient, type KubeRequest } from '../../../test/infra/kube-client.ts';
-import { eventually } from '../../../test/support/wait.ts';
+import { installCrd, kubeClient, type KubeRequest } from '../../../test/infra/kube-client.ts';
+
+export { installCrd } from '../../../test/infra/kube-client.ts';
 
 const CRD_FILE = new URL('../../crd/shops.shop.dev.yaml', import.meta.url);
 
@@ -40,19 +39,6 @@ export async function startTestCluster(): Promise<TestCluster> {
     },
     dispose: () => server.dispose(),
   };
-}
-
-/** Creates the CRD of a manifest file and waits until the API server serves its kind. */
-export async function installCrd(kube: KubeRequest, file: string | URL): Promise<void> {
-  const crd = parse(await readFile(file, 'utf8')) as { metadata: { name: string } };
-  expectStatus(await kube('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd), 201);
-  await eventually(async () => {
-    const { body } = await kube<{ status?: { conditions?: Array<{ type: string; status: string }> } }>(
-      'GET',
-      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`,
-    );
-    if (!body.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) throw new Error(`the CRD ${crd.metadata.name} is not established`);
-  });
 }
 
 export function expectStatus(reply: { status: number; body: unknown }, expected: number): void {
