@@ -13,7 +13,7 @@ const JIT_AFTER_RUNS = 1;
 /** Deep enough for a category tree a few levels down; bounds the work one query can ask for. */
 const MAX_QUERY_DEPTH = 12;
 
-export const SHARED_SCHEMA = schemaBeside(import.meta.url);
+const SHARED_SCHEMA = schemaBeside(import.meta.url);
 
 export interface GraphqlOptions {
   /** GraphiQL at /graphiql, and a browser opening /graphql sent there (development only). */

@@ -7,8 +7,6 @@ import { CORE_PERMISSIONS, type CorePermission } from '@shop/domain';
  * the documentation (the field's description starts "Staff (orders.read)"). The directive is
  * removed before the schema is served, so clients see only the description.
  */
-export const STAFF_DIRECTIVE_DEFINITION = 'directive @staff(permission: String!) on FIELD_DEFINITION';
-
 export interface GatedSchema {
   /** The SDL without the directive, descriptions prefixed. */
   readonly schema: string;

@@ -38,7 +38,7 @@ export interface Serving {
  * Kubernetes readiness probe asks: while Kafka is down the outbox keeps the events, while Redis is
  * down rate limits fail open, so neither outage should take every api pod out of service.
  */
-export function healthRoutes(app: FastifyInstance, dependencies: Dependencies, options: HealthOptions = { errorText: true }): void {
+export function healthRoutes(app: FastifyInstance, dependencies: Dependencies, options: HealthOptions): void {
   const shown = (result: ProbeResult): ProbeResult => (options.errorText || result.error === undefined ? result : { ...result, error: 'unavailable' });
   app.get('/health', async () => ({ status: 'ok' }));
 

@@ -28,9 +28,17 @@ interface SigningKey {
   readonly key: Uint8Array;
 }
 
+// Derived once per secret: every authenticated request and beacon verifies a token.
+const signingKeys = new Map<string, SigningKey>();
+
 function signingKey(secret: string): SigningKey {
-  const key = new TextEncoder().encode(secret);
-  return { id: keyIdOf('shop access token signing key', key), key };
+  let found = signingKeys.get(secret);
+  if (found === undefined) {
+    const key = new TextEncoder().encode(secret);
+    found = { id: keyIdOf('shop access token signing key', key), key };
+    signingKeys.set(secret, found);
+  }
+  return found;
 }
 
 /** The key a token's header names: the current or the previous one; a token without a kid predates key ids and was signed with the current key. */
