@@ -137,6 +137,17 @@ describe('with the Prometheus Operator CRDs', () => {
     });
   });
 
+  it('a monitoring object the API server refuses is reported as ApplyRejected, and the Shop still becomes Ready', async () => {
+    const ns = await cluster.namespace('refused');
+    await createReferencedSecrets(cluster.kube, ns);
+    const refusedLabel = { ...ALL_ON, alerts: { enabled: true, labels: { release: 'not a valid label value!' } } };
+    await createShop(cluster.kube, ns, shopManifest('shop', '1.0.0', { monitoring: refusedLabel }));
+    await deployReady(ns);
+    const status = await monitoringCondition(ns, { status: 'False', reason: 'ApplyRejected' });
+    expect(status.phase).toBe('Ready');
+    expect(status.conditions?.find((condition) => condition.type === 'MonitoringProvisioned')?.message).toMatch(/refused a monitoring object/);
+  });
+
   it('turning a part off deletes what it provisioned, and turning all off leaves the Shop Ready with nothing left', async () => {
     const ns = await newShop('turned-off');
     await deployReady(ns);

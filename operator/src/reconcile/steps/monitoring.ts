@@ -1,6 +1,7 @@
 import type { KubeObject } from '@shop/cdk8s';
 import { servedKinds } from '../../kube/api-discovery.ts';
 import { apply, deleteIfPresent } from '../../kube/apply.ts';
+import { describeError, isRejected } from '../../kube/errors.ts';
 import { ownedBy } from '../../kube/ownership.ts';
 import { dashboardConfigMaps } from '../../monitoring/dashboard-config-maps.ts';
 import { generatedDashboards } from '../../monitoring/monitoring-files.ts';
@@ -34,10 +35,16 @@ export const monitoring: ReconcileStep = {
   name: 'monitoring',
   conditions: ['MonitoringProvisioned'],
   async run(pass) {
-    pass.report('MonitoringProvisioned', await provision(pass));
+    pass.report('MonitoringProvisioned', await provision(pass).catch(refusedMonitoring));
     return undefined;
   },
 };
+
+/** The API server refused an object (RBAC of an older chart, an admission webhook): reported, and the Shop runs on. Transient errors are retried. */
+function refusedMonitoring(error: unknown): ConditionReport {
+  if (!isRejected(error)) throw error;
+  return { status: 'False', reason: 'ApplyRejected', message: `the API server refused a monitoring object: ${describeError(error)}` };
+}
 
 function monitoringParts(shop: StoredShop): MonitoringPart[] {
   const settings = shop.spec.monitoring;
