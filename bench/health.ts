@@ -20,10 +20,10 @@ async function rssMb(pid: number): Promise<number> {
   return Math.round(kb / 1024);
 }
 
-/** The rate counts 2xx answers only; a run with refused or failed answers cannot meet its goal. */
+/** The rate counts 2xx answers only; a run (or its baseline) with refused or failed answers cannot meet its goal. */
 function report(target: string, result: LoadResult, baseline: LoadResult, goal?: number): void {
   const ratio = Math.round((result.okPerSec / baseline.okPerSec) * 100) / 100;
-  const clean = result.non2xx === 0 && result.errors === 0;
+  const clean = [result, baseline].every((run) => run.non2xx === 0 && run.errors === 0);
   emit({
     target,
     ok_req_per_s: result.okPerSec,

@@ -260,7 +260,8 @@ function summarize(samples: readonly Sample[], seconds: number, maxInFlight: num
     seconds: round1(seconds),
     requests: samples.length,
     errors,
-    reqPerSec: Math.round(samples.length / seconds),
+    // Only answers that succeeded are throughput; the failed ones are in `errors`.
+    reqPerSec: Math.round((samples.length - errors) / seconds),
     ordersPerSec: round1(samples.filter((sample) => sample.operation === 'placeOrder' && sample.ok).length / seconds),
     maxInFlight,
     ...(lags === undefined ? {} : { sendLag: lagStats(lags) }),

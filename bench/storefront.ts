@@ -218,11 +218,12 @@ async function runMix(url: string, databaseUrl: string, pids: Record<string, num
       // One shopper: each operation's latency with nothing queued in front of it.
       if (concurrency === 1) emitOperations('storefront mix, one shopper (unloaded)', result);
       const gained = best === undefined || result.reqPerSec > best.result.reqPerSec * (1 + STILL_RISING);
-      if (best === undefined || result.reqPerSec > best.result.reqPerSec) best = { concurrency, result, otherCpu: cpuFigure(cpu, result.reqPerSec).other_processes_cpu_pct ?? 0 };
+      // A level with failed answers cannot be the maximum: the storefront did not serve it.
+      if (result.errors === 0 && (best === undefined || result.reqPerSec > best.result.reqPerSec)) best = { concurrency, result, otherCpu: cpuFigure(cpu, result.reqPerSec).other_processes_cpu_pct ?? 0 };
       // Still rising at the last level: the maximum is further on, and half of an underestimate would flatter the latencies.
       if (index === levels.length - 1 && gained && levels.length > 1 && concurrency * 2 <= MAX_SHOPPERS) levels.push(concurrency * 2);
     }
-    if (best === undefined) throw new Error('BENCH_CONCURRENCY names no level');
+    if (best === undefined) throw new Error('no level of BENCH_CONCURRENCY ran without failed answers: there is no maximum to report');
     const max = best.result;
     emit({
       target: 'storefront mix, maximum throughput',

@@ -651,7 +651,7 @@ async function storefrontWhileSweeping(client: Client, platform: Platform, shop:
         cpu_pct_of_one_core: percentOfCore(used, { shoppers: outcome.cpuSeconds }),
       });
       const gained = best === undefined || result.reqPerSec > best.reqPerSec * (1 + STILL_RISING);
-      if (best === undefined || result.reqPerSec > best.reqPerSec) best = { level, reqPerSec: result.reqPerSec };
+      if (result.errors === 0 && (best === undefined || result.reqPerSec > best.reqPerSec)) best = { level, reqPerSec: result.reqPerSec };
       if (index === levels.length - 1 && gained && level * 2 <= MAX_SHOPPERS) levels.push(level * 2);
     }
     const rate = Math.max(1, Math.round((best?.reqPerSec ?? 0) * LOAD_SHARE));
