@@ -1,5 +1,5 @@
 import mercurius from 'mercurius';
-import { getNamedType, isLeafType, Kind, visit, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { getNamedType, getOperationAST, isLeafType, visit, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 
 /** Enough for a page that asks for a few lists side by side; far below a document of repeated fields. */
@@ -17,11 +17,6 @@ export const costOfField: ComplexityEstimator = ({ field, args, childComplexity 
   const first: unknown = args['first'];
   return ownCost + (typeof first === 'number' ? Math.max(first, 0) : 1) * childComplexity;
 };
-
-function selectedOperation(document: DocumentNode, operationName: string | undefined): OperationDefinitionNode | undefined {
-  const operations = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
-  return operationName === undefined ? operations[0] : operations.find((operation) => operation.name?.value === operationName);
-}
 
 /** Aliased fields, and whether the document reads the schema (`__schema`, `__type`; `__typename` is not that). */
 function survey(document: DocumentNode): { aliases: number; introspects: boolean } {
@@ -62,7 +57,7 @@ export function checkQueryLimits(request: QueryRequest, limits: QueryLimits): nu
     throw refuse('introspection (__schema, __type) is turned off here (GRAPHQL_INTROSPECTION)', {}, 'INTROSPECTION_DISABLED');
   }
   if (aliases > MAX_ALIASES) throw refuse(`the query uses ${aliases} aliases; at most ${MAX_ALIASES} are allowed`, { aliases, limit: MAX_ALIASES });
-  const rootFields = selectedOperation(request.document, request.operationName)?.selectionSet.selections.length ?? 0;
+  const rootFields = getOperationAST(request.document, request.operationName)?.selectionSet.selections.length ?? 0;
   if (rootFields > MAX_ROOT_FIELDS) throw refuse(`the query asks for ${rootFields} root fields; at most ${MAX_ROOT_FIELDS} are allowed`, { rootFields, limit: MAX_ROOT_FIELDS });
   const cost = getComplexity({
     estimators: [costOfField],

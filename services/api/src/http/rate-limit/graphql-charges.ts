@@ -1,4 +1,4 @@
-import { Kind, parse, type DocumentNode, type FieldNode, type FragmentDefinitionNode, type SelectionSetNode, type ValueNode } from 'graphql';
+import { getOperationAST, Kind, parse, type DocumentNode, type FieldNode, type FragmentDefinitionNode, type SelectionSetNode, type ValueNode } from 'graphql';
 import type { FastifyRequest } from 'fastify';
 import type { RateLimiter } from '@shop/platform';
 import type { PolicyCharge } from './plugin.ts';
@@ -29,9 +29,8 @@ interface GraphqlParams {
 }
 
 function rootFields(document: DocumentNode, operationName: string | undefined): FieldNode[] {
-  const operations = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
-  const operation = operationName === undefined ? (operations.length === 1 ? operations[0] : undefined) : operations.find((op) => op.name?.value === operationName);
-  if (operation === undefined || operation.operation !== 'mutation') return [];
+  const operation = getOperationAST(document, operationName);
+  if (operation?.operation !== 'mutation') return [];
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
 
