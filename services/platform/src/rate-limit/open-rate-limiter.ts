@@ -37,13 +37,14 @@ export async function openRateLimiter(options: OpenRateLimiterOptions): Promise<
   });
   await policies.start();
   const store = tokenBucketStoreFor(cache);
-  const fallback = new MemoryBucketStore();
-  const limiter = new RateLimiter({ store, policies, metrics, logger, fallback });
+  // An in-process cache cannot go down: only Redis needs per-process buckets behind it.
+  const fallback = cache.mode === 'external' ? new MemoryBucketStore() : undefined;
+  const limiter = new RateLimiter({ store, policies, metrics, logger, ...(fallback === undefined ? {} : { fallback }) });
   return {
     limiter,
     policies,
     async close() {
-      await Promise.allSettled([policies.close(), store.close(), fallback.close()]);
+      await Promise.allSettled([policies.close(), store.close(), fallback?.close()]);
     },
   };
 }
