@@ -84,7 +84,7 @@ export class RateLimitDecisions {
 
   #storeWentDown(error: unknown): void {
     if (!this.#storeDown) {
-      this.#logger.warn({ err: error }, 'rate limit store unavailable: allowing requests until it is back, except sign-up, sign-in and leads, limited per process');
+      this.#logger.warn({ err: error }, 'rate limit store unavailable: allowing requests until it is back, except single mutations (graphql:<field> policies), limited per process');
     }
     this.#storeDown = true;
   }

@@ -23,7 +23,7 @@ const DEFAULT_TIMEOUT_MS = 250;
 /**
  * Token buckets per (policy, caller). Decides, counts every decision in rate_limit_decisions_total, and
  * fails open when the store (the cache) is down or slow: the request is allowed, counted as fail_open, and
- * the outage is logged once when it starts and once when it ends. Sign-up, sign-in and lead policies
+ * the outage is logged once when it starts and once when it ends. The policies of single mutations
  * (guardsAbuse) take from the fallback's per-process buckets instead, when there is one.
  */
 export class RateLimiter {

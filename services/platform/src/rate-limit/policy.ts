@@ -26,8 +26,9 @@ export const DEFAULT_RATE_LIMIT_POLICIES: readonly RateLimitPolicy[] = [
 ];
 
 /**
- * The policies of single mutations (`graphql:<field>`: sign-up, sign-in, leads) are what attackers
- * automate: while the cache is down they are kept per process instead of failing open.
+ * Every policy of a single mutation (`graphql:<field>`, and the sign-ins' `:account` ones; the
+ * defaults are sign-up, sign-in and leads, what attackers automate): while the cache is down they are
+ * kept per process instead of failing open. A `graphql:<field>` policy an operator adds is kept too.
  */
 export function guardsAbuse(policy: Pick<RateLimitPolicy, 'key'>): boolean {
   return policy.key.startsWith('graphql:');
