@@ -148,3 +148,25 @@ export function prometheusOperatorCrdsDir(): string {
 export function prometheusOperatorCrdsMarker(): string {
   return join(prometheusOperatorCrdsDir(), '.provisioned');
 }
+
+/** Schemathesis from PyPI, in a Python venv of its own: the api fuzz test (test/fuzz). */
+export const SCHEMATHESIS_VERSION = '4.32.5';
+
+export interface PythonTool {
+  readonly label: string;
+  readonly dir: string;
+  readonly venv: string;
+  readonly binary: string;
+  /** Written last by provision.ts: its presence means the venv is complete and the binary answered --version. */
+  readonly marker: string;
+}
+
+export function schemathesisTool(): PythonTool {
+  const dir = join(cacheDir(), `schemathesis-${SCHEMATHESIS_VERSION}`);
+  const venv = join(dir, 'venv');
+  return { label: `Schemathesis ${SCHEMATHESIS_VERSION}`, dir, venv, binary: join(venv, 'bin', 'st'), marker: join(dir, '.provisioned') };
+}
+
+export function isPythonToolProvisioned(tool: PythonTool): boolean {
+  return existsSync(tool.marker) && existsSync(tool.binary);
+}

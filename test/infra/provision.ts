@@ -1,7 +1,9 @@
 // Installs what the real-server tests need. Idempotent: `node test/infra/provision.ts`.
 // PostgreSQL, Redis, Java and Maven come from Debian; Prometheus is unpacked from its Debian package into the
 // cache; Kafka's jars from Maven Central into the cache;
-// the Temporal CLI, kube-apiserver, kine and Helm are built from source with Go (modules from the Go module proxy).
+// the Temporal CLI, kube-apiserver, kine and Helm are built from source with Go (modules from the Go module proxy);
+// Schemathesis comes from PyPI into a venv in the cache.
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -17,6 +19,9 @@ import {
   prometheusOperatorCrdsDir,
   prometheusOperatorCrdsMarker,
   REDIS_EXPORTER_VERSION,
+  SCHEMATHESIS_VERSION,
+  isPythonToolProvisioned,
+  schemathesisTool,
   prometheusPackage,
   promtoolBin,
   type UnpackedDebianPackage,
@@ -52,6 +57,12 @@ interface SystemRequirement {
 const log = (line: string): void => console.log(`[provision] ${line}`);
 const DEBOOTSTRAP = '/usr/sbin/debootstrap';
 
+function pythonWithVenv(): string | undefined {
+  const python = findOnPath('python3');
+  if (python === undefined) return undefined;
+  return spawnSync(python, ['-c', 'import ensurepip, venv'], { stdio: 'ignore' }).status === 0 ? python : undefined;
+}
+
 function systemRequirements(): SystemRequirement[] {
   const requirements: SystemRequirement[] = [
     {
@@ -67,6 +78,10 @@ function systemRequirements(): SystemRequirement[] {
     { label: 'buildah (for the container images)', aptPackage: 'buildah', location: () => findOnPath('buildah') },
     { label: 'debootstrap (for the images\' base)', aptPackage: 'debootstrap', location: () => (existsSync(DEBOOTSTRAP) ? DEBOOTSTRAP : undefined) },
   ];
+  // Python with venv and pip is only needed to install Schemathesis.
+  if (!isPythonToolProvisioned(schemathesisTool())) {
+    requirements.push({ label: 'Python 3 with venv (to install Schemathesis)', aptPackage: 'python3-venv', location: pythonWithVenv });
+  }
   // Maven is only needed to fetch Kafka's jars.
   if (!isKafkaProvisioned()) {
     requirements.push({ label: 'Maven (to fetch Kafka)', aptPackage: 'maven', location: () => findOnPath('mvn') });
@@ -520,6 +535,31 @@ async function ensurePrometheusOperatorCrds(): Promise<void> {
   log(`${label}: installed (${manifests.length} CRDs)`);
 }
 
+/** A venv of its own in the cache, with the pinned Schemathesis from PyPI. */
+async function ensureSchemathesis(): Promise<void> {
+  const tool = schemathesisTool();
+  if (isPythonToolProvisioned(tool)) {
+    log(`${tool.label}: ready (${tool.binary})`);
+    return;
+  }
+  const python = pythonWithVenv();
+  if (python === undefined) throw new Error(`${tool.label} needs python3 with venv; run: sudo apt-get install -y python3-venv`);
+  log(`${tool.label}: installing from PyPI into ${tool.venv}`);
+  // No marker means an earlier run did not finish: start from scratch.
+  await rm(tool.dir, { recursive: true, force: true });
+  await mkdir(tool.dir, { recursive: true });
+  await run(python, ['-m', 'venv', tool.venv]);
+  await run(join(tool.venv, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', `schemathesis==${SCHEMATHESIS_VERSION}`], {
+    timeoutMs: 15 * 60_000,
+  });
+  const versionOutput = await run(tool.binary, ['--version']);
+  if (!versionOutput.includes(SCHEMATHESIS_VERSION)) {
+    throw new Error(`${tool.binary} --version printed "${versionOutput.trim()}", expected ${SCHEMATHESIS_VERSION}`);
+  }
+  await writeFile(tool.marker, `${versionOutput.trim()}\n`);
+  log(`${tool.label}: installed`);
+}
+
 const started = Date.now();
 try {
   await ensureSystemPackages();
@@ -529,6 +569,7 @@ try {
   // Sequential on purpose: each Go build already uses two cores.
   for (const tool of [temporalCli, kine, helm, kubeApiServer, postgresExporter, redisExporter]) await ensureGoTool(tool);
   await ensurePrometheusOperatorCrds();
+  await ensureSchemathesis();
   log(`all ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 } catch (error) {
   console.error(`[provision] failed: ${error instanceof Error ? error.message : String(error)}`);
