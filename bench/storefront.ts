@@ -20,6 +20,7 @@ import { cpuPercent, cpuSeconds } from './cpu.ts';
 import { discoverCatalog, seedDemoCatalog } from './storefront-catalog.ts';
 import { clientCeiling, closedLoop, failures, graphqlClient, openLoop, OPERATIONS, VISIT, type GraphqlClient, type PhaseResult } from './shoppers.ts';
 import { enableStatementStats, startBare } from './servers.ts';
+import { maximumOf } from './storefront-beside.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 /** The latency phase runs longer: placeOrder is 1 request in 19, and its p99 needs samples. */
@@ -193,10 +194,8 @@ async function runMix(url: string, databaseUrl: string, pids: Record<string, num
     await closedLoop(client, catalog, 16, WARM_UP_SECONDS, 99);
     if (failures.first.size > 0) throw new Error(`the mix fails during warm-up: ${JSON.stringify(Object.fromEntries(failures.first))}`);
 
-    let best: { concurrency: number; result: PhaseResult; otherCpu: number } | undefined;
-    const levels = [...CONCURRENCY];
-    for (let index = 0; index < levels.length; index += 1) {
-      const concurrency = levels[index] as number;
+    const sweep = { levels: CONCURRENCY, stillRising: STILL_RISING, maxLevel: MAX_SHOPPERS };
+    const best = await maximumOf(sweep, async (concurrency) => {
       await drainOutbox(databaseUrl);
       const { result, cpu } = await measured(pids, () => closedLoop(client, catalog, concurrency, SECONDS, concurrency));
       // Events the dispatcher had not caught up with when the phase ended: work the throughput figure deferred.
@@ -217,19 +216,14 @@ async function runMix(url: string, databaseUrl: string, pids: Record<string, num
       });
       // One shopper: each operation's latency with nothing queued in front of it.
       if (concurrency === 1) emitOperations('storefront mix, one shopper (unloaded)', result);
-      const gained = best === undefined || result.reqPerSec > best.result.reqPerSec * (1 + STILL_RISING);
-      // A level with failed answers cannot be the maximum: the storefront did not serve it.
-      if (result.errors === 0 && (best === undefined || result.reqPerSec > best.result.reqPerSec)) best = { concurrency, result, otherCpu: cpuFigure(cpu, result.reqPerSec).other_processes_cpu_pct ?? 0 };
-      // Still rising at the last level: the maximum is further on, and half of an underestimate would flatter the latencies.
-      if (index === levels.length - 1 && gained && levels.length > 1 && concurrency * 2 <= MAX_SHOPPERS) levels.push(concurrency * 2);
-    }
-    if (best === undefined) throw new Error('no level of BENCH_CONCURRENCY ran without failed answers: there is no maximum to report');
+      return { ...result, otherCpu: cpuFigure(cpu, result.reqPerSec).other_processes_cpu_pct ?? 0 };
+    });
     const max = best.result;
     emit({
       target: 'storefront mix, maximum throughput',
       req_per_s: max.reqPerSec,
       orders_per_s: max.ordersPerSec,
-      shoppers: best.concurrency,
+      shoppers: best.level,
       ratio_to_bare: Math.round((max.reqPerSec / bareReqPerSec) * 1000) / 1000,
       mix: Object.fromEntries(OPERATIONS.map((operation) => [operation, VISIT.filter((step) => step === operation).length])),
     });
@@ -264,7 +258,7 @@ async function runMix(url: string, databaseUrl: string, pids: Record<string, num
       meets_goal: allMeet,
       ...cpuFigure(cpu, open.reqPerSec),
       // The machine is shared: a maximum measured while others took the cores is not the same "half".
-      other_processes_cpu_pct_at_maximum: best.otherCpu,
+      other_processes_cpu_pct_at_maximum: best.result.otherCpu,
     });
     const { calls, execMs, top, mostCalled } = statements;
     const perRequest = (row: { query: string; calls: number; ms: number }) => ({

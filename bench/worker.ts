@@ -20,10 +20,10 @@ import { liftRateLimits } from '../test/support/rate-limits.ts';
 import { createActivities } from '../services/worker/src/activities/create-activities.ts';
 import { startApi, stopApi } from './api-process.ts';
 import { cpuSeconds } from './cpu.ts';
-import { OPERATIONS, type PhaseResult } from './shoppers.ts';
 import { runShoppers, type ShoppersJob, type ShoppersOutcome } from './shoppers-process.ts';
 import { median, percentile, round } from './stats.ts';
 import { discoverCatalog, seedDemoCatalog } from './storefront-catalog.ts';
+import { maximumOf, openLoopFields } from './storefront-beside.ts';
 
 /** Workflows of each kind per round; the run stays near ten minutes at the rates the dev server reaches here. */
 const WORKFLOWS = Number(process.env.BENCH_WORKFLOWS ?? 500);
@@ -590,27 +590,12 @@ async function apiSweepPass(pool: pg.Pool, shop: Shop, canary: Batch | undefined
 }
 
 function storefrontFigure(when: string, outcome: ShoppersOutcome, used: Used, rate: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  const result: PhaseResult = outcome.result;
-  const meets = result.errors === 0 && result.all.p95Ms < STOREFRONT_P95_TARGET_MS && OPERATIONS.every((operation) => result.byOperation[operation].p95Ms < STOREFRONT_P95_TARGET_MS);
   return {
     figure: `storefront open loop at ${LOAD_SHARE * 100}% of its maximum`,
     when,
-    offered_req_per_s: rate,
-    achieved_req_per_s: result.reqPerSec,
-    seconds: result.seconds,
-    requests: result.requests,
-    errors: result.errors,
-    errors_by_operation: Object.fromEntries(OPERATIONS.map((operation) => [operation, result.byOperation[operation].errors])),
-    p50_ms: result.all.p50Ms,
-    p95_ms: result.all.p95Ms,
-    p99_ms: result.all.p99Ms,
-    p95_ms_by_operation: Object.fromEntries(OPERATIONS.map((operation) => [operation, result.byOperation[operation].p95Ms])),
-    p99_ms_by_operation: Object.fromEntries(OPERATIONS.map((operation) => [operation, result.byOperation[operation].p99Ms])),
-    generator_send_lag_p99_ms: result.sendLag?.p99Ms,
+    ...openLoopFields(outcome.result, rate, STOREFRONT_P95_TARGET_MS),
     // `client` is this process (the worker and the sweep's activities); the shoppers run in their own.
     cpu_pct_of_one_core: percentOfCore(used, { shoppers: outcome.cpuSeconds }),
-    goal_p95_ms: STOREFRONT_P95_TARGET_MS,
-    meets_goal: meets,
     ...(Object.keys(outcome.failures).length > 0 ? { first_failures: outcome.failures } : {}),
     ...extra,
   };
@@ -634,10 +619,7 @@ async function storefrontWhileSweeping(client: Client, platform: Platform, shop:
     const shoppers = (job: Omit<ShoppersJob, 'url' | 'catalog'>) => runShoppers({ url: api.url, catalog, ...job });
     await shoppers({ mode: 'closed', level: 16, seconds: 3, seed: 99 });
 
-    let best: { level: number; reqPerSec: number } | undefined;
-    const levels = [...SHOPPER_LEVELS];
-    for (let index = 0; index < levels.length; index += 1) {
-      const level = levels[index] as number;
+    const best = await maximumOf({ levels: SHOPPER_LEVELS, stillRising: STILL_RISING, maxLevel: MAX_SHOPPERS }, async (level) => {
       const metered = await meter(apiPids);
       const outcome = await shoppers({ mode: 'closed', level, seconds: LEVEL_SECONDS, seed: level });
       const used = await metered.stop();
@@ -650,17 +632,15 @@ async function storefrontWhileSweeping(client: Client, platform: Platform, shop:
         errors: result.errors,
         cpu_pct_of_one_core: percentOfCore(used, { shoppers: outcome.cpuSeconds }),
       });
-      const gained = best === undefined || result.reqPerSec > best.reqPerSec * (1 + STILL_RISING);
-      if (result.errors === 0 && (best === undefined || result.reqPerSec > best.reqPerSec)) best = { level, reqPerSec: result.reqPerSec };
-      if (index === levels.length - 1 && gained && level * 2 <= MAX_SHOPPERS) levels.push(level * 2);
-    }
-    const rate = Math.max(1, Math.round((best?.reqPerSec ?? 0) * LOAD_SHARE));
+      return result;
+    });
+    const rate = Math.max(1, Math.round(best.result.reqPerSec * LOAD_SHARE));
     const window = Math.round(Math.min(WINDOW_SECONDS.max, Math.max(WINDOW_SECONDS.min, sweepAlone.seconds)));
     emit({
       figure: 'storefront setup',
       api: 'its own process, NODE_ENV=test, no broker (it dispatches its events itself), no WORKFLOW_HOST (it sweeps stale holds itself every minute)',
-      maximum_req_per_s: best?.reqPerSec,
-      at_shoppers: best?.level,
+      maximum_req_per_s: best.result.reqPerSec,
+      at_shoppers: best.level,
       offered_req_per_s: rate,
       window_s: window,
       outbox_rows_of_earlier_phases_set_aside: setAside ?? 0,
