@@ -89,3 +89,29 @@ export function outboxMetrics(registry: Registry, pool: pg.Pool): OutboxMetrics 
 }
 
 const METRICS_BY_REGISTRY = new WeakMap<Registry, OutboxMetrics>();
+
+const PARKED_SQL = "SELECT listener, count(*)::int AS parked FROM outbox_deliveries WHERE status = 'parked' GROUP BY listener";
+
+/**
+ * `outbox_parked_deliveries{listener}`: deliveries given up after their retries and not yet replayed, read
+ * at scrape time. Registered by the process that dispatches (startOutbox), once per registry: each of its
+ * listeners has a sample, 0 when none is parked, so the series exists before anything goes wrong.
+ */
+export function registerParkedDeliveriesGauge(registry: Registry, pool: pg.Pool, listenerNames: readonly string[]): void {
+  if (registry.getSingleMetric('outbox_parked_deliveries') !== undefined) return;
+  new Gauge({
+    name: 'outbox_parked_deliveries',
+    help: 'Listener deliveries parked after failing on each of their retries, waiting for npm run outbox:replay',
+    labelNames: ['listener'],
+    registers: [registry],
+    aggregator: 'max',
+    async collect() {
+      this.reset();
+      // Unreadable (the database down): no sample this scrape, as for the backlog gauges.
+      const rows = await pool.query<{ listener: string; parked: number }>(PARKED_SQL).then(({ rows }) => rows, () => undefined);
+      if (rows === undefined) return;
+      for (const listener of listenerNames) this.set({ listener }, 0);
+      for (const row of rows) this.set({ listener: row.listener }, row.parked);
+    },
+  });
+}

@@ -4,7 +4,7 @@ import { OutboxDispatcher } from './dispatcher.ts';
 import { OutboxRelay } from './relay.ts';
 import { KafkaPublisher } from './kafka-publisher.ts';
 import type { EventListener } from './listeners.ts';
-import { outboxMetrics } from './outbox-metrics.ts';
+import { outboxMetrics, registerParkedDeliveriesGauge } from './outbox-metrics.ts';
 import { pruneOutbox } from './prune.ts';
 import { PollingLoop } from './polling-loop.ts';
 import { pruningLoop } from '../db/pruning-loop.ts';
@@ -34,12 +34,14 @@ const MAX_BACKOFF_MS = 5_000;
 export function startOutbox(platform: Platform, options: OutboxOptions = {}): RunningOutbox {
   const { config, logger, database, broker } = platform;
   const metrics = outboxMetrics(platform.metrics, database.pool);
+  const listeners = options.listeners ?? [];
+  registerParkedDeliveriesGauge(platform.metrics, database.pool, [...new Set(listeners.map((listener) => listener.name))]);
   const idleMs = options.idleMs ?? 50;
   const publisher = broker.kafka === undefined ? undefined : new KafkaPublisher(broker.kafka, logger);
   const dispatcher = new OutboxDispatcher({
     pool: database.pool,
     prisma: database.prisma,
-    listeners: options.listeners ?? [],
+    listeners,
     includeTopics: publisher === undefined,
     metrics,
     logger,
