@@ -191,12 +191,13 @@ const events: AlertGroup = {
     },
     {
       alert: 'OutboxDeliveriesParked',
-      expr: `sum by (${SHOP}, listener) (increase(outbox_listener_failures_total[15m])) > 0`,
+      // A gauge of what is parked now, so the alert lasts until someone replays the deliveries.
+      expr: `max by (${SHOP}, listener) (outbox_parked_deliveries) >= 1`,
       for: '0m',
       severity: 'warning',
-      summary: 'An in-process listener gave up on events after its retries',
-      description: `Listener {{ $labels.listener }} of ${WHERE} gave up on {{ $value | humanize }} events over 15 minutes after failing on each of its retries.`,
-      panel: { dashboard: 'shop-broker', title: 'Listener deliveries by result' },
+      summary: 'An in-process listener gave up on events after its retries; they wait for a replay',
+      description: `{{ $value | humanize }} deliveries of listener {{ $labels.listener }} of ${WHERE} are parked after failing on each of their retries: their effects are missing until npm run outbox:replay runs them.`,
+      panel: { dashboard: 'shop-broker', title: 'Parked deliveries' },
     },
   ],
 };

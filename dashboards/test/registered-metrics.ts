@@ -8,6 +8,7 @@ import type { Registry } from 'prom-client';
 import { createLogger } from '@shop/runtime';
 import { createMetricsRegistry, outboxMetrics, RateLimitDecisions, workflowMetrics } from '@shop/platform';
 import { registerPoolMetrics } from '../../services/platform/src/db/pool-metrics.ts';
+import { registerParkedDeliveriesGauge } from '../../services/platform/src/outbox/outbox-metrics.ts';
 import { MeasuredCache } from '../../services/platform/src/cache/measured-cache.ts';
 import { MemoryCache } from '../../services/platform/src/cache/memory/memory-cache.ts';
 import { consumerMetrics } from '../../services/consumer/src/consumer-metrics.ts';
@@ -28,6 +29,7 @@ export async function registeredSeriesNames(): Promise<Set<string>> {
   const cache = new MeasuredCache(new MemoryCache(), registry);
   try {
     outboxMetrics(registry, pool);
+    registerParkedDeliveriesGauge(registry, pool, []);
     registerPoolMetrics(registry, pool, 10);
     workflowMetrics(registry);
     consumerMetrics(registry);

@@ -73,9 +73,19 @@ export function brokerDashboard() {
       timeseries({
         title: 'Listener deliveries by result',
         description:
-          'In-process listener runs per second, by listener and result: done, retry (failed, tried again) or parked (failed on every retry and given up). Any parked delivery fires OutboxDeliveriesParked: that event\'s effect is missing.',
+          'In-process listener runs per second, by listener and result: done, retry (failed, tried again) or parked (failed on every retry and given up: see Parked deliveries).',
         unit: 'ops',
         queries: [{ expr: perSecond('outbox_listener_deliveries_total', { by: 'listener, result' }), legend: '{{listener}} {{result}}' }],
+      }),
+    )
+    .withPanel(
+      timeseries({
+        title: 'Parked deliveries',
+        description:
+          'Listener deliveries given up after every retry and not replayed yet, by listener. From the red line (1) OutboxDeliveriesParked fires, until npm run outbox:replay has run them: each is an effect of an event that is missing.',
+        unit: 'short',
+        alertThreshold: 1,
+        queries: [{ expr: `max by (listener) (outbox_parked_deliveries{${SHOP}})`, legend: '{{listener}}' }],
       }),
     )
     .withPanel(
