@@ -6,6 +6,7 @@ import { formatGraphqlErrors } from './errors.ts';
 import { requestScope, type ApiServices } from './context.ts';
 import { addGraphArea, schemaBeside } from './graph-areas.ts';
 import { checkQueryLimits, type QueryLimits } from './query-limits.ts';
+import { chargeQueryCost } from './cost-charge.ts';
 import { authenticateGraphqlRequests } from '../auth/request-auth.ts';
 
 /** Compile a query to a JIT function once it has been seen this many times. */
@@ -45,7 +46,8 @@ export const graphqlPlugin = fp<GraphqlOptions>(
       errorFormatter: formatGraphqlErrors,
     });
     app.graphql.addHook('preExecution', async (schema, document, context, variables) => {
-      checkQueryLimits({ schema, document, variables, operationName: operationNameOf(context.reply.request) }, options.limits);
+      const cost = checkQueryLimits({ schema, document, variables, operationName: operationNameOf(context.reply.request) }, options.limits);
+      await chargeQueryCost(context.reply, cost);
     });
     app.decorate('addGraphArea', (area) => addGraphArea(app, area));
     if (!options.ide) return;

@@ -38,6 +38,12 @@ export interface RouteRateLimits {
   callerOf(request: FastifyRequest): string;
   /** Adds the decision's RateLimit headers; when it refused, answers 429 and returns true (the reply is sent). */
   apply(request: FastifyRequest, reply: FastifyReply, decision: RateLimitDecision | undefined): boolean;
+  /**
+   * Charges `tokens` more of each policy the request's arrival charged (the GraphQL buckets, once the
+   * operation's cost is known) and updates the RateLimit headers. Answers the refusing decision, with
+   * Retry-After set, and leaves the answer to the caller; undefined when every charge was allowed.
+   */
+  chargeMore(request: FastifyRequest, reply: FastifyReply, tokens: number): Promise<RateLimitDecision | undefined>;
 }
 
 declare module 'fastify' {
@@ -51,9 +57,29 @@ declare module 'fastify' {
   }
 }
 
-function appendHeader(reply: FastifyReply, name: string, item: string): void {
-  const existing = reply.getHeader(name);
-  reply.header(name, existing === undefined ? item : `${String(existing)}, ${item}`);
+/** A policy charged by a request, with whose bucket. */
+interface Charged {
+  readonly policy: string;
+  readonly caller: string;
+}
+
+/** What a request has been charged: its arrival's charges, and the header items by policy (the latest decision of each). */
+interface RequestLimits {
+  readonly arrival: Charged[];
+  readonly items: Map<string, { readonly policy: string; readonly state?: string }>;
+}
+
+function setHeaders(reply: FastifyReply, items: RequestLimits['items']): void {
+  const all = [...items.values()];
+  reply.header('ratelimit-policy', all.map((item) => item.policy).join(', '));
+  const states = all.flatMap((item) => (item.state === undefined ? [] : [item.state]));
+  if (states.length > 0) reply.header('ratelimit', states.join(', '));
+}
+
+/** The 429's message: the policy, what it cost when more than a token, and when to retry. */
+export function rateLimitedMessage(decision: RateLimitDecision, charged: string | undefined): string {
+  const retry = `retry in ${decision.retryAfterSeconds ?? 1} s`;
+  return `Too many requests (rate limit "${decision.policy.key}"): ${charged === undefined ? retry : `${charged}; ${retry}`}`;
 }
 
 /**
@@ -68,21 +94,31 @@ export function rateLimit(app: FastifyInstance, options: RateLimitOptions): void
   const callerOf = options.caller ?? clientAddressCaller();
   const graphqlPath = options.graphqlPath ?? '/graphql';
 
-  const refuse = (request: FastifyRequest, reply: FastifyReply, decision: RateLimitDecision) => {
-    const retryAfter = decision.retryAfterSeconds ?? 1;
-    const message = `Too many requests (rate limit "${decision.policy.key}"): retry in ${retryAfter} s`;
-    reply.code(429).header('retry-after', String(retryAfter));
-    const isGraphql = request.url.split('?')[0] === graphqlPath;
-    return reply.send(isGraphql ? { errors: [{ message, extensions: { code: RATE_LIMITED } }] } : { error: { code: RATE_LIMITED, message } });
+  const limitsOf = new WeakMap<FastifyRequest, RequestLimits>();
+  const limitsFor = (request: FastifyRequest): RequestLimits => {
+    let limits = limitsOf.get(request);
+    if (limits === undefined) limitsOf.set(request, (limits = { arrival: [], items: new Map() }));
+    return limits;
+  };
+
+  /** Headers of a decision; false when it refused (Retry-After set, nothing sent). */
+  const record = (request: FastifyRequest, reply: FastifyReply, decision: RateLimitDecision): boolean => {
+    const { items } = limitsFor(request);
+    const state = decision.result === 'fail_open' ? undefined : rateLimitItem(decision as Required<RateLimitDecision>);
+    // A later charge of the same policy replaces the earlier item: the bucket's state now is what counts.
+    items.set(decision.policy.key, { policy: rateLimitPolicyItem(decision.policy), ...(state === undefined ? {} : { state }) });
+    setHeaders(reply, items);
+    if (decision.allowed) return true;
+    reply.code(429).header('retry-after', String(decision.retryAfterSeconds ?? 1));
+    return false;
   };
 
   /** Headers of a decision; true when it refused and the 429 was sent. */
-  const apply = (request: FastifyRequest, reply: FastifyReply, decision: RateLimitDecision | undefined): boolean => {
-    if (decision === undefined) return false;
-    appendHeader(reply, 'ratelimit-policy', rateLimitPolicyItem(decision.policy));
-    if (decision.result !== 'fail_open') appendHeader(reply, 'ratelimit', rateLimitItem(decision as Required<RateLimitDecision>));
-    if (decision.allowed) return false;
-    refuse(request, reply, decision);
+  const apply = (request: FastifyRequest, reply: FastifyReply, decision: RateLimitDecision | undefined, cost = 1): boolean => {
+    if (decision === undefined || record(request, reply, decision)) return false;
+    const message = rateLimitedMessage(decision, cost > 1 ? `this request costs ${cost} tokens` : undefined);
+    const isGraphql = request.url.split('?')[0] === graphqlPath;
+    reply.send(isGraphql ? { errors: [{ message, extensions: { code: RATE_LIMITED } }] } : { error: { code: RATE_LIMITED, message } });
     return true;
   };
 
@@ -90,17 +126,28 @@ export function rateLimit(app: FastifyInstance, options: RateLimitOptions): void
     if (charges.length === 0) return undefined;
     const requestCaller = callerOf(request);
     for (const { policy, cost, caller } of charges) {
-      if (apply(request, reply, await options.limiter.take(policy, caller ?? requestCaller, cost))) return reply;
+      if (apply(request, reply, await options.limiter.take(policy, caller ?? requestCaller, cost), cost)) return reply;
     }
     return undefined;
   };
 
-  app.decorate<RouteRateLimits>('rateLimits', { limiter: options.limiter, policyOf: options.policyFor, callerOf, apply });
+  const chargeMore = async (request: FastifyRequest, reply: FastifyReply, tokens: number) => {
+    if (tokens <= 0) return undefined;
+    for (const { policy, caller } of limitsOf.get(request)?.arrival ?? []) {
+      const decision = await options.limiter.take(policy, caller, tokens);
+      if (decision !== undefined && !record(request, reply, decision)) return decision;
+    }
+    return undefined;
+  };
+
+  app.decorate<RouteRateLimits>('rateLimits', { limiter: options.limiter, policyOf: options.policyFor, callerOf, apply, chargeMore });
   app.addHook('onRequest', async (request, reply) => {
     const policy = options.policyFor(request);
     // request.routeOptions builds an object at every read: only for the requests a policy applies to.
     if (policy === undefined || request.routeOptions.config.rateLimit === 'in handler') return undefined;
-    return charge(request, reply, [{ policy, cost: 1 }]);
+    const caller = callerOf(request);
+    limitsFor(request).arrival.push({ policy, caller });
+    return charge(request, reply, [{ policy, cost: 1, caller }]);
   });
   const bodyPoliciesFor = options.bodyPoliciesFor;
   if (bodyPoliciesFor !== undefined) {
