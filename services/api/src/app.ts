@@ -9,6 +9,7 @@ import { metricsRoute } from './http/metrics-route.ts';
 import { ClientAddress } from './http/client-address.ts';
 import { clientAddressCaller, graphqlMutationCharges, rateLimit } from './http/rate-limit/index.ts';
 import { graphqlPlugin } from './graphql/graphql-plugin.ts';
+import { servePersistedQueries } from './graphql/persisted-queries.ts';
 import { ChannelDirectory } from './graphql/channels.ts';
 import type { ApiServices } from './graphql/context.ts';
 import type { AppPlatform } from './area-plugin.ts';
@@ -68,6 +69,7 @@ export async function buildApp(platform: AppPlatform, options: AppOptions = {}):
   };
   const { config } = platform;
   await app.register(graphqlPlugin, { ide: config.nodeEnv === 'development', services, limits: { maxCost: config.graphqlMaxCost, introspection: config.graphqlIntrospection } });
+  if (config.graphqlPersistedQueries !== undefined) servePersistedQueries(app, config.graphqlPersistedQueries);
   for (const area of CORE_AREAS) await app.register(area, { platform, services });
   return app;
 }

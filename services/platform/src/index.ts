@@ -1,4 +1,4 @@
-export { loadConfig, loadConfigOrExit, DEVELOPMENT_SECRET_KEY, DEVELOPMENT_MASTER_KEY, type Config } from './config/config.ts';
+export { loadConfig, loadConfigOrExit, DEVELOPMENT_SECRET_KEY, DEVELOPMENT_MASTER_KEY, type Config, type PersistedQueries } from './config/config.ts';
 export { ConfigError, createLogger, exitWithConfigProblems, EXIT_CONFIG, runCommand, type Logger, type LogLevel } from '@shop/runtime';
 export { VARIABLES, type NodeEnv, type EventSchemaMode } from './config/variables.ts';
 export { createMetricsRegistry } from './metrics/registry.ts';

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { ConfigError, EnvReader, LOG_LEVELS, loadOrExit, type LogLevel } from '@shop/runtime';
 import type { EventSchemaMode, NodeEnv } from './variables.ts';
@@ -55,6 +57,15 @@ export interface Config {
   readonly graphqlMaxCost: number;
   /** Whether GraphQL answers introspection queries (__schema, __type). */
   readonly graphqlIntrospection: boolean;
+  /** GRAPHQL_PERSISTED_QUERIES with the operations of its file; undefined when off (docs/graphql-limits.md). */
+  readonly graphqlPersistedQueries: PersistedQueries | undefined;
+}
+
+export interface PersistedQueries {
+  /** `prepared`: registered operations may be sent by hash, any other query still runs; `allowlist`: only they run. */
+  readonly mode: 'prepared' | 'allowlist';
+  /** The query text of each registered operation by the SHA-256 of that text (lowercase hex). */
+  readonly queries: ReadonlyMap<string, string>;
 }
 
 /** Used only outside production, where no secret was configured; refused in production. */
@@ -111,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiWorkers: readApiWorkers(read),
     graphqlMaxCost: read.integer('GRAPHQL_MAX_COST', 5_000, 10, 1_000_000),
     graphqlIntrospection: read.oneOf('GRAPHQL_INTROSPECTION', ['on', 'off'], isProduction ? 'off' : 'on') === 'on',
+    graphqlPersistedQueries: readPersistedQueries(read),
   };
 
   if (read.problems.length > 0) throw new ConfigError(read.problems);
@@ -135,6 +147,49 @@ function readApiWorkers(read: EnvReader): number {
     read.problem('API_WORKERS', `${workers} workers need DATABASE_URL: the embedded database can be opened by one process only`);
   }
   return workers;
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/** GRAPHQL_PERSISTED_QUERIES and the file it needs, read and checked whole at start. */
+function readPersistedQueries(read: EnvReader): PersistedQueries | undefined {
+  const mode = read.oneOf('GRAPHQL_PERSISTED_QUERIES', ['off', 'prepared', 'allowlist'], 'off');
+  const name = 'GRAPHQL_PERSISTED_QUERIES_FILE';
+  const file = read.optional(name);
+  if (mode === 'off') {
+    if (file !== undefined) read.problem(name, 'is set but GRAPHQL_PERSISTED_QUERIES is off; set that to prepared or allowlist, or unset this');
+    return undefined;
+  }
+  if (file === undefined) {
+    read.problem(name, `is required with GRAPHQL_PERSISTED_QUERIES=${mode}: a JSON file of {"<sha256 of the query>": "<query>"}`);
+    return undefined;
+  }
+  const queries = readQueryFile(file);
+  if (typeof queries === 'string') {
+    read.problem(name, `${file}: ${queries}`);
+    return undefined;
+  }
+  return { mode, queries };
+}
+
+/** The file's operations, or what is wrong with it. */
+function readQueryFile(file: string): Map<string, string> | string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    return error instanceof SyntaxError ? `is not JSON (${error.message})` : `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return 'must hold one JSON object of {"<sha256 of the query>": "<query>"}';
+  const queries = new Map<string, string>();
+  for (const [hash, query] of Object.entries(parsed)) {
+    if (!SHA256_HEX.test(hash)) return `key "${hash.slice(0, 80)}" is not a SHA-256 in lowercase hex`;
+    if (typeof query !== 'string' || query.trim() === '') return `the query of ${hash} must be a non-empty string`;
+    if (createHash('sha256').update(query, 'utf8').digest('hex') !== hash) return `${hash} is not the SHA-256 of its query`;
+    queries.set(hash, query);
+  }
+  if (queries.size === 0) return 'registers no operation';
+  return queries;
 }
 
 /** Temporal's rule for namespace names. */

@@ -126,4 +126,14 @@ export const VARIABLES: readonly VariableDoc[] = [
     description: '`on` or `off`: whether GraphQL answers introspection (`__schema`, `__type`); BFFs and tools need it to read the schema',
     defaultValue: 'on, off in production',
   },
+  {
+    name: 'GRAPHQL_PERSISTED_QUERIES',
+    description:
+      '`off`, `prepared` (the operations of `GRAPHQL_PERSISTED_QUERIES_FILE` may be sent by their SHA-256) or `allowlist` (only they run, except for staff: docs/graphql-limits.md)',
+    defaultValue: 'off',
+  },
+  {
+    name: 'GRAPHQL_PERSISTED_QUERIES_FILE',
+    description: 'A JSON file of `{"<sha256 of the query>": "<query>"}`, read at start; required unless `GRAPHQL_PERSISTED_QUERIES` is off',
+  },
 ];

@@ -1,3 +1,7 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@shop/runtime';
 import { DEVELOPMENT_MASTER_KEY, DEVELOPMENT_SECRET_KEY, loadConfig } from '../../src/config/config.ts';
@@ -43,6 +47,39 @@ describe('loadConfig', () => {
       'GRAPHQL_MAX_COST: must be a whole number from 10 to 1000000 (got "9")',
       expect.stringMatching(/^GRAPHQL_INTROSPECTION: .*on.*off/),
     ]);
+  });
+
+  it('reads the persisted queries file whole at start, and names what is wrong with a bad one in one line', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'persisted-queries-'));
+    const file = (name: string, content: string) => {
+      writeFileSync(join(dir, name), content);
+      return join(dir, name);
+    };
+    const query = 'query Health { health }';
+    const hash = createHash('sha256').update(query).digest('hex');
+    const good = file('good.json', JSON.stringify({ [hash]: query }));
+
+    expect(loadConfig({}).graphqlPersistedQueries).toBeUndefined();
+    expect(loadConfig({ GRAPHQL_PERSISTED_QUERIES: 'allowlist', GRAPHQL_PERSISTED_QUERIES_FILE: good }).graphqlPersistedQueries).toEqual({
+      mode: 'allowlist',
+      queries: new Map([[hash, query]]),
+    });
+    expect(loadConfig({ GRAPHQL_PERSISTED_QUERIES: 'prepared', GRAPHQL_PERSISTED_QUERIES_FILE: good }).graphqlPersistedQueries?.mode).toBe('prepared');
+
+    const problemOf = (content: string) => problemsOf({ GRAPHQL_PERSISTED_QUERIES: 'allowlist', GRAPHQL_PERSISTED_QUERIES_FILE: file('bad.json', content) });
+    const bad = join(dir, 'bad.json');
+    expect(problemOf('{"a":')).toEqual([expect.stringMatching(new RegExp(`^GRAPHQL_PERSISTED_QUERIES_FILE: ${bad}: is not JSON \\(`))]);
+    expect(problemOf('[]')).toEqual([`GRAPHQL_PERSISTED_QUERIES_FILE: ${bad}: must hold one JSON object of {"<sha256 of the query>": "<query>"}`]);
+    expect(problemOf('{"Health": "query Health { health }"}')).toEqual([`GRAPHQL_PERSISTED_QUERIES_FILE: ${bad}: key "Health" is not a SHA-256 in lowercase hex`]);
+    expect(problemOf(JSON.stringify({ [hash]: 'query Other { health }' }))).toEqual([`GRAPHQL_PERSISTED_QUERIES_FILE: ${bad}: ${hash} is not the SHA-256 of its query`]);
+    expect(problemOf('{}')).toEqual([`GRAPHQL_PERSISTED_QUERIES_FILE: ${bad}: registers no operation`]);
+    expect(problemsOf({ GRAPHQL_PERSISTED_QUERIES: 'allowlist', GRAPHQL_PERSISTED_QUERIES_FILE: join(dir, 'missing.json') })).toEqual([
+      `GRAPHQL_PERSISTED_QUERIES_FILE: ${join(dir, 'missing.json')}: cannot be read (ENOENT)`,
+    ]);
+    expect(problemsOf({ GRAPHQL_PERSISTED_QUERIES: 'allowlist' })).toEqual([expect.stringMatching(/^GRAPHQL_PERSISTED_QUERIES_FILE: is required with GRAPHQL_PERSISTED_QUERIES=allowlist/)]);
+    expect(problemsOf({ GRAPHQL_PERSISTED_QUERIES_FILE: good })).toEqual([expect.stringMatching(/^GRAPHQL_PERSISTED_QUERIES_FILE: is set but GRAPHQL_PERSISTED_QUERIES is off/)]);
+    expect(problemsOf({ GRAPHQL_PERSISTED_QUERIES: 'automatic' })).toEqual([expect.stringMatching(/^GRAPHQL_PERSISTED_QUERIES: must be one of off, prepared, allowlist/)]);
+    rmSync(dir, { recursive: true });
   });
 
   it('defaults EVENT_SCHEMA_MODE to warn, introspection to off and HOST to all interfaces in production', () => {
