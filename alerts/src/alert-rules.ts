@@ -38,6 +38,7 @@ const POOL = percent(THRESHOLDS.poolUtilization);
 const CONNECTIONS = percent(THRESHOLDS.databaseConnectionRatio);
 const WORKFLOW_FAILURES = percent(THRESHOLDS.workflowFailureRatio);
 const OUTBOX_WAIT = `${THRESHOLDS.outboxOldestPendingSeconds / 60} minutes`;
+const SEARCH_STALE = `${THRESHOLDS.adminSearchStaleSeconds / 60} minutes`;
 
 const api: AlertGroup = {
   name: 'shop.api',
@@ -202,6 +203,23 @@ const events: AlertGroup = {
   ],
 };
 
-export const ALERT_GROUPS: readonly AlertGroup[] = [api, database, workflows, events];
+const search: AlertGroup = {
+  name: 'shop.search',
+  rules: [
+    {
+      alert: 'AdminSearchIndexStale',
+      // Only while events for the index wait (the shop.search group's lag): a quiet Shop writes nothing and is
+      // not stale. The `for` lets the first event after a quiet hour be indexed before anyone is paged.
+      expr: `(\n  time() - max by (${SHOP}) (search_last_indexed_timestamp_seconds{index="admin"})\n    and on (${SHOP}) sum by (${SHOP}) (kafka_consumergroup_lag{group="shop.search"}) > 0\n)\n  > ${THRESHOLDS.adminSearchStaleSeconds}`,
+      for: '2m',
+      severity: 'warning',
+      summary: `The admin search index is more than ${SEARCH_STALE} behind`,
+      description: `The admin search index of ${WHERE} took no document for {{ $value | humanizeDuration }} while events for it wait in the shop.search consumer group (threshold ${SEARCH_STALE}): staff search shows orders and customers as they were.`,
+      panel: { dashboard: 'shop-broker', title: 'Admin search index age' },
+    },
+  ],
+};
+
+export const ALERT_GROUPS: readonly AlertGroup[] = [api, database, workflows, events, search];
 
 export const ALERT_RULES: readonly AlertRule[] = ALERT_GROUPS.flatMap((group) => group.rules);

@@ -19,4 +19,6 @@ export const THRESHOLDS = {
   taskQueueBacklog: 100,
   /** Age of the oldest outbox event not yet published or dispatched, seconds: the relay normally takes well under one. */
   outboxOldestPendingSeconds: 300,
+  /** Seconds since the admin search index last took a document while changes wait for it (spec: < 5 min lag). */
+  adminSearchStaleSeconds: 300,
 } as const;

@@ -6,12 +6,14 @@ import Fastify from 'fastify';
 import pg from 'pg';
 import type { Registry } from 'prom-client';
 import { createLogger } from '@shop/runtime';
-import { createMetricsRegistry, outboxMetrics, RateLimitDecisions, workflowMetrics } from '@shop/platform';
+import { createMetricsRegistry, outboxMetrics, PrismaClient, RateLimitDecisions, workflowMetrics } from '@shop/platform';
+import { PrismaPg } from '@prisma/adapter-pg';
 import { registerPoolMetrics } from '../../services/platform/src/db/pool-metrics.ts';
 import { registerParkedDeliveriesGauge } from '../../services/platform/src/outbox/outbox-metrics.ts';
 import { MeasuredCache } from '../../services/platform/src/cache/measured-cache.ts';
 import { MemoryCache } from '../../services/platform/src/cache/memory/memory-cache.ts';
 import { consumerMetrics } from '../../services/consumer/src/consumer-metrics.ts';
+import { registerAdminSearchFreshness } from '../../services/consumer/src/search-freshness.ts';
 import { measureHttp } from '../../services/api/src/http/http-metrics.ts';
 
 const HISTOGRAM_SERIES = ['_bucket', '_sum', '_count'];
@@ -33,6 +35,7 @@ export async function registeredSeriesNames(): Promise<Set<string>> {
     registerPoolMetrics(registry, pool, 10);
     workflowMetrics(registry);
     consumerMetrics(registry);
+    registerAdminSearchFreshness(registry, new PrismaClient({ adapter: new PrismaPg(pool) }));
     new RateLimitDecisions(registry, createLogger({ service: 'metric-names-test', level: 'ERROR' }));
     const app = Fastify();
     measureHttp(app, registry);

@@ -90,6 +90,16 @@ export function brokerDashboard() {
     )
     .withPanel(
       timeseries({
+        title: 'Admin search index age',
+        description:
+          'Time since the admin search index last took a document, read by the consumer, which runs the shop.search group. It grows while nothing is ordered or registered; above the red line (5 minutes) while shop.search has lag, AdminSearchIndexStale fires: staff search shows old orders and customers.',
+        unit: 's',
+        alertThreshold: THRESHOLDS.adminSearchStaleSeconds,
+        queries: [{ expr: `time() - max by (index) (search_last_indexed_timestamp_seconds{${SHOP}})`, legend: '{{index}}' }],
+      }),
+    )
+    .withPanel(
+      timeseries({
         title: 'Schema validation warnings',
         description:
           'Events per second emitted with a payload that does not match their JSON Schema and published anyway (EVENT_SCHEMA_MODE=warn), by topic. Any fires EventSchemaValidationWarnings: consumers may reject or misread them.',

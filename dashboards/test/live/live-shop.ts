@@ -17,6 +17,7 @@ import { WORKER_MAIN } from '../../../test/workflows/support.ts';
 import type { ScrapeTarget } from './prometheus-server.ts';
 
 const SEED = path.resolve(import.meta.dirname, '../../../services/api/src/seed.ts');
+const REINDEX = path.resolve(import.meta.dirname, '../../../services/domain/src/search/reindex-cli.ts');
 
 /** The target labels every series of the Shop carries, as the Prometheus Operator and its relabelling would set them. */
 export const SHOP_LABELS = { namespace: 'shop-live', shop: 'live' } as const;
@@ -69,9 +70,10 @@ export async function startLiveShop(): Promise<LiveShop> {
     await applyMigrations(databaseUrl);
     // The load comes from one address: the default limits would answer most of it 429.
     await liftRateLimits(databaseUrl);
-    await run(process.execPath, [SEED], {
-      env: { PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'ERROR', DATABASE_URL: databaseUrl, SEED_ADMIN_EMAIL: ADMIN.email, SEED_ADMIN_PASSWORD: ADMIN.password },
-    });
+    const commandEnv = { PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'ERROR', DATABASE_URL: databaseUrl };
+    await run(process.execPath, [SEED], { env: { ...commandEnv, SEED_ADMIN_EMAIL: ADMIN.email, SEED_ADMIN_PASSWORD: ADMIN.password } });
+    // The seeded products in the admin index, as after `npm run search:reindex`: the consumer's freshness gauge needs a document.
+    await run(process.execPath, [REINDEX, '--index=admin'], { env: commandEnv });
     const consumer = { topic: uniqueName('live'), group: uniqueName('live-group') };
     await createTopic(brokers, consumer.topic, 2);
 

@@ -4,6 +4,7 @@ import type { ConsumerGroupDefinition } from './group-definition.ts';
 import { startConsumerService, type ConsumerService, type ConsumerServiceOptions } from './consumer-service.ts';
 import { GroupTakenError } from './group-lock.ts';
 import { buildConsumerApp } from './http-app.ts';
+import { registerAdminSearchFreshness } from './search-freshness.ts';
 import { loadConsumerSettingsOrExit } from './settings.ts';
 
 /** EX_TEMPFAIL from sysexits.h: another instance runs one of the groups; starting later may work. */
@@ -51,6 +52,7 @@ export async function runConsumerProcess(options: ConsumerProcessOptions): Promi
 
   try {
     started.platform = await openPlatform(config, logger, 'consumer');
+    registerAdminSearchFreshness(started.platform.metrics, started.platform.database.prisma);
     started.service = await startConsumerService(started.platform, options.groups, {
       ...options.service,
       processedEventsRetentionHours: config.processedEventsRetentionHours,
