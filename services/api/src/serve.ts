@@ -11,7 +11,7 @@ export async function serveApi(config: Config, logger: Logger): Promise<void> {
   try {
     platform = await openPlatform(config, logger, 'api');
     const opened = platform;
-    const workflows = apiWorkflows(config, logger);
+    const workflows = await apiWorkflows(config, logger);
     // Without a broker the outbox dispatcher runs the topic subscriptions the consumer would run;
     // the attribution listeners and the workflow starters run here either way.
     const outbox = startOutbox(opened, { listeners: [...subscriptionListeners(topicSubscriptions), ...trackingListeners, ...workflows.listeners] });

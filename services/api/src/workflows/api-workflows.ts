@@ -1,9 +1,7 @@
-import { Client, Connection } from '@temporalio/client';
 import { workflowMetrics, type Config, type EventListener, type Logger, type Platform, type RunningOutbox } from '@shop/platform';
 import { PERIODIC_WORKFLOWS } from '@shop/domain/workflows';
 import { sweepPace } from '@shop/domain';
 import { startEmbeddedSweeps } from './embedded-sweeps.ts';
-import { workflowStarters } from './workflow-starters.ts';
 
 /** The api's part in the workflows: the outbox listeners that start and signal them, or the sweeps it runs itself. */
 export interface ApiWorkflows {
@@ -17,18 +15,15 @@ export interface ApiWorkflows {
 const everyMinutes = (ms: number) => `every ${ms / 60_000} min`;
 
 /**
- * With WORKFLOW_HOST, a Temporal client (connected at its first use, so the api starts while the
- * engine is down; the outbox retries) behind the listeners. Without it, the sweeps in-process and
- * one warning naming what needs an engine.
+ * With WORKFLOW_HOST, a Temporal client behind the listeners. Without it, the sweeps in-process and
+ * one warning naming what needs an engine. The Temporal client (about 12 MB of resident memory once
+ * loaded) is imported only when an engine is configured.
  */
-export function apiWorkflows(config: Config, logger: Logger): ApiWorkflows {
-  if (config.workflowHost !== undefined) {
-    const connection = Connection.lazy({ address: config.workflowHost });
-    return {
-      listeners: workflowStarters(new Client({ connection, namespace: config.workflowNamespace })),
-      start: () => undefined,
-      stop: () => connection.close(),
-    };
+export async function apiWorkflows(config: Config, logger: Logger): Promise<ApiWorkflows> {
+  const { workflowHost } = config;
+  if (workflowHost !== undefined) {
+    const { temporalWorkflows } = await import('./temporal-workflows.ts');
+    return temporalWorkflows({ ...config, workflowHost });
   }
   const schedules = PERIODIC_WORKFLOWS.map((periodic) => `${periodic.scheduleId} ${everyMinutes(periodic.everyMs)}`).join(', ');
   logger.warn(
