@@ -14,8 +14,21 @@ export const PROMETHEUS_RULE_FILE = path.join(ALERTS_DIR, 'shop.prometheusrule.y
 
 const HEADER = '# Generated from alerts/src/alert-rules.ts by npm run alerts:generate. Do not edit.\n';
 
+/**
+ * Where this repository's files are served, e.g. `https://github.com/<org>/<repo>/blob/<ref>/`: each
+ * rule's runbook_url is it followed by runbookPath(). A placeholder (`.invalid` never resolves) until it
+ * is set here to where yours are and `npm run alerts:generate` runs again; the Shop operator replaces it
+ * in the rules it provisions with its RUNBOOK_BASE_URL (alerts/README.md).
+ */
+export const RUNBOOK_BASE_URL = 'https://shop-platform.invalid/';
+
+/** The runbook's path in this repository. */
 export function runbookPath(alert: string): string {
   return `alerts/runbooks/${alert}.md`;
+}
+
+export function runbookUrl(alert: string): string {
+  return new URL(runbookPath(alert), RUNBOOK_BASE_URL).href;
 }
 
 function prometheusRule(rule: AlertRule) {
@@ -24,7 +37,7 @@ function prometheusRule(rule: AlertRule) {
     expr: rule.expr,
     for: rule.for,
     labels: { severity: rule.severity },
-    annotations: { summary: rule.summary, description: rule.description, runbook_url: runbookPath(rule.alert) },
+    annotations: { summary: rule.summary, description: rule.description, runbook_url: runbookUrl(rule.alert) },
   };
 }
 

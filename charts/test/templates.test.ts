@@ -126,9 +126,10 @@ describe('shop-operator Deployment', () => {
   it('sets only variables the operator reads (operator/src/config.ts)', async () => {
     const config = await readFile(path.join(REPO_ROOT, 'operator/src/config.ts'), 'utf8');
     const read = new Set([...config.matchAll(/'([A-Z][A-Z0-9_]+)'/g)].map((match) => match[1]));
-    const objects = await template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values: { watchNamespace: 'shops' } });
+    const objects = await template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values: { watchNamespace: 'shops', runbookBaseUrl: 'https://github.com/acme/shop/blob/v1/' } });
     const names = containerOf(one(objects, 'Deployment')).env.map((variable) => variable.name);
     expect(names).toContain('WATCH_NAMESPACE');
+    expect(containerOf(one(objects, 'Deployment')).env).toContainEqual({ name: 'RUNBOOK_BASE_URL', value: 'https://github.com/acme/shop/blob/v1/' });
     expect(names.filter((name) => !read.has(name))).toEqual([]);
   });
 

@@ -18,6 +18,8 @@ export interface OperatorConfig {
   readonly logLevel: LogLevel;
   /** This process, as the Lease holder and in Events. */
   readonly identity: string;
+  /** Where the repository's files are served, ending in /: the provisioned alert rules link their runbooks there. */
+  readonly runbookBaseUrl: string | undefined;
 }
 
 /** What the configuration reads besides the environment, replaceable in tests. */
@@ -57,6 +59,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = syst
   const metricsPort = read.integer('METRICS_PORT', 8081, 0, 65_535);
   const resyncMs = read.integer('RESYNC_SECONDS', DEFAULT_RESYNC_MS / 1000, 1, 86_400) * 1000;
   const logLevel = read.oneOf<LogLevel>('LOG_LEVEL', LOG_LEVELS, 'INFO', (value) => value.toUpperCase());
+  const runbookBase = read.url('RUNBOOK_BASE_URL', ['https', 'http']);
 
   let leaderElection: OperatorConfig['leaderElection'];
   const election = read.optional('LEADER_ELECTION') ?? 'true';
@@ -84,5 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = syst
     resyncMs,
     logLevel,
     identity: read.optional('POD_NAME') ?? `${sources.hostname()}-${randomBytes(4).toString('hex')}`,
+    // A base without its trailing / would lose its last segment to the runbook's path.
+    runbookBaseUrl: runbookBase === undefined || runbookBase.endsWith('/') ? runbookBase : `${runbookBase}/`,
   };
 }

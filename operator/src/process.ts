@@ -3,6 +3,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { RenderShop } from '@shop/cdk8s';
 import { ConfigError, createLogger, loadOrExit } from '@shop/runtime';
 import { loadConfig, type OperatorConfig } from './config.ts';
+import { useRunbookBaseUrl } from './monitoring/runbook-urls.ts';
 import { startOperator } from './operator.ts';
 import type { ReconcileStep } from './reconcile/pass.ts';
 
@@ -14,6 +15,7 @@ import type { ReconcileStep } from './reconcile/pass.ts';
 export async function runOperatorProcess(render: RenderShop, steps?: readonly ReconcileStep[]): Promise<void> {
   const { config, kubeConfig } = loadOrExit(configure);
   const logger = createLogger({ level: config.logLevel, service: 'shop-operator' });
+  useRunbookBaseUrl(config.runbookBaseUrl);
   const operator = await startOperator({
     kubeConfig,
     render,

@@ -43,6 +43,15 @@ describe('loadConfig', () => {
     expect(loadConfig({ KUBECONFIG: '/home/me/.kube/config', LEADER_ELECTION: 'false' }, outsideCluster).leaderElection).toBeUndefined();
   });
 
+  it('RUNBOOK_BASE_URL: an http(s) URL, ending in / so the runbook paths go below it', () => {
+    const base = (value: string) => loadConfig({ KUBECONFIG: '/home/me/.kube/config', LEADER_ELECTION: 'false', RUNBOOK_BASE_URL: value }, outsideCluster).runbookBaseUrl;
+    expect(base('https://github.com/acme/shop/blob/v1.2.0')).toBe('https://github.com/acme/shop/blob/v1.2.0/');
+    expect(base('https://runbooks.example.com/shop/')).toBe('https://runbooks.example.com/shop/');
+    expect(problemsOf({ KUBECONFIG: '/home/me/.kube/config', LEADER_ELECTION: 'false', RUNBOOK_BASE_URL: 'alerts/runbooks' })).toEqual([
+      'RUNBOOK_BASE_URL: must be a URL like https://host:port (got "alerts/runbooks")',
+    ]);
+  });
+
   it('names each bad variable in its own line', () => {
     expect(problemsOf({ METRICS_PORT: '80a', LEADER_ELECTION: 'yes', WATCH_NAMESPACE: 'Shops' })).toEqual([
       'KUBECONFIG: is required outside a cluster (KUBERNETES_SERVICE_HOST is not set)',

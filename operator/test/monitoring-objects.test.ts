@@ -103,6 +103,19 @@ describe("a Shop's PrometheusRule", () => {
     expect(await runAlertUnitTests('west')).toBe(0);
   });
 
+  it("links each runbook under the operator's RUNBOOK_BASE_URL, and as generated without it", () => {
+    const shop = storedShop('shops', 'north', { monitoring: { alerts: { enabled: true } } });
+    const runbooks = (rule: KubeObject) =>
+      rulesOf(rule).flatMap((group) => group.rules.map((candidate) => [candidate.alert, (candidate as { annotations?: Record<string, string> }).annotations?.runbook_url]));
+    const generated = new Map(generatedRuleGroups().flatMap((group) => group.rules.map((candidate) => [candidate.alert, candidate.annotations?.runbook_url])));
+    const kept = runbooks(prometheusRule(shop, undefined));
+    expect(kept.length).toBeGreaterThan(0);
+    for (const [alert, url] of kept) expect(url).toBe(generated.get(alert ?? ''));
+    for (const [alert, url] of runbooks(prometheusRule(shop, 'https://git.example.com/acme/shop/-/blob/v1.2.0/'))) {
+      expect(url).toBe(`https://git.example.com/acme/shop/-/blob/v1.2.0/alerts/runbooks/${alert}.md`);
+    }
+  });
+
   it('leaves out the alerts spec.monitoring.alerts.exclude names, and carries its labels', () => {
     const rule = prometheusRule(storedShop('shops', 'north', { monitoring: { alerts: { enabled: true, exclude: ['ApiLatencyHigh'], labels: { release: 'prometheus' } } } }));
     expect(alertNames(rule)).not.toContain('ApiLatencyHigh');

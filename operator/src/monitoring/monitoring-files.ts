@@ -10,6 +10,8 @@ import { parse } from 'yaml';
 const REPO_ROOT = path.resolve(import.meta.dirname, '../../..');
 export const DASHBOARDS_DIR = path.join(REPO_ROOT, 'dashboards/json');
 export const RULES_FILE = path.join(REPO_ROOT, 'alerts/shop.rules.yaml');
+/** Where the runbooks are in the repository, each named after its alert: `<dir>/<Alert>.md`. */
+export const RUNBOOKS_DIR = 'alerts/runbooks';
 
 /** A Grafana dashboard as generated; only what the operator changes is typed. */
 export interface Dashboard {
@@ -22,6 +24,7 @@ export interface Dashboard {
 export interface AlertRule {
   readonly alert: string;
   readonly expr: string;
+  readonly annotations?: Readonly<Record<string, string>>;
   readonly [field: string]: unknown;
 }
 

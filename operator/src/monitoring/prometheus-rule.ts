@@ -3,6 +3,7 @@ import type { StoredShop } from '../shop-resource.ts';
 import { generatedRuleGroups, type AlertRule } from './monitoring-files.ts';
 import { monitoringLabels, shopSeriesLabels } from './monitoring-labels.ts';
 import { dropsLabel, scopeSelectors } from './promql-scope.ts';
+import { runbookBaseUrl, withRunbookBaseUrl } from './runbook-urls.ts';
 
 export const MONITORING_API_VERSION = 'monitoring.coreos.com/v1';
 
@@ -16,16 +17,17 @@ export const isShopRule = (rule: AlertRule): boolean => !dropsLabel(rule.expr, '
 
 /**
  * The Shop's alert rules as a PrometheusRule: every expression selects only the Shop's series, so one
- * Prometheus can hold the rules of many Shops without one Shop's alert firing for another's.
+ * Prometheus can hold the rules of many Shops without one Shop's alert firing for another's. Their
+ * runbook_url is under `baseUrl` (the operator's RUNBOOK_BASE_URL), as generated when it is unset.
  */
-export function prometheusRule(shop: StoredShop): KubeObject {
+export function prometheusRule(shop: StoredShop, baseUrl: string | undefined = runbookBaseUrl()): KubeObject {
   const settings = shop.spec.monitoring?.alerts;
   const excluded = new Set(settings?.exclude);
   const series = shopSeriesLabels(shop);
   const groups = generatedRuleGroups()
     .map((group) => ({
       name: group.name,
-      rules: group.rules.filter((rule) => isShopRule(rule) && !excluded.has(rule.alert)).map((rule) => ({ ...rule, expr: scopeSelectors(rule.expr, series) })),
+      rules: group.rules.filter((rule) => isShopRule(rule) && !excluded.has(rule.alert)).map((rule) => ({ ...withRunbookBaseUrl(rule, baseUrl), expr: scopeSelectors(rule.expr, series) })),
     }))
     .filter((group) => group.rules.length > 0);
   return {
