@@ -2,7 +2,7 @@
 // Containerfile's build stage and the offline builder both call assembleApp() with it, and
 // test/images/containerfile.test.ts checks the Containerfile's runtime settings against it.
 import { readFileSync } from 'node:fs';
-import { API, CONSUMER, MIGRATE_COMMAND, WORKER } from '../cdk8s/src/components.ts';
+import { API, CONSUMER, MIGRATE_COMMAND, REWRAP_COMMAND, WORKER } from '../cdk8s/src/components.ts';
 import { RUN_AS_USER } from '../cdk8s/src/security.ts';
 
 export type ImageTarget = 'platform' | 'operator' | 'storefront';
@@ -79,7 +79,7 @@ const platform: ImageSpec = {
     'schemas/events',
     'extensions',
   ],
-  programs: [API.entrypoint, WORKER.entrypoint, CONSUMER.entrypoint, MIGRATE_COMMAND[1] as string, 'services/api/src/seed.ts'],
+  programs: [API.entrypoint, WORKER.entrypoint, CONSUMER.entrypoint, MIGRATE_COMMAND[1] as string, REWRAP_COMMAND[1] as string, 'services/api/src/seed.ts'],
   scripts: { [START_API_PATH]: 'images/platform/start-api.sh', [CPU_COUNT_PATH]: 'images/platform/cpu-count.sh' },
   entrypoint: [START_API_PATH],
   env: {

@@ -14,6 +14,7 @@ const SECRET_VARIABLES: Record<SecretField, string> = {
   workflowHost: 'WORKFLOW_HOST',
   secretKey: 'SECRET_KEY',
   secretsMasterKey: 'SECRETS_MASTER_KEY',
+  secretsMasterKeyRotatingFrom: 'SECRETS_MASTER_KEY_ROTATING_FROM',
   adminSearchApiKey: 'ADMIN_SEARCH_API_KEY',
   storefrontSearchApiKey: 'STOREFRONT_SEARCH_API_KEY',
   storefrontSearchOnlyKey: 'STOREFRONT_SEARCH_ONLY_KEY',

@@ -1,6 +1,7 @@
 export type * from './shop.generated.ts';
 export type { KubeObject, OwnerReference, RenderShop, ShopManifests } from './manifests.ts';
 export { GENERATED_KEYS, generatedKeysSecretName } from './manifests.ts';
+export { REWRAP_COMMAND } from './components.ts';
 export { manifestList, renderShop } from './render-shop.ts';
 export { CONFIG_HASH_ANNOTATION } from './config-map.ts';
 export { ShopNameError } from './names.ts';

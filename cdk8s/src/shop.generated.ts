@@ -242,9 +242,22 @@ export interface ShopSpec {
       key: string;
     };
     /**
-     * SECRETS_MASTER_KEY: the stored-secrets key; generated and rotated by the operator when unset. Names a key of a Secret in the Shop's namespace.
+     * SECRETS_MASTER_KEY: the stored-secrets key; generated (and rotated when keyRotation.enabled) by the operator when unset. A supplied key is never rotated by the operator. Names a key of a Secret in the Shop's namespace.
      */
     secretsMasterKey?: {
+      /**
+       * Name of the Secret.
+       */
+      name: string;
+      /**
+       * Key within the Secret.
+       */
+      key: string;
+    };
+    /**
+     * SECRETS_MASTER_KEY_ROTATING_FROM: earlier stored-secrets keys (comma-separated, base64) still accepted for reading while you rotate a supplied secretsMasterKey by hand. Only with secretsMasterKey: for a generated key the operator keeps the earlier keys itself. Names a key of a Secret in the Shop's namespace.
+     */
+    secretsMasterKeyRotatingFrom?: {
       /**
        * Name of the Secret.
        */
@@ -396,21 +409,25 @@ export interface ShopSpec {
     };
   };
   /**
-   * Rotation of SECRETS_MASTER_KEY: a new key every interval; the old one stays readable for the retention. Not acted on yet: the operator does not rotate keys, so it is off by default.
+   * Rotation of the keys the operator generates (SECRETS_MASTER_KEY and SECRET_KEY when unset in secrets): a new key every interval; an old master key is removed once the retention has passed and the rewrap Job moved every stored secret off it. Keys given in secrets are never rotated. See docs/secrets.md.
    */
   keyRotation?: {
     /**
-     * Rotate the key the operator generated.
+     * Rotate the generated keys every interval. The annotation shop.dev/rotate-keys requests one rotation now even when false.
      */
     enabled?: boolean;
     /**
-     * How often to rotate, in hours or minutes, e.g. 720h.
+     * How long a generated key stays current, as a whole number of hours, minutes or seconds, e.g. 720h.
      */
     interval?: string;
     /**
-     * How long an old key stays usable for reading, e.g. 336h (14 days).
+     * How long an old master key stays readable after it stopped being current, as a whole number of hours, minutes or seconds, e.g. 336h (14 days). It is removed only after this, and only once a rewrap left no rows under it.
      */
     retention?: string;
+    /**
+     * Lets a live Shop switch secrets.secretsMasterKey between generated and supplied, which the API server otherwise refuses. The new keys must include the old one (secretsMasterKeyRotatingFrom), or every stored secret becomes unreadable.
+     */
+    allowKeySourceSwitch?: boolean;
   };
 }
 /**
@@ -464,4 +481,34 @@ export interface ShopStatus {
      */
     message: string;
   }[];
+  /**
+   * Where the rotation of the generated keys is (see docs/secrets.md). Unset for a Shop whose master key is supplied.
+   */
+  keyRotation?: {
+    /**
+     * Settled, Adding, Switching or Rewrapping.
+     */
+    phase?: "Settled" | "Adding" | "Switching" | "Rewrapping";
+    /**
+     * The key id of SECRETS_MASTER_KEY, as npm run secrets:status prints it.
+     */
+    currentKeyId?: string;
+    /**
+     * When the next scheduled rotation starts; unset while keyRotation.enabled is false.
+     */
+    nextRotationAt?: string;
+    /**
+     * Earlier master keys still in SECRETS_MASTER_KEY_ROTATING_FROM.
+     */
+    retiringKeys?: {
+      /**
+       * The key id.
+       */
+      keyId: string;
+      /**
+       * When its retention ends; it is removed at the first pass after this once a rewrap left no rows under it.
+       */
+      removeAfter: string;
+    }[];
+  };
 }

@@ -171,7 +171,7 @@ describe('a new Shop', () => {
     expect(conditionOf(ready, 'WorkerAvailable')?.message).toContain('workflows are off: spec.secrets.workflowHost is not set');
 
     // A pass records its Events after writing the status, so the last ones may still be on their way.
-    const transitions = ['Migrating', 'MigrationsApplied', 'Deploying', 'ApiAvailable', 'WorkerAvailable', 'ConsumerAvailable', 'Ready'].sort();
+    const transitions = ['Migrating', 'MigrationsApplied', 'Deploying', 'ApiAvailable', 'WorkerAvailable', 'ConsumerAvailable', 'KeysCurrent', 'Ready'].sort();
     await eventually(async () => expect((await events(ns)).map((event) => event.reason).sort()).toEqual(transitions));
 
     // More passes (a metadata change is an event on the Shop) record no more Events: once a pass has

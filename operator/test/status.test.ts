@@ -16,6 +16,7 @@ const migrating: Observation = {
     ['WorkerAvailable', { status: 'False', reason: 'MigrationRunning', message: 'running' }],
     ['ConsumerAvailable', { status: 'False', reason: 'MigrationRunning', message: 'running' }],
     ['MonitoringProvisioned', { status: 'False', reason: 'Disabled', message: 'off' }],
+    ['KeysCurrent', { status: 'False', reason: 'MigrationRunning', message: 'running' }],
   ]),
 };
 

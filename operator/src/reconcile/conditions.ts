@@ -4,7 +4,7 @@ export type Condition = NonNullable<ShopStatus['conditions']>[number];
 export type ConditionStatus = Condition['status'];
 
 /** The conditions this reconcile loop sets, in the order they are written. Others on the Shop are left alone. */
-export const CONDITION_TYPES = ['Ready', 'MigrationsApplied', 'ApiAvailable', 'WorkerAvailable', 'ConsumerAvailable', 'MonitoringProvisioned'] as const;
+export const CONDITION_TYPES = ['Ready', 'MigrationsApplied', 'ApiAvailable', 'WorkerAvailable', 'ConsumerAvailable', 'MonitoringProvisioned', 'KeysCurrent'] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 /** The conditions set by the steps; Ready sums them up. */
 export type StepConditionType = Exclude<ConditionType, 'Ready'>;

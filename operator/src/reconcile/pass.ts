@@ -1,4 +1,7 @@
+import type { V1Secret } from '@kubernetes/client-node';
 import type { ShopManifests, ShopStatus } from '@shop/cdk8s';
+import type { KeySet } from '../keys/key-set.ts';
+import type { KeyRotationStatus } from '../keys/rotation-report.ts';
 import type { KubeClients } from '../kube/clients.ts';
 import type { StoredShop } from '../shop-resource.ts';
 import type { ConditionReport, StepConditionType } from './conditions.ts';
@@ -15,15 +18,28 @@ export interface Halt {
   readonly requeueAfterMs?: number;
 }
 
+/** The generated keys Secret as stored, and the keys it holds. */
+export interface GeneratedKeys {
+  readonly secret: V1Secret;
+  readonly keys: KeySet;
+}
+
 /** One reconcile pass of one Shop, shared by its steps. */
 export interface Pass {
   readonly shop: StoredShop;
   /** Rendered from the spec, owned by the Shop and placed in its namespace. */
   readonly manifests: ShopManifests;
   readonly clients: KubeClients;
+  readonly now: Date;
   /** status.migratedVersion as this pass will write it. */
   migratedVersion: string | undefined;
+  /** The generated keys, when the Shop uses any of them. */
+  generatedKeys: GeneratedKeys | undefined;
+  /** status.keyRotation as this pass will write it. */
+  keyRotation: KeyRotationStatus | undefined;
   report(type: StepConditionType, report: ConditionReport): void;
+  /** Look at the Shop again after this long at the latest, also when no step halts (e.g. when a rotation is due). */
+  requeueAfter(ms: number): void;
 }
 
 export interface ReconcileStep {

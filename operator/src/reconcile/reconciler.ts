@@ -38,7 +38,8 @@ export async function reconcileShop(key: string, options: ReconcilerOptions): Pr
     return undefined;
   }
 
-  const result = await runSteps(shop, options);
+  const now = (options.now ?? (() => new Date()))();
+  const result = await runSteps(shop, options, now);
   const { halt } = result;
   const phase: Phase = halt?.phase ?? 'Ready';
   const tag = shop.spec.image.tag;
@@ -50,9 +51,10 @@ export async function reconcileShop(key: string, options: ReconcilerOptions): Pr
       phase,
       message: halt?.message ?? readyMessage,
       migratedVersion: result.migratedVersion,
+      keyRotation: result.keyRotation,
       conditions: conditionsOf(result, options.steps, readyMessage),
     },
-    (options.now ?? (() => new Date()))(),
+    now,
   );
 
   if (statusChanged(shop.status, status)) {
@@ -70,7 +72,8 @@ export async function reconcileShop(key: string, options: ReconcilerOptions): Pr
   }
   options.onPhase?.(key, phase);
   if (result.rejected !== undefined) throw result.rejected; // retried with backoff; the status says why
-  return halt?.requeueAfterMs === undefined ? undefined : { requeueAfterMs: halt.requeueAfterMs };
+  const requeueAfterMs = Math.min(halt?.requeueAfterMs ?? Infinity, result.requeueAfterMs ?? Infinity);
+  return requeueAfterMs === Infinity ? undefined : { requeueAfterMs };
 }
 
 async function readShop(clients: KubeClients, { namespace, name }: ShopKey): Promise<StoredShop | undefined> {
@@ -89,25 +92,41 @@ interface StepsResult {
   readonly halt?: Halt;
   readonly reports: ReadonlyMap<StepConditionType, ConditionReport>;
   readonly migratedVersion: string | undefined;
+  readonly keyRotation?: Pass['keyRotation'];
+  /** The steps asked to look again after this long. */
+  readonly requeueAfterMs?: number;
   /** The API server refused a write: the pass is Failed, and retried with backoff in case the cause goes away. */
   readonly rejected?: unknown;
 }
 
-async function runSteps(shop: StoredShop, options: ReconcilerOptions): Promise<StepsResult> {
+async function runSteps(shop: StoredShop, options: ReconcilerOptions, now: Date): Promise<StepsResult> {
   const reports = new Map<StepConditionType, ConditionReport>();
+  let requeueAfterMs: number | undefined;
   let manifests: Pass['manifests'];
   try {
     manifests = ownedManifests(shop, options.renders.render(shop));
   } catch (error) {
-    return { halt: { phase: 'Failed', reason: 'InvalidSpec', message: describeError(error) }, reports, migratedVersion: shop.status?.migratedVersion };
+    return { halt: { phase: 'Failed', reason: 'InvalidSpec', message: describeError(error) }, reports, migratedVersion: shop.status?.migratedVersion, keyRotation: shop.status?.keyRotation };
   }
   const pass: Pass = {
     shop,
     manifests,
     clients: options.clients,
+    now,
     migratedVersion: shop.status?.migratedVersion,
+    generatedKeys: undefined,
+    // Kept as it was until the generated-keys step reads the Secret: a pass that fails before leaves it alone.
+    keyRotation: shop.status?.keyRotation,
     report: (type, report) => void reports.set(type, report),
+    requeueAfter: (ms) => void (requeueAfterMs = Math.min(ms, requeueAfterMs ?? ms)),
   };
+  const outcome = (rest: Omit<StepsResult, 'reports' | 'migratedVersion' | 'keyRotation' | 'requeueAfterMs'>): StepsResult => ({
+    ...rest,
+    reports,
+    migratedVersion: pass.migratedVersion,
+    keyRotation: pass.keyRotation,
+    ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }),
+  });
   for (const step of options.steps) {
     let halt: Halt | undefined;
     try {
@@ -115,11 +134,11 @@ async function runSteps(shop: StoredShop, options: ReconcilerOptions): Promise<S
     } catch (error) {
       if (!isRejected(error)) throw error; // transient: retried with backoff, the status stays as it was
       const message = `${step.name}: ${describeError(error)}`;
-      return { halt: { phase: 'Failed', reason: 'ApplyRejected', message }, reports, migratedVersion: pass.migratedVersion, rejected: error };
+      return outcome({ halt: { phase: 'Failed', reason: 'ApplyRejected', message }, rejected: error });
     }
-    if (halt) return { halt, reports, migratedVersion: pass.migratedVersion };
+    if (halt) return outcome({ halt });
   }
-  return { reports, migratedVersion: pass.migratedVersion };
+  return outcome({});
 }
 
 /** Each step's own reports; the conditions of steps the pass did not reach take the halt's reason; Ready sums up. */

@@ -12,6 +12,7 @@ export interface Observation {
   readonly phase: Phase;
   readonly message: string;
   readonly migratedVersion: string | undefined;
+  readonly keyRotation?: ShopStatus['keyRotation'];
   readonly conditions: ReadonlyMap<ConditionType, ConditionReport>;
 }
 
@@ -23,6 +24,7 @@ export function nextStatus(previous: ShopStatus | undefined, observation: Observ
     phase: observation.phase,
     message: observation.message,
     ...(observation.migratedVersion === undefined ? {} : { migratedVersion: observation.migratedVersion }),
+    ...(observation.keyRotation === undefined ? {} : { keyRotation: observation.keyRotation }),
     conditions: CONDITION_TYPES.map((type) =>
       nextCondition(
         type,
@@ -45,7 +47,7 @@ function ownFields(status: ShopStatus | undefined): unknown {
     const found = status?.conditions?.find((candidate) => candidate.type === type);
     return found && [found.status, found.reason, found.message, found.observedGeneration, found.lastTransitionTime];
   };
-  return [status?.observedGeneration, status?.phase, status?.message, status?.migratedVersion, CONDITION_TYPES.map(condition)];
+  return [status?.observedGeneration, status?.phase, status?.message, status?.migratedVersion, status?.keyRotation, CONDITION_TYPES.map(condition)];
 }
 
 /**

@@ -2,6 +2,7 @@ import type { ReconcileStep } from './pass.ts';
 import { api } from './steps/api.ts';
 import { configMap } from './steps/config-map.ts';
 import { generatedKeys } from './steps/generated-keys.ts';
+import { keyRotation } from './steps/key-rotation.ts';
 import { migrations } from './steps/migrations.ts';
 import { monitoring } from './steps/monitoring.ts';
 import { referencedSecrets } from './steps/referenced-secrets.ts';
@@ -20,6 +21,6 @@ export const shopSteps: readonly ReconcileStep[] = [
   migrations,
   api,
   workerAndConsumer,
-  // Slot: key rotation (spec.keyRotation) goes last: it rewrites the generated keys Secret and rolls
-  // the workloads, so it needs them running. It reports KeysCurrent.
+  // Last: each phase of a rotation moves on only once the api, the worker and the consumer run the keys.
+  keyRotation,
 ];

@@ -3,3 +3,4 @@ export { ConfigError, EXIT_CONFIG, exitWithConfigProblems, loadOrExit } from './
 export { createLogger, disabledLogger, LOG_LEVELS, type Logger, type LoggerOptions, type LogLevel } from './logger.ts';
 export { isProcessAlive } from './process-alive.ts';
 export { runCommand } from './run-command.ts';
+export { keyIdOf, masterKeyIdOf } from './key-id.ts';

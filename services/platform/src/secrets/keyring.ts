@@ -1,5 +1,5 @@
 import type { Config } from '../config/config.ts';
-import { keyIdOf } from './key-id.ts';
+import { masterKeyIdOf } from './key-id.ts';
 
 export interface MasterKey {
   readonly id: string;
@@ -12,10 +12,6 @@ export interface MasterKeyring {
   byId(id: string): MasterKey | undefined;
   readonly ids: readonly string[];
 }
-
-const MASTER_KEY_LABEL = 'shop stored secrets master key';
-
-export const masterKeyIdOf = (key: Uint8Array): string => keyIdOf(MASTER_KEY_LABEL, key);
 
 export function masterKeyring(current: Buffer, rotatingFrom: readonly Buffer[] = []): MasterKeyring {
   const keys = new Map<string, MasterKey>();

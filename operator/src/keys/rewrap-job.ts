@@ -1,0 +1,31 @@
+import { REWRAP_COMMAND, type KubeObject } from '@shop/cdk8s';
+
+const COMPONENT_LABEL = 'app.kubernetes.io/component';
+const COMPONENT = 'key-rewrap';
+
+interface JobShape {
+  metadata: { name: string; labels?: Record<string, string> };
+  spec: { template: { metadata?: { labels?: Record<string, string> }; spec: { containers: Array<{ name: string; command?: string[] }> } } };
+}
+
+/** `<shop>-keys-<revision>`: a DNS label for every Shop name the renderer accepts (at most 54 characters) up to revision 999. */
+export const rewrapJobName = (shopName: string, revision: number): string => `${shopName}-keys-${revision}`;
+
+/**
+ * The Job that runs `npm run secrets:rewrap` (its command without npm) once for a revision of the
+ * generated keys. It is the migration Job with another name, label and command: the same image,
+ * configuration, environment (both master-key variables from the generated Secret), resources and
+ * locked-down pod. It exits 0 only once every stored secret is under SECRETS_MASTER_KEY.
+ */
+export function rewrapJob(migrationJob: KubeObject, shopName: string, revision: number): KubeObject {
+  const job = structuredClone(migrationJob) as unknown as JobShape;
+  job.metadata.name = rewrapJobName(shopName, revision);
+  job.metadata.labels = { ...job.metadata.labels, [COMPONENT_LABEL]: COMPONENT };
+  const template = job.spec.template;
+  template.metadata = { ...template.metadata, labels: { ...template.metadata?.labels, [COMPONENT_LABEL]: COMPONENT } };
+  const [container, ...others] = template.spec.containers;
+  if (!container || others.length > 0) throw new Error(`the migration Job ${migrationJob.metadata.name} does not have exactly one container`);
+  container.name = COMPONENT;
+  container.command = [...REWRAP_COMMAND];
+  return job as unknown as KubeObject;
+}

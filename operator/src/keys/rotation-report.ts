@@ -1,0 +1,51 @@
+import type { ShopStatus } from '@shop/cdk8s';
+import { masterKeyIdOf } from '@shop/runtime';
+import type { JobOutcome } from '../kube/workload-state.ts';
+import { kubeTime, type ConditionReport } from '../reconcile/conditions.ts';
+import type { KeySet } from './key-set.ts';
+import { isRewrapped, nextRotationAt, type RotationPolicy } from './rotation-phases.ts';
+import { rewrapJobName } from './rewrap-job.ts';
+
+export type KeyRotationStatus = NonNullable<ShopStatus['keyRotation']>;
+
+const keyIdOf = (key: string): string => masterKeyIdOf(Buffer.from(key, 'base64'));
+
+/** status.keyRotation: where the rotation is, the current master key id, the next rotation and the retiring master keys. */
+export function keyRotationStatus(keys: KeySet, policy: RotationPolicy): KeyRotationStatus {
+  return {
+    phase: keys.phase,
+    ...(policy.rotatesMasterKey ? { currentKeyId: keyIdOf(keys.masterKey) } : {}),
+    ...(policy.enabled ? { nextRotationAt: kubeTime(nextRotationAt(keys, policy)) } : {}),
+    retiringKeys: keys.retiringMasterKeys.map((retiring) => ({ keyId: keyIdOf(retiring.key), removeAfter: kubeTime(retiring.removeAfter) })),
+  };
+}
+
+/** KeysCurrent: True once every stored secret is under the current master key and nothing is being rolled out for the keys. */
+export function keysCurrentReport(keys: KeySet, policy: RotationPolicy, shopName: string, rewrap?: JobOutcome): ConditionReport {
+  const current = policy.rotatesMasterKey ? `master key ${keyIdOf(keys.masterKey)}` : 'the generated SECRET_KEY';
+  switch (keys.phase) {
+    case 'Adding':
+      return { status: 'False', reason: 'AddingKeys', message: `new keys are rolled out for reading only (revision ${keys.revision}); ${current} stays current` };
+    case 'Switching':
+      return { status: 'False', reason: 'SwitchingKeys', message: `${policy.rotatesMasterKey ? current : 'a new SECRET_KEY'} becomes current (revision ${keys.revision}): the api rolls out first, then the worker and the consumer` };
+    case 'Rewrapping': {
+      const job = rewrapJobName(shopName, keys.revision);
+      if (rewrap?.state === 'failed') {
+        return { status: 'False', reason: 'RewrapFailed', message: `Job ${job} failed (${rewrap.reason}): ${rewrap.message}; delete the Job to run it again` };
+      }
+      return { status: 'False', reason: 'Rewrapping', message: `Job ${job} moves every stored secret to ${current}` };
+    }
+    case 'Settled':
+      return settledReport(keys, policy, current);
+  }
+}
+
+function settledReport(keys: KeySet, policy: RotationPolicy, current: string): ConditionReport {
+  const schedule = policy.enabled ? `next rotation at ${kubeTime(nextRotationAt(keys, policy))}` : 'scheduled rotation is off (spec.keyRotation.enabled)';
+  if (keys.retiringMasterKeys.length === 0) return { status: 'True', reason: 'KeysCurrent', message: `${current} is current; ${schedule}` };
+  const retiring = keys.retiringMasterKeys.map((key) => `${keyIdOf(key.key)} (retention ends ${kubeTime(key.removeAfter)})`).join(', ');
+  if (!isRewrapped(keys)) {
+    return { status: 'False', reason: 'NotRewrapped', message: `${current} is current, but no rewrap has moved the stored secrets off ${retiring}, so they are kept; ${schedule}` };
+  }
+  return { status: 'True', reason: 'RetiringKeys', message: `every stored secret is under ${current}; earlier master keys stay readable until their retention ends: ${retiring}; ${schedule}` };
+}
