@@ -15,6 +15,7 @@ import type { ApiServices } from './graphql/context.ts';
 import type { AppPlatform } from './area-plugin.ts';
 import { tokenSettingsOf } from './auth/token-settings-of.ts';
 import { CORE_AREAS } from './core-areas.ts';
+import { bffRequests } from './storefront-tokens/bff-requests.ts';
 
 export type { AppPlatform } from './area-plugin.ts';
 
@@ -76,7 +77,7 @@ export async function buildApp(platform: AppPlatform, options: AppOptions = {}):
 
 const RATE_LIMITED_PATHS: Readonly<Record<string, string>> = { '/track': 'track', '/graphql': 'graphql' };
 
-/** Token buckets per client address on /track and /graphql, and per public mutation (docs/rate-limiting.md). */
+/** Token buckets per client address (or per BFF and the shopper it names) on /track and /graphql, and per public mutation (docs/rate-limiting.md). */
 async function limitRates(app: FastifyInstance, platform: AppPlatform): Promise<void> {
   const rateLimiting = await openRateLimiter(platform);
   app.addHook('onClose', () => rateLimiting.close());
@@ -85,5 +86,6 @@ async function limitRates(app: FastifyInstance, platform: AppPlatform): Promise<
     policyFor: (request) => RATE_LIMITED_PATHS[request.url.split('?')[0] ?? ''],
     bodyPoliciesFor: graphqlMutationCharges({ limiter: rateLimiting.limiter }),
     caller: clientAddressCaller(new ClientAddress(platform.config.trustedProxies)),
+    bff: bffRequests(app, platform),
   });
 }

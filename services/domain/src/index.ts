@@ -31,6 +31,7 @@ export { ensureRole, type EnsureRoleInput } from './auth/roles.ts';
 export { authenticateStaff, createStaffUser, ensureAdmin, signedInStaff, type CreateStaffUserInput, type StaffAccount } from './auth/staff.ts';
 export { DEFAULT_TOKEN_SETTINGS, tokenSettings, type TokenSettings } from './auth/token-settings.ts';
 export { signAccessToken, verifyAccessToken, type AccessTokenRejection } from './auth/access-tokens.ts';
+export { issueGuestSessionId, verifyGuestSessionId } from './auth/guest-sessions.ts';
 export { FINISHED_SIGN_IN_GRACE_HOURS, pruneFinishedSignIns, revokeAllRefreshTokens, revokeRefreshToken } from './auth/refresh-tokens.ts';
 export { issueTokens, refreshTokens, type RefreshRejection, type TokenPair } from './auth/tokens.ts';
 export { idString, optionalId, type DomainDeps, type Shopper, type Tx } from './context.ts';
@@ -96,6 +97,17 @@ export { sweepPace, type SweepPace } from './workflows/sweep-pace.ts';
 export { recordWorkflowFault, workflowFaults, type WorkflowFault, type WorkflowFaultFilter, type WorkflowRun } from './workflows/faults.ts';
 export { readSetting, storeSetting } from './settings/settings-store.ts';
 export { secretStatus, storeSecret, type SecretInput } from './settings/secret-settings.ts';
+export {
+  LAST_USED_PRECISION_MS,
+  activeStorefrontTokens,
+  createStorefrontToken,
+  listStorefrontTokens,
+  recordStorefrontTokenUse,
+  revokeStorefrontToken,
+  storefrontTokenHash,
+  type ActiveStorefrontToken,
+  type StorefrontToken,
+} from './storefront-tokens/storefront-tokens.ts';
 export { CHECKOUT_SETTINGS_KEY, DEFAULT_CHECKOUT_SETTINGS, checkoutSettings, type CheckoutSettings, type FraudRules } from './settings/checkout-settings.ts';
 export {
   MAX_BIGINT,

@@ -23,6 +23,7 @@ export const CORE_PERMISSIONS = [
   { name: 'settings.manage', description: 'Change the shop settings' },
   { name: 'secrets.manage', description: 'Set stored secrets (gateway credentials, webhook secrets) and see whether each is set; never their values' },
   { name: 'staff.manage', description: 'Create staff users and assign their roles' },
+  { name: 'storefront_tokens.manage', description: 'Create, list and revoke the storefront access tokens BFFs send (never shown again after creation)' },
   { name: 'workflows.read', description: 'See workflow faults: the assumptions of order, approval and sweep workflows that proved false' },
 ] as const satisfies readonly PermissionDeclaration[];
 

@@ -1,6 +1,6 @@
 /** A token bucket per (policy, caller): up to `capacity` requests at once, refilled at `refillPerSecond`. */
 export interface RateLimitPolicy {
-  /** The endpoint key: `track`, `graphql`, `graphql:<mutation field>`, `graphql:<sign-in field>:account`. */
+  /** The endpoint key: `track`, `graphql`, `graphql:<mutation field>`, `graphql:<sign-in field>:account`, `bff:track`, `bff:graphql`. */
   readonly key: string;
   /** The burst ceiling: a caller idle for any time may send at most this many requests at once. */
   readonly capacity: number;
@@ -23,6 +23,8 @@ export const DEFAULT_RATE_LIMIT_POLICIES: readonly RateLimitPolicy[] = [
   { key: 'graphql:loginCustomer:account', capacity: 10, refillPerSecond: 0.033333, enabled: true },
   { key: 'graphql:loginStaff:account', capacity: 10, refillPerSecond: 0.033333, enabled: true },
   { key: 'graphql:captureLead', capacity: 10, refillPerSecond: 0.016667, enabled: true },
+  { key: 'bff:graphql', capacity: 2000, refillPerSecond: 200, enabled: true },
+  { key: 'bff:track', capacity: 1200, refillPerSecond: 200, enabled: true },
 ];
 
 /**

@@ -57,6 +57,8 @@ export type Query = {
   readonly setting?: Maybe<Scalars['JSON']['output']>;
   /** Staff (secrets.manage): whether a secret is set, when, by whom and under which master key id; null when never set. Never its value. */
   readonly secretStatus?: Maybe<SecretStatus>;
+  /** Staff (storefront_tokens.manage): every storefront access token, newest first, revoked ones included; never the tokens themselves. */
+  readonly storefrontTokens: ReadonlyArray<StorefrontToken>;
   /** Staff (workflows.read): workflow faults, newest first; workflow keeps one workflow type. since (included) and until (excluded) are ISO 8601 times such as 2026-03-01T12:00:00Z, to the millisecond, or days such as 2026-03-01 (their start in UTC). */
   readonly workflowFaults: WorkflowFaultConnection;
 };
@@ -193,6 +195,10 @@ export type Mutation = {
   readonly setSetting?: Maybe<Scalars['JSON']['output']>;
   /** Staff (secrets.manage): stores the value encrypted under the current master key, replacing any earlier one, and returns its status, never the value. */
   readonly setSecret: SecretStatus;
+  /** Staff (storefront_tokens.manage): creates a storefront access token for a BFF; the answer is the only time the token is shown. */
+  readonly createStorefrontToken: CreatedStorefrontToken;
+  /** Staff (storefront_tokens.manage): revokes a token for good: refused with 401 at once on this api process and within 10 s on the others. Revoking it again changes nothing. */
+  readonly revokeStorefrontToken: StorefrontToken;
   /**
    * Public: records 1 to 50 impressions or clicks, as POST /track does (X-Session-ID required, a customer's
    * token sets the user, the same buffer and rate limit); UNAVAILABLE with retryAfterSeconds when the
@@ -368,6 +374,16 @@ export type MutationSetSettingArgs = {
 export type MutationSetSecretArgs = {
   key: Scalars['String']['input'];
   value: Scalars['String']['input'];
+};
+
+
+export type MutationCreateStorefrontTokenArgs = {
+  name: Scalars['String']['input'];
+};
+
+
+export type MutationRevokeStorefrontTokenArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -739,6 +755,29 @@ export type SecretStatus = {
   readonly keyId: Scalars['String']['output'];
 };
 
+/** A storefront access token as staff see it: never the token itself (docs/rate-limiting.md). */
+export type StorefrontToken = {
+  readonly __typename?: 'StorefrontToken';
+  readonly id: Scalars['ID']['output'];
+  /** Whom it is for, e.g. the web storefront's BFF. */
+  readonly name: Scalars['String']['output'];
+  readonly createdAt: Scalars['String']['output'];
+  /** The staff user who created it; null when that user was deleted. */
+  readonly createdByStaffUserId?: Maybe<Scalars['ID']['output']>;
+  /** When a request last sent it, to within about a minute; null when never. */
+  readonly lastUsedAt?: Maybe<Scalars['String']['output']>;
+  /** When it was revoked; null while it is accepted. */
+  readonly revokedAt?: Maybe<Scalars['String']['output']>;
+};
+
+/** A token just created: the only time the token is shown. */
+export type CreatedStorefrontToken = {
+  readonly __typename?: 'CreatedStorefrontToken';
+  /** Sent by the BFF as X-Storefront-Token. Only its SHA-256 is stored: it cannot be shown again. */
+  readonly token: Scalars['String']['output'];
+  readonly storefrontToken: StorefrontToken;
+};
+
 export type TrackedEntityType =
   | 'banner'
   | 'slide'
@@ -915,6 +954,8 @@ export type ResolversTypes = {
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   TrackingReportConnection: ResolverTypeWrapper<TrackingReportConnection>;
   SecretStatus: ResolverTypeWrapper<SecretStatus>;
+  StorefrontToken: ResolverTypeWrapper<StorefrontToken>;
+  CreatedStorefrontToken: ResolverTypeWrapper<CreatedStorefrontToken>;
   TrackedEntityType: TrackedEntityType;
   TrackEventInput: TrackEventInput;
   TrackResult: ResolverTypeWrapper<TrackResult>;
@@ -966,6 +1007,8 @@ export type ResolversParentTypes = {
   Float: Scalars['Float']['output'];
   TrackingReportConnection: TrackingReportConnection;
   SecretStatus: SecretStatus;
+  StorefrontToken: StorefrontToken;
+  CreatedStorefrontToken: CreatedStorefrontToken;
   TrackEventInput: TrackEventInput;
   TrackResult: TrackResult;
   WorkflowFault: WorkflowFault;
@@ -998,6 +1041,7 @@ export type QueryResolvers<ContextType = MercuriusContext, ParentType extends Re
   trackingReport?: Resolver<ResolversTypes['TrackingReportConnection'], ParentType, ContextType, RequireFields<QueryTrackingReportArgs, 'from' | 'to' | 'first'>>;
   setting?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType, RequireFields<QuerySettingArgs, 'key'>>;
   secretStatus?: Resolver<Maybe<ResolversTypes['SecretStatus']>, ParentType, ContextType, RequireFields<QuerySecretStatusArgs, 'key'>>;
+  storefrontTokens?: Resolver<ReadonlyArray<ResolversTypes['StorefrontToken']>, ParentType, ContextType>;
   workflowFaults?: Resolver<ResolversTypes['WorkflowFaultConnection'], ParentType, ContextType, RequireFields<QueryWorkflowFaultsArgs, 'first'>>;
 };
 
@@ -1034,6 +1078,8 @@ export type MutationResolvers<ContextType = MercuriusContext, ParentType extends
   changeOrderAddresses?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationChangeOrderAddressesArgs, 'id'>>;
   setSetting?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType, RequireFields<MutationSetSettingArgs, 'key' | 'value'>>;
   setSecret?: Resolver<ResolversTypes['SecretStatus'], ParentType, ContextType, RequireFields<MutationSetSecretArgs, 'key' | 'value'>>;
+  createStorefrontToken?: Resolver<ResolversTypes['CreatedStorefrontToken'], ParentType, ContextType, RequireFields<MutationCreateStorefrontTokenArgs, 'name'>>;
+  revokeStorefrontToken?: Resolver<ResolversTypes['StorefrontToken'], ParentType, ContextType, RequireFields<MutationRevokeStorefrontTokenArgs, 'id'>>;
   track?: Resolver<ResolversTypes['TrackResult'], ParentType, ContextType, RequireFields<MutationTrackArgs, 'events'>>;
 };
 
@@ -1224,6 +1270,20 @@ export type SecretStatusResolvers<ContextType = MercuriusContext, ParentType ext
   keyId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
+export type StorefrontTokenResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['StorefrontToken'] = ResolversParentTypes['StorefrontToken']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdByStaffUserId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  lastUsedAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  revokedAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type CreatedStorefrontTokenResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['CreatedStorefrontToken'] = ResolversParentTypes['CreatedStorefrontToken']> = {
+  token?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  storefrontToken?: Resolver<ResolversTypes['StorefrontToken'], ParentType, ContextType>;
+};
+
 export type TrackResultResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['TrackResult'] = ResolversParentTypes['TrackResult']> = {
   accepted?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
@@ -1271,6 +1331,8 @@ export type Resolvers<ContextType = MercuriusContext> = {
   TrackingReportRow?: TrackingReportRowResolvers<ContextType>;
   TrackingReportConnection?: TrackingReportConnectionResolvers<ContextType>;
   SecretStatus?: SecretStatusResolvers<ContextType>;
+  StorefrontToken?: StorefrontTokenResolvers<ContextType>;
+  CreatedStorefrontToken?: CreatedStorefrontTokenResolvers<ContextType>;
   TrackResult?: TrackResultResolvers<ContextType>;
   WorkflowFault?: WorkflowFaultResolvers<ContextType>;
   WorkflowFaultConnection?: WorkflowFaultConnectionResolvers<ContextType>;

@@ -11,3 +11,27 @@ export const clientAddressCaller =
   (address: ClientAddress = everyForwarder): CallerResolver =>
   (request) =>
     address.of(request.headers['x-forwarded-for'], request.socket.remoteAddress);
+
+/** A request a BFF sent with its credential: the BFF's buckets are keyed by `id`, the shopper's by `shopper`. */
+export interface BffCaller {
+  /** Which BFF, as its buckets are keyed. */
+  readonly id: string;
+  /** The address of the shopper the BFF sends for; undefined for the BFF's own requests (none named). */
+  readonly shopper: string | undefined;
+}
+
+/** The BFF behind a request; undefined when the request names none. Throws CallerRefused for a credential or shopper it cannot accept. */
+export type BffResolver = (request: FastifyRequest) => Promise<BffCaller | undefined>;
+
+/** A request naming a BFF or shopper the api cannot accept: answered with `status` before anything else runs. */
+export class CallerRefused extends Error {
+  readonly status: 400 | 401;
+  readonly code: 'BAD_REQUEST' | 'UNAUTHENTICATED';
+
+  constructor(status: 400 | 401, message: string) {
+    super(message);
+    this.name = 'CallerRefused';
+    this.status = status;
+    this.code = status === 401 ? 'UNAUTHENTICATED' : 'BAD_REQUEST';
+  }
+}

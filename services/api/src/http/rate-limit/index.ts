@@ -1,4 +1,4 @@
 export { rateLimit, rateLimitedMessage, type RateLimitOptions, type PolicyCharge } from './plugin.ts';
-export { clientAddressCaller, type CallerResolver } from './caller.ts';
+export { CallerRefused, clientAddressCaller, type BffCaller, type BffResolver, type CallerResolver } from './caller.ts';
 export { graphqlMutationCharges, type GraphqlChargeOptions } from './graphql-charges.ts';
 export { rateLimitItem, rateLimitPolicyItem } from './headers.ts';

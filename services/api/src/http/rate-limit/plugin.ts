@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimitDecision, RateLimiter } from '@shop/platform';
-import { clientAddressCaller, type CallerResolver } from './caller.ts';
+import { CallerRefused, clientAddressCaller, type BffCaller, type BffResolver, type CallerResolver } from './caller.ts';
 import { rateLimitItem, rateLimitPolicyItem } from './headers.ts';
 
 /** Tokens of one policy a request spends. */
@@ -19,6 +19,11 @@ export interface RateLimitOptions {
   readonly bodyPoliciesFor?: (request: FastifyRequest) => readonly PolicyCharge[];
   /** Who the bucket belongs to; the client address, believing every forwarder, by default. */
   readonly caller?: CallerResolver;
+  /**
+   * The BFF that sent a request, if any: its requests spend `bff:<policy>` per BFF, and `<policy>` only
+   * for the shopper it names (who is then the caller of every other charge too).
+   */
+  readonly bff?: BffResolver;
   /** Limited requests to this path are answered in the GraphQL error shape. */
   readonly graphqlPath?: string;
 }
@@ -32,9 +37,9 @@ const RATE_LIMITED = 'RATE_LIMITED';
  */
 export interface RouteRateLimits {
   readonly limiter: Pick<RateLimiter, 'take' | 'policy'>;
-  /** The policy the request spends, as onRequest would have picked it; undefined: not limited. */
+  /** The policy the request spends, as onRequest would have picked it; undefined: not limited (also a BFF's own request: its `bff:` policy was charged on arrival). */
   policyOf(request: FastifyRequest): string | undefined;
-  /** Who pays: the caller resolver of the plugin. */
+  /** Who pays: the shopper a BFF names, the BFF itself when it names none, else the caller resolver's answer. */
   callerOf(request: FastifyRequest): string;
   /** Adds the decision's RateLimit headers; when it refused, answers 429 and returns true (the reply is sent). */
   apply(request: FastifyRequest, reply: FastifyReply, decision: RateLimitDecision | undefined): boolean;
@@ -91,8 +96,21 @@ export function rateLimitedMessage(decision: RateLimitDecision, charged: string 
  * request is allowed and only `RateLimit-Policy` is sent.
  */
 export function rateLimit(app: FastifyInstance, options: RateLimitOptions): void {
-  const callerOf = options.caller ?? clientAddressCaller();
+  const addressOf = options.caller ?? clientAddressCaller();
   const graphqlPath = options.graphqlPath ?? '/graphql';
+  const bffs = new WeakMap<FastifyRequest, BffCaller>();
+  const bffKey = (bff: BffCaller) => `storefront-token:${bff.id}`;
+  const callerOf = (request: FastifyRequest): string => {
+    const bff = bffs.get(request);
+    return bff === undefined ? addressOf(request) : (bff.shopper ?? bffKey(bff));
+  };
+  const policyOf = (request: FastifyRequest): string | undefined => {
+    const bff = bffs.get(request);
+    return bff !== undefined && bff.shopper === undefined ? undefined : options.policyFor(request);
+  };
+  const isGraphql = (request: FastifyRequest) => request.url.split('?')[0] === graphqlPath;
+  const sendError = (request: FastifyRequest, reply: FastifyReply, code: string, message: string) =>
+    reply.send(isGraphql(request) ? { errors: [{ message, extensions: { code } }] } : { error: { code, message } });
 
   const limitsOf = new WeakMap<FastifyRequest, RequestLimits>();
   const limitsFor = (request: FastifyRequest): RequestLimits => {
@@ -116,9 +134,7 @@ export function rateLimit(app: FastifyInstance, options: RateLimitOptions): void
   /** Headers of a decision; true when it refused and the 429 was sent. */
   const apply = (request: FastifyRequest, reply: FastifyReply, decision: RateLimitDecision | undefined, cost = 1): boolean => {
     if (decision === undefined || record(request, reply, decision)) return false;
-    const message = rateLimitedMessage(decision, cost > 1 ? `this request costs ${cost} tokens` : undefined);
-    const isGraphql = request.url.split('?')[0] === graphqlPath;
-    reply.send(isGraphql ? { errors: [{ message, extensions: { code: RATE_LIMITED } }] } : { error: { code: RATE_LIMITED, message } });
+    sendError(request, reply, RATE_LIMITED, rateLimitedMessage(decision, cost > 1 ? `this request costs ${cost} tokens` : undefined));
     return true;
   };
 
@@ -140,14 +156,32 @@ export function rateLimit(app: FastifyInstance, options: RateLimitOptions): void
     return undefined;
   };
 
-  app.decorate<RouteRateLimits>('rateLimits', { limiter: options.limiter, policyOf: options.policyFor, callerOf, apply, chargeMore });
+  /** What a request's arrival spends: the BFF's bucket, and the path's policy for the shopper (or the client address). */
+  const arrivalCharges = (request: FastifyRequest, policy: string, bff: BffCaller | undefined): Charged[] => {
+    if (bff === undefined) return [{ policy, caller: addressOf(request) }];
+    const own = { policy: `bff:${policy}`, caller: bffKey(bff) };
+    return bff.shopper === undefined ? [own] : [own, { policy, caller: bff.shopper }];
+  };
+
+  app.decorate<RouteRateLimits>('rateLimits', { limiter: options.limiter, policyOf, callerOf, apply, chargeMore });
   app.addHook('onRequest', async (request, reply) => {
     const policy = options.policyFor(request);
+    if (policy === undefined) return undefined;
+    let bff: BffCaller | undefined;
+    try {
+      bff = await options.bff?.(request);
+    } catch (error) {
+      if (!(error instanceof CallerRefused)) throw error;
+      if (error.status === 401) reply.header('www-authenticate', 'X-Storefront-Token');
+      return sendError(request, reply.code(error.status), error.code, error.message);
+    }
+    if (bff !== undefined) bffs.set(request, bff);
     // request.routeOptions builds an object at every read: only for the requests a policy applies to.
-    if (policy === undefined || request.routeOptions.config.rateLimit === 'in handler') return undefined;
-    const caller = callerOf(request);
-    limitsFor(request).arrival.push({ policy, caller });
-    return charge(request, reply, [{ policy, cost: 1, caller }]);
+    const inHandler = request.routeOptions.config.rateLimit === 'in handler';
+    // A route that charges in its handler pays its policy there (policyOf, callerOf); only the BFF's bucket is charged here.
+    const charges = arrivalCharges(request, policy, bff).filter((charged) => !inHandler || charged.policy !== policy);
+    limitsFor(request).arrival.push(...charges);
+    return charge(request, reply, charges.map((charged) => ({ ...charged, cost: 1 })));
   });
   const bodyPoliciesFor = options.bodyPoliciesFor;
   if (bodyPoliciesFor !== undefined) {

@@ -1,0 +1,110 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyBaseLogger } from 'fastify';
+import { activeStorefrontTokens, recordStorefrontTokenUse, storefrontTokenHash, LAST_USED_PRECISION_MS, type Tx } from '@shop/domain';
+
+/** How long a process trusts what it read of storefront_tokens: a revocation elsewhere applies within this. */
+export const TOKEN_CACHE_TTL_MS = 10_000;
+/** An unknown token reloads the table at most this often (waiting for that), so made-up tokens cannot load the database. */
+const UNKNOWN_TOKEN_RELOAD_MS = 1_000;
+
+/** A token this process accepts. */
+export interface AcceptedToken {
+  readonly id: bigint;
+  /** Its buckets' key: a prefix of its SHA-256, unique across shops that share a cache, and no secret. */
+  readonly bucketKey: string;
+}
+
+/**
+ * The storefront access tokens this process accepts, by their SHA-256: the whole (small) set of tokens
+ * not revoked, read at most every TOKEN_CACHE_TTL_MS, and again when a token is not in it (one created
+ * a moment ago on another process), at most once a second: an unknown token waits for that read before
+ * its 401. Checking a known token is a hash and a map lookup. Uses are written
+ * to last_used_at at most once a minute per token, after the request, never holding it up.
+ */
+export class StorefrontTokens {
+  readonly #db: Tx;
+  readonly #logger: FastifyBaseLogger;
+  #byHash = new Map<string, bigint>();
+  #loadedAt = Number.NEGATIVE_INFINITY;
+  #loading: Promise<void> | undefined;
+  /** Bumped by forget(): a load begun before it does not bring back what it forgot. */
+  #generation = 0;
+  #failing = false;
+  readonly #written = new Map<bigint, number>();
+  readonly #writes = new Set<Promise<void>>();
+
+  constructor(db: Tx, logger: FastifyBaseLogger) {
+    this.#db = db;
+    this.#logger = logger;
+  }
+
+  /** The token, when it is one this process accepts; undefined when it is no token, unknown or revoked. */
+  async verify(token: string): Promise<AcceptedToken | undefined> {
+    const hash = storefrontTokenHash(token);
+    if (hash === undefined) return undefined;
+    const age = performance.now() - this.#loadedAt;
+    if (age >= TOKEN_CACHE_TTL_MS) await this.#reload(0);
+    else if (!this.#byHash.has(hash)) await this.#reload(UNKNOWN_TOKEN_RELOAD_MS - age);
+    const id = this.#byHash.get(hash);
+    if (id === undefined) return undefined;
+    this.#recordUse(id);
+    return { id, bucketKey: hash.slice(0, 16) };
+  }
+
+  /** Reads the table again at the next check: a token created in this process is accepted at its first request. */
+  refresh(): void {
+    this.#generation += 1;
+    this.#loading = undefined;
+    this.#loadedAt = Number.NEGATIVE_INFINITY;
+  }
+
+  /** Stops accepting a token in this process at once (a revocation made here); the others follow within the TTL. */
+  forget(id: bigint): void {
+    this.refresh();
+    this.#byHash = new Map([...this.#byHash].filter(([, known]) => known !== id));
+  }
+
+  /** Waits for the last-used writes under way. */
+  async close(): Promise<void> {
+    await Promise.all(this.#writes);
+  }
+
+  /** One load at a time, begun `delayMs` from now; checks that arrive meanwhile wait for the same one. */
+  #reload(delayMs: number): Promise<void> {
+    if (this.#loading !== undefined) return this.#loading;
+    const generation = this.#generation;
+    const loading = (delayMs > 0 ? sleep(delayMs) : Promise.resolve()).then(() => this.#load(generation));
+    this.#loading = loading.finally(() => {
+      if (this.#loading === loading) this.#loading = undefined;
+    });
+    return this.#loading;
+  }
+
+  async #load(generation: number): Promise<void> {
+    try {
+      const rows = await activeStorefrontTokens(this.#db);
+      if (generation !== this.#generation) return;
+      this.#byHash = new Map(rows.map((row) => [row.tokenHash, row.id]));
+      this.#loadedAt = performance.now();
+      if (this.#failing) this.#logger.info('storefront tokens readable again');
+      this.#failing = false;
+    } catch (error) {
+      // Never read: nothing can be checked. Read before: the tokens last read stay accepted (nobody can revoke one
+      // in a database that cannot be read), and the next request tries again a second later.
+      if (this.#loadedAt === Number.NEGATIVE_INFINITY) throw error;
+      if (!this.#failing) this.#logger.warn({ err: error }, 'storefront tokens unreadable: accepting the ones last read');
+      this.#failing = true;
+      this.#loadedAt = performance.now() - TOKEN_CACHE_TTL_MS + UNKNOWN_TOKEN_RELOAD_MS;
+    }
+  }
+
+  #recordUse(id: bigint): void {
+    const now = Date.now();
+    if (now - (this.#written.get(id) ?? Number.NEGATIVE_INFINITY) < LAST_USED_PRECISION_MS) return;
+    this.#written.set(id, now);
+    const write = recordStorefrontTokenUse(this.#db, id, new Date(now))
+      .catch((error: unknown) => this.#logger.warn({ err: error, storefrontTokenId: id.toString() }, 'could not record a storefront token use'))
+      .finally(() => this.#writes.delete(write));
+    this.#writes.add(write);
+  }
+}
