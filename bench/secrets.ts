@@ -215,8 +215,9 @@ async function rewrapPass(pool: pg.Pool, keys: Keys, batchSize: number, pids: Re
 /**
  * The rewrap alone at each batch size, and where a row's time goes: this process's CPU (the crypto,
  * measured apart on rows in memory, and the pg client encoding and decoding the batch's bytea
- * arrays), PostgreSQL's CPU (of which executing the two statements, from pg_stat_statements), and
- * the wall time neither spent: waiting for a round trip or for a core.
+ * arrays), PostgreSQL's CPU, the time its executor spent in the two statements (pg_stat_statements:
+ * wall time, so it includes waiting for a core), and the wall time neither process spent on a core:
+ * waiting for a round trip or for a core.
  */
 async function rewrapAlone(pool: pg.Pool, keys: Keys, pids: Record<string, number | undefined>): Promise<number> {
   const cryptoUs = cryptoCpuUsPerRow(keys);
@@ -243,8 +244,8 @@ async function rewrapAlone(pool: pg.Pool, keys: Keys, pids: Record<string, numbe
         bench_process_cpu: cpuUsPerRow.bench_process,
         of_which_crypto_open_and_seal: round(cryptoUs, 1),
         postgres_cpu: cpuUsPerRow.postgres,
-        of_which_exec_select: perRow(statements.select.execMs),
-        of_which_exec_update: perRow(statements.update.execMs),
+        postgres_exec_select: perRow(statements.select.execMs),
+        postgres_exec_update: perRow(statements.update.execMs),
         waiting_round_trips_or_a_core: round(wallUs - cpuUsPerRow.bench_process - cpuUsPerRow.postgres, 1),
       },
       cpu_pct_of_one_core: cpu,
@@ -269,8 +270,15 @@ async function storefrontDuringRewrap(
     const shoppers = (job: Omit<ShoppersJob, 'url' | 'catalog'>) => runShoppers({ url: api.url, catalog, ...job });
     await shoppers({ mode: 'closed', level: 16, seconds: 3, seed: 99 });
     const best = await maximumOf(SHOPPER_SWEEP, async (level) => {
-      const { result } = await shoppers({ mode: 'closed', level, seconds: LEVEL_SECONDS, seed: level });
-      emit({ figure: 'storefront closed loop', shoppers: level, req_per_s: result.reqPerSec, p95_ms: result.all.p95Ms, errors: result.errors });
+      const { result, failures } = await shoppers({ mode: 'closed', level, seconds: LEVEL_SECONDS, seed: level });
+      emit({
+        figure: 'storefront closed loop',
+        shoppers: level,
+        req_per_s: result.reqPerSec,
+        p95_ms: result.all.p95Ms,
+        errors: result.errors,
+        ...(Object.keys(failures).length > 0 ? { first_failures: failures } : {}),
+      });
       return result;
     });
     const rate = Math.max(1, Math.round(best.result.reqPerSec * LOAD_SHARE));

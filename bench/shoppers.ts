@@ -5,15 +5,16 @@
 import http from 'node:http';
 import { percentile, round } from './stats.ts';
 
-export const OPERATIONS = ['browse', 'view', 'createCart', 'addCartLine', 'placeOrder'] as const;
+export const OPERATIONS = ['startSession', 'browse', 'view', 'createCart', 'addCartLine', 'placeOrder'] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
 /**
- * One visit: 10 browse : 5 view : 1 create cart : 2 add : 1 order, interleaved as a visit goes
+ * One visit: a guest session from the api (the storefront's session cookie, set when a visitor
+ * arrives), then 10 browse : 5 view : 1 create cart : 2 add : 1 order, interleaved as a visit goes
  * (look around, open a product, put it in the cart, look further, check out).
  */
 export const VISIT: readonly Operation[] = [
-  'browse', 'browse', 'view', 'browse', 'browse', 'view', 'createCart', 'addCartLine',
+  'startSession', 'browse', 'browse', 'view', 'browse', 'browse', 'view', 'createCart', 'addCartLine',
   'browse', 'browse', 'view', 'browse', 'browse', 'view', 'addCartLine', 'browse', 'browse', 'view', 'placeOrder',
 ];
 
@@ -37,6 +38,7 @@ const VIEW = `query View($slug: String) {
   product(slug: $slug) { ${PRODUCT_CARD} description active categories { id name slug parent { name slug } } }
 }`;
 const CART_FIELDS = 'id currency itemCount subtotal shipping tax total lines { productId quantity unitPrice lineTotal product { name slug } }';
+const START_SESSION = 'mutation StartGuestSession { startGuestSession }';
 const CREATE_CART = `mutation CreateCart { createCart { ${CART_FIELDS} } }`;
 const ADD_LINE = `mutation AddLine($cartId: ID!, $productId: ID!, $quantity: Int!) {
   addCartLine(cartId: $cartId, productId: $productId, quantity: $quantity) { ${CART_FIELDS} }
@@ -70,7 +72,7 @@ export interface GraphqlClient {
   close(): void;
 }
 
-/** Keep-alive connections to the api; the channel header on every request, the session when given. */
+/** Keep-alive connections to the api; the channel header on every request, the session once the api issued one. */
 export function graphqlClient(baseUrl: string): GraphqlClient {
   const url = new URL('/graphql', baseUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
@@ -82,7 +84,12 @@ export function graphqlClient(baseUrl: string): GraphqlClient {
           {
             method: 'POST',
             agent,
-            headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-channel-id': 'web', 'x-session-id': sessionId },
+            headers: {
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(body),
+              'x-channel-id': 'web',
+              ...(sessionId === '' ? {} : { 'x-session-id': sessionId }),
+            },
           },
           (response) => {
             const chunks: Buffer[] = [];
@@ -99,7 +106,7 @@ export function graphqlClient(baseUrl: string): GraphqlClient {
   };
 }
 
-let sessions = 0;
+let visits = 0;
 
 /** One shopper: walks VISIT step by step, and starts a new visit (a new guest session) after the order. */
 export class Shopper {
@@ -108,6 +115,7 @@ export class Shopper {
   readonly #random: () => number;
   #step = 0;
   #sessionId = '';
+  #visit = 0;
   #cartId: string | undefined;
   busy = false;
 
@@ -119,8 +127,9 @@ export class Shopper {
   }
 
   #newVisit(): void {
-    sessions += 1;
-    this.#sessionId = `bench-${process.pid}-${sessions}`;
+    visits += 1;
+    this.#visit = visits;
+    this.#sessionId = '';
     this.#step = 0;
     this.#cartId = undefined;
   }
@@ -132,6 +141,8 @@ export class Shopper {
   #body(operation: Operation): string {
     const catalog = this.#catalog;
     switch (operation) {
+      case 'startSession':
+        return JSON.stringify({ query: START_SESSION });
       case 'browse': {
         // The front page, a category, a brand, a search, the next page: as a storefront's listings vary.
         const kind = this.#random();
@@ -157,7 +168,7 @@ export class Shopper {
           variables: { cartId: this.#cartId, productId: this.#pick(catalog.products).id, quantity: 1 + Math.floor(this.#random() * 2) },
         });
       case 'placeOrder':
-        return JSON.stringify({ query: PLACE_ORDER, variables: { input: { cartId: this.#cartId, email: `${this.#sessionId}@shop.test`, billingAddress: ADDRESS } } });
+        return JSON.stringify({ query: PLACE_ORDER, variables: { input: { cartId: this.#cartId, email: `bench-${process.pid}-${this.#visit}@shop.test`, billingAddress: ADDRESS } } });
     }
   }
 
@@ -181,6 +192,7 @@ export class Shopper {
     try {
       const response = await this.#client.post(this.#body(operation), this.#sessionId);
       ok = response.status === 200 && !response.body.includes('"errors":');
+      if (ok && operation === 'startSession') this.#sessionId = (JSON.parse(response.body) as { data: { startGuestSession: string } }).data.startGuestSession;
       if (ok && operation === 'createCart') this.#cartId = (JSON.parse(response.body) as { data: { createCart: { id: string } } }).data.createCart.id;
       if (!ok) failures.record(operation, response.status, response.body);
     } catch (error) {
@@ -321,15 +333,15 @@ export async function openLoop(client: GraphqlClient, catalog: Catalog, ratePerS
   return summarize(samples, Math.max(seconds, sendSeconds), maxInFlight, lags);
 }
 
-/** GET `url` from `concurrency` loops on the same kind of client as the shoppers: the client's own ceiling. */
+/** GET `url` from `concurrency` loops on the same kind of client as the shoppers: the client's own ceiling, in 2xx answers per second. */
 export async function clientCeiling(url: string, concurrency: number, seconds: number): Promise<number> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
   const get = () =>
-    new Promise<void>((resolve, reject) => {
+    new Promise<boolean>((resolve, reject) => {
       http
         .get(url, { agent }, (response) => {
           response.on('data', () => undefined);
-          response.on('end', resolve);
+          response.on('end', () => resolve((response.statusCode ?? 0) >= 200 && (response.statusCode ?? 0) < 300));
           response.on('error', reject);
         })
         .on('error', reject);
@@ -340,8 +352,8 @@ export async function clientCeiling(url: string, concurrency: number, seconds: n
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (performance.now() < deadline) {
-        await get();
-        count += 1;
+        // Only 2xx answers are throughput.
+        if (await get()) count += 1;
       }
     }),
   );
