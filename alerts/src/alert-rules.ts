@@ -100,8 +100,12 @@ const database: AlertGroup = {
 // The Temporal server's own metrics; its `namespace` label is the Temporal namespace (scraped with honor_labels).
 const TASK_QUEUE = 'namespace, taskqueue, task_type';
 
-const workflows: AlertGroup = {
-  name: 'shop.workflows',
+/**
+ * The shared Temporal server's rules: they belong to no Shop, so the Shop operator leaves them out of the
+ * rules it provisions per Shop, and generate-rules.ts also writes them alone, to be installed once.
+ */
+export const TEMPORAL_SERVER_GROUP: AlertGroup = {
+  name: 'temporal.server',
   rules: [
     {
       alert: 'WorkflowTaskQueueBacklog',
@@ -125,6 +129,12 @@ const workflows: AlertGroup = {
       description: `{{ $value }} workflow tasks wait in task queue {{ $labels.taskqueue }} of Temporal namespace {{ $labels.namespace }} and no worker has taken one for 10 minutes: the workflows stay Running without progress.`,
       panel: { dashboard: 'shop-workflows', title: 'Task queue backlog' },
     },
+  ],
+};
+
+const workflows: AlertGroup = {
+  name: 'shop.workflows',
+  rules: [
     {
       alert: 'WorkflowFailureRateHigh',
       // `or … * 0`: with no completion yet the completed series does not exist, and the ratio must still be 100%.
@@ -220,6 +230,6 @@ const search: AlertGroup = {
   ],
 };
 
-export const ALERT_GROUPS: readonly AlertGroup[] = [api, database, workflows, events, search];
+export const ALERT_GROUPS: readonly AlertGroup[] = [api, database, TEMPORAL_SERVER_GROUP, workflows, events, search];
 
 export const ALERT_RULES: readonly AlertRule[] = ALERT_GROUPS.flatMap((group) => group.rules);

@@ -1,16 +1,19 @@
 /**
  * Writes the alert rules of alert-rules.ts as a plain Prometheus rules file (alerts/shop.rules.yaml, what
  * promtool and a `rule_files` entry read) and as a PrometheusRule (alerts/shop.prometheusrule.yaml, for the
- * Prometheus Operator): `npm run alerts:generate`. A test fails when either file is stale.
+ * Prometheus Operator), and the shared Temporal server's rules alone as a PrometheusRule
+ * (alerts/temporal-server.prometheusrule.yaml, beside the Shop operator's per-Shop rules):
+ * `npm run alerts:generate`. A test fails when a file is stale.
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { ALERT_GROUPS, type AlertRule } from './alert-rules.ts';
+import { ALERT_GROUPS, TEMPORAL_SERVER_GROUP, type AlertGroup, type AlertRule } from './alert-rules.ts';
 
 const ALERTS_DIR = path.resolve(import.meta.dirname, '..');
 export const RULES_FILE = path.join(ALERTS_DIR, 'shop.rules.yaml');
 export const PROMETHEUS_RULE_FILE = path.join(ALERTS_DIR, 'shop.prometheusrule.yaml');
+export const TEMPORAL_SERVER_RULE_FILE = path.join(ALERTS_DIR, 'temporal-server.prometheusrule.yaml');
 
 const HEADER = '# Generated from alerts/src/alert-rules.ts by npm run alerts:generate. Do not edit.\n';
 
@@ -41,26 +44,38 @@ function prometheusRule(rule: AlertRule) {
   };
 }
 
-function ruleGroups() {
-  return ALERT_GROUPS.map((group) => ({ name: group.name, rules: group.rules.map(prometheusRule) }));
+function ruleGroups(groups: readonly AlertGroup[]) {
+  return groups.map((group) => ({ name: group.name, rules: group.rules.map(prometheusRule) }));
 }
 
 export function renderRulesFile(): string {
-  return HEADER + stringify({ groups: ruleGroups() }, { lineWidth: 0 });
+  return HEADER + stringify({ groups: ruleGroups(ALERT_GROUPS) }, { lineWidth: 0 });
 }
 
-export function renderPrometheusRule(): string {
+function renderPrometheusRuleOf(name: string, groups: readonly AlertGroup[]): string {
   const resource = {
     apiVersion: 'monitoring.coreos.com/v1',
     kind: 'PrometheusRule',
-    metadata: { name: 'shop', labels: { 'app.kubernetes.io/name': 'shop' } },
-    spec: { groups: ruleGroups() },
+    metadata: { name, labels: { 'app.kubernetes.io/name': name } },
+    spec: { groups: ruleGroups(groups) },
   };
   return HEADER + stringify(resource, { lineWidth: 0 });
 }
 
+export function renderPrometheusRule(): string {
+  return renderPrometheusRuleOf('shop', ALERT_GROUPS);
+}
+
+export function renderTemporalServerPrometheusRule(): string {
+  return renderPrometheusRuleOf('temporal-server', [TEMPORAL_SERVER_GROUP]);
+}
+
 if (import.meta.main) {
-  await writeFile(RULES_FILE, renderRulesFile());
-  await writeFile(PROMETHEUS_RULE_FILE, renderPrometheusRule());
-  process.stdout.write(`wrote ${path.relative(process.cwd(), RULES_FILE)} and ${path.relative(process.cwd(), PROMETHEUS_RULE_FILE)}\n`);
+  const files: Array<[string, string]> = [
+    [RULES_FILE, renderRulesFile()],
+    [PROMETHEUS_RULE_FILE, renderPrometheusRule()],
+    [TEMPORAL_SERVER_RULE_FILE, renderTemporalServerPrometheusRule()],
+  ];
+  for (const [file, text] of files) await writeFile(file, text);
+  process.stdout.write(`wrote ${files.map(([file]) => path.relative(process.cwd(), file)).join(', ')}\n`);
 }

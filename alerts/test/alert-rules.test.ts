@@ -7,7 +7,15 @@ import { promtoolBinary } from '../../test/infra/prometheus.ts';
 import { run } from '../../test/infra/proc.ts';
 import { buildDashboards } from '../../dashboards/src/dashboards.ts';
 import { ALERT_RULES } from '../src/alert-rules.ts';
-import { PROMETHEUS_RULE_FILE, renderPrometheusRule, renderRulesFile, RULES_FILE, runbookPath } from '../src/generate-rules.ts';
+import {
+  PROMETHEUS_RULE_FILE,
+  renderPrometheusRule,
+  renderRulesFile,
+  renderTemporalServerPrometheusRule,
+  RULES_FILE,
+  runbookPath,
+  TEMPORAL_SERVER_RULE_FILE,
+} from '../src/generate-rules.ts';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
 const UNIT_TESTS = path.join(import.meta.dirname, 'shop.rules.test.yaml');
@@ -17,9 +25,10 @@ interface UnitTests {
 }
 
 describe('the alert rules', () => {
-  it('the committed rules file and PrometheusRule are what npm run alerts:generate writes', async () => {
+  it('the committed rules file and PrometheusRules are what npm run alerts:generate writes', async () => {
     expect(await readFile(RULES_FILE, 'utf8')).toBe(renderRulesFile());
     expect(await readFile(PROMETHEUS_RULE_FILE, 'utf8')).toBe(renderPrometheusRule());
+    expect(await readFile(TEMPORAL_SERVER_RULE_FILE, 'utf8')).toBe(renderTemporalServerPrometheusRule());
   });
 
   it('pass promtool check rules', async () => {

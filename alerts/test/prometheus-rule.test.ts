@@ -4,7 +4,7 @@ import { parse } from 'yaml';
 import { installCrd, kubeClient, type KubeRequest } from '../../test/infra/kube-client.ts';
 import { startKubeApiServer, type KubeApiServer } from '../../test/infra/kubernetes.ts';
 import { prometheusOperatorCrdFile } from '../../test/infra/prometheus.ts';
-import { PROMETHEUS_RULE_FILE } from '../src/generate-rules.ts';
+import { PROMETHEUS_RULE_FILE, TEMPORAL_SERVER_RULE_FILE } from '../src/generate-rules.ts';
 
 interface PrometheusRule {
   metadata: { name: string };
@@ -28,10 +28,13 @@ describe('the PrometheusRule on a real API server with the Prometheus Operator C
     await server?.dispose();
   });
 
-  const committedRule = async () => parse(await readFile(PROMETHEUS_RULE_FILE, 'utf8')) as PrometheusRule;
+  const committedRule = async (file = PROMETHEUS_RULE_FILE) => parse(await readFile(file, 'utf8')) as PrometheusRule;
 
-  it('accepts alerts/shop.prometheusrule.yaml as it is, every rule kept', async () => {
-    const rule = await committedRule();
+  it.each([
+    ['alerts/shop.prometheusrule.yaml', PROMETHEUS_RULE_FILE],
+    ['alerts/temporal-server.prometheusrule.yaml', TEMPORAL_SERVER_RULE_FILE],
+  ])('accepts %s as it is, every rule kept', async (_name, file) => {
+    const rule = await committedRule(file);
     const created = await kube<PrometheusRule>('POST', rules, rule);
     expect(created.status).toBe(201);
     expect(created.body.spec).toEqual(rule.spec);
