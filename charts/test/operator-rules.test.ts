@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { promtoolBinary } from '../../test/infra/prometheus.ts';
 import { run } from '../../test/infra/proc.ts';
+import { RUNBOOK_BASE_URL } from '../../alerts/src/generate-rules.ts';
 import { OPERATOR_CHART, only, template } from './helm.ts';
 
 const UNIT_TESTS = path.join(import.meta.dirname, 'operator-rules.test.yaml');
@@ -39,6 +40,20 @@ describe("the shop-operator chart's PrometheusRule", () => {
   it('alerts on reconcile errors, Shops not Ready and a lost leader, and passes promtool check rules', async () => {
     expect(alerts).toEqual(['ShopOperatorReconcileErrors', 'ShopsNotReady', 'ShopOperatorLeaderLost']);
     expect(await run(promtoolBinary(), ['check', 'rules', rulesFile])).toContain(`SUCCESS: ${alerts.length} rules found`);
+  });
+
+  it('links its runbooks under runbookBaseUrl, or under the placeholder the Shop rules are generated with', async () => {
+    const runbookUrls = async (values: Record<string, unknown>) => {
+      const [rule] = only(await template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values: { prometheusRule: { enabled: true }, ...values } }), 'PrometheusRule') as unknown as Array<{
+        spec: { groups: Array<{ rules: Array<{ annotations: { runbook_url: string } }> }> };
+      }>;
+      return rule?.spec.groups.flatMap((group) => group.rules.map((candidate) => candidate.annotations.runbook_url)) ?? [];
+    };
+    const anchors = ['shopoperatorreconcileerrors', 'shopsnotready', 'shopoperatorleaderlost'];
+    expect(await runbookUrls({})).toEqual(anchors.map((anchor) => `${RUNBOOK_BASE_URL}docs/operator.md#${anchor}`));
+    expect(await runbookUrls({ runbookBaseUrl: 'https://github.com/acme/shop/blob/v1' })).toEqual(
+      anchors.map((anchor) => `https://github.com/acme/shop/blob/v1/docs/operator.md#${anchor}`),
+    );
   });
 
   it('passes its promtool unit tests, with a firing and a quiet case per alert', async () => {

@@ -49,3 +49,8 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- fail "leaderElection.renewDeadlineSeconds must be less than leaderElection.leaseDurationSeconds" }}
 {{- end }}
 {{- end }}
+
+{{/* runbookBaseUrl with its trailing /, or the placeholder alerts/src/generate-rules.ts links runbooks under (RUNBOOK_BASE_URL there). */}}
+{{- define "shop-operator.runbookBase" -}}
+{{- with .Values.runbookBaseUrl }}{{ trimSuffix "/" . }}/{{ else }}https://shop-platform.invalid/{{ end }}
+{{- end }}
