@@ -62,7 +62,7 @@ async function newBrand(): Promise<{ id: string; slug: string }> {
 /** A guest's cart in the web channel holding `quantity` of the product, which gets stock first. */
 async function cartWith(productId: string, quantity: number): Promise<{ cartId: string; shopper: Record<string, string> }> {
   await api.data(SET_STOCK, { input: { productId, locationId, onHand: 5 } }, admin);
-  const shopper = { ...WEB, 'x-session-id': next('guest') };
+  const shopper = { ...WEB, 'x-session-id': await api.guestSession() };
   const { createCart } = await api.data<{ createCart: { id: string } }>('mutation { createCart { id } }', {}, shopper);
   await api.data('mutation ($cartId: ID!, $productId: ID!, $quantity: Int!) { addCartLine(cartId: $cartId, productId: $productId, quantity: $quantity) { id } }', { cartId: createCart.id, productId, quantity }, shopper);
   return { cartId: createCart.id, shopper };

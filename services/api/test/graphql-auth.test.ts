@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStaffUser, ensureRole, signAccessToken, tokenSettings } from '@shop/domain';
+import { createStaffUser, ensureRole, issueGuestSessionId, signAccessToken, tokenSettings } from '@shop/domain';
 import { bearer, openGraphqlApi, TEST_SECRET, type GraphqlApi } from './graphql-harness.ts';
 
 let api: GraphqlApi;
@@ -157,10 +157,45 @@ describe('bad access tokens are UNAUTHENTICATED, never 500', () => {
     expect(response.json()).toMatchObject({ errors: [{ extensions: { code: 'UNAUTHENTICATED', reason: 'malformed' } }] });
   });
 
-  it('refuses an X-Session-ID over 255 characters before GraphQL runs', async () => {
-    const response = await api.app.inject({ method: 'POST', url: '/graphql', headers: { 'x-session-id': 's'.repeat(256) }, payload: { query: '{ health }' } });
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toMatchObject({ errors: [{ extensions: { code: 'BAD_USER_INPUT', field: 'X-Session-ID' } }] });
+});
+
+describe('guest sessions', () => {
+  const CREATE_CART = 'mutation { createCart { id } }';
+  const CART = 'query ($id: ID!) { cart(id: $id) { id } }';
+  const NOT_ISSUED = {
+    message: 'X-Session-ID was not issued by this api: start a guest session with the startGuestSession mutation and send the id it answers',
+    extensions: { code: 'BAD_USER_INPUT', field: 'X-Session-ID', reason: 'not_issued' },
+  };
+
+  const refusal = async (sessionId: string) => {
+    const response = await api.app.inject({ method: 'POST', url: '/graphql', headers: { ...WEB, 'x-session-id': sessionId }, payload: { query: CREATE_CART } });
+    return { status: response.statusCode, body: response.json() };
+  };
+
+  it('issues a new unguessable id each time, and the guest\'s cart is found by it alone', async () => {
+    const [guest, other] = await Promise.all([api.guestSession(), api.guestSession()]);
+    expect(guest).toMatch(/^g1\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{22}$/);
+    expect(other).not.toBe(guest);
+    const { createCart } = await api.data<{ createCart: { id: string } }>(CREATE_CART, {}, { ...WEB, 'x-session-id': guest });
+    expect(await api.data(CART, { id: createCart.id }, { ...WEB, 'x-session-id': guest })).toEqual({ cart: { id: createCart.id } });
+    expect((await api.error(CART, { id: createCart.id }, { ...WEB, 'x-session-id': other })).extensions.code).toBe('NOT_FOUND');
+  });
+
+  it('refuses with 400, before GraphQL runs, a session id the client made up or altered', async () => {
+    const issued = await api.guestSession();
+    const [, random = '', tag = ''] = issued.split('.');
+    const flip = (text: string) => `${text.startsWith('A') ? 'B' : 'A'}${text.slice(1)}`;
+    // 22 base64url characters carry 16 bytes and 4 spare bits: another spelling of the same bytes is not the id either.
+    const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const respelt = `${tag.slice(0, -1)}${BASE64URL[BASE64URL.indexOf(tag.at(-1) ?? '') + 1]}`;
+    for (const forged of ['guest-picked-id', 'a1b2c3d4-e5f6-4711-8899-aabbccddeeff', 's'.repeat(256), `g1.${flip(random)}.${tag}`, `g1.${random}.${flip(tag)}`, `g1.${random}.${respelt}`, `g2.${random}.${tag}`]) {
+      expect(await refusal(forged)).toEqual({ status: 400, body: { data: null, errors: [NOT_ISSUED] } });
+    }
+  });
+
+  it('refuses a session id another api issued with its own SECRET_KEY', async () => {
+    const elsewhere = issueGuestSessionId({ secret: 'another-api-secret-key-0123456789abcdef' });
+    expect(await refusal(elsewhere)).toEqual({ status: 400, body: { data: null, errors: [NOT_ISSUED] } });
   });
 });
 

@@ -192,13 +192,14 @@ describe('browsing the storefront', () => {
 
   it('loads what a cart line shows of its product in one query per field, however many lines', async () => {
     const { products } = await api.data<{ products: Page }>(PRODUCTS, { first: 6 }, WEB);
-    const cart = await guestCart('s-line-fields', products.nodes.map((node) => [node.id, 1]));
+    const guest = await api.guestSession();
+    const cart = await guestCart(guest, products.nodes.map((node) => [node.id, 1]));
     const LINES = `query ($id: ID!) { cart(id: $id) { lines { product { sku brand { slug } categories { slug parent { slug } } available } } } }`;
     const sql = await poolStatements(async () => {
       const { cart: seen } = await api.data<{ cart: { lines: { product: { sku: string; brand: { slug: string } | null; available: number } }[] } }>(
         LINES,
         { id: cart.id },
-        { ...WEB, 'x-session-id': 's-line-fields' },
+        { ...WEB, 'x-session-id': guest },
       );
       expect(seen.lines.map((line) => line.product.sku)).toEqual(products.nodes.map((node) => node.sku));
       expect(seen.lines.map((line) => line.product.brand?.slug)).toEqual(products.nodes.map((node) => node.brand?.slug));
@@ -245,8 +246,9 @@ describe('cart, checkout and the order lifecycle', () => {
     try {
       const tee = await newProduct({ price: '19.90' }, 5);
       const cap = await newProduct({ price: '12.50' }, 5);
-      const session = { ...WEB, 'x-session-id': 'guest-lifecycle' };
-      let cart = await guestCart('guest-lifecycle', [[tee.id, 2], [cap.id, 1], [cap.id, 2]]);
+      const guest = await api.guestSession();
+      const session = { ...WEB, 'x-session-id': guest };
+      let cart = await guestCart(guest, [[tee.id, 2], [cap.id, 1], [cap.id, 2]]);
       expect(cart.lines).toEqual([
         { productId: tee.id, quantity: 2, unitPrice: '19.90', lineTotal: '39.80', product: { sku: tee.sku } },
         { productId: cap.id, quantity: 3, unitPrice: '12.50', lineTotal: '37.50', product: { sku: cap.sku } },
@@ -295,8 +297,9 @@ describe('cart, checkout and the order lifecycle', () => {
 
   it('answers a retried placeOrder with the order the first placed, when it carries the same idempotencyKey', async () => {
     const product = await newProduct({}, 5);
-    const cart = await guestCart('guest-retry', [[product.id, 1]]);
-    const headers = { ...WEB, 'x-session-id': 'guest-retry' };
+    const guest = await api.guestSession();
+    const cart = await guestCart(guest, [[product.id, 1]]);
+    const headers = { ...WEB, 'x-session-id': guest };
     const input = { cartId: cart.id, email: 'guest@example.com', billingAddress: ADDRESS, idempotencyKey: '6f9619ff-8b86-d011-b42d-00c04fc964ff' };
     const first = await api.data<{ placeOrder: Order }>(PLACE_ORDER, { input }, headers);
     const retried = await api.data<{ placeOrder: Order }>(PLACE_ORDER, { input }, headers);
@@ -306,11 +309,12 @@ describe('cart, checkout and the order lifecycle', () => {
 
   it('refuses an illegal transition as BAD_USER_INPUT naming both states, and cancels with a reason', async () => {
     const product = await newProduct({}, 5);
-    const cart = await guestCart('guest-illegal', [[product.id, 2]]);
+    const guest = await api.guestSession();
+    const cart = await guestCart(guest, [[product.id, 2]]);
     const { placeOrder: order } = await api.data<{ placeOrder: Order }>(
       PLACE_ORDER,
       { input: { cartId: cart.id, email: 'guest@example.com', billingAddress: ADDRESS, shippingAddress: { ...ADDRESS, countryCode: 'FR' } } },
-      { ...WEB, 'x-session-id': 'guest-illegal' },
+      { ...WEB, 'x-session-id': guest },
     );
     const illegal = await api.error('mutation ($id: ID!) { completeOrder(id: $id) { status } }', { id: order.id }, admin);
     expect(illegal).toMatchObject({ extensions: { code: 'BAD_USER_INPUT' } });
@@ -379,8 +383,8 @@ describe('cart, checkout and the order lifecycle', () => {
 
   it('hides other shoppers\' carts and needs a session or a sign-in', async () => {
     const product = await newProduct();
-    const cart = await guestCart('owner-session', [[product.id, 1]]);
-    const intruder = await api.error(CART, { id: cart.id }, { ...WEB, 'x-session-id': 'intruder-session' });
+    const cart = await guestCart(await api.guestSession(), [[product.id, 1]]);
+    const intruder = await api.error(CART, { id: cart.id }, { ...WEB, 'x-session-id': await api.guestSession() });
     expect(intruder).toMatchObject({ message: `cart ${cart.id} does not exist`, extensions: { code: 'NOT_FOUND', field: 'cartId' } });
     const anonymous = await api.error(CREATE_CART, {}, WEB);
     expect(anonymous.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'sessionId' });
@@ -388,10 +392,11 @@ describe('cart, checkout and the order lifecycle', () => {
 
   it('refuses an order for more than is in stock, and leaves the cart open', async () => {
     const product = await newProduct({}, 2);
-    const cart = await guestCart('greedy', [[product.id, 3]]);
-    const error = await api.error(PLACE_ORDER, { input: { cartId: cart.id, email: 'greedy@example.com', billingAddress: ADDRESS } }, { ...WEB, 'x-session-id': 'greedy' });
+    const guest = await api.guestSession();
+    const cart = await guestCart(guest, [[product.id, 3]]);
+    const error = await api.error(PLACE_ORDER, { input: { cartId: cart.id, email: 'greedy@example.com', billingAddress: ADDRESS } }, { ...WEB, 'x-session-id': guest });
     expect(error).toMatchObject({ message: `not enough stock for ${product.sku}: 3 requested, 2 available`, extensions: { code: 'BAD_USER_INPUT' } });
-    expect((await api.data<{ cart: Cart }>(CART, { id: cart.id }, { ...WEB, 'x-session-id': 'greedy' })).cart.itemCount).toBe(3);
+    expect((await api.data<{ cart: Cart }>(CART, { id: cart.id }, { ...WEB, 'x-session-id': guest })).cart.itemCount).toBe(3);
   });
 });
 
@@ -414,7 +419,7 @@ describe('work per request', () => {
   }
 
   it('finds a channel created after a request named it, and then reads channels no more', async () => {
-    const late = { 'x-channel-id': 'late-web', 'x-session-id': 's-late' };
+    const late = { 'x-channel-id': 'late-web', 'x-session-id': await api.guestSession() };
     expect(await api.error(CREATE_CART, {}, late)).toMatchObject({ message: 'channel late-web does not exist', extensions: { code: 'NOT_FOUND', field: 'X-Channel-ID' } });
     const { createChannel } = await api.data<{ createChannel: { id: string } }>(
       'mutation { createChannel(input: { code: "late-web", name: "Late", defaultCurrency: "USD" }) { id } }',
@@ -430,8 +435,9 @@ describe('work per request', () => {
   it('adds a line reading the cart and the checkout settings once', async () => {
     const { products } = await api.data<{ products: Page }>(PRODUCTS, { first: 1 }, WEB);
     const productId = products.nodes[0]?.id ?? '';
-    const cart = await guestCart('s-reads', [[productId, 1]]);
-    const sql = await statementsOf(() => api.data(ADD_LINE, { cartId: cart.id, productId, quantity: 1 }, { ...WEB, 'x-session-id': 's-reads' }));
+    const guest = await api.guestSession();
+    const cart = await guestCart(guest, [[productId, 1]]);
+    const sql = await statementsOf(() => api.data(ADD_LINE, { cartId: cart.id, productId, quantity: 1 }, { ...WEB, 'x-session-id': guest }));
     expect(sql.filter((text) => /FROM "public"\."settings"/.test(text))).toHaveLength(1);
     expect(sql.filter((text) => /\bFROM carts\b/.test(text) || /FROM "public"\."carts"/.test(text))).toHaveLength(1);
     expect(sql.filter((text) => /\bchannels\b/.test(text))).toEqual([]);
@@ -439,13 +445,15 @@ describe('work per request', () => {
 });
 
 describe('input validation', () => {
-  const session = { ...WEB, 'x-session-id': 'validation' };
+  let session: Record<string, string>;
   let cartId: string;
   let product: Product;
 
   beforeAll(async () => {
     product = await newProduct();
-    cartId = (await guestCart('validation', [])).id;
+    const guest = await api.guestSession();
+    session = { ...WEB, 'x-session-id': guest };
+    cartId = (await guestCart(guest, [])).id;
   });
 
   it('refuses quantities out of range, naming quantity', async () => {

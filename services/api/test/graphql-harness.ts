@@ -36,6 +36,8 @@ export interface GraphqlApi {
   error(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<GraphqlError & { status: number }>;
   /** Signs the seeded admin in; returns the Authorization header. */
   adminHeaders(): Promise<Record<string, string>>;
+  /** A new guest session id from the startGuestSession mutation, to send as X-Session-ID. */
+  guestSession(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -81,6 +83,9 @@ export async function openGraphqlApi(name: string, env: Record<string, string> =
         { email: ADMIN.email, password: ADMIN.password },
       );
       return bearer(loginStaff.accessToken);
+    },
+    async guestSession() {
+      return (await api.data<{ startGuestSession: string }>('mutation { startGuestSession }')).startGuestSession;
     },
     async close() {
       await app.close();

@@ -31,6 +31,7 @@ export { ensureRole, type EnsureRoleInput } from './auth/roles.ts';
 export { authenticateStaff, createStaffUser, ensureAdmin, signedInStaff, type CreateStaffUserInput, type StaffAccount } from './auth/staff.ts';
 export { DEFAULT_TOKEN_SETTINGS, tokenSettings, type TokenSettings } from './auth/token-settings.ts';
 export { signAccessToken, verifyAccessToken, type AccessTokenRejection } from './auth/access-tokens.ts';
+export { issueGuestSessionId, verifyGuestSessionId } from './auth/guest-sessions.ts';
 export { FINISHED_SIGN_IN_GRACE_HOURS, pruneFinishedSignIns, revokeAllRefreshTokens, revokeRefreshToken } from './auth/refresh-tokens.ts';
 export { issueTokens, refreshTokens, type RefreshRejection, type TokenPair } from './auth/tokens.ts';
 export { idString, optionalId, type DomainDeps, type Shopper, type Tx } from './context.ts';

@@ -1,17 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, verifyAccessToken, type Principal, type TokenSettings } from '@shop/domain';
+import { DomainError, verifyAccessToken, verifyGuestSessionId, type Principal, type TokenSettings } from '@shop/domain';
 
 /** Who sent a request and for which shopper and channel, as its headers say. */
 export interface RequestIdentity {
   /** From `Authorization: Bearer <access token>`; null without the header. */
   readonly principal: Principal | null;
-  /** `X-Session-ID`: a guest's cart and orders belong to it. */
+  /** `X-Session-ID`, one the api issued (startGuestSession): a guest's cart and orders belong to it. */
   readonly sessionId: string | undefined;
   /** `X-Channel-ID`: a channel id or code; a signed-in customer's channel comes from the token instead. */
   readonly channel: string | undefined;
 }
 
-export const SESSION_ID_MAX_LENGTH = 255;
 const CHANNEL_MAX_LENGTH = 50;
 const BEARER = /^Bearer[ ]+(\S+)\s*$/i;
 
@@ -54,13 +53,15 @@ function refuse(reply: FastifyReply, error: DomainError): FastifyReply {
 /**
  * Reads the identity headers of every /graphql request before GraphQL runs. A token that is sent
  * but not valid (expired, tampered, for another audience) fails the whole request with 401 and
- * UNAUTHENTICATED, so the client refreshes instead of silently browsing as a guest.
+ * UNAUTHENTICATED, so the client refreshes instead of silently browsing as a guest; a session id the
+ * api did not issue fails it with 400, so nobody reaches a guest's cart by guessing its id.
  */
 export function authenticateGraphqlRequests(app: FastifyInstance, settings: TokenSettings, path = '/graphql'): void {
   app.addHook('preHandler', async (request, reply) => {
     if (request.routeOptions.url !== path) return;
     try {
-      const sessionId = optionalHeader(request, 'x-session-id', 'X-Session-ID', SESSION_ID_MAX_LENGTH);
+      const sent = header(request, 'x-session-id');
+      const sessionId = sent === undefined ? undefined : verifyGuestSessionId(sent, settings);
       const channel = optionalHeader(request, 'x-channel-id', 'X-Channel-ID', CHANNEL_MAX_LENGTH);
       identities.set(request, { principal: await principalOf(request, settings), sessionId, channel });
     } catch (error) {

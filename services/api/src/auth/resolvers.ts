@@ -1,10 +1,10 @@
-import { authenticateStaff, issueTokens, refreshTokens, revokeRefreshToken, signedInStaff, staffPrincipal } from '@shop/domain';
+import { authenticateStaff, issueGuestSessionId, issueTokens, refreshTokens, revokeRefreshToken, signedInStaff, staffPrincipal } from '@shop/domain';
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import { inTransaction } from '../graphql/context.ts';
 import { boundedCredentials } from './credentials.ts';
 import { staffView, tokenPairView } from './views.ts';
 
-/** Staff sign-in, and the token pair every sign-in (staff or customer) refreshes and ends with. */
+/** Staff sign-in, the token pair every sign-in (staff or customer) refreshes and ends with, and guest sessions. */
 export const authResolvers: Resolvers = {
   Query: {
     async staffMe(_root, _args, context) {
@@ -25,6 +25,9 @@ export const authResolvers: Resolvers = {
     },
     async logout(_root, { refreshToken }, context) {
       return inTransaction(context, (tx) => revokeRefreshToken(tx, refreshToken, context.shop.services.tokens));
+    },
+    startGuestSession(_root, _args, context) {
+      return issueGuestSessionId(context.shop.services.tokens);
     },
   },
 };

@@ -147,6 +147,8 @@ export type Mutation = {
   readonly refreshToken: TokenPair;
   /** Revokes the refresh token's sign-in; false when the token was unknown. */
   readonly logout: Scalars['Boolean']['output'];
+  /** Public: a new guest session id, signed by this api. Send it as X-Session-ID with the guest's cart and checkout requests; GraphQL refuses session ids the api did not issue. */
+  readonly startGuestSession: Scalars['String']['output'];
   /** A cart for the signed-in customer and/or the X-Session-ID guest, in the channel's currency. */
   readonly createCart: Cart;
   /** Adds units of a product, or more units to its line (at most 999 per line). */
@@ -1054,6 +1056,7 @@ export type MutationResolvers<ContextType = MercuriusContext, ParentType extends
   loginStaff?: Resolver<ResolversTypes['TokenPair'], ParentType, ContextType, RequireFields<MutationLoginStaffArgs, 'email' | 'password'>>;
   refreshToken?: Resolver<ResolversTypes['TokenPair'], ParentType, ContextType, RequireFields<MutationRefreshTokenArgs, 'refreshToken'>>;
   logout?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<MutationLogoutArgs, 'refreshToken'>>;
+  startGuestSession?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   createCart?: Resolver<ResolversTypes['Cart'], ParentType, ContextType>;
   addCartLine?: Resolver<ResolversTypes['Cart'], ParentType, ContextType, RequireFields<MutationAddCartLineArgs, 'cartId' | 'productId' | 'quantity'>>;
   setCartLineQuantity?: Resolver<ResolversTypes['Cart'], ParentType, ContextType, RequireFields<MutationSetCartLineQuantityArgs, 'cartId' | 'productId' | 'quantity'>>;
