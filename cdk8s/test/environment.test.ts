@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { VARIABLES } from '../../services/platform/src/config/variables.ts';
 import { GENERATED_KEYS, renderShop, type KubeObject } from '../src/index.ts';
-import { API, CONSUMER, MIGRATE_COMMAND, WORKER } from '../src/components.ts';
+import { API, CONSUMER, MIGRATE_COMMAND, REWRAP_COMMAND, WORKER } from '../src/components.ts';
 import { SPEC_DEFAULTS } from '../src/shop-context.ts';
 import { containerOf, minimalShop, type EnvVar } from './shops.ts';
 
@@ -29,6 +29,7 @@ describe('environment', () => {
           workflowHost: { name: 'temporal', key: 'address' },
           secretKey: { name: 'jwt', key: 'signing' },
           secretsMasterKey: { name: 'vault', key: 'master' },
+          secretsMasterKeyRotatingFrom: { name: 'vault', key: 'earlier' },
           adminSearchApiKey: { name: 'search', key: 'admin' },
           storefrontSearchApiKey: { name: 'search', key: 'storefront' },
           storefrontSearchOnlyKey: { name: 'search', key: 'search-only' },
@@ -44,6 +45,7 @@ describe('environment', () => {
       expect(secretRef(env, 'WORKFLOW_HOST')).toEqual({ name: 'temporal', key: 'address' });
       expect(secretRef(env, 'SECRET_KEY')).toEqual({ name: 'jwt', key: 'signing' });
       expect(secretRef(env, 'SECRETS_MASTER_KEY')).toEqual({ name: 'vault', key: 'master' });
+      expect(secretRef(env, 'SECRETS_MASTER_KEY_ROTATING_FROM')).toEqual({ name: 'vault', key: 'earlier' });
       expect(secretRef(env, 'ADMIN_SEARCH_API_KEY')).toEqual({ name: 'search', key: 'admin' });
       expect(secretRef(env, 'STOREFRONT_SEARCH_API_KEY')).toEqual({ name: 'search', key: 'storefront' });
       expect(secretRef(env, 'STOREFRONT_SEARCH_ONLY_KEY')).toEqual({ name: 'search', key: 'search-only' });
@@ -119,6 +121,11 @@ describe('agreement with the rest of the repository', () => {
   it('migrates with the command behind `npm run db:migrate`', async () => {
     const rootPackage = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
     expect(MIGRATE_COMMAND.join(' ')).toBe(rootPackage.scripts['db:migrate']);
+  });
+
+  it('names the command behind `npm run secrets:rewrap` for the operator\'s rewrap Job', async () => {
+    const rootPackage = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+    expect(REWRAP_COMMAND.join(' ')).toBe(rootPackage.scripts['secrets:rewrap']);
   });
 
   it('falls back on the defaults of the Shop schema', async () => {

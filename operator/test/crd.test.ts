@@ -62,6 +62,11 @@ describe('the Shop CRD on a real API server', () => {
     ['no api replica', (shop) => (shop.spec.api = { replicas: 0 }), /spec\.api\.replicas: Invalid value: 0/],
     ['a missing database secret', (shop) => delete (shop.spec.secrets as Partial<Shop['spec']['secrets']>).databaseUrl, /spec\.secrets\.databaseUrl: Required value/],
     ['a malformed rotation interval', (shop) => (shop.spec.keyRotation = { interval: 'monthly' }), /spec\.keyRotation\.interval in body should match/],
+    [
+      'earlier master keys without a supplied master key',
+      (shop) => (shop.spec.secrets.secretsMasterKeyRotatingFrom = { name: 'keys', key: 'old' }),
+      /spec\.secrets\.secretsMasterKeyRotatingFrom: Invalid value: secretsMasterKeyRotatingFrom needs secretsMasterKey/,
+    ],
     ['a malformed memory quantity', (shop) => (shop.spec.api = { resources: { limits: { memory: 'lots' } } }), /spec\.api\.resources\.limits\.memory/],
   ];
   for (const [what, spoil, message] of invalid) {
@@ -73,6 +78,41 @@ describe('the Shop CRD on a real API server', () => {
       expect(rejected.body.message).toMatch(message);
     });
   }
+
+  it('accepts a rotation interval in seconds, for short rotations', async () => {
+    const shop = validShop('seconds');
+    shop.spec.keyRotation = { interval: '90s', retention: '30s' };
+    expect((await kube('POST', shops, shop)).status).toBe(201);
+  });
+
+  it('refuses to switch a live Shop between a generated and a supplied master key unless allowKeySourceSwitch is set', async () => {
+    const path = `${shops}/switching-keys`;
+    expect((await kube('POST', shops, validShop('switching-keys'))).status).toBe(201);
+    const switchTo = async (change: (shop: Shop) => void) => {
+      const stored = (await kube<Shop>('GET', path)).body;
+      change(stored);
+      return kube<{ message: string }>('PUT', path, stored);
+    };
+    const supplied = { name: 'keys', key: 'master' };
+
+    const refused = await switchTo((shop) => (shop.spec.secrets.secretsMasterKey = supplied));
+    expect(refused.status).toBe(422);
+    expect(refused.body.message).toMatch(/switching secrets\.secretsMasterKey between a generated and a supplied key on a live Shop/);
+
+    const forced = await switchTo((shop) => {
+      shop.spec.secrets.secretsMasterKey = supplied;
+      shop.spec.keyRotation = { ...shop.spec.keyRotation, allowKeySourceSwitch: true };
+    });
+    expect(forced.status).toBe(200);
+    // Back to generated, again only when forced; the flag still set forces it.
+    const back = await switchTo((shop) => delete shop.spec.secrets.secretsMasterKey);
+    expect(back.status).toBe(200);
+    const unforced = await switchTo((shop) => {
+      shop.spec.secrets.secretsMasterKey = supplied;
+      shop.spec.keyRotation = { ...shop.spec.keyRotation, allowKeySourceSwitch: false };
+    });
+    expect(unforced.status).toBe(422);
+  });
 
   it('keeps status in its own subresource and shows the printer columns', async () => {
     const created = await kube<Shop & { metadata: { resourceVersion: string } }>('POST', shops, validShop('with-status'));

@@ -1,0 +1,304 @@
+// The operator's rotation of the generated keys on the real API server, with the stored secrets in
+// real PostgreSQL (here, not in operator/test: the operator's own code never imports the platform).
+// There are no kubelets: the test plays the pods. A component's pods hold the keys the generated
+// Secret had when the test marks its Deployment available (when new pods would start and read it),
+// and the rewrap Job runs the platform's own rewrap against the database with the Secret's keys.
+import { createLogger } from '@shop/runtime';
+import { GENERATED_KEYS, REWRAP_COMMAND, type Shop, type ShopStatus } from '@shop/cdk8s';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../services/platform/src/config/config.ts';
+import { SecretUnreadableError } from '../../services/platform/src/secrets/envelope.ts';
+import { keyringOf, masterKeyring, type MasterKeyring } from '../../services/platform/src/secrets/keyring.ts';
+import { rewrapSecrets } from '../../services/platform/src/secrets/rewrap.ts';
+import { rowsPerKeyId } from '../../services/platform/src/secrets/rows-per-key.ts';
+import { guardStoredSecretKeys } from '../../services/platform/src/secrets/start-guard.ts';
+import { readStoredSecret, setStoredSecret } from '../../services/platform/src/secrets/stored-secrets.ts';
+import { openSecretsDatabase, type SecretsDatabase } from '../../services/platform/test/secrets/secrets-database.ts';
+import { eventually } from '../support/wait.ts';
+import { KEYS_REVISION_ANNOTATION } from '../../operator/src/keys/key-set.ts';
+import { ROTATE_KEYS_ANNOTATION } from '../../operator/src/keys/rotation-policy.ts';
+import type { RunningOperator } from '../../operator/src/operator.ts';
+import { completeJob, failJob, markDeploymentAvailable } from '../../operator/test/support/fake-controllers.ts';
+import { runOperator } from '../../operator/test/support/run-operator.ts';
+import { createReferencedSecrets, createShop, readShop, shopManifest, updateShop } from '../../operator/test/support/shops.ts';
+import { expectStatus, startTestCluster, type TestCluster } from '../../operator/test/support/test-cluster.ts';
+
+let cluster: TestCluster;
+let operator: RunningOperator;
+let db: SecretsDatabase;
+
+beforeAll(async () => {
+  [cluster, db] = await Promise.all([startTestCluster(), openSecretsDatabase('key_rotation')]);
+  operator = await runOperator(cluster);
+}, 180_000);
+
+afterAll(async () => {
+  await operator?.stop();
+  await Promise.all([cluster?.dispose(), db?.close()]);
+});
+
+/** Stops the operator and starts a new one: everything it needs is in the cluster, so it picks up where the old one was. */
+async function restartOperator(): Promise<void> {
+  await operator.stop();
+  operator = await runOperator(cluster);
+}
+
+type Component = 'api' | 'worker' | 'consumer';
+
+interface GeneratedSecret {
+  readonly revision: string | undefined;
+  readonly masterKey: string;
+  readonly rotatingFrom: readonly string[];
+  readonly signingKey: string;
+  readonly previousSigningKey: string | undefined;
+}
+
+async function generatedSecret(ns: string): Promise<GeneratedSecret> {
+  const reply = await cluster.kube<{ metadata: { annotations?: Record<string, string> }; data: Record<string, string> }>(
+    'GET',
+    `/api/v1/namespaces/${ns}/secrets/shop-generated-keys`,
+  );
+  expectStatus(reply, 200);
+  const value = (key: string) => (reply.body.data[key] === undefined ? undefined : Buffer.from(reply.body.data[key], 'base64').toString('utf8'));
+  return {
+    revision: reply.body.metadata.annotations?.[KEYS_REVISION_ANNOTATION],
+    masterKey: value(GENERATED_KEYS.secretsMasterKey) as string,
+    rotatingFrom: (value(GENERATED_KEYS.secretsMasterKeyRotatingFrom) ?? '').split(',').filter(Boolean),
+    signingKey: value(GENERATED_KEYS.secretKey) as string,
+    previousSigningKey: value(GENERATED_KEYS.secretKeyPrevious),
+  };
+}
+
+/** The master keys a process started now would hold: the platform's own parsing of the two variables the pods get from the Secret. */
+function keyringFrom(secret: GeneratedSecret): MasterKeyring {
+  return keyringOf(
+    loadConfig({
+      NODE_ENV: 'test',
+      DATABASE_URL: db.url,
+      SECRETS_MASTER_KEY: secret.masterKey,
+      ...(secret.rotatingFrom.length > 0 ? { SECRETS_MASTER_KEY_ROTATING_FROM: secret.rotatingFrom.join(',') } : {}),
+    }),
+  );
+}
+
+const idOf = (base64: string) => masterKeyring(Buffer.from(base64, 'base64')).current.id;
+
+interface StoredJob {
+  metadata: { uid: string };
+  spec: { template: { spec: { containers: Array<{ command?: string[] }> } } };
+}
+
+/** One namespace's Shop and what its pods hold. */
+class ShopUnderTest {
+  readonly pods = new Map<Component, MasterKeyring>();
+  /** Every row written so far and its value. */
+  readonly rows = new Map<string, string>();
+
+  readonly ns: string;
+
+  constructor(ns: string) {
+    this.ns = ns;
+  }
+
+  /** New pods of the component start: they read the Secret as it is now. */
+  async startPods(component: Component): Promise<void> {
+    this.pods.set(component, keyringFrom(await generatedSecret(this.ns)));
+    await markDeploymentAvailable(cluster.kube, this.ns, `shop-${component}`);
+  }
+
+  /** Each component writes a row with its current key, then every component reads every row written so far. */
+  async writeAndReadEverywhere(moment: string): Promise<void> {
+    for (const [component, keyring] of this.pods) {
+      const key = `rotation.${moment}_${component}`;
+      const value = `${moment} by the ${component} ✓`;
+      await setStoredSecret(db.database.prisma, keyring, { key, value, setAt: new Date(), setByStaffUserId: null });
+      this.rows.set(key, value);
+    }
+    for (const [component, keyring] of this.pods) {
+      for (const [key, value] of this.rows) expect(await readStoredSecret(db.database.prisma, keyring, key), `${key} read by the ${component} ${moment}`).toBe(value);
+    }
+  }
+
+  async templateRevision(component: Component): Promise<string | undefined> {
+    const reply = await cluster.kube<{ spec: { template: { metadata?: { annotations?: Record<string, string> } } } }>(
+      'GET',
+      `/apis/apps/v1/namespaces/${this.ns}/deployments/shop-${component}`,
+    );
+    return reply.status === 200 ? reply.body.spec.template.metadata?.annotations?.[KEYS_REVISION_ANNOTATION] : undefined;
+  }
+
+  /**
+   * Plays the rollout of the Secret's keys revision: the api first, while the worker and the consumer
+   * keep their pods, then those two. Rows are written and read by every component at each step.
+   */
+  async rollOutKeys(moment: string): Promise<void> {
+    const { revision } = await generatedSecret(this.ns);
+    await eventually(async () => expect(await this.templateRevision('api')).toBe(revision));
+    expect(await this.templateRevision('worker')).not.toBe(revision);
+    await this.writeAndReadEverywhere(`${moment}_api_rolling`);
+    await this.startPods('api');
+    await this.writeAndReadEverywhere(`${moment}_api_rolled`);
+    await eventually(async () => expect([await this.templateRevision('worker'), await this.templateRevision('consumer')]).toEqual([revision, revision]));
+    await this.startPods('worker');
+    await this.startPods('consumer');
+    await this.writeAndReadEverywhere(`${moment}_rolled`);
+  }
+
+  /** The rewrap Job's pod: `npm run secrets:rewrap`'s code with the keys the Secret gives it; the Job completes when it exits 0. */
+  async runRewrapJob(name: string): Promise<void> {
+    const result = await rewrapSecrets(db.database.pool, keyringFrom(await generatedSecret(this.ns)));
+    expect(result.left).toBe(0);
+    await completeJob(cluster.kube, this.ns, name);
+  }
+
+  async status(expected: Record<string, unknown>, timeoutMs?: number): Promise<ShopStatus> {
+    return eventually(
+      async () => {
+        const { status } = await readShop(cluster.kube, this.ns, 'shop');
+        expect(status).toMatchObject(expected);
+        return status as ShopStatus;
+      },
+      { timeoutMs },
+    );
+  }
+
+  requestRotation(value: string): Promise<void> {
+    return updateShop(cluster.kube, this.ns, 'shop', (shop) => void (shop.metadata = { ...shop.metadata, annotations: { [ROTATE_KEYS_ANNOTATION]: value } }));
+  }
+
+  async job(name: string): Promise<StoredJob | undefined> {
+    const reply = await cluster.kube<StoredJob>(
+      'GET',
+      `/apis/batch/v1/namespaces/${this.ns}/jobs/${name}`,
+    );
+    return reply.status === 200 ? reply.body : undefined;
+  }
+}
+
+const keysCurrent = (status: string, reason: string) => expect.arrayContaining([expect.objectContaining({ type: 'KeysCurrent', status, reason })]);
+
+/** A Ready Shop with generated keys, its pods started, and a row written by each component. */
+async function readyShop(prefix: string, keyRotation: NonNullable<Shop['spec']['keyRotation']>): Promise<ShopUnderTest> {
+  const ns = await cluster.namespace(prefix);
+  await createReferencedSecrets(cluster.kube, ns);
+  await createShop(cluster.kube, ns, shopManifest('shop', '1.0.0', { keyRotation }));
+  const shop = new ShopUnderTest(ns);
+  await eventually(async () => expect(await shop.job('shop-migrate-1-0-0')).toBeDefined());
+  await completeJob(cluster.kube, ns, 'shop-migrate-1-0-0');
+  await eventually(async () => expect((await cluster.kube('GET', `/apis/apps/v1/namespaces/${ns}/deployments/shop-api`)).status).toBe(200));
+  await shop.startPods('api');
+  await eventually(async () => expect((await cluster.kube('GET', `/apis/apps/v1/namespaces/${ns}/deployments/shop-consumer`)).status).toBe(200));
+  await shop.startPods('worker');
+  await shop.startPods('consumer');
+  await shop.status({ phase: 'Ready', conditions: keysCurrent('True', 'KeysCurrent') });
+  await shop.writeAndReadEverywhere('before');
+  return shop;
+}
+
+describe('rotation of the generated keys', () => {
+  it('adds, switches (api first), rewraps and removes the old master key only after the rewrap and the retention; every row reads at every moment, across operator restarts', async () => {
+    const shop = await readyShop('rotation', { enabled: false, interval: '1h', retention: '30s' });
+    const original = await generatedSecret(shop.ns);
+    expect(original).toMatchObject({ revision: undefined, rotatingFrom: [], previousSigningKey: undefined });
+    await shop.status({ keyRotation: { phase: 'Settled', currentKeyId: idOf(original.masterKey), retiringKeys: [] } });
+
+    // (a) The new key is added for reading only, everywhere.
+    await shop.requestRotation('first');
+    await shop.status({ keyRotation: { phase: 'Adding' }, conditions: keysCurrent('False', 'AddingKeys') });
+    const adding = await generatedSecret(shop.ns);
+    expect(adding).toMatchObject({ revision: '1', masterKey: original.masterKey, signingKey: original.signingKey });
+    expect(adding.rotatingFrom).toHaveLength(1);
+    const [newKey] = adding.rotatingFrom as [string];
+    expect(adding.previousSigningKey).not.toBe(original.signingKey);
+    await restartOperator();
+    await shop.rollOutKeys('adding');
+
+    // (b) It becomes current; the old one stays readable; the api rolls out before the worker and the consumer.
+    await shop.status({ keyRotation: { phase: 'Switching', currentKeyId: idOf(newKey) }, conditions: keysCurrent('False', 'SwitchingKeys') });
+    const switching = await generatedSecret(shop.ns);
+    expect(switching).toMatchObject({ revision: '2', masterKey: newKey, rotatingFrom: [original.masterKey], signingKey: adding.previousSigningKey, previousSigningKey: original.signingKey });
+    await restartOperator();
+    await shop.rollOutKeys('switching');
+
+    // (c) The rewrap Job runs the platform's rewrap command.
+    const rewrapping = await shop.status({ keyRotation: { phase: 'Rewrapping' }, conditions: keysCurrent('False', 'Rewrapping') });
+    expect(rewrapping.keyRotation?.retiringKeys).toEqual([{ keyId: idOf(original.masterKey), removeAfter: expect.any(String) }]);
+    await restartOperator();
+    const job = await eventually(async () => {
+      const found = await shop.job('shop-keys-2');
+      expect(found).toBeDefined();
+      return found;
+    });
+    expect(job?.spec.template.spec.containers[0]?.command).toEqual(REWRAP_COMMAND);
+    await shop.writeAndReadEverywhere('rewrapping');
+    await shop.runRewrapJob('shop-keys-2');
+
+    // (d) Every row is under the new key, but the old one stays until its retention has passed.
+    const settled = await shop.status({ keyRotation: { phase: 'Settled', currentKeyId: idOf(newKey) }, conditions: keysCurrent('True', 'RetiringKeys') });
+    const removeAfter = new Date(settled.keyRotation?.retiringKeys?.[0]?.removeAfter ?? 0);
+    expect(Object.fromEntries(await rowsPerKeyId(db.database.pool))).toEqual({ [idOf(newKey)]: shop.rows.size });
+    expect((await generatedSecret(shop.ns)).rotatingFrom).toEqual([original.masterKey]);
+    expect(Date.now()).toBeLessThan(removeAfter.getTime());
+    await restartOperator();
+    await shop.writeAndReadEverywhere('settled');
+
+    // The operator looks again when the retention ends, removes the old keys and rolls them out.
+    await shop.status({ keyRotation: { phase: 'Settled', retiringKeys: [] }, conditions: keysCurrent('True', 'KeysCurrent') }, 60_000);
+    expect(Date.now()).toBeGreaterThanOrEqual(removeAfter.getTime());
+    const removed = await generatedSecret(shop.ns);
+    expect(removed).toMatchObject({ revision: '3', masterKey: newKey, rotatingFrom: [], signingKey: adding.previousSigningKey, previousSigningKey: undefined });
+    await shop.rollOutKeys('removed');
+    await shop.status({ phase: 'Ready', conditions: keysCurrent('True', 'KeysCurrent') });
+    for (const keyring of shop.pods.values()) expect(keyring.ids).toEqual([idOf(newKey)]);
+
+    // A ciphertext swapped into another row is refused, even under the current key.
+    const [first, second] = [...shop.rows.keys()] as [string, string];
+    await db.database.pool.query('UPDATE stored_secrets SET ciphertext = (SELECT ciphertext FROM stored_secrets WHERE key = $2) WHERE key = $1', [first, second]);
+    await expect(readStoredSecret(db.database.prisma, shop.pods.get('api') as MasterKeyring, first)).rejects.toBeInstanceOf(SecretUnreadableError);
+    await db.database.pool.query('DELETE FROM stored_secrets WHERE key = $1', [first]);
+    shop.rows.delete(first);
+  }, 150_000);
+
+  it('keeps the old master key past its retention while the rewrap has not completed, and a process without it refuses to start', async () => {
+    await db.database.pool.query('TRUNCATE stored_secrets');
+    const shop = await readyShop('rewrap-fails', { enabled: false, interval: '1h', retention: '1s' });
+    const original = await generatedSecret(shop.ns);
+    await shop.requestRotation('once');
+    await shop.status({ keyRotation: { phase: 'Adding' } });
+    await shop.rollOutKeys('adding');
+    await shop.status({ keyRotation: { phase: 'Switching' } });
+    await shop.rollOutKeys('switching');
+    await eventually(async () => expect(await shop.job('shop-keys-2')).toBeDefined());
+    await failJob(cluster.kube, shop.ns, 'shop-keys-2', 'BackoffLimitExceeded', 'Job has reached the specified backoff limit');
+    const failed = await shop.status({ keyRotation: { phase: 'Rewrapping' }, conditions: keysCurrent('False', 'RewrapFailed') });
+    const removeAfter = new Date(failed.keyRotation?.retiringKeys?.[0]?.removeAfter ?? 0);
+
+    // Past the retention (a metadata change brings a pass), the key is still there: rows are under it.
+    await eventually(() => expect(Date.now()).toBeGreaterThan(removeAfter.getTime()));
+    await updateShop(cluster.kube, shop.ns, 'shop', (stored) => void (stored.metadata = { ...stored.metadata, labels: { touched: 'yes' } }));
+    await shop.status({ keyRotation: { phase: 'Rewrapping', retiringKeys: [{ keyId: idOf(original.masterKey) }] }, conditions: keysCurrent('False', 'RewrapFailed') });
+    expect((await generatedSecret(shop.ns)).rotatingFrom).toEqual([original.masterKey]);
+
+    // Had someone removed it anyway, the platform's start check would refuse to start, naming it.
+    const withoutOldKey = { ...(await generatedSecret(shop.ns)), rotatingFrom: [] };
+    const refusals: string[] = [];
+    const guard = await guardStoredSecretKeys({
+      pool: db.database.pool,
+      keyring: keyringFrom(withoutOldKey),
+      logger: createLogger({ level: 'ERROR', service: 'test' }),
+      refuse: (problem) => void refusals.push(problem),
+    });
+    guard.stop();
+    expect(refusals).toEqual([expect.stringContaining(idOf(original.masterKey))]);
+
+    // Deleting the failed Job runs it again; once it completes, the retention being over, the key goes.
+    const failedJob = (await shop.job('shop-keys-2')) as StoredJob;
+    expectStatus(await cluster.kube('DELETE', `/apis/batch/v1/namespaces/${shop.ns}/jobs/shop-keys-2`, { propagationPolicy: 'Background' }), 200);
+    await eventually(async () => expect((await shop.job('shop-keys-2'))?.metadata.uid).not.toBeOneOf([undefined, failedJob.metadata.uid]));
+    await shop.runRewrapJob('shop-keys-2');
+    await shop.status({ keyRotation: { phase: 'Settled', retiringKeys: [] } });
+    expect((await generatedSecret(shop.ns)).rotatingFrom).toEqual([]);
+    await shop.rollOutKeys('removed');
+    await shop.status({ phase: 'Ready', conditions: keysCurrent('True', 'KeysCurrent') });
+  });
+});
