@@ -86,6 +86,17 @@ describe('errors through /graphql', () => {
     expect((await api.request(`{ categories { ${nested(5)} } }`)).errors).toBeUndefined();
   });
 
+  // Found by the fuzz test (docs/fuzzing.md): PostgreSQL refuses NUL in text, and it was answered INTERNAL, a 500.
+  it('refuses text with the NUL character as BAD_USER_INPUT, in a write and in a read', async () => {
+    const admin = await api.adminHeaders();
+    const write = await api.error('mutation ($name: String!) { createStockLocation(name: $name) { id } }', { name: 'Back\u0000room' }, admin);
+    expect(write).toMatchObject({ status: 200, message: 'text must not contain the NUL character (U+0000)', extensions: { code: 'BAD_USER_INPUT' } });
+    expect(await api.prisma.stockLocation.count({ where: { name: { startsWith: 'Back' } } })).toBe(0);
+    const channel = await api.data<{ createChannel: { id: string } }>('mutation { createChannel(input: { code: "nul", name: "NUL", defaultCurrency: "EUR" }) { id } }', {}, admin);
+    const read = await api.error('query ($slug: String) { product(slug: $slug) { id } }', { slug: 'a\u0000b' }, { 'x-channel-id': channel.createChannel.id });
+    expect(read).toMatchObject({ status: 200, message: 'text must not contain the NUL character (U+0000)', extensions: { code: 'BAD_USER_INPUT' } });
+  });
+
   it('keeps the same answers once a query is compiled to JIT code', async () => {
     const guest = { 'x-session-id': await api.guestSession() };
     for (let run = 0; run < 3; run += 1) {
