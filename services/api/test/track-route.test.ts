@@ -107,6 +107,18 @@ describe('POST /track records events', () => {
     expect(await storedEvents(pool(), session)).toHaveLength(1);
   });
 
+  // Found by the fuzz test (docs/fuzzing.md): Fastify refused such a body as "not valid JSON".
+  for (const contentType of ['application/json', 'text/plain;charset=UTF-8']) {
+    it(`ignores __proto__ and constructor.prototype properties like any unknown one (${contentType})`, async () => {
+      const session = newSession();
+      const payload = `[${JSON.stringify(event()).slice(0, -1)},"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}]`;
+      const response = await track(api.app, { session, payload, headers: { 'content-type': contentType } });
+      expect(response.json()).toEqual({ accepted: 1 });
+      expect(await storedEvents(pool(), session)).toHaveLength(1);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    });
+  }
+
   it('takes X-Session-ID of up to 255 characters', async () => {
     const session = newSession().padEnd(255, 'x');
     expect((await track(api.app, { session, body: event() })).statusCode).toBe(202);

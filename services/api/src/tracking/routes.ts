@@ -6,7 +6,7 @@ import { ClientAddress } from '../http/client-address.ts';
 import { ChargeAndClaim, type Claims } from './charge-and-claim.ts';
 import type { RouteRateLimits } from '../http/rate-limit/plugin.ts';
 import { EventBuffer, type EventBufferSettings } from './event-buffer.ts';
-import { restFieldName } from './track-body.ts';
+import { BODY_LIMIT_BYTES, restFieldName } from './track-body.ts';
 import { countOf, Tracker, type Charge, type Charged, type ChargedTrackOutcome } from './tracker.ts';
 import { trackingMetrics, type RejectReason } from './tracking-metrics.ts';
 
@@ -30,8 +30,6 @@ declare module 'fastify' {
   }
 }
 
-/** Beacons are small: 50 events with long URLs fit with room to spare. */
-const BODY_LIMIT_BYTES = 256 * 1024;
 const CACHE_WARNING_EVERY_MS = 60_000;
 
 /** SQLSTATE classes 22 (data exception) and 23 (integrity constraint): the rows themselves were refused. */
@@ -109,9 +107,12 @@ export function trackingRoutes(app: FastifyInstance, platform: TrackingPlatform,
   };
 
   app.register(async (scope) => {
+    // Unknown properties are ignored, `__proto__` and `constructor.prototype` among them: removed while parsing
+    // (which keeps them from polluting a prototype) instead of refusing the whole body as Fastify does by default.
     // navigator.sendBeacon sends text/plain to stay clear of CORS preflights: read it as JSON too.
-    scope.removeContentTypeParser('text/plain');
-    scope.addContentTypeParser('text/plain', { parseAs: 'string' }, scope.getDefaultJsonParser('error', 'error'));
+    const json = scope.getDefaultJsonParser('remove', 'remove');
+    scope.removeContentTypeParser(['application/json', 'text/plain']);
+    scope.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string' }, json);
     // A body refused before the handler (unparseable, too large, wrong type) spends the rate limit too, and a
     // caller over it gets 429 instead; then the app's error handler answers.
     scope.setErrorHandler(async (error: FastifyError, request, reply) => {

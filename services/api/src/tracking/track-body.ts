@@ -3,6 +3,9 @@ import { MAX_BIGINT, TRACKED_ENTITY_TYPES, TRACKING_EVENT_TYPES, type TrackedEnt
 /** The most events one POST /track (or one track mutation) may carry. */
 export const MAX_BATCH_EVENTS = 50;
 
+/** The largest body POST /track reads: 50 events with long URLs fit with room to spare. */
+export const BODY_LIMIT_BYTES = 256 * 1024;
+
 /** One event once validated. */
 export interface BeaconEvent {
   readonly event_type: TrackingEventType;
