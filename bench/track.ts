@@ -17,6 +17,7 @@ import { startPostgres, startRedis, type ServerHandle } from '../test/infra/serv
 import type { ServiceProcess } from '../test/support/service-process.ts';
 import { startApi, stopApi } from './api-process.ts';
 import { cpuPercent, cpuSeconds } from './cpu.ts';
+import { setRateLimits } from './rate-limits.ts';
 import { enableStatementStats, spawnListening, type ListeningServer } from './servers.ts';
 import { median, percentile, round } from './stats.ts';
 
@@ -54,22 +55,6 @@ function note(message: string): void {
 
 function startBaseline(mode: 'bare' | 'anchor', databaseUrl: string): Promise<ListeningServer> {
   return spawnListening(path.join(import.meta.dirname, 'track-servers.ts'), [mode], { DATABASE_URL: databaseUrl });
-}
-
-
-/**
- * The bench is one client address, so the default per-address buckets (120 at once, 20/s) would
- * refuse nearly everything. The policies stay enabled, so every request still takes its token from
- * Redis; they are only raised out of reach. Before the api starts: it loads them at boot.
- */
-async function liftRateLimitsForOneClient(databaseUrl: string): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    await client.query('UPDATE rate_limit_policies SET capacity = 2147483647, refill_per_second = 999999, enabled = true');
-  } finally {
-    await client.end();
-  }
 }
 
 /**
@@ -563,7 +548,9 @@ export async function benchTrack(): Promise<void> {
     [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);
     await enableStatementStats(postgres);
     await applyMigrations(postgres.url);
-    await liftRateLimitsForOneClient(postgres.url);
+    // One client address: the default per-address buckets would refuse nearly everything. Raised,
+    // not disabled: every request still takes its token from Redis. Before the api starts: it loads them at boot.
+    await setRateLimits(postgres.url, 'out of reach');
     const bare = await startBaseline('bare', postgres.url);
     baselines.push(bare);
     const anchor = await startBaseline('anchor', postgres.url);
@@ -639,6 +626,7 @@ export async function benchTrack(): Promise<void> {
       const { drive: result } = measured;
       const isTrack = target.name.startsWith('POST /track');
       const ratioToBare = round(result.acceptedPerSec / bareRate);
+      const clean = [result, results.get('bare fastify route')?.drive, results.get('anchor: one INSERT per beacon')?.drive].every((drive) => (drive?.refused ?? 0) === 0);
       const ratioToAnchor = anchorRate === undefined ? undefined : round(result.acceptedPerSec / anchorRate);
       emit({
         target: target.name,
@@ -656,7 +644,8 @@ export async function benchTrack(): Promise<void> {
           ? {
               goal_ratio_to_bare: BARE_TARGET,
               goal_ratio_to_anchor: ANCHOR_TARGET,
-              meets_goal: ratioToBare >= BARE_TARGET && (ratioToAnchor ?? 0) >= ANCHOR_TARGET,
+              // A target or a baseline with refused or failed answers cannot meet its goal.
+              meets_goal: clean && ratioToBare >= BARE_TARGET && (ratioToAnchor ?? 0) >= ANCHOR_TARGET,
             }
           : {}),
         ...cpuFigure(measured),
