@@ -67,7 +67,9 @@ export class ShopApiClient {
 
   /** A guest buys one unit of the first product in stock; returns the order id. */
   async placeOrder(): Promise<string> {
-    const session = { ...WEB_CHANNEL, 'x-session-id': `buyer-${randomUUID()}` };
+    // The api takes only session ids it issued.
+    const { startGuestSession } = await this.data<{ startGuestSession: string }>('mutation { startGuestSession }', {}, WEB_CHANNEL);
+    const session = { ...WEB_CHANNEL, 'x-session-id': startGuestSession };
     const { products } = await this.data<{ products: { nodes: Array<{ id: string; available: number }> } }>(
       '{ products(first: 20) { nodes { id available } } }',
       {},
