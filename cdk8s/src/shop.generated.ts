@@ -482,7 +482,7 @@ export interface ShopStatus {
     message: string;
   }[];
   /**
-   * Where the rotation of the generated keys is (see docs/secrets.md). Unset for a Shop whose master key is supplied.
+   * Where the rotation of the generated keys is (see docs/secrets.md). Unset when both keys come from spec.secrets.
    */
   keyRotation?: {
     /**
@@ -490,7 +490,7 @@ export interface ShopStatus {
      */
     phase?: "Settled" | "Adding" | "Switching" | "Rewrapping";
     /**
-     * The key id of SECRETS_MASTER_KEY, as npm run secrets:status prints it.
+     * The key id of the generated SECRETS_MASTER_KEY, as npm run secrets:status prints it; unset when the master key is supplied.
      */
     currentKeyId?: string;
     /**
