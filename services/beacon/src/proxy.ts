@@ -1,7 +1,6 @@
 // The storefront's side of the beacon: POST /api/track relayed to the api's POST /track, with the
-// session taken from the storefront's cookie and the client's address added to X-Forwarded-For.
-// Framework-free: a node:http (req, res) handler, and a Fetch API (Request -> Response) adapter.
-import { randomUUID } from 'node:crypto';
+// session taken from the storefront's cookie (issued by the api) and the client's address added to
+// X-Forwarded-For. Framework-free: a node:http (req, res) handler, and a Fetch API (Request -> Response) adapter.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 
@@ -15,6 +14,17 @@ export interface SessionCookieOptions {
   readonly domain?: string;
   /** Default `/`. */
   readonly path?: string;
+}
+
+/** Where and how the storefront asks the api for guest sessions, and what the cookie holding one looks like. */
+export interface GuestSessionOptions {
+  /** The api's base URL: sessions come from its POST /graphql (`startGuestSession`). */
+  readonly apiUrl: string | URL;
+  /** How long the api may take to answer, in milliseconds. Default 5000. */
+  readonly timeoutMs?: number;
+  readonly cookie?: SessionCookieOptions;
+  /** Told about every 502 and 504. */
+  readonly onFailure?: (failure: RelayFailure) => void;
 }
 
 /** An answer the storefront gave without the api: 502 (unreachable, failed) or 504 (too slow). */
@@ -57,8 +67,10 @@ const DEFAULT_TIMEOUT_MS = 5_000;
 const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024;
 const DEFAULT_COOKIE = 'shop_session';
 const DEFAULT_MAX_AGE_SECONDS = 30 * 24 * 60 * 60;
-/** What a session cookie the storefront issued looks like; anything else is replaced with a new id. */
-const SESSION_ID_PATTERN = /^[A-Za-z0-9._~-]{16,255}$/;
+/** What a session id the api issued looks like (startGuestSession); a cookie holding anything else is replaced with a new one. */
+const SESSION_ID_PATTERN = /^g1\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{22}$/;
+/** The one GraphQL operation the relay sends: register it when the api runs GRAPHQL_PERSISTED_QUERIES=allowlist. */
+export const START_GUEST_SESSION = 'mutation StartGuestSession { startGuestSession }';
 /** The api's answers that reach the browser as they are, with these headers. */
 const PASSED_HEADERS = ['content-type', 'retry-after', 'ratelimit-policy', 'ratelimit'];
 
@@ -74,30 +86,126 @@ function plainAddress(address: string): string {
   return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address) ? address.slice(7) : address;
 }
 
-/** The storefront's session cookie: read from a Cookie header, issued when missing or malformed. */
+/** The api's base URL ending in `/`, so that a path it has is kept (`…/v1` -> `…/v1/track`). */
+function apiBase(apiUrl: string | URL): URL {
+  const base = new URL(apiUrl);
+  if (!base.pathname.endsWith('/')) base.pathname = `${base.pathname}/`;
+  return base;
+}
+
+/** The incoming X-Forwarded-For with the connection's peer appended; undefined when there is neither. */
+function forwardedFor(incoming: string | undefined, clientAddress: string | undefined): string | undefined {
+  const chain = [incoming?.trim(), clientAddress === undefined ? undefined : plainAddress(clientAddress)].filter((hop) => hop !== undefined && hop !== '').join(', ');
+  return chain === '' ? undefined : chain;
+}
+
+/** An answer of the api, read whole. */
+interface ApiAnswer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+}
+
+/** The api's answer as the browser gets it: its status and body, with Retry-After and the RateLimit headers. */
+function passThrough(answer: ApiAnswer): RelayAnswer {
+  const passed: Record<string, string> = { 'cache-control': 'no-store' };
+  for (const name of PASSED_HEADERS) {
+    const value = answer.headers.get(name);
+    if (value !== null) passed[name] = value;
+  }
+  return { status: answer.status, headers: passed, body: answer.text };
+}
+
+/**
+ * One call to the api within `timeoutMs`: its response, or the 502 (unreachable) or 504 (too slow)
+ * the browser gets instead, reported to `onFailure`. `what` names the api in messages.
+ */
+async function callApi(
+  target: URL,
+  init: RequestInit,
+  options: { timeoutMs: number; what: string; onFailure: ((failure: RelayFailure) => void) | undefined },
+): Promise<ApiAnswer | RelayAnswer> {
+  const signal = AbortSignal.timeout(options.timeoutMs);
+  try {
+    const response = await fetch(target, { ...init, signal, redirect: 'manual' });
+    return { status: response.status, headers: response.headers, text: await response.text() };
+  } catch (error) {
+    if (signal.aborted) return reportFailure(options.onFailure, 504, 'GATEWAY_TIMEOUT', `${options.what} did not answer within ${options.timeoutMs} ms`, error);
+    const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+    const reason = typeof cause?.code === 'string' ? cause.code : String(cause?.message ?? (error as Error).message);
+    return reportFailure(options.onFailure, 502, 'BAD_GATEWAY', `${options.what} at ${target.origin} is unreachable (${reason})`, error);
+  }
+}
+
+function reportFailure(onFailure: ((failure: RelayFailure) => void) | undefined, status: 502 | 504, code: string, message: string, error?: unknown): RelayAnswer {
+  onFailure?.({ status, message, ...(error === undefined ? {} : { error }) });
+  return failure(status, code, message);
+}
+
+/** The session id in startGuestSession's answer, when it holds one. */
+function sessionIdIn(text: string): string | undefined {
+  let id: unknown;
+  try {
+    id = (JSON.parse(text) as { data?: { startGuestSession?: unknown } } | null)?.data?.startGuestSession;
+  } catch {
+    return undefined;
+  }
+  return typeof id === 'string' && SESSION_ID_PATTERN.test(id) ? id : undefined;
+}
+
+/** What a session is for a request: the id, with the Set-Cookie value when it is new; or the answer to give when the api issued none. */
+export type SessionOf = { readonly id: string; readonly setCookie?: string } | { readonly id?: undefined; readonly failed: RelayAnswer };
+
+/**
+ * The storefront's session cookie: read from a Cookie header, and when it is missing or holds no id
+ * the api issued, a new id from the api's startGuestSession (the api refuses session ids it did not
+ * issue, so a guest's cart cannot be reached by guessing one).
+ */
 export class SessionCookie {
   readonly name: string;
-  readonly #options: SessionCookieOptions;
+  readonly #cookie: SessionCookieOptions;
+  readonly #target: URL;
+  readonly #timeoutMs: number;
+  readonly #onFailure: ((failure: RelayFailure) => void) | undefined;
 
-  constructor(options: SessionCookieOptions = {}) {
-    this.name = options.name ?? DEFAULT_COOKIE;
-    this.#options = options;
+  constructor(options: GuestSessionOptions) {
+    this.#cookie = options.cookie ?? {};
+    this.name = this.#cookie.name ?? DEFAULT_COOKIE;
+    this.#target = new URL('graphql', apiBase(options.apiUrl));
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#onFailure = options.onFailure;
   }
 
-  /** The session id, and the Set-Cookie value when it is new. */
-  of(cookieHeader: string | undefined, https: boolean): { id: string; setCookie?: string } {
-    for (const pair of (cookieHeader ?? '').split(';')) {
+  /** `forwardedFor` is sent to the api, so its rate limit counts the shopper rather than the storefront. */
+  async of(request: { cookie: string | undefined; https: boolean; forwardedFor: string | undefined; userAgent: string | undefined }): Promise<SessionOf> {
+    for (const pair of (request.cookie ?? '').split(';')) {
       const separator = pair.indexOf('=');
       if (separator === -1 || pair.slice(0, separator).trim() !== this.name) continue;
       const value = pair.slice(separator + 1).trim();
       if (SESSION_ID_PATTERN.test(value)) return { id: value };
     }
-    const id = randomUUID();
-    return { id, setCookie: this.#serialize(id, https) };
+    const issued = await this.#issue(request.forwardedFor, request.userAgent);
+    if (typeof issued !== 'string') return { failed: issued };
+    return { id: issued, setCookie: this.#serialize(issued, request.https) };
+  }
+
+  async #issue(forwarded: string | undefined, userAgent: string | undefined): Promise<string | RelayAnswer> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': userAgent ?? '' };
+    if (forwarded !== undefined) headers['x-forwarded-for'] = forwarded;
+    const what = 'the api';
+    const response = await callApi(this.#target, { method: 'POST', headers, body: JSON.stringify({ query: START_GUEST_SESSION }) }, { timeoutMs: this.#timeoutMs, what, onFailure: this.#onFailure });
+    if (!('text' in response)) return response;
+    if (response.status !== 200) {
+      if (response.status >= 500 && response.status !== 503) return reportFailure(this.#onFailure, 502, 'BAD_GATEWAY', `${what} failed to start a guest session (status ${response.status})`);
+      return passThrough(response);
+    }
+    const id = sessionIdIn(response.text);
+    if (id !== undefined) return id;
+    return reportFailure(this.#onFailure, 502, 'BAD_GATEWAY', `${what} answered startGuestSession without a session id`);
   }
 
   #serialize(id: string, https: boolean): string {
-    const options = this.#options;
+    const options = this.#cookie;
     const parts = [`${this.name}=${id}`, `Path=${options.path ?? '/'}`, `Max-Age=${options.maxAgeSeconds ?? DEFAULT_MAX_AGE_SECONDS}`, 'HttpOnly', 'SameSite=Lax'];
     if (options.domain !== undefined) parts.push(`Domain=${options.domain}`);
     if (options.secure ?? https) parts.push('Secure');
@@ -107,10 +215,10 @@ export class SessionCookie {
 
 /**
  * Relays beacons to the api's POST /track: X-Session-ID from the storefront's session cookie (issued
- * when missing), X-Forwarded-For extended with the client's address (the api decides which hops it
- * believes: TRUSTED_PROXIES), the browser's User-Agent and any Authorization header. The api's 2xx,
- * 4xx and 503 answers pass through with Retry-After and the RateLimit headers; an unreachable or
- * failing api is a 502, a slow one a 504.
+ * by the api when missing), X-Forwarded-For extended with the client's address (the api decides
+ * which hops it believes: TRUSTED_PROXIES), the browser's User-Agent and any Authorization header.
+ * The api's 2xx, 4xx and 503 answers pass through with Retry-After and the RateLimit headers; an
+ * unreachable or failing api is a 502, a slow one a 504.
  */
 export class TrackRelay {
   readonly session: SessionCookie;
@@ -120,13 +228,16 @@ export class TrackRelay {
   readonly #onFailure: ((failure: RelayFailure) => void) | undefined;
 
   constructor(options: TrackRelayOptions) {
-    const base = new URL(options.apiUrl);
-    if (!base.pathname.endsWith('/')) base.pathname = `${base.pathname}/`;
-    this.#target = new URL('track', base);
+    this.#target = new URL('track', apiBase(options.apiUrl));
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
-    this.session = new SessionCookie(options.session);
     this.#onFailure = options.onFailure;
+    this.session = new SessionCookie({
+      apiUrl: options.apiUrl,
+      timeoutMs: this.#timeoutMs,
+      ...(options.session === undefined ? {} : { cookie: options.session }),
+      ...(options.onFailure === undefined ? {} : { onFailure: options.onFailure }),
+    });
   }
 
   get target(): string {
@@ -134,56 +245,35 @@ export class TrackRelay {
   }
 
   async relay(request: BeaconRequest): Promise<RelayAnswer> {
-    const session = this.session.of(joined(request.headers.cookie), request.https);
     const { body } = request;
-    const answer =
-      body === undefined || body.byteLength > this.bodyLimitBytes
-        ? failure(413, 'PAYLOAD_TOO_LARGE', `the body must be at most ${this.bodyLimitBytes} bytes`, { connection: 'close' })
-        : await this.#forward(request, body, session.id);
+    if (body === undefined || body.byteLength > this.bodyLimitBytes) {
+      return failure(413, 'PAYLOAD_TOO_LARGE', `the body must be at most ${this.bodyLimitBytes} bytes`, { connection: 'close' });
+    }
+    const forwarded = forwardedFor(joined(request.headers['x-forwarded-for']), request.clientAddress);
+    const userAgent = first(request.headers['user-agent']);
+    const session = await this.session.of({ cookie: joined(request.headers.cookie), https: request.https, forwardedFor: forwarded, userAgent });
+    if (session.id === undefined) return session.failed;
+    const answer = await this.#forward(request, body, session.id, forwarded, userAgent);
     if (session.setCookie === undefined) return answer;
     return { ...answer, headers: { ...answer.headers, 'set-cookie': session.setCookie } };
   }
 
-  async #forward(request: BeaconRequest, body: Uint8Array, sessionId: string): Promise<RelayAnswer> {
-    const incoming = joined(request.headers['x-forwarded-for'])?.trim();
-    const client = request.clientAddress === undefined ? undefined : plainAddress(request.clientAddress);
-    const forwardedFor = [incoming, client].filter((hop) => hop !== undefined && hop !== '').join(', ');
+  async #forward(request: BeaconRequest, body: Uint8Array, sessionId: string, forwarded: string | undefined, userAgent: string | undefined): Promise<RelayAnswer> {
     const headers: Record<string, string> = {
       'content-type': first(request.headers['content-type']) ?? 'application/json',
       'x-session-id': sessionId,
       // Without it fetch would send its own ("node"), and the api would record that as the browser.
-      'user-agent': first(request.headers['user-agent']) ?? '',
+      'user-agent': userAgent ?? '',
     };
-    if (forwardedFor !== '') headers['x-forwarded-for'] = forwardedFor;
+    if (forwarded !== undefined) headers['x-forwarded-for'] = forwarded;
     const authorization = first(request.headers.authorization);
     if (authorization !== undefined) headers.authorization = authorization;
 
-    const signal = AbortSignal.timeout(this.#timeoutMs);
-    let response: Response;
-    let text: string;
-    try {
-      response = await fetch(this.#target, { method: 'POST', headers, body, signal, redirect: 'manual' });
-      text = await response.text();
-    } catch (error) {
-      if (signal.aborted) return this.#fail(504, 'GATEWAY_TIMEOUT', `the tracking api did not answer within ${this.#timeoutMs} ms`, error);
-      const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-      const reason = typeof cause?.code === 'string' ? cause.code : String(cause?.message ?? (error as Error).message);
-      return this.#fail(502, 'BAD_GATEWAY', `the tracking api at ${this.#target.origin} is unreachable (${reason})`, error);
-    }
-    if (response.status >= 500 && response.status !== 503) {
-      return this.#fail(502, 'BAD_GATEWAY', `the tracking api failed (status ${response.status})`);
-    }
-    const passed: Record<string, string> = { 'cache-control': 'no-store' };
-    for (const name of PASSED_HEADERS) {
-      const value = response.headers.get(name);
-      if (value !== null) passed[name] = value;
-    }
-    return { status: response.status, headers: passed, body: text };
-  }
-
-  #fail(status: 502 | 504, code: string, message: string, error?: unknown): RelayAnswer {
-    this.#onFailure?.({ status, message, ...(error === undefined ? {} : { error }) });
-    return failure(status, code, message);
+    const what = 'the tracking api';
+    const response = await callApi(this.#target, { method: 'POST', headers, body }, { timeoutMs: this.#timeoutMs, what, onFailure: this.#onFailure });
+    if (!('text' in response)) return response;
+    if (response.status >= 500 && response.status !== 503) return reportFailure(this.#onFailure, 502, 'BAD_GATEWAY', `${what} failed (status ${response.status})`);
+    return passThrough(response);
   }
 }
 
@@ -242,22 +332,28 @@ function send(res: ServerResponse, answer: RelayAnswer): void {
  * The storefront's session id for a node:http request, issuing the cookie on `res` when the browser
  * has none. Pages use it too, so the session exists before the first beacon and the storefront can
  * send the same X-Session-ID with its GraphQL calls (a guest's cart is found by it, and attribution
- * matches clicks to carts and orders by it).
+ * matches clicks to carts and orders by it). Undefined when the api could not issue one now
+ * (`onFailure` heard why, or it refused with a 4xx or 503); the next request asks again.
  */
-export function storefrontSession(req: IncomingMessage, res: ServerResponse, options: SessionCookieOptions | SessionCookie = {}): string {
-  const issued = issuedSessions.get(req);
-  if (issued !== undefined) return issued;
-  const cookie = options instanceof SessionCookie ? options : new SessionCookie(options);
-  const session = cookie.of(req.headers.cookie, isHttps(req));
-  if (session.setCookie !== undefined) {
-    res.appendHeader('set-cookie', session.setCookie);
-    issuedSessions.set(req, session.id);
+export function storefrontSession(req: IncomingMessage, res: ServerResponse, cookie: SessionCookie): Promise<string | undefined> {
+  let session = sessions.get(req);
+  if (session === undefined) {
+    session = sessionOf(req, res, cookie);
+    sessions.set(req, session);
   }
-  return session.id;
+  return session;
 }
 
-/** Sessions issued during a request: asked twice, storefrontSession answers the same id and sets one cookie. */
-const issuedSessions = new WeakMap<IncomingMessage, string>();
+/** Asked twice during one request, storefrontSession answers the same id and sets one cookie. */
+const sessions = new WeakMap<IncomingMessage, Promise<string | undefined>>();
+
+async function sessionOf(req: IncomingMessage, res: ServerResponse, cookie: SessionCookie): Promise<string | undefined> {
+  const forwarded = forwardedFor(joined(req.headers['x-forwarded-for']), req.socket.remoteAddress);
+  const session = await cookie.of({ cookie: req.headers.cookie, https: isHttps(req), forwardedFor: forwarded, userAgent: first(req.headers['user-agent']) });
+  if (session.id === undefined) return undefined;
+  if (session.setCookie !== undefined) res.appendHeader('set-cookie', session.setCookie);
+  return session.id;
+}
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { storefrontSession, trackProxy, trackProxyFetch, type RelayFailure, type TrackRelayOptions } from '../src/proxy.ts';
+import { SessionCookie, START_GUEST_SESSION, storefrontSession, trackProxy, trackProxyFetch, type RelayFailure, type TrackRelayOptions } from '../src/proxy.ts';
 
 interface Received {
   readonly method: string | undefined;
@@ -13,11 +13,18 @@ interface Received {
 
 type Answer = { status: number; headers?: Record<string, string>; body?: string } | 'hang';
 
-/** A stand-in for the api: records what reaches it and answers what the test says. */
+/** A stand-in for the api: records what reaches it and answers what the test says; POST /graphql issues sessions. */
 let api: Server;
 let apiUrl: string;
 let answer: Answer = { status: 202, body: '{"accepted":1}' };
+let sessionAnswer: Answer | undefined;
+/** What reached POST /track. */
 const received: Received[] = [];
+/** What reached POST /graphql: the relay asking for new sessions. */
+const sessionRequests: Received[] = [];
+let issued = 0;
+/** A session id shaped as the api issues them. */
+const issuedId = (n: number) => `g1.${String(n).padStart(22, 'A')}.${'t'.repeat(22)}`;
 const sockets = new Set<Socket>();
 const servers: Server[] = [];
 
@@ -32,9 +39,13 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      received.push({ method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      if (answer === 'hang') return;
-      res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', ...answer.headers }).end(answer.body ?? '{}');
+      const request = { method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const isSession = req.url?.endsWith('/graphql') === true;
+      (isSession ? sessionRequests : received).push(request);
+      const given = isSession ? (sessionAnswer ?? { status: 200, body: JSON.stringify({ data: { startGuestSession: issuedId(++issued) } }) }) : answer;
+      if (given === 'hang') return;
+      // No keep-alive: afterEach destroys the sockets, and the next test must not reuse a dead one.
+      res.writeHead(given.status, { 'content-type': 'application/json; charset=utf-8', connection: 'close', ...given.headers }).end(given.body ?? '{}');
     });
   });
   api.on('connection', (socket: Socket) => {
@@ -46,7 +57,9 @@ beforeAll(async () => {
 
 afterEach(async () => {
   answer = { status: 202, body: '{"accepted":1}' };
+  sessionAnswer = undefined;
   received.length = 0;
+  sessionRequests.length = 0;
   for (const socket of sockets) socket.destroy();
   await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
 });
@@ -63,7 +76,8 @@ async function storefront(options: Partial<TrackRelayOptions> = {}, handler?: Re
 }
 
 const EVENT = JSON.stringify({ event_type: 'click', entity_type: 'banner', entity_id: '7', page_url: 'https://shop.example/' });
-const SESSION = 'a1b2c3d4-e5f6-4711-8899-aabbccddeeff';
+const SESSION = issuedId(0);
+const ISSUED_COOKIE = /^shop_session=(g1\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{22}); Path=\/; Max-Age=2592000; HttpOnly; SameSite=Lax$/;
 
 function beacon(url: string, headers: Record<string, string> = {}, body: string = EVENT): Promise<Response> {
   return fetch(`${url}/api/track`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
@@ -94,6 +108,7 @@ describe('the node:http relay', () => {
       'content-type': 'text/plain;charset=UTF-8',
     });
     expect(forwarded?.headers.cookie).toBeUndefined();
+    expect(sessionRequests).toEqual([]);
   });
 
   it('starts X-Forwarded-For with the client address when nothing came before it, and sends no made-up user agent', async () => {
@@ -103,22 +118,43 @@ describe('the node:http relay', () => {
     expect(received[0]?.headers['user-agent']).toBe('');
   });
 
-  it('issues a session cookie when the browser has none or a malformed one, and forwards its id', async () => {
+  it('asks the api for a new session when the browser has none, or one the api did not issue, and forwards its id', async () => {
     const url = await storefront();
-    for (const cookie of [undefined, 'shop_session=short', 'shop_session=has spaces and more than sixteen']) {
+    // The last one is what the storefront made up itself before the api issued sessions.
+    for (const cookie of [undefined, 'shop_session=short', 'shop_session=a1b2c3d4-e5f6-4711-8899-aabbccddeeff']) {
       received.length = 0;
-      const response = await beacon(url, cookie === undefined ? {} : { cookie });
+      sessionRequests.length = 0;
+      const response = await beacon(url, { 'x-forwarded-for': '198.51.100.7', 'user-agent': 'Mozilla/5.0 (test)', ...(cookie === undefined ? {} : { cookie }) });
       expect(response.status).toBe(202);
-      const setCookie = response.headers.get('set-cookie') ?? '';
-      expect(setCookie).toMatch(/^shop_session=[0-9a-f-]{36}; Path=\/; Max-Age=2592000; HttpOnly; SameSite=Lax$/);
-      expect(received[0]?.headers['x-session-id']).toBe(/^shop_session=([^;]+)/.exec(setCookie)?.[1]);
+      const id = ISSUED_COOKIE.exec(response.headers.get('set-cookie') ?? '')?.[1];
+      expect(id).toBe(issuedId(issued));
+      expect(sessionRequests).toHaveLength(1);
+      expect(sessionRequests[0]).toMatchObject({ method: 'POST', url: '/graphql', body: JSON.stringify({ query: START_GUEST_SESSION }) });
+      expect(sessionRequests[0]?.headers).toMatchObject({ 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.7, 127.0.0.1', 'user-agent': 'Mozilla/5.0 (test)' });
+      expect(received[0]?.headers['x-session-id']).toBe(id);
     }
+  });
+
+  it('passes the api\'s refusal to start a session through, and answers 502 when it fails, without relaying the beacon', async () => {
+    sessionAnswer = { status: 429, headers: { 'retry-after': '3' }, body: '{"data":null,"errors":[{"message":"slow down","extensions":{"code":"RATE_LIMITED"}}]}' };
+    const failures: RelayFailure[] = [];
+    const url = await storefront({ onFailure: (failure) => failures.push(failure) });
+    const limited = await beacon(url);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('3');
+    expect(limited.headers.get('set-cookie')).toBeNull();
+    sessionAnswer = { status: 500, body: '{}' };
+    const failed = await beacon(url);
+    expect(failed.status).toBe(502);
+    expect(await failed.json()).toEqual({ error: { code: 'BAD_GATEWAY', message: 'the api failed to start a guest session (status 500)' } });
+    expect(failures).toEqual([{ status: 502, message: 'the api failed to start a guest session (status 500)' }]);
+    expect(received).toEqual([]);
   });
 
   it('marks the cookie Secure behind HTTPS and follows the cookie options', async () => {
     const url = await storefront({ session: { name: 'sid', maxAgeSeconds: 600, domain: 'shop.example' } });
     const response = await beacon(url, { 'x-forwarded-proto': 'https' });
-    expect(response.headers.get('set-cookie')).toMatch(/^sid=[0-9a-f-]{36}; Path=\/; Max-Age=600; HttpOnly; SameSite=Lax; Domain=shop\.example; Secure$/);
+    expect(response.headers.get('set-cookie')).toMatch(/^sid=g1\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{22}; Path=\/; Max-Age=600; HttpOnly; SameSite=Lax; Domain=shop\.example; Secure$/);
   });
 
   it.each([
@@ -150,13 +186,20 @@ describe('the node:http relay', () => {
     const failures: RelayFailure[] = [];
     const url = await storefront({ apiUrl: closedUrl, onFailure: (failure) => failures.push(failure) });
     const started = Date.now();
-    const response = await beacon(url);
+    const response = await beacon(url, { cookie: `shop_session=${SESSION}` });
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(response.status).toBe(502);
     const message = `the tracking api at ${closedUrl} is unreachable (ECONNREFUSED)`;
     expect(await response.json()).toEqual({ error: { code: 'BAD_GATEWAY', message } });
-    expect(response.headers.get('set-cookie')).toMatch(/^shop_session=/);
-    expect(failures).toEqual([{ status: 502, message, error: expect.any(Error) }]);
+    // Without a session the relay asks the api for one first.
+    const unsessioned = await beacon(url);
+    const sessionMessage = `the api at ${closedUrl} is unreachable (ECONNREFUSED)`;
+    expect(await unsessioned.json()).toEqual({ error: { code: 'BAD_GATEWAY', message: sessionMessage } });
+    expect(unsessioned.headers.get('set-cookie')).toBeNull();
+    expect(failures).toEqual([
+      { status: 502, message, error: expect.any(Error) },
+      { status: 502, message: sessionMessage, error: expect.any(Error) },
+    ]);
   });
 
   it('answers 504 when the api does not answer in time', async () => {
@@ -174,6 +217,7 @@ describe('the node:http relay', () => {
   it('keeps a path in the api URL', async () => {
     const url = await storefront({ apiUrl: `${apiUrl}/v1` });
     await beacon(url);
+    expect(sessionRequests[0]?.url).toBe('/v1/graphql');
     expect(received[0]?.url).toBe('/v1/track');
   });
 
@@ -189,6 +233,7 @@ describe('the node:http relay', () => {
     const url = await storefront({ bodyLimitBytes: 1_000 });
     const announced = await beacon(url, {}, 'x'.repeat(1_001));
     expect(announced.status).toBe(413);
+    expect(sessionRequests).toEqual([]);
     expect(await announced.json()).toEqual({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'the body must be at most 1000 bytes' } });
 
     const streamed = await new Promise<number | undefined>((resolve, reject) => {
@@ -222,18 +267,37 @@ describe('the node:http relay', () => {
 
 describe('storefrontSession', () => {
   it('issues one cookie per request however often it is asked, and reads it back afterwards', async () => {
-    const ids: string[] = [];
+    const ids: (string | undefined)[] = [];
+    const cookie = new SessionCookie({ apiUrl });
     const url = await storefront({}, (req, res) => {
-      ids.push(storefrontSession(req, res), storefrontSession(req, res));
-      res.end();
+      void Promise.all([storefrontSession(req, res, cookie), storefrontSession(req, res, cookie)]).then((both) => {
+        ids.push(...both);
+        res.end();
+      });
     });
     const first = await fetch(url);
     const cookies = first.headers.getSetCookie();
     expect(cookies).toHaveLength(1);
-    expect(ids[0]).toBe(ids[1]);
+    expect(sessionRequests).toHaveLength(1);
+    expect(ids[0]).toBe(issuedId(issued));
+    expect(ids[1]).toBe(ids[0]);
     const again = await fetch(url, { headers: { cookie: (cookies[0] ?? '').split(';')[0] ?? '' } });
     expect(again.headers.getSetCookie()).toEqual([]);
     expect(ids[2]).toBe(ids[0]);
+    expect(sessionRequests).toHaveLength(1);
+  });
+
+  it('answers undefined and sets no cookie when the api issues none', async () => {
+    sessionAnswer = { status: 503, body: '{}' };
+    let id: string | undefined = 'unset';
+    const url = await storefront({}, (req, res) => {
+      void storefrontSession(req, res, new SessionCookie({ apiUrl })).then((answered) => {
+        id = answered;
+        res.end();
+      });
+    });
+    expect((await fetch(url)).headers.getSetCookie()).toEqual([]);
+    expect(id).toBeUndefined();
   });
 });
 

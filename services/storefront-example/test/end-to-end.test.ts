@@ -21,6 +21,7 @@ let database: TestDatabase;
 let pool: pg.Pool;
 let api: ServiceProcess;
 let storefront: ServiceProcess;
+let apiUrl: string;
 let storefrontUrl: string;
 let browser: Browser;
 const contexts: BrowserContext[] = [];
@@ -38,7 +39,7 @@ beforeAll(async () => {
   pool = new pg.Pool({ connectionString: database.url, max: 2 });
   // The storefront is the api's only caller here: it is the proxy whose X-Forwarded-For the api believes.
   api = runApi({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: database.url, CACHE_URL: inject('redisUrl'), TRUSTED_PROXIES: '127.0.0.1' });
-  const apiUrl = await api.listening();
+  apiUrl = await api.listening();
   storefront = spawnService(STOREFRONT_MAIN, { API_URL: apiUrl, PORT: '0' });
   storefrontUrl = await storefront.listening();
   browser = await launching;
@@ -75,6 +76,9 @@ describe('a shopper on the example storefront', () => {
   it('is recorded with the storefront session and address, and a second click on the same hero is a repeat', async () => {
     // A load balancer in front of the storefront says who the shopper is; the storefront appends itself.
     const { page, session } = await openStorefront({ 'x-forwarded-for': '198.51.100.7' });
+    // The session cookie holds an id the api issued, which its GraphQL takes as X-Session-ID.
+    const graphql = await fetch(`${apiUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-session-id': session }, body: '{"query":"{ health }"}' });
+    expect(graphql.status).toBe(200);
 
     const seen = await eventsWhen(session, (events) => named(events, 'impression').includes('hero:1'));
     expect(named(seen, 'impression')).toEqual(expect.arrayContaining(['hero:1', 'slide:101']));
@@ -127,7 +131,8 @@ describe('a shopper on the example storefront', () => {
         body: JSON.stringify({ event_type: 'click', entity_type: 'hero', entity_id: '1', page_url: `${url}/` }),
       });
       expect(response.status).toBe(502);
-      const message = `the tracking api at http://127.0.0.1:${port} is unreachable (ECONNREFUSED)`;
+      // A browser without a session: the storefront asks the api for one first.
+      const message = `the api at http://127.0.0.1:${port} is unreachable (ECONNREFUSED)`;
       expect(await response.json()).toEqual({ error: { code: 'BAD_GATEWAY', message } });
       // The log line travels through the child's stdout: it may arrive after the response.
       await expect.poll(() => orphan.output()).toContain(`beacon relay: 502 ${message}`);
