@@ -10,10 +10,11 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { produceEvents, testEvent } from '../../services/consumer/test/support/kafka.ts';
 import { eventually, readUntil } from '../../test/support/wait.ts';
-import { ADMIN, SHOP_LABELS, startLiveShop, type LiveShop } from './live/live-shop.ts';
+import { ADMIN, SHOP_LABELS, type LiveShop } from './live/live-shop.ts';
 import { describePanels, evaluatePanels, panelHasData, type PanelResult } from './live/panel-data.ts';
 import { panelQueries } from './live/panel-queries.ts';
-import { startPrometheusServer, type Alert, type PrometheusServer } from './live/prometheus-server.ts';
+import type { Alert, PrometheusServer } from './live/prometheus-server.ts';
+import { startScrapedShop, type ScrapedShop } from './live/scraped-shop.ts';
 import { ShopApiClient } from './live/shop-api-client.ts';
 import { startStorefrontLoad, type RunningLoad } from './live/storefront-load.ts';
 import { writeShortenedRules } from './live/test-rules.ts';
@@ -33,6 +34,7 @@ const NOT_SHOWN: Readonly<Record<string, string>> = {
   'shop-workflows › Workflow failure ratio': 'built on temporal_workflow_failed_total, which no execution of the worker can create (see Workflow executions finished)',
 };
 
+let scraped: ScrapedShop;
 let shop: LiveShop;
 let prometheus: PrometheusServer;
 let rulesDir: string;
@@ -41,27 +43,16 @@ let load: RunningLoad | undefined;
 const startedAt = Date.now();
 
 beforeAll(async () => {
-  shop = await startLiveShop();
   rulesDir = await mkdtemp(join(tmpdir(), 'shop-live-rules-'));
-  // The Temporal server belongs to no Shop: its own `namespace` label (the Temporal namespace) is kept.
-  const targets = [...shop.targets, { job: 'temporal', metricsUrl: inject('temporalMetricsUrl'), labels: {}, honorLabels: true }];
-  prometheus = await startPrometheusServer(targets, [await writeShortenedRules(rulesDir, SHORT_FOR)]);
+  scraped = await startScrapedShop([await writeShortenedRules(rulesDir, SHORT_FOR)]);
+  ({ shop, prometheus } = scraped);
   temporal = await Connection.connect({ address: inject('temporalAddress') });
-  // Prometheus hands new targets to its scrapers every 5 s.
-  await eventually(
-    async () => {
-      const health = (await prometheus.targets()).map((target) => `${target.job} ${target.health} ${target.lastError}`);
-      expect(health.sort()).toEqual(targets.map((target) => `${target.job} up `).sort());
-    },
-    { timeoutMs: 20_000, intervalMs: 500 },
-  );
 }, 120_000);
 
 afterAll(async () => {
   await load?.stop();
   await temporal?.close();
-  await prometheus?.stop();
-  await shop?.close();
+  await scraped?.close();
   if (rulesDir !== undefined) await rm(rulesDir, { recursive: true, force: true });
 });
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, launch, retryUntil, tailFile, trackTempDir, untrackTempDir } from '../../../test/infra/proc.ts';
 import { prometheusServerBinary } from '../../../test/infra/prometheus.ts';
+import { apiGet } from '../../src/preview/prometheus-api.ts';
 
 const SCRAPE_INTERVAL_SECONDS = 1;
 
@@ -58,19 +59,6 @@ export function prometheusConfig(targets: readonly ScrapeTarget[], ruleFiles: re
       return { job_name: target.job, metrics_path: url.pathname, honor_labels: target.honorLabels ?? false, static_configs: [{ targets: [url.host], labels: target.labels }] };
     }),
   });
-}
-
-interface ApiAnswer<T> {
-  readonly status: 'success' | 'error';
-  readonly data?: T;
-  readonly error?: string;
-}
-
-async function apiGet<T>(url: string): Promise<T> {
-  const response = await fetch(url);
-  const answer = (await response.json()) as ApiAnswer<T>;
-  if (answer.status !== 'success' || answer.data === undefined) throw new Error(`${url} answered ${response.status}: ${answer.error ?? 'no data'}`);
-  return answer.data;
 }
 
 export async function startPrometheusServer(targets: readonly ScrapeTarget[], ruleFiles: readonly string[]): Promise<PrometheusServer> {

@@ -1,0 +1,126 @@
+// One panel's body as HTML: a time series drawn by ECharts as SVG on the server, a stat as big numbers
+// coloured by the panel's thresholds, or "No data".
+import * as echarts from 'echarts';
+import type { PanelJson, ThresholdStepJson } from '../dashboard-json.ts';
+import { hasData, type PanelSeries, type Series } from './panel-series.ts';
+import type { RangeWindow } from './prometheus-api.ts';
+import { SERIES_PALETTE, THEME, thresholdColor } from './theme.ts';
+import { formatValue } from './units.ts';
+
+export interface Size {
+  readonly width: number;
+  readonly height: number;
+}
+
+export const NO_DATA = '<div class="no-data">No data</div>';
+
+const LEGEND_ROW_PX = 22;
+/** About what a legend entry takes on a line: its swatch and gap, and each character of its name. */
+const LEGEND_ITEM_PX = 34;
+const LEGEND_CHAR_PX = 7;
+
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** The steps drawn as lines: every step with a lower bound, when the panel's thresholds style shows them. */
+function thresholdLines(panel: PanelJson): ThresholdStepJson[] {
+  const mode = panel.fieldConfig.defaults.custom?.thresholdsStyle?.mode ?? 'off';
+  if (mode === 'off') return [];
+  return (panel.fieldConfig.defaults.thresholds?.steps ?? []).filter((step) => step.value !== null);
+}
+
+function legendRows(series: readonly Series[], width: number): number {
+  let rows = 1;
+  let used = 0;
+  for (const { name } of series) {
+    const item = LEGEND_ITEM_PX + name.length * LEGEND_CHAR_PX;
+    if (used > 0 && used + item > width) {
+      rows += 1;
+      used = 0;
+    }
+    used += item;
+  }
+  return rows;
+}
+
+function timeseriesSvg({ panel, series }: PanelSeries, window: RangeWindow, size: Size): string {
+  const unit = panel.fieldConfig.defaults.unit;
+  const thresholds = thresholdLines(panel);
+  const highestThreshold = Math.max(...thresholds.map((step) => step.value ?? 0));
+  const legendHeight = legendRows(series, size.width) * LEGEND_ROW_PX;
+  const axisText = { color: THEME.weakText, fontFamily: THEME.font, fontSize: 11 };
+  const gridLines = { lineStyle: { color: THEME.gridLine } };
+  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: size.width, height: size.height });
+  try {
+    chart.setOption({
+      animation: false,
+      useUTC: true,
+      color: SERIES_PALETTE,
+      textStyle: { fontFamily: THEME.font },
+      grid: { left: 4, right: 12, top: 8, bottom: legendHeight + 4, containLabel: true },
+      legend: { bottom: 0, left: 0, itemWidth: 14, itemHeight: 4, icon: 'rect', textStyle: { color: THEME.text, fontFamily: THEME.font, fontSize: 12 } },
+      xAxis: {
+        type: 'time',
+        min: window.start * 1000,
+        max: window.end * 1000,
+        axisLabel: { ...axisText, formatter: '{HH}:{mm}:{ss}', hideOverlap: true },
+        axisLine: gridLines,
+        splitLine: { show: true, ...gridLines },
+      },
+      yAxis: {
+        type: 'value',
+        // Grafana keeps a drawn threshold in view even while every value is far below it.
+        max: thresholds.length === 0 ? undefined : (extent: { max: number }) => Math.max(extent.max, highestThreshold * 1.1),
+        axisLabel: { ...axisText, formatter: (value: number) => formatValue(value, unit) },
+        splitLine: gridLines,
+      },
+      series: series.map((each, index) => ({
+        type: 'line',
+        name: each.name,
+        data: each.points,
+        showSymbol: false,
+        connectNulls: false,
+        lineStyle: { width: 1.5 },
+        areaStyle: { opacity: 0.08 },
+        markLine:
+          index === 0 && thresholds.length > 0
+            ? {
+                silent: true,
+                symbol: 'none',
+                label: { show: false },
+                data: thresholds.map((step) => ({ yAxis: step.value, lineStyle: { color: thresholdColor(step.color), type: 'dashed', width: 1 } })),
+              }
+            : undefined,
+      })),
+    });
+    return chart.renderToSVGString();
+  } finally {
+    chart.dispose();
+  }
+}
+
+/** The colour of the highest step at or below `value` (the base step has no lower bound). */
+function stepColor(panel: PanelJson, value: number): string {
+  const steps = panel.fieldConfig.defaults.thresholds?.steps ?? [];
+  const reached = steps.filter((step) => step.value === null || value >= step.value);
+  return thresholdColor(reached.at(-1)?.color ?? 'green');
+}
+
+/** One big number per series, its last value, as Grafana's stat shows `lastNotNull`. */
+function statHtml({ panel, series }: PanelSeries): string {
+  const unit = panel.fieldConfig.defaults.unit;
+  const values = series.map((each) => {
+    const value = each.points.findLast(([, point]) => point !== null)?.[1] ?? null;
+    if (value === null) return `<div class="stat"><div class="stat-value">No data</div><div class="stat-name">${escapeHtml(each.name)}</div></div>`;
+    return `<div class="stat"><div class="stat-value" style="color:${stepColor(panel, value)}">${escapeHtml(formatValue(value, unit))}</div><div class="stat-name">${escapeHtml(each.name)}</div></div>`;
+  });
+  return `<div class="stats">${values.join('')}</div>`;
+}
+
+export function renderPanelBody(data: PanelSeries, window: RangeWindow, size: Size): string {
+  const { type, title } = data.panel;
+  if (type !== 'timeseries' && type !== 'stat' && type !== 'gauge') throw new Error(`the preview draws no ${type} panel (${title})`);
+  if (!hasData(data)) return NO_DATA;
+  return type === 'timeseries' ? timeseriesSvg(data, window, size) : statHtml(data);
+}
