@@ -1,4 +1,4 @@
-// Behind `npm run outbox:replay`: lists and replays parked outbox deliveries (docs/events.md).
+// Behind `npm run outbox:replay`: lists and replays parked outbox deliveries (docs/decisions.md § Events and the outbox).
 import { parseArgs } from 'node:util';
 import { createLogger, runCommand } from '@shop/runtime';
 import { loadConfigOrExit } from '../config/config.ts';
