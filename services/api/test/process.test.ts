@@ -59,6 +59,13 @@ describe('a bad configuration stops the api before it listens', () => {
     expect(lines.join('\n')).not.toContain('short');
   });
 
+  it('exits 78 naming GRAPHQL_PERSISTED_QUERIES_FILE when the allow-list cannot be read', async () => {
+    const file = path.join(tmpdir(), `no-such-operations-${process.pid}.json`);
+    const { code, lines } = await configFailure({ ...PRODUCTION, GRAPHQL_PERSISTED_QUERIES: 'allowlist', GRAPHQL_PERSISTED_QUERIES_FILE: file });
+    expect(code).toBe(78);
+    expect(lines).toEqual([`config error: GRAPHQL_PERSISTED_QUERIES_FILE: ${file}: cannot be read (ENOENT)`]);
+  });
+
   it('refuses the embedded development secret in production', async () => {
     const { code, lines } = await configFailure({ ...PRODUCTION, SECRET_KEY: 'development-only-secret-key-never-use-in-production' });
     expect(code).toBe(78);
