@@ -25,6 +25,12 @@ export interface GuestSessionOptions {
   readonly cookie?: SessionCookieOptions;
   /** Told about every 502 and 504. */
   readonly onFailure?: (failure: RelayFailure) => void;
+  /**
+   * A storefront access token (the api's createStorefrontToken), sent as X-Storefront-Token with the
+   * shopper's address (the connection's peer) as X-Shopper-IP: the api then limits each shopper on
+   * their own and the storefront by its BFF policy (docs/rate-limiting.md). None: limited by address.
+   */
+  readonly storefrontToken?: string;
 }
 
 /** An answer the storefront gave without the api: 502 (unreachable, failed) or 504 (too slow). */
@@ -44,6 +50,12 @@ export interface TrackRelayOptions {
   readonly bodyLimitBytes?: number;
   /** Told about every 502 and 504, for the storefront's logs. */
   readonly onFailure?: (failure: RelayFailure) => void;
+  /**
+   * A storefront access token (the api's createStorefrontToken), sent as X-Storefront-Token with the
+   * shopper's address (the connection's peer) as X-Shopper-IP: the api then limits each shopper on
+   * their own and the storefront by its BFF policy (docs/rate-limiting.md). None: limited by address.
+   */
+  readonly storefrontToken?: string;
 }
 
 /** What the relay needs of a browser's request, whatever the server framework. Header names in lower case. */
@@ -97,6 +109,12 @@ function apiBase(apiUrl: string | URL): URL {
 function forwardedFor(incoming: string | undefined, clientAddress: string | undefined): string | undefined {
   const chain = [incoming?.trim(), clientAddress === undefined ? undefined : plainAddress(clientAddress)].filter((hop) => hop !== undefined && hop !== '').join(', ');
   return chain === '' ? undefined : chain;
+}
+
+/** X-Storefront-Token and the shopper's address as X-Shopper-IP, when the storefront has a token; nothing otherwise. */
+function bffHeaders(token: string | undefined, shopper: string | undefined): Record<string, string> {
+  if (token === undefined) return {};
+  return shopper === undefined ? { 'x-storefront-token': token } : { 'x-storefront-token': token, 'x-shopper-ip': plainAddress(shopper) };
 }
 
 /** An answer of the api, read whole. */
@@ -167,6 +185,7 @@ export class SessionCookie {
   readonly #target: URL;
   readonly #timeoutMs: number;
   readonly #onFailure: ((failure: RelayFailure) => void) | undefined;
+  readonly #token: string | undefined;
 
   constructor(options: GuestSessionOptions) {
     this.#cookie = options.cookie ?? {};
@@ -174,23 +193,27 @@ export class SessionCookie {
     this.#target = new URL('graphql', apiBase(options.apiUrl));
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#onFailure = options.onFailure;
+    this.#token = options.storefrontToken;
   }
 
-  /** `forwardedFor` is sent to the api, so its rate limit counts the shopper rather than the storefront. */
-  async of(request: { cookie: string | undefined; https: boolean; forwardedFor: string | undefined; userAgent: string | undefined }): Promise<SessionOf> {
+  /**
+   * `forwardedFor` (and with a storefront token, `clientAddress` as X-Shopper-IP) is sent to the api,
+   * so its rate limit counts the shopper rather than the storefront.
+   */
+  async of(request: { cookie: string | undefined; https: boolean; forwardedFor: string | undefined; clientAddress: string | undefined; userAgent: string | undefined }): Promise<SessionOf> {
     for (const pair of (request.cookie ?? '').split(';')) {
       const separator = pair.indexOf('=');
       if (separator === -1 || pair.slice(0, separator).trim() !== this.name) continue;
       const value = pair.slice(separator + 1).trim();
       if (SESSION_ID_PATTERN.test(value)) return { id: value };
     }
-    const issued = await this.#issue(request.forwardedFor, request.userAgent);
+    const issued = await this.#issue(request.forwardedFor, request.clientAddress, request.userAgent);
     if (typeof issued !== 'string') return { failed: issued };
     return { id: issued, setCookie: this.#serialize(issued, request.https) };
   }
 
-  async #issue(forwarded: string | undefined, userAgent: string | undefined): Promise<string | RelayAnswer> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': userAgent ?? '' };
+  async #issue(forwarded: string | undefined, clientAddress: string | undefined, userAgent: string | undefined): Promise<string | RelayAnswer> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': userAgent ?? '', ...bffHeaders(this.#token, clientAddress) };
     if (forwarded !== undefined) headers['x-forwarded-for'] = forwarded;
     const what = 'the api';
     const response = await callApi(this.#target, { method: 'POST', headers, body: JSON.stringify({ query: START_GUEST_SESSION }) }, { timeoutMs: this.#timeoutMs, what, onFailure: this.#onFailure });
@@ -216,8 +239,8 @@ export class SessionCookie {
 /**
  * Relays beacons to the api's POST /track: X-Session-ID from the storefront's session cookie (issued
  * by the api when missing), X-Forwarded-For extended with the client's address (the api decides
- * which hops it believes: TRUSTED_PROXIES), the browser's User-Agent and any Authorization header.
- * The api's 2xx, 4xx and 503 answers pass through with Retry-After and the RateLimit headers; an
+ * which hops it believes: TRUSTED_PROXIES), the browser's User-Agent and any Authorization header,
+ * and with a storefront token X-Storefront-Token and the client's address as X-Shopper-IP. The api's 2xx, 4xx and 503 answers pass through with Retry-After and the RateLimit headers; an
  * unreachable or failing api is a 502, a slow one a 504.
  */
 export class TrackRelay {
@@ -226,17 +249,20 @@ export class TrackRelay {
   readonly #target: URL;
   readonly #timeoutMs: number;
   readonly #onFailure: ((failure: RelayFailure) => void) | undefined;
+  readonly #token: string | undefined;
 
   constructor(options: TrackRelayOptions) {
     this.#target = new URL('track', apiBase(options.apiUrl));
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
     this.#onFailure = options.onFailure;
+    this.#token = options.storefrontToken;
     this.session = new SessionCookie({
       apiUrl: options.apiUrl,
       timeoutMs: this.#timeoutMs,
       ...(options.session === undefined ? {} : { cookie: options.session }),
       ...(options.onFailure === undefined ? {} : { onFailure: options.onFailure }),
+      ...(options.storefrontToken === undefined ? {} : { storefrontToken: options.storefrontToken }),
     });
   }
 
@@ -251,7 +277,7 @@ export class TrackRelay {
     }
     const forwarded = forwardedFor(joined(request.headers['x-forwarded-for']), request.clientAddress);
     const userAgent = first(request.headers['user-agent']);
-    const session = await this.session.of({ cookie: joined(request.headers.cookie), https: request.https, forwardedFor: forwarded, userAgent });
+    const session = await this.session.of({ cookie: joined(request.headers.cookie), https: request.https, forwardedFor: forwarded, clientAddress: request.clientAddress, userAgent });
     if (session.id === undefined) return session.failed;
     const answer = await this.#forward(request, body, session.id, forwarded, userAgent);
     if (session.setCookie === undefined) return answer;
@@ -264,6 +290,7 @@ export class TrackRelay {
       'x-session-id': sessionId,
       // Without it fetch would send its own ("node"), and the api would record that as the browser.
       'user-agent': userAgent ?? '',
+      ...bffHeaders(this.#token, request.clientAddress),
     };
     if (forwarded !== undefined) headers['x-forwarded-for'] = forwarded;
     const authorization = first(request.headers.authorization);
@@ -349,7 +376,7 @@ const sessions = new WeakMap<IncomingMessage, Promise<string | undefined>>();
 
 async function sessionOf(req: IncomingMessage, res: ServerResponse, cookie: SessionCookie): Promise<string | undefined> {
   const forwarded = forwardedFor(joined(req.headers['x-forwarded-for']), req.socket.remoteAddress);
-  const session = await cookie.of({ cookie: req.headers.cookie, https: isHttps(req), forwardedFor: forwarded, userAgent: first(req.headers['user-agent']) });
+  const session = await cookie.of({ cookie: req.headers.cookie, https: isHttps(req), forwardedFor: forwarded, clientAddress: req.socket.remoteAddress, userAgent: first(req.headers['user-agent']) });
   if (session.id === undefined) return undefined;
   if (session.setCookie !== undefined) res.appendHeader('set-cookie', session.setCookie);
   return session.id;

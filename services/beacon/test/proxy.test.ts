@@ -111,6 +111,20 @@ describe('the node:http relay', () => {
     expect(sessionRequests).toEqual([]);
   });
 
+  it('sends a storefront token with the client address as the shopper, to POST /track and to startGuestSession, and none without one', async () => {
+    const token = `sft_${'x'.repeat(43)}`;
+    const url = await storefront({ storefrontToken: token });
+    expect((await beacon(url, { 'x-forwarded-for': '198.51.100.7' })).status).toBe(202);
+    const shopper = { 'x-storefront-token': token, 'x-shopper-ip': '127.0.0.1' };
+    expect(sessionRequests[0]?.headers).toMatchObject(shopper);
+    expect(received[0]?.headers).toMatchObject({ ...shopper, 'x-forwarded-for': '198.51.100.7, 127.0.0.1' });
+
+    const plain = await storefront();
+    expect((await beacon(plain, { cookie: `shop_session=${SESSION}` })).status).toBe(202);
+    expect(received[1]?.headers['x-storefront-token']).toBeUndefined();
+    expect(received[1]?.headers['x-shopper-ip']).toBeUndefined();
+  });
+
   it('starts X-Forwarded-For with the client address when nothing came before it, and sends no made-up user agent', async () => {
     const url = await storefront();
     await fetch(`${url}/api/track`, { method: 'POST', headers: { cookie: `shop_session=${SESSION}`, 'user-agent': '' }, body: EVENT });

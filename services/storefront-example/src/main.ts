@@ -14,6 +14,7 @@ const logger = createLogger({ level: config.logLevel, service: 'storefront-examp
 const server = await createStorefront({
   apiUrl: config.apiUrl,
   apiTimeoutMs: config.apiTimeoutMs,
+  storefrontToken: config.storefrontToken,
   onRelayFailure: (failure) => logger.warn({ status: failure.status }, `beacon relay: ${failure.status} ${failure.message}`),
 });
 server.listen(config.port, config.host);

@@ -5,7 +5,8 @@ import { SessionCookie, storefrontSession, trackProxy, type RelayFailure } from 
 import type { StorefrontConfig } from './config.ts';
 import { demoPage } from './page.ts';
 
-export interface StorefrontOptions extends Omit<StorefrontConfig, 'host' | 'port' | 'logLevel'> {
+export interface StorefrontOptions extends Omit<StorefrontConfig, 'host' | 'port' | 'logLevel' | 'storefrontToken'> {
+  readonly storefrontToken?: string | undefined;
   /** Told about every beacon the api could not take (502, 504). */
   readonly onRelayFailure?: (failure: RelayFailure) => void;
 }
@@ -24,6 +25,7 @@ export async function createStorefront(options: StorefrontOptions): Promise<Serv
     apiUrl: options.apiUrl,
     timeoutMs: options.apiTimeoutMs,
     ...(options.onRelayFailure === undefined ? {} : { onFailure: options.onRelayFailure }),
+    ...(options.storefrontToken === undefined ? {} : { storefrontToken: options.storefrontToken }),
   };
   const session = new SessionCookie(api);
   const track = trackProxy(api);

@@ -16,12 +16,15 @@ import { launchChromium } from '../../beacon/test/chromium.ts';
 
 const STOREFRONT_MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
 const MIGRATE = path.resolve(import.meta.dirname, '../../platform/src/db/migrations/cli.ts');
+const SEED = path.resolve(import.meta.dirname, '../../api/src/seed.ts');
+const ADMIN = { email: 'admin@storefront.test', password: 'admin-password-1' };
 
 let database: TestDatabase;
 let pool: pg.Pool;
 let api: ServiceProcess;
 let storefront: ServiceProcess;
 let apiUrl: string;
+let staff: Record<string, string>;
 let storefrontUrl: string;
 let browser: Browser;
 const contexts: BrowserContext[] = [];
@@ -35,12 +38,21 @@ async function stop(service: ServiceProcess | undefined): Promise<void> {
 beforeAll(async () => {
   const launching = launchChromium();
   database = await createTestDatabase('storefront_e2e');
-  await promisify(execFile)(process.execPath, [MIGRATE, 'deploy'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: database.url } });
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: database.url };
+  await promisify(execFile)(process.execPath, [MIGRATE, 'deploy'], { env });
+  await promisify(execFile)(process.execPath, [SEED], { env: { ...env, SEED_ADMIN_EMAIL: ADMIN.email, SEED_ADMIN_PASSWORD: ADMIN.password } });
   pool = new pg.Pool({ connectionString: database.url, max: 2 });
   // The storefront is the api's only caller here: it is the proxy whose X-Forwarded-For the api believes.
   api = runApi({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: database.url, CACHE_URL: inject('redisUrl'), TRUSTED_PROXIES: '127.0.0.1' });
   apiUrl = await api.listening();
-  storefront = spawnService(STOREFRONT_MAIN, { API_URL: apiUrl, PORT: '0' });
+  // The storefront sends the api a storefront access token, created by staff as in production.
+  const { loginStaff } = await graphql<{ loginStaff: { accessToken: string } }>(
+    'mutation ($email: String!, $password: String!) { loginStaff(email: $email, password: $password) { accessToken } }',
+    ADMIN,
+  );
+  staff = { authorization: `Bearer ${loginStaff.accessToken}` };
+  const { createStorefrontToken } = await graphql<{ createStorefrontToken: { token: string } }>('mutation { createStorefrontToken(name: "example storefront") { token } }', {}, staff);
+  storefront = spawnService(STOREFRONT_MAIN, { API_URL: apiUrl, PORT: '0', STOREFRONT_TOKEN: createStorefrontToken.token });
   storefrontUrl = await storefront.listening();
   browser = await launching;
 });
@@ -52,6 +64,14 @@ afterAll(async () => {
   await pool?.end();
   await database?.drop();
 });
+
+/** POST /graphql to the api; the data, or the test fails. */
+async function graphql<T>(query: string, variables: Record<string, unknown>, headers: Record<string, string> = {}): Promise<T> {
+  const response = await fetch(`${apiUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables }) });
+  const body = (await response.json()) as { data?: T; errors?: unknown };
+  if (body.data == null || body.errors !== undefined) throw new Error(`GraphQL failed (${response.status}): ${JSON.stringify(body.errors)}`);
+  return body.data;
+}
 
 async function openStorefront(headers: Record<string, string> = {}): Promise<{ page: Page; session: string }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, extraHTTPHeaders: headers });
@@ -100,6 +120,19 @@ describe('a shopper on the example storefront', () => {
       expect(event.user_agent).toContain('HeadlessChrome');
     }
     expect(events.filter((event) => event.event_type === 'impression').every((event) => !event.is_repeat)).toBe(true);
+  });
+
+  it("reaches the api as the storefront's BFF: charged to the token's policy and to the shopper, the token's use recorded", async () => {
+    const response = await fetch(`${storefrontUrl}/api/track`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ event_type: 'click', entity_type: 'hero', entity_id: '1', page_url: `${storefrontUrl}/` }),
+    });
+    expect(response.status).toBe(202);
+    expect(response.headers.get('ratelimit-policy')).toBe('"bff:track";q=1200;w=6, "track";q=120;w=6');
+    await expect
+      .poll(async () => (await graphql<{ storefrontTokens: { lastUsedAt: string | null }[] }>('{ storefrontTokens { lastUsedAt } }', {}, staff)).storefrontTokens[0]?.lastUsedAt)
+      .toEqual(expect.any(String));
   });
 
   it('is recorded by its own address without a proxy in front, with banners counted once scrolled into view', async () => {

@@ -66,12 +66,13 @@ describe('the storefront configuration', () => {
   });
 
   it('stops the process with 78 and one line per bad variable', async () => {
-    const storefront = spawnService(STOREFRONT_MAIN, { API_URL: 'api:3000', PORT: '99999', API_TIMEOUT_MS: '0' });
+    const storefront = spawnService(STOREFRONT_MAIN, { API_URL: 'api:3000', PORT: '99999', API_TIMEOUT_MS: '0', STOREFRONT_TOKEN: 'secret' });
     expect((await storefront.exited()).code).toBe(78);
     expect(storefront.output().trim().split('\n')).toEqual([
       'config error: API_URL: must use http:// or https:// (got api://)',
       'config error: PORT: must be a whole number from 0 to 65535 (got "99999")',
       'config error: API_TIMEOUT_MS: must be a whole number from 1 to 600000 (got "0")',
+      'config error: STOREFRONT_TOKEN: must be a storefront access token as createStorefrontToken answers it (sft_ and 43 more characters)',
     ]);
   });
 
