@@ -255,7 +255,7 @@ export interface ShopSpec {
       key: string;
     };
     /**
-     * SECRETS_MASTER_KEY_ROTATING_FROM: earlier stored-secrets keys (comma-separated, base64) still accepted for reading while you rotate a supplied secretsMasterKey by hand. Only with secretsMasterKey: for a generated key the operator keeps the earlier keys itself. Names a key of a Secret in the Shop's namespace.
+     * SECRETS_MASTER_KEY_ROTATING_FROM: earlier stored-secrets keys (comma-separated, base64) still accepted for reading while you rotate a supplied secretsMasterKey by hand. Only with secretsMasterKey: for a generated key the operator keeps the earlier keys itself. The operator runs the rewrap Job once per set of keys and reports in KeysCurrent whether rows are left under these. Names a key of a Secret in the Shop's namespace.
      */
     secretsMasterKeyRotatingFrom?: {
       /**

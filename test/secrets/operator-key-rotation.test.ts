@@ -3,8 +3,9 @@
 // There are no kubelets: the test plays the pods. A component's pods hold the keys the generated
 // Secret had when the test marks its Deployment available (when new pods would start and read it),
 // and the rewrap Job runs the platform's own rewrap against the database with the Secret's keys.
+import { randomBytes } from 'node:crypto';
 import { createLogger } from '@shop/runtime';
-import { GENERATED_KEYS, REWRAP_COMMAND, type Shop, type ShopStatus } from '@shop/cdk8s';
+import { GENERATED_KEYS, REWRAP_COMMAND, type ShopSpec, type ShopStatus } from '@shop/cdk8s';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../services/platform/src/config/config.ts';
 import { SecretUnreadableError } from '../../services/platform/src/secrets/envelope.ts';
@@ -16,6 +17,7 @@ import { readStoredSecret, setStoredSecret } from '../../services/platform/src/s
 import { openSecretsDatabase, type SecretsDatabase } from '../../services/platform/test/secrets/secrets-database.ts';
 import { eventually } from '../support/wait.ts';
 import { KEYS_REVISION_ANNOTATION } from '../../operator/src/keys/key-set.ts';
+import { suppliedRewrapJobName } from '../../operator/src/keys/rewrap-job.ts';
 import { ROTATE_KEYS_ANNOTATION } from '../../operator/src/keys/rotation-policy.ts';
 import type { RunningOperator } from '../../operator/src/operator.ts';
 import { completeJob, failJob, markDeploymentAvailable } from '../../operator/test/support/fake-controllers.ts';
@@ -45,10 +47,14 @@ async function restartOperator(): Promise<void> {
 
 type Component = 'api' | 'worker' | 'consumer';
 
-interface GeneratedSecret {
-  readonly revision: string | undefined;
+/** SECRETS_MASTER_KEY and SECRETS_MASTER_KEY_ROTATING_FROM as the pods get them. */
+interface MasterKeys {
   readonly masterKey: string;
   readonly rotatingFrom: readonly string[];
+}
+
+interface GeneratedSecret extends MasterKeys {
+  readonly revision: string | undefined;
   readonly signingKey: string;
   readonly previousSigningKey: string | undefined;
 }
@@ -70,7 +76,7 @@ async function generatedSecret(ns: string): Promise<GeneratedSecret> {
 }
 
 /** The master keys a process started now would hold: the platform's own parsing of the two variables the pods get from the Secret. */
-function keyringFrom(secret: GeneratedSecret): MasterKeyring {
+function keyringFrom(secret: MasterKeys): MasterKeyring {
   return keyringOf(
     loadConfig({
       NODE_ENV: 'test',
@@ -95,14 +101,17 @@ class ShopUnderTest {
   readonly rows = new Map<string, string>();
 
   readonly ns: string;
+  /** Where the pods get their master keys: the generated Secret unless the spec names others. */
+  readonly masterKeys: () => Promise<MasterKeys>;
 
-  constructor(ns: string) {
+  constructor(ns: string, masterKeys?: () => Promise<MasterKeys>) {
     this.ns = ns;
+    this.masterKeys = masterKeys ?? (() => generatedSecret(ns));
   }
 
   /** New pods of the component start: they read the Secret as it is now. */
   async startPods(component: Component): Promise<void> {
-    this.pods.set(component, keyringFrom(await generatedSecret(this.ns)));
+    this.pods.set(component, keyringFrom(await this.masterKeys()));
     await markDeploymentAvailable(cluster.kube, this.ns, `shop-${component}`);
   }
 
@@ -146,7 +155,7 @@ class ShopUnderTest {
 
   /** The rewrap Job's pod: `npm run secrets:rewrap`'s code with the keys the Secret gives it; the Job completes when it exits 0. */
   async runRewrapJob(name: string): Promise<void> {
-    const result = await rewrapSecrets(db.database.pool, keyringFrom(await generatedSecret(this.ns)));
+    const result = await rewrapSecrets(db.database.pool, keyringFrom(await this.masterKeys()));
     expect(result.left).toBe(0);
     await completeJob(cluster.kube, this.ns, name);
   }
@@ -177,12 +186,18 @@ class ShopUnderTest {
 
 const keysCurrent = (status: string, reason: string) => expect.arrayContaining([expect.objectContaining({ type: 'KeysCurrent', status, reason })]);
 
-/** A Ready Shop with generated keys, its pods started, and a row written by each component. */
-async function readyShop(prefix: string, keyRotation: NonNullable<Shop['spec']['keyRotation']>): Promise<ShopUnderTest> {
+/** A Ready Shop, its pods started, and a row written by each component. Generated keys unless `supplied` names the master keys and how to read them. */
+async function readyShop(
+  prefix: string,
+  spec: Partial<ShopSpec>,
+  supplied?: { secret: { name: string; data: Record<string, string> }; masterKeys: () => Promise<MasterKeys> },
+): Promise<ShopUnderTest> {
   const ns = await cluster.namespace(prefix);
   await createReferencedSecrets(cluster.kube, ns);
-  await createShop(cluster.kube, ns, shopManifest('shop', '1.0.0', { keyRotation }));
-  const shop = new ShopUnderTest(ns);
+  if (supplied) expectStatus(await cluster.kube('POST', `/api/v1/namespaces/${ns}/secrets`, { metadata: { name: supplied.secret.name }, stringData: supplied.secret.data }), 201);
+  const manifest = shopManifest('shop', '1.0.0', spec);
+  await createShop(cluster.kube, ns, { ...manifest, spec: { ...manifest.spec, ...spec, secrets: { ...manifest.spec.secrets, ...spec.secrets } } });
+  const shop = new ShopUnderTest(ns, supplied?.masterKeys);
   await eventually(async () => expect(await shop.job('shop-migrate-1-0-0')).toBeDefined());
   await completeJob(cluster.kube, ns, 'shop-migrate-1-0-0');
   await eventually(async () => expect((await cluster.kube('GET', `/apis/apps/v1/namespaces/${ns}/deployments/shop-api`)).status).toBe(200));
@@ -190,14 +205,15 @@ async function readyShop(prefix: string, keyRotation: NonNullable<Shop['spec']['
   await eventually(async () => expect((await cluster.kube('GET', `/apis/apps/v1/namespaces/${ns}/deployments/shop-consumer`)).status).toBe(200));
   await shop.startPods('worker');
   await shop.startPods('consumer');
-  await shop.status({ phase: 'Ready', conditions: keysCurrent('True', 'KeysCurrent') });
+  await shop.status({ phase: 'Ready' });
   await shop.writeAndReadEverywhere('before');
   return shop;
 }
 
 describe('rotation of the generated keys', () => {
   it('adds, switches (api first), rewraps and removes the old master key only after the rewrap and the retention; every row reads at every moment, across operator restarts', async () => {
-    const shop = await readyShop('rotation', { enabled: false, interval: '1h', retention: '30s' });
+    const shop = await readyShop('rotation', { keyRotation: { enabled: false, interval: '1h', retention: '30s' } });
+    await shop.status({ conditions: keysCurrent('True', 'KeysCurrent') });
     const original = await generatedSecret(shop.ns);
     expect(original).toMatchObject({ revision: undefined, rotatingFrom: [], previousSigningKey: undefined });
     await shop.status({ keyRotation: { phase: 'Settled', currentKeyId: idOf(original.masterKey), retiringKeys: [] } });
@@ -261,7 +277,7 @@ describe('rotation of the generated keys', () => {
 
   it('keeps the old master key past its retention while the rewrap has not completed, and a process without it refuses to start', async () => {
     await db.database.pool.query('TRUNCATE stored_secrets');
-    const shop = await readyShop('rewrap-fails', { enabled: false, interval: '1h', retention: '1s' });
+    const shop = await readyShop('rewrap-fails', { keyRotation: { enabled: false, interval: '1h', retention: '1s' } });
     const original = await generatedSecret(shop.ns);
     await shop.requestRotation('once');
     await shop.status({ keyRotation: { phase: 'Adding' } });
@@ -300,5 +316,35 @@ describe('rotation of the generated keys', () => {
     expect((await generatedSecret(shop.ns)).rotatingFrom).toEqual([]);
     await shop.rollOutKeys('removed');
     await shop.status({ phase: 'Ready', conditions: keysCurrent('True', 'KeysCurrent') });
+  });
+});
+
+describe('a supplied master key with earlier keys', () => {
+  it('is never rotated; the rewrap Job moves the rows off the earlier keys and KeysCurrent says none is left under them', async () => {
+    await db.database.pool.query('TRUNCATE stored_secrets');
+    const [earlierKey, currentKey] = [randomBytes(32).toString('base64'), randomBytes(32).toString('base64')];
+    // Rows from before the user's rotation by hand, under the earlier key.
+    for (const i of [1, 2, 3]) {
+      await setStoredSecret(db.database.prisma, masterKeyring(Buffer.from(earlierKey, 'base64')), { key: `rotation.earlier_${i}`, value: `v${i}`, setAt: new Date(), setByStaffUserId: null });
+    }
+    const masterKeys = { masterKey: currentKey, rotatingFrom: [earlierKey] };
+    const shop = await readyShop(
+      'supplied',
+      { secrets: { ...shopManifest('shop', '1.0.0').spec.secrets, secretsMasterKey: { name: 'vault', key: 'current' }, secretsMasterKeyRotatingFrom: { name: 'vault', key: 'earlier' } } },
+      { secret: { name: 'vault', data: { current: currentKey, earlier: earlierKey } }, masterKeys: async () => masterKeys },
+    );
+    for (const i of [1, 2, 3]) shop.rows.set(`rotation.earlier_${i}`, `v${i}`);
+    await shop.writeAndReadEverywhere('supplied');
+
+    const job = suppliedRewrapJobName('shop', [idOf(currentKey), idOf(earlierKey)]);
+    await shop.status({ conditions: keysCurrent('False', 'Rewrapping') });
+    expect((await shop.job(job))?.spec.template.spec.containers[0]?.command).toEqual(REWRAP_COMMAND);
+    await shop.runRewrapJob(job);
+    const status = await shop.status({ conditions: keysCurrent('True', 'EarlierKeysUnused') });
+    expect(status.conditions?.find((condition) => condition.type === 'KeysCurrent')?.message).toContain(`none is under the keys of secretsMasterKeyRotatingFrom (${idOf(earlierKey)})`);
+    expect(Object.fromEntries(await rowsPerKeyId(db.database.pool))).toEqual({ [idOf(currentKey)]: shop.rows.size });
+    // Only the generated signing key is the operator's: the supplied master key has no status of its own.
+    expect(status.keyRotation).toEqual({ phase: 'Settled', retiringKeys: [] });
+    await shop.writeAndReadEverywhere('rewrapped');
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { REWRAP_COMMAND, type KubeObject } from '@shop/cdk8s';
 
 const COMPONENT_LABEL = 'app.kubernetes.io/component';
@@ -12,14 +13,22 @@ interface JobShape {
 export const rewrapJobName = (shopName: string, revision: number): string => `${shopName}-keys-${revision}`;
 
 /**
- * The Job that runs `npm run secrets:rewrap` (its command without npm) once for a revision of the
- * generated keys. It is the migration Job with another name, label and command: the same image,
- * configuration, environment (both master-key variables from the generated Secret), resources and
+ * `<shop>-keys-<hash>` for supplied keys: one Job per set of key ids. The hash (of the Shop's name
+ * too) keeps the name unique when a long Shop name is cut to fit a DNS label.
+ */
+export function suppliedRewrapJobName(shopName: string, keyIds: readonly string[]): string {
+  const hash = createHash('sha256').update([shopName, ...keyIds].join('\0')).digest('hex').slice(0, 8);
+  return `${shopName.slice(0, 49)}-keys-${hash}`;
+}
+
+/**
+ * The Job that runs `npm run secrets:rewrap` (its command without npm) once for a set of keys. It is the migration Job with another name, label and command: the same image,
+ * configuration, environment (both master-key variables), resources and
  * locked-down pod. It exits 0 only once every stored secret is under SECRETS_MASTER_KEY.
  */
-export function rewrapJob(migrationJob: KubeObject, shopName: string, revision: number): KubeObject {
+export function rewrapJob(migrationJob: KubeObject, name: string): KubeObject {
   const job = structuredClone(migrationJob) as unknown as JobShape;
-  job.metadata.name = rewrapJobName(shopName, revision);
+  job.metadata.name = name;
   job.metadata.labels = { ...job.metadata.labels, [COMPONENT_LABEL]: COMPONENT };
   const template = job.spec.template;
   template.metadata = { ...template.metadata, labels: { ...template.metadata?.labels, [COMPONENT_LABEL]: COMPONENT } };

@@ -3,59 +3,67 @@ import { keySetOf, secretWith } from '../../keys/key-set.ts';
 import { nextRotationAction } from '../../keys/rotation-phases.ts';
 import { rotationPolicy, rotationRequest } from '../../keys/rotation-policy.ts';
 import { keyRotationStatus, keysCurrentReport } from '../../keys/rotation-report.ts';
-import { rewrapJob } from '../../keys/rewrap-job.ts';
+import { rewrapJob, rewrapJobName } from '../../keys/rewrap-job.ts';
+import { suppliedKeysReport } from '../../keys/supplied-keys.ts';
 import { apply, readCurrent } from '../../kube/apply.ts';
 import { jobOutcome, type JobOutcome } from '../../kube/workload-state.ts';
-import type { ReconcileStep } from '../pass.ts';
+import type { GeneratedKeys, Pass, ReconcileStep } from '../pass.ts';
 import { newMasterKey, newSigningKey } from './generated-keys.ts';
 
 /**
- * Rotation of the generated keys (docs/secrets.md), one phase per pass. It comes last: a pass reaches
- * it only when nothing is migrating or upgrading and the api, the worker and the consumer run the
- * Secret's current keys revision, which is what lets each phase move on. The Secret is written with
- * its resourceVersion, so two writers never both move a phase on. Secrets are not watched: after a
- * write the Shop is looked at again at once, and while waiting it is requeued at the next due time.
+ * Rotation of the generated keys (docs/secrets.md), one phase per pass; for a supplied master key
+ * with earlier keys, the rewrap Job that says whether rows are left under them. It comes last: a
+ * pass reaches it only when nothing is migrating or upgrading and the api, the worker and the
+ * consumer run the Secret's current keys revision, which is what lets each phase move on.
  */
 export const keyRotation: ReconcileStep = {
   name: 'key rotation',
   conditions: ['KeysCurrent'],
   async run(pass) {
-    const { shop, generatedKeys } = pass;
-    if (!generatedKeys) return undefined;
-    const policy = rotationPolicy(shop);
-    const { keys, secret } = generatedKeys;
-    const name = shop.metadata.name;
-    const job = rewrapJob(pass.manifests.migrationJob, name, keys.revision);
-    let rewrap: JobOutcome | undefined;
-    if (keys.phase === 'Rewrapping') {
-      const current = await readCurrent<V1Job>(pass.clients.objects, job);
-      rewrap = current && jobOutcome(current);
-    }
-
-    const action = nextRotationAction(keys, policy, {
-      now: pass.now,
-      requested: rotationRequest(shop),
-      rewrap,
-      fresh: { masterKey: newMasterKey(), signingKey: newSigningKey() },
-    });
-    if (action.kind === 'rewrap') {
-      // Created once per revision; a Job's template cannot change, so an existing one is only read.
-      rewrap = jobOutcome(await apply<V1Job>(pass.clients.objects, job));
-    } else if (action.kind === 'write') {
-      const written = await pass.clients.core.replaceNamespacedSecret({
-        name: secret.metadata?.name ?? '',
-        namespace: shop.metadata.namespace,
-        body: secretWith(secret, action.keys) as V1Secret,
-      });
-      pass.generatedKeys = { secret: written, keys: keySetOf(written) };
-      pass.requeueAfter(0);
-    } else if (action.until) {
-      pass.requeueAfter(Math.max(action.until.getTime() - pass.now.getTime(), 0));
-    }
-
-    const settled = pass.generatedKeys?.keys ?? keys;
-    pass.keyRotation = keyRotationStatus(settled, policy);
-    pass.report('KeysCurrent', keysCurrentReport(settled, policy, name, rewrap));
+    if (pass.generatedKeys) await rotateGeneratedKeys(pass, pass.generatedKeys);
+    const rotatingGenerated = pass.generatedKeys !== undefined && pass.generatedKeys.keys.phase !== 'Settled';
+    if (pass.shop.spec.secrets.secretsMasterKeyRotatingFrom && !rotatingGenerated) pass.report('KeysCurrent', await suppliedKeysReport(pass));
     return undefined;
   },
 };
+
+/**
+ * The Secret is written with its resourceVersion, so two writers never both move a phase on. Secrets
+ * are not watched: after a write the Shop is looked at again at once, and while waiting it is
+ * requeued at the next due time.
+ */
+async function rotateGeneratedKeys(pass: Pass, { keys, secret }: GeneratedKeys): Promise<void> {
+  const { shop } = pass;
+  const policy = rotationPolicy(shop);
+  const job = rewrapJob(pass.manifests.migrationJob, rewrapJobName(shop.metadata.name, keys.revision));
+  let rewrap: JobOutcome | undefined;
+  if (keys.phase === 'Rewrapping') {
+    const current = await readCurrent<V1Job>(pass.clients.objects, job);
+    rewrap = current && jobOutcome(current);
+  }
+
+  const action = nextRotationAction(keys, policy, {
+    now: pass.now,
+    requested: rotationRequest(shop),
+    rewrap,
+    fresh: { masterKey: newMasterKey(), signingKey: newSigningKey() },
+  });
+  if (action.kind === 'rewrap') {
+    // Created once per revision; a Job's template cannot change, so an existing one is only read.
+    rewrap = jobOutcome(await apply<V1Job>(pass.clients.objects, job));
+  } else if (action.kind === 'write') {
+    const written = await pass.clients.core.replaceNamespacedSecret({
+      name: secret.metadata?.name ?? '',
+      namespace: shop.metadata.namespace,
+      body: secretWith(secret, action.keys) as V1Secret,
+    });
+    pass.generatedKeys = { secret: written, keys: keySetOf(written) };
+    pass.requeueAfter(0);
+  } else if (action.until) {
+    pass.requeueAfter(Math.max(action.until.getTime() - pass.now.getTime(), 0));
+  }
+
+  const latest = pass.generatedKeys?.keys ?? keys;
+  pass.keyRotation = keyRotationStatus(latest, policy);
+  pass.report('KeysCurrent', keysCurrentReport(latest, policy, shop.metadata.name, rewrap));
+}
