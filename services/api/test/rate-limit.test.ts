@@ -18,7 +18,7 @@ import {
   type TokenBucketStore,
 } from '@shop/platform';
 import { createTestDatabase, uniqueName, type TestDatabase } from '../../../test/infra/isolation.ts';
-import { graphqlMutationCharges, rateLimit, type RateLimitOptions } from '../src/http/rate-limit/index.ts';
+import { CallerRefused, graphqlMutationCharges, rateLimit, type BffResolver, type RateLimitOptions } from '../src/http/rate-limit/index.ts';
 
 const logger = createLogger({ level: 'ERROR', service: 'test' });
 
@@ -130,6 +130,41 @@ function pluginContract(name: string, openCache: () => Promise<Cache>) {
       const responses = await Promise.all(Array.from({ length: 50 }, () => track(app)));
       expect(statuses(responses).filter((status) => status === 202)).toHaveLength(10);
       expect(statuses(responses).filter((status) => status === 429)).toHaveLength(40);
+    });
+
+    describe('BFFs', () => {
+      /** `x-bff: <id>` names a BFF, `x-shopper` its shopper; `x-bff: revoked` is refused. */
+      const bff: BffResolver = async (request) => {
+        const id = request.headers['x-bff'];
+        if (typeof id !== 'string') return undefined;
+        if (id === 'revoked') throw new CallerRefused(401, 'that BFF is gone');
+        const shopper = request.headers['x-shopper'];
+        return { id, shopper: typeof shopper === 'string' ? shopper : undefined };
+      };
+      const send = (app: FastifyInstance, url: string, headers: Record<string, string>) =>
+        app.inject({ method: 'POST', url, headers, remoteAddress: '198.51.100.20', ...(url === '/graphql' ? { payload: { query: '{ ok }' } } : {}) });
+
+      it("charges a BFF's own bucket, and the path's policy only per shopper it names", async () => {
+        const app = await appWith(policyMap(policy('graphql', 2), policy('bff:graphql', 5)), { bff });
+        const own = await send(app, '/graphql', { 'x-bff': 'a' });
+        expect(own.headers['ratelimit-policy']).toBe('"bff:graphql";q=5;w=500');
+        const forShopper = (shopper: string) => send(app, '/graphql', { 'x-bff': 'a', 'x-shopper': shopper });
+        expect(statuses([await forShopper('203.0.113.1'), await forShopper('203.0.113.1'), await forShopper('203.0.113.1')])).toEqual([200, 200, 429]);
+        expect((await forShopper('203.0.113.2')).headers['ratelimit']).toBe('"bff:graphql";r=0;t=500, "graphql";r=1;t=100');
+        expect((await forShopper('203.0.113.3')).statusCode).toBe(429);
+        // Another BFF, and the address itself, have buckets of their own.
+        expect((await send(app, '/graphql', { 'x-bff': 'b', 'x-shopper': '203.0.113.1' })).statusCode).toBe(429);
+        expect((await send(app, '/graphql', {})).statusCode).toBe(200);
+      });
+
+      it('answers what the resolver refuses with its status, before charging anything', async () => {
+        const app = await appWith(policyMap(policy('track', 1), policy('bff:track', 1)), { bff });
+        const refused = await send(app, '/track', { 'x-bff': 'revoked' });
+        expect(refused.statusCode).toBe(401);
+        expect(refused.json()).toEqual({ error: { code: 'UNAUTHENTICATED', message: 'that BFF is gone' } });
+        expect(refused.headers['ratelimit-policy']).toBeUndefined();
+        expect((await send(app, '/graphql', { 'x-bff': 'revoked' })).json()).toEqual({ errors: [{ message: 'that BFF is gone', extensions: { code: 'UNAUTHENTICATED' } }] });
+      });
     });
 
     describe('GraphQL', () => {
