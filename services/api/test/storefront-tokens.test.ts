@@ -135,6 +135,7 @@ describe('a request with a storefront token', () => {
 
     const refused = await post({ 'x-storefront-token': token, 'x-forwarded-for': freshAddress() });
     expect(refused.statusCode).toBe(401);
+    expect(refused.headers['www-authenticate']).toBe('X-Storefront-Token');
     expect(refused.json()).toEqual({
       errors: [
         {

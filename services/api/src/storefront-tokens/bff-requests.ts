@@ -34,7 +34,9 @@ export function bffRequests(app: FastifyInstance, platform: Pick<AppPlatform, 'd
     const token = header(request, STOREFRONT_TOKEN_HEADER);
     if (token === undefined) return undefined;
     const accepted = await tokens.verify(token);
-    if (accepted === undefined) throw new CallerRefused(401, 'X-Storefront-Token is not an accepted storefront token (unknown or revoked): staff create one with createStorefrontToken');
+    if (accepted === undefined) {
+      throw new CallerRefused(401, 'X-Storefront-Token is not an accepted storefront token (unknown or revoked): staff create one with createStorefrontToken', 'X-Storefront-Token');
+    }
     const shopperHeader = header(request, SHOPPER_IP_HEADER);
     if (shopperHeader === undefined) return { id: accepted.bucketKey, shopper: undefined };
     const shopper = plainAddress(shopperHeader);

@@ -10,7 +10,7 @@ const UNKNOWN_TOKEN_RELOAD_MS = 1_000;
 /** A token this process accepts. */
 export interface AcceptedToken {
   readonly id: bigint;
-  /** Its buckets' key: a prefix of its SHA-256, unique across shops that share a cache, and no secret. */
+  /** Its buckets' caller: `storefront-token:` and a prefix of its SHA-256, unique across shops that share a cache, and no secret. */
   readonly bucketKey: string;
 }
 
@@ -48,7 +48,7 @@ export class StorefrontTokens {
     const id = this.#byHash.get(hash);
     if (id === undefined) return undefined;
     this.#recordUse(id);
-    return { id, bucketKey: hash.slice(0, 16) };
+    return { id, bucketKey: `storefront-token:${hash.slice(0, 16)}` };
   }
 
   /** Reads the table again at the next check: a token created in this process is accepted at its first request. */

@@ -14,7 +14,7 @@ export const clientAddressCaller =
 
 /** A request a BFF sent with its credential: the BFF's buckets are keyed by `id`, the shopper's by `shopper`. */
 export interface BffCaller {
-  /** Which BFF, as its buckets are keyed. */
+  /** Which BFF: the caller of its `bff:` buckets (and of the others when it names no shopper). */
   readonly id: string;
   /** The address of the shopper the BFF sends for; undefined for the BFF's own requests (none named). */
   readonly shopper: string | undefined;
@@ -27,11 +27,14 @@ export type BffResolver = (request: FastifyRequest) => Promise<BffCaller | undef
 export class CallerRefused extends Error {
   readonly status: 400 | 401;
   readonly code: 'BAD_REQUEST' | 'UNAUTHENTICATED';
+  /** The WWW-Authenticate value a 401 carries: the scheme the caller should use. */
+  readonly challenge: string | undefined;
 
-  constructor(status: 400 | 401, message: string) {
+  constructor(status: 400 | 401, message: string, challenge?: string) {
     super(message);
     this.name = 'CallerRefused';
     this.status = status;
     this.code = status === 401 ? 'UNAUTHENTICATED' : 'BAD_REQUEST';
+    this.challenge = challenge;
   }
 }

@@ -99,10 +99,9 @@ export function rateLimit(app: FastifyInstance, options: RateLimitOptions): void
   const addressOf = options.caller ?? clientAddressCaller();
   const graphqlPath = options.graphqlPath ?? '/graphql';
   const bffs = new WeakMap<FastifyRequest, BffCaller>();
-  const bffKey = (bff: BffCaller) => `storefront-token:${bff.id}`;
   const callerOf = (request: FastifyRequest): string => {
     const bff = bffs.get(request);
-    return bff === undefined ? addressOf(request) : (bff.shopper ?? bffKey(bff));
+    return bff === undefined ? addressOf(request) : (bff.shopper ?? bff.id);
   };
   const policyOf = (request: FastifyRequest): string | undefined => {
     const bff = bffs.get(request);
@@ -159,7 +158,7 @@ export function rateLimit(app: FastifyInstance, options: RateLimitOptions): void
   /** What a request's arrival spends: the BFF's bucket, and the path's policy for the shopper (or the client address). */
   const arrivalCharges = (request: FastifyRequest, policy: string, bff: BffCaller | undefined): Charged[] => {
     if (bff === undefined) return [{ policy, caller: addressOf(request) }];
-    const own = { policy: `bff:${policy}`, caller: bffKey(bff) };
+    const own = { policy: `bff:${policy}`, caller: bff.id };
     return bff.shopper === undefined ? [own] : [own, { policy, caller: bff.shopper }];
   };
 
@@ -172,7 +171,7 @@ export function rateLimit(app: FastifyInstance, options: RateLimitOptions): void
       bff = await options.bff?.(request);
     } catch (error) {
       if (!(error instanceof CallerRefused)) throw error;
-      if (error.status === 401) reply.header('www-authenticate', 'X-Storefront-Token');
+      if (error.challenge !== undefined) reply.header('www-authenticate', error.challenge);
       return sendError(request, reply.code(error.status), error.code, error.message);
     }
     if (bff !== undefined) bffs.set(request, bff);
