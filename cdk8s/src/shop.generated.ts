@@ -417,11 +417,11 @@ export interface ShopSpec {
      */
     enabled?: boolean;
     /**
-     * How long a generated key stays current, as a whole number of hours, minutes or seconds, e.g. 720h.
+     * How long a generated key stays current, as a positive whole number of hours, minutes or seconds, e.g. 720h.
      */
     interval?: string;
     /**
-     * How long an old master key stays readable after it stopped being current, as a whole number of hours, minutes or seconds, e.g. 336h (14 days). It is removed only after this, and only once a rewrap left no rows under it.
+     * How long an old master key stays readable after it stopped being current, as a positive whole number of hours, minutes or seconds, e.g. 336h (14 days). It is removed only after this, and only once a rewrap left no rows under it.
      */
     retention?: string;
     /**

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { masterKeyIdOf } from '@shop/runtime';
 import { describe, expect, it } from 'vitest';
+import { durationMs } from '../src/keys/durations.ts';
 import type { KeySet } from '../src/keys/key-set.ts';
 import { nextRotationAction, type RotationAction, type RotationFacts, type RotationPolicy } from '../src/keys/rotation-phases.ts';
 
@@ -99,5 +100,12 @@ describe('the key rotation phases', () => {
     const switching = written(nextRotationAction(adding, signingOnly, facts(at(720))));
     expect(switching).toMatchObject({ masterKey: settled.masterKey, retiringMasterKeys: [], signingKey: 'signing-2' });
     expect(written(nextRotationAction(switching, signingOnly, facts(at(720))))).toMatchObject({ phase: 'Settled' });
+  });
+});
+
+describe('the keyRotation durations', () => {
+  it('are positive whole hours, minutes or seconds', () => {
+    expect([durationMs('720h'), durationMs('90m'), durationMs('30s')]).toEqual([720 * HOUR, 90 * 60_000, 30_000]);
+    for (const invalid of ['0h', '1d', '1.5h', 'h', '']) expect(() => durationMs(invalid)).toThrow(`"${invalid}" is not a duration`);
   });
 });

@@ -76,7 +76,7 @@ describe('leader election', () => {
     expect(await metricValue(first, 'shop_operator_leader')).toBe(1);
     expect((await fetch(`http://127.0.0.1:${second.metricsPort}/healthz`)).status).toBe(200);
     // A pass records its Events after writing the status: the status can be seen first.
-    await eventually(async () => expect(await eventReporters(ns)).toEqual({ Migrating: 'first' }));
+    await eventually(async () => expect(await eventReporters(ns)).toEqual({ Migrating: 'first', KeysCurrent: 'first' }));
 
     await first.stop();
     // Released, the Lease is taken well before it would have expired.
@@ -84,7 +84,7 @@ describe('leader election', () => {
     expect(await leaseHolder(ns)).toBe('second');
     await completeJob(cluster.kube, ns, 'shop-migrate-1-0-0');
     await statusOf(ns, { phase: 'Deploying', migratedVersion: '1.0.0' });
-    await eventually(async () => expect(await eventReporters(ns)).toEqual({ Migrating: 'first', MigrationsApplied: 'second', Deploying: 'second' }));
+    await eventually(async () => expect(await eventReporters(ns)).toEqual({ Migrating: 'first', KeysCurrent: 'first', MigrationsApplied: 'second', Deploying: 'second' }));
   });
 });
 

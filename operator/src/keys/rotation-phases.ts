@@ -84,18 +84,13 @@ function adding(keys: KeySet, policy: RotationPolicy, facts: RotationFacts): Key
 function switched(keys: KeySet, policy: RotationPolicy, now: Date): KeySet {
   const removeAfter = new Date(now.getTime() + policy.retentionMs);
   const { incomingMasterKey, previousSigningKey, ...rest } = keys;
-  return {
-    ...rest,
-    phase: 'Switching',
-    revision: keys.revision + 1,
-    rotatedAt: now,
-    ...(incomingMasterKey === undefined
-      ? {}
-      : { masterKey: incomingMasterKey, retiringMasterKeys: [{ key: keys.masterKey, removeAfter }, ...keys.retiringMasterKeys] }),
-    ...(policy.rotatesSigningKey && previousSigningKey !== undefined
-      ? { signingKey: previousSigningKey.key, previousSigningKey: { key: keys.signingKey, removeAfter } }
-      : previousSigningKey === undefined ? {} : { previousSigningKey }),
-  };
+  const master = incomingMasterKey === undefined ? {} : { masterKey: incomingMasterKey, retiringMasterKeys: [{ key: keys.masterKey, removeAfter }, ...keys.retiringMasterKeys] };
+  // In Adding, SECRET_KEY_PREVIOUS holds the incoming signing key.
+  const incomingSigningKey = policy.rotatesSigningKey ? previousSigningKey : undefined;
+  const signing = incomingSigningKey
+    ? { signingKey: incomingSigningKey.key, previousSigningKey: { key: keys.signingKey, removeAfter } }
+    : previousSigningKey && { previousSigningKey };
+  return { ...rest, phase: 'Switching', revision: keys.revision + 1, rotatedAt: now, ...master, ...signing };
 }
 
 /** (d) The keys whose retention has passed, removed: master keys only once a rewrap left no rows under them. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { KubernetesObject, V1Secret } from '@kubernetes/client-node';
+import type { KubernetesObject, KubernetesObjectApi, V1Secret } from '@kubernetes/client-node';
 import { GENERATED_KEYS, generatedKeysSecretName, type KubeObject } from '@shop/cdk8s';
 import { keySetOf } from '../../keys/key-set.ts';
 import { rotationPolicy } from '../../keys/rotation-policy.ts';
@@ -42,7 +42,7 @@ export const generatedKeys: ReconcileStep = {
       pass.report('KeysCurrent', { status: 'Unknown', reason: 'KeysSupplied', message: 'SECRET_KEY and SECRETS_MASTER_KEY come from spec.secrets: the operator does not rotate them' });
       return undefined;
     }
-    const secret = (await readCurrent<V1Secret>(clients.objects, generatedKeysSecret(shop))) ?? (await create(pass.shop, clients.objects));
+    const secret = (await readCurrent<V1Secret>(clients.objects, generatedKeysSecret(shop))) ?? (await create(shop, clients.objects));
     const keys = keySetOf(secret);
     const policy = rotationPolicy(shop);
     pass.generatedKeys = { secret, keys };
@@ -52,7 +52,7 @@ export const generatedKeys: ReconcileStep = {
   },
 };
 
-async function create(shop: StoredShop, objects: Parameters<typeof readCurrent>[0]): Promise<V1Secret> {
+async function create(shop: StoredShop, objects: KubernetesObjectApi): Promise<V1Secret> {
   const header = generatedKeysSecret(shop);
   const secret = { ...header, type: 'Opaque', stringData: { [GENERATED_KEYS.secretKey]: newSigningKey(), [GENERATED_KEYS.secretsMasterKey]: newMasterKey() } };
   try {

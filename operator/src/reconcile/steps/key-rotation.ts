@@ -11,6 +11,12 @@ import type { GeneratedKeys, Pass, ReconcileStep } from '../pass.ts';
 import { newMasterKey, newSigningKey } from './generated-keys.ts';
 
 /**
+ * The longest requeue asked for. A timer of more than 2³¹-1 ms (24.8 days, less than the default
+ * interval) fires at once; the resync looks at every Shop far more often anyway.
+ */
+const MAX_REQUEUE_MS = 24 * 3_600_000;
+
+/**
  * Rotation of the generated keys (docs/secrets.md), one phase per pass; for a supplied master key
  * with earlier keys, the rewrap Job that says whether rows are left under them. It comes last: a
  * pass reaches it only when nothing is migrating or upgrading and the api, the worker and the
@@ -60,7 +66,7 @@ async function rotateGeneratedKeys(pass: Pass, { keys, secret }: GeneratedKeys):
     pass.generatedKeys = { secret: written, keys: keySetOf(written) };
     pass.requeueAfter(0);
   } else if (action.until) {
-    pass.requeueAfter(Math.max(action.until.getTime() - pass.now.getTime(), 0));
+    pass.requeueAfter(Math.min(Math.max(action.until.getTime() - pass.now.getTime(), 0), MAX_REQUEUE_MS));
   }
 
   const latest = pass.generatedKeys?.keys ?? keys;
