@@ -173,7 +173,6 @@ describe("the operator with the chart's ServiceAccount and RBAC, on a real API s
       const denied: Array<Record<string, string>> = [
         { namespace: shopNamespace, verb: 'list', resource: 'secrets' },
         { namespace: shopNamespace, verb: 'watch', resource: 'secrets' },
-        { namespace: shopNamespace, verb: 'update', resource: 'secrets', name: 'acme-generated-keys' },
         { namespace: shopNamespace, verb: 'delete', group: 'apps', resource: 'deployments', name: 'acme-api' },
         { namespace: shopNamespace, verb: 'create', resource: 'pods' },
         { namespace: shopNamespace, verb: 'get', resource: 'configmaps', name: 'acme-config' },

@@ -29,7 +29,7 @@ const SHOP_RULES = [
   'monitoring.coreos.com prometheusrules: create patch delete',
   'monitoring.coreos.com podmonitors: create patch delete',
   'policy poddisruptionbudgets: create patch',
-  'core secrets: get create',
+  'core secrets: get create update',
   'core events: create',
 ];
 
