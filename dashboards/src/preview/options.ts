@@ -1,7 +1,7 @@
 // The command line and environment of `npm run dashboards:preview`; a bad value stops it with one line
 // naming the flag or variable.
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { ConfigError } from '@shop/runtime';
 
 export const DEFAULT_OUT_DIR = '.data/dashboard-previews';
@@ -58,17 +58,25 @@ function pickedVariables(assignments: readonly string[]): Record<string, string>
   );
 }
 
+const FLAGS = {
+  since: { type: 'string', default: '15m' },
+  'scrape-interval': { type: 'string', default: '15s' },
+  out: { type: 'string', default: DEFAULT_OUT_DIR },
+  var: { type: 'string', multiple: true, default: [] },
+  dashboard: { type: 'string', multiple: true, default: [] },
+} satisfies ParseArgsOptionsConfig;
+
+function flags(args: readonly string[]) {
+  try {
+    return parseArgs({ args: [...args], options: FLAGS }).values;
+  } catch (error) {
+    // An unknown flag, a flag without its value, a positional argument.
+    throw new ConfigError([error instanceof Error ? error.message : String(error)]);
+  }
+}
+
 export function parsePreviewOptions(args: readonly string[], env: NodeJS.ProcessEnv): PreviewCliOptions {
-  const { values } = parseArgs({
-    args: [...args],
-    options: {
-      since: { type: 'string', default: '15m' },
-      'scrape-interval': { type: 'string', default: '15s' },
-      out: { type: 'string', default: DEFAULT_OUT_DIR },
-      var: { type: 'string', multiple: true, default: [] },
-      dashboard: { type: 'string', multiple: true, default: [] },
-    },
-  });
+  const values = flags(args);
   return {
     prometheusUrl: prometheusUrl(env),
     chromiumPath: chromiumPath(env),

@@ -44,6 +44,10 @@ h1 { font-size: 20px; font-weight: 500; margin: 0 0 6px; }
 .panel { background: ${THEME.panel}; border: 1px solid ${THEME.border}; border-radius: 2px; display: flex; flex-direction: column; overflow: hidden; }
 .panel h2 { height: ${TITLE_HEIGHT}px; margin: 0; padding: 0 ${BODY_PADDING}px; font-size: 14px; font-weight: 500; line-height: ${TITLE_HEIGHT}px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .body { flex: 1; padding: 0 ${BODY_PADDING}px ${BODY_PADDING}px; }
+.body svg { display: block; }
+.legend { display: flex; flex-wrap: wrap; font-size: 12px; line-height: 20px; }
+.legend-item { margin-right: 16px; white-space: nowrap; }
+.legend-item i { display: inline-block; width: 14px; height: 4px; margin-right: 6px; vertical-align: middle; }
 .no-data { height: 100%; display: flex; align-items: center; justify-content: center; color: ${THEME.weakText}; font-size: 16px; }
 .stats { height: 100%; display: flex; align-items: center; justify-content: space-around; }
 .stat { text-align: center; }

@@ -1,5 +1,5 @@
-// One panel's body as HTML: a time series drawn by ECharts as SVG on the server, a stat as big numbers
-// coloured by the panel's thresholds, or "No data".
+// One panel's body as HTML: a time series drawn by ECharts as SVG on the server with its legend under
+// it, a stat as big numbers coloured by the panel's thresholds, or "No data".
 import * as echarts from 'echarts';
 import type { PanelJson, ThresholdStepJson } from '../dashboard-json.ts';
 import { hasData, type PanelSeries, type Series } from './panel-series.ts';
@@ -14,10 +14,11 @@ export interface Size {
 
 export const NO_DATA = '<div class="no-data">No data</div>';
 
-const LEGEND_ROW_PX = 22;
-/** About what a legend entry takes on a line: its swatch and gap, and each character of its name. */
-const LEGEND_ITEM_PX = 34;
-const LEGEND_CHAR_PX = 7;
+/** The legend is HTML, laid out by the browser: ECharts measures text without one, and overlaps it. */
+const LEGEND_ROW_PX = 20;
+/** About what a legend entry takes on a line: its swatch and gaps, and each character of its name. */
+const LEGEND_ITEM_PX = 36;
+const LEGEND_CHAR_PX = 7.5;
 
 export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -28,6 +29,13 @@ function thresholdLines(panel: PanelJson): ThresholdStepJson[] {
   const mode = panel.fieldConfig.defaults.custom?.thresholdsStyle?.mode ?? 'off';
   if (mode === 'off') return [];
   return (panel.fieldConfig.defaults.thresholds?.steps ?? []).filter((step) => step.value !== null);
+}
+
+/** The smallest 1, 2, 2.5 or 5 times a power of ten at or above `value`: an axis end with round labels. */
+function roundUp(value: number): number {
+  if (value <= 0) return 1;
+  const power = 10 ** Math.floor(Math.log10(value));
+  return ([1, 2, 2.5, 5, 10].find((factor) => factor * power >= value) ?? 10) * power;
 }
 
 function legendRows(series: readonly Series[], width: number): number {
@@ -44,22 +52,22 @@ function legendRows(series: readonly Series[], width: number): number {
   return rows;
 }
 
-function timeseriesSvg({ panel, series }: PanelSeries, window: RangeWindow, size: Size): string {
+function timeseriesHtml({ panel, series }: PanelSeries, window: RangeWindow, size: Size): string {
   const unit = panel.fieldConfig.defaults.unit;
   const thresholds = thresholdLines(panel);
   const highestThreshold = Math.max(...thresholds.map((step) => step.value ?? 0));
   const legendHeight = legendRows(series, size.width) * LEGEND_ROW_PX;
   const axisText = { color: THEME.weakText, fontFamily: THEME.font, fontSize: 11 };
   const gridLines = { lineStyle: { color: THEME.gridLine } };
-  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: size.width, height: size.height });
+  const color = (index: number) => SERIES_PALETTE[index % SERIES_PALETTE.length];
+  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: size.width, height: size.height - legendHeight });
   try {
     chart.setOption({
       animation: false,
       useUTC: true,
-      color: SERIES_PALETTE,
       textStyle: { fontFamily: THEME.font },
-      grid: { left: 4, right: 12, top: 8, bottom: legendHeight + 4, containLabel: true },
-      legend: { bottom: 0, left: 0, itemWidth: 14, itemHeight: 4, icon: 'rect', textStyle: { color: THEME.text, fontFamily: THEME.font, fontSize: 12 } },
+      // ECharts sizes the axis labels without a browser's fonts, a little short: the left margin makes up for it.
+      grid: { left: 14, right: 12, top: 8, bottom: 4, containLabel: true },
       xAxis: {
         type: 'time',
         min: window.start * 1000,
@@ -71,13 +79,14 @@ function timeseriesSvg({ panel, series }: PanelSeries, window: RangeWindow, size
       yAxis: {
         type: 'value',
         // Grafana keeps a drawn threshold in view even while every value is far below it.
-        max: thresholds.length === 0 ? undefined : (extent: { max: number }) => Math.max(extent.max, highestThreshold * 1.1),
+        max: thresholds.length === 0 ? undefined : (extent: { max: number }) => roundUp(Math.max(extent.max, highestThreshold * 1.1)),
         axisLabel: { ...axisText, formatter: (value: number) => formatValue(value, unit) },
         splitLine: gridLines,
       },
       series: series.map((each, index) => ({
         type: 'line',
         name: each.name,
+        color: color(index),
         data: each.points,
         showSymbol: false,
         connectNulls: false,
@@ -94,7 +103,8 @@ function timeseriesSvg({ panel, series }: PanelSeries, window: RangeWindow, size
             : undefined,
       })),
     });
-    return chart.renderToSVGString();
+    const legend = series.map((each, index) => `<span class="legend-item"><i style="background:${color(index)}"></i>${escapeHtml(each.name)}</span>`);
+    return `${chart.renderToSVGString()}<div class="legend">${legend.join('')}</div>`;
   } finally {
     chart.dispose();
   }
@@ -122,5 +132,5 @@ export function renderPanelBody(data: PanelSeries, window: RangeWindow, size: Si
   const { type, title } = data.panel;
   if (type !== 'timeseries' && type !== 'stat' && type !== 'gauge') throw new Error(`the preview draws no ${type} panel (${title})`);
   if (!hasData(data)) return NO_DATA;
-  return type === 'timeseries' ? timeseriesSvg(data, window, size) : statHtml(data);
+  return type === 'timeseries' ? timeseriesHtml(data, window, size) : statHtml(data);
 }
