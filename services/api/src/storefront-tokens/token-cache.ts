@@ -23,7 +23,7 @@ export interface AcceptedToken {
  */
 export class StorefrontTokens {
   readonly #db: Tx;
-  readonly #logger: FastifyBaseLogger;
+  readonly #logger: Pick<FastifyBaseLogger, 'info' | 'warn'>;
   #byHash = new Map<string, bigint>();
   #loadedAt = Number.NEGATIVE_INFINITY;
   #loading: Promise<void> | undefined;
@@ -33,9 +33,15 @@ export class StorefrontTokens {
   readonly #written = new Map<bigint, number>();
   readonly #writes = new Set<Promise<void>>();
 
-  constructor(db: Tx, logger: FastifyBaseLogger) {
+  readonly #ttlMs: number;
+  readonly #unknownReloadMs: number;
+
+  /** The intervals are TOKEN_CACHE_TTL_MS and a second unless given (tests shorten them). */
+  constructor(db: Tx, logger: Pick<FastifyBaseLogger, 'info' | 'warn'>, intervals: { ttlMs?: number; unknownReloadMs?: number } = {}) {
     this.#db = db;
     this.#logger = logger;
+    this.#ttlMs = intervals.ttlMs ?? TOKEN_CACHE_TTL_MS;
+    this.#unknownReloadMs = intervals.unknownReloadMs ?? UNKNOWN_TOKEN_RELOAD_MS;
   }
 
   /** The token, when it is one this process accepts; undefined when it is no token, unknown or revoked. */
@@ -43,8 +49,8 @@ export class StorefrontTokens {
     const hash = storefrontTokenHash(token);
     if (hash === undefined) return undefined;
     const age = performance.now() - this.#loadedAt;
-    if (age >= TOKEN_CACHE_TTL_MS) await this.#reload(0);
-    else if (!this.#byHash.has(hash)) await this.#reload(UNKNOWN_TOKEN_RELOAD_MS - age);
+    if (age >= this.#ttlMs) await this.#reload(0);
+    else if (!this.#byHash.has(hash)) await this.#reload(this.#unknownReloadMs - age);
     const id = this.#byHash.get(hash);
     if (id === undefined) return undefined;
     this.#recordUse(id);
@@ -73,11 +79,14 @@ export class StorefrontTokens {
   #reload(delayMs: number): Promise<void> {
     if (this.#loading !== undefined) return this.#loading;
     const generation = this.#generation;
-    const loading = (delayMs > 0 ? sleep(delayMs) : Promise.resolve()).then(() => this.#load(generation));
-    this.#loading = loading.finally(() => {
-      if (this.#loading === loading) this.#loading = undefined;
-    });
-    return this.#loading;
+    const loading: Promise<void> = (delayMs > 0 ? sleep(delayMs) : Promise.resolve())
+      .then(() => this.#load(generation))
+      .finally(() => {
+        // refresh() may have started another load meanwhile: leave that one.
+        if (this.#loading === loading) this.#loading = undefined;
+      });
+    this.#loading = loading;
+    return loading;
   }
 
   async #load(generation: number): Promise<void> {
@@ -94,7 +103,7 @@ export class StorefrontTokens {
       if (this.#loadedAt === Number.NEGATIVE_INFINITY) throw error;
       if (!this.#failing) this.#logger.warn({ err: error }, 'storefront tokens unreadable: accepting the ones last read');
       this.#failing = true;
-      this.#loadedAt = performance.now() - TOKEN_CACHE_TTL_MS + UNKNOWN_TOKEN_RELOAD_MS;
+      this.#loadedAt = performance.now() - this.#ttlMs + this.#unknownReloadMs;
     }
   }
 
