@@ -3,11 +3,17 @@
 // There are no kubelets: the test plays the pods. A component's pods hold the keys the generated
 // Secret had when the test marks its Deployment available (when new pods would start and read it),
 // and the rewrap Job runs the platform's own rewrap against the database with the Secret's keys.
+// At every step each component writes stored secrets and issues access tokens, and every component
+// reads and verifies all of them.
 import { randomBytes } from 'node:crypto';
 import { createLogger } from '@shop/runtime';
 import { GENERATED_KEYS, REWRAP_COMMAND, type ShopSpec, type ShopStatus } from '@shop/cdk8s';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../services/platform/src/config/config.ts';
+import { tokenSettingsOf } from '../../services/api/src/auth/token-settings-of.ts';
+import { signAccessToken, verifyAccessToken } from '../../services/domain/src/auth/access-tokens.ts';
+import type { Principal } from '../../services/domain/src/auth/principal.ts';
+import type { TokenSettings } from '../../services/domain/src/auth/token-settings.ts';
+import { loadConfig, type Config } from '../../services/platform/src/config/config.ts';
 import { SecretUnreadableError } from '../../services/platform/src/secrets/envelope.ts';
 import { keyringOf, masterKeyring, type MasterKeyring } from '../../services/platform/src/secrets/keyring.ts';
 import { rewrapSecrets } from '../../services/platform/src/secrets/rewrap.ts';
@@ -75,17 +81,21 @@ async function generatedSecret(ns: string): Promise<GeneratedSecret> {
   };
 }
 
-/** The master keys a process started now would hold: the platform's own parsing of the two variables the pods get from the Secret. */
-function keyringFrom(secret: MasterKeys): MasterKeyring {
-  return keyringOf(
-    loadConfig({
-      NODE_ENV: 'test',
-      DATABASE_URL: db.url,
-      SECRETS_MASTER_KEY: secret.masterKey,
-      ...(secret.rotatingFrom.length > 0 ? { SECRETS_MASTER_KEY_ROTATING_FROM: secret.rotatingFrom.join(',') } : {}),
-    }),
-  );
+/** The configuration of a process started now, from the variables the pods get from the Secrets: the platform's own parsing. */
+function podConfig(master: MasterKeys, signing?: Pick<GeneratedSecret, 'signingKey' | 'previousSigningKey'>): Config {
+  return loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: db.url,
+    SECRETS_MASTER_KEY: master.masterKey,
+    ...(master.rotatingFrom.length > 0 ? { SECRETS_MASTER_KEY_ROTATING_FROM: master.rotatingFrom.join(',') } : {}),
+    ...(signing ? { SECRET_KEY: signing.signingKey } : {}),
+    ...(signing?.previousSigningKey === undefined ? {} : { SECRET_KEY_PREVIOUS: signing.previousSigningKey }),
+  });
 }
+
+const keyringFrom = (master: MasterKeys): MasterKeyring => keyringOf(podConfig(master));
+
+const STAFF: Principal = { kind: 'staff', staffUserId: 9n };
 
 const idOf = (base64: string) => masterKeyring(Buffer.from(base64, 'base64')).current.id;
 
@@ -97,8 +107,11 @@ interface StoredJob {
 /** One namespace's Shop and what its pods hold. */
 class ShopUnderTest {
   readonly pods = new Map<Component, MasterKeyring>();
+  readonly signers = new Map<Component, TokenSettings>();
   /** Every row written so far and its value. */
   readonly rows = new Map<string, string>();
+  /** Every access token issued so far, and when. */
+  readonly tokens = new Map<string, string>();
 
   readonly ns: string;
   /** Where the pods get their master keys: the generated Secret unless the spec names others. */
@@ -111,12 +124,21 @@ class ShopUnderTest {
 
   /** New pods of the component start: they read the Secret as it is now. */
   async startPods(component: Component): Promise<void> {
-    this.pods.set(component, keyringFrom(await this.masterKeys()));
+    const config = podConfig(await this.masterKeys(), await generatedSecret(this.ns));
+    this.pods.set(component, keyringOf(config));
+    this.signers.set(component, tokenSettingsOf(config));
     await markDeploymentAvailable(cluster.kube, this.ns, `shop-${component}`);
   }
 
-  /** Each component writes a row with its current key, then every component reads every row written so far. */
+  /**
+   * Each component writes a row with its current key and issues an access token, then every
+   * component reads every row and verifies every token issued so far: nobody is signed out.
+   */
   async writeAndReadEverywhere(moment: string): Promise<void> {
+    for (const [component, settings] of this.signers) this.tokens.set((await signAccessToken(STAFF, settings)).token, `${moment} by the ${component}`);
+    for (const [component, settings] of this.signers) {
+      for (const [token, issued] of this.tokens) expect(await verifyAccessToken(token, settings), `token issued ${issued}, verified by the ${component}`).toEqual(STAFF);
+    }
     for (const [component, keyring] of this.pods) {
       const key = `rotation.${moment}_${component}`;
       const value = `${moment} by the ${component} ✓`;
@@ -211,7 +233,7 @@ async function readyShop(
 }
 
 describe('rotation of the generated keys', () => {
-  it('adds, switches (api first), rewraps and removes the old master key only after the rewrap and the retention; every row reads at every moment, across operator restarts', async () => {
+  it('adds, switches (api first), rewraps and removes the old master key only after the rewrap and the retention; every row reads and every token verifies at every moment, across operator restarts', async () => {
     const shop = await readyShop('rotation', { keyRotation: { enabled: false, interval: '1h', retention: '30s' } });
     await shop.status({ conditions: keysCurrent('True', 'KeysCurrent') });
     const original = await generatedSecret(shop.ns);
@@ -263,6 +285,9 @@ describe('rotation of the generated keys', () => {
     expect(Date.now()).toBeGreaterThanOrEqual(removeAfter.getTime());
     const removed = await generatedSecret(shop.ns);
     expect(removed).toMatchObject({ revision: '3', masterKey: newKey, rotatingFrom: [], signingKey: adding.previousSigningKey, previousSigningKey: undefined });
+    // Access tokens live 15 minutes, far less than the retention: in a real Shop those signed with the
+    // removed signing key have expired long before it goes.
+    shop.tokens.clear();
     await shop.rollOutKeys('removed');
     await shop.status({ phase: 'Ready', conditions: keysCurrent('True', 'KeysCurrent') });
     for (const keyring of shop.pods.values()) expect(keyring.ids).toEqual([idOf(newKey)]);
@@ -314,6 +339,7 @@ describe('rotation of the generated keys', () => {
     await shop.runRewrapJob('shop-keys-2');
     await shop.status({ keyRotation: { phase: 'Settled', retiringKeys: [] } });
     expect((await generatedSecret(shop.ns)).rotatingFrom).toEqual([]);
+    shop.tokens.clear(); // as above: the previous signing key went with the retention
     await shop.rollOutKeys('removed');
     await shop.status({ phase: 'Ready', conditions: keysCurrent('True', 'KeysCurrent') });
   });
