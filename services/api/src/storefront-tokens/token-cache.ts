@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { activeStorefrontTokens, recordStorefrontTokenUse, storefrontTokenHash, LAST_USED_PRECISION_MS, type Tx } from '@shop/domain';
 
 /** How long a process trusts what it read of storefront_tokens: a revocation elsewhere applies within this. */
-export const TOKEN_CACHE_TTL_MS = 10_000;
+const TOKEN_CACHE_TTL_MS = 10_000;
 /** An unknown token reloads the table at most this often (waiting for that), so made-up tokens cannot load the database. */
 const UNKNOWN_TOKEN_RELOAD_MS = 1_000;
 
@@ -27,7 +27,7 @@ export class StorefrontTokens {
   #byHash = new Map<string, bigint>();
   #loadedAt = Number.NEGATIVE_INFINITY;
   #loading: Promise<void> | undefined;
-  /** Bumped by forget(): a load begun before it does not bring back what it forgot. */
+  /** Bumped by refresh() and forget(): a load begun before does not bring back what they dropped. */
   #generation = 0;
   #failing = false;
   readonly #written = new Map<bigint, number>();
