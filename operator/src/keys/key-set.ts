@@ -1,7 +1,7 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import { GENERATED_KEYS } from '@shop/cdk8s';
 
-export const ROTATION_PHASES = ['Settled', 'Adding', 'Switching', 'Rewrapping'] as const;
+const ROTATION_PHASES = ['Settled', 'Adding', 'Switching', 'Rewrapping'] as const;
 /**
  * Settled: the keys in use are rolled out. Adding: a new master key (and signing key) is accepted for
  * reading, not used yet. Switching: the new keys are current, the old master key only readable.
@@ -10,7 +10,7 @@ export const ROTATION_PHASES = ['Settled', 'Adding', 'Switching', 'Rewrapping'] 
 export type RotationPhase = (typeof ROTATION_PHASES)[number];
 
 /** An earlier key still accepted, and when its retention ends. */
-export interface RetiringKey {
+interface RetiringKey {
   readonly key: string;
   readonly removeAfter: Date;
 }

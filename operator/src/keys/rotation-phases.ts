@@ -60,7 +60,7 @@ export function nextRotationAction(keys: KeySet, policy: RotationPolicy, facts: 
   }
 }
 
-export const rotationRequested = (keys: KeySet, requested: string | undefined): boolean => requested !== undefined && requested !== keys.handledRequest;
+const rotationRequested = (keys: KeySet, requested: string | undefined): boolean => requested !== undefined && requested !== keys.handledRequest;
 
 export const nextRotationAt = (keys: KeySet, policy: RotationPolicy): Date => new Date(keys.rotatedAt.getTime() + policy.intervalMs);
 

@@ -16,7 +16,7 @@ export const newSigningKey = (): string => randomBytes(48).toString('base64url')
 export const newMasterKey = (): string => randomBytes(32).toString('base64');
 
 /** The generated keys Secret's kind, namespace and name. */
-export const generatedKeysSecret = (shop: StoredShop): KubeObject =>
+const generatedKeysSecret = (shop: StoredShop): KubeObject =>
   managedFor(shop, { apiVersion: 'v1', kind: 'Secret', metadata: { name: generatedKeysSecretName(shop.metadata.name) } });
 
 /**
