@@ -66,8 +66,9 @@ function timeseriesHtml({ panel, series }: PanelSeries, window: RangeWindow, siz
       animation: false,
       useUTC: true,
       textStyle: { fontFamily: THEME.font },
-      // ECharts sizes the axis labels without a browser's fonts, a little short: the left margin makes up for it.
-      grid: { left: 14, right: 12, top: 8, bottom: 4, containLabel: true },
+      // ECharts sizes the axis labels without a browser's fonts, a little short: the left margin makes up
+      // for it; the right one holds half of the last time label, centred on the right edge.
+      grid: { left: 14, right: 28, top: 8, bottom: 4, containLabel: true },
       xAxis: {
         type: 'time',
         min: window.start * 1000,
