@@ -8,6 +8,7 @@ import { parsePreviewOptions, type PreviewCliOptions } from './options.ts';
 import { previewDashboard } from './preview-dashboard.ts';
 import { PrometheusApi } from './prometheus-api.ts';
 import { writeScreenshots, type Screenshot } from './screenshot.ts';
+import { NO_VALUE } from './variables.ts';
 
 function chosen(dashboards: readonly DashboardJson[], uids: readonly string[]): readonly DashboardJson[] {
   if (uids.length === 0) return dashboards;
@@ -32,7 +33,7 @@ async function preview(options: PreviewCliOptions): Promise<number> {
     screenshots.push({ html: result.html, file: `${file}.png` });
     const empty = result.panels.filter((panel) => !panel.hasData).map((panel) => `${dashboard.uid} › ${panel.title}`);
     withoutData.push(...empty);
-    const variables = Object.entries(result.variables).map(([name, value]) => `${name}=${value === '' ? '(none)' : value}`);
+    const variables = Object.entries(result.variables).map(([name, value]) => `${name}=${value === NO_VALUE ? '(none)' : value}`);
     console.log(`${dashboard.uid}: ${result.panels.length - empty.length}/${result.panels.length} panels with data (${variables.join(', ')}) -> ${file}.html`);
   }
   await writeScreenshots(options.chromiumPath, screenshots);

@@ -4,8 +4,8 @@ import { existsSync } from 'node:fs';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { ConfigError } from '@shop/runtime';
 
-export const DEFAULT_OUT_DIR = '.data/dashboard-previews';
-export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
+const DEFAULT_OUT_DIR = '.data/dashboard-previews';
+const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
 
 export interface PreviewCliOptions {
   readonly prometheusUrl: string;

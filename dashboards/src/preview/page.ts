@@ -4,7 +4,7 @@ import type { DashboardJson, PanelJson } from '../dashboard-json.ts';
 import type { RangeWindow } from './prometheus-api.ts';
 import { escapeHtml, type Size } from './render-panel.ts';
 import { THEME } from './theme.ts';
-import type { VariableValues } from './variables.ts';
+import { NO_VALUE, type VariableValues } from './variables.ts';
 
 export const PAGE_WIDTH = 1600;
 const PAGE_PADDING = 16;
@@ -68,7 +68,7 @@ function panelSection({ panel, body }: RenderedPanel): string {
 /** `range` is what the header names: the time range asked of Prometheus, in unix seconds. */
 export function dashboardPage(dashboard: DashboardJson, variables: VariableValues, range: Pick<RangeWindow, 'start' | 'end'>, panels: readonly RenderedPanel[]): string {
   const picked = Object.entries(variables)
-    .map(([name, value]) => `${escapeHtml(name)} <b>${value === '' ? '(none)' : escapeHtml(value)}</b>`)
+    .map(([name, value]) => `${escapeHtml(name)} <b>${value === NO_VALUE ? '(none)' : escapeHtml(value)}</b>`)
     .join(' · ');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(dashboard.title)}</title><style>${STYLE}</style></head>

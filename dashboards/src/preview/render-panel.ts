@@ -12,7 +12,7 @@ export interface Size {
   readonly height: number;
 }
 
-export const NO_DATA = '<div class="no-data">No data</div>';
+const NO_DATA = '<div class="no-data">No data</div>';
 
 /** The legend is HTML, laid out by the browser: ECharts measures text without one, and overlaps it. */
 const LEGEND_ROW_PX = 20;
