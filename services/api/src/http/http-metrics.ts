@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { METRICS_PATH } from './metrics-route.ts';
 
 /** Label for every path no route matches, so scanners cannot create unbounded label values. */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -57,7 +58,8 @@ declare module 'fastify' {
 }
 
 /**
- * The four http_* metrics of the spec, labelled by method, route pattern and status code. The
+ * The four http_* metrics of the spec, labelled by method, route pattern and status code; Prometheus's
+ * own scrapes are left out, or the scrape's body (about 100 KB) would set the scale of the size panel. The
  * labelled children are cached per label set: resolving labels on every request is the costliest
  * part of recording them, and the set is small (routes are patterns, unknown paths share one label).
  * The route is looked up once per request (request.routeOptions builds a new object at every read).
@@ -88,14 +90,19 @@ export function measureHttp(app: FastifyInstance, registry: Registry): void {
 
   app.decorateRequest('httpMetrics', null);
   app.addHook('onRequest', (request, _reply, done) => {
-    const route = routeMetrics(request.method, routeOf(request));
-    request.httpMetrics = route;
-    route.inProgress.inc();
+    const path = routeOf(request);
+    if (path !== METRICS_PATH) {
+      const route = routeMetrics(request.method, path);
+      request.httpMetrics = route;
+      route.inProgress.inc();
+    }
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
+    const path = routeOf(request);
+    if (path === METRICS_PATH) return done();
     // A request refused before onRequest ran (e.g. a malformed URL) has none yet.
-    const route = request.httpMetrics ?? routeMetrics(request.method, routeOf(request));
+    const route = request.httpMetrics ?? routeMetrics(request.method, path);
     if (request.httpMetrics !== null) route.inProgress.dec();
     const children = completed(route, reply.statusCode);
     children.requests.inc();

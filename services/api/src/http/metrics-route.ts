@@ -3,10 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import { clusterMetricsReader } from '../cluster/cluster-metrics.ts';
 
+/** Where Prometheus scrapes. */
+export const METRICS_PATH = '/metrics';
+
 /** GET /metrics in Prometheus text format: this process's registry, or in a cluster worker the whole pod's. */
 export function metricsRoute(app: FastifyInstance, registry: Registry): void {
   const read = cluster.isWorker ? clusterMetricsReader(registry) : () => registry.metrics();
-  app.get('/metrics', async (request, reply) => {
+  app.get(METRICS_PATH, async (request, reply) => {
     try {
       const text = await read();
       return await reply.header('content-type', registry.contentType).send(text);
