@@ -13,7 +13,14 @@ import {
   VariableSort,
   type Threshold,
 } from '@grafana/grafana-foundation-sdk/dashboard';
-import { GraphThresholdsStyleConfigBuilder, GraphThresholdsStyleMode, ReduceDataOptionsBuilder } from '@grafana/grafana-foundation-sdk/common';
+import {
+  GraphThresholdsStyleConfigBuilder,
+  GraphThresholdsStyleMode,
+  LegendDisplayMode,
+  LegendPlacement,
+  ReduceDataOptionsBuilder,
+  VizLegendOptionsBuilder,
+} from '@grafana/grafana-foundation-sdk/common';
 import { DataqueryBuilder } from '@grafana/grafana-foundation-sdk/prometheus';
 import { PanelBuilder as StatPanelBuilder } from '@grafana/grafana-foundation-sdk/stat';
 import { PanelBuilder as TimeseriesPanelBuilder } from '@grafana/grafana-foundation-sdk/timeseries';
@@ -71,7 +78,8 @@ export function timeseries(spec: PanelSpec): TimeseriesPanelBuilder {
     .thresholds(thresholds(spec.alertThreshold))
     .thresholdsStyle(
       new GraphThresholdsStyleConfigBuilder().mode(spec.alertThreshold === undefined ? GraphThresholdsStyleMode.Off : GraphThresholdsStyleMode.Dashed),
-    );
+    )
+    .legend(new VizLegendOptionsBuilder().showLegend(true).displayMode(LegendDisplayMode.List).placement(LegendPlacement.Bottom));
   spec.queries.forEach((query, index) => panel.withTarget(target(query, index)));
   return panel;
 }
