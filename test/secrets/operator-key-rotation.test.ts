@@ -239,7 +239,7 @@ async function readyShop(
 
 describe('rotation of the generated keys', () => {
   it('adds, switches (api first), rewraps and removes the old master key only after the rewrap and the retention; every row reads and every token verifies at every moment, across operator restarts', async () => {
-    const shop = await readyShop('rotation', { keyRotation: { enabled: false, interval: '1h', retention: '30s' } });
+    const shop = await readyShop('rotation', { keyRotation: { enabled: false, interval: '1h', retention: '45s' } });
     await shop.status({ conditions: keysCurrent('True', 'KeysCurrent') });
     const original = await generatedSecret(shop.ns);
     expect(original).toMatchObject({ revision: undefined, rotatingFrom: [], previousSigningKey: undefined });
