@@ -27,6 +27,8 @@ export const REDIS_EXPORTER_VERSION = '1.74.0';
 export const PROMETHEUS_OPERATOR_VERSION = '0.85.0';
 /** Debian bookworm's `prometheus` package: the server and promtool (the alert rule tests). */
 export const PROMETHEUS_VERSION = '2.42.0';
+/** The S3-compatible object store the file storage tests run against (Apache-2.0; the only version the module proxy lists). */
+export const VERSITYGW_VERSION = '1.8.0';
 
 export const postgresBinDir = `/usr/lib/postgresql/${POSTGRES_MAJOR}/bin`;
 export const redisServerBin = '/usr/bin/redis-server';
@@ -97,6 +99,10 @@ export function postgresExporterTool(): GoTool {
 
 export function redisExporterTool(): GoTool {
   return goTool(`redis_exporter ${REDIS_EXPORTER_VERSION}`, 'redis-exporter', REDIS_EXPORTER_VERSION, 'redis_exporter');
+}
+
+export function versityGwTool(): GoTool {
+  return goTool(`versitygw ${VERSITYGW_VERSION}`, 'versitygw', VERSITYGW_VERSION, 'versitygw');
 }
 
 export function isToolProvisioned(tool: GoTool): boolean {

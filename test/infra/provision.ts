@@ -1,7 +1,8 @@
 // Installs what the real-server tests need. Idempotent: `node test/infra/provision.ts`.
 // PostgreSQL, Redis, Java and Maven come from Debian; Prometheus is unpacked from its Debian package into the
 // cache; Kafka's jars from Maven Central into the cache;
-// the Temporal CLI, kube-apiserver, kine and Helm are built from source with Go (modules from the Go module proxy);
+// the Temporal CLI, kube-apiserver, kine, Helm, the exporters and versitygw are built from source with Go (modules
+// from the Go module proxy);
 // Schemathesis comes from PyPI into a venv in the cache.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -28,6 +29,8 @@ import {
   SCALA_VERSION,
   SLF4J_RELOAD4J_VERSION,
   TEMPORAL_CLI_VERSION,
+  VERSITYGW_VERSION,
+  versityGwTool,
   helmTool,
   isKafkaProvisioned,
   isToolProvisioned,
@@ -512,6 +515,24 @@ const redisExporter: GoToolBuild = {
     }),
 };
 
+const versityGw: GoToolBuild = {
+  tool: versityGwTool(),
+  expectation: 'about 1-2 min on 2 cores, once',
+  versionArgs: ['--version'],
+  expectedVersion: `Version  : v${VERSITYGW_VERSION}`,
+  // Its Makefile stamps the version the same way.
+  build: (go, tool) =>
+    go.command(
+      [
+        'install',
+        '-trimpath',
+        `-ldflags=-s -w ${linkerVariables({ 'main.Version': `v${VERSITYGW_VERSION}` }).join(' ')}`,
+        `github.com/versity/versitygw/cmd/versitygw@v${VERSITYGW_VERSION}`,
+      ],
+      { gobin: join(tool.dir, 'bin'), timeoutMs: 30 * 60_000 },
+    ),
+};
+
 /** The CRD manifests ship in the operator's Go module (`example/prometheus-operator-crd/`): the module proxy has them. */
 async function ensurePrometheusOperatorCrds(): Promise<void> {
   const label = `Prometheus Operator ${PROMETHEUS_OPERATOR_VERSION} CRDs`;
@@ -567,7 +588,7 @@ try {
   await ensureKafkaClassArchive();
   await ensureUnpackedDebianPackage(prometheusPackage(), promtoolBin());
   // Sequential on purpose: each Go build already uses two cores.
-  for (const tool of [temporalCli, kine, helm, kubeApiServer, postgresExporter, redisExporter]) await ensureGoTool(tool);
+  for (const tool of [temporalCli, kine, helm, kubeApiServer, postgresExporter, redisExporter, versityGw]) await ensureGoTool(tool);
   await ensurePrometheusOperatorCrds();
   await ensureSchemathesis();
   log(`all ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
