@@ -1,0 +1,18 @@
+// The s3 file storage extension: what a manifest or the api registers (docs/storage.md).
+import type { StorageProvider, StorageRegistry } from '@shop/platform/storage';
+import { S3FileStorage } from './s3-storage.ts';
+import { s3SettingsOf } from './s3-settings.ts';
+
+export const s3StorageProvider: StorageProvider = {
+  name: 's3',
+  create: ({ config }) => new S3FileStorage(s3SettingsOf(config.s3)),
+};
+
+/** Registers the `s3` provider; registered after `local`, it is the one used when FILE_STORAGE_PROVIDER is empty. */
+export function register(registry: StorageRegistry): void {
+  registry.register(s3StorageProvider);
+}
+
+export { S3FileStorage, s3ClientOf } from './s3-storage.ts';
+export { s3SettingsOf, type S3Settings } from './s3-settings.ts';
+export { setUpBucket } from './bucket-setup.ts';
