@@ -1,4 +1,4 @@
-import type { Emit, Prisma } from '@shop/platform';
+import type { Emit, PaymentGateway, Prisma } from '@shop/platform';
 
 export type Tx = Prisma.TransactionClient;
 
@@ -6,6 +6,8 @@ export type Tx = Prisma.TransactionClient;
 export interface DomainDeps {
   readonly emit: Emit;
   readonly now: () => Date;
+  /** Card payments go through it; without one, checkout refuses a card and money moves are refused. */
+  readonly gateway?: PaymentGateway;
 }
 
 /** Who is shopping: a signed-in customer, a guest's session, or both. */

@@ -1,5 +1,9 @@
-/** The error codes clients branch on; the api maps each to GraphQL `extensions.code` and an HTTP status. */
-export type DomainErrorCode = 'BAD_USER_INPUT' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT';
+/**
+ * The error codes clients branch on; the api maps each to GraphQL `extensions.code` and an HTTP status.
+ * UNAVAILABLE: a service the operation needs (the payment gateway) did not answer; nothing was changed and
+ * the same request may be sent again.
+ */
+export type DomainErrorCode = 'BAD_USER_INPUT' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT' | 'UNAVAILABLE';
 
 /** A rule of the domain refused the operation; the message says what is wrong in the caller's terms. */
 export class DomainError extends Error {

@@ -9,6 +9,8 @@ import { money, sum, type Money } from '../money.ts';
 import { validAddress, type Address } from './address.ts';
 import { orderPlaced, orderStatusChanged, type OrderWithLines } from './order-events.ts';
 import { trippedFraudRules } from './fraud-rules.ts';
+import { markOrderPaid } from './order-transitions.ts';
+import { authorizeCheckoutCard } from '../payments/tenders.ts';
 
 export interface PlaceOrderInput {
   readonly cartId: bigint;
@@ -18,6 +20,8 @@ export interface PlaceOrderInput {
   readonly shippingAddress: Address;
   /** Chosen by the shopper's client for this order: a retry with the same key gets the order the first request placed. */
   readonly idempotencyKey?: string;
+  /** The card to pay with, as the gateway's tokenizer gave it: its authorization of the total is the payment (needs `idempotencyKey`). */
+  readonly card?: { readonly token: string };
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -187,12 +191,19 @@ async function orderOfKey(tx: Tx, input: PlaceOrderInput): Promise<OrderWithLine
  * PENDING_PAYMENT. Emits shop.orders.placed.v1, order.status_changed, and shop.fraud.check_requested.v1 when the order
  * trips a fraud rule. Any refusal rolls the whole transaction back: no order, no hold, no event. A
  * request repeating an earlier one's idempotency key gets that order back, and nothing else happens.
+ *
+ * With a card, the total is authorized last (so never for an order that could not be placed) and an
+ * order waiting for payment is paid: PLACED, its stock committed. A declined card refuses the checkout
+ * whole. The transaction waits for the gateway: run it with GATEWAY_TRANSACTION.
  */
 export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInput): Promise<OrderWithLines> {
   const email = input.email.trim().toLowerCase();
   if (email.length > 320 || !EMAIL.test(email)) throw new DomainError('BAD_USER_INPUT', 'email must be an email address', { field: 'email' });
   const billing = validAddress('billingAddress', input.billingAddress);
   const shipping = validAddress('shippingAddress', input.shippingAddress);
+  if (input.card !== undefined && input.idempotencyKey === undefined) {
+    throw new DomainError('BAD_USER_INPUT', 'paying by card needs an idempotencyKey, so a retried checkout never authorizes the card twice', { field: 'idempotencyKey' });
+  }
   const earlier = await orderOfKey(tx, input);
   if (earlier !== undefined) return earlier;
 
@@ -263,5 +274,8 @@ export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInpu
       occurred_at: now.toISOString(),
     });
   }
-  return order;
+  if (input.card === undefined || input.idempotencyKey === undefined) return order;
+  const card = { cartId: cart.id, orderId: order.id, checkoutKey: input.idempotencyKey, cardToken: input.card.token, total, currency: order.currency };
+  await authorizeCheckoutCard(tx, deps, card);
+  return order.status === 'PENDING_PAYMENT' ? markOrderPaid(tx, deps, order.id) : order;
 }

@@ -6,6 +6,7 @@ import { checkoutSettings } from '../settings/checkout-settings.ts';
 import { validAddress, type Address } from './address.ts';
 import { orderCompleted, orderModified, orderStatusChanged, type OrderWithLines } from './order-events.ts';
 import { assertTransition } from './order-status.ts';
+import { releaseOrderTenders } from '../payments/tenders.ts';
 
 /** The order, locked for the rest of the transaction so two transitions never interleave. */
 async function lockedOrder(tx: Tx, orderId: bigint): Promise<OrderWithLines> {
@@ -60,7 +61,12 @@ export async function completeOrder(tx: Tx, deps: DomainDeps, orderId: bigint): 
   return completed;
 }
 
-/** Held stock goes back to sale; a paid order's committed units go back on the shelf. */
+/**
+ * Held stock goes back to sale; a paid order's committed units go back on the shelf; its tenders are
+ * voided (authorized) or refunded (captured) at the gateway, last: a gateway that does not answer
+ * rolls the cancellation back, and cancelling again sends the same keys. With tenders, run it with
+ * GATEWAY_TRANSACTION.
+ */
 export async function cancelOrder(tx: Tx, deps: DomainDeps, orderId: bigint, reason: string): Promise<OrderWithLines> {
   const trimmed = reason.trim();
   if (trimmed.length === 0 || trimmed.length > 500) throw new DomainError('BAD_USER_INPUT', 'reason must be 1 to 500 characters', { field: 'reason' });
@@ -68,6 +74,7 @@ export async function cancelOrder(tx: Tx, deps: DomainDeps, orderId: bigint, rea
   const cancelled = await moveTo(tx, deps, order, 'CANCELLED', { cancelledAt: deps.now(), cancelReason: trimmed });
   await releaseReservations(tx, deps, orderId, 'RELEASED');
   if (order.status === 'PLACED') await returnCommittedStock(tx, deps, orderId);
+  await releaseOrderTenders(tx, deps, orderId);
   return cancelled;
 }
 

@@ -10,6 +10,7 @@ import {
   type EventName,
   type Platform,
   type Prisma,
+  type TransactionOptions,
 } from '@shop/platform';
 import { createTestDatabase, type TestDatabase } from '../../../../test/infra/isolation.ts';
 import type { DomainDeps } from '../../src/context.ts';
@@ -21,7 +22,7 @@ export interface Commerce {
   readonly deps: DomainDeps;
   /** Moves the domain's clock. */
   setNow(date: Date): void;
-  transaction<T>(work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: Prisma.TransactionClient) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Events written to the outbox since `afterId`, each checked against its schema. */
   events(afterId?: bigint): Promise<{ id: bigint; name: EventName; payload: Record<string, unknown> }[]>;
   lastEventId(): Promise<bigint>;
@@ -42,7 +43,7 @@ export async function openCommerce(name: string): Promise<Commerce> {
     platform,
     deps: { emit: emitter.emit, now: () => now },
     setNow: (date) => void (now = date),
-    transaction: (work) => emitter.transaction(platform.database.prisma, work),
+    transaction: (work, options) => emitter.transaction(platform.database.prisma, work, options),
     async events(afterId = 0n) {
       const { rows } = await pool.query<{ id: string; name: EventName; payload: Record<string, unknown> }>(
         'SELECT id, name, payload FROM outbox_events WHERE id > $1 ORDER BY id',

@@ -21,6 +21,7 @@ export const TOPICS = {
   'shop.fraud.check_requested.v1': { partitionKey: 'order_id' },
   'shop.leads.created.v1': { partitionKey: 'lead_id' },
   'shop.approvals.reminder_due.v1': { partitionKey: 'subject_id' },
+  'shop.payments.money_moved.v1': { partitionKey: 'tender_id' },
 } as const satisfies { readonly [N in keyof TopicPayloads]: { readonly partitionKey: keyof TopicPayloads[N] & string } };
 
 export type TopicName = keyof typeof TOPICS;

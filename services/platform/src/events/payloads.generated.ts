@@ -311,6 +311,28 @@ export interface OrdersPlacedV1 {
   }[];
 }
 
+/**
+ * Money moved on a tender at the payment gateway: authorized, captured, voided or refunded
+ */
+export interface PaymentsMoneyMovedV1 {
+  /**
+   * Unique per event; consumers deduplicate by it.
+   */
+  event_id: string;
+  schema_version: 1;
+  /**
+   * When the gateway recorded the movement, UTC, on the gateway's clock.
+   */
+  occurred_at: string;
+  tender_id: string;
+  order_id: string | null;
+  tender_kind: "CARD" | "STORE_CREDIT" | "GIFT_CARD";
+  movement: "AUTHORIZED" | "CAPTURED" | "VOIDED" | "REFUNDED";
+  amount: string;
+  currency: string;
+  gateway_operation_id: string;
+}
+
 /** Every event by name: broker topics and in-process events. */
 export interface EventPayloads {
   'cart.item_added': CartItemAdded;
@@ -325,4 +347,5 @@ export interface EventPayloads {
   'shop.leads.created.v1': LeadsCreatedV1;
   'shop.orders.modified.v1': OrdersModifiedV1;
   'shop.orders.placed.v1': OrdersPlacedV1;
+  'shop.payments.money_moved.v1': PaymentsMoneyMovedV1;
 }

@@ -1,0 +1,164 @@
+import type { GatewayOperation, PaymentGateway, PaymentTender, TenderEventKind } from '@shop/platform';
+import { DomainError } from '../errors/domain-error.ts';
+import { idString, optionalId, type DomainDeps, type Tx } from '../context.ts';
+import type { Money } from '../money.ts';
+import { settled } from './gateway-answers.ts';
+import { fromMinorUnits, toMinorUnits } from './minor-units.ts';
+
+/**
+ * A transaction that calls the gateway stays open while it waits for the answer (the adapter gives
+ * up after 10 s), so it needs longer than Prisma's 5 s default.
+ */
+export const GATEWAY_TRANSACTION = { timeout: 30_000 } as const;
+
+/** How long a card authorization holds: Stripe's 7 days for a customer-initiated payment, as the test gateway enforces. */
+const CARD_AUTHORIZATION_DAYS = 7;
+
+/**
+ * Every money move's idempotency key, derived from ids that a retry of the same step sees again, so
+ * the gateway replays the first answer instead of moving money twice (docs/money.md).
+ */
+export const tenderKeys = {
+  /** The checkout's own key: the cart converts once, and the shopper's retry sends the same checkout key. */
+  authorize: (cartId: bigint, checkoutKey: string): string => `authorize:cart:${cartId}:${checkoutKey}`,
+  /** The capture at fulfilment takes what is left of the authorization in one capture. */
+  capture: (tenderId: bigint): string => `capture:${tenderId}`,
+  void: (tenderId: bigint): string => `void:${tenderId}`,
+  /** The refund of what was captured when the order is cancelled. */
+  cancelRefund: (tenderId: bigint): string => `refund:cancel:${tenderId}`,
+};
+
+function gatewayOf(deps: DomainDeps): PaymentGateway {
+  if (deps.gateway === undefined) throw new DomainError('BAD_USER_INPUT', 'card payments are not set up on this shop: no payment gateway is configured', { field: 'card' });
+  return deps.gateway;
+}
+
+/** One movement: appended to the tender's event log and emitted as shop.payments.money_moved.v1, in the caller's transaction. */
+async function recordMovement(tx: Tx, deps: DomainDeps, tender: PaymentTender, kind: TenderEventKind, amount: Money, operation: GatewayOperation): Promise<void> {
+  const occurredAt = new Date(operation.createdAt);
+  await tx.tenderEvent.create({
+    data: { tenderId: tender.id, kind, amount, idempotencyKey: operation.idempotencyKey, gatewayOperationId: operation.id, occurredAt },
+  });
+  await deps.emit(tx, 'shop.payments.money_moved.v1', {
+    tender_id: idString(tender.id),
+    order_id: optionalId(tender.orderId),
+    tender_kind: tender.kind,
+    movement: kind,
+    amount: amount.toFixed(2),
+    currency: tender.currency,
+    gateway_operation_id: operation.id,
+    occurred_at: occurredAt.toISOString(),
+  });
+}
+
+export interface CheckoutCard {
+  readonly cartId: bigint;
+  readonly orderId: bigint;
+  /** The placeOrder request's idempotency key. */
+  readonly checkoutKey: string;
+  readonly cardToken: string;
+  readonly total: Money;
+  readonly currency: string;
+}
+
+/**
+ * Authorizes the order's total on the card and records the tender. Declined: a DomainError, so the
+ * checkout's transaction rolls back whole. Called last in the checkout, after the stock holds: an
+ * authorization is never made for an order that could not be placed.
+ */
+export async function authorizeCheckoutCard(tx: Tx, deps: DomainDeps, card: CheckoutCard): Promise<PaymentTender> {
+  const gateway = gatewayOf(deps);
+  const idempotencyKey = tenderKeys.authorize(card.cartId, card.checkoutKey);
+  const answer = await gateway.authorize({ idempotencyKey, amount: toMinorUnits(card.total, card.currency), cardToken: card.cardToken });
+  const operation = settled(answer, 'authorize the card');
+  const authorizedAt = new Date(operation.createdAt);
+  const tender = await tx.paymentTender.create({
+    data: {
+      cartId: card.cartId,
+      orderId: card.orderId,
+      kind: 'CARD',
+      status: 'AUTHORIZED',
+      currency: card.currency,
+      authorizedAmount: fromMinorUnits(operation.amount),
+      gatewayReference: operation.authorizationId,
+      idempotencyKey,
+      authorizationExpiresAt: new Date(authorizedAt.getTime() + CARD_AUTHORIZATION_DAYS * 24 * 60 * 60 * 1000),
+    },
+  });
+  await recordMovement(tx, deps, tender, 'AUTHORIZED', tender.authorizedAmount, operation);
+  return tender;
+}
+
+async function lockedTender(tx: Tx, tenderId: bigint): Promise<PaymentTender> {
+  await tx.$executeRaw`SELECT 1 FROM payment_tenders WHERE id = ${tenderId} FOR UPDATE`;
+  const tender = await tx.paymentTender.findUnique({ where: { id: tenderId } });
+  if (tender === null) throw new DomainError('NOT_FOUND', `tender ${tenderId} does not exist`, { field: 'tenderId' });
+  return tender;
+}
+
+/**
+ * Captures what is left of an AUTHORIZED tender, under its row lock. Already captured (or refunded
+ * since): nothing happens, so a retried capture captures once; the gateway's key covers a capture
+ * whose answer was lost before this transaction committed.
+ */
+export async function captureTender(tx: Tx, deps: DomainDeps, tenderId: bigint): Promise<PaymentTender> {
+  const tender = await lockedTender(tx, tenderId);
+  if (tender.status === 'CAPTURED' || tender.status === 'REFUNDED') return tender;
+  if (tender.status === 'VOIDED') throw new DomainError('CONFLICT', `tender ${tenderId} was voided: it cannot be captured`, { field: 'tenderId' });
+  const amount = tender.authorizedAmount.sub(tender.capturedAmount).sub(tender.voidedAmount);
+  const operation = settled(
+    await gatewayOf(deps).capture({ idempotencyKey: tenderKeys.capture(tender.id), authorizationId: tender.gatewayReference, amount: toMinorUnits(amount, tender.currency) }),
+    `capture tender ${tenderId}`,
+  );
+  const captured = await tx.paymentTender.update({ where: { id: tender.id }, data: { status: 'CAPTURED', capturedAmount: tender.capturedAmount.add(amount) } });
+  await recordMovement(tx, deps, captured, 'CAPTURED', amount, operation);
+  return captured;
+}
+
+/** Captures every AUTHORIZED tender of the order (fulfilment); answers all its tenders afterwards. */
+export async function captureOrderTenders(tx: Tx, deps: DomainDeps, orderId: bigint): Promise<PaymentTender[]> {
+  const open = await tx.paymentTender.findMany({ where: { orderId, status: 'AUTHORIZED' }, orderBy: { id: 'asc' }, select: { id: true } });
+  for (const { id } of open) await captureTender(tx, deps, id);
+  return tendersOfOrder(tx, orderId);
+}
+
+/**
+ * Gives back what a tender holds when its order is cancelled: an AUTHORIZED tender is voided, a
+ * CAPTURED one refunded what is left of its capture. Voided or refunded already: nothing happens.
+ */
+async function releaseTender(tx: Tx, deps: DomainDeps, tenderId: bigint): Promise<void> {
+  const tender = await lockedTender(tx, tenderId);
+  const gateway = gatewayOf(deps);
+  if (tender.status === 'AUTHORIZED') {
+    const operation = settled(await gateway.void({ idempotencyKey: tenderKeys.void(tender.id), authorizationId: tender.gatewayReference }), `void tender ${tenderId}`);
+    const amount = tender.authorizedAmount.sub(tender.capturedAmount);
+    const voided = await tx.paymentTender.update({ where: { id: tender.id }, data: { status: 'VOIDED', voidedAmount: amount } });
+    await recordMovement(tx, deps, voided, 'VOIDED', amount, operation);
+  } else if (tender.status === 'CAPTURED') {
+    const amount = tender.capturedAmount.sub(tender.refundedAmount);
+    const operation = settled(
+      await gateway.refund({ idempotencyKey: tenderKeys.cancelRefund(tender.id), authorizationId: tender.gatewayReference, amount: toMinorUnits(amount, tender.currency) }),
+      `refund tender ${tenderId}`,
+    );
+    const refunded = await tx.paymentTender.update({ where: { id: tender.id }, data: { status: 'REFUNDED', refundedAmount: tender.capturedAmount } });
+    await recordMovement(tx, deps, refunded, 'REFUNDED', amount, operation);
+  }
+}
+
+/** Voids or refunds every tender of a cancelled order, in the cancellation's transaction. */
+export async function releaseOrderTenders(tx: Tx, deps: DomainDeps, orderId: bigint): Promise<void> {
+  const tenders = await tx.paymentTender.findMany({ where: { orderId, status: { in: ['AUTHORIZED', 'CAPTURED'] } }, orderBy: { id: 'asc' }, select: { id: true } });
+  for (const { id } of tenders) await releaseTender(tx, deps, id);
+}
+
+export function tendersOfOrder(db: Tx, orderId: bigint): Promise<PaymentTender[]> {
+  return db.paymentTender.findMany({ where: { orderId }, orderBy: { id: 'asc' } });
+}
+
+/** The tenders of several orders at once (GraphQL's loader), each order's in creation order. */
+export async function tendersOfOrders(db: Tx, orderIds: readonly bigint[]): Promise<Map<bigint, PaymentTender[]>> {
+  const tenders = await db.paymentTender.findMany({ where: { orderId: { in: [...orderIds] } }, orderBy: { id: 'asc' } });
+  const byOrder = new Map<bigint, PaymentTender[]>(orderIds.map((id) => [id, []]));
+  for (const tender of tenders) if (tender.orderId !== null) byOrder.get(tender.orderId)?.push(tender);
+  return byOrder;
+}
