@@ -31,6 +31,8 @@ export interface Config {
   readonly secretsMasterKeysRotatingFrom: readonly Buffer[];
   readonly workflowHost: string | undefined;
   readonly workflowNamespace: string;
+  /** undefined: no card payments. */
+  readonly paymentGatewayUrl: string | undefined;
   readonly sweepRowsPerSecond: number;
   readonly adminSearch: SearchEndpoint | undefined;
   readonly storefrontSearch: (SearchEndpoint & { readonly searchOnlyKey: string | undefined }) | undefined;
@@ -105,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsMasterKeysRotatingFrom: readRotatingKeys(read),
     workflowHost: read.hostPorts('WORKFLOW_HOST')?.[0],
     workflowNamespace: readNamespace(read),
+    paymentGatewayUrl: read.url('PAYMENT_GATEWAY_URL', ['http', 'https']),
     // At least 10: a worker's pass of 500 rows then ends well within its activity's 2-minute timeout.
     sweepRowsPerSecond: read.integer('SWEEP_ROWS_PER_SECOND', 500, 10, 1_000_000),
     adminSearch: readSearch(read, 'ADMIN_SEARCH'),

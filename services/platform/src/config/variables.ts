@@ -69,6 +69,11 @@ export const VARIABLES: readonly VariableDoc[] = [
   },
   { name: 'WORKFLOW_NAMESPACE', description: 'Temporal namespace of the workflows and schedules', defaultValue: 'default' },
   {
+    name: 'PAYMENT_GATEWAY_URL',
+    description:
+      'Base URL of the payment gateway (docs/money.md); its API key is the stored secret `payments.gateway_api_key`. Unset: checkout refuses cards, and orders are marked paid by staff',
+  },
+  {
     name: 'SWEEP_ROWS_PER_SECOND',
     description:
       'Most stale holds or expired carts a periodic sweep handles per second in each worker (or api without `WORKFLOW_HOST`), in transactions of 100, so a backlog does not crowd out the storefront; at least 10',
