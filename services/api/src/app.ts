@@ -1,5 +1,5 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { createEmitter, openRateLimiter, outboxMetrics, type Emitter, type RunningOutbox } from '@shop/platform';
+import { configuredGateway, createEmitter, openRateLimiter, outboxMetrics, type Emitter, type RunningOutbox } from '@shop/platform';
 import { echoRequestId, requestIdFor } from './http/request-id.ts';
 import { logEveryRequest } from './http/access-log.ts';
 import { measureHttp } from './http/http-metrics.ts';
@@ -62,7 +62,7 @@ export async function buildApp(platform: AppPlatform, options: AppOptions = {}):
   const services: ApiServices = {
     prisma: platform.database.prisma,
     transaction: outbox.transaction,
-    deps: { emit: outbox.emit, now: () => new Date() },
+    deps: { emit: outbox.emit, now: () => new Date(), gateway: configuredGateway(platform.config.paymentGatewayUrl, platform.database.prisma, platform.masterKeys) },
     tokens: tokenSettingsOf(platform.config),
     masterKeys: platform.masterKeys,
     sql: platform.database.pool,

@@ -77,6 +77,7 @@ export type {
   VoidRequest,
 } from './payments/gateway.ts';
 export { HttpPaymentGateway, type HttpGatewayOptions } from './payments/http-gateway.ts';
+export { configuredGateway } from './payments/configured-gateway.ts';
 export {
   GATEWAY_API_KEY_SECRET,
   GatewayCredentialsMissingError,

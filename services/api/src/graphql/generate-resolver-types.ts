@@ -37,6 +37,7 @@ export async function resolverTypes(): Promise<string> {
         Product: '../../catalog/views.ts#ProductView',
         Category: '../../catalog/views.ts#CategoryView',
         CartLine: '../../carts/views.ts#CartLineView',
+        Order: '../../orders/views.ts#OrderView',
       },
     },
   });

@@ -1,4 +1,5 @@
 import type { MercuriusContext } from 'mercurius';
+import type { TransactionOptions } from '@shop/platform';
 import { authorizeStaff, type CorePermission, type Tx } from '@shop/domain';
 
 /** What a staff field's work gets: the transaction its permission was checked in, and who asked. */
@@ -29,12 +30,16 @@ function staffResolver<Args, Result>(binding: Binding): StaffField<Args, Result>
  * The resolver of a field whose schema declares `@staff(permission: ...)`: the work runs in the
  * transaction the permission is checked in, so a revoked role applies at once. The permission is
  * not repeated here: graph-areas.ts binds it from the schema, and refuses to start when a staff
- * field has no @staff or a @staff field has no staff resolver.
+ * field has no @staff or a @staff field has no staff resolver. `options`: for work that waits for the
+ * payment gateway (GATEWAY_TRANSACTION).
  */
-export function staffField<Args, Result>(work: Work<Args, Result, StaffCall>): StaffField<Args, Result> {
+export function staffField<Args, Result>(work: Work<Args, Result, StaffCall>, options?: TransactionOptions): StaffField<Args, Result> {
   return staffResolver({
     bind: (permission) => (_root, args, context) =>
-      context.shop.services.transaction(async (tx) => work(args as Args, { tx, staffUserId: await authorizeStaff(tx, context.shop.principal, permission) }, context)),
+      context.shop.services.transaction(
+        async (tx) => work(args as Args, { tx, staffUserId: await authorizeStaff(tx, context.shop.principal, permission) }, context),
+        options,
+      ),
   });
 }
 

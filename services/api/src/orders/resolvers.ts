@@ -6,6 +6,7 @@ import {
   completeOrder,
   findOrder,
   fulfilOrder,
+  GATEWAY_TRANSACTION,
   listOrders,
   markOrderPaid,
   notFound,
@@ -16,7 +17,6 @@ import {
   type Tx,
 } from '@shop/domain';
 import type { AddressInput, Resolvers } from '../graphql/generated/resolver-types.ts';
-import { inTransaction } from '../graphql/context.ts';
 import { decodeCursor, pageOf, pageSize, parseId } from '../graphql/ids.ts';
 import { staffField } from '../graphql/staff-fields.ts';
 import { orderView } from './views.ts';
@@ -59,15 +59,18 @@ export const orderResolvers: Resolvers = {
   Mutation: {
     async placeOrder(_root, { input }, context) {
       const cartId = parseId(input.cartId, 'cartId');
-      const order = await inTransaction(context, (tx) =>
-        placeOrder(tx, context.shop.services.deps, {
-          cartId,
-          shopper: context.shop.shopper,
-          email: input.email,
-          billingAddress: addressOf(input.billingAddress),
-          shippingAddress: addressOf(input.shippingAddress ?? input.billingAddress),
-          ...(input.idempotencyKey == null ? {} : { idempotencyKey: input.idempotencyKey }),
-        }),
+      const order = await context.shop.services.transaction(
+        (tx) =>
+          placeOrder(tx, context.shop.services.deps, {
+            cartId,
+            shopper: context.shop.shopper,
+            email: input.email,
+            billingAddress: addressOf(input.billingAddress),
+            shippingAddress: addressOf(input.shippingAddress ?? input.billingAddress),
+            ...(input.idempotencyKey == null ? {} : { idempotencyKey: input.idempotencyKey }),
+            ...(input.card == null ? {} : { card: { token: input.card.token } }),
+          }),
+        GATEWAY_TRANSACTION,
       );
       return orderView(order);
     },
@@ -75,7 +78,10 @@ export const orderResolvers: Resolvers = {
     markOrderPaid: transition(markOrderPaid),
     fulfilOrder: transition(fulfilOrder),
     completeOrder: transition(completeOrder),
-    cancelOrder: staffField(async ({ id, reason }, { tx }, context) => orderView(await cancelOrder(tx, context.shop.services.deps, parseId(id, 'id'), reason))),
+    cancelOrder: staffField(
+      async ({ id, reason }, { tx }, context) => orderView(await cancelOrder(tx, context.shop.services.deps, parseId(id, 'id'), reason)),
+      GATEWAY_TRANSACTION,
+    ),
     changeOrderAddresses: staffField(async (args, { tx }, context) => {
       const change = {
         ...(args.shippingAddress == null ? {} : { shippingAddress: addressOf(args.shippingAddress) }),

@@ -1,9 +1,12 @@
-import type { Prisma } from '@shop/platform';
+import type { PaymentTender, Prisma } from '@shop/platform';
 import type { Address, OrderWithLines } from '@shop/domain';
 
 const iso = (date: Date | null): string | null => (date === null ? null : date.toISOString());
 const amount = (value: Prisma.Decimal): string => value.toFixed(2);
 
+export type OrderView = ReturnType<typeof orderView>;
+
+/** Its tenders come from the Order.tenders loader. */
 export const orderView = (order: OrderWithLines) => ({
   id: order.id.toString(),
   number: order.number,
@@ -35,4 +38,17 @@ export const orderView = (order: OrderWithLines) => ({
     unitPrice: amount(line.unitPrice),
     lineTotal: amount(line.lineTotal),
   })),
+});
+
+export const tenderView = (tender: PaymentTender) => ({
+  id: tender.id.toString(),
+  kind: tender.kind,
+  status: tender.status,
+  currency: tender.currency,
+  authorized: amount(tender.authorizedAmount),
+  captured: amount(tender.capturedAmount),
+  refunded: amount(tender.refundedAmount),
+  voided: amount(tender.voidedAmount),
+  authorizationExpiresAt: tender.authorizationExpiresAt.toISOString(),
+  createdAt: tender.createdAt.toISOString(),
 });

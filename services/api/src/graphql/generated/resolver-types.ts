@@ -2,6 +2,7 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { ProductView, CategoryView } from '../../catalog/views.ts';
 import type { CartLineView } from '../../carts/views.ts';
+import type { OrderView } from '../../orders/views.ts';
 import type { MercuriusContext } from 'mercurius';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -179,7 +180,11 @@ export type Mutation = {
   readonly createStockLocation: StockLocation;
   /** Staff (inventory.write): a count or a delivery; refused below the reserved units. */
   readonly setStockOnHand: StockLevel;
-  /** Turns the cart into an order at today's prices and holds its stock for the payment window. */
+  /**
+   * Turns the cart into an order at today's prices and holds its stock for the payment window; with a
+   * card, authorizes the total and the order is PLACED (UNAVAILABLE when the gateway did not answer:
+   * send the same request again).
+   */
   readonly placeOrder: Order;
   /** Staff (orders.manage): AWAITING_APPROVAL -> PENDING_PAYMENT. */
   readonly approveOrder: Order;
@@ -189,7 +194,7 @@ export type Mutation = {
   readonly fulfilOrder: Order;
   /** Staff (orders.manage): FULFILLED -> COMPLETED. */
   readonly completeOrder: Order;
-  /** Staff (orders.manage): until fulfilment; held or sold stock goes back. */
+  /** Staff (orders.manage): until fulfilment; held or sold stock goes back, authorized tenders are voided and captured ones refunded. */
   readonly cancelOrder: Order;
   /** Staff (orders.manage): new shipping and/or billing address until fulfilment; emits shop.orders.modified.v1. */
   readonly changeOrderAddresses: Order;
@@ -683,6 +688,45 @@ export type Order = {
   readonly cancelledAt?: Maybe<Scalars['String']['output']>;
   readonly cancelReason?: Maybe<Scalars['String']['output']>;
   readonly lines: ReadonlyArray<OrderLine>;
+  /** How the order is paid, oldest first (docs/money.md). */
+  readonly tenders: ReadonlyArray<Tender>;
+};
+
+export type TenderKind =
+  | 'CARD'
+  | 'STORE_CREDIT'
+  | 'GIFT_CARD';
+
+/** AUTHORIZED -> CAPTURED -> REFUNDED, or AUTHORIZED -> VOIDED. */
+export type TenderStatus =
+  | 'AUTHORIZED'
+  | 'CAPTURED'
+  | 'VOIDED'
+  | 'REFUNDED';
+
+/** One means of payment of an order. Amounts are decimal strings in the tender's currency. */
+export type Tender = {
+  readonly __typename?: 'Tender';
+  readonly id: Scalars['ID']['output'];
+  readonly kind: TenderKind;
+  readonly status: TenderStatus;
+  readonly currency: Scalars['String']['output'];
+  /** Held on the card at checkout. */
+  readonly authorized: Scalars['String']['output'];
+  /** Taken at fulfilment. */
+  readonly captured: Scalars['String']['output'];
+  /** Given back of what was captured. */
+  readonly refunded: Scalars['String']['output'];
+  /** Released of the authorization without being captured. */
+  readonly voided: Scalars['String']['output'];
+  /** After it the authorization can no longer be captured or voided. */
+  readonly authorizationExpiresAt: Scalars['String']['output'];
+  readonly createdAt: Scalars['String']['output'];
+};
+
+export type CardInput = {
+  /** The card as the payment gateway's tokenizer in the shopper's browser gave it. */
+  readonly token: Scalars['String']['input'];
 };
 
 export type OrderConnection = {
@@ -703,6 +747,11 @@ export type PlaceOrderInput = {
    * cart (CONFLICT).
    */
   readonly idempotencyKey?: InputMaybe<Scalars['String']['input']>;
+  /**
+   * Pay by card: the total is authorized at checkout and captured at fulfilment. Needs idempotencyKey, so
+   * a retry never authorizes twice. A declined card places no order (BAD_USER_INPUT, field card).
+   */
+  readonly card?: InputMaybe<CardInput>;
 };
 
 export type Money = {
@@ -948,8 +997,12 @@ export type ResolversTypes = {
   AddressInput: AddressInput;
   OrderStatus: OrderStatus;
   OrderLine: ResolverTypeWrapper<OrderLine>;
-  Order: ResolverTypeWrapper<Order>;
-  OrderConnection: ResolverTypeWrapper<OrderConnection>;
+  Order: ResolverTypeWrapper<OrderView>;
+  TenderKind: TenderKind;
+  TenderStatus: TenderStatus;
+  Tender: ResolverTypeWrapper<Tender>;
+  CardInput: CardInput;
+  OrderConnection: ResolverTypeWrapper<Omit<OrderConnection, 'nodes'> & { nodes: ReadonlyArray<ResolversTypes['Order']> }>;
   PlaceOrderInput: PlaceOrderInput;
   Money: ResolverTypeWrapper<Money>;
   TrackingReportRow: ResolverTypeWrapper<TrackingReportRow>;
@@ -1001,8 +1054,10 @@ export type ResolversParentTypes = {
   Address: Address;
   AddressInput: AddressInput;
   OrderLine: OrderLine;
-  Order: Order;
-  OrderConnection: OrderConnection;
+  Order: OrderView;
+  Tender: Tender;
+  CardInput: CardInput;
+  OrderConnection: Omit<OrderConnection, 'nodes'> & { nodes: ReadonlyArray<ResolversParentTypes['Order']> };
   PlaceOrderInput: PlaceOrderInput;
   Money: Money;
   TrackingReportRow: TrackingReportRow;
@@ -1234,6 +1289,20 @@ export type OrderResolvers<ContextType = MercuriusContext, ParentType extends Re
   cancelledAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   cancelReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   lines?: Resolver<ReadonlyArray<ResolversTypes['OrderLine']>, ParentType, ContextType>;
+  tenders?: Resolver<ReadonlyArray<ResolversTypes['Tender']>, ParentType, ContextType>;
+};
+
+export type TenderResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['Tender'] = ResolversParentTypes['Tender']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['TenderKind'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['TenderStatus'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  authorized?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  captured?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  refunded?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  voided?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  authorizationExpiresAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type OrderConnectionResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['OrderConnection'] = ResolversParentTypes['OrderConnection']> = {
@@ -1329,6 +1398,7 @@ export type Resolvers<ContextType = MercuriusContext> = {
   Address?: AddressResolvers<ContextType>;
   OrderLine?: OrderLineResolvers<ContextType>;
   Order?: OrderResolvers<ContextType>;
+  Tender?: TenderResolvers<ContextType>;
   OrderConnection?: OrderConnectionResolvers<ContextType>;
   Money?: MoneyResolvers<ContextType>;
   TrackingReportRow?: TrackingReportRowResolvers<ContextType>;
