@@ -12,6 +12,7 @@ import { waitFor } from '../support/wait.ts';
 import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from '../../services/domain/test/commerce/support.ts';
 import { workflowStarters } from '../../services/api/src/workflows/workflow-starters.ts';
 import { saveHistory } from '../../services/worker/test/support/histories.ts';
+import { migrateRepositoryExtensions } from '../support/extensions.ts';
 
 export const WORKER_MAIN = path.resolve(import.meta.dirname, '../../services/worker/src/main.ts');
 
@@ -53,12 +54,13 @@ export const APPROVAL_WINDOW_MS = DEFAULT_CHECKOUT_SETTINGS.approvalWindowHours 
 
 export async function openWorkflowShop(name: string): Promise<WorkflowShop> {
   const commerce = await openCommerce(name);
+  const databaseUrl = commerce.platform.config.databaseUrl ?? '';
+  await migrateRepositoryExtensions(databaseUrl);
   const catalog = await seedCatalog(commerce, name);
   const namespace = await createTestNamespace(name);
   const connection = await Connection.connect({ address: inject('temporalAddress') });
   const client = new Client({ connection, namespace });
   const outbox: RunningOutbox = startOutbox(commerce.platform, { listeners: workflowStarters(client), idleMs: 20 });
-  const databaseUrl = commerce.platform.config.databaseUrl ?? '';
   const workers: RunningWorker[] = [];
   let orders = 0;
   const deps: DomainDeps = { emit: commerce.deps.emit, now: () => new Date() };

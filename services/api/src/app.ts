@@ -12,7 +12,7 @@ import { graphqlPlugin } from './graphql/graphql-plugin.ts';
 import { servePersistedQueries } from './graphql/persisted-queries.ts';
 import { ChannelDirectory } from './graphql/channels.ts';
 import type { ApiServices } from './graphql/context.ts';
-import type { AppPlatform } from './area-plugin.ts';
+import type { AppPlatform, AreaPlugin } from './area-plugin.ts';
 import { tokenSettingsOf } from './auth/token-settings-of.ts';
 import { CORE_AREAS } from './core-areas.ts';
 import { bffRequests } from './storefront-tokens/bff-requests.ts';
@@ -26,6 +26,8 @@ export interface AppOptions {
    * of its own, and whichever outbox runs later relays them.
    */
   readonly outbox?: Pick<RunningOutbox, 'emit' | 'transaction'>;
+  /** Areas registered after the core ones: the extensions' (serve.ts loads them). */
+  readonly areas?: readonly AreaPlugin[];
 }
 
 function outboxOf(platform: AppPlatform, options: AppOptions): Pick<RunningOutbox, 'emit' | 'transaction'> {
@@ -71,7 +73,7 @@ export async function buildApp(platform: AppPlatform, options: AppOptions = {}):
   const { config } = platform;
   await app.register(graphqlPlugin, { ide: config.nodeEnv === 'development', services, limits: { maxCost: config.graphqlMaxCost, introspection: config.graphqlIntrospection } });
   if (config.graphqlPersistedQueries !== undefined) servePersistedQueries(app, config.graphqlPersistedQueries);
-  for (const area of CORE_AREAS) await app.register(area, { platform, services });
+  for (const area of [...CORE_AREAS, ...(options.areas ?? [])]) await app.register(area, { platform, services });
   return app;
 }
 

@@ -20,3 +20,5 @@ export interface AreaOptions {
 export function areaPlugin(name: string, dependencies: readonly string[], register: (app: FastifyInstance, options: AreaOptions) => void | Promise<void>) {
   return fp<AreaOptions>(async (app, options) => register(app, options), { name, dependencies: ['graphql', ...dependencies], fastify: '5.x' });
 }
+
+export type AreaPlugin = ReturnType<typeof areaPlugin>;

@@ -1,22 +1,29 @@
 import closeWithGrace from 'close-with-grace';
-import { openPlatform, pruningLoop, startOutbox, type Config, type Logger, type Platform } from '@shop/platform';
+import { discoverExtensionsOrExit, migrateExtensions, openPlatform, pruningLoop, startOutbox, type Config, type Logger, type Platform } from '@shop/platform';
 import { pruneFinishedSignIns, subscriptionListeners, topicSubscriptions, trackingListeners } from '@shop/domain';
 import { buildApp } from './app.ts';
-import { declareCorePermissions } from './auth/declare-permissions.ts';
+import { declarePermissions } from './auth/declare-permissions.ts';
+import { loadApiExtensions } from './extensions/api-extensions.ts';
 import { apiWorkflows } from './workflows/api-workflows.ts';
 
 /** The api in this process: the platform, the outbox loops, the HTTP server, and their orderly stop. */
 export async function serveApi(config: Config, logger: Logger): Promise<void> {
+  const extensions = await discoverExtensionsOrExit(config, logger);
   let platform: Platform | undefined;
   try {
     platform = await openPlatform(config, logger, 'api');
     const opened = platform;
+    // After the core migrations (applied before start), before anything runs the extensions' code.
+    for (const [id, applied] of await migrateExtensions(opened.database.pool, extensions)) {
+      logger.info({ extension: id, applied }, `extension ${id}: ${applied.length === 0 ? 'migrations up to date' : `applied ${applied.join(', ')}`}`);
+    }
+    const extended = await loadApiExtensions(extensions);
     const workflows = await apiWorkflows(config, logger);
     // Without a broker the outbox dispatcher runs the topic subscriptions the consumer would run;
     // the attribution listeners and the workflow starters run here either way.
-    const outbox = startOutbox(opened, { listeners: [...subscriptionListeners(topicSubscriptions), ...trackingListeners, ...workflows.listeners] });
+    const outbox = startOutbox(opened, { listeners: [...subscriptionListeners(topicSubscriptions), ...trackingListeners, ...workflows.listeners, ...extended.listeners] });
     workflows.start(outbox, opened.metrics);
-    const permissions = declareCorePermissions(opened.database.prisma, logger);
+    const permissions = declarePermissions(opened.database.prisma, logger, extensions);
     const signInPruning = pruningLoop({
       name: 'refresh token pruning',
       logger,
@@ -24,7 +31,7 @@ export async function serveApi(config: Config, logger: Logger): Promise<void> {
       describe: (pruned) => `deleted ${pruned} refresh tokens of sign-ins that ended`,
     });
     signInPruning.start();
-    const app = await buildApp(opened, { outbox });
+    const app = await buildApp(opened, { outbox, areas: extended.areas });
 
     closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {
       if (err) logger.error({ err }, 'stopping after an unhandled error');

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { createLogger, gracefulStop, loadConfigOrExit, openPlatform, type Platform } from '@shop/platform';
+import { createLogger, discoverExtensionsOrExit, gracefulStop, loadConfigOrExit, openPlatform, refuseExtensionRevisionMismatch, type Platform } from '@shop/platform';
 import type { ConsumerGroupDefinition } from './group-definition.ts';
 import { startConsumerService, type ConsumerService, type ConsumerServiceOptions } from './consumer-service.ts';
 import { GroupTakenError } from './group-lock.ts';
@@ -39,6 +39,7 @@ export async function runConsumerProcess(options: ConsumerProcessOptions): Promi
     logger.flush();
     process.exit(0);
   }
+  const extensions = await discoverExtensionsOrExit(config, logger);
 
   const started: Started = {};
   const { exitAfterStopping } = gracefulStop(
@@ -52,6 +53,8 @@ export async function runConsumerProcess(options: ConsumerProcessOptions): Promi
 
   try {
     started.platform = await openPlatform(config, logger, 'consumer');
+    // The consumer never migrates: it refuses an extension's database at another revision than its package's head.
+    await refuseExtensionRevisionMismatch(started.platform, extensions);
     registerAdminSearchFreshness(started.platform.metrics, started.platform.database.prisma);
     started.service = await startConsumerService(started.platform, options.groups, {
       ...options.service,

@@ -13,6 +13,7 @@ import { createTopic, produceEvents, testEvent, testKafka } from './support/kafk
 import { effectsOf, processedEventIds } from './support/database.ts';
 import { sampleSum } from './support/prometheus.ts';
 import { waitFor } from '../../../test/support/wait.ts';
+import { migrateRepositoryExtensions } from '../../../test/support/extensions.ts';
 
 const brokers = inject('kafkaBrokers');
 let database: TestDatabase;
@@ -23,6 +24,7 @@ const spawned: ConsumerProcess[] = [];
 beforeAll(async () => {
   database = await createTestDatabase('consumer_process');
   await applyMigrations(database.url);
+  await migrateRepositoryExtensions(database.url);
   pool = new pg.Pool({ connectionString: database.url, max: 2 });
   pool.on('error', () => {});
   env = { NODE_ENV: 'test', LOG_LEVEL: 'INFO', DATABASE_URL: database.url, CACHE_URL: inject('redisUrl'), BROKER_ADDRESS: brokers, CONSUMER_PORT: '0' };

@@ -2,7 +2,19 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
-import { createEmitter, createLogger, gracefulStop, loadConfigOrExit, openPlatform, outboxMetrics, workflowMetrics, type Platform, type Probe } from '@shop/platform';
+import {
+  createEmitter,
+  createLogger,
+  discoverExtensionsOrExit,
+  gracefulStop,
+  loadConfigOrExit,
+  openPlatform,
+  outboxMetrics,
+  refuseExtensionRevisionMismatch,
+  workflowMetrics,
+  type Platform,
+  type Probe,
+} from '@shop/platform';
 import { TASK_QUEUE } from '@shop/domain/workflows';
 import { sweepPace } from '@shop/domain';
 import { createActivities } from './activities/create-activities.ts';
@@ -48,6 +60,7 @@ export async function runWorkerProcess(): Promise<void> {
   const config = loadConfigOrExit();
   const settings = loadWorkerSettingsOrExit(config);
   const logger = createLogger({ level: config.logLevel, service: 'worker' });
+  const extensions = await discoverExtensionsOrExit(config, logger);
   const runtime = await installTemporalRuntime(logger);
 
   const started: Started = {};
@@ -66,6 +79,8 @@ export async function runWorkerProcess(): Promise<void> {
 
   try {
     const platform = (started.platform = await openPlatform(config, logger, 'worker'));
+    // The worker runs the schedules too: it never migrates, and refuses an extension's database at another revision.
+    await refuseExtensionRevisionMismatch(platform, extensions);
     started.clientConnection = await Connection.connect({ address: settings.workflowHost });
     started.nativeConnection = await NativeConnection.connect({ address: settings.workflowHost });
     await ensureSchedules(new Client({ connection: started.clientConnection, namespace: settings.namespace }), logger);

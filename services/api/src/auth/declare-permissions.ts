@@ -1,4 +1,4 @@
-import type { Logger, PrismaClient } from '@shop/platform';
+import type { DiscoveredExtension, Logger, PrismaClient } from '@shop/platform';
 import { CORE_PERMISSIONS, upsertPermissions } from '@shop/domain';
 
 export interface PermissionDeclaration {
@@ -9,10 +9,11 @@ export interface PermissionDeclaration {
 }
 
 /**
- * Upserts CORE_PERMISSIONS at boot. The api still starts when the database is down or not migrated
- * yet (/ready reports it); the declaration is then retried until it succeeds.
+ * Upserts CORE_PERMISSIONS and the permissions the extensions' manifests declare (each with the
+ * extension's id as its source) at boot, additively: nothing is removed. The api still starts when the
+ * database is down or not migrated yet (/ready reports it); the declaration is then retried until it succeeds.
  */
-export function declareCorePermissions(prisma: PrismaClient, logger: Logger, retryMs = 5_000): PermissionDeclaration {
+export function declarePermissions(prisma: PrismaClient, logger: Logger, extensions: readonly DiscoveredExtension[] = [], retryMs = 5_000): PermissionDeclaration {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let settle: () => void = () => undefined;
@@ -20,7 +21,11 @@ export function declareCorePermissions(prisma: PrismaClient, logger: Logger, ret
 
   const attempt = async (failures: number): Promise<void> => {
     try {
-      const { created, updated } = await prisma.$transaction((tx) => upsertPermissions(tx, CORE_PERMISSIONS));
+      const { created, updated } = await prisma.$transaction(async (tx) => {
+        const declared = [await upsertPermissions(tx, CORE_PERMISSIONS)];
+        for (const { id, manifest } of extensions) declared.push(await upsertPermissions(tx, manifest.permissions ?? [], id));
+        return { created: declared.flatMap((each) => each.created), updated: declared.flatMap((each) => each.updated) };
+      });
       logger.info({ created, updated }, `permissions declared (${created.length} new, ${updated.length} changed)`);
       settle();
     } catch (error) {

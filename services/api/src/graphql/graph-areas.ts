@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { IResolvers, MercuriusLoaders } from 'mercurius';
-import type { CorePermission } from '@shop/domain';
 import type { Resolvers } from './generated/resolver-types.ts';
 import { gateStaffFields } from './staff-permissions.ts';
 import { bindStaffField, isStaffField } from './staff-fields.ts';
@@ -13,6 +12,8 @@ export interface GraphArea {
   readonly resolvers: Resolvers;
   /** Batched field resolvers (mercurius loaders), per type. */
   readonly loaders?: MercuriusLoaders;
+  /** Permissions its @staff fields may name besides the core ones: an extension's own. */
+  readonly permissions?: readonly string[];
 }
 
 declare module 'fastify' {
@@ -25,7 +26,7 @@ declare module 'fastify' {
 type ResolverMap = Record<string, Record<string, unknown>>;
 
 /** Each staffField bound to its field's @staff permission; a mismatch either way stops the boot. */
-function withPermissions(resolvers: Resolvers, permissions: ReadonlyMap<string, CorePermission>): IResolvers {
+function withPermissions(resolvers: Resolvers, permissions: ReadonlyMap<string, string>): IResolvers {
   const bound: ResolverMap = {};
   const unresolved = new Set(permissions.keys());
   for (const [typeName, fields] of Object.entries(resolvers as ResolverMap)) {
@@ -46,7 +47,7 @@ function withPermissions(resolvers: Resolvers, permissions: ReadonlyMap<string, 
 }
 
 export function addGraphArea(app: FastifyInstance, area: GraphArea): void {
-  const { schema, permissions } = gateStaffFields(area.schema);
+  const { schema, permissions } = gateStaffFields(area.schema, area.permissions);
   app.graphql.extendSchema(schema);
   app.graphql.defineResolvers(withPermissions(area.resolvers, permissions));
   if (area.loaders !== undefined) app.graphql.defineLoaders(area.loaders);

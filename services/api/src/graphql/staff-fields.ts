@@ -1,6 +1,6 @@
 import type { MercuriusContext } from 'mercurius';
 import type { TransactionOptions } from '@shop/platform';
-import { authorizeStaff, type CorePermission, type Tx } from '@shop/domain';
+import { authorizeStaff, type Tx } from '@shop/domain';
 
 /** What a staff field's work gets: the transaction its permission was checked in, and who asked. */
 export interface StaffCall {
@@ -11,7 +11,7 @@ export interface StaffCall {
 type Work<Args, Result, Call> = (args: Args, staff: Call, context: MercuriusContext) => Promise<Result>;
 
 interface Binding {
-  bind(permission: CorePermission): (root: unknown, args: unknown, context: MercuriusContext) => Promise<unknown>;
+  bind(permission: string): (root: unknown, args: unknown, context: MercuriusContext) => Promise<unknown>;
 }
 
 const BINDING = Symbol('staff field binding');
@@ -61,6 +61,6 @@ export function isStaffField(resolver: unknown): resolver is StaffField<unknown,
 }
 
 /** The resolver GraphQL runs for a staff field requiring `permission`. */
-export function bindStaffField(field: StaffField<unknown, unknown>, permission: CorePermission) {
+export function bindStaffField(field: StaffField<unknown, unknown>, permission: string) {
   return field[BINDING].bind(permission);
 }

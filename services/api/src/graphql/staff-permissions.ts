@@ -1,5 +1,5 @@
 import { Kind, parse, print, visit, type ConstDirectiveNode, type FieldDefinitionNode, type StringValueNode } from 'graphql';
-import { CORE_PERMISSIONS, type CorePermission } from '@shop/domain';
+import { CORE_PERMISSIONS } from '@shop/domain';
 
 /**
  * `@staff(permission: "orders.read")` on a field of an area's schema: the one place a permission
@@ -11,30 +11,31 @@ export interface GatedSchema {
   /** The SDL without the directive, descriptions prefixed. */
   readonly schema: string;
   /** "Type.field" → the permission it requires. */
-  readonly permissions: ReadonlyMap<string, CorePermission>;
+  readonly permissions: ReadonlyMap<string, string>;
 }
 
-const KNOWN_PERMISSIONS: ReadonlySet<string> = new Set(CORE_PERMISSIONS.map((permission) => permission.name));
+const CORE_PERMISSION_NAMES: readonly string[] = CORE_PERMISSIONS.map((permission) => permission.name);
 
-function permissionOf(directive: ConstDirectiveNode, where: string): CorePermission {
+function permissionOf(directive: ConstDirectiveNode, where: string, known: ReadonlySet<string>): string {
   const argument = directive.arguments?.find((candidate) => candidate.name.value === 'permission');
   const value = argument?.value.kind === Kind.STRING ? argument.value.value : undefined;
   if (value === undefined) throw new Error(`${where}: @staff needs permission: "<name>"`);
-  if (!KNOWN_PERMISSIONS.has(value)) throw new Error(`${where}: @staff names ${value}, which is not a declared permission`);
-  return value as CorePermission;
+  if (!known.has(value)) throw new Error(`${where}: @staff names ${value}, which is not a declared permission`);
+  return value;
 }
 
 /** A sentence of its own follows a full stop; a phrase (lower case, or a code such as AWAITING_APPROVAL) a colon. */
-function describe(permission: CorePermission, description: StringValueNode | undefined): StringValueNode {
+function describe(permission: string, description: StringValueNode | undefined): StringValueNode {
   const prefix = `Staff (${permission})`;
   const text = description?.value;
   const value = text === undefined ? `${prefix}.` : /^[A-Z][a-z]/.test(text) ? `${prefix}. ${text}` : `${prefix}: ${text}`;
   return { kind: Kind.STRING, value, block: description?.block ?? false };
 }
 
-/** Reads and removes the @staff directives of an area's SDL. */
-export function gateStaffFields(sdl: string): GatedSchema {
-  const permissions = new Map<string, CorePermission>();
+/** Reads and removes the @staff directives of an area's SDL; `declared` are permissions besides the core ones (an extension's). */
+export function gateStaffFields(sdl: string, declared: readonly string[] = []): GatedSchema {
+  const known = new Set([...CORE_PERMISSION_NAMES, ...declared]);
+  const permissions = new Map<string, string>();
   let typeName = '';
   const document = visit(parse(sdl), {
     ObjectTypeDefinition: { enter: (node) => void (typeName = node.name.value) },
@@ -43,7 +44,7 @@ export function gateStaffFields(sdl: string): GatedSchema {
       const directive = field.directives?.find((candidate) => candidate.name.value === 'staff');
       if (directive === undefined) return undefined;
       const where = `${typeName}.${field.name.value}`;
-      const permission = permissionOf(directive, where);
+      const permission = permissionOf(directive, where, known);
       permissions.set(where, permission);
       return { ...field, description: describe(permission, field.description), directives: field.directives?.filter((other) => other !== directive) ?? [] };
     },

@@ -100,7 +100,7 @@ export const VARIABLES: readonly VariableDoc[] = [
     description: '`strict` rejects an invalid event payload, `warn` logs and publishes it',
     defaultValue: 'strict (warn in production)',
   },
-  { name: 'SHOP_DEV_EXTENSIONS', description: 'Not used yet (extensions are not loaded): a directory of extensions to load; refused in production' },
+  { name: 'SHOP_DEV_EXTENSIONS', description: 'Development only: a folder of extension packages, discovered after the installed ones and extensions/ (a dev-linked copy replaces one of the same id); refused in production' },
   {
     name: 'OUTBOX_RETENTION_HOURS',
     description: 'How long published and dispatched events stay in the outbox before pruning',

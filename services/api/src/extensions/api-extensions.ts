@@ -1,0 +1,58 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { EVENT_NAMES, ExtensionError, type DiscoveredExtension, type EventListener } from '@shop/platform';
+import { areaPlugin, type AreaPlugin } from '../area-plugin.ts';
+import type { Resolvers } from '../graphql/generated/resolver-types.ts';
+
+/** What the api runs of its extensions: their outbox listeners and their graph areas. */
+export interface ApiExtensions {
+  readonly listeners: readonly EventListener[];
+  readonly areas: readonly AreaPlugin[];
+}
+
+/** The named export of a module the manifest points at (`field` names the manifest field for the error). */
+async function exportOf(extension: DiscoveredExtension, field: string, modulePath: string, name: string): Promise<unknown> {
+  let loaded: Record<string, unknown>;
+  try {
+    loaded = (await import(pathToFileURL(path.join(extension.dir, modulePath)).href)) as Record<string, unknown>;
+  } catch (error) {
+    throw new ExtensionError(extension.id, `shop.${field}: ${modulePath} could not be loaded: ${(error as Error).message}`);
+  }
+  if (loaded[name] === undefined) throw new ExtensionError(extension.id, `shop.${field}: ${modulePath} does not export "${name}"`);
+  return loaded[name];
+}
+
+/** Listener names are where deliveries are recorded: the `<id>.` prefix keeps two extensions' apart from the core's. */
+function checkedListeners(extension: DiscoveredExtension, value: unknown): EventListener[] {
+  if (!Array.isArray(value)) throw new ExtensionError(extension.id, 'shop.listeners: "listeners" must be a list');
+  return value.map((listener: Partial<EventListener>, index) => {
+    const where = `shop.listeners: listeners[${index}]`;
+    if (typeof listener.name !== 'string' || !listener.name.startsWith(`${extension.id}.`)) throw new ExtensionError(extension.id, `${where} needs a name starting with "${extension.id}."`);
+    if (!EVENT_NAMES.includes(listener.event as EventListener['event'])) throw new ExtensionError(extension.id, `${where} listens to ${String(listener.event)}, which is not an event of the catalogue`);
+    if (typeof listener.handle !== 'function') throw new ExtensionError(extension.id, `${where} needs a handle function`);
+    return listener as EventListener;
+  });
+}
+
+async function graphAreaOf(extension: DiscoveredExtension, graphql: { schema: string; resolvers: string }) {
+  const schema = await readFile(path.join(extension.dir, graphql.schema), 'utf8').catch((error: Error) => {
+    throw new ExtensionError(extension.id, `shop.graphql.schema: ${error.message}`);
+  });
+  const resolvers = await exportOf(extension, 'graphql.resolvers', graphql.resolvers, 'resolvers');
+  if (typeof resolvers !== 'object' || resolvers === null) throw new ExtensionError(extension.id, 'shop.graphql.resolvers: "resolvers" must be an object of types and their fields');
+  const permissions = (extension.manifest.permissions ?? []).map((permission) => permission.name);
+  return areaPlugin(`extension ${extension.id}`, [], (app) => app.addGraphArea({ schema, resolvers: resolvers as Resolvers, permissions }));
+}
+
+/** Loads the listeners and GraphQL modules the manifests name. @throws ExtensionError naming the extension and the field. */
+export async function loadApiExtensions(extensions: readonly DiscoveredExtension[]): Promise<ApiExtensions> {
+  const listeners: EventListener[] = [];
+  const areas: AreaPlugin[] = [];
+  for (const extension of extensions) {
+    const { manifest } = extension;
+    if (manifest.listeners !== undefined) listeners.push(...checkedListeners(extension, await exportOf(extension, 'listeners', manifest.listeners, 'listeners')));
+    if (manifest.graphql !== undefined) areas.push(await graphAreaOf(extension, manifest.graphql));
+  }
+  return { listeners, areas };
+}
