@@ -2,13 +2,19 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { EVENT_NAMES, ExtensionError, type DiscoveredExtension, type EventListener } from '@shop/platform';
+import type { StorageRegistry } from '@shop/platform/storage';
 import { areaPlugin, type AreaPlugin } from '../area-plugin.ts';
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 
-/** What the api runs of its extensions: their outbox listeners and their graph areas. */
+/** A storage provider's `register`, checked to register the name its manifest gives. */
+export type StorageRegistration = (registry: StorageRegistry) => void;
+
+/** What the api runs of its extensions: their outbox listeners, graph areas and file storage providers. */
 export interface ApiExtensions {
   readonly listeners: readonly EventListener[];
   readonly areas: readonly AreaPlugin[];
+  /** In discovery order: the last registered is used when FILE_STORAGE_PROVIDER is empty. */
+  readonly storage: readonly StorageRegistration[];
 }
 
 /** The named export of a module the manifest points at (`field` names the manifest field for the error). */
@@ -45,14 +51,31 @@ async function graphAreaOf(extension: DiscoveredExtension, graphql: { schema: st
   return areaPlugin(`extension ${extension.id}`, [], (app) => app.addGraphArea({ schema, resolvers: resolvers as Resolvers, permissions }));
 }
 
-/** Loads the listeners and GraphQL modules the manifests name. @throws ExtensionError naming the extension and the field. */
+async function storageOf(extension: DiscoveredExtension): Promise<StorageRegistration[]> {
+  const providers = extension.manifest.storageProviders ?? [];
+  return Promise.all(
+    providers.map(async ({ name, module }, index) => {
+      const field = `storageProviders[${index}].module`;
+      const register = await exportOf(extension, field, module, 'register');
+      if (typeof register !== 'function') throw new ExtensionError(extension.id, `shop.${field}: "register" of ${module} must be a function`);
+      return (registry: StorageRegistry) => {
+        (register as StorageRegistration)(registry);
+        if (!registry.names().includes(name)) throw new ExtensionError(extension.id, `shop.storageProviders[${index}]: ${module} registered no provider named "${name}"`);
+      };
+    }),
+  );
+}
+
+/** Loads the listeners, GraphQL and storage modules the manifests name. @throws ExtensionError naming the extension and the field. */
 export async function loadApiExtensions(extensions: readonly DiscoveredExtension[]): Promise<ApiExtensions> {
   const listeners: EventListener[] = [];
   const areas: AreaPlugin[] = [];
+  const storage: StorageRegistration[] = [];
   for (const extension of extensions) {
     const { manifest } = extension;
     if (manifest.listeners !== undefined) listeners.push(...checkedListeners(extension, await exportOf(extension, 'listeners', manifest.listeners, 'listeners')));
     if (manifest.graphql !== undefined) areas.push(await graphAreaOf(extension, manifest.graphql));
+    storage.push(...(await storageOf(extension)));
   }
-  return { listeners, areas };
+  return { listeners, areas, storage };
 }
