@@ -4,4 +4,4 @@ export { createLogger, disabledLogger, LOG_LEVELS, type Logger, type LoggerOptio
 export { isProcessAlive } from './process-alive.ts';
 export { runCommand } from './run-command.ts';
 export { keyIdOf, masterKeyIdOf } from './key-id.ts';
-export { formatRewrapSummary, parseRewrapSummary, TERMINATION_MESSAGE_MAX_BYTES, type RewrapSummary } from './rewrap-summary.ts';
+export { formatRewrapSummary, parseRewrapSummary, type RewrapSummary } from './rewrap-summary.ts';

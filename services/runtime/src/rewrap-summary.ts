@@ -11,7 +11,7 @@ export interface RewrapSummary {
 }
 
 /** The kubelet keeps at most 4096 bytes of a termination message; a longer one would be cut into invalid JSON. */
-export const TERMINATION_MESSAGE_MAX_BYTES = 4096;
+const TERMINATION_MESSAGE_MAX_BYTES = 4096;
 
 export function formatRewrapSummary(rowsPerKeyId: ReadonlyMap<string, number>, countedAt: Date): string {
   const text = JSON.stringify({ countedAt: countedAt.toISOString(), rowsPerKeyId: Object.fromEntries(rowsPerKeyId) } satisfies RewrapSummary);
