@@ -57,6 +57,7 @@ export { SecretUnreadableError } from './secrets/envelope.ts';
 export { readStoredSecret, setStoredSecret, storedSecretStatus, type SecretWrite, type StoredSecretStatus } from './secrets/stored-secrets.ts';
 export { rowsPerKeyId, type RowsPerKeyId } from './secrets/rows-per-key.ts';
 export { rewrapSecrets, type RewrapOptions, type RewrapProgress, type RewrapResult } from './secrets/rewrap.ts';
+export { keepPace, realClock, type PaceClock } from './pace.ts';
 export type { SearchDocument, SearchEngine, SearchHit, SearchQuery, SearchResult } from './search/search-engine.ts';
 export { postgresSearchEngine } from './search/postgres-search-engine.ts';
 export { registerSearchFreshnessMetric } from './search/search-metrics.ts';

@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { keepPace } from '@shop/platform';
 import type { SweepBatch } from './contract.ts';
 
 /** How fast a sweep goes: rows in transactions of `chunkRows`, at most `rowsPerSecond` rows a second. */
@@ -21,7 +21,6 @@ export function sweepPace(rowsPerSecond: number): SweepPace {
  * cores to the storefront instead of taking them in one burst.
  */
 export async function pacedPass(pace: SweepPace, limit: number, chunk: (limit: number) => Promise<SweepBatch>): Promise<SweepBatch> {
-  const chunkMs = (pace.chunkRows * 1000) / pace.rowsPerSecond;
   let processed = 0;
   for (let left = limit; ; ) {
     const started = performance.now();
@@ -29,7 +28,7 @@ export async function pacedPass(pace: SweepPace, limit: number, chunk: (limit: n
     const batch = await chunk(size);
     processed += batch.processed;
     if (!batch.more) return { processed, more: false };
-    await sleep(Math.max(0, chunkMs - (performance.now() - started)));
+    await keepPace(pace.rowsPerSecond, pace.chunkRows, started);
     left -= size;
     if (left <= 0) return { processed, more: true };
   }
