@@ -32,5 +32,9 @@ export const CONSUMER: ServiceProcess = { component: 'consumer', entrypoint: 'se
 /** `npm run db:migrate` without npm: npm would want a writable home for its logs, and the root filesystem is read-only. */
 export const MIGRATE_COMMAND = ['node', 'services/platform/src/db/migrations/cli.ts', 'deploy'];
 
-/** `npm run secrets:rewrap` without npm: moves every stored secret to SECRETS_MASTER_KEY (docs/secrets.md). */
-export const REWRAP_COMMAND = ['node', 'services/platform/src/secrets/cli.ts', 'rewrap'];
+/**
+ * `npm run secrets:rewrap` without npm: moves every stored secret to SECRETS_MASTER_KEY (docs/secrets.md),
+ * at SECRETS_REWRAP_ROWS_PER_SECOND (spec.config), and leaves the rows per key id in the container's
+ * termination message (the default terminationMessagePath), where the operator reads them.
+ */
+export const REWRAP_COMMAND = ['node', 'services/platform/src/secrets/cli.ts', 'rewrap', '--summary-file=/dev/termination-log'];

@@ -123,9 +123,9 @@ describe('agreement with the rest of the repository', () => {
     expect(MIGRATE_COMMAND.join(' ')).toBe(rootPackage.scripts['db:migrate']);
   });
 
-  it('names the command behind `npm run secrets:rewrap` for the operator\'s rewrap Job', async () => {
+  it('names the command behind `npm run secrets:rewrap` for the operator\'s rewrap Job, writing its summary as the termination message', async () => {
     const rootPackage = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
-    expect(REWRAP_COMMAND.join(' ')).toBe(rootPackage.scripts['secrets:rewrap']);
+    expect(REWRAP_COMMAND.join(' ')).toBe(`${rootPackage.scripts['secrets:rewrap']} --summary-file=/dev/termination-log`);
   });
 
   it('falls back on the defaults of the Shop schema', async () => {

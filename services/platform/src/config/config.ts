@@ -34,6 +34,8 @@ export interface Config {
   /** undefined: no card payments. */
   readonly paymentGatewayUrl: string | undefined;
   readonly sweepRowsPerSecond: number;
+  /** 0: unpaced. */
+  readonly secretsRewrapRowsPerSecond: number;
   readonly adminSearch: SearchEndpoint | undefined;
   readonly storefrontSearch: (SearchEndpoint & { readonly searchOnlyKey: string | undefined }) | undefined;
   readonly fileStorageDir: string;
@@ -110,6 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     paymentGatewayUrl: read.url('PAYMENT_GATEWAY_URL', ['http', 'https']),
     // At least 10: a worker's pass of 500 rows then ends well within its activity's 2-minute timeout.
     sweepRowsPerSecond: read.integer('SWEEP_ROWS_PER_SECOND', 500, 10, 1_000_000),
+    secretsRewrapRowsPerSecond: read.integer('SECRETS_REWRAP_ROWS_PER_SECOND', 5_000, 0, 1_000_000),
     adminSearch: readSearch(read, 'ADMIN_SEARCH'),
     storefrontSearch: readStorefrontSearch(read),
     fileStorageDir: read.optional('FILE_STORAGE_DIR') ?? 'uploads',

@@ -79,6 +79,12 @@ export const VARIABLES: readonly VariableDoc[] = [
       'Most stale holds or expired carts a periodic sweep handles per second in each worker (or api without `WORKFLOW_HOST`), in transactions of 100, so a backlog does not crowd out the storefront; at least 10',
     defaultValue: '500',
   },
+  {
+    name: 'SECRETS_REWRAP_ROWS_PER_SECOND',
+    description:
+      "Most stored secrets `npm run secrets:rewrap` (and the operator's rewrap Job) re-encrypts a second, so a rewrap beside the storefront does not take a whole core (docs/secrets.md); 0: unpaced",
+    defaultValue: '5000',
+  },
   { name: 'ADMIN_SEARCH_URL', description: 'Not used yet (search runs on PostgreSQL full text; no external engine adapter): admin search engine URL' },
   { name: 'ADMIN_SEARCH_API_KEY', description: 'Not used yet: admin search engine admin API key', secret: true },
   { name: 'STOREFRONT_SEARCH_URL', description: 'Not used yet (search runs on PostgreSQL full text; no external engine adapter): storefront search engine URL' },

@@ -1,9 +1,10 @@
 import type pg from 'pg';
 import { ConfigError } from '@shop/runtime';
+import { keepPace, realClock, type PaceClock } from '../pace.ts';
 import { ENCRYPTED_COLUMNS, placeOf, sqlNamesOf, type EncryptedColumn } from './encrypted-columns.ts';
 import { openSecret, sealSecret } from './envelope.ts';
 import type { MasterKeyring } from './keyring.ts';
-import { rowsPerKeyId } from './rows-per-key.ts';
+import { rowsPerKeyId, type RowsPerKeyId } from './rows-per-key.ts';
 import { unreadableKeyIds, unreadableSecretsProblem } from './unreadable-secrets.ts';
 
 export interface RewrapProgress {
@@ -21,10 +22,15 @@ export interface RewrapResult {
   /** Rows still under other keys at the end (written meanwhile by a process whose current key is older). */
   readonly left: number;
   readonly seconds: number;
+  /** Rows per master key id, counted at the end. */
+  readonly rowsPerKeyId: RowsPerKeyId;
 }
 
 export interface RewrapOptions {
   readonly batchSize?: number;
+  /** At most this many rows a second, so a rewrap beside the storefront leaves it the cores; 0 (the default) does not pace. */
+  readonly rowsPerSecond?: number;
+  readonly clock?: PaceClock;
   readonly onProgress?: (progress: RewrapProgress) => void;
 }
 
@@ -42,30 +48,34 @@ interface Row {
  * overwritten with the older one. Refuses (ConfigError) when some rows are under keys it does not hold.
  */
 export async function rewrapSecrets(pool: pg.Pool, keyring: MasterKeyring, options: RewrapOptions = {}): Promise<RewrapResult> {
-  const { batchSize = 500, onProgress } = options;
-  const missing = unreadableKeyIds(await rowsPerKeyId(pool), keyring);
+  const { batchSize = 500, rowsPerSecond = 0, clock = realClock, onProgress } = options;
+  const before = await rowsPerKeyId(pool);
+  const missing = unreadableKeyIds(before, keyring);
   if (missing.size > 0) throw new ConfigError([unreadableSecretsProblem(missing)]);
 
-  const started = performance.now();
-  const total = await rowsNotUnderCurrentKey(pool, keyring);
+  const started = clock.now();
+  const total = rowsNotUnderCurrentKey(before, keyring);
   let rewrapped = 0;
   let changedMeanwhile = 0;
   for (const column of ENCRYPTED_COLUMNS) {
+    let batchStarted = clock.now();
     for await (const batch of batchesToRewrap(pool, column, keyring, batchSize)) {
       const swapped = await swapBatch(pool, column, keyring, batch);
       rewrapped += swapped;
       changedMeanwhile += batch.length - swapped;
-      const seconds = (performance.now() - started) / 1000;
+      await keepPace(rowsPerSecond, batch.length, batchStarted, clock);
+      batchStarted = clock.now();
+      const seconds = (batchStarted - started) / 1000;
       onProgress?.({ done: rewrapped, left: Math.max(total - rewrapped - changedMeanwhile, 0), rowsPerSecond: seconds > 0 ? rewrapped / seconds : 0 });
     }
   }
-  const left = await rowsNotUnderCurrentKey(pool, keyring);
-  return { rewrapped, changedMeanwhile, left, seconds: (performance.now() - started) / 1000 };
+  const counted = await rowsPerKeyId(pool);
+  return { rewrapped, changedMeanwhile, left: rowsNotUnderCurrentKey(counted, keyring), seconds: (clock.now() - started) / 1000, rowsPerKeyId: counted };
 }
 
-async function rowsNotUnderCurrentKey(pool: pg.Pool, keyring: MasterKeyring): Promise<number> {
+function rowsNotUnderCurrentKey(counts: RowsPerKeyId, keyring: MasterKeyring): number {
   let rows = 0;
-  for (const [keyId, count] of await rowsPerKeyId(pool)) if (keyId !== keyring.current.id) rows += count;
+  for (const [keyId, count] of counts) if (keyId !== keyring.current.id) rows += count;
   return rows;
 }
 

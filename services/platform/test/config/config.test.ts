@@ -40,6 +40,12 @@ describe('loadConfig', () => {
     expect(problemsOf({ SWEEP_ROWS_PER_SECOND: '9' })).toEqual(['SWEEP_ROWS_PER_SECOND: must be a whole number from 10 to 1000000 (got "9")']);
   });
 
+  it('paces the rewrap at 5000 rows a second unless told, 0 being unpaced', () => {
+    expect(loadConfig({}).secretsRewrapRowsPerSecond).toBe(5_000);
+    expect(loadConfig({ SECRETS_REWRAP_ROWS_PER_SECOND: '0' }).secretsRewrapRowsPerSecond).toBe(0);
+    expect(problemsOf({ SECRETS_REWRAP_ROWS_PER_SECOND: '-1' })).toEqual(['SECRETS_REWRAP_ROWS_PER_SECOND: must be a whole number from 0 to 1000000 (got "-1")']);
+  });
+
   it('limits GraphQL requests to a cost of 5000 unless told, and answers introspection outside production unless turned off', () => {
     expect(loadConfig({})).toMatchObject({ graphqlMaxCost: 5_000, graphqlIntrospection: true });
     expect(loadConfig({ GRAPHQL_MAX_COST: '500', GRAPHQL_INTROSPECTION: 'off' })).toMatchObject({ graphqlMaxCost: 500, graphqlIntrospection: false });

@@ -45,13 +45,41 @@ describe('rewrap', () => {
     const progress: RewrapProgress[] = [];
     const result = await rewrapSecrets(db.database.pool, rotated, { batchSize: 100, onProgress: (p) => progress.push(p) });
 
-    expect(result).toMatchObject({ rewrapped: ROWS, changedMeanwhile: 0, left: 0 });
+    expect(result).toMatchObject({ rewrapped: ROWS, changedMeanwhile: 0, left: 0, rowsPerKeyId: new Map([[rotated.current.id, ROWS]]) });
     expect(progress.map((p) => p.done)).toEqual([...Array.from({ length: 10 }, (_, i) => (i + 1) * 100), ROWS]);
     expect(progress.map((p) => p.left)).toEqual(progress.map((p) => ROWS - p.done));
     expect(progress.every((p) => p.rowsPerSecond > 0)).toBe(true);
     expect(await counts()).toEqual({ [rotated.current.id]: ROWS });
     const onlyNewKey = masterKeyring(newKey);
     for (const i of [0, 99, 100, 523, ROWS - 1]) expect(await readStoredSecret(db.database.prisma, onlyNewKey, keyOf(i))).toBe(valueOf(i));
+  });
+
+  it('keeps to its pace: each batch takes its share of time at rowsPerSecond, the last one too', async () => {
+    // A clock that moves only when the rewrap sleeps: each sleep is then the batch's whole share.
+    let now = 0;
+    const sleeps: number[] = [];
+    const clock = { now: () => now, sleep: async (ms: number) => void (sleeps.push(ms), (now += ms)) };
+    const result = await rewrapSecrets(db.database.pool, rotated, { batchSize: 100, rowsPerSecond: 200, clock });
+
+    expect(result).toMatchObject({ rewrapped: ROWS, left: 0, seconds: ROWS / 200 });
+    expect(sleeps).toEqual([...Array.from({ length: 10 }, () => 500), 250]);
+  });
+
+  it('sleeps only what a batch has not taken already, and not at all unpaced', async () => {
+    // Real time, plus the sleeps, which return at once: a batch of 100 rows is owed 100 ms at 1,000 rows a second.
+    let slept = 0;
+    const sleeps: number[] = [];
+    const clock = { now: () => performance.now() + slept, sleep: async (ms: number) => void (sleeps.push(ms), (slept += ms)) };
+    const result = await rewrapSecrets(db.database.pool, rotated, { batchSize: 100, rowsPerSecond: 1_000, clock });
+    expect(sleeps).toHaveLength(11);
+    expect(sleeps.every((ms) => ms < 100)).toBe(true);
+    expect(result.seconds).toBeGreaterThanOrEqual(ROWS / 1_000);
+
+    await db.database.pool.query('TRUNCATE stored_secrets');
+    await writeRows(before, ROWS);
+    sleeps.length = 0;
+    await rewrapSecrets(db.database.pool, rotated, { batchSize: 100, rowsPerSecond: 0, clock });
+    expect(sleeps).toEqual([]);
   });
 
   it('changes nothing when run again', async () => {
