@@ -26,7 +26,7 @@ export function coreStorageRegistry(): StorageRegistry {
  * local storage: its files live on one pod's disk. Throws a ConfigError naming the variable.
  */
 export function openFileStorage(registry: StorageRegistry, config: Config, logger: Logger): FileStorage {
-  const provider = registry.select(config.fileStorageProvider, logger);
+  const provider = registry.select(config, logger);
   if (config.isProduction && provider.name === localStorageProvider.name) {
     throw new ConfigError([
       `FILE_STORAGE_PROVIDER: local file storage is refused in production (NODE_ENV=production), its files would live on one pod's disk; install a storage extension such as s3 and select it (registered: ${registry.names().join(', ')})`,

@@ -10,6 +10,12 @@ export interface StorageProviderContext {
 
 export interface StorageProvider {
   readonly name: string;
+  /**
+   * Whether the configuration sets the provider up (S3: its endpoint or bucket is set). Only a
+   * configured provider is chosen when none is pinned, so an installed but unconfigured extension
+   * does not take over from `local`. Absent: always.
+   */
+  isConfigured?(config: Config): boolean;
   /** Called only for the selected provider; throws a ConfigError naming the variable it misses. */
   create(context: StorageProviderContext): FileStorage;
 }
@@ -28,12 +34,13 @@ export class StorageRegistry {
   }
 
   /**
-   * The provider `FILE_STORAGE_PROVIDER` pins; when it is empty, the last registered; when it names
-   * no registered provider, the last registered and one warning.
+   * The provider FILE_STORAGE_PROVIDER pins; when it is empty, the last registered (of those
+   * configured); when it names no registered provider, that one and a warning.
    */
-  select(pinned: string | undefined, logger: Logger): StorageProvider {
-    const last = this.#providers.at(-1);
+  select(config: Config, logger: Logger): StorageProvider {
+    const last = this.#providers.findLast((provider) => provider.isConfigured?.(config) ?? true);
     if (last === undefined) throw new Error('no file storage provider is registered');
+    const pinned = config.fileStorageProvider;
     if (pinned === undefined) return last;
     const found = this.#providers.find(({ name }) => name === pinned);
     if (found !== undefined) return found;

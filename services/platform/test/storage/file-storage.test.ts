@@ -35,23 +35,26 @@ describe('the storage registry', () => {
   const registry = new StorageRegistry();
   registry.register(named('local'));
   registry.register(named('s3'));
-  registry.register(named('gcs'));
+  registry.register({ ...named('gcs'), isConfigured: (config) => config.s3.bucket === 'gcs' });
+  const pinning = (env: NodeJS.ProcessEnv) => loadConfig(env);
 
-  it('uses the last registered provider when FILE_STORAGE_PROVIDER is empty', () => {
+  it('uses the last registered provider that is configured when FILE_STORAGE_PROVIDER is empty', () => {
     const { logger, lines } = recordingLogger();
-    expect(registry.select(undefined, logger).name).toBe('gcs');
+    expect(registry.select(pinning({ S3_BUCKET: 'gcs' }), logger).name).toBe('gcs');
+    expect(registry.select(pinning({}), logger).name).toBe('s3');
     expect(lines).toEqual([]);
   });
 
-  it('uses the pinned provider', () => {
-    expect(registry.select('s3', recordingLogger().logger).name).toBe('s3');
+  it('uses the pinned provider, configured or not', () => {
+    expect(registry.select(pinning({ FILE_STORAGE_PROVIDER: 'local' }), recordingLogger().logger).name).toBe('local');
+    expect(registry.select(pinning({ FILE_STORAGE_PROVIDER: 'gcs' }), recordingLogger().logger).name).toBe('gcs');
   });
 
   it('falls back to the last registered with one warning naming the unknown provider and the registered ones', () => {
     const { logger, lines } = recordingLogger();
-    expect(registry.select('azure', logger).name).toBe('gcs');
+    expect(registry.select(pinning({ FILE_STORAGE_PROVIDER: 'azure' }), logger).name).toBe('s3');
     expect(lines).toEqual([
-      expect.objectContaining({ level: 'WARNING', msg: 'FILE_STORAGE_PROVIDER=azure names no registered provider (registered: local, s3, gcs); using "gcs", the last registered' }),
+      expect.objectContaining({ level: 'WARNING', msg: 'FILE_STORAGE_PROVIDER=azure names no registered provider (registered: local, s3, gcs); using "s3", the last registered' }),
     ]);
   });
 

@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+import { ConfigError, exitWithConfigProblems, type Config, type Logger } from '@shop/platform';
+import { coreStorageRegistry, LocalFileStorage, openFileStorage, type FileStorage } from '@shop/platform/storage';
+import type { StorageRegistration } from '../extensions/api-extensions.ts';
+import { localUploadRoutes } from './upload-routes.ts';
+
+/**
+ * The file storage FILE_STORAGE_PROVIDER selects among `local` and the extensions' providers
+ * (registered in this order), or the process stopped with one line naming the variable (exit 78).
+ */
+export function openApiFileStorage(config: Config, logger: Logger, extensions: readonly StorageRegistration[] = []): FileStorage {
+  const registry = coreStorageRegistry();
+  for (const register of extensions) register(registry);
+  try {
+    return openFileStorage(registry, config, logger);
+  } catch (error) {
+    if (error instanceof ConfigError) exitWithConfigProblems(error.problems);
+    throw error;
+  }
+}
+
+/** /uploads exists only while local storage is the one selected. */
+export function serveFileStorage(app: FastifyInstance, storage: FileStorage): void {
+  if (storage instanceof LocalFileStorage) localUploadRoutes(app, storage);
+}
