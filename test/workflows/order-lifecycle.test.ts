@@ -1,22 +1,31 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventPayloads } from '@shop/platform';
-import { cancelOrder, markOrderPaid } from '@shop/domain';
+import { GATEWAY_API_KEY_SECRET, givenCredentials, HttpPaymentGateway, setStoredSecret, type EventPayloads } from '@shop/platform';
+import { addCartLine, cancelOrder, completeOrder, createCart, fulfilOrder, GATEWAY_TRANSACTION, markOrderPaid, placeOrder, tenderKeys, type DomainDeps } from '@shop/domain';
+import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../../services/platform/src/payments/test-gateway/index.ts';
 import { QUERIES, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import { workflowStarters } from '../../services/api/src/workflows/workflow-starters.ts';
 import { waitFor } from '../support/wait.ts';
+import { ADDRESS } from '../../services/domain/test/commerce/support.ts';
 import { openWorkflowShop, type RunningWorker, type WorkflowShop } from './support.ts';
+
+const GATEWAY_KEY = 'lifecycle_gateway_key';
 
 let shop: WorkflowShop;
 let worker: RunningWorker;
+let gateway: RunningTestGateway;
 
 beforeAll(async () => {
   shop = await openWorkflowShop('lifecycle');
-  worker = await shop.startWorker();
+  gateway = await startTestGateway({ databaseUrl: shop.databaseUrl, apiKey: GATEWAY_KEY });
+  const { prisma } = shop.commerce.platform.database;
+  await setStoredSecret(prisma, shop.commerce.platform.masterKeys, { key: GATEWAY_API_KEY_SECRET, value: GATEWAY_KEY, setAt: new Date(), setByStaffUserId: null });
+  worker = await shop.startWorker({ PAYMENT_GATEWAY_URL: gateway.url });
 }, 180_000);
 
 afterAll(async () => {
   await shop?.close();
+  await gateway?.close();
 });
 
 const orderRow = (id: bigint) => shop.commerce.platform.database.prisma.order.findUniqueOrThrow({ where: { id } });
@@ -108,6 +117,36 @@ describe('OrderLifecycleWorkflow', () => {
     await shop.transaction((tx) => cancelOrder(tx, shop.deps, order.id, 'test over'));
     await expect(handle.result()).resolves.toEqual({ status: 'CANCELLED' });
     await shop.saveHistory(handle.workflowId, WORKFLOW_TYPES.orderLifecycle, 'fulfilment-overdue');
+  });
+
+  it('captures the card tender of a fulfilled order once, although the gateway committed the first capture and then failed', async () => {
+    const control = new TestGatewayControl(gateway.url, GATEWAY_KEY);
+    const paying: DomainDeps = { ...shop.deps, gateway: new HttpPaymentGateway({ baseUrl: gateway.url, credentials: givenCredentials(GATEWAY_KEY) }) };
+    const productId = await shop.catalog.product('captured', '10.00', 5);
+    const shopper = { sessionId: 's-lifecycle-captured' };
+    const order = await shop.commerce.transaction(async (tx) => {
+      const cart = await createCart(tx, paying, { channelId: shop.catalog.channelId, shopper });
+      await addCartLine(tx, paying, { cartId: cart.id, shopper, productId, quantity: 2 });
+      const input = { cartId: cart.id, shopper, email: 'ada@example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS, idempotencyKey: 'lifecycle-capture-1', card: { token: 'tok_lifecycle' } };
+      return placeOrder(tx, paying, input);
+    }, GATEWAY_TRANSACTION);
+    expect(order.status).toBe('PLACED');
+    const handle = await lifecycle(order.id);
+    await control.addFault({ fault: { kind: 'commit_then_error' }, operation: 'capture', cardToken: 'tok_lifecycle' });
+
+    await shop.transaction((tx) => fulfilOrder(tx, shop.deps, order.id));
+    const { prisma } = shop.commerce.platform.database;
+    await waitFor(async () => (await prisma.paymentTender.findFirstOrThrow({ where: { orderId: order.id } })).status === 'CAPTURED', 60_000, 'the capture');
+    const tender = await prisma.paymentTender.findFirstOrThrow({ where: { orderId: order.id } });
+    expect(tender.capturedAmount.toFixed(2)).toBe(order.total.toFixed(2));
+    const key = tenderKeys.capture(tender.id);
+    expect((await control.requests()).filter((request) => request.idempotencyKey === key).map((request) => request.outcome)).toEqual(['executed', 'replayed']);
+    expect((await control.operations()).filter((operation) => operation.kind === 'capture' && operation.authorizationId === tender.gatewayReference)).toHaveLength(1);
+
+    await shop.transaction((tx) => completeOrder(tx, shop.deps, order.id));
+    await expect(handle.result()).resolves.toEqual({ status: 'COMPLETED' });
+    await shop.saveHistory(handle.workflowId, WORKFLOW_TYPES.orderLifecycle, 'captured');
+    expect(await prisma.workflowFault.count({ where: { entityId: order.id.toString() } })).toBe(0);
   });
 
   it('a signal to a finished workflow changes nothing and starts nothing', async () => {

@@ -69,7 +69,7 @@ export { setStockOnHand } from './inventory/stock.ts';
 export { countStock, createStockLocation, listStockLocations, type StockCount } from './inventory/stock-locations.ts';
 export { addCartLine, createCart, MAX_LINE_QUANTITY, setCartLineQuantity, viewCart, type CartView } from './carts/carts.ts';
 export { placeOrder, type PlaceOrderInput } from './orders/checkout.ts';
-export { captureOrderTenders, captureTender, GATEWAY_TRANSACTION, tenderKeys, tendersOfOrder, tendersOfOrders } from './payments/tenders.ts';
+export { captureAtFulfilment, captureOrderTenders, captureTender, GATEWAY_TRANSACTION, tenderKeys, tendersOfOrder, tendersOfOrders, type FulfilmentCapture } from './payments/tenders.ts';
 export type { Address } from './orders/address.ts';
 export type { OrderWithLines } from './orders/order-events.ts';
 export { findOrder, listOrders, type OrderListing } from './orders/order-listing.ts';

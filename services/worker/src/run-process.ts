@@ -3,6 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import {
+  configuredGateway,
   createEmitter,
   createLogger,
   discoverExtensionsOrExit,
@@ -93,7 +94,7 @@ export async function runWorkerProcess(): Promise<void> {
       workflowBundle: await bundleWorkflows(),
       activities: createActivities({
         transaction: (work, options) => emitter.transaction(platform.database.prisma, work, options),
-        deps: { emit: emitter.emit, now: () => new Date() },
+        deps: { emit: emitter.emit, now: () => new Date(), gateway: configuredGateway(config.paymentGatewayUrl, platform.database.prisma, platform.masterKeys) },
         metrics: workflowMetrics(platform.metrics),
         pace: sweepPace(config.sweepRowsPerSecond),
       }),

@@ -1,7 +1,7 @@
 import type { GatewayOperation, PaymentGateway, PaymentTender, TenderEventKind } from '@shop/platform';
 import { DomainError } from '../errors/domain-error.ts';
 import { idString, optionalId, type DomainDeps, type Tx } from '../context.ts';
-import type { Money } from '../money.ts';
+import { moneyString, sum, type Money } from '../money.ts';
 import { settled } from './gateway-answers.ts';
 import { fromMinorUnits, toMinorUnits } from './minor-units.ts';
 
@@ -120,6 +120,22 @@ export async function captureOrderTenders(tx: Tx, deps: DomainDeps, orderId: big
   const open = await tx.paymentTender.findMany({ where: { orderId, status: 'AUTHORIZED' }, orderBy: { id: 'asc' }, select: { id: true } });
   for (const { id } of open) await captureTender(tx, deps, id);
   return tendersOfOrder(tx, orderId);
+}
+
+/** What the capture at fulfilment took, against what the order costs: the workflow records a fault when they differ. */
+export interface FulfilmentCapture {
+  /** 0: the order is paid some other way (marked paid by staff), and nothing was captured. */
+  readonly tenders: number;
+  readonly captured: string;
+  readonly orderTotal: string;
+}
+
+/** Captures the order's tenders (captureOrderTenders) and sums what its tenders have captured. */
+export async function captureAtFulfilment(tx: Tx, deps: DomainDeps, orderId: bigint): Promise<FulfilmentCapture> {
+  const tenders = await captureOrderTenders(tx, deps, orderId);
+  const order = await tx.order.findUnique({ where: { id: orderId }, select: { total: true } });
+  if (order === null) throw new DomainError('NOT_FOUND', `order ${orderId} does not exist`, { field: 'orderId' });
+  return { tenders: tenders.length, captured: moneyString(sum(tenders.map((tender) => tender.capturedAmount))), orderTotal: moneyString(order.total) };
 }
 
 /**

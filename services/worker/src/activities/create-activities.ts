@@ -1,8 +1,10 @@
 import { Context } from '@temporalio/activity';
 import {
+  captureAtFulfilment,
   customerApprovalView,
   expireCustomerApproval,
   expireUnpaidOrder,
+  GATEWAY_TRANSACTION,
   orderLifecycleView,
   recordWorkflowFault,
   remindCustomerApproval,
@@ -36,6 +38,7 @@ export function createActivities(sweep: SweepPassDeps): ShopActivities {
         return orderLifecycleView(tx, BigInt(orderId));
       }),
     remindOrderApproval: (orderId) => transaction((tx) => remindOrderApproval(tx, deps, BigInt(orderId))),
+    captureOrderTenders: (orderId) => transaction((tx) => captureAtFulfilment(tx, deps, BigInt(orderId)), GATEWAY_TRANSACTION),
     customerApprovalView: (customerId) => transaction((tx) => customerApprovalView(tx, BigInt(customerId))),
     remindCustomerApproval: ({ customerId, expiresAt }) => transaction((tx) => remindCustomerApproval(tx, deps, BigInt(customerId), new Date(expiresAt))),
     expireCustomerApproval: (customerId) => transaction((tx) => expireCustomerApproval(tx, deps, BigInt(customerId))),

@@ -1,5 +1,5 @@
 import type { BusinessApproval } from '@shop/platform';
-import type { CustomerApprovalView, OrderLifecycleView, WorkflowSettings } from '@shop/domain';
+import type { CustomerApprovalView, FulfilmentCapture, OrderLifecycleView, WorkflowSettings } from '@shop/domain';
 import type { SweepBatch } from '@shop/domain/workflows';
 
 /** A fault a workflow found about one entity; the run that found it is the calling workflow's. */
@@ -23,6 +23,8 @@ export interface ShopActivities {
   /** Cancels the order when it still waits and its hold ran out by `asOf`; answers the order as it is afterwards. */
   expireUnpaidOrder(input: { orderId: string; asOf: string }): Promise<OrderLifecycleView | null>;
   remindOrderApproval(orderId: string): Promise<boolean>;
+  /** Captures the fulfilled order's AUTHORIZED tenders, each under the key capture:<tenderId>, so a retry captures once. */
+  captureOrderTenders(orderId: string): Promise<FulfilmentCapture>;
   customerApprovalView(customerId: string): Promise<CustomerApprovalView | null>;
   remindCustomerApproval(input: { customerId: string; expiresAt: string }): Promise<boolean>;
   expireCustomerApproval(customerId: string): Promise<BusinessApproval | null>;

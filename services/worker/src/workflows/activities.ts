@@ -12,3 +12,9 @@ export const sweepActivities = proxyActivities<Pick<ShopActivities, 'expireStale
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
+
+/** Calls that wait for the payment gateway inside their transaction (GATEWAY_TRANSACTION, 30 s). */
+export const moneyActivities = proxyActivities<Pick<ShopActivities, 'captureOrderTenders'>>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});

@@ -1,19 +1,21 @@
 import { condition, getExternalWorkflowHandle, ParentClosePolicy, setHandler, startChild } from '@temporalio/workflow';
 import { WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import type { OrderLifecycleView } from '@shop/domain';
-import { activities } from './activities.ts';
+import { activities, moneyActivities } from './activities.ts';
 import { Nudges, orderStatusChanged, stateQuery } from './signals.ts';
 import { hoursAfter, msUntil } from './time.ts';
 
 const FINAL = new Set(['COMPLETED', 'CANCELLED']);
 export const FULFILMENT_OVERDUE = 'fulfilment_overdue';
+export const CAPTURED_DIFFERS_FROM_TOTAL = 'captured_differs_from_total';
 
 /**
  * Follows one order (order-lifecycle-<orderId>) from placement to COMPLETED or CANCELLED. Every
  * status change of the order signals it (through the outbox); it re-reads the order each time and
  * keeps the timers only a workflow can: the payment deadline (the stock hold's expiry: the order is
  * cancelled and its stock released), the approval (a child OrderApprovalWorkflow), and the
- * fulfilment window (a paid order not fulfilled in time is recorded as a workflow fault).
+ * fulfilment window (a paid order not fulfilled in time is recorded as a workflow fault). A fulfilled
+ * order's card tenders are captured (a capture that differs from the order's total is a fault).
  */
 export async function OrderLifecycleWorkflow({ orderId }: { orderId: string }): Promise<{ status: string | null }> {
   const nudges = new Nudges();
@@ -24,6 +26,7 @@ export async function OrderLifecycleWorkflow({ orderId }: { orderId: string }): 
 
   let approval: string | undefined;
   let fulfilmentFaulted = false;
+  let captured = false;
   let mark = nudges.mark();
   order = await activities.orderLifecycleView(orderId);
   while (order !== null && !FINAL.has(order.status)) {
@@ -50,6 +53,9 @@ export async function OrderLifecycleWorkflow({ orderId }: { orderId: string }): 
         });
         fulfilmentFaulted = true;
       }
+    } else if (order.status === 'FULFILLED' && !captured) {
+      await capture(orderId, order.orderNumber);
+      captured = true;
     } else {
       await condition(changed);
     }
@@ -65,6 +71,14 @@ export async function OrderLifecycleWorkflow({ orderId }: { orderId: string }): 
   }
   deadline = null;
   return { status: order?.status ?? null };
+}
+
+/** The activity retries until the gateway answers; its keys make every retry capture once. */
+async function capture(orderId: string, orderNumber: string): Promise<void> {
+  const { tenders, captured, orderTotal } = await moneyActivities.captureOrderTenders(orderId);
+  if (tenders > 0 && captured !== orderTotal) {
+    await activities.recordWorkflowFault({ entityType: 'order', entityId: orderId, reason: CAPTURED_DIFFERS_FROM_TOTAL, details: { orderNumber, captured, orderTotal } });
+  }
 }
 
 function startApproval(orderId: string) {
