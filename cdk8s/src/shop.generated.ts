@@ -482,11 +482,11 @@ export interface ShopStatus {
     message: string;
   }[];
   /**
-   * Where the rotation of the generated keys is (see docs/secrets.md). Unset when both keys come from spec.secrets.
+   * Where the rotation of the generated keys is (see docs/secrets.md), and the rows per master key id the last rewrap Job counted. Unset when both keys come from spec.secrets, until a rewrap Job for secretsMasterKeyRotatingFrom has counted rows.
    */
   keyRotation?: {
     /**
-     * Settled, Adding, Switching or Rewrapping.
+     * Settled, Adding, Switching or Rewrapping; unset when both keys come from spec.secrets.
      */
     phase?: "Settled" | "Adding" | "Switching" | "Rewrapping";
     /**
@@ -510,5 +510,15 @@ export interface ShopStatus {
        */
       removeAfter: string;
     }[];
+    /**
+     * Rows of stored secrets per master key id when the last rewrap Job ended (of the generated keys' rotation, or of secretsMasterKeyRotatingFrom), from its pod's termination message; unset when its pod did not say (e.g. it is gone).
+     */
+    rowsPerKeyId?: {
+      [k: string]: number;
+    };
+    /**
+     * When that rewrap Job counted rowsPerKeyId.
+     */
+    rowsCountedAt?: string;
   };
 }

@@ -30,6 +30,7 @@ const SHOP_RULES = [
   'monitoring.coreos.com podmonitors: create patch delete',
   'policy poddisruptionbudgets: create patch',
   'core secrets: get create update',
+  'core pods: list',
   'core events: create',
 ];
 

@@ -14,7 +14,7 @@ const idOf = (base64: string) => masterKeyIdOf(Buffer.from(base64, 'base64'));
 const policy: RotationPolicy = { enabled: true, intervalMs: 720 * HOUR, retentionMs: 336 * HOUR, rotatesMasterKey: true, rotatesSigningKey: true };
 const settled: KeySet = { phase: 'Settled', revision: 0, masterKey: key(), retiringMasterKeys: [], signingKey: 'signing-1', rotatedAt: t0 };
 const fresh = { masterKey: key(), signingKey: 'signing-2' };
-const facts = (now: Date, extra: Partial<RotationFacts> = {}): RotationFacts => ({ now, requested: undefined, rewrap: undefined, fresh, ...extra });
+const facts = (now: Date, extra: Partial<RotationFacts> = {}): RotationFacts => ({ now, requested: undefined, rewrap: undefined, rewrapCount: undefined, fresh, ...extra });
 
 function written(action: RotationAction): KeySet {
   if (action.kind !== 'write') throw new Error(`expected a write, got ${JSON.stringify(action)}`);
@@ -46,7 +46,7 @@ describe('the key rotation phases', () => {
     expect(switching.previousSigningKey).toEqual({ key: 'signing-1', removeAfter: at(721 + 336) });
   });
 
-  it('then run the rewrap Job and settle once it completed, recording the key it moved every row to', () => {
+  it('then run the rewrap Job and settle once it completed, recording the key it moved every row to and the rows its pod counted', () => {
     const switching = written(nextRotationAction(written(nextRotationAction(settled, policy, facts(at(720)))), policy, facts(at(720))));
     const rewrapping = written(nextRotationAction(switching, policy, facts(at(721))));
     expect(rewrapping).toMatchObject({ phase: 'Rewrapping', revision: 2 });
@@ -56,11 +56,12 @@ describe('the key rotation phases', () => {
       kind: 'wait',
       until: undefined,
     });
-    expect(written(nextRotationAction(rewrapping, policy, facts(at(722), { rewrap: { state: 'complete' } })))).toMatchObject({
-      phase: 'Settled',
-      revision: 2,
-      rewrappedTo: idOf(fresh.masterKey),
-    });
+    const count = { countedAt: at(722).toISOString(), rowsPerKeyId: { [idOf(fresh.masterKey)]: 12 } };
+    const settledAgain = written(nextRotationAction(rewrapping, policy, facts(at(722), { rewrap: { state: 'complete' }, rewrapCount: count })));
+    expect(settledAgain).toMatchObject({ phase: 'Settled', revision: 2, rewrappedTo: idOf(fresh.masterKey), rewrapCount: count });
+    // The next rewrap's pod gone before the operator read it: no count rather than the last one's.
+    const rewrappingAgain: KeySet = { ...settledAgain, phase: 'Rewrapping', revision: 4 };
+    expect(written(nextRotationAction(rewrappingAgain, policy, facts(at(1501), { rewrap: { state: 'complete' } }))).rewrapCount).toBeUndefined();
   });
 
   it('remove an old master key only once its retention has passed and a rewrap moved every row off it', () => {

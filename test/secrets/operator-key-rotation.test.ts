@@ -5,8 +5,13 @@
 // and the rewrap Job runs the platform's own rewrap against the database with the Secret's keys.
 // At every step each component writes stored secrets and issues access tokens, and every component
 // reads and verifies all of them.
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createLogger } from '@shop/runtime';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { createLogger, parseRewrapSummary, type RewrapSummary } from '@shop/runtime';
 import { GENERATED_KEYS, REWRAP_COMMAND, type ShopSpec, type ShopStatus } from '@shop/cdk8s';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { tokenSettingsOf } from '../../services/api/src/auth/token-settings-of.ts';
@@ -16,7 +21,6 @@ import type { TokenSettings } from '../../services/domain/src/auth/token-setting
 import { loadConfig, type Config } from '../../services/platform/src/config/config.ts';
 import { SecretUnreadableError } from '../../services/platform/src/secrets/envelope.ts';
 import { keyringOf, masterKeyring, type MasterKeyring } from '../../services/platform/src/secrets/keyring.ts';
-import { rewrapSecrets } from '../../services/platform/src/secrets/rewrap.ts';
 import { rowsPerKeyId } from '../../services/platform/src/secrets/rows-per-key.ts';
 import { guardStoredSecretKeys } from '../../services/platform/src/secrets/start-guard.ts';
 import { readStoredSecret, setStoredSecret } from '../../services/platform/src/secrets/stored-secrets.ts';
@@ -26,6 +30,7 @@ import { KEYS_REVISION_ANNOTATION } from '../../operator/src/keys/key-set.ts';
 import { suppliedRewrapJobName } from '../../operator/src/keys/rewrap-job.ts';
 import { ROTATE_KEYS_ANNOTATION } from '../../operator/src/keys/rotation-policy.ts';
 import type { RunningOperator } from '../../operator/src/operator.ts';
+import { spawnOperator, type ChildOperator } from '../../operator/test/support/child-operator.ts';
 import { completeJob, failJob, markDeploymentAvailable } from '../../operator/test/support/fake-controllers.ts';
 import { runOperator } from '../../operator/test/support/run-operator.ts';
 import { createReferencedSecrets, createShop, readShop, shopManifest, updateShop } from '../../operator/test/support/shops.ts';
@@ -101,6 +106,9 @@ function podConfig(master: MasterKeys, signing?: Pick<GeneratedSecret, 'signingK
 const keyringFrom = (master: MasterKeys): MasterKeyring => keyringOf(podConfig(master));
 
 const STAFF: Principal = { kind: 'staff', staffUserId: 9n };
+const REPO_ROOT = new URL('../../', import.meta.url).pathname;
+/** status.keyRotation's fields of a rewrap's count: times in the status are whole seconds. */
+const statusCount = (count: RewrapSummary) => ({ rowsPerKeyId: count.rowsPerKeyId, rowsCountedAt: count.countedAt.replace(/\.\d+Z$/, 'Z') });
 
 const idOf = (base64: string) => masterKeyring(Buffer.from(base64, 'base64')).current.id;
 
@@ -165,9 +173,10 @@ class ShopUnderTest {
 
   /**
    * Plays the rollout of the Secret's keys revision: the api first, while the worker and the consumer
-   * keep their pods, then those two. Rows are written and read by every component at each step.
+   * keep their pods, then those two (`beforeLast` runs once their templates name the revision, before
+   * their pods start). Rows are written and read by every component at each step.
    */
-  async rollOutKeys(moment: string): Promise<void> {
+  async rollOutKeys(moment: string, beforeLast?: () => Promise<void>): Promise<void> {
     const { revision } = await generatedSecret(this.ns);
     await eventually(async () => expect(await this.templateRevision('api')).toBe(revision));
     expect(await this.templateRevision('worker')).not.toBe(revision);
@@ -175,16 +184,37 @@ class ShopUnderTest {
     await this.startPods('api');
     await this.writeAndReadEverywhere(`${moment}_api_rolled`);
     await eventually(async () => expect([await this.templateRevision('worker'), await this.templateRevision('consumer')]).toEqual([revision, revision]));
+    await beforeLast?.();
     await this.startPods('worker');
     await this.startPods('consumer');
     await this.writeAndReadEverywhere(`${moment}_rolled`);
   }
 
-  /** The rewrap Job's pod: `npm run secrets:rewrap`'s code with the keys the Secret gives it; the Job completes when it exits 0. */
-  async runRewrapJob(name: string): Promise<void> {
-    const result = await rewrapSecrets(db.database.pool, keyringFrom(await this.masterKeys()));
-    expect(result.left).toBe(0);
-    await completeJob(cluster.kube, this.ns, name);
+  /**
+   * The rewrap Job's pod: its command (REWRAP_COMMAND) with the keys the Secret gives it, its summary
+   * written to a file of ours instead of /dev/termination-log. The Job completes when it exits 0, and
+   * its pod's termination message is what the command wrote.
+   */
+  async runRewrapJob(name: string): Promise<RewrapSummary> {
+    const { masterKey, rotatingFrom } = await this.masterKeys();
+    const dir = await mkdtemp(path.join(tmpdir(), 'rewrap-'));
+    try {
+      const summaryFile = path.join(dir, 'termination-log');
+      const [, ...args] = REWRAP_COMMAND.map((arg) => (arg.startsWith('--summary-file=') ? `--summary-file=${summaryFile}` : arg));
+      const env = {
+        PATH: process.env.PATH ?? '',
+        NODE_ENV: 'test',
+        DATABASE_URL: db.url,
+        SECRETS_MASTER_KEY: masterKey,
+        ...(rotatingFrom.length > 0 ? { SECRETS_MASTER_KEY_ROTATING_FROM: rotatingFrom.join(',') } : {}),
+      };
+      await promisify(execFile)(process.execPath, args, { cwd: REPO_ROOT, env });
+      const message = await readFile(summaryFile, 'utf8');
+      await completeJob(cluster.kube, this.ns, name, message);
+      return parseRewrapSummary(message) as RewrapSummary;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }
 
   async status(expected: Record<string, unknown>, timeoutMs?: number): Promise<ShopStatus> {
@@ -274,10 +304,11 @@ describe('rotation of the generated keys', () => {
     });
     expect(job?.spec.template.spec.containers[0]?.command).toEqual(REWRAP_COMMAND);
     await shop.writeAndReadEverywhere('rewrapping');
-    await shop.runRewrapJob('shop-keys-2');
+    const counted = await shop.runRewrapJob('shop-keys-2');
+    expect(counted.rowsPerKeyId).toEqual({ [idOf(newKey)]: shop.rows.size });
 
-    // (d) Every row is under the new key, but the old one stays until its retention has passed.
-    const settled = await shop.status({ keyRotation: { phase: 'Settled', currentKeyId: idOf(newKey) }, conditions: keysCurrent('True', 'RetiringKeys') });
+    // (d) Every row is under the new key, as the Job's pod counted, but the old one stays until its retention has passed.
+    const settled = await shop.status({ keyRotation: { phase: 'Settled', currentKeyId: idOf(newKey), ...statusCount(counted) }, conditions: keysCurrent('True', 'RetiringKeys') });
     const removeAfter = new Date(settled.keyRotation?.retiringKeys?.[0]?.removeAfter ?? 0);
     expect(Object.fromEntries(await rowsPerKeyId(db.database.pool))).toEqual({ [idOf(newKey)]: shop.rows.size });
     expect((await generatedSecret(shop.ns)).rotatingFrom).toEqual([original.masterKey]);
@@ -347,6 +378,107 @@ describe('rotation of the generated keys', () => {
   });
 });
 
+describe('an operator killed in each phase', () => {
+  // Operator processes (test/support/operator-process.ts) with leader election, as deployed: a killed
+  // one leaves its Lease to expire (2 s), and the next takes it. Each phase moves on in a pass of a
+  // process made to freeze right after the key rotation step (TEST_FREEZE_AFTER_STEP), which is then
+  // killed: the generated Secret has moved on, the status written at the end of the pass never was,
+  // and no requeue was left behind. The rollouts in between are run by a process killed before they end.
+  const leaseEnv = { LEASE_NAME: 'shop-operator', LEASE_DURATION_SECONDS: '2', LEASE_RENEW_DEADLINE_SECONDS: '1', LEASE_RETRY_PERIOD_SECONDS: '1' };
+  let spawned = 0;
+
+  function spawnFor(ns: string, frozenAfterKeyRotation: boolean): ChildOperator {
+    spawned += 1;
+    return spawnOperator({
+      KUBECONFIG: cluster.server.kubeconfigPath(),
+      WATCH_NAMESPACE: ns,
+      METRICS_PORT: '0',
+      LEASE_NAMESPACE: ns,
+      ...leaseEnv,
+      POD_NAME: `operator-${spawned}`,
+      ...(frozenAfterKeyRotation ? { TEST_FREEZE_AFTER_STEP: 'key rotation' } : {}),
+    });
+  }
+
+  async function kill(child: ChildOperator): Promise<void> {
+    child.process.kill('SIGKILL');
+    expect((await child.exited()).signal).toBe('SIGKILL');
+  }
+
+  /** One pass of a new operator up to the end of the key rotation step, then SIGKILL; returns the keys revision it left. */
+  async function passThenKilled(shop: ShopUnderTest): Promise<string | undefined> {
+    const doomed = spawnFor(shop.ns, true);
+    try {
+      await doomed.waitForLine('"frozen"');
+    } finally {
+      await kill(doomed);
+    }
+    return (await generatedSecret(shop.ns)).revision;
+  }
+
+  const statusPhase = async (shop: ShopUnderTest) => (await readShop(cluster.kube, shop.ns, 'shop')).status?.keyRotation?.phase;
+
+  it('converges after a kill in each phase, each move on left half done, and every row reads and every token verifies throughout', async () => {
+    const shop = await readyShop('killed', { keyRotation: { enabled: false, interval: '1h', retention: '1s' } });
+    const original = await generatedSecret(shop.ns);
+    // From here on only the processes of this test reconcile.
+    await operator.stop();
+    let live: ChildOperator | undefined;
+    try {
+      // Settled → Adding.
+      await shop.requestRotation('killed');
+      expect(await passThenKilled(shop)).toBe('1');
+      expect(await statusPhase(shop)).toBe('Settled');
+      const [newKey] = (await generatedSecret(shop.ns)).rotatingFrom as [string];
+
+      // Adding → Switching, and Switching → Rewrapping: the rollout's operator is killed before the
+      // worker and the consumer are rolled out; the next one moves the phase on and is killed.
+      for (const [phase, revisionAfter] of [['Adding', '2'], ['Switching', '2']] as const) {
+        live = spawnFor(shop.ns, false);
+        await shop.status({ keyRotation: { phase } });
+        const running = live;
+        await shop.rollOutKeys(`killed_${phase}`, async () => {
+          await kill(running);
+          await shop.writeAndReadEverywhere(`killed_${phase}_no_operator`);
+        });
+        live = undefined;
+        expect(await passThenKilled(shop)).toBe(revisionAfter);
+        expect(await statusPhase(shop)).toBe(phase);
+      }
+      expect(await generatedSecret(shop.ns)).toMatchObject({ masterKey: newKey, rotatingFrom: [original.masterKey] });
+
+      // Rewrapping: one pass creates the Job and is killed; the Job completes meanwhile; the next pass
+      // records its count on the Secret, settles, and is killed.
+      expect(await passThenKilled(shop)).toBe('2');
+      expect(await shop.job('shop-keys-2')).toBeDefined();
+      await shop.writeAndReadEverywhere('killed_rewrapping');
+      const counted = await shop.runRewrapJob('shop-keys-2');
+      expect(counted.rowsPerKeyId).toEqual({ [idOf(newKey)]: shop.rows.size });
+      expect(await passThenKilled(shop)).toBe('2');
+      expect(await statusPhase(shop)).toBe('Switching');
+
+      // Settled, the retention (1 s) over: one pass removes the old keys and is killed.
+      expect(await passThenKilled(shop)).toBe('3');
+      expect(await generatedSecret(shop.ns)).toMatchObject({ masterKey: newKey, rotatingFrom: [], previousSigningKey: undefined });
+
+      // The last one rolls the removal out and reports the count the killed pass recorded.
+      live = spawnFor(shop.ns, false);
+      shop.tokens.clear(); // the previous signing key went with the retention (see the first test)
+      await shop.rollOutKeys('killed_removed');
+      await shop.status({
+        phase: 'Ready',
+        keyRotation: { phase: 'Settled', currentKeyId: idOf(newKey), retiringKeys: [], ...statusCount(counted) },
+        conditions: keysCurrent('True', 'KeysCurrent'),
+      });
+      expect(Object.fromEntries(await rowsPerKeyId(db.database.pool))).toEqual({ [idOf(newKey)]: shop.rows.size });
+      for (const keyring of shop.pods.values()) expect(keyring.ids).toEqual([idOf(newKey)]);
+    } finally {
+      if (live) await kill(live);
+      operator = await runOperator(cluster);
+    }
+  }, 180_000);
+});
+
 describe('scheduled rotation', () => {
   it('starts no rotation while an upgrade migrates, starts the one due once it is rolled out, and the next one by itself at the interval', async () => {
     const shop = await readyShop('scheduled', { keyRotation: { enabled: true, interval: '20s', retention: '1h' } });
@@ -403,12 +535,14 @@ describe('a supplied master key with earlier keys', () => {
     const job = suppliedRewrapJobName('shop', [idOf(currentKey), idOf(earlierKey)]);
     await shop.status({ conditions: keysCurrent('False', 'Rewrapping') });
     expect((await shop.job(job))?.spec.template.spec.containers[0]?.command).toEqual(REWRAP_COMMAND);
-    await shop.runRewrapJob(job);
+    const counted = await shop.runRewrapJob(job);
     const status = await shop.status({ conditions: keysCurrent('True', 'EarlierKeysUnused') });
     expect(status.conditions?.find((condition) => condition.type === 'KeysCurrent')?.message).toContain(`none is under the keys of secretsMasterKeyRotatingFrom (${idOf(earlierKey)})`);
     expect(Object.fromEntries(await rowsPerKeyId(db.database.pool))).toEqual({ [idOf(currentKey)]: shop.rows.size });
-    // Only the generated signing key is the operator's: the supplied master key has no status of its own.
-    expect(status.keyRotation).toEqual({ phase: 'Settled', retiringKeys: [] });
+    // Only the generated signing key is the operator's: the supplied master key has no rotation status,
+    // only the rows per key id the Job's pod counted.
+    expect(counted.rowsPerKeyId).toEqual({ [idOf(currentKey)]: shop.rows.size });
+    expect(status.keyRotation).toEqual({ phase: 'Settled', retiringKeys: [], ...statusCount(counted) });
     await shop.writeAndReadEverywhere('rewrapped');
   });
 });

@@ -1,5 +1,6 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import { GENERATED_KEYS } from '@shop/cdk8s';
+import { parseRewrapSummary, type RewrapSummary } from '@shop/runtime';
 
 const ROTATION_PHASES = ['Settled', 'Adding', 'Switching', 'Rewrapping'] as const;
 /**
@@ -34,6 +35,8 @@ export interface KeySet {
   readonly rotatedAt: Date;
   /** The key id of the master key a rewrap Job last moved every stored secret to. */
   readonly rewrappedTo?: string;
+  /** The rows per master key id that rewrap Job counted at its end, when its pod said. */
+  readonly rewrapCount?: RewrapSummary;
   /** The last value of the Shop's rotate-keys annotation acted on. */
   readonly handledRequest?: string;
 }
@@ -45,6 +48,7 @@ const ANNOTATION = {
   retiring: 'shop.dev/keys-retiring',
   previousSigningKeyRemoveAfter: 'shop.dev/keys-previous-signing-key-remove-after',
   rewrappedTo: 'shop.dev/keys-rewrapped-to',
+  rewrapCount: 'shop.dev/keys-rewrap-count',
   handledRequest: 'shop.dev/keys-handled-request',
 } as const;
 
@@ -94,12 +98,20 @@ export function keySetOf(secret: V1Secret): KeySet {
     ...(previousSigning === undefined ? {} : { previousSigningKey: { key: previousSigning, removeAfter: previousRemoveAfter } }),
     rotatedAt: time(annotations[ANNOTATION.rotatedAt], ANNOTATION.rotatedAt) ?? new Date(secret.metadata?.creationTimestamp ?? 0),
     ...optional('rewrappedTo', annotations[ANNOTATION.rewrappedTo]),
+    ...rewrapCountOf(annotations[ANNOTATION.rewrapCount], name),
     ...optional('handledRequest', annotations[ANNOTATION.handledRequest]),
   };
 }
 
 function optional<K extends string>(key: K, value: string | undefined): { [key in K]?: string } {
   return value === undefined ? {} : ({ [key]: value } as { [key in K]: string });
+}
+
+function rewrapCountOf(text: string | undefined, secretName: string): { rewrapCount?: RewrapSummary } {
+  if (text === undefined) return {};
+  const rewrapCount = parseRewrapSummary(text);
+  if (!rewrapCount) throw new Error(`Secret ${secretName}: ${ANNOTATION.rewrapCount} is not a rewrap count: ${text}`);
+  return { rewrapCount };
 }
 
 /** The Secret holding `keys`: its other metadata (resourceVersion included) kept, so writing it back is a compare-and-swap. */
@@ -124,6 +136,7 @@ export function secretWith(secret: V1Secret, keys: KeySet): V1Secret {
   });
   if (keys.previousSigningKey?.removeAfter) annotations[ANNOTATION.previousSigningKeyRemoveAfter] = keys.previousSigningKey.removeAfter.toISOString();
   if (keys.rewrappedTo !== undefined) annotations[ANNOTATION.rewrappedTo] = keys.rewrappedTo;
+  if (keys.rewrapCount !== undefined) annotations[ANNOTATION.rewrapCount] = JSON.stringify(keys.rewrapCount);
   if (keys.handledRequest !== undefined) annotations[ANNOTATION.handledRequest] = keys.handledRequest;
   const { stringData: _stringData, ...rest } = secret;
   return { ...rest, metadata: { ...secret.metadata, annotations }, data };

@@ -1,4 +1,4 @@
-import { masterKeyIdOf } from '@shop/runtime';
+import { masterKeyIdOf, type RewrapSummary } from '@shop/runtime';
 import type { JobOutcome } from '../kube/workload-state.ts';
 import type { KeySet } from './key-set.ts';
 
@@ -19,6 +19,8 @@ export interface RotationFacts {
   readonly requested: string | undefined;
   /** In Rewrapping: the rewrap Job of this revision, undefined while it does not exist. */
   readonly rewrap: JobOutcome | undefined;
+  /** In Rewrapping, once that Job has ended: the rows per key id its pod counted, when it said. */
+  readonly rewrapCount: RewrapSummary | undefined;
   /** Keys to start a rotation with; used only when one starts. */
   readonly fresh: { readonly masterKey: string; readonly signingKey: string };
 }
@@ -48,7 +50,7 @@ export function nextRotationAction(keys: KeySet, policy: RotationPolicy, facts: 
     case 'Rewrapping':
       if (facts.rewrap === undefined) return { kind: 'rewrap' };
       if (facts.rewrap.state !== 'complete') return { kind: 'wait', until: undefined };
-      return { kind: 'write', keys: { ...keys, phase: 'Settled', rewrappedTo: masterKeyIdOf(Buffer.from(keys.masterKey, 'base64')) } };
+      return { kind: 'write', keys: rewrapped(keys, facts.rewrapCount) };
     case 'Settled': {
       const kept = withoutExpired(keys, now);
       if (kept !== keys) return { kind: 'write', keys: kept };
@@ -91,6 +93,12 @@ function switched(keys: KeySet, policy: RotationPolicy, now: Date): KeySet {
     ? { signingKey: incomingSigningKey.key, previousSigningKey: { key: keys.signingKey, removeAfter } }
     : previousSigningKey && { previousSigningKey };
   return { ...rest, phase: 'Switching', revision: keys.revision + 1, rotatedAt: now, ...master, ...signing };
+}
+
+/** (c) done: every stored secret is under the current master key, as the Job's pod counted (the count of an earlier rewrap would be stale). */
+function rewrapped(keys: KeySet, count: RewrapSummary | undefined): KeySet {
+  const { rewrapCount: _earlier, ...rest } = keys;
+  return { ...rest, phase: 'Settled', rewrappedTo: masterKeyIdOf(Buffer.from(keys.masterKey, 'base64')), ...(count ? { rewrapCount: count } : {}) };
 }
 
 /** (d) The keys whose retention has passed, removed: master keys only once a rewrap left no rows under them. */

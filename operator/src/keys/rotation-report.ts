@@ -1,5 +1,5 @@
 import type { ShopStatus } from '@shop/cdk8s';
-import { masterKeyIdOf } from '@shop/runtime';
+import { masterKeyIdOf, type RewrapSummary } from '@shop/runtime';
 import type { JobOutcome } from '../kube/workload-state.ts';
 import { kubeTime, type ConditionReport } from '../reconcile/conditions.ts';
 import type { KeySet } from './key-set.ts';
@@ -10,15 +10,26 @@ export type KeyRotationStatus = NonNullable<ShopStatus['keyRotation']>;
 
 const keyIdOf = (key: string): string => masterKeyIdOf(Buffer.from(key, 'base64'));
 
-/** status.keyRotation: where the rotation is, the current master key id, the next rotation and the retiring master keys. */
-export function keyRotationStatus(keys: KeySet, policy: RotationPolicy): KeyRotationStatus {
+/**
+ * status.keyRotation: where the rotation is, the current master key id, the next rotation, the
+ * retiring master keys, and the rows per key id the last rewrap Job counted (`count`: of a Job that
+ * ended in this pass, else the one recorded on the Secret).
+ */
+export function keyRotationStatus(keys: KeySet, policy: RotationPolicy, count = keys.rewrapCount): KeyRotationStatus {
   return {
     phase: keys.phase,
     ...(policy.rotatesMasterKey ? { currentKeyId: keyIdOf(keys.masterKey) } : {}),
     ...(policy.enabled ? { nextRotationAt: kubeTime(nextRotationAt(keys, policy)) } : {}),
     retiringKeys: keys.retiringMasterKeys.map((retiring) => ({ keyId: keyIdOf(retiring.key), removeAfter: kubeTime(retiring.removeAfter) })),
+    ...(count ? rowsCounted(count) : {}),
   };
 }
+
+/** The status fields of a rewrap Job's count. */
+export const rowsCounted = (count: RewrapSummary): Pick<KeyRotationStatus, 'rowsPerKeyId' | 'rowsCountedAt'> => ({
+  rowsPerKeyId: { ...count.rowsPerKeyId },
+  rowsCountedAt: kubeTime(new Date(count.countedAt)),
+});
 
 /** KeysCurrent: True once every stored secret is under the current master key and nothing is being rolled out for the keys. */
 export function keysCurrentReport(keys: KeySet, policy: RotationPolicy, shopName: string, rewrap?: JobOutcome): ConditionReport {

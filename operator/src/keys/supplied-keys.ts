@@ -4,7 +4,9 @@ import { apply, readCurrent } from '../kube/apply.ts';
 import { jobOutcome } from '../kube/workload-state.ts';
 import type { ConditionReport } from '../reconcile/conditions.ts';
 import type { Pass } from '../reconcile/pass.ts';
+import { rewrapCount } from './rewrap-count.ts';
 import { rewrapJob, suppliedRewrapJobName } from './rewrap-job.ts';
+import { rowsCounted } from './rotation-report.ts';
 
 type SecretReference = { readonly name: string; readonly key: string };
 
@@ -12,7 +14,8 @@ type SecretReference = { readonly name: string; readonly key: string };
  * For a supplied master key with earlier keys (spec.secrets.secretsMasterKeyRotatingFrom): runs the
  * rewrap Job once per set of key ids and reports what its exit says. The Job completes only when no
  * stored secret is under any key but the current one, so a complete Job means the earlier keys hold
- * no rows; the operator learns no counts. Nothing is rotated or removed: the keys are the user's.
+ * no rows. Once it ended, the rows per key id its pod counted go to status.keyRotation. Nothing is
+ * rotated or removed: the keys are the user's.
  */
 export async function suppliedKeysReport(pass: Pass): Promise<ConditionReport> {
   const { secretsMasterKey, secretsMasterKeyRotatingFrom } = pass.shop.spec.secrets;
@@ -29,7 +32,10 @@ export async function suppliedKeysReport(pass: Pass): Promise<ConditionReport> {
   const job = rewrapJob(pass.manifests.migrationJob, suppliedRewrapJobName(pass.shop.metadata.name, [currentId, ...earlierIds]));
   const name = job.metadata.name;
   // Created once per set of keys; a Job's template cannot change, so an existing one is only read.
-  const outcome = jobOutcome((await readCurrent<V1Job>(pass.clients.objects, job)) ?? (await apply<V1Job>(pass.clients.objects, job)));
+  const stored = (await readCurrent<V1Job>(pass.clients.objects, job)) ?? (await apply<V1Job>(pass.clients.objects, job));
+  const outcome = jobOutcome(stored);
+  const count = outcome.state === 'running' ? undefined : await rewrapCount(pass.clients, stored);
+  if (count) pass.keyRotation = { ...pass.keyRotation, ...rowsCounted(count) };
   if (outcome.state === 'complete') {
     return {
       status: 'True',

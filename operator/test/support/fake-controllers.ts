@@ -1,5 +1,6 @@
 // Without a controller manager nothing updates a Job's or a Deployment's status: the tests play the
-// Job and Deployment controllers through the status subresource, as envtest tests do.
+// Job and Deployment controllers through the status subresource, as envtest tests do, and the kubelet
+// where a Job's pod ends.
 import type { KubeRequest } from '../../../test/infra/kube-client.ts';
 
 interface Stored {
@@ -35,12 +36,53 @@ export function completedJobStatus(): Record<string, unknown> {
   };
 }
 
-export function completeJob(kube: KubeRequest, namespace: string, name: string): Promise<void> {
-  return updateStatus(kube, jobPath(namespace, name), completedJobStatus);
+interface StoredJob {
+  metadata: { uid: string };
+  spec: { template: { metadata?: { labels?: Record<string, string> }; spec: { containers: Array<{ name: string; image: string }> } } };
 }
 
-export function failJob(kube: KubeRequest, namespace: string, name: string, reason: string, message: string): Promise<void> {
-  return updateStatus(kube, jobPath(namespace, name), () => ({
+/**
+ * The Job's pod as the Job controller creates it (labelled with the Job's uid and name) and as the
+ * kubelet leaves it once its one container ended: `exitCode`, and what the container wrote to its
+ * termination message file, if anything.
+ */
+async function createEndedPod(kube: KubeRequest, namespace: string, name: string, ended: { exitCode: number; terminationMessage?: string }): Promise<void> {
+  const job = await kube<StoredJob>('GET', jobPath(namespace, name));
+  if (job.status !== 200) throw new Error(`GET Job ${name}: HTTP ${job.status}`);
+  const { template } = job.body.spec;
+  const labels = { ...template.metadata?.labels, 'batch.kubernetes.io/controller-uid': job.body.metadata.uid, 'batch.kubernetes.io/job-name': name, 'job-name': name };
+  const created = await kube<{ metadata: { name: string } }>('POST', `/api/v1/namespaces/${namespace}/pods`, { metadata: { generateName: `${name}-`, labels }, spec: template.spec });
+  if (created.status !== 201) throw new Error(`POST a pod of Job ${name}: HTTP ${created.status}: ${JSON.stringify(created.body)}`);
+  const terminated = {
+    exitCode: ended.exitCode,
+    reason: ended.exitCode === 0 ? 'Completed' : 'Error',
+    startedAt: now(),
+    finishedAt: now(),
+    ...(ended.terminationMessage === undefined ? {} : { message: ended.terminationMessage }),
+  };
+  await updateStatus(kube, `/api/v1/namespaces/${namespace}/pods/${created.body.metadata.name}`, () => ({
+    phase: ended.exitCode === 0 ? 'Succeeded' : 'Failed',
+    containerStatuses: template.spec.containers.map((container) => ({
+      name: container.name,
+      image: container.image,
+      imageID: '',
+      ready: false,
+      restartCount: 0,
+      state: { terminated },
+    })),
+  }));
+}
+
+/** The Job's pod ended with exit 0 (with `terminationMessage` in its termination message file), and the Job is Complete. */
+export async function completeJob(kube: KubeRequest, namespace: string, name: string, terminationMessage?: string): Promise<void> {
+  await createEndedPod(kube, namespace, name, { exitCode: 0, terminationMessage });
+  await updateStatus(kube, jobPath(namespace, name), completedJobStatus);
+}
+
+/** The Job's pod ended with exit 1 (with `terminationMessage`), and the Job has Failed. */
+export async function failJob(kube: KubeRequest, namespace: string, name: string, reason: string, message: string, terminationMessage?: string): Promise<void> {
+  await createEndedPod(kube, namespace, name, { exitCode: 1, terminationMessage });
+  await updateStatus(kube, jobPath(namespace, name), () => ({
     startTime: now(),
     failed: 1,
     conditions: [

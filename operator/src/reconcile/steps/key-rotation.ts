@@ -3,6 +3,7 @@ import { keySetOf, secretWith } from '../../keys/key-set.ts';
 import { nextRotationAction } from '../../keys/rotation-phases.ts';
 import { rotationPolicy, rotationRequest } from '../../keys/rotation-policy.ts';
 import { keyRotationStatus, keysCurrentReport } from '../../keys/rotation-report.ts';
+import { rewrapCount } from '../../keys/rewrap-count.ts';
 import { rewrapJob, rewrapJobName } from '../../keys/rewrap-job.ts';
 import { suppliedKeysReport } from '../../keys/supplied-keys.ts';
 import { apply, readCurrent } from '../../kube/apply.ts';
@@ -42,16 +43,15 @@ async function rotateGeneratedKeys(pass: Pass, { keys, secret }: GeneratedKeys):
   const { shop } = pass;
   const policy = rotationPolicy(shop);
   const job = rewrapJob(pass.manifests.migrationJob, rewrapJobName(shop.metadata.name, keys.revision));
-  let rewrap: JobOutcome | undefined;
-  if (keys.phase === 'Rewrapping') {
-    const current = await readCurrent<V1Job>(pass.clients.objects, job);
-    rewrap = current && jobOutcome(current);
-  }
+  const stored = keys.phase === 'Rewrapping' ? await readCurrent<V1Job>(pass.clients.objects, job) : undefined;
+  let rewrap: JobOutcome | undefined = stored && jobOutcome(stored);
+  const count = stored && rewrap?.state !== 'running' ? await rewrapCount(pass.clients, stored) : undefined;
 
   const action = nextRotationAction(keys, policy, {
     now: pass.now,
     requested: rotationRequest(shop),
     rewrap,
+    rewrapCount: count,
     fresh: { masterKey: newMasterKey(), signingKey: newSigningKey() },
   });
   if (action.kind === 'rewrap') {
@@ -70,6 +70,6 @@ async function rotateGeneratedKeys(pass: Pass, { keys, secret }: GeneratedKeys):
   }
 
   const latest = pass.generatedKeys?.keys ?? keys;
-  pass.keyRotation = keyRotationStatus(latest, policy);
+  pass.keyRotation = keyRotationStatus(latest, policy, count ?? latest.rewrapCount);
   pass.report('KeysCurrent', keysCurrentReport(latest, policy, shop.metadata.name, rewrap));
 }

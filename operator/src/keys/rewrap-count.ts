@@ -1,0 +1,23 @@
+import type { V1Job } from '@kubernetes/client-node';
+import { parseRewrapSummary, type RewrapSummary } from '@shop/runtime';
+import type { KubeClients } from '../kube/clients.ts';
+
+/** The label the Job controller puts on the pods of one Job (of that uid, not of an earlier Job of the same name). */
+const CONTROLLER_UID_LABEL = 'batch.kubernetes.io/controller-uid';
+
+/**
+ * The rows per master key id a finished rewrap Job counted at its end, from the termination message
+ * its command writes (REWRAP_COMMAND): the operator has no database access of its own. The latest
+ * count among the Job's pods; undefined when none ended with one (they are gone, or died before
+ * writing it).
+ */
+export async function rewrapCount(clients: KubeClients, job: V1Job): Promise<RewrapSummary | undefined> {
+  const { namespace, uid } = job.metadata ?? {};
+  if (!namespace || !uid) throw new Error(`Job ${job.metadata?.name} has no namespace or uid`);
+  const pods = await clients.core.listNamespacedPod({ namespace, labelSelector: `${CONTROLLER_UID_LABEL}=${uid}` });
+  const counts = pods.items
+    .flatMap((pod) => pod.status?.containerStatuses ?? [])
+    .map((container) => parseRewrapSummary(container.state?.terminated?.message ?? ''))
+    .filter((count) => count !== undefined);
+  return counts.sort((a, b) => Date.parse(b.countedAt) - Date.parse(a.countedAt))[0];
+}
