@@ -1,5 +1,5 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { configuredGateway, createEmitter, openRateLimiter, outboxMetrics, type Emitter, type RunningOutbox } from '@shop/platform';
+import { configuredGateway, createEmitter, openRateLimiter, outboxMetrics, postgresSearchEngines, type Emitter, type RunningOutbox } from '@shop/platform';
 import { echoRequestId, requestIdFor } from './http/request-id.ts';
 import { logEveryRequest } from './http/access-log.ts';
 import { measureHttp } from './http/http-metrics.ts';
@@ -69,6 +69,7 @@ export async function buildApp(platform: AppPlatform, options: AppOptions = {}):
     masterKeys: platform.masterKeys,
     sql: platform.database.pool,
     channels: new ChannelDirectory(platform.database.prisma),
+    search: postgresSearchEngines(platform.database.prisma),
   };
   const { config } = platform;
   await app.register(graphqlPlugin, { ide: config.nodeEnv === 'development', services, limits: { maxCost: config.graphqlMaxCost, introspection: config.graphqlIntrospection } });

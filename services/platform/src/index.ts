@@ -51,7 +51,7 @@ export { RateLimitDecisions, type RateLimitDecision, type RateLimitResult } from
 export { RateLimitPolicies, RATE_LIMIT_POLICIES_CHANNEL, type RateLimitPoliciesOptions } from './rate-limit/policies.ts';
 export { tokenBucketStoreFor, type TokenBucketStore } from './rate-limit/bucket-store.ts';
 export { openRateLimiter, type OpenRateLimiterOptions, type OpenedRateLimiter } from './rate-limit/open-rate-limiter.ts';
-export { keyIdOf } from './secrets/key-id.ts';
+export { keyIdOf } from '@shop/runtime';
 export { keyringOf, masterKeyring, type MasterKey, type MasterKeyring } from './secrets/keyring.ts';
 export { SecretUnreadableError } from './secrets/envelope.ts';
 export { readStoredSecret, setStoredSecret, storedSecretStatus, type SecretWrite, type StoredSecretStatus } from './secrets/stored-secrets.ts';
@@ -60,6 +60,7 @@ export { rewrapSecrets, type RewrapOptions, type RewrapProgress, type RewrapResu
 export { keepPace, realClock, type PaceClock } from './pace.ts';
 export type { SearchDocument, SearchEngine, SearchHit, SearchQuery, SearchResult } from './search/search-engine.ts';
 export { postgresSearchEngine } from './search/postgres-search-engine.ts';
+export { postgresSearchEngines, type SearchEngines } from './search/search-engines.ts';
 export { registerSearchFreshnessMetric } from './search/search-metrics.ts';
 export type {
   AuthorizeRequest,

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { MercuriusContext } from 'mercurius';
-import type { MasterKeyring, PrismaClient, RunTransaction } from '@shop/platform';
+import type { MasterKeyring, PrismaClient, RunTransaction, SearchEngines } from '@shop/platform';
 import { DomainError, type CustomerPrincipal, type DomainDeps, type Shopper, type SqlReader, type StaffPrincipal, type TokenSettings, type Tx } from '@shop/domain';
 import { identityOf, type RequestIdentity } from '../auth/request-auth.ts';
 import type { ChannelDirectory, KnownChannel } from './channels.ts';
@@ -18,6 +18,8 @@ export interface ApiServices {
   readonly sql: SqlReader;
   /** Channels by id or code, cached per process (see ChannelDirectory for why that is safe). */
   readonly channels: ChannelDirectory;
+  /** The engines of the admin and the storefront search index. */
+  readonly search: SearchEngines;
 }
 
 /** One request's view: who asks, for which shopper and channel, and the services. */

@@ -54,6 +54,14 @@ export type Query = {
   readonly order: Order;
   /** Staff (reports.read): per entity and UTC day from from to to (YYYY-MM-DD, both included, at most 92 days), ordered by day, entity type and id; only entities with events or conversions that day. entityIds needs entityType. first: 1 to 1000, default 100. */
   readonly trackingReport: TrackingReportConnection;
+  /** Staff (orders.read). Orders by number, email, customer, billing and shipping names, and the SKUs and names of their lines; best match first. */
+  readonly searchOrders: OrderSearchConnection;
+  /** Staff (customers.read). Customer accounts by name and email; best match first. */
+  readonly searchCustomers: CustomerSearchConnection;
+  /** Staff (catalog.read). Products, active or not, by name, SKU, brand, categories and description; channelId keeps those sold in it. */
+  readonly searchAdminProducts: AdminProductSearchConnection;
+  /** Storefront: active products of the channel by name, SKU, brand, categories and description; categoryId includes its subcategories; best match first. */
+  readonly searchProducts: ProductSearchConnection;
   /** Staff (settings.manage): the stored value of a setting, null when unset. */
   readonly setting?: Maybe<Scalars['JSON']['output']>;
   /** Staff (secrets.manage): whether a secret is set, when, by whom and under which master key id; null when never set. Never its value. */
@@ -108,6 +116,40 @@ export type QueryTrackingReportArgs = {
   to: Scalars['String']['input'];
   entityType?: InputMaybe<TrackedEntityType>;
   entityIds?: InputMaybe<ReadonlyArray<Scalars['ID']['input']>>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QuerySearchOrdersArgs = {
+  text?: Scalars['String']['input'];
+  channelId?: InputMaybe<Scalars['ID']['input']>;
+  status?: InputMaybe<OrderStatus>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QuerySearchCustomersArgs = {
+  text?: Scalars['String']['input'];
+  channelId?: InputMaybe<Scalars['ID']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QuerySearchAdminProductsArgs = {
+  text?: Scalars['String']['input'];
+  channelId?: InputMaybe<Scalars['ID']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QuerySearchProductsArgs = {
+  text?: Scalars['String']['input'];
+  categoryId?: InputMaybe<Scalars['ID']['input']>;
+  brandId?: InputMaybe<Scalars['ID']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
   after?: InputMaybe<Scalars['String']['input']>;
 };
@@ -793,6 +835,87 @@ export type TrackingReportConnection = {
   readonly pageInfo: PageInfo;
 };
 
+/** An order as its search document holds it. */
+export type OrderSearchHit = {
+  readonly __typename?: 'OrderSearchHit';
+  readonly id: Scalars['ID']['output'];
+  readonly number: Scalars['String']['output'];
+  readonly status: OrderStatus;
+  readonly email: Scalars['String']['output'];
+  readonly total: Scalars['String']['output'];
+  readonly currency: Scalars['String']['output'];
+  readonly placedAt: Scalars['String']['output'];
+};
+
+export type OrderSearchConnection = {
+  readonly __typename?: 'OrderSearchConnection';
+  readonly nodes: ReadonlyArray<OrderSearchHit>;
+  /** Matches across every page. */
+  readonly totalCount: Scalars['Int']['output'];
+  readonly pageInfo: PageInfo;
+};
+
+/** A customer as its search document holds it. */
+export type CustomerSearchHit = {
+  readonly __typename?: 'CustomerSearchHit';
+  readonly id: Scalars['ID']['output'];
+  readonly email: Scalars['String']['output'];
+  readonly firstName: Scalars['String']['output'];
+  readonly lastName: Scalars['String']['output'];
+  readonly isBusiness: Scalars['Boolean']['output'];
+  readonly createdAt: Scalars['String']['output'];
+};
+
+export type CustomerSearchConnection = {
+  readonly __typename?: 'CustomerSearchConnection';
+  readonly nodes: ReadonlyArray<CustomerSearchHit>;
+  /** Matches across every page. */
+  readonly totalCount: Scalars['Int']['output'];
+  readonly pageInfo: PageInfo;
+};
+
+/** A product, active or not, as the admin search document holds it. */
+export type AdminProductSearchHit = {
+  readonly __typename?: 'AdminProductSearchHit';
+  readonly id: Scalars['ID']['output'];
+  readonly sku: Scalars['String']['output'];
+  readonly name: Scalars['String']['output'];
+  readonly slug: Scalars['String']['output'];
+  readonly price: Scalars['String']['output'];
+  readonly currency: Scalars['String']['output'];
+  readonly active: Scalars['Boolean']['output'];
+};
+
+export type AdminProductSearchConnection = {
+  readonly __typename?: 'AdminProductSearchConnection';
+  readonly nodes: ReadonlyArray<AdminProductSearchHit>;
+  /** Matches across every page. */
+  readonly totalCount: Scalars['Int']['output'];
+  readonly pageInfo: PageInfo;
+};
+
+/** An active product of the channel as the storefront search document holds it. */
+export type ProductSearchHit = {
+  readonly __typename?: 'ProductSearchHit';
+  readonly id: Scalars['ID']['output'];
+  readonly sku: Scalars['String']['output'];
+  readonly name: Scalars['String']['output'];
+  readonly slug: Scalars['String']['output'];
+  readonly price: Scalars['String']['output'];
+  readonly currency: Scalars['String']['output'];
+  readonly brandName?: Maybe<Scalars['String']['output']>;
+  /** In order: the first is the primary category. */
+  readonly categoryIds: ReadonlyArray<Scalars['ID']['output']>;
+};
+
+export type ProductSearchConnection = {
+  readonly __typename?: 'ProductSearchConnection';
+  readonly nodes: ReadonlyArray<ProductSearchHit>;
+  /** Matches across every page. */
+  readonly totalCount: Scalars['Int']['output'];
+  readonly pageInfo: PageInfo;
+};
+
 /** A stored secret as staff may see it: never its value. */
 export type SecretStatus = {
   readonly __typename?: 'SecretStatus';
@@ -1008,6 +1131,14 @@ export type ResolversTypes = {
   TrackingReportRow: ResolverTypeWrapper<TrackingReportRow>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   TrackingReportConnection: ResolverTypeWrapper<TrackingReportConnection>;
+  OrderSearchHit: ResolverTypeWrapper<OrderSearchHit>;
+  OrderSearchConnection: ResolverTypeWrapper<OrderSearchConnection>;
+  CustomerSearchHit: ResolverTypeWrapper<CustomerSearchHit>;
+  CustomerSearchConnection: ResolverTypeWrapper<CustomerSearchConnection>;
+  AdminProductSearchHit: ResolverTypeWrapper<AdminProductSearchHit>;
+  AdminProductSearchConnection: ResolverTypeWrapper<AdminProductSearchConnection>;
+  ProductSearchHit: ResolverTypeWrapper<ProductSearchHit>;
+  ProductSearchConnection: ResolverTypeWrapper<ProductSearchConnection>;
   SecretStatus: ResolverTypeWrapper<SecretStatus>;
   StorefrontToken: ResolverTypeWrapper<StorefrontToken>;
   CreatedStorefrontToken: ResolverTypeWrapper<CreatedStorefrontToken>;
@@ -1063,6 +1194,14 @@ export type ResolversParentTypes = {
   TrackingReportRow: TrackingReportRow;
   Float: Scalars['Float']['output'];
   TrackingReportConnection: TrackingReportConnection;
+  OrderSearchHit: OrderSearchHit;
+  OrderSearchConnection: OrderSearchConnection;
+  CustomerSearchHit: CustomerSearchHit;
+  CustomerSearchConnection: CustomerSearchConnection;
+  AdminProductSearchHit: AdminProductSearchHit;
+  AdminProductSearchConnection: AdminProductSearchConnection;
+  ProductSearchHit: ProductSearchHit;
+  ProductSearchConnection: ProductSearchConnection;
   SecretStatus: SecretStatus;
   StorefrontToken: StorefrontToken;
   CreatedStorefrontToken: CreatedStorefrontToken;
@@ -1096,6 +1235,10 @@ export type QueryResolvers<ContextType = MercuriusContext, ParentType extends Re
   orders?: Resolver<ResolversTypes['OrderConnection'], ParentType, ContextType, RequireFields<QueryOrdersArgs, 'first'>>;
   order?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<QueryOrderArgs, 'id'>>;
   trackingReport?: Resolver<ResolversTypes['TrackingReportConnection'], ParentType, ContextType, RequireFields<QueryTrackingReportArgs, 'from' | 'to' | 'first'>>;
+  searchOrders?: Resolver<ResolversTypes['OrderSearchConnection'], ParentType, ContextType, RequireFields<QuerySearchOrdersArgs, 'text' | 'first'>>;
+  searchCustomers?: Resolver<ResolversTypes['CustomerSearchConnection'], ParentType, ContextType, RequireFields<QuerySearchCustomersArgs, 'text' | 'first'>>;
+  searchAdminProducts?: Resolver<ResolversTypes['AdminProductSearchConnection'], ParentType, ContextType, RequireFields<QuerySearchAdminProductsArgs, 'text' | 'first'>>;
+  searchProducts?: Resolver<ResolversTypes['ProductSearchConnection'], ParentType, ContextType, RequireFields<QuerySearchProductsArgs, 'text' | 'first'>>;
   setting?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType, RequireFields<QuerySettingArgs, 'key'>>;
   secretStatus?: Resolver<Maybe<ResolversTypes['SecretStatus']>, ParentType, ContextType, RequireFields<QuerySecretStatusArgs, 'key'>>;
   storefrontTokens?: Resolver<ReadonlyArray<ResolversTypes['StorefrontToken']>, ParentType, ContextType>;
@@ -1335,6 +1478,70 @@ export type TrackingReportConnectionResolvers<ContextType = MercuriusContext, Pa
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
 };
 
+export type OrderSearchHitResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['OrderSearchHit'] = ResolversParentTypes['OrderSearchHit']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  number?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['OrderStatus'], ParentType, ContextType>;
+  email?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  total?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  placedAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type OrderSearchConnectionResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['OrderSearchConnection'] = ResolversParentTypes['OrderSearchConnection']> = {
+  nodes?: Resolver<ReadonlyArray<ResolversTypes['OrderSearchHit']>, ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type CustomerSearchHitResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['CustomerSearchHit'] = ResolversParentTypes['CustomerSearchHit']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  email?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  firstName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  lastName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  isBusiness?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type CustomerSearchConnectionResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['CustomerSearchConnection'] = ResolversParentTypes['CustomerSearchConnection']> = {
+  nodes?: Resolver<ReadonlyArray<ResolversTypes['CustomerSearchHit']>, ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type AdminProductSearchHitResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['AdminProductSearchHit'] = ResolversParentTypes['AdminProductSearchHit']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  sku?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  slug?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  price?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  active?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
+export type AdminProductSearchConnectionResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['AdminProductSearchConnection'] = ResolversParentTypes['AdminProductSearchConnection']> = {
+  nodes?: Resolver<ReadonlyArray<ResolversTypes['AdminProductSearchHit']>, ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type ProductSearchHitResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['ProductSearchHit'] = ResolversParentTypes['ProductSearchHit']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  sku?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  slug?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  price?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  brandName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  categoryIds?: Resolver<ReadonlyArray<ResolversTypes['ID']>, ParentType, ContextType>;
+};
+
+export type ProductSearchConnectionResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['ProductSearchConnection'] = ResolversParentTypes['ProductSearchConnection']> = {
+  nodes?: Resolver<ReadonlyArray<ResolversTypes['ProductSearchHit']>, ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
 export type SecretStatusResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['SecretStatus'] = ResolversParentTypes['SecretStatus']> = {
   key?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   setAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1403,6 +1610,14 @@ export type Resolvers<ContextType = MercuriusContext> = {
   Money?: MoneyResolvers<ContextType>;
   TrackingReportRow?: TrackingReportRowResolvers<ContextType>;
   TrackingReportConnection?: TrackingReportConnectionResolvers<ContextType>;
+  OrderSearchHit?: OrderSearchHitResolvers<ContextType>;
+  OrderSearchConnection?: OrderSearchConnectionResolvers<ContextType>;
+  CustomerSearchHit?: CustomerSearchHitResolvers<ContextType>;
+  CustomerSearchConnection?: CustomerSearchConnectionResolvers<ContextType>;
+  AdminProductSearchHit?: AdminProductSearchHitResolvers<ContextType>;
+  AdminProductSearchConnection?: AdminProductSearchConnectionResolvers<ContextType>;
+  ProductSearchHit?: ProductSearchHitResolvers<ContextType>;
+  ProductSearchConnection?: ProductSearchConnectionResolvers<ContextType>;
   SecretStatus?: SecretStatusResolvers<ContextType>;
   StorefrontToken?: StorefrontTokenResolvers<ContextType>;
   CreatedStorefrontToken?: CreatedStorefrontTokenResolvers<ContextType>;
