@@ -1,9 +1,12 @@
 // The order-notes extension through the real api process: discovered in extensions/, its table migrated
 // under its own version table at boot (and nothing the second time), its permission upserted, its
-// GraphQL fields served and its listener run by the api's outbox.
+// GraphQL fields served and its listener run by the api's outbox. The last test starts the api before
+// the core migrations, as the api may be: the extension's chain waits for them.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { ensureAdmin } from '@shop/domain';
+import { applyMigrations } from '@shop/platform';
+import { createTestDatabase } from '../../../test/infra/isolation.ts';
 import { openTestPlatform, type TestPlatform } from '../../../test/support/test-platform.ts';
 import { runApi } from '../../../services/api/test/run-api.ts';
 
@@ -39,6 +42,8 @@ async function graphql<T>(url: string, query: string, variables: Record<string, 
 
 const NOTES = 'query ($orderId: ID!) { orderNotes(orderId: $orderId) { body authorStaffUserId } }';
 
+const messages = (api: ReturnType<typeof startApi>) => api.logLines().map((line) => line['msg']);
+
 async function stop(api: ReturnType<typeof startApi>): Promise<void> {
   api.child.kill('SIGTERM');
   expect((await api.exited()).code).toBe(0);
@@ -48,12 +53,11 @@ it('migrates its table at boot, declares its permission, serves its fields and r
   const api = startApi();
   try {
     const url = await api.listening();
-    expect(api.logLines().map((line) => line['msg'])).toContain(`extension order-notes: applied ${HEAD}`);
+    await expect.poll(() => messages(api), { timeout: 10_000 }).toContain('permissions declared (1 new, 0 changed)');
+    expect(messages(api)).toContain(`extension order-notes: applied ${HEAD}`);
     const { pool } = test.platform.database;
     expect((await pool.query('SELECT name FROM _shop_migrations_ext_order_notes')).rows).toEqual([{ name: HEAD }]);
-    await expect
-      .poll(async () => (await pool.query("SELECT source FROM permissions WHERE name = 'order_notes.manage'")).rows, { timeout: 10_000 })
-      .toEqual([{ source: 'order-notes' }]);
+    expect((await pool.query("SELECT source FROM permissions WHERE name = 'order_notes.manage'")).rows).toEqual([{ source: 'order-notes' }]);
 
     const login = await graphql<{ loginStaff: { accessToken: string } }>(url, 'mutation ($email: String!, $password: String!) { loginStaff(email: $email, password: $password) { accessToken } }', ADMIN);
     const admin = { authorization: `Bearer ${login.data?.loginStaff.accessToken}` };
@@ -84,11 +88,25 @@ it('applies nothing and changes no permission when the api starts again', async 
   const api = startApi();
   try {
     await api.listening();
-    expect(api.logLines().map((line) => line['msg'])).toContain('extension order-notes: migrations up to date');
+    await expect.poll(() => messages(api), { timeout: 10_000 }).toContain('permissions declared (0 new, 0 changed)');
+    expect(messages(api)).toContain('extension order-notes: migrations up to date');
     const { pool } = test.platform.database;
     expect((await pool.query('SELECT count(*)::int AS n FROM _shop_migrations_ext_order_notes')).rows).toEqual([{ n: 1 }]);
-    await expect.poll(() => api.logLines().find((line) => String(line['msg']).startsWith('permissions declared'))?.['msg'], { timeout: 10_000 }).toBe('permissions declared (0 new, 0 changed)');
   } finally {
     await stop(api);
+  }
+});
+
+it('waits for the core migrations before applying its chain, when the api starts first', async () => {
+  const fresh = await createTestDatabase('order_notes_first');
+  const api = runApi({ PORT: '0', NODE_ENV: 'test', LOG_LEVEL: 'INFO', DATABASE_URL: fresh.url, CACHE_URL: inject('redisUrl'), SECRET_KEY: 'order-notes-test-secret-key-0123456789' });
+  try {
+    await api.listening();
+    await expect.poll(() => messages(api), { timeout: 10_000 }).toContain('could not migrate the extensions or declare the permissions; retrying every 5000 ms');
+    await applyMigrations(fresh.url);
+    await expect.poll(() => messages(api), { timeout: 20_000 }).toContain(`extension order-notes: applied ${HEAD}`);
+  } finally {
+    await stop(api);
+    await fresh.drop();
   }
 });

@@ -13,17 +13,21 @@ export async function serveApi(config: Config, logger: Logger): Promise<void> {
   try {
     platform = await openPlatform(config, logger, 'api');
     const opened = platform;
-    // After the core migrations (applied before start), before anything runs the extensions' code.
-    for (const [id, applied] of await migrateExtensions(opened.database.pool, extensions)) {
-      logger.info({ extension: id, applied }, `extension ${id}: ${applied.length === 0 ? 'migrations up to date' : `applied ${applied.join(', ')}`}`);
-    }
     const extended = await loadApiExtensions(extensions);
     const workflows = await apiWorkflows(config, logger);
     // Without a broker the outbox dispatcher runs the topic subscriptions the consumer would run;
     // the attribution listeners and the workflow starters run here either way.
     const outbox = startOutbox(opened, { listeners: [...subscriptionListeners(topicSubscriptions), ...trackingListeners, ...workflows.listeners, ...extended.listeners] });
     workflows.start(outbox, opened.metrics);
-    const permissions = declarePermissions(opened.database.prisma, logger, extensions);
+    // The extensions' migrations need the core's tables (`npm run db:migrate`): retried with the permissions until they are there.
+    const permissions = declarePermissions(opened.database.prisma, logger, {
+      extensions,
+      before: async () => {
+        for (const [id, applied] of await migrateExtensions(opened.database.pool, extensions)) {
+          logger.info({ extension: id, applied }, `extension ${id}: ${applied.length === 0 ? 'migrations up to date' : `applied ${applied.join(', ')}`}`);
+        }
+      },
+    });
     const signInPruning = pruningLoop({
       name: 'refresh token pruning',
       logger,

@@ -32,7 +32,7 @@ it('declares the core permissions at boot, retrying until the database is migrat
       },
     },
   }) as typeof prisma;
-  const declaration = declarePermissions(counting, logger, [], 50);
+  const declaration = declarePermissions(counting, logger, { retryMs: 50 });
   await expect.poll(() => warnings.length, { timeout: 10_000 }).toBe(1);
   // Retries every 50 ms, warning only once per outage: six attempts have failed once the seventh starts.
   await expect.poll(() => attempts, { timeout: 10_000 }).toBeGreaterThanOrEqual(7);
@@ -43,7 +43,7 @@ it('declares the core permissions at boot, retrying until the database is migrat
   const names = (await platform.database.prisma.permission.findMany({ orderBy: { name: 'asc' } })).map((p) => p.name);
   expect(names).toEqual(CORE_PERMISSIONS.map((p) => p.name).sort());
 
-  const again = declarePermissions(platform.database.prisma, logger, [], 50);
+  const again = declarePermissions(platform.database.prisma, logger, { retryMs: 50 });
   await again.done;
   expect(await platform.database.prisma.permission.count()).toBe(CORE_PERMISSIONS.length);
   expect(warnings).toHaveLength(1);

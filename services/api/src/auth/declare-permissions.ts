@@ -8,12 +8,23 @@ export interface PermissionDeclaration {
   stop(): void;
 }
 
+export interface DeclarationOptions {
+  readonly extensions?: readonly DiscoveredExtension[];
+  /**
+   * Runs first in every attempt. The api applies the extensions' migrations there: they need the core
+   * tables, so they wait for a migrated database as the permissions do.
+   */
+  readonly before?: () => Promise<void>;
+  readonly retryMs?: number;
+}
+
 /**
  * Upserts CORE_PERMISSIONS and the permissions the extensions' manifests declare (each with the
  * extension's id as its source) at boot, additively: nothing is removed. The api still starts when the
  * database is down or not migrated yet (/ready reports it); the declaration is then retried until it succeeds.
  */
-export function declarePermissions(prisma: PrismaClient, logger: Logger, extensions: readonly DiscoveredExtension[] = [], retryMs = 5_000): PermissionDeclaration {
+export function declarePermissions(prisma: PrismaClient, logger: Logger, options: DeclarationOptions = {}): PermissionDeclaration {
+  const { extensions = [], before, retryMs = 5_000 } = options;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let settle: () => void = () => undefined;
@@ -21,6 +32,7 @@ export function declarePermissions(prisma: PrismaClient, logger: Logger, extensi
 
   const attempt = async (failures: number): Promise<void> => {
     try {
+      await before?.();
       const { created, updated } = await prisma.$transaction(async (tx) => {
         const declared = [await upsertPermissions(tx, CORE_PERMISSIONS)];
         for (const { id, manifest } of extensions) declared.push(await upsertPermissions(tx, manifest.permissions ?? [], id));
@@ -29,7 +41,7 @@ export function declarePermissions(prisma: PrismaClient, logger: Logger, extensi
       logger.info({ created, updated }, `permissions declared (${created.length} new, ${updated.length} changed)`);
       settle();
     } catch (error) {
-      if (failures === 0) logger.warn({ err: error }, `could not declare the permissions; retrying every ${retryMs} ms`);
+      if (failures === 0) logger.warn({ err: error }, `could not ${before === undefined ? '' : 'migrate the extensions or '}declare the permissions; retrying every ${retryMs} ms`);
       if (stopped) return settle();
       timer = setTimeout(() => void attempt(failures + 1), retryMs);
       timer.unref();

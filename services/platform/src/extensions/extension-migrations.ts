@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { DiscoveredExtension } from './discovery.ts';
 import { ExtensionError } from './extension-error.ts';
 import { readMigrationsList } from '../db/migrations/migrations-directory.ts';
-import { MigrationFailedError } from '../db/migrations/errors.ts';
+import { MigrationError, MigrationFailedError } from '../db/migrations/errors.ts';
 
 /** The private version table of an extension's chain: `_shop_migrations_ext_<id>`, dashes as underscores. */
 export function extensionVersionTable(id: string): string {
@@ -34,12 +34,18 @@ const hasMigrations = (extension: DiscoveredExtension): extension is DiscoveredE
  * extension's version table. Concurrent api processes take turns on an advisory lock per extension.
  * Returns the names applied per extension id.
  *
+ * @throws MigrationError before the core migrations are applied.
  * @throws ExtensionError when an applied migration's file changed or the database has one the package lacks.
  * @throws MigrationFailedError when a migration's SQL fails (that migration is rolled back whole).
  */
 export async function migrateExtensions(pool: pg.Pool, extensions: readonly DiscoveredExtension[]): Promise<Map<string, string[]>> {
   const applied = new Map<string, string[]>();
-  for (const extension of extensions.filter(hasMigrations)) applied.set(extension.id, await migrateExtension(pool, extension, await packagedMigrations(extension)));
+  const owningTables = extensions.filter(hasMigrations);
+  if (owningTables.length === 0) return applied;
+  // Before them the schema must stay empty: `prisma migrate deploy` refuses a database that has tables and no history.
+  const core = await pool.query<{ table: string | null }>("SELECT to_regclass('_prisma_migrations')::text AS table");
+  if (core.rows[0]?.table == null) throw new MigrationError('the core migrations are not applied yet (npm run db:migrate); the extensions\' migrations run after them');
+  for (const extension of owningTables) applied.set(extension.id, await migrateExtension(pool, extension, await packagedMigrations(extension)));
   return applied;
 }
 
