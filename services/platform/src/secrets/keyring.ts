@@ -1,5 +1,5 @@
+import { masterKeyIdOf } from '@shop/runtime';
 import type { Config } from '../config/config.ts';
-import { masterKeyIdOf } from './key-id.ts';
 
 export interface MasterKey {
   readonly id: string;
