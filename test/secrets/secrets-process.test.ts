@@ -2,6 +2,8 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyMigrations, createLogger, loadConfig, masterKeyring, openDatabase, createMetricsRegistry, setStoredSecret, type Database } from '@shop/platform';
@@ -67,17 +69,29 @@ describe('npm run secrets:status and secrets:rewrap', () => {
       `${idOf(oldKey)}        250 rows  readable (SECRETS_MASTER_KEY_ROTATING_FROM)`,
     ]);
 
-    const rewrap = await run(['rewrap', '--batch-size=100'], env);
+    const dir = await mkdtemp(path.join(tmpdir(), 'rewrap-summary-'));
+    const summaryFile = path.join(dir, 'termination-log');
+    const rewrap = await run(['rewrap', '--batch-size=100', `--summary-file=${summaryFile}`], { ...env, SECRETS_REWRAP_ROWS_PER_SECOND: '0' });
     expect(rewrap.code).toBe(0);
-    expect(rewrap.lines[0]).toBe(`rewrapping stored secrets to key id ${idOf(newKey)} in batches of 100`);
+    expect(rewrap.lines[0]).toBe(`rewrapping stored secrets to key id ${idOf(newKey)} in batches of 100, unpaced`);
     expect(rewrap.lines.slice(1, 4).map((line) => line.replace(/\d+ rows\/s$/, 'N rows/s'))).toEqual([
       '100 rows rewrapped, 150 left, N rows/s',
       '200 rows rewrapped, 50 left, N rows/s',
       '250 rows rewrapped, 0 left, N rows/s',
     ]);
     expect(rewrap.lines[4]).toMatch(/^250 rows rewrapped in \d+\.\d s; 0 were written anew meanwhile and kept$/);
+    expect(JSON.parse(await readFile(summaryFile, 'utf8'))).toEqual({ countedAt: expect.any(String), rowsPerKeyId: { [idOf(newKey)]: 255 } });
+    await rm(dir, { recursive: true });
 
     expect((await run(['status'], envWith(newKey))).lines).toEqual([`${idOf(newKey)}        255 rows  current (SECRETS_MASTER_KEY)`]);
+  });
+
+  it('keeps to --rows-per-second over SECRETS_REWRAP_ROWS_PER_SECOND, and refuses a pace that is not a whole number from 0', async () => {
+    await database.pool.query('TRUNCATE stored_secrets');
+    const paced = await run(['rewrap', '--rows-per-second=2000'], { ...envWith(newKey), SECRETS_REWRAP_ROWS_PER_SECOND: '0' });
+    expect(paced.code).toBe(0);
+    expect(paced.lines[0]).toBe(`rewrapping stored secrets to key id ${idOf(newKey)} in batches of 500, at most 2000 rows/s`);
+    for (const pace of ['-1', '1.5', 'fast']) expect((await run(['rewrap', `--rows-per-second=${pace}`], envWith(newKey))).code).toBe(64);
   });
 
   it('refuses to rewrap when some rows are under a key it was not given', async () => {
