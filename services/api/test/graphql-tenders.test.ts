@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_API_KEY_SECRET, setStoredSecret } from '@shop/platform';
 import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../../platform/src/payments/test-gateway/index.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
-import { openGraphqlApi, seedDemoShop, type GraphqlApi } from './graphql-harness.ts';
+import { bearer, openGraphqlApi, seedDemoShop, type GraphqlApi } from './graphql-harness.ts';
 
 const API_KEY = 'graphql_tenders_gateway_key';
 const WEB = { 'x-channel-id': 'web' };
@@ -43,8 +43,8 @@ interface Tender {
   readonly [field: string]: unknown;
 }
 
-/** A guest's cart holding 2 of a new product at 12.50 (5 on hand), and the guest's headers. */
-async function guestCart(): Promise<{ cartId: string; headers: Record<string, string> }> {
+/** A cart holding 2 of a new product at 12.50 (5 on hand), and the shopper's headers: a new guest's unless given. */
+async function cartOf(shopper?: Record<string, string>): Promise<{ cartId: string; headers: Record<string, string> }> {
   products += 1;
   const { createProduct } = await api.data<{ createProduct: { id: string } }>(
     'mutation ($input: ProductInput!) { createProduct(input: $input) { id } }',
@@ -52,7 +52,7 @@ async function guestCart(): Promise<{ cartId: string; headers: Record<string, st
     admin,
   );
   await api.data('mutation ($input: SetStockOnHandInput!) { setStockOnHand(input: $input) { onHand } }', { input: { productId: createProduct.id, locationId, onHand: 5, reason: 'restock' } }, admin);
-  const headers = { ...WEB, 'x-session-id': await api.guestSession() };
+  const headers = shopper ?? { ...WEB, 'x-session-id': await api.guestSession() };
   const { createCart } = await api.data<{ createCart: { id: string } }>('mutation { createCart { id } }', {}, headers);
   await api.data('mutation ($cartId: ID!, $productId: ID!) { addCartLine(cartId: $cartId, productId: $productId, quantity: 2) { id } }', { cartId: createCart.id, productId: createProduct.id }, headers);
   return { cartId: createCart.id, headers };
@@ -60,7 +60,7 @@ async function guestCart(): Promise<{ cartId: string; headers: Record<string, st
 
 describe('paying by card through GraphQL', () => {
   it('authorizes at checkout, shows the tender with decimal amounts to the shopper and to staff, and voids it on cancel', async () => {
-    const { cartId, headers } = await guestCart();
+    const { cartId, headers } = await cartOf();
     const input = { cartId, email: 'guest@example.com', billingAddress: ADDRESS, idempotencyKey: 'graphql-card-checkout-1', card: { token: 'tok_graphql' } };
     const { placeOrder: order } = await api.data<{ placeOrder: { id: string; status: string; total: string; tenders: Tender[] } }>(PLACE_ORDER, { input }, headers);
     expect(order.status).toBe('PLACED');
@@ -83,8 +83,26 @@ describe('paying by card through GraphQL', () => {
     expect(kinds).toEqual(['authorize:approved', 'void:approved']);
   });
 
+  it("shows a customer the tenders of their own orders, and nobody else's", async () => {
+    const customer = async (email: string) =>
+      bearer(
+        (await api.data<{ registerCustomer: { accessToken: string } }>('mutation ($email: String!) { registerCustomer(input: { email: $email, password: "card-password-1" }) { accessToken } }', { email }, WEB))
+          .registerCustomer.accessToken,
+      );
+    const buyer = await customer('card-buyer@example.com');
+    const { cartId } = await cartOf(buyer);
+    const input = { cartId, email: 'card-buyer@example.com', billingAddress: ADDRESS, idempotencyKey: 'graphql-card-checkout-3', card: { token: 'tok_graphql_customer' } };
+    const { placeOrder } = await api.data<{ placeOrder: { id: string; total: string } }>(PLACE_ORDER, { input }, buyer);
+
+    const MY_ORDERS = `query { myOrders { nodes { id tenders { ${TENDER_FIELDS} } } } }`;
+    const mine = await api.data<{ myOrders: { nodes: { id: string; tenders: Tender[] }[] } }>(MY_ORDERS, {}, buyer);
+    expect(mine.myOrders.nodes).toEqual([{ id: placeOrder.id, tenders: [expect.objectContaining({ kind: 'CARD', status: 'AUTHORIZED', authorized: placeOrder.total })] }]);
+    const other = await api.data<{ myOrders: { nodes: unknown[] } }>(MY_ORDERS, {}, await customer('someone-else@example.com'));
+    expect(other.myOrders.nodes).toEqual([]);
+  });
+
   it('answers a declined card as BAD_USER_INPUT on the card, and places no order', async () => {
-    const { cartId, headers } = await guestCart();
+    const { cartId, headers } = await cartOf();
     await control.addFault({ fault: { kind: 'decline' }, operation: 'authorize', cardToken: 'tok_graphql_declined' });
     const input = { cartId, email: 'guest@example.com', billingAddress: ADDRESS, idempotencyKey: 'graphql-card-checkout-2', card: { token: 'tok_graphql_declined' } };
     const declined = await api.error(PLACE_ORDER, { input }, headers);
