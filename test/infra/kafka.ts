@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { PROVISION_COMMAND, isKafkaProvisioned, kafkaDir, kafkaLibsDir } from './layout.ts';
-import { requireProvisioned, startServer, type ServerHandle } from './managed-server.ts';
+import { requireProvisioned, startServer, type ServerHandle, type ServerPlacement } from './managed-server.ts';
 import { findOnPath, freePort, launch, run } from './proc.ts';
 
 const JVM_FLAGS = [
@@ -91,21 +91,28 @@ export async function kafkaClassArchive(): Promise<string> {
   return join(kafkaDir(), `classes-${versionHash}.jsa`);
 }
 
-export function startKafka(): Promise<ServerHandle> {
-  return startKafkaWithJvmFlags([]);
+export interface KafkaPlacement extends ServerPlacement {
+  /** The KRaft controller's listener; a free port when left out. */
+  readonly controllerPort?: number;
+}
+
+export function startKafka(placement: KafkaPlacement = {}): Promise<ServerHandle> {
+  return startKafkaWithJvmFlags([], placement);
 }
 
 /** `brokerJvmFlags` are added to the broker's JVM only (not to the one-off storage format). */
-export async function startKafkaWithJvmFlags(brokerJvmFlags: readonly string[]): Promise<ServerHandle> {
+export async function startKafkaWithJvmFlags(brokerJvmFlags: readonly string[], placement: KafkaPlacement = {}): Promise<ServerHandle> {
   requireProvisioned(`Kafka (${kafkaLibsDir()})`, isKafkaProvisioned());
   const { java } = await javaInstallation();
   const classArchive = await kafkaClassArchive();
   const archiveFlags = existsSync(classArchive) ? [`-XX:SharedArchiveFile=${classArchive}`] : [];
   return startServer('kafka', async (baseDir) => {
-    const [port, controllerPort] = await distinctFreePorts();
+    const [port, controllerPort] =
+      placement.port !== undefined && placement.controllerPort !== undefined ? [placement.port, placement.controllerPort] : await distinctFreePorts();
     const propertiesFile = join(baseDir, 'server.properties');
     const log4jFile = join(baseDir, 'log4j.properties');
-    await writeFile(propertiesFile, serverProperties(port, controllerPort, join(baseDir, 'kraft-logs')));
+    const logDirs = join(baseDir, 'kraft-logs');
+    await writeFile(propertiesFile, serverProperties(port, controllerPort, logDirs));
     await writeFile(log4jFile, LOG4J);
     const jvm = [
       ...JVM_FLAGS,
@@ -114,7 +121,10 @@ export async function startKafkaWithJvmFlags(brokerJvmFlags: readonly string[]):
       '-cp',
       `${kafkaLibsDir()}/*`,
     ];
-    await run(java, [...jvm, 'kafka.tools.StorageTool', 'format', '-t', clusterId(), '-c', propertiesFile]);
+    // A kept dir was formatted by its first start: its cluster id stays.
+    if (!existsSync(join(logDirs, 'meta.properties'))) {
+      await run(java, [...jvm, 'kafka.tools.StorageTool', 'format', '-t', clusterId(), '-c', propertiesFile]);
+    }
 
     const url = `127.0.0.1:${port}`;
     const client = new Kafka({
@@ -146,5 +156,5 @@ export async function startKafkaWithJvmFlags(brokerJvmFlags: readonly string[]):
       stopSignal: 'SIGTERM',
       stopTimeoutMs: 20_000,
     };
-  });
+  }, placement.dir);
 }

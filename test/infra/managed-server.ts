@@ -1,5 +1,5 @@
 // The lifecycle shared by every server: launch, wait until it really answers, stop by PID, dispose.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROVISION_COMMAND } from './layout.ts';
@@ -12,7 +12,7 @@ import {
   type ServerProcess,
 } from './proc.ts';
 
-export type ServerName = 'postgres' | 'redis' | 'kafka' | 'temporal' | 'kine' | 'kube-apiserver';
+export type ServerName = 'postgres' | 'redis' | 'kafka' | 'temporal' | 'kine' | 'kube-apiserver' | 'versitygw' | 'prometheus';
 
 export interface ServerHandle {
   readonly name: ServerName;
@@ -23,7 +23,7 @@ export interface ServerHandle {
   stop(): Promise<void>;
   /** Starts it again on the same port and data dir. */
   start(): Promise<void>;
-  /** stop() and delete the temp data. */
+  /** stop() and delete the temp data (a kept `ServerPlacement.dir` stays). */
   dispose(): Promise<void>;
 }
 
@@ -31,7 +31,7 @@ export interface ServerDefinition {
   readonly name: ServerName;
   readonly port: number;
   readonly url: string;
-  /** The temp dir given to `define`: holds data and server.log; deleted by dispose(). */
+  /** The dir given to `define`: holds data and server.log; deleted by dispose() unless it is a kept `ServerPlacement.dir`. */
   readonly baseDir: string;
   launch(logFile: string): Promise<ServerProcess>;
   /** One readiness attempt: resolves only after a real round trip with the server. */
@@ -40,6 +40,13 @@ export interface ServerDefinition {
   /** The signal that means "shut down now, cleanly" for this server. */
   readonly stopSignal: NodeJS.Signals;
   readonly stopTimeoutMs: number;
+}
+
+/** Where a server listens and keeps its data. Left out: a free port, and a fresh temp dir that dispose() deletes. */
+export interface ServerPlacement {
+  readonly port?: number;
+  /** Created when missing and never deleted, so a restart finds the data of the last run (the dev stack). */
+  readonly dir?: string;
 }
 
 export function requireProvisioned(what: string, provisioned: boolean): void {
@@ -52,24 +59,29 @@ async function removeBaseDir(dir: string): Promise<void> {
 }
 
 /**
- * Creates a fresh temp dir (removed even if this process exits without dispose()), lets `define`
- * prepare it and describe the server, then starts the server. The dir is removed if anything fails.
+ * Creates a fresh temp dir (removed even if this process exits without dispose()), or the kept `dir`,
+ * lets `define` prepare it and describe the server, then starts the server. A temp dir is removed if anything fails.
  */
 export async function startServer(
   name: ServerName,
   define: (baseDir: string) => Promise<ServerDefinition>,
+  dir?: string,
 ): Promise<ServerHandle> {
+  if (dir !== undefined) {
+    await mkdir(dir, { recursive: true });
+    return startManagedServer(await define(dir), async () => undefined);
+  }
   const baseDir = await mkdtemp(join(tmpdir(), `shop-infra-${name}-`));
   trackTempDir(baseDir);
   try {
-    return await startManagedServer(await define(baseDir));
+    return await startManagedServer(await define(baseDir), () => removeBaseDir(baseDir));
   } catch (error) {
     await removeBaseDir(baseDir);
     throw error;
   }
 }
 
-async function startManagedServer(definition: ServerDefinition): Promise<ServerHandle> {
+async function startManagedServer(definition: ServerDefinition, releaseDir: () => Promise<void>): Promise<ServerHandle> {
   const { name, port, baseDir } = definition;
   const logFile = join(baseDir, 'server.log');
   let current: ServerProcess | undefined;
@@ -106,7 +118,7 @@ async function startManagedServer(definition: ServerDefinition): Promise<ServerH
     try {
       await stop();
     } finally {
-      await removeBaseDir(baseDir);
+      await releaseDir();
     }
   };
 

@@ -97,6 +97,16 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Whether this process could listen on 127.0.0.1:`port` now (nothing else holds it, on any address). */
+export function isPortFree(port: number): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve(false) : reject(error)));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
 /** Tries a TCP connection to 127.0.0.1: resolves 'connected', or the socket error's code (e.g. ECONNREFUSED). */
 export function connectOutcome(port: number): Promise<string> {
   return new Promise((resolve) => {

@@ -1,13 +1,15 @@
-// Real PostgreSQL, Redis, Kafka and Temporal servers on 127.0.0.1, each on a free port with a fresh temp data dir.
+// Real PostgreSQL, Redis, Kafka and Temporal servers on 127.0.0.1, each on a free port with a fresh temp data dir
+// unless a `ServerPlacement` names the port and a kept dir (the dev stack).
+import { existsSync } from 'node:fs';
 import { chown } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { isPostgresInstalled, isRedisInstalled, postgresBinDir, redisServerBin } from './layout.ts';
-import { requireProvisioned, startServer, type ServerHandle } from './managed-server.ts';
+import { requireProvisioned, startServer, type ServerHandle, type ServerPlacement } from './managed-server.ts';
 import { freePort, launch, run, type RunOptions } from './proc.ts';
 
-export type { ServerHandle, ServerName } from './managed-server.ts';
+export type { ServerHandle, ServerName, ServerPlacement } from './managed-server.ts';
 export { startKafka } from './kafka.ts';
 export { startTemporal } from './temporal.ts';
 
@@ -18,18 +20,20 @@ async function postgresUser(): Promise<RunOptions> {
   return { uid: Number(uid.trim()), gid: Number(gid.trim()) };
 }
 
-export async function startPostgres(): Promise<ServerHandle> {
+export async function startPostgres(placement: ServerPlacement = {}): Promise<ServerHandle> {
   requireProvisioned(`PostgreSQL (${postgresBinDir})`, isPostgresInstalled());
   return startServer('postgres', async (baseDir) => {
-    const port = await freePort();
+    const port = placement.port ?? (await freePort());
     const dataDir = join(baseDir, 'data');
     const user = await postgresUser();
     if (user.uid !== undefined && user.gid !== undefined) await chown(baseDir, user.uid, user.gid);
-    await run(
-      join(postgresBinDir, 'initdb'),
-      ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', '--encoding=UTF8', '--locale=C'],
-      user,
-    );
+    if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+      await run(
+        join(postgresBinDir, 'initdb'),
+        ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', '--encoding=UTF8', '--locale=C'],
+        user,
+      );
+    }
     const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
     const settings = {
       listen_addresses: '127.0.0.1',
@@ -60,15 +64,16 @@ export async function startPostgres(): Promise<ServerHandle> {
       stopSignal: 'SIGINT',
       stopTimeoutMs: 15_000,
     };
-  });
+  }, placement.dir);
 }
 
-export async function startRedis(): Promise<ServerHandle> {
+export async function startRedis(placement: ServerPlacement = {}): Promise<ServerHandle> {
   requireProvisioned(`Redis (${redisServerBin})`, isRedisInstalled());
   return startServer('redis', async (baseDir) => {
-    const port = await freePort();
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
-    args.push('--daemonize', 'no', '--dir', baseDir);
+    const port = placement.port ?? (await freePort());
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--daemonize', 'no', '--dir', baseDir];
+    // In a kept dir Redis keeps its default snapshots (dump.rdb, also written at shutdown).
+    if (placement.dir === undefined) args.push('--save', '', '--appendonly', 'no');
     return {
       name: 'redis',
       port,
@@ -96,5 +101,5 @@ export async function startRedis(): Promise<ServerHandle> {
       stopSignal: 'SIGTERM',
       stopTimeoutMs: 10_000,
     };
-  });
+  }, placement.dir);
 }

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { isToolProvisioned, temporalCliTool } from './layout.ts';
-import { requireProvisioned, startServer, type ServerHandle } from './managed-server.ts';
+import { requireProvisioned, startServer, type ServerHandle, type ServerPlacement } from './managed-server.ts';
 import { freePort, launch } from './proc.ts';
 
 async function distinctFreePorts(count: number): Promise<number[]> {
@@ -17,14 +17,25 @@ export interface TemporalHandle extends ServerHandle {
   readonly metricsUrl: string;
 }
 
-export async function startTemporal(): Promise<TemporalHandle> {
+export interface TemporalPlacement extends ServerPlacement {
+  readonly httpPort?: number;
+  readonly metricsPort?: number;
+  /** Serves the web UI there; left out, the UI is off. */
+  readonly uiPort?: number;
+}
+
+export async function startTemporal(placement: TemporalPlacement = {}): Promise<TemporalHandle> {
   const cli = temporalCliTool();
   requireProvisioned(cli.label, isToolProvisioned(cli));
   // The frontend (gRPC), its HTTP API and the metrics endpoint listen on ports we choose; the
-  // services' membership ports are picked by the server; the web UI is off.
-  const [port, httpPort, metricsPort] = (await distinctFreePorts(3)) as [number, number, number];
+  // services' membership ports are picked by the server.
+  const free = await distinctFreePorts(3);
+  const port = placement.port ?? (free[0] as number);
+  const httpPort = placement.httpPort ?? (free[1] as number);
+  const metricsPort = placement.metricsPort ?? (free[2] as number);
   const handle = await startServer('temporal', async (baseDir) => {
-    const args = ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port)];
+    const ui = placement.uiPort === undefined ? ['--headless'] : ['--ui-ip', '127.0.0.1', '--ui-port', String(placement.uiPort)];
+    const args = ['server', 'start-dev', ...ui, '--ip', '127.0.0.1', '--port', String(port)];
     args.push('--http-port', String(httpPort), '--metrics-port', String(metricsPort), '--log-level', 'warn');
     args.push('--db-filename', join(baseDir, 'temporal.db'));
     // Matching reports a task queue's approximate_backlog_count when it saves the queue's ack level:
@@ -50,6 +61,6 @@ export async function startTemporal(): Promise<TemporalHandle> {
       stopSignal: 'SIGTERM',
       stopTimeoutMs: 15_000,
     };
-  });
+  }, placement.dir);
   return { ...handle, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };
 }

@@ -1,10 +1,6 @@
 // A real Prometheus server (Debian's 2.42, from the infra cache) on a free loopback port, scraping the
 // targets it is given every second, and its HTTP API: instant queries, alerts, targets.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePort, launch, retryUntil, tailFile, trackTempDir, untrackTempDir } from '../../../test/infra/proc.ts';
-import { prometheusServerBinary } from '../../../test/infra/prometheus.ts';
+import { startPrometheus } from '../../../test/infra/prometheus.ts';
 import { apiGet } from '../../src/preview/prometheus-api.ts';
 
 const SCRAPE_INTERVAL_SECONDS = 1;
@@ -62,38 +58,8 @@ export function prometheusConfig(targets: readonly ScrapeTarget[], ruleFiles: re
 }
 
 export async function startPrometheusServer(targets: readonly ScrapeTarget[], ruleFiles: readonly string[]): Promise<PrometheusServer> {
-  const binary = prometheusServerBinary();
-  const dir = await mkdtemp(join(tmpdir(), 'shop-prometheus-'));
-  trackTempDir(dir);
-  const configFile = join(dir, 'prometheus.yml');
-  const logFile = join(dir, 'prometheus.log');
-  await writeFile(configFile, prometheusConfig(targets, ruleFiles));
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const server = await launch(
-    binary,
-    [`--config.file=${configFile}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
-    { logFile },
-  );
-  const stop = async () => {
-    await server.stop('SIGTERM', 10_000);
-    await rm(dir, { recursive: true, force: true });
-    untrackTempDir(dir);
-  };
-  try {
-    await retryUntil(
-      async () => {
-        const response = await fetch(`${url}/-/ready`);
-        if (!response.ok) throw new Error(`/-/ready answered ${response.status}`);
-      },
-      { timeoutMs: 20_000, abortReason: () => server.exitStatus() },
-    );
-  } catch (error) {
-    const log = tailFile(logFile);
-    await stop();
-    throw new Error(`Prometheus did not come up: ${error instanceof Error ? error.message : String(error)}\n${log}`);
-  }
-
+  const server = await startPrometheus(prometheusConfig(targets, ruleFiles));
+  const url = server.url;
   return {
     url,
     async query(expr) {
@@ -111,6 +77,6 @@ export async function startPrometheusServer(targets: readonly ScrapeTarget[], ru
       );
       return data.activeTargets.map((target) => ({ job: target.labels.job ?? '', health: target.health, lastError: target.lastError }));
     },
-    stop,
+    stop: () => server.dispose(),
   };
 }
