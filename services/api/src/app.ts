@@ -1,5 +1,6 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { configuredGateway, createEmitter, openRateLimiter, outboxMetrics, postgresSearchEngines, type Emitter, type RunningOutbox } from '@shop/platform';
+import { coreStorageRegistry, openFileStorage, type FileStorage } from '@shop/platform/storage';
 import { echoRequestId, requestIdFor } from './http/request-id.ts';
 import { logEveryRequest } from './http/access-log.ts';
 import { measureHttp } from './http/http-metrics.ts';
@@ -16,6 +17,7 @@ import type { AppPlatform, AreaPlugin } from './area-plugin.ts';
 import { tokenSettingsOf } from './auth/token-settings-of.ts';
 import { CORE_AREAS } from './core-areas.ts';
 import { bffRequests } from './storefront-tokens/bff-requests.ts';
+import { serveFileStorage } from './storage/api-file-storage.ts';
 
 export type { AppPlatform } from './area-plugin.ts';
 
@@ -28,6 +30,8 @@ export interface AppOptions {
   readonly outbox?: Pick<RunningOutbox, 'emit' | 'transaction'>;
   /** Areas registered after the core ones: the extensions' (serve.ts loads them). */
   readonly areas?: readonly AreaPlugin[];
+  /** The file storage FILE_STORAGE_PROVIDER selects (serve.ts includes the extensions' providers); by default of the core's alone. */
+  readonly fileStorage?: FileStorage;
 }
 
 function outboxOf(platform: AppPlatform, options: AppOptions): Pick<RunningOutbox, 'emit' | 'transaction'> {
@@ -75,6 +79,7 @@ export async function buildApp(platform: AppPlatform, options: AppOptions = {}):
   await app.register(graphqlPlugin, { ide: config.nodeEnv === 'development', services, limits: { maxCost: config.graphqlMaxCost, introspection: config.graphqlIntrospection } });
   if (config.graphqlPersistedQueries !== undefined) servePersistedQueries(app, config.graphqlPersistedQueries);
   for (const area of [...CORE_AREAS, ...(options.areas ?? [])]) await app.register(area, { platform, services });
+  serveFileStorage(app, options.fileStorage ?? openFileStorage(coreStorageRegistry(), config, platform.logger));
   return app;
 }
 

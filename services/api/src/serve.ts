@@ -4,6 +4,7 @@ import { pruneFinishedSignIns, subscriptionListeners, topicSubscriptions, tracki
 import { buildApp } from './app.ts';
 import { declarePermissions } from './auth/declare-permissions.ts';
 import { loadApiExtensions } from './extensions/api-extensions.ts';
+import { openApiFileStorage } from './storage/api-file-storage.ts';
 import { apiWorkflows } from './workflows/api-workflows.ts';
 
 /** The api in this process: the platform, the outbox loops, the HTTP server, and their orderly stop. */
@@ -14,6 +15,7 @@ export async function serveApi(config: Config, logger: Logger): Promise<void> {
     platform = await openPlatform(config, logger, 'api');
     const opened = platform;
     const extended = await loadApiExtensions(extensions);
+    const fileStorage = openApiFileStorage(config, logger, extended.storage);
     const workflows = await apiWorkflows(config, logger);
     // Without a broker the outbox dispatcher runs the topic subscriptions the consumer would run;
     // the attribution listeners and the workflow starters run here either way.
@@ -35,7 +37,7 @@ export async function serveApi(config: Config, logger: Logger): Promise<void> {
       describe: (pruned) => `deleted ${pruned} refresh tokens of sign-ins that ended`,
     });
     signInPruning.start();
-    const app = await buildApp(opened, { outbox, areas: extended.areas });
+    const app = await buildApp(opened, { outbox, areas: extended.areas, fileStorage });
 
     closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {
       if (err) logger.error({ err }, 'stopping after an unhandled error');

@@ -4,10 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalFileStorage, MAX_UPLOAD_BYTES } from '@shop/platform/storage';
+import { createLogger, loadConfig } from '@shop/platform';
+import { coreStorageRegistry, LocalFileStorage, MAX_UPLOAD_BYTES, openFileStorage } from '@shop/platform/storage';
 import { freePort } from '../../../test/infra/proc.ts';
 import { answerErrorsAsJson } from '../src/http/errors.ts';
 import { localUploadRoutes } from '../src/storage/upload-routes.ts';
+import { startApi } from './start-api.ts';
 
 const SECRET = 'a-test-secret-key-of-at-least-32-characters';
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
@@ -113,5 +115,22 @@ describe('uploading to local storage with a signed URL, as a browser does', () =
       message: 'the upload URL is signed for content type image/png, not text/html',
     });
     expect((await put(Buffer.alloc(8))).status).toBe(200);
+  });
+});
+
+describe('the api app', () => {
+  it('serves /uploads and takes signed uploads with local storage selected', async () => {
+    const env = { FILE_STORAGE_DIR: dir, LOG_LEVEL: 'ERROR' };
+    const api = await startApi(env);
+    try {
+      const config = loadConfig({ NODE_ENV: 'test', ...env });
+      const local = openFileStorage(coreStorageRegistry(), config, createLogger({ level: 'ERROR', service: 'test' }));
+      const upload = await local.signedUploadUrl('app/logo.png', { contentType: 'image/png', sizeBytes: PNG.length, expiresInSeconds: 60 });
+      expect(upload.url).toMatch(/^\/uploads\/app\/logo\.png\?token=/);
+      expect((await fetch(new URL(upload.url, api.url), { method: 'PUT', headers: upload.headers, body: PNG })).status).toBe(200);
+      expect(Buffer.from(await (await fetch(new URL(local.publicUrl('app/logo.png'), api.url))).arrayBuffer())).toEqual(PNG);
+    } finally {
+      await api.close();
+    }
   });
 });
