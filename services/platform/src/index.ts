@@ -87,8 +87,8 @@ export {
   storedSecretCredentials,
   type GatewayCredentials,
 } from './payments/gateway-credentials.ts';
-export { discoverExtensions, lockDifference, type DiscoveredExtension, type DiscoveryOptions, type ExtensionSource } from './extensions/discovery.ts';
+export { discoverExtensions, type DiscoveredExtension } from './extensions/discovery.ts';
 export type { ExtensionManifest } from './extensions/manifest.ts';
 export { ExtensionError } from './extensions/extension-error.ts';
-export { extensionRevision, extensionRevisionMismatch, extensionVersionTable, migrateExtensions } from './extensions/extension-migrations.ts';
+export { migrateExtensions } from './extensions/extension-migrations.ts';
 export { discoverExtensionsOrExit, refuseExtensionRevisionMismatch } from './extensions/boot.ts';

@@ -83,7 +83,7 @@ async function extensionsIn(dirs: readonly string[], source: ExtensionSource): P
 }
 
 /** "missing a@1; extra b@2; c is 2.0 (locked 1.0)", or undefined when the sets are the same. */
-export function lockDifference(locked: readonly LockedExtension[], discovered: readonly LockedExtension[]): string | undefined {
+function lockDifference(locked: readonly LockedExtension[], discovered: readonly LockedExtension[]): string | undefined {
   const lockedById = new Map(locked.map((entry) => [entry.id, entry.version]));
   const foundById = new Map(discovered.map((entry) => [entry.id, entry.version]));
   const missing = locked.filter((entry) => !foundById.has(entry.id)).map((entry) => `${entry.id}@${entry.version}`);

@@ -7,7 +7,7 @@ import { readMigrationsList } from '../db/migrations/migrations-directory.ts';
 import { MigrationError, MigrationFailedError } from '../db/migrations/errors.ts';
 
 /** The private version table of an extension's chain: `_shop_migrations_ext_<id>`, dashes as underscores. */
-export function extensionVersionTable(id: string): string {
+function extensionVersionTable(id: string): string {
   return `_shop_migrations_ext_${id.replaceAll('-', '_')}`;
 }
 
@@ -83,7 +83,7 @@ async function migrateExtension(pool: pg.Pool, extension: DiscoveredExtension, m
 }
 
 /** The newest migration recorded in the extension's version table, or undefined before its first. */
-export async function extensionRevision(pool: pg.Pool, id: string): Promise<string | undefined> {
+async function extensionRevision(pool: pg.Pool, id: string): Promise<string | undefined> {
   const { rows } = await pool.query<{ table: string | null }>('SELECT to_regclass($1)::text AS table', [extensionVersionTable(id)]);
   if (rows[0]?.table == null) return undefined;
   const latest = await pool.query<{ name: string }>(`SELECT name FROM ${pg.escapeIdentifier(extensionVersionTable(id))} ORDER BY name DESC LIMIT 1`);
