@@ -64,6 +64,19 @@ async function redeliver(event: EventPayloads['order.status_changed']): Promise<
   await starter?.handle(shop.commerce.platform.database.prisma, event);
 }
 
+/** An order of 2 units of a new product, paid by card at checkout (so PLACED). */
+async function placeWithCard(sku: string, token: string) {
+  const paying: DomainDeps = { ...shop.deps, gateway: new HttpPaymentGateway({ baseUrl: gateway.url, credentials: givenCredentials(GATEWAY_KEY) }) };
+  const productId = await shop.catalog.product(sku, '10.00', 5);
+  const shopper = { sessionId: `s-lifecycle-${sku}` };
+  return shop.commerce.transaction(async (tx) => {
+    const cart = await createCart(tx, paying, { channelId: shop.catalog.channelId, shopper });
+    await addCartLine(tx, paying, { cartId: cart.id, shopper, productId, quantity: 2 });
+    const input = { cartId: cart.id, shopper, email: 'ada@example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS, idempotencyKey: `lifecycle-${sku}`, card: { token } };
+    return placeOrder(tx, paying, input);
+  }, GATEWAY_TRANSACTION);
+}
+
 describe('OrderLifecycleWorkflow', () => {
   it('starts once per order even when the start is redelivered, and answers its state', async () => {
     const { order } = await shop.placeOrder({ sku: 'once', holdMs: 60_000 });
@@ -121,15 +134,7 @@ describe('OrderLifecycleWorkflow', () => {
 
   it('captures the card tender of a fulfilled order once, although the gateway committed the first capture and then failed', async () => {
     const control = new TestGatewayControl(gateway.url, GATEWAY_KEY);
-    const paying: DomainDeps = { ...shop.deps, gateway: new HttpPaymentGateway({ baseUrl: gateway.url, credentials: givenCredentials(GATEWAY_KEY) }) };
-    const productId = await shop.catalog.product('captured', '10.00', 5);
-    const shopper = { sessionId: 's-lifecycle-captured' };
-    const order = await shop.commerce.transaction(async (tx) => {
-      const cart = await createCart(tx, paying, { channelId: shop.catalog.channelId, shopper });
-      await addCartLine(tx, paying, { cartId: cart.id, shopper, productId, quantity: 2 });
-      const input = { cartId: cart.id, shopper, email: 'ada@example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS, idempotencyKey: 'lifecycle-capture-1', card: { token: 'tok_lifecycle' } };
-      return placeOrder(tx, paying, input);
-    }, GATEWAY_TRANSACTION);
+    const order = await placeWithCard('captured', 'tok_lifecycle');
     expect(order.status).toBe('PLACED');
     const handle = await lifecycle(order.id);
     await control.addFault({ fault: { kind: 'commit_then_error' }, operation: 'capture', cardToken: 'tok_lifecycle' });
@@ -147,6 +152,29 @@ describe('OrderLifecycleWorkflow', () => {
     await expect(handle.result()).resolves.toEqual({ status: 'COMPLETED' });
     await shop.saveHistory(handle.workflowId, WORKFLOW_TYPES.orderLifecycle, 'captured');
     expect(await prisma.workflowFault.count({ where: { entityId: order.id.toString() } })).toBe(0);
+  });
+
+  it('records a fault when the gateway refuses the capture for good (the authorization expired), and goes on', async () => {
+    const control = new TestGatewayControl(gateway.url, GATEWAY_KEY);
+    const order = await placeWithCard('expired', 'tok_lifecycle_expired');
+    const handle = await lifecycle(order.id);
+    // Eight days on at the gateway: past the seven days an authorization holds.
+    await control.setClock(new Date(Date.now() + 8 * 24 * 60 * 60 * 1000));
+    try {
+      await shop.transaction((tx) => fulfilOrder(tx, shop.deps, order.id));
+      const { prisma } = shop.commerce.platform.database;
+      await waitFor(async () => (await prisma.workflowFault.count({ where: { entityId: order.id.toString() } })) === 1, 60_000, 'the capture fault');
+      const fault = await prisma.workflowFault.findFirstOrThrow({ where: { entityId: order.id.toString() } });
+      expect(fault).toMatchObject({ workflowId: handle.workflowId, reason: 'capture_refused' });
+      expect(JSON.stringify(fault.details)).toContain('authorization_expired');
+      expect(await prisma.paymentTender.findFirstOrThrow({ where: { orderId: order.id } })).toMatchObject({ status: 'AUTHORIZED' });
+      expect((await control.requests()).filter((request) => request.kind === 'capture' && request.errorCode === 'authorization_expired')).toHaveLength(1);
+    } finally {
+      await control.setClock(new Date());
+    }
+    await shop.transaction((tx) => completeOrder(tx, shop.deps, order.id));
+    await expect(handle.result()).resolves.toEqual({ status: 'COMPLETED' });
+    await shop.saveHistory(handle.workflowId, WORKFLOW_TYPES.orderLifecycle, 'capture-refused');
   });
 
   it('a signal to a finished workflow changes nothing and starts nothing', async () => {

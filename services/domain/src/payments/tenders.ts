@@ -128,14 +128,26 @@ export interface FulfilmentCapture {
   readonly tenders: number;
   readonly captured: string;
   readonly orderTotal: string;
+  /** Why the gateway refused a capture for good (an expired authorization): retrying cannot help, staff must act. */
+  readonly refused: string | null;
 }
 
-/** Captures the order's tenders (captureOrderTenders) and sums what its tenders have captured. */
+/**
+ * Captures the order's tenders (captureOrderTenders) and sums what its tenders have captured. A
+ * gateway that did not answer throws (UNAVAILABLE: the caller retries); a refusal for good is answered.
+ */
 export async function captureAtFulfilment(tx: Tx, deps: DomainDeps, orderId: bigint): Promise<FulfilmentCapture> {
-  const tenders = await captureOrderTenders(tx, deps, orderId);
+  let refused: string | null = null;
+  try {
+    await captureOrderTenders(tx, deps, orderId);
+  } catch (error) {
+    if (!(error instanceof DomainError) || error.code === 'UNAVAILABLE') throw error;
+    refused = error.message;
+  }
+  const tenders = await tendersOfOrder(tx, orderId);
   const order = await tx.order.findUnique({ where: { id: orderId }, select: { total: true } });
   if (order === null) throw new DomainError('NOT_FOUND', `order ${orderId} does not exist`, { field: 'orderId' });
-  return { tenders: tenders.length, captured: moneyString(sum(tenders.map((tender) => tender.capturedAmount))), orderTotal: moneyString(order.total) };
+  return { tenders: tenders.length, captured: moneyString(sum(tenders.map((tender) => tender.capturedAmount))), orderTotal: moneyString(order.total), refused };
 }
 
 /**

@@ -8,6 +8,7 @@ import { hoursAfter, msUntil } from './time.ts';
 const FINAL = new Set(['COMPLETED', 'CANCELLED']);
 export const FULFILMENT_OVERDUE = 'fulfilment_overdue';
 export const CAPTURED_DIFFERS_FROM_TOTAL = 'captured_differs_from_total';
+export const CAPTURE_REFUSED = 'capture_refused';
 
 /**
  * Follows one order (order-lifecycle-<orderId>) from placement to COMPLETED or CANCELLED. Every
@@ -15,7 +16,8 @@ export const CAPTURED_DIFFERS_FROM_TOTAL = 'captured_differs_from_total';
  * keeps the timers only a workflow can: the payment deadline (the stock hold's expiry: the order is
  * cancelled and its stock released), the approval (a child OrderApprovalWorkflow), and the
  * fulfilment window (a paid order not fulfilled in time is recorded as a workflow fault). A fulfilled
- * order's card tenders are captured (a capture that differs from the order's total is a fault).
+ * order's card tenders are captured (a capture the gateway refuses, or one that differs from the
+ * order's total, is a fault).
  */
 export async function OrderLifecycleWorkflow({ orderId }: { orderId: string }): Promise<{ status: string | null }> {
   const nudges = new Nudges();
@@ -75,8 +77,10 @@ export async function OrderLifecycleWorkflow({ orderId }: { orderId: string }): 
 
 /** The activity retries until the gateway answers; its keys make every retry capture once. */
 async function capture(orderId: string, orderNumber: string): Promise<void> {
-  const { tenders, captured, orderTotal } = await moneyActivities.captureOrderTenders(orderId);
-  if (tenders > 0 && captured !== orderTotal) {
+  const { tenders, captured, orderTotal, refused } = await moneyActivities.captureOrderTenders(orderId);
+  if (refused !== null) {
+    await activities.recordWorkflowFault({ entityType: 'order', entityId: orderId, reason: CAPTURE_REFUSED, details: { orderNumber, refused } });
+  } else if (tenders > 0 && captured !== orderTotal) {
     await activities.recordWorkflowFault({ entityType: 'order', entityId: orderId, reason: CAPTURED_DIFFERS_FROM_TOTAL, details: { orderNumber, captured, orderTotal } });
   }
 }
