@@ -43,7 +43,7 @@ function staleOrder(platform: Platform): Promise<{ orderId: bigint; productId: b
   return emitter.transaction(platform.database.prisma, async (tx) => {
     const channel = await createChannel(tx, { code: 'web', name: 'Web', defaultCurrency: 'EUR' });
     const location = await tx.stockLocation.create({ data: { name: 'warehouse' } });
-    const product = await createProduct(tx, { sku: 'tee', name: 'Tee', slug: 'tee', price: '10.00', currency: 'EUR', channelIds: [channel.id] });
+    const product = await createProduct(tx, deps, { sku: 'tee', name: 'Tee', slug: 'tee', price: '10.00', currency: 'EUR', channelIds: [channel.id] });
     await setStockOnHand(tx, deps, { productId: product.id, locationId: location.id, onHand: 3 });
     const shopper = { sessionId: 's-embedded' };
     const cart = await createCart(tx, deps, { channelId: channel.id, shopper });

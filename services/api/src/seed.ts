@@ -115,7 +115,7 @@ async function seedCatalog(tx: Tx, deps: DomainDeps, created: SeedReport['create
 
   for (const demo of DEMO_PRODUCTS) {
     if ((await tx.product.count({ where: { sku: demo.sku } })) > 0) continue;
-    const product = await createProduct(tx, {
+    const product = await createProduct(tx, deps, {
       sku: demo.sku,
       name: demo.name,
       slug: slugOf(demo.sku),

@@ -37,9 +37,9 @@ export const catalogAdminResolvers: Resolvers = {
   Mutation: {
     createChannel: staffField(async ({ input }, { tx }) => channelView(await createChannel(tx, input))),
     createBrand: staffField(async ({ input }, { tx }) => brandView(await createBrand(tx, input))),
-    updateBrand: staffField(async (args, { tx }) => brandView(await updateBrand(tx, parseId(args.id, 'id'), present(args.input)))),
-    deleteBrand: staffField(async (args, { tx }) => {
-      await deleteBrand(tx, parseId(args.id, 'id'));
+    updateBrand: staffField(async (args, { tx }, context) => brandView(await updateBrand(tx, context.shop.services.deps, parseId(args.id, 'id'), present(args.input)))),
+    deleteBrand: staffField(async (args, { tx }, context) => {
+      await deleteBrand(tx, context.shop.services.deps, parseId(args.id, 'id'));
       return args.id;
     }),
     createCategory: staffField(async ({ input }, { tx }) => {
@@ -47,18 +47,18 @@ export const catalogAdminResolvers: Resolvers = {
       const category = await createCategory(tx, { name: input.name, slug: input.slug, ...(parentId === undefined ? {} : { parentId }), position: input.position ?? 0 });
       return categoryView(category);
     }),
-    updateCategory: staffField(async (args, { tx }) => {
+    updateCategory: staffField(async (args, { tx }, context) => {
       const id = parseId(args.id, 'id');
       const patch = present({ ...args.input, parentId: patchedId(args.input.parentId, 'parentId') });
-      return categoryView(await updateCategory(tx, id, patch));
+      return categoryView(await updateCategory(tx, context.shop.services.deps, id, patch));
     }),
-    deleteCategory: staffField(async (args, { tx }) => {
-      await deleteCategory(tx, parseId(args.id, 'id'));
+    deleteCategory: staffField(async (args, { tx }, context) => {
+      await deleteCategory(tx, context.shop.services.deps, parseId(args.id, 'id'));
       return args.id;
     }),
-    createProduct: staffField(async ({ input }, { tx }) => {
+    createProduct: staffField(async ({ input }, { tx }, context) => {
       const brandId = parseOptionalId(input.brandId, 'brandId');
-      const product = await createProduct(tx, {
+      const product = await createProduct(tx, context.shop.services.deps, {
         sku: input.sku,
         name: input.name,
         slug: input.slug,
@@ -72,7 +72,7 @@ export const catalogAdminResolvers: Resolvers = {
       });
       return productModelView(product);
     }),
-    updateProduct: staffField(async (args, { tx }) => {
+    updateProduct: staffField(async (args, { tx }, context) => {
       const id = parseId(args.id, 'id');
       const patch = present({
         ...args.input,
@@ -80,10 +80,10 @@ export const catalogAdminResolvers: Resolvers = {
         categoryIds: patchedIds(args.input.categoryIds, 'categoryIds'),
         channelIds: patchedIds(args.input.channelIds, 'channelIds'),
       });
-      return productModelView(await updateProduct(tx, id, patch));
+      return productModelView(await updateProduct(tx, context.shop.services.deps, id, patch));
     }),
-    deleteProduct: staffField(async (args, { tx }) => {
-      await deleteProduct(tx, parseId(args.id, 'id'));
+    deleteProduct: staffField(async (args, { tx }, context) => {
+      await deleteProduct(tx, context.shop.services.deps, parseId(args.id, 'id'));
       return args.id;
     }),
   },

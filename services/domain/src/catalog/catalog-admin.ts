@@ -1,6 +1,7 @@
 import { DomainError } from '../errors/domain-error.ts';
-import type { Tx } from '../context.ts';
+import type { DomainDeps, Tx } from '../context.ts';
 import { requireCurrency, requireDescription, requirePrice, requireSlug, requireText } from './catalog-fields.ts';
+import { productsChanged } from './product-changes.ts';
 import { productReferencesExist } from './product-references.ts';
 
 export async function createChannel(tx: Tx, input: { code: string; name: string; defaultCurrency: string }) {
@@ -37,9 +38,9 @@ export interface ProductInput {
   readonly channelIds?: readonly bigint[];
 }
 
-export async function createProduct(tx: Tx, input: ProductInput) {
+export async function createProduct(tx: Tx, deps: DomainDeps, input: ProductInput) {
   await productReferencesExist(tx, input);
-  return tx.product.create({
+  const product = await tx.product.create({
     data: {
       sku: requireText('sku', input.sku, 100),
       name: requireText('name', input.name, 300),
@@ -53,4 +54,6 @@ export async function createProduct(tx: Tx, input: ProductInput) {
       channels: { create: (input.channelIds ?? []).map((channelId) => ({ channelId })) },
     },
   });
+  await productsChanged(tx, deps, [product.id], 'created');
+  return product;
 }

@@ -1,7 +1,8 @@
 import { DomainError, notFound } from '../errors/domain-error.ts';
 import { productReferencesExist } from './product-references.ts';
-import type { Tx } from '../context.ts';
+import type { DomainDeps, Tx } from '../context.ts';
 import { requireCurrency, requireDescription, requirePrice, requireSlug, requireText } from './catalog-fields.ts';
+import { productsChanged, productsOfBrand, productsUnderCategory } from './product-changes.ts';
 
 /** Only the fields present change. null is refused with a clear error, except where a field says it clears. */
 export interface BrandPatch {
@@ -51,16 +52,21 @@ function checked<T extends object>(patch: T, rules: Rules<T>): Record<string, un
   return data;
 }
 
-export async function updateBrand(tx: Tx, id: bigint, patch: BrandPatch) {
+/** A new name changes how its products are found: each gets a product_changed event. */
+export async function updateBrand(tx: Tx, deps: DomainDeps, id: bigint, patch: BrandPatch) {
   nothingToChange(patch);
   if ((await tx.brand.count({ where: { id } })) === 0) throw notFound('brand', id, 'id');
-  return tx.brand.update({ where: { id }, data: checked(patch, { name: (name) => requireText('name', name, 200), slug: requireSlug }) });
+  const brand = await tx.brand.update({ where: { id }, data: checked(patch, { name: (name) => requireText('name', name, 200), slug: requireSlug }) });
+  if (patch.name !== undefined) await productsChanged(tx, deps, await productsOfBrand(tx, id), 'brand_changed');
+  return brand;
 }
 
 /** Its products stay, without a brand; orders keep the brand id they were placed with. */
-export async function deleteBrand(tx: Tx, id: bigint): Promise<void> {
+export async function deleteBrand(tx: Tx, deps: DomainDeps, id: bigint): Promise<void> {
+  const products = await productsOfBrand(tx, id);
   const { count } = await tx.brand.deleteMany({ where: { id } });
   if (count === 0) throw notFound('brand', id, 'id');
+  await productsChanged(tx, deps, products, 'brand_changed');
 }
 
 /** Refuses a parent that is the category itself or one of its subcategories: the tree must stay a tree. */
@@ -78,26 +84,31 @@ async function assertValidParent(tx: Tx, id: bigint, parentId: bigint): Promise<
   }
 }
 
-export async function updateCategory(tx: Tx, id: bigint, patch: CategoryPatch) {
+/** A new name or parent changes how the products under it are found: each gets a product_changed event. */
+export async function updateCategory(tx: Tx, deps: DomainDeps, id: bigint, patch: CategoryPatch) {
   nothingToChange(patch);
   if ((await tx.category.count({ where: { id } })) === 0) throw notFound('category', id, 'id');
   if (patch.parentId !== undefined && patch.parentId !== null) await assertValidParent(tx, id, patch.parentId);
   const data = checked(patch, { name: (name) => requireText('name', name, 200), slug: requireSlug, parentId: 'clearable' });
-  return tx.category.update({ where: { id }, data });
+  const category = await tx.category.update({ where: { id }, data });
+  if (patch.name !== undefined || patch.parentId !== undefined) await productsChanged(tx, deps, await productsUnderCategory(tx, id), 'category_changed');
+  return category;
 }
 
 /** Only a leaf goes: subcategories must be moved or deleted first. Products leave the category, not the catalog. */
-export async function deleteCategory(tx: Tx, id: bigint): Promise<void> {
+export async function deleteCategory(tx: Tx, deps: DomainDeps, id: bigint): Promise<void> {
   const category = await tx.category.findUnique({ where: { id }, select: { _count: { select: { children: true } } } });
   if (category === null) throw notFound('category', id, 'id');
   const children = category._count.children;
   if (children > 0) {
     throw new DomainError('CONFLICT', `category ${id} has ${children} subcategories: move or delete them first`, { field: 'id' });
   }
+  const products = await productsUnderCategory(tx, id);
   await tx.category.delete({ where: { id } });
+  await productsChanged(tx, deps, products, 'category_changed');
 }
 
-export async function updateProduct(tx: Tx, id: bigint, patch: ProductPatch) {
+export async function updateProduct(tx: Tx, deps: DomainDeps, id: bigint, patch: ProductPatch) {
   await productReferencesExist(tx, patch);
   nothingToChange(patch);
   if ((await tx.product.count({ where: { id } })) === 0) throw notFound('product', id, 'id');
@@ -119,14 +130,16 @@ export async function updateProduct(tx: Tx, id: bigint, patch: ProductPatch) {
     price: requirePrice,
     currency: requireCurrency,
   });
-  return tx.product.update({ where: { id }, data });
+  const product = await tx.product.update({ where: { id }, data });
+  await productsChanged(tx, deps, [id], 'updated');
+  return product;
 }
 
 /**
  * A product that was ever ordered stays (its reservations are order history): deactivate it instead.
  * Otherwise it goes with its stock levels, categories, channels and the lines of carts holding it.
  */
-export async function deleteProduct(tx: Tx, id: bigint): Promise<void> {
+export async function deleteProduct(tx: Tx, deps: DomainDeps, id: bigint): Promise<void> {
   const product = await tx.product.findUnique({ where: { id }, select: { _count: { select: { reservations: true } } } });
   if (product === null) throw notFound('product', id, 'id');
   if (product._count.reservations > 0) {
@@ -134,4 +147,5 @@ export async function deleteProduct(tx: Tx, id: bigint): Promise<void> {
   }
   await tx.cartLine.deleteMany({ where: { productId: id } });
   await tx.product.delete({ where: { id } });
+  await productsChanged(tx, deps, [id], 'deleted');
 }

@@ -58,6 +58,7 @@ export async function orderModified(tx: Tx, deps: DomainDeps, order: OrderWithLi
 /**
  * The in-process event of every status change (`from` null at placement): the api starts or signals
  * the order's lifecycle workflow from it, through the outbox, so no change is missed after a crash.
+ * Its broker twin, shop.orders.status_changed.v1, tells other services (search refreshes the order).
  */
 export async function orderStatusChanged(
   tx: Tx,
@@ -71,6 +72,13 @@ export async function orderStatusChanged(
     from: change.from,
     to: change.to,
     reason: change.reason ?? null,
+    occurred_at: deps.now().toISOString(),
+  });
+  await deps.emit(tx, 'shop.orders.status_changed.v1', {
+    order_id: idString(order.id),
+    order_number: order.number,
+    from: change.from,
+    to: change.to,
     occurred_at: deps.now().toISOString(),
   });
 }

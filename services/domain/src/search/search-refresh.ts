@@ -1,8 +1,9 @@
 import type { SearchDocument, SearchEngine } from '@shop/platform';
-import type { Tx } from '../context.ts';
+import { idString, type Tx } from '../context.ts';
 import { customerDocuments } from './customer-documents.ts';
 import { orderDocuments } from './order-documents.ts';
-import { ADMIN_INDEX, adminDocumentId } from './search-indexes.ts';
+import { productDocuments } from './product-documents.ts';
+import { ADMIN_INDEX, STOREFRONT_INDEX, adminDocumentId } from './search-indexes.ts';
 
 /** Writes the documents built, and deletes those of the ids that built none (the row is gone). */
 async function replaceDocuments(engine: SearchEngine, indexName: string, ids: readonly string[], documents: readonly SearchDocument[]): Promise<void> {
@@ -21,4 +22,11 @@ export async function refreshOrders(tx: Tx, engine: SearchEngine, ids: readonly 
 export async function refreshCustomers(tx: Tx, engine: SearchEngine, ids: readonly bigint[]): Promise<void> {
   const documentIds = ids.map((id) => adminDocumentId('customer', id));
   await replaceDocuments(engine, ADMIN_INDEX, documentIds, await customerDocuments(tx, ids));
+}
+
+/** Brings the admin and storefront documents of these products in line with their rows (an inactive or unlisted product has no storefront one). */
+export async function refreshProducts(tx: Tx, engine: SearchEngine, ids: readonly bigint[]): Promise<void> {
+  const documents = await productDocuments(tx, ids);
+  await replaceDocuments(engine, ADMIN_INDEX, ids.map((id) => adminDocumentId('product', id)), documents.admin);
+  await replaceDocuments(engine, STOREFRONT_INDEX, ids.map(idString), documents.storefront);
 }

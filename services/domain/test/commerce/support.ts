@@ -89,7 +89,7 @@ export async function seedCatalog(commerce: Commerce, prefix: string): Promise<C
       categoryIds: [tees.id, apparel.id],
       product: (sku, price, onHand) =>
         commerce.transaction(async (inner) => {
-          const product = await createProduct(inner, {
+          const product = await createProduct(inner, commerce.deps, {
             sku: `${prefix}-${sku}`,
             name: sku,
             slug: `${prefix}-${sku}`.toLowerCase(),

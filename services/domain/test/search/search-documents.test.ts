@@ -31,8 +31,8 @@ const storefrontIds = async (text: string, filters: Record<string, string>) =>
 it('makes an admin document of every product and a storefront one of each active product sold in a channel', async () => {
   const [active, inactive, unlisted] = [await catalog.product('linen-shirt', '39.90', 5), await catalog.product('retired-shirt', '39.90', 5), await catalog.product('unlisted-shirt', '39.90', 5)];
   await commerce.transaction(async (tx) => {
-    await updateProduct(tx, inactive, { active: false });
-    await updateProduct(tx, unlisted, { channelIds: [] });
+    await updateProduct(tx, commerce.deps, inactive, { active: false });
+    await updateProduct(tx, commerce.deps, unlisted, { channelIds: [] });
   });
 
   const documents = await commerce.transaction((tx) => productDocuments(tx, [active, inactive, unlisted]));

@@ -3,8 +3,9 @@ import { postgresSearchEngine, startOutbox, type RunningOutbox, type SearchEngin
 import { registerCustomer } from '../../src/accounts/customers.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
 import { placeOrder } from '../../src/orders/checkout.ts';
-import { changeOrderAddresses } from '../../src/orders/order-transitions.ts';
-import { ADMIN_INDEX } from '../../src/search/search-indexes.ts';
+import { updateBrand, updateCategory, updateProduct } from '../../src/catalog/catalog-changes.ts';
+import { cancelOrder, changeOrderAddresses } from '../../src/orders/order-transitions.ts';
+import { ADMIN_INDEX, STOREFRONT_INDEX } from '../../src/search/search-indexes.ts';
 import { subscriptionListeners, topicSubscriptions } from '../../src/index.ts';
 import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from '../commerce/support.ts';
 
@@ -46,6 +47,46 @@ it('indexes a customer once the account is created, and an order once placed and
 
   await commerce.transaction((tx) => changeOrderAddresses(tx, commerce.deps, order.id, { shippingAddress: { ...ADDRESS, name: 'Grace Hopper' } }));
   await expect.poll(() => found('hopper', 'order'), { timeout: 10_000 }).toEqual([`order:${order.id}`]);
+});
+
+const storefront = async (text: string, filters: Record<string, string> = {}) =>
+  (await engine.search(STOREFRONT_INDEX, { text, filters: { channel: String(catalog.channelId), ...filters }, limit: 10, offset: 0 })).hits.map((hit) => hit.id);
+
+it('indexes a product once created, and again after each edit of it, its brand or its category', async () => {
+  const id = await catalog.product('orbit-mug', '9.50', 5);
+  await expect.poll(() => storefront('orbit mug'), { timeout: 10_000 }).toEqual([String(id)]);
+  expect(await found('orbit', 'product')).toEqual([`product:${id}`]);
+
+  await commerce.transaction((tx) => updateProduct(tx, commerce.deps, id, { name: 'Comet Cup' }));
+  await expect.poll(() => storefront('comet cup'), { timeout: 10_000 }).toEqual([String(id)]);
+
+  await commerce.transaction((tx) => updateBrand(tx, commerce.deps, catalog.brandId, { name: 'Stellarware' }));
+  await expect.poll(() => storefront('stellarware cup'), { timeout: 10_000 }).toEqual([String(id)]);
+
+  const [tees] = catalog.categoryIds;
+  await commerce.transaction((tx) => updateCategory(tx, commerce.deps, tees as bigint, { name: 'Drinkware' }));
+  await expect.poll(() => storefront('drinkware comet'), { timeout: 10_000 }).toEqual([String(id)]);
+
+  await commerce.transaction((tx) => updateProduct(tx, commerce.deps, id, { active: false }));
+  await expect.poll(() => storefront('comet'), { timeout: 10_000 }).toEqual([]);
+  expect(await found('comet', 'product')).toEqual([`product:${id}`]);
+});
+
+it('refreshes an order\'s status once it moves after placement', async () => {
+  const mug = await catalog.product('status-mug', '4.00', 5);
+  const order = await commerce.transaction(async (tx) => {
+    const shopper = { sessionId: 'search-status' };
+    const cart = await createCart(tx, commerce.deps, { channelId: catalog.channelId, shopper });
+    await addCartLine(tx, commerce.deps, { cartId: cart.id, shopper, productId: mug, quantity: 1 });
+    return placeOrder(tx, commerce.deps, { cartId: cart.id, shopper, email: 'status@example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS });
+  });
+  const inStatus = async (status: string) =>
+    (await engine.search(ADMIN_INDEX, { text: order.number, filters: { kind: 'order', status }, limit: 10, offset: 0 })).hits.map((hit) => hit.id);
+  await expect.poll(() => inStatus(order.status), { timeout: 10_000 }).toEqual([`order:${order.id}`]);
+
+  await commerce.transaction((tx) => cancelOrder(tx, commerce.deps, order.id, 'changed my mind'));
+  await expect.poll(() => inStatus('CANCELLED'), { timeout: 10_000 }).toEqual([`order:${order.id}`]);
+  expect(await inStatus(order.status)).toEqual([]);
 });
 
 it('leaves the index as it was when the same events are delivered again', async () => {

@@ -15,6 +15,8 @@ type TopicPayloads = Omit<EventPayloads, InProcessEventName>;
 export const TOPICS = {
   'shop.orders.placed.v1': { partitionKey: 'order_id' },
   'shop.orders.modified.v1': { partitionKey: 'order_id' },
+  'shop.orders.status_changed.v1': { partitionKey: 'order_id' },
+  'shop.catalog.product_changed.v1': { partitionKey: 'product_id' },
   'shop.cart.line_added.v1': { partitionKey: 'cart_id' },
   'shop.inventory.stock_changed.v1': { partitionKey: 'product_id' },
   'shop.accounts.created.v1': { partitionKey: 'customer_id' },

@@ -159,6 +159,23 @@ export interface CartLineAddedV1 {
 }
 
 /**
+ * A product, or the brand or a category it shows, changed
+ */
+export interface CatalogProductChangedV1 {
+  /**
+   * Unique per event; consumers deduplicate by it.
+   */
+  event_id: string;
+  schema_version: 1;
+  /**
+   * When the change happened, UTC.
+   */
+  occurred_at: string;
+  product_id: string;
+  cause: "created" | "updated" | "deleted" | "brand_changed" | "category_changed";
+}
+
+/**
  * An order tripped a fraud rule and needs a check
  */
 export interface FraudCheckRequestedV1 {
@@ -312,6 +329,25 @@ export interface OrdersPlacedV1 {
 }
 
 /**
+ * An order was placed or moved to another status
+ */
+export interface OrdersStatusChangedV1 {
+  /**
+   * Unique per event; consumers deduplicate by it.
+   */
+  event_id: string;
+  schema_version: 1;
+  /**
+   * When the change happened, UTC.
+   */
+  occurred_at: string;
+  order_id: string;
+  order_number: string;
+  from: "PENDING_PAYMENT" | "AWAITING_APPROVAL" | "PLACED" | "FULFILLED" | "COMPLETED" | "CANCELLED" | null;
+  to: "PENDING_PAYMENT" | "AWAITING_APPROVAL" | "PLACED" | "FULFILLED" | "COMPLETED" | "CANCELLED";
+}
+
+/**
  * Money moved on a tender at the payment gateway: authorized, captured, voided or refunded
  */
 export interface PaymentsMoneyMovedV1 {
@@ -342,10 +378,12 @@ export interface EventPayloads {
   'shop.accounts.created.v1': AccountsCreatedV1;
   'shop.approvals.reminder_due.v1': ApprovalsReminderDueV1;
   'shop.cart.line_added.v1': CartLineAddedV1;
+  'shop.catalog.product_changed.v1': CatalogProductChangedV1;
   'shop.fraud.check_requested.v1': FraudCheckRequestedV1;
   'shop.inventory.stock_changed.v1': InventoryStockChangedV1;
   'shop.leads.created.v1': LeadsCreatedV1;
   'shop.orders.modified.v1': OrdersModifiedV1;
   'shop.orders.placed.v1': OrdersPlacedV1;
+  'shop.orders.status_changed.v1': OrdersStatusChangedV1;
   'shop.payments.money_moved.v1': PaymentsMoneyMovedV1;
 }
