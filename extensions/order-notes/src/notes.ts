@@ -30,6 +30,8 @@ const MAX_BODY = 2000;
 export async function addNote(tx: Tx, orderId: bigint, body: string, author: bigint | null): Promise<OrderNote> {
   const text = body.trim();
   if (text === '' || text.length > MAX_BODY) throw new DomainError('BAD_USER_INPUT', `body must be 1 to ${MAX_BODY} characters`, { field: 'body' });
+  // The one character of a JavaScript string PostgreSQL text cannot hold.
+  if (text.includes('\u0000')) throw new DomainError('BAD_USER_INPUT', 'body must not contain the NUL character (U+0000)', { field: 'body' });
   const rows = await tx.$queryRaw<NoteRow[]>`
     INSERT INTO order_notes (order_id, body, author_staff_user_id)
     SELECT id, ${text}, ${author} FROM orders WHERE id = ${orderId}

@@ -68,6 +68,14 @@ it('migrates its table at boot, declares its permission, serves its fields and r
       admin,
     );
     expect(added.data?.addOrderNote.body).toBe('Gift: wrap it');
+    const ADD = 'mutation ($orderId: ID!, $body: String!) { addOrderNote(orderId: $orderId, body: $body) { body } }';
+    for (const [variables, message] of [
+      [{ orderId, body: ' ' }, 'body must be 1 to 2000 characters'],
+      [{ orderId, body: 'a\u0000b' }, 'body must not contain the NUL character (U+0000)'],
+      [{ orderId: '999999', body: 'Lost' }, 'order 999999 does not exist'],
+    ] as const) {
+      expect(await graphql(url, ADD, variables, admin)).toMatchObject({ errors: [{ message }] });
+    }
     expect(await graphql(url, NOTES, { orderId })).toMatchObject({ errors: [{ message: 'sign in as staff to do this' }] });
 
     // The event the order workflow emits when it fulfils the order, as the outbox holds it.
