@@ -129,6 +129,30 @@ describe('checkout with a card', () => {
     expect(order.status).toBe('PLACED');
   });
 
+  it('refuses a card that asks for 3-D Secure, and a card when no gateway is configured', async () => {
+    const cart = await cartOf('action-tee');
+    await control.addFault({ fault: { kind: 'requires_action' }, operation: 'authorize', cardToken: 'tok_3ds' });
+    const action = await refusal(payByCard(cart, 'checkout-3ds-1', 'tok_3ds'));
+    expect(action).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'card' } });
+    expect(action.message).toMatch(/3-D Secure/);
+    expect(await prisma().order.count({ where: { cartId: cart.cartId } })).toBe(0);
+
+    const unconfigured = await refusal(
+      inGatewayTransaction((tx) =>
+        placeOrder(tx, commerce.deps, {
+          cartId: cart.cartId,
+          shopper: { sessionId: cart.sessionId },
+          email: 'ada@example.com',
+          billingAddress: ADDRESS,
+          shippingAddress: ADDRESS,
+          idempotencyKey: 'checkout-unconfigured-1',
+          card: { token: 'tok_nowhere' },
+        }),
+      ),
+    );
+    expect(unconfigured).toMatchObject({ code: 'BAD_USER_INPUT', message: 'card payments are not set up on this shop: no payment gateway is configured', details: { field: 'card' } });
+  });
+
   it('needs an idempotency key to pay by card', async () => {
     const cart = await cartOf('keyless-tee');
     const refused = await refusal(
@@ -172,7 +196,10 @@ describe('cancelling', () => {
   it('voids an authorized tender, once, and releases the stock', async () => {
     const cart = await cartOf('void-tee');
     const order = await payByCard(cart, 'checkout-void-1', 'tok_void');
+    const before = await commerce.lastEventId();
     await inGatewayTransaction((tx) => cancelOrder(tx, deps, order.id, 'customer changed their mind'));
+    const moved = (await commerce.events(before)).filter((event) => event.name === 'shop.payments.money_moved.v1');
+    expect(moved.map((event) => [event.payload.movement, event.payload.amount])).toEqual([['VOIDED', '39.80']]);
 
     const tender = await prisma().paymentTender.findFirstOrThrow({ where: { orderId: order.id }, include: { events: { orderBy: { id: 'asc' } } } });
     expect(tender.status).toBe('VOIDED');
