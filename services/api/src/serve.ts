@@ -1,6 +1,6 @@
 import closeWithGrace from 'close-with-grace';
 import { discoverExtensionsOrExit, migrateExtensions, openPlatform, pruningLoop, startOutbox, type Config, type Logger, type Platform } from '@shop/platform';
-import { pruneFinishedSignIns, subscriptionListeners, topicSubscriptions, trackingListeners } from '@shop/domain';
+import { extensionSubscriptions, pruneFinishedSignIns, subscriptionListeners, topicSubscriptions, trackingListeners } from '@shop/domain';
 import { buildApp } from './app.ts';
 import { declarePermissions } from './auth/declare-permissions.ts';
 import { loadApiExtensions } from './extensions/api-extensions.ts';
@@ -19,7 +19,7 @@ export async function serveApi(config: Config, logger: Logger): Promise<void> {
     const workflows = await apiWorkflows(config, logger);
     // Without a broker the outbox dispatcher runs the topic subscriptions the consumer would run;
     // the attribution listeners and the workflow starters run here either way.
-    const outbox = startOutbox(opened, { listeners: [...subscriptionListeners(topicSubscriptions), ...trackingListeners, ...workflows.listeners, ...extended.listeners] });
+    const outbox = startOutbox(opened, { listeners: [...subscriptionListeners([...topicSubscriptions, ...(await extensionSubscriptions(extensions))]), ...trackingListeners, ...workflows.listeners, ...extended.listeners] });
     workflows.start(outbox, opened.metrics);
     // The extensions' migrations need the core's tables (`npm run db:migrate`): retried with the permissions until they are there.
     const permissions = declarePermissions(opened.database.prisma, logger, {

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { createLogger, discoverExtensionsOrExit, gracefulStop, loadConfigOrExit, openPlatform, refuseExtensionRevisionMismatch, type Platform } from '@shop/platform';
+import { extensionSubscriptions } from '@shop/domain';
 import type { ConsumerGroupDefinition } from './group-definition.ts';
+import { consumerGroupOf } from './groups.ts';
 import { startConsumerService, type ConsumerService, type ConsumerServiceOptions } from './consumer-service.ts';
 import { GroupTakenError } from './group-lock.ts';
 import { buildConsumerApp } from './http-app.ts';
@@ -22,7 +24,8 @@ interface Started {
 }
 
 /**
- * The consumer process: configuration, platform, consumer groups and the probe/metrics server, with
+ * The consumer process: configuration, platform, consumer groups (`options.groups`, then one per extension
+ * consumer handler) and the probe/metrics server, with
  * a graceful stop on SIGTERM/SIGINT (groups first, so the messages in hand finish and commit, then
  * the locks, the server and the platform). Exits 75 when another instance runs one of the groups,
  * 1 when the groups can no longer run safely, 0 without a broker (nothing to consume).
@@ -56,7 +59,8 @@ export async function runConsumerProcess(options: ConsumerProcessOptions): Promi
     // The consumer never migrates: it refuses an extension's database at another revision than its package's head.
     await refuseExtensionRevisionMismatch(started.platform, extensions);
     registerAdminSearchFreshness(started.platform.metrics, started.platform.database.prisma);
-    started.service = await startConsumerService(started.platform, options.groups, {
+    const groups = [...options.groups, ...(await extensionSubscriptions(extensions)).map(consumerGroupOf)];
+    started.service = await startConsumerService(started.platform, groups, {
       ...options.service,
       processedEventsRetentionHours: config.processedEventsRetentionHours,
       onFatal: (error) => {

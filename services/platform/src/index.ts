@@ -90,5 +90,6 @@ export {
 export { discoverExtensions, type DiscoveredExtension } from './extensions/discovery.ts';
 export type { ExtensionManifest } from './extensions/manifest.ts';
 export { ExtensionError } from './extensions/extension-error.ts';
+export { extensionExport } from './extensions/extension-modules.ts';
 export { migrateExtensions } from './extensions/extension-migrations.ts';
 export { discoverExtensionsOrExit, refuseExtensionRevisionMismatch } from './extensions/boot.ts';

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { EVENT_NAMES, ExtensionError, type DiscoveredExtension, type EventListener } from '@shop/platform';
+import { EVENT_NAMES, ExtensionError, extensionExport, type DiscoveredExtension, type EventListener } from '@shop/platform';
 import type { StorageRegistry } from '@shop/platform/storage';
 import { areaPlugin, type AreaPlugin } from '../area-plugin.ts';
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
@@ -15,18 +14,6 @@ export interface ApiExtensions {
   readonly areas: readonly AreaPlugin[];
   /** In discovery order: the last registered is used when FILE_STORAGE_PROVIDER is empty. */
   readonly storage: readonly StorageRegistration[];
-}
-
-/** The named export of a module the manifest points at (`field` names the manifest field for the error). */
-async function exportOf(extension: DiscoveredExtension, field: string, modulePath: string, name: string): Promise<unknown> {
-  let loaded: Record<string, unknown>;
-  try {
-    loaded = (await import(pathToFileURL(path.join(extension.dir, modulePath)).href)) as Record<string, unknown>;
-  } catch (error) {
-    throw new ExtensionError(extension.id, `shop.${field}: ${modulePath} could not be loaded: ${(error as Error).message}`);
-  }
-  if (loaded[name] === undefined) throw new ExtensionError(extension.id, `shop.${field}: ${modulePath} does not export "${name}"`);
-  return loaded[name];
 }
 
 /** Listener names are where deliveries are recorded: the `<id>.` prefix keeps two extensions' apart from the core's. */
@@ -45,7 +32,7 @@ async function graphAreaOf(extension: DiscoveredExtension, graphql: { schema: st
   const schema = await readFile(path.join(extension.dir, graphql.schema), 'utf8').catch((error: Error) => {
     throw new ExtensionError(extension.id, `shop.graphql.schema: ${error.message}`);
   });
-  const resolvers = await exportOf(extension, 'graphql.resolvers', graphql.resolvers, 'resolvers');
+  const resolvers = await extensionExport(extension, 'graphql.resolvers', graphql.resolvers, 'resolvers');
   if (typeof resolvers !== 'object' || resolvers === null) throw new ExtensionError(extension.id, 'shop.graphql.resolvers: "resolvers" must be an object of types and their fields');
   const permissions = (extension.manifest.permissions ?? []).map((permission) => permission.name);
   return areaPlugin(`extension ${extension.id}`, [], (app) => app.addGraphArea({ schema, resolvers: resolvers as Resolvers, permissions }));
@@ -56,7 +43,7 @@ async function storageOf(extension: DiscoveredExtension): Promise<StorageRegistr
   return Promise.all(
     providers.map(async ({ name, module }, index) => {
       const field = `storageProviders[${index}].module`;
-      const register = await exportOf(extension, field, module, 'register');
+      const register = await extensionExport(extension, field, module, 'register');
       if (typeof register !== 'function') throw new ExtensionError(extension.id, `shop.${field}: "register" of ${module} must be a function`);
       return (registry: StorageRegistry) => {
         (register as StorageRegistration)(registry);
@@ -73,7 +60,7 @@ export async function loadApiExtensions(extensions: readonly DiscoveredExtension
   const storage: StorageRegistration[] = [];
   for (const extension of extensions) {
     const { manifest } = extension;
-    if (manifest.listeners !== undefined) listeners.push(...checkedListeners(extension, await exportOf(extension, 'listeners', manifest.listeners, 'listeners')));
+    if (manifest.listeners !== undefined) listeners.push(...checkedListeners(extension, await extensionExport(extension, 'listeners', manifest.listeners, 'listeners')));
     if (manifest.graphql !== undefined) areas.push(await graphAreaOf(extension, manifest.graphql));
     storage.push(...(await storageOf(extension)));
   }
