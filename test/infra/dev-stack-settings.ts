@@ -13,12 +13,17 @@ export const DEV_STACK_PORTS = {
   temporalMetrics: { variable: 'DEV_STACK_TEMPORAL_METRICS_PORT', label: "Temporal's metrics", defaultPort: 7244 },
   temporalUi: { variable: 'DEV_STACK_TEMPORAL_UI_PORT', label: "Temporal's web UI", defaultPort: 8233 },
   prometheus: { variable: 'DEV_STACK_PROMETHEUS_PORT', label: 'Prometheus', defaultPort: 9090 },
+  s3: { variable: 'DEV_STACK_S3_PORT', label: 'versitygw (S3)', defaultPort: 7070 },
 } as const;
 
 export type DevStackPort = keyof typeof DEV_STACK_PORTS;
 
 /** The database the stack creates for the api, worker and consumer (beside the `postgres` one). */
 export const DEV_STACK_DATABASE = 'shop';
+/** The bucket the stack creates (publicly readable, as `npm run storage:setup` makes it). */
+export const DEV_STACK_BUCKET = 'shop-media';
+/** versitygw's root keys: fixed, so the printed block stays valid across restarts. The store listens on loopback only. */
+export const DEV_STACK_S3_KEYS = { accessKey: 'devstack', secretKey: 'devstack-secret-key' } as const;
 
 export interface DevStackSettings {
   /** Data of every server, one folder each; kept between runs. */
@@ -82,6 +87,11 @@ export function devStackEnvironment(settings: DevStackSettings): Record<string, 
     CACHE_URL: `redis://127.0.0.1:${ports.redis}`,
     BROKER_ADDRESS: `127.0.0.1:${ports.kafka}`,
     WORKFLOW_HOST: `127.0.0.1:${ports.temporal}`,
+    FILE_STORAGE_PROVIDER: 's3',
+    S3_ENDPOINT: `http://127.0.0.1:${ports.s3}`,
+    S3_ACCESS_KEY: DEV_STACK_S3_KEYS.accessKey,
+    S3_SECRET_KEY: DEV_STACK_S3_KEYS.secretKey,
+    S3_BUCKET: DEV_STACK_BUCKET,
   };
 }
 

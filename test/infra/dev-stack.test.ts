@@ -11,11 +11,13 @@ import { Redis } from 'ioredis';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '@shop/platform';
+import { S3FileStorage, s3SettingsOf } from '../../extensions/s3-storage/src/index.ts';
 import { isProcessAlive } from '../../services/runtime/src/process-alive.ts';
 import { VARIABLES } from '../../services/platform/src/config/variables.ts';
 import { spawnService, type ServiceProcess } from '../support/service-process.ts';
 import { eventually, waitFor } from '../support/wait.ts';
-import { DEV_STACK_PORTS, type DevStackPort } from './dev-stack-settings.ts';
+import { DEV_STACK_BUCKET, DEV_STACK_PORTS, DEV_STACK_S3_KEYS, type DevStackPort } from './dev-stack-settings.ts';
 import { withEmptyInfraCache } from './empty-cache.ts';
 import { PROVISION_COMMAND } from './layout.ts';
 import { allProcessStats } from './proc-stat.ts';
@@ -120,6 +122,11 @@ async function withTemporal<T>(address: string, use: (connection: Connection) =>
   }
 }
 
+/** The s3 provider as the services build it from the printed variables. */
+function storageOf(environment: Record<string, string>): S3FileStorage {
+  return new S3FileStorage(s3SettingsOf(loadConfig(environment).s3));
+}
+
 function defaultPort(name: string): string | undefined {
   return VARIABLES.find((variable) => variable.name === name)?.defaultValue;
 }
@@ -153,6 +160,11 @@ describe('npm run dev:stack', () => {
       CACHE_URL: `redis://127.0.0.1:${ports.redis}`,
       BROKER_ADDRESS: `127.0.0.1:${ports.kafka}`,
       WORKFLOW_HOST: `127.0.0.1:${ports.temporal}`,
+      FILE_STORAGE_PROVIDER: 's3',
+      S3_ENDPOINT: `http://127.0.0.1:${ports.s3}`,
+      S3_ACCESS_KEY: DEV_STACK_S3_KEYS.accessKey,
+      S3_SECRET_KEY: DEV_STACK_S3_KEYS.secretKey,
+      S3_BUCKET: DEV_STACK_BUCKET,
     });
     const envFile = Object.entries(environment).map(([name, value]) => `export ${name}=${value}\n`).join('');
     expect(await readFile(join(dir, 'env'), 'utf8')).toBe(envFile);
@@ -186,6 +198,12 @@ describe('npm run dev:stack', () => {
     });
     expect(namespace).toBe('default');
 
+    // The bucket exists and is publicly readable, as npm run storage:setup leaves it.
+    const storage = storageOf(environment);
+    await storage.put(`${KEPT}.txt`, Buffer.from('written before a restart'), 'text/plain');
+    const publicRead = await fetch(storage.publicUrl(`${KEPT}.txt`));
+    expect({ status: publicRead.status, body: await publicRead.text() }).toEqual({ status: 200, body: 'written before a restart' });
+
     const prometheus = `http://127.0.0.1:${ports.prometheus}`;
     expect((await fetch(`${prometheus}/-/ready`)).status).toBe(200);
     // The api, worker and consumer on their documented default ports, and the Temporal server, scraped for real.
@@ -208,7 +226,7 @@ describe('npm run dev:stack', () => {
     ]);
     expect((await fetch(`http://127.0.0.1:${ports.temporalUi}/`)).status).toBe(200);
 
-    expect(stack.children.length).toBeGreaterThanOrEqual(5);
+    expect(stack.children.length).toBeGreaterThanOrEqual(6);
     await stopStack(stack, 'SIGINT', ports);
   }, 400_000);
 
@@ -231,6 +249,8 @@ describe('npm run dev:stack', () => {
       (await connection.workflowService.describeNamespace({ namespace: KEPT })).namespaceInfo?.name,
     );
     expect(kept).toBe(KEPT);
+    const object = await storageOf(environment).get(`${KEPT}.txt`);
+    expect(object?.body.toString()).toBe('written before a restart');
 
     await stopStack(stack, 'SIGTERM', ports);
   }, 400_000);

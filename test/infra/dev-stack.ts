@@ -1,9 +1,11 @@
-// `npm run dev:stack`: PostgreSQL, Redis, Kafka, Temporal and Prometheus from the provisioned cache on fixed
+// `npm run dev:stack`: PostgreSQL, Redis, Kafka, Temporal, versitygw (S3) and Prometheus from the provisioned cache on fixed
 // loopback ports, with their data kept under .data/dev-stack; prints the environment for the api, worker and
 // consumer, and stops every server on SIGINT (Ctrl-C) or SIGTERM.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
+import { loadConfig } from '@shop/platform';
+import { s3ClientOf, s3SettingsOf, setUpBucket } from '../../extensions/s3-storage/src/index.ts';
 import {
   isKafkaProvisioned,
   isPostgresInstalled,
@@ -15,14 +17,18 @@ import {
   prometheusBin,
   redisServerBin,
   temporalCliTool,
+  versityGwTool,
 } from './layout.ts';
 import { requireProvisioned, type ServerHandle } from './managed-server.ts';
 import { findOnPath, isPortFree } from './proc.ts';
 import { startPrometheus } from './prometheus.ts';
 import { startKafka, startPostgres, startRedis, startTemporal } from './servers.ts';
+import { startVersityGw } from './versitygw.ts';
 import {
   DEV_STACK_DATABASE,
+  DEV_STACK_BUCKET,
   DEV_STACK_PORTS,
+  DEV_STACK_S3_KEYS,
   devPrometheusConfig,
   devStackEnvironment,
   environmentBlock,
@@ -42,6 +48,8 @@ async function preflight(settings: DevStackSettings): Promise<void> {
   const temporal = temporalCliTool();
   requireProvisioned(`${temporal.label} (${temporal.binary})`, isToolProvisioned(temporal));
   requireProvisioned(`Prometheus (${prometheusBin()})`, isPrometheusProvisioned());
+  const versityGw = versityGwTool();
+  requireProvisioned(`${versityGw.label} (${versityGw.binary})`, isToolProvisioned(versityGw));
   for (const [key, port] of Object.entries(settings.ports)) {
     const { label, variable } = DEV_STACK_PORTS[key as DevStackPort];
     if (!(await isPortFree(port))) throw new Error(`port ${port} (${label}) is already in use; stop what listens there or set ${variable}`);
@@ -56,6 +64,17 @@ async function createDatabase(postgresUrl: string): Promise<void> {
     if (existing.rowCount === 0) await client.query(`CREATE DATABASE ${DEV_STACK_DATABASE}`);
   } finally {
     await client.end();
+  }
+}
+
+/** The bucket of the printed S3 variables, read as the services read them, made as `npm run storage:setup` makes it. */
+async function createBucket(environment: Record<string, string>): Promise<void> {
+  const settings = s3SettingsOf(loadConfig(environment).s3);
+  const client = s3ClientOf(settings);
+  try {
+    await setUpBucket(settings, client);
+  } finally {
+    client.destroy();
   }
 }
 
@@ -80,6 +99,7 @@ async function startAll(settings: DevStackSettings, started: ServerHandle[]): Pr
         dir: join(dir, 'temporal'),
       }),
     ),
+    keep(startVersityGw({ port: ports.s3, dir: join(dir, 'versitygw'), ...DEV_STACK_S3_KEYS })).then(() => createBucket(devStackEnvironment(settings))),
     keep(startPrometheus(devPrometheusConfig(settings), { port: ports.prometheus, dir: join(dir, 'prometheus') })),
   ]);
   const failures = results.flatMap((result) => (result.status === 'rejected' ? [result.reason instanceof Error ? result.reason.message : String(result.reason)] : []));
@@ -93,6 +113,7 @@ function printReady(settings: DevStackSettings, block: string, envFile: string):
 # Point the api, worker and consumer at it (or: set -a; . ${envFile}; set +a):
 ${block}
 # First run: npm run db:migrate, then npm run db:seed (see README.md).
+# S3 (versitygw): bucket ${DEV_STACK_BUCKET}, publicly readable, at http://127.0.0.1:${ports.s3}
 # Temporal web UI: http://127.0.0.1:${ports.temporalUi}
 # Prometheus: http://127.0.0.1:${ports.prometheus}, scraping the api on ${scrapePorts.api}, the worker on ${scrapePorts.worker}, the consumer on ${scrapePorts.consumer}
 dev stack ready; Ctrl-C stops it`);
