@@ -12,7 +12,7 @@ export type StorageRegistration = (registry: StorageRegistry) => void;
 export interface ApiExtensions {
   readonly listeners: readonly EventListener[];
   readonly areas: readonly AreaPlugin[];
-  /** In discovery order: the last registered is used when FILE_STORAGE_PROVIDER is empty. */
+  /** In discovery order; the api registers them after the core's `local` (FILE_STORAGE_PROVIDER selects among them). */
   readonly storage: readonly StorageRegistration[];
 }
 
