@@ -27,7 +27,9 @@ function storageOf(overrides: Record<string, string> = {}): FileStorage {
   const config = loadConfig(s3Env(overrides));
   const registry = coreStorageRegistry();
   register(registry);
-  return openFileStorage(registry, config, logger);
+  const storage = openFileStorage(registry, config, logger);
+  if (storage === undefined) throw new Error('no file storage was selected');
+  return storage;
 }
 
 const logger = createLogger({ level: 'ERROR', service: 'test' });
@@ -137,7 +139,7 @@ describe('the s3 provider against versitygw', () => {
     const registry = coreStorageRegistry();
     register(registry);
     expect(registry.names()).toEqual(['local', 's3']);
-    expect(openFileStorage(registry, config, logger).name).toBe('local');
+    expect(openFileStorage(registry, config, logger)?.name).toBe('local');
   });
 
   it('refuses to be built with S3_BUCKET but no S3_ENDPOINT, naming it; keys left to the SDK when unset', () => {

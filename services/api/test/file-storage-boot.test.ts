@@ -22,14 +22,26 @@ const production = (): Record<string, string> => ({
   SECRETS_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
 });
 
-it('refuses local file storage in production: exit 78 and one line naming FILE_STORAGE_PROVIDER', async () => {
-  const api = runApi(production());
+it('refuses local file storage pinned in production: exit 78 and one line naming FILE_STORAGE_PROVIDER', async () => {
+  const api = runApi({ ...production(), FILE_STORAGE_PROVIDER: 'local' });
   const { code } = await api.exited();
   expect(code).toBe(78);
   const refusals = api.output().split('\n').filter((line) => line.startsWith('config error:'));
   expect(refusals).toEqual([
-    'config error: FILE_STORAGE_PROVIDER: local file storage is refused in production (NODE_ENV=production), its files would live on one pod\'s disk; install a storage extension such as s3 and select it (registered: local, s3)',
+    'config error: FILE_STORAGE_PROVIDER: local file storage is refused in production (NODE_ENV=production), its files would live on one pod\'s disk; install a storage extension such as s3 and configure it (registered: local, s3)',
   ]);
+});
+
+it('starts in production with no storage extension configured, uploads off and one warning saying so', async () => {
+  const api = runApi(production());
+  try {
+    const url = await api.listening();
+    expect((await fetch(`${url}/uploads/products/1/front.png`)).status).toBe(404);
+    expect(api.output()).toContain('no file storage: production does not use local storage and no storage extension is configured, so uploads are off');
+  } finally {
+    api.child.kill('SIGTERM');
+    await api.exited();
+  }
 });
 
 it('starts in production with the s3 extension configured, and serves no /uploads', async () => {

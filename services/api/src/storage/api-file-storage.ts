@@ -6,9 +6,10 @@ import { localUploadRoutes } from './upload-routes.ts';
 
 /**
  * The file storage FILE_STORAGE_PROVIDER selects among `local` and the extensions' providers
- * (registered in this order), or the process stopped with one line naming the variable (exit 78).
+ * (registered in this order), none (see openFileStorage), or the process stopped with one line naming
+ * the variable (exit 78).
  */
-export function openApiFileStorage(config: Config, logger: Logger, extensions: readonly StorageRegistration[] = []): FileStorage {
+export function openApiFileStorage(config: Config, logger: Logger, extensions: readonly StorageRegistration[] = []): FileStorage | undefined {
   const registry = coreStorageRegistry();
   for (const register of extensions) register(registry);
   try {
@@ -20,6 +21,6 @@ export function openApiFileStorage(config: Config, logger: Logger, extensions: r
 }
 
 /** /uploads exists only while local storage is the one selected. */
-export function serveFileStorage(app: FastifyInstance, storage: FileStorage): void {
+export function serveFileStorage(app: FastifyInstance, storage: FileStorage | undefined): void {
   if (storage instanceof LocalFileStorage) localUploadRoutes(app, storage);
 }

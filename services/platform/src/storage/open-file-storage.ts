@@ -22,15 +22,22 @@ export function coreStorageRegistry(): StorageRegistry {
 }
 
 /**
- * The provider FILE_STORAGE_PROVIDER selects (StorageRegistry.select), built. Production refuses
- * local storage: its files live on one pod's disk. Throws a ConfigError naming the variable.
+ * The provider FILE_STORAGE_PROVIDER selects (StorageRegistry.select), built. Production never uses
+ * local storage, whose files would live on one pod's disk: pinned by name it is refused (a ConfigError
+ * naming the variable); merely left over because no storage extension is configured, there is no file
+ * storage (undefined) and one warning says so.
  */
-export function openFileStorage(registry: StorageRegistry, config: Config, logger: Logger): FileStorage {
+export function openFileStorage(registry: StorageRegistry, config: Config, logger: Logger): FileStorage | undefined {
   const provider = registry.select(config, logger);
   if (config.isProduction && provider.name === localStorageProvider.name) {
-    throw new ConfigError([
-      `FILE_STORAGE_PROVIDER: local file storage is refused in production (NODE_ENV=production), its files would live on one pod's disk; install a storage extension such as s3 and select it (registered: ${registry.names().join(', ')})`,
-    ]);
+    const configure = `install a storage extension such as s3 and configure it (registered: ${registry.names().join(', ')})`;
+    if (config.fileStorageProvider === localStorageProvider.name) {
+      throw new ConfigError([
+        `FILE_STORAGE_PROVIDER: local file storage is refused in production (NODE_ENV=production), its files would live on one pod's disk; ${configure}`,
+      ]);
+    }
+    logger.warn(`no file storage: production does not use local storage and no storage extension is configured, so uploads are off; ${configure}`);
+    return undefined;
   }
   return provider.create({ config, logger });
 }

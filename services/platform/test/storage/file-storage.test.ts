@@ -68,7 +68,7 @@ describe('opening the file storage', () => {
     const config = loadConfig({ FILE_STORAGE_DIR: '/tmp/shop-uploads', PUBLIC_API_BROWSER_ORIGIN: 'https://api.shop.test' });
     const storage = openFileStorage(coreStorageRegistry(), config, recordingLogger().logger);
     expect(storage).toBeInstanceOf(LocalFileStorage);
-    expect(storage.publicUrl('products/1/photo.png')).toBe('https://api.shop.test/uploads/products/1/photo.png');
+    expect(storage?.publicUrl('products/1/photo.png')).toBe('https://api.shop.test/uploads/products/1/photo.png');
   });
 
   it('refuses local storage in production with one line naming FILE_STORAGE_PROVIDER', () => {
@@ -90,6 +90,19 @@ describe('opening the file storage', () => {
     })();
     expect(refusal).toBeInstanceOf(ConfigError);
     expect((refusal as ConfigError).problems).toEqual([expect.stringMatching(/^FILE_STORAGE_PROVIDER: local file storage is refused in production \(NODE_ENV=production\)/)]);
+  });
+  it('has no file storage in production when nothing but local is there to select, and warns once', () => {
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgresql://shop@db/shop',
+      CACHE_URL: 'redis://cache',
+      BROKER_ADDRESS: 'kafka:9092',
+      SECRET_KEY: SECRET,
+      SECRETS_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
+    });
+    const { logger, lines } = recordingLogger();
+    expect(openFileStorage(coreStorageRegistry(), config, logger)).toBeUndefined();
+    expect(lines.map((line) => line.msg)).toEqual([expect.stringMatching(/^no file storage: production does not use local storage/)]);
   });
 });
 
