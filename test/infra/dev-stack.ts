@@ -112,7 +112,8 @@ function printReady(settings: DevStackSettings, block: string, envFile: string):
 # The dev stack is up; its data is kept in ${settings.dir}.
 # Point the api, worker and consumer at it (or: set -a; . ${envFile}; set +a):
 ${block}
-# First run: npm run db:migrate, then npm run db:seed (see README.md).
+# First run: npm run db:migrate, then npm run db:seed (see README.md). Start the api before the worker
+# and the consumer: it applies the extensions' migrations, and they refuse to start until it has.
 # S3 (versitygw): bucket ${DEV_STACK_BUCKET}, publicly readable, at http://127.0.0.1:${ports.s3}
 # Temporal web UI: http://127.0.0.1:${ports.temporalUi}
 # Prometheus: http://127.0.0.1:${ports.prometheus}, scraping the api on ${scrapePorts.api}, the worker on ${scrapePorts.worker}, the consumer on ${scrapePorts.consumer}
