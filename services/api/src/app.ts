@@ -1,5 +1,6 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { configuredGateway, createEmitter, openRateLimiter, outboxMetrics, postgresSearchEngines, type Emitter, type RunningOutbox } from '@shop/platform';
+import { configuredGateway, createEmitter, openRateLimiter, outboxMetrics, searchEnginesFor, storefrontSearchKeys, type Emitter, type RunningOutbox } from '@shop/platform';
+import { STOREFRONT_INDEX } from '@shop/domain';
 import { coreStorageRegistry, openFileStorage, type FileStorage } from '@shop/platform/storage';
 import { echoRequestId, requestIdFor } from './http/request-id.ts';
 import { logEveryRequest } from './http/access-log.ts';
@@ -73,7 +74,8 @@ export async function buildApp(platform: AppPlatform, options: AppOptions = {}):
     masterKeys: platform.masterKeys,
     sql: platform.database.pool,
     channels: new ChannelDirectory(platform.database.prisma),
-    search: postgresSearchEngines(platform.database.prisma),
+    search: searchEnginesFor(platform.config, platform.database.prisma),
+    searchKeys: storefrontSearchKeys(platform.config, STOREFRONT_INDEX),
   };
   const { config } = platform;
   await app.register(graphqlPlugin, { ide: config.nodeEnv === 'development', services, limits: { maxCost: config.graphqlMaxCost, introspection: config.graphqlIntrospection } });

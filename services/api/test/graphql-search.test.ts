@@ -177,3 +177,7 @@ describe('storefront search', () => {
     expect([costOf(20), costOf(100)]).toEqual([41, 201]);
   });
 });
+
+it('hands BFFs no scoped search key while storefront search runs in PostgreSQL', async () => {
+  expect(await api.data('{ storefrontSearchKey { host indexUid token expiresAt } }', {}, WEB)).toEqual({ storefrontSearchKey: null });
+});

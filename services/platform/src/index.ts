@@ -60,7 +60,8 @@ export { rewrapSecrets, type RewrapOptions, type RewrapProgress, type RewrapResu
 export { keepPace, realClock, type PaceClock } from './pace.ts';
 export type { SearchDocument, SearchEngine, SearchHit, SearchQuery, SearchResult } from './search/search-engine.ts';
 export { postgresSearchEngine } from './search/postgres-search-engine.ts';
-export { postgresSearchEngines, type SearchEngines } from './search/search-engines.ts';
+export { searchEnginesFor, type SearchConfig, type SearchEngines } from './search/search-engines.ts';
+export { storefrontSearchKeys, type ScopedSearchKey, type StorefrontSearchKeys } from './search/meilisearch/storefront-search-keys.ts';
 export { registerSearchFreshnessMetric } from './search/search-metrics.ts';
 export type {
   AuthorizeRequest,

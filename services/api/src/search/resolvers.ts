@@ -62,5 +62,11 @@ export const searchResolvers: Resolvers = {
       });
       return connection<ProductSearchHit>(result, page);
     },
+    async storefrontSearchKey(_root, _args, context) {
+      const { searchKeys, deps } = context.shop.services;
+      if (searchKeys === undefined) return null;
+      const key = await searchKeys.forChannel(String(await context.shop.channelId()), deps.now());
+      return { ...key, expiresAt: key.expiresAt.toISOString() };
+    },
   },
 };

@@ -1,6 +1,6 @@
 // Behind `npm run search:reindex`: rebuilds the search indexes from PostgreSQL (docs/search.md).
 import { parseArgs } from 'node:util';
-import { createLogger, createMetricsRegistry, loadConfigOrExit, openDatabase, postgresSearchEngine, runCommand } from '@shop/platform';
+import { createLogger, createMetricsRegistry, loadConfigOrExit, openDatabase, runCommand, searchEnginesFor } from '@shop/platform';
 import { reindexSearch } from './reindex.ts';
 import { SEARCH_INDEXES, type SearchIndexName } from './search-indexes.ts';
 
@@ -26,13 +26,19 @@ async function main(): Promise<number> {
   const config = loadConfigOrExit();
   const database = await openDatabase(config, createLogger({ level: config.logLevel, service: 'search' }), createMetricsRegistry('search'));
   try {
-    const indexes = `${options.indexes.join(' and ')} search index${options.indexes.length > 1 ? 'es' : ''}`;
-    console.log(`rebuilding the ${indexes} in PostgreSQL full text, in batches of ${options.batchSize} rows`);
-    const result = await reindexSearch(database.prisma, postgresSearchEngine(database.prisma), {
-      ...options,
-      onProgress: ({ index, done, left, rowsPerSecond }) => console.log(`${index}: ${done} rows indexed, ${left} left, ${Math.round(rowsPerSecond)} rows/s`),
-    });
-    console.log(`${result.rows} rows indexed in ${result.seconds.toFixed(1)} s`);
+    const engines = searchEnginesFor(config, database.prisma);
+    const engineOf = (index: SearchIndexName) => (config[`${index}Search`] === undefined ? 'PostgreSQL full text' : 'Meilisearch');
+    let [rows, seconds] = [0, 0];
+    for (const index of options.indexes) {
+      console.log(`rebuilding the ${index} search index in ${engineOf(index)}, in batches of ${options.batchSize} rows`);
+      const result = await reindexSearch(database.prisma, engines[index], {
+        ...options,
+        indexes: [index],
+        onProgress: ({ done, left, rowsPerSecond }) => console.log(`${index}: ${done} rows indexed, ${left} left, ${Math.round(rowsPerSecond)} rows/s`),
+      });
+      [rows, seconds] = [rows + result.rows, seconds + result.seconds];
+    }
+    console.log(`${rows} rows indexed in ${seconds.toFixed(1)} s`);
     return 0;
   } finally {
     await database.close();

@@ -1,4 +1,4 @@
-import type { SearchDocument, SearchEngine } from '@shop/platform';
+import type { SearchDocument, SearchEngine, SearchEngines } from '@shop/platform';
 import { idString, type Tx } from '../context.ts';
 import { customerDocuments } from './customer-documents.ts';
 import { orderDocuments } from './order-documents.ts';
@@ -25,8 +25,8 @@ export async function refreshCustomers(tx: Tx, engine: SearchEngine, ids: readon
 }
 
 /** Brings the admin and storefront documents of these products in line with their rows (an inactive or unlisted product has no storefront one). */
-export async function refreshProducts(tx: Tx, engine: SearchEngine, ids: readonly bigint[]): Promise<void> {
+export async function refreshProducts(tx: Tx, engines: SearchEngines, ids: readonly bigint[]): Promise<void> {
   const documents = await productDocuments(tx, ids);
-  await replaceDocuments(engine, ADMIN_INDEX, ids.map((id) => adminDocumentId('product', id)), documents.admin);
-  await replaceDocuments(engine, STOREFRONT_INDEX, ids.map(idString), documents.storefront);
+  await replaceDocuments(engines.admin, ADMIN_INDEX, ids.map((id) => adminDocumentId('product', id)), documents.admin);
+  await replaceDocuments(engines.storefront, STOREFRONT_INDEX, ids.map(idString), documents.storefront);
 }

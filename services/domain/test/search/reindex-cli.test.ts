@@ -33,9 +33,10 @@ it('rebuilds both indexes from the database, printing rows done, rows left and t
 
   expect(code).toBe(0);
   expect(stdout.trim().split('\n')).toEqual([
-    'rebuilding the admin and storefront search indexes in PostgreSQL full text, in batches of 2 rows',
+    'rebuilding the admin search index in PostgreSQL full text, in batches of 2 rows',
     expect.stringMatching(/^admin: 2 rows indexed, 1 left, \d+ rows\/s$/),
     expect.stringMatching(/^admin: 3 rows indexed, 0 left, \d+ rows\/s$/),
+    'rebuilding the storefront search index in PostgreSQL full text, in batches of 2 rows',
     expect.stringMatching(/^storefront: 2 rows indexed, 1 left, \d+ rows\/s$/),
     expect.stringMatching(/^storefront: 3 rows indexed, 0 left, \d+ rows\/s$/),
     expect.stringMatching(/^6 rows indexed in \d+\.\d s$/),

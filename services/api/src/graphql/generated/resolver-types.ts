@@ -62,6 +62,8 @@ export type Query = {
   readonly searchAdminProducts: AdminProductSearchConnection;
   /** Storefront: active products of the channel by name, SKU, brand, categories and description; categoryId includes its subcategories; best match first. */
   readonly searchProducts: ProductSearchConnection;
+  /** Storefront: a search-only key scoped to the request's channel; null when storefront search runs in PostgreSQL (searchProducts is then the way). */
+  readonly storefrontSearchKey?: Maybe<StorefrontSearchKey>;
   /** Staff (settings.manage): the stored value of a setting, null when unset. */
   readonly setting?: Maybe<Scalars['JSON']['output']>;
   /** Staff (secrets.manage): whether a secret is set, when, by whom and under which master key id; null when never set. Never its value. */
@@ -916,6 +918,19 @@ export type ProductSearchConnection = {
   readonly pageInfo: PageInfo;
 };
 
+/**
+ * Lets a BFF search the storefront index in Meilisearch itself (docs/search.md, "Scoped search keys for BFFs"):
+ * send token as the Bearer key to host's /indexes/<indexUid>/search; Meilisearch adds the channel filter to
+ * every search and refuses anything but searching that index. Ask again before expiresAt.
+ */
+export type StorefrontSearchKey = {
+  readonly __typename?: 'StorefrontSearchKey';
+  readonly host: Scalars['String']['output'];
+  readonly indexUid: Scalars['String']['output'];
+  readonly token: Scalars['String']['output'];
+  readonly expiresAt: Scalars['String']['output'];
+};
+
 /** A stored secret as staff may see it: never its value. */
 export type SecretStatus = {
   readonly __typename?: 'SecretStatus';
@@ -1139,6 +1154,7 @@ export type ResolversTypes = {
   AdminProductSearchConnection: ResolverTypeWrapper<AdminProductSearchConnection>;
   ProductSearchHit: ResolverTypeWrapper<ProductSearchHit>;
   ProductSearchConnection: ResolverTypeWrapper<ProductSearchConnection>;
+  StorefrontSearchKey: ResolverTypeWrapper<StorefrontSearchKey>;
   SecretStatus: ResolverTypeWrapper<SecretStatus>;
   StorefrontToken: ResolverTypeWrapper<StorefrontToken>;
   CreatedStorefrontToken: ResolverTypeWrapper<CreatedStorefrontToken>;
@@ -1202,6 +1218,7 @@ export type ResolversParentTypes = {
   AdminProductSearchConnection: AdminProductSearchConnection;
   ProductSearchHit: ProductSearchHit;
   ProductSearchConnection: ProductSearchConnection;
+  StorefrontSearchKey: StorefrontSearchKey;
   SecretStatus: SecretStatus;
   StorefrontToken: StorefrontToken;
   CreatedStorefrontToken: CreatedStorefrontToken;
@@ -1239,6 +1256,7 @@ export type QueryResolvers<ContextType = MercuriusContext, ParentType extends Re
   searchCustomers?: Resolver<ResolversTypes['CustomerSearchConnection'], ParentType, ContextType, RequireFields<QuerySearchCustomersArgs, 'text' | 'first'>>;
   searchAdminProducts?: Resolver<ResolversTypes['AdminProductSearchConnection'], ParentType, ContextType, RequireFields<QuerySearchAdminProductsArgs, 'text' | 'first'>>;
   searchProducts?: Resolver<ResolversTypes['ProductSearchConnection'], ParentType, ContextType, RequireFields<QuerySearchProductsArgs, 'text' | 'first'>>;
+  storefrontSearchKey?: Resolver<Maybe<ResolversTypes['StorefrontSearchKey']>, ParentType, ContextType>;
   setting?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType, RequireFields<QuerySettingArgs, 'key'>>;
   secretStatus?: Resolver<Maybe<ResolversTypes['SecretStatus']>, ParentType, ContextType, RequireFields<QuerySecretStatusArgs, 'key'>>;
   storefrontTokens?: Resolver<ReadonlyArray<ResolversTypes['StorefrontToken']>, ParentType, ContextType>;
@@ -1542,6 +1560,13 @@ export type ProductSearchConnectionResolvers<ContextType = MercuriusContext, Par
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
 };
 
+export type StorefrontSearchKeyResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['StorefrontSearchKey'] = ResolversParentTypes['StorefrontSearchKey']> = {
+  host?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  indexUid?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  token?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  expiresAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type SecretStatusResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['SecretStatus'] = ResolversParentTypes['SecretStatus']> = {
   key?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   setAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1618,6 +1643,7 @@ export type Resolvers<ContextType = MercuriusContext> = {
   AdminProductSearchConnection?: AdminProductSearchConnectionResolvers<ContextType>;
   ProductSearchHit?: ProductSearchHitResolvers<ContextType>;
   ProductSearchConnection?: ProductSearchConnectionResolvers<ContextType>;
+  StorefrontSearchKey?: StorefrontSearchKeyResolvers<ContextType>;
   SecretStatus?: SecretStatusResolvers<ContextType>;
   StorefrontToken?: StorefrontTokenResolvers<ContextType>;
   CreatedStorefrontToken?: CreatedStorefrontTokenResolvers<ContextType>;
