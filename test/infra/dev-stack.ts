@@ -1,6 +1,6 @@
-// `npm run dev:stack`: PostgreSQL, Redis, Kafka, Temporal, versitygw (S3) and Prometheus from the provisioned cache on fixed
-// loopback ports, with their data kept under .data/dev-stack; prints the environment for the api, worker and
-// consumer, and stops every server on SIGINT (Ctrl-C) or SIGTERM.
+// `npm run dev:stack`: PostgreSQL, Redis, Kafka, Temporal, versitygw (S3) and Prometheus from the provisioned
+// cache on fixed loopback ports, with their data kept under .data/dev-stack; prints the environment for the
+// api, worker and consumer, and stops every server on SIGINT (Ctrl-C) or SIGTERM.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
