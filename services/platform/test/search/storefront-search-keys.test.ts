@@ -34,6 +34,12 @@ describe('scoped storefront search keys', () => {
     expect(storefrontSearchKeys({ storefrontSearch: { ...endpoint, searchOnlyKey: undefined } }, 'storefront')).toBeUndefined();
     expect(storefrontSearchKeys({ storefrontSearch: { ...endpoint, searchOnlyKey: SEARCH_ONLY_KEY } }, 'storefront')).toBeDefined();
   });
+
+  it('fails a key, naming the URL, while Meilisearch cannot be asked for the key\'s uid', async () => {
+    // Port 9 (discard) on the loopback: nothing listens there, so the connection is refused at once.
+    const keys = storefrontSearchKeys({ storefrontSearch: { url: 'http://127.0.0.1:9', apiKey: 'master', searchOnlyKey: SEARCH_ONLY_KEY } }, 'storefront');
+    await expect(keys?.forChannel('7', new Date())).rejects.toThrow('http://127.0.0.1:9');
+  });
 });
 
 describe('the engine of each index', () => {

@@ -45,14 +45,16 @@ export function storefrontSearchKeys(config: Pick<Config, 'storefrontSearch'>, i
   if (search === undefined || searchOnlyKey === undefined) return undefined;
   const client = new Meilisearch({ host: search.url, ...(search.apiKey === undefined ? {} : { apiKey: search.apiKey }) });
   let apiKeyUid: Promise<string> | undefined;
-  const uidOfKey = () => {
-    apiKeyUid ??= client.getKey(searchOnlyKey).then((key) => {
+  const lookUp = () => {
+    const uid = client.getKey(searchOnlyKey).then((key) => {
       assertSearchOnly(key);
       return key.uid;
     });
-    apiKeyUid.catch(() => (apiKeyUid = undefined));
-    return apiKeyUid;
+    // Asked again at the next request after a failure (Meilisearch down, key not created yet).
+    uid.catch(() => (apiKeyUid = undefined));
+    return uid;
   };
+  const uidOfKey = () => (apiKeyUid ??= lookUp());
   return {
     async forChannel(channelId, now) {
       const expiresAt = new Date(now.getTime() + SCOPED_KEY_TTL_SECONDS * 1000);
