@@ -9,6 +9,7 @@ import { createTestNamespace, uniqueName } from '../../../test/infra/isolation.t
 import { run } from '../../../test/infra/proc.ts';
 import { startPostgres, startRedis, type ServerHandle } from '../../../test/infra/servers.ts';
 import { liftRateLimits } from '../../../test/support/rate-limits.ts';
+import { migrateRepositoryExtensions } from '../../../test/support/extensions.ts';
 import { spawnService, type ServiceProcess } from '../../../test/support/service-process.ts';
 import { API_MAIN } from '../../../services/api/test/run-api.ts';
 import { COUNTING_CONSUMER } from '../../../services/consumer/test/support/consumer-process.ts';
@@ -68,6 +69,8 @@ export async function startLiveShop(): Promise<LiveShop> {
     const databaseUrl = postgres.url;
     const brokers = inject('kafkaBrokers');
     await applyMigrations(databaseUrl);
+    // The api, worker and consumer start together here: the worker and consumer refuse a database whose extensions the api has not migrated yet.
+    await migrateRepositoryExtensions(databaseUrl);
     // The load comes from one address: the default limits would answer most of it 429.
     await liftRateLimits(databaseUrl);
     const commandEnv = { PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'ERROR', DATABASE_URL: databaseUrl };
