@@ -108,7 +108,14 @@ describe('the worker process', () => {
       "SELECT name FROM outbox_events WHERE payload->>'order_id' = $1 AND name <> 'shop.orders.placed.v1' ORDER BY id",
       [order.id.toString()],
     );
-    expect(rows.map((row) => row.name)).toEqual(['shop.inventory.stock_changed.v1', 'order.status_changed', 'shop.inventory.stock_changed.v1', 'order.status_changed']);
+    expect(rows.map((row) => row.name)).toEqual([
+      'shop.inventory.stock_changed.v1',
+      'order.status_changed',
+      'shop.orders.status_changed.v1',
+      'shop.inventory.stock_changed.v1',
+      'order.status_changed',
+      'shop.orders.status_changed.v1',
+    ]);
     expect(await stockOf(productId)).toMatchObject({ onHand: 5, reserved: 0 });
   });
 

@@ -281,9 +281,13 @@ describe('cart, checkout and the order lifecycle', () => {
         'shop.inventory.stock_changed.v1',
         'shop.orders.placed.v1',
         'order.status_changed',
+        'shop.orders.status_changed.v1',
         'order.status_changed',
+        'shop.orders.status_changed.v1',
         'order.status_changed',
+        'shop.orders.status_changed.v1',
         'order.status_changed',
+        'shop.orders.status_changed.v1',
         'order.completed',
       ]);
       const moves = events.filter((event) => event.name === 'order.status_changed').map((event) => (event.payload as { to: string }).to);

@@ -261,7 +261,8 @@ describe('checkout and the order lifecycle', () => {
     expect(order.lines[0]).toMatchObject({ productId: tee, quantity: 2, categoryId: catalog.categoryIds[0], brandId: catalog.brandId });
     expect(await stock(tee)).toMatchObject({ onHand: 5, reserved: 2 });
     const placed = await commerce.events(before);
-    expect(placed.map((event) => event.name)).toEqual(['shop.inventory.stock_changed.v1', 'shop.orders.placed.v1', 'order.status_changed']);
+    expect(placed.map((event) => event.name)).toEqual(['shop.inventory.stock_changed.v1', 'shop.orders.placed.v1', 'order.status_changed', 'shop.orders.status_changed.v1']);
+    expect(placed[3]?.payload).toMatchObject({ order_id: order.id.toString(), order_number: order.number, from: null, to: 'PENDING_PAYMENT' });
     expect(placed[0]?.payload).toMatchObject({ previous_quantity: 5, new_quantity: 3, delta: -2, reason: 'reservation', order_id: order.id.toString() });
     expect(placed[2]?.payload).toMatchObject({ order_id: order.id.toString(), from: null, to: 'PENDING_PAYMENT', reason: null });
     expect(placed[1]?.payload).toMatchObject({ order_number: order.number, status: 'PENDING_PAYMENT', totals: { total: '39.80' } });
@@ -272,8 +273,9 @@ describe('checkout and the order lifecycle', () => {
     const beforeCompletion = await commerce.lastEventId();
     const completed = await commerce.transaction((tx) => completeOrder(tx, commerce.deps, order.id));
     expect(completed.status).toBe('COMPLETED');
-    const [statusChange, event] = await commerce.events(beforeCompletion);
+    const [statusChange, brokerTwin, event] = await commerce.events(beforeCompletion);
     expect(statusChange).toMatchObject({ name: 'order.status_changed', payload: { from: 'FULFILLED', to: 'COMPLETED' } });
+    expect(brokerTwin).toMatchObject({ name: 'shop.orders.status_changed.v1', payload: { from: 'FULFILLED', to: 'COMPLETED' } });
     expect(event).toMatchObject({
       name: 'order.completed',
       payload: { order_id: order.id.toString(), session_id: 's-life', lines: [{ product_id: tee.toString(), category_id: catalog.categoryIds[0]?.toString(), line_total: '39.80' }] },
@@ -315,6 +317,7 @@ describe('checkout and the order lifecycle', () => {
     expect(await stock(tee)).toMatchObject({ onHand: 4, reserved: 0 });
     expect((await commerce.events(before)).map((event) => [event.name, event.payload.reason])).toEqual([
       ['order.status_changed', 'changed my mind'],
+      ['shop.orders.status_changed.v1', undefined],
       ['shop.inventory.stock_changed.v1', 'reservation_released'],
     ]);
 
@@ -427,6 +430,7 @@ describe('checkout and the order lifecycle', () => {
     expect(events).toMatchObject([
       { name: 'shop.inventory.stock_changed.v1', payload: { reason: 'reservation_released', previous_quantity: 0, new_quantity: 2, product_id: tee.toString() } },
       { name: 'order.status_changed', payload: { from: 'PENDING_PAYMENT', to: 'CANCELLED', reason: 'the stock hold expired before payment' } },
+      { name: 'shop.orders.status_changed.v1', payload: { from: 'PENDING_PAYMENT', to: 'CANCELLED' } },
     ]);
     // A second pass finds nothing: the sweep can run any number of times.
     expect(await sweep('2026-11-23T10:32:00.000Z')).toMatchObject({ orders: 0, reservations: 0, more: false });
