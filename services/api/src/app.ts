@@ -31,8 +31,11 @@ export interface AppOptions {
   readonly outbox?: Pick<RunningOutbox, 'emit' | 'transaction'>;
   /** Areas registered after the core ones: the extensions' (serve.ts loads them). */
   readonly areas?: readonly AreaPlugin[];
-  /** The file storage FILE_STORAGE_PROVIDER selects (serve.ts includes the extensions' providers); by default of the core's alone. */
-  readonly fileStorage?: FileStorage;
+  /**
+   * The file storage FILE_STORAGE_PROVIDER selects (serve.ts includes the extensions' providers; null:
+   * none, as in production without a storage extension); when absent, selected among the core's alone.
+   */
+  readonly fileStorage?: FileStorage | null;
 }
 
 function outboxOf(platform: AppPlatform, options: AppOptions): Pick<RunningOutbox, 'emit' | 'transaction'> {
@@ -81,7 +84,7 @@ export async function buildApp(platform: AppPlatform, options: AppOptions = {}):
   await app.register(graphqlPlugin, { ide: config.nodeEnv === 'development', services, limits: { maxCost: config.graphqlMaxCost, introspection: config.graphqlIntrospection } });
   if (config.graphqlPersistedQueries !== undefined) servePersistedQueries(app, config.graphqlPersistedQueries);
   for (const area of [...CORE_AREAS, ...(options.areas ?? [])]) await app.register(area, { platform, services });
-  serveFileStorage(app, options.fileStorage ?? openFileStorage(coreStorageRegistry(), config, platform.logger));
+  serveFileStorage(app, options.fileStorage === undefined ? openFileStorage(coreStorageRegistry(), config, platform.logger) : options.fileStorage);
   return app;
 }
 

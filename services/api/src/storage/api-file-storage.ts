@@ -21,6 +21,6 @@ export function openApiFileStorage(config: Config, logger: Logger, extensions: r
 }
 
 /** /uploads exists only while local storage is the one selected. */
-export function serveFileStorage(app: FastifyInstance, storage: FileStorage | undefined): void {
+export function serveFileStorage(app: FastifyInstance, storage: FileStorage | null | undefined): void {
   if (storage instanceof LocalFileStorage) localUploadRoutes(app, storage);
 }
