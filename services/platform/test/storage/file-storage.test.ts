@@ -63,6 +63,18 @@ describe('the storage registry', () => {
   });
 });
 
+/** A production configuration with every required variable, plus `extra`. */
+const productionConfig = (extra: Record<string, string> = {}) =>
+  loadConfig({
+    NODE_ENV: 'production',
+    DATABASE_URL: 'postgresql://shop@db/shop',
+    CACHE_URL: 'redis://cache',
+    BROKER_ADDRESS: 'kafka:9092',
+    SECRET_KEY: SECRET,
+    SECRETS_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
+    ...extra,
+  });
+
 describe('opening the file storage', () => {
   it('opens local storage outside production, from FILE_STORAGE_DIR, with absolute URLs under PUBLIC_API_BROWSER_ORIGIN', () => {
     const config = loadConfig({ FILE_STORAGE_DIR: '/tmp/shop-uploads', PUBLIC_API_BROWSER_ORIGIN: 'https://api.shop.test' });
@@ -72,15 +84,7 @@ describe('opening the file storage', () => {
   });
 
   it('refuses local storage in production with one line naming FILE_STORAGE_PROVIDER', () => {
-    const config = loadConfig({
-      NODE_ENV: 'production',
-      DATABASE_URL: 'postgresql://shop@db/shop',
-      CACHE_URL: 'redis://cache',
-      BROKER_ADDRESS: 'kafka:9092',
-      SECRET_KEY: SECRET,
-      SECRETS_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
-      FILE_STORAGE_PROVIDER: 'local',
-    });
+    const config = productionConfig({ FILE_STORAGE_PROVIDER: 'local' });
     const refusal = (() => {
       try {
         openFileStorage(coreStorageRegistry(), config, recordingLogger().logger);
@@ -91,15 +95,9 @@ describe('opening the file storage', () => {
     expect(refusal).toBeInstanceOf(ConfigError);
     expect((refusal as ConfigError).problems).toEqual([expect.stringMatching(/^FILE_STORAGE_PROVIDER: local file storage is refused in production \(NODE_ENV=production\)/)]);
   });
+
   it('has no file storage in production when nothing but local is there to select, and warns once', () => {
-    const config = loadConfig({
-      NODE_ENV: 'production',
-      DATABASE_URL: 'postgresql://shop@db/shop',
-      CACHE_URL: 'redis://cache',
-      BROKER_ADDRESS: 'kafka:9092',
-      SECRET_KEY: SECRET,
-      SECRETS_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
-    });
+    const config = productionConfig();
     const { logger, lines } = recordingLogger();
     expect(openFileStorage(coreStorageRegistry(), config, logger)).toBeUndefined();
     expect(lines.map((line) => line.msg)).toEqual([expect.stringMatching(/^no file storage: production does not use local storage/)]);
