@@ -70,6 +70,17 @@ export { setStockOnHand } from './inventory/stock.ts';
 export { countStock, createStockLocation, listStockLocations, type StockCount } from './inventory/stock-locations.ts';
 export { addCartLine, createCart, MAX_LINE_QUANTITY, setCartLineQuantity, viewCart, type CartView } from './carts/carts.ts';
 export { placeOrder, type PlaceOrderInput } from './orders/checkout.ts';
+export {
+  customerStoreCreditAccount,
+  debitStoreCredit,
+  expireOverdraftDrafts,
+  issueStoreCredit,
+  storeCreditBalance,
+  type DebitStoreCredit,
+  type IssueStoreCredit,
+  type Overdraft,
+  type StoreCreditDebit,
+} from './payments/store-credit.ts';
 export { captureAtFulfilment, captureOrderTenders, captureTender, GATEWAY_TRANSACTION, tenderKeys, tendersOfOrder, tendersOfOrders, type FulfilmentCapture } from './payments/tenders.ts';
 export type { Address } from './orders/address.ts';
 export type { OrderWithLines } from './orders/order-events.ts';

@@ -24,6 +24,7 @@ export const TOPICS = {
   'shop.leads.created.v1': { partitionKey: 'lead_id' },
   'shop.approvals.reminder_due.v1': { partitionKey: 'subject_id' },
   'shop.payments.money_moved.v1': { partitionKey: 'tender_id' },
+  'shop.payments.store_credit_moved.v1': { partitionKey: 'account_id' },
 } as const satisfies { readonly [N in keyof TopicPayloads]: { readonly partitionKey: keyof TopicPayloads[N] & string } };
 
 export type TopicName = keyof typeof TOPICS;

@@ -369,6 +369,37 @@ export interface PaymentsMoneyMovedV1 {
   gateway_operation_id: string;
 }
 
+/**
+ * A store credit ledger entry was written or changed status: credit issued, credit spent, an overdraft debit voided
+ */
+export interface PaymentsStoreCreditMovedV1 {
+  /**
+   * Unique per event; consumers deduplicate by it.
+   */
+  event_id: string;
+  schema_version: 1;
+  /**
+   * When the entry was written or changed status, UTC.
+   */
+  occurred_at: string;
+  account_id: string;
+  customer_id: string | null;
+  entry_id: string;
+  entry_kind: "CREDIT" | "DEBIT";
+  entry_status: "PENDING" | "POSTED" | "VOIDED";
+  amount: string;
+  currency: string;
+  /**
+   * The account's balance after the change: negative only while an overdraft draft is open.
+   */
+  balance: string;
+  order_id: string | null;
+  /**
+   * The overdraft draft that let this debit take the balance below zero.
+   */
+  overdraft_draft_id: string | null;
+}
+
 /** Every event by name: broker topics and in-process events. */
 export interface EventPayloads {
   'cart.item_added': CartItemAdded;
@@ -386,4 +417,5 @@ export interface EventPayloads {
   'shop.orders.placed.v1': OrdersPlacedV1;
   'shop.orders.status_changed.v1': OrdersStatusChangedV1;
   'shop.payments.money_moved.v1': PaymentsMoneyMovedV1;
+  'shop.payments.store_credit_moved.v1': PaymentsStoreCreditMovedV1;
 }

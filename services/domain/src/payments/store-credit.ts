@@ -1,0 +1,185 @@
+import type { OverdraftReason, StoreCreditAccount, StoreCreditEntry, StoreCreditOverdraftDraft } from '@shop/platform';
+import { DomainError } from '../errors/domain-error.ts';
+import { idString, optionalId, type DomainDeps, type Tx } from '../context.ts';
+import { money, moneyString, type Money } from '../money.ts';
+
+/**
+ * Store credit: an account per customer and currency (a gift card is an account with a code), a
+ * ledger of entries, and a balance derived from the ledger, never stored. Every movement locks the
+ * account's row first, so two concurrent debits see each other's entries (docs/money.md).
+ */
+
+/** Posted credits minus debits that are pending or posted: a pending debit already holds its amount. */
+export async function storeCreditBalance(db: Tx, accountId: bigint): Promise<Money> {
+  const rows = await db.$queryRaw<{ balance: string }[]>`
+    SELECT (COALESCE(SUM(amount) FILTER (WHERE kind = 'CREDIT' AND status = 'POSTED'), 0)
+          - COALESCE(SUM(amount) FILTER (WHERE kind = 'DEBIT' AND status IN ('PENDING', 'POSTED')), 0))::text AS balance
+      FROM store_credit_entries WHERE account_id = ${accountId}`;
+  return money(rows[0]?.balance ?? '0');
+}
+
+/** The customer's account in this currency, created on first use. */
+export async function customerStoreCreditAccount(tx: Tx, customerId: bigint, currency: string): Promise<StoreCreditAccount> {
+  await tx.$executeRaw`INSERT INTO store_credit_accounts (customer_id, currency) VALUES (${customerId}, ${currency}) ON CONFLICT (customer_id, currency) DO NOTHING`;
+  return tx.storeCreditAccount.findUniqueOrThrow({ where: { customerId_currency: { customerId, currency } } });
+}
+
+async function lockedAccount(tx: Tx, accountId: bigint): Promise<StoreCreditAccount> {
+  await tx.$executeRaw`SELECT 1 FROM store_credit_accounts WHERE id = ${accountId} FOR UPDATE`;
+  const account = await tx.storeCreditAccount.findUnique({ where: { id: accountId } });
+  if (account === null) throw new DomainError('NOT_FOUND', `store credit account ${accountId} does not exist`, { field: 'accountId' });
+  return account;
+}
+
+function positiveAmount(amount: string): Money {
+  if (!/^\d{1,10}(\.\d{1,2})?$/.test(amount) || money(amount).lte(0)) {
+    throw new DomainError('BAD_USER_INPUT', `the amount must be a positive decimal with at most two decimals, not ${JSON.stringify(amount)}`, { field: 'amount' });
+  }
+  return money(amount);
+}
+
+/** Emits shop.payments.store_credit_moved.v1 for an entry just written or changed, with the balance it leaves. */
+async function recordEntry(tx: Tx, deps: DomainDeps, account: StoreCreditAccount, entry: StoreCreditEntry, overdraftDraftId: bigint | null): Promise<void> {
+  await deps.emit(tx, 'shop.payments.store_credit_moved.v1', {
+    account_id: idString(account.id),
+    customer_id: optionalId(account.customerId),
+    entry_id: idString(entry.id),
+    entry_kind: entry.kind,
+    entry_status: entry.status,
+    amount: moneyString(entry.amount),
+    currency: account.currency,
+    balance: moneyString(await storeCreditBalance(tx, account.id)),
+    order_id: optionalId(entry.orderId),
+    overdraft_draft_id: optionalId(overdraftDraftId),
+    occurred_at: deps.now().toISOString(),
+  });
+}
+
+/**
+ * The entry already written under this key, when a retried movement finds it: the same movement
+ * answers it, another movement under the same key is refused.
+ */
+async function replayedEntry(tx: Tx, idempotencyKey: string, accountId: bigint, kind: StoreCreditEntry['kind'], amount: Money): Promise<StoreCreditEntry | null> {
+  const entry = await tx.storeCreditEntry.findUnique({ where: { idempotencyKey } });
+  if (entry === null) return null;
+  if (entry.accountId !== accountId || entry.kind !== kind || !entry.amount.eq(amount)) {
+    throw new DomainError('CONFLICT', `the idempotency key ${JSON.stringify(idempotencyKey)} was already used for another store credit movement`, { field: 'idempotencyKey' });
+  }
+  return entry;
+}
+
+export interface IssueStoreCredit {
+  readonly customerId: bigint;
+  readonly currency: string;
+  /** A positive decimal string, e.g. "25.00". */
+  readonly amount: string;
+  readonly note: string;
+  readonly idempotencyKey: string;
+  readonly staffUserId?: bigint;
+}
+
+/** Credits a customer's account (a posted CREDIT). Retried with the same key: the first entry, once. */
+export async function issueStoreCredit(tx: Tx, deps: DomainDeps, input: IssueStoreCredit): Promise<StoreCreditEntry> {
+  const amount = positiveAmount(input.amount);
+  const found = await tx.customer.findUnique({ where: { id: input.customerId }, select: { id: true } });
+  if (found === null) throw new DomainError('NOT_FOUND', `customer ${input.customerId} does not exist`, { field: 'customerId' });
+  const account = await lockedAccount(tx, (await customerStoreCreditAccount(tx, input.customerId, input.currency)).id);
+  const replayed = await replayedEntry(tx, input.idempotencyKey, account.id, 'CREDIT', amount);
+  if (replayed !== null) return replayed;
+  const entry = await tx.storeCreditEntry.create({
+    data: { accountId: account.id, kind: 'CREDIT', status: 'POSTED', amount, idempotencyKey: input.idempotencyKey, note: input.note, staffUserId: input.staffUserId ?? null },
+  });
+  await recordEntry(tx, deps, account, entry, null);
+  return entry;
+}
+
+export interface Overdraft {
+  readonly reason: OverdraftReason;
+  readonly expiresAt: Date;
+}
+
+export interface DebitStoreCredit {
+  readonly accountId: bigint;
+  readonly amount: string;
+  readonly note: string;
+  readonly idempotencyKey: string;
+  readonly orderId?: bigint;
+  /** Lets the debit take the balance below zero, through a recorded draft; without it a debit beyond the balance is refused. */
+  readonly overdraft?: Overdraft;
+}
+
+export interface StoreCreditDebit {
+  /** The posted debit of what the balance covered; null when the balance covered nothing. */
+  readonly covered: StoreCreditEntry | null;
+  /** The overdraft draft and its pending debit, when the debit went below zero. */
+  readonly overdraft: StoreCreditOverdraftDraft | null;
+}
+
+/** The key of the pending debit an overdraft draft holds, beside the covered part's key. */
+const overdraftKey = (idempotencyKey: string): string => `${idempotencyKey}:overdraft`;
+
+/**
+ * Debits an account under its row lock. What the balance covers is a POSTED debit; the rest, only
+ * with `overdraft`, is a PENDING debit held by an overdraft draft that expires. Retried with the
+ * same key: the first debit's entries, once.
+ */
+export async function debitStoreCredit(tx: Tx, deps: DomainDeps, input: DebitStoreCredit): Promise<StoreCreditDebit> {
+  const amount = positiveAmount(input.amount);
+  const account = await lockedAccount(tx, input.accountId);
+  const previous = await tx.storeCreditEntry.findMany({ where: { idempotencyKey: { in: [input.idempotencyKey, overdraftKey(input.idempotencyKey)] } }, include: { overdraftDraft: true } });
+  if (previous.length > 0) {
+    const total = previous.reduce((all, entry) => all.add(entry.amount), money(0));
+    if (previous.some((entry) => entry.accountId !== account.id || entry.kind !== 'DEBIT') || !total.eq(amount)) {
+      throw new DomainError('CONFLICT', `the idempotency key ${JSON.stringify(input.idempotencyKey)} was already used for another store credit movement`, { field: 'idempotencyKey' });
+    }
+    return {
+      covered: previous.find((entry) => entry.idempotencyKey === input.idempotencyKey) ?? null,
+      overdraft: previous.find((entry) => entry.overdraftDraft !== null)?.overdraftDraft ?? null,
+    };
+  }
+  const balance = await storeCreditBalance(tx, account.id);
+  const available = balance.gt(0) ? balance : money(0);
+  const coveredAmount = amount.lt(available) ? amount : available;
+  const short = amount.sub(coveredAmount);
+  if (short.gt(0) && input.overdraft === undefined) {
+    throw new DomainError('CONFLICT', `store credit account ${account.id} holds ${moneyString(balance)} ${account.currency}, less than the ${moneyString(amount)} asked`, {
+      field: 'amount',
+      balance: moneyString(balance),
+    });
+  }
+  const debit = (status: 'POSTED' | 'PENDING', value: Money, idempotencyKey: string) =>
+    tx.storeCreditEntry.create({ data: { accountId: account.id, kind: 'DEBIT', status, amount: value, idempotencyKey, note: input.note, orderId: input.orderId ?? null } });
+  let covered: StoreCreditEntry | null = null;
+  if (coveredAmount.gt(0)) {
+    covered = await debit('POSTED', coveredAmount, input.idempotencyKey);
+    await recordEntry(tx, deps, account, covered, null);
+  }
+  let overdraft: StoreCreditOverdraftDraft | null = null;
+  if (short.gt(0) && input.overdraft !== undefined) {
+    const held = await debit('PENDING', short, overdraftKey(input.idempotencyKey));
+    overdraft = await tx.storeCreditOverdraftDraft.create({
+      data: { accountId: account.id, entryId: held.id, reason: input.overdraft.reason, status: 'DRAFT', amount: short, expiresAt: input.overdraft.expiresAt },
+    });
+    await recordEntry(tx, deps, account, held, overdraft.id);
+  }
+  return { covered, overdraft };
+}
+
+/**
+ * Expires up to `limit` overdraft drafts past their expiry: each draft's pending debit is voided,
+ * so the balance comes back up by what it overdrew. Drafts another sweep holds are skipped; an
+ * expired draft is never touched again. Answers how many it expired.
+ */
+export async function expireOverdraftDrafts(tx: Tx, deps: DomainDeps, limit: number): Promise<number> {
+  const due = await tx.$queryRaw<{ id: bigint; account_id: bigint; entry_id: bigint }[]>`
+    SELECT id, account_id, entry_id FROM store_credit_overdraft_drafts
+     WHERE status = 'DRAFT' AND expires_at <= ${deps.now()}
+     ORDER BY expires_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
+  for (const draft of due) {
+    const account = await lockedAccount(tx, draft.account_id);
+    await tx.storeCreditOverdraftDraft.update({ where: { id: draft.id }, data: { status: 'EXPIRED' } });
+    const voided = await tx.storeCreditEntry.update({ where: { id: draft.entry_id }, data: { status: 'VOIDED' } });
+    await recordEntry(tx, deps, account, voided, draft.id);
+  }
+  return due.length;
+}
