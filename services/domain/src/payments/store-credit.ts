@@ -166,20 +166,20 @@ export async function debitStoreCredit(tx: Tx, deps: DomainDeps, input: DebitSto
 }
 
 /**
- * Expires up to `limit` overdraft drafts past their expiry: each draft's pending debit is voided,
- * so the balance comes back up by what it overdrew. Drafts another sweep holds are skipped; an
- * expired draft is never touched again. Answers how many it expired.
+ * Expires up to `limit` overdraft drafts past their expiry as of `asOf`: each draft's pending debit
+ * is voided, so the balance comes back up by what it overdrew. Drafts another sweep holds are
+ * skipped; an expired draft is never touched again (GcExpiredOverdraftDraftsWorkflow's pass).
  */
-export async function expireOverdraftDrafts(tx: Tx, deps: DomainDeps, limit: number): Promise<number> {
+export async function expireOverdraftDrafts(tx: Tx, deps: DomainDeps, input: { asOf: Date; limit: number }): Promise<{ expired: number; more: boolean }> {
   const due = await tx.$queryRaw<{ id: bigint; account_id: bigint; entry_id: bigint }[]>`
     SELECT id, account_id, entry_id FROM store_credit_overdraft_drafts
-     WHERE status = 'DRAFT' AND expires_at <= ${deps.now()}
-     ORDER BY expires_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
+     WHERE status = 'DRAFT' AND expires_at <= ${input.asOf}
+     ORDER BY expires_at, id LIMIT ${input.limit} FOR UPDATE SKIP LOCKED`;
   for (const draft of due) {
     const account = await lockedAccount(tx, draft.account_id);
     await tx.storeCreditOverdraftDraft.update({ where: { id: draft.id }, data: { status: 'EXPIRED' } });
     const voided = await tx.storeCreditEntry.update({ where: { id: draft.entry_id }, data: { status: 'VOIDED' } });
     await recordEntry(tx, deps, account, voided, draft.id);
   }
-  return due.length;
+  return { expired: due.length, more: due.length === input.limit };
 }

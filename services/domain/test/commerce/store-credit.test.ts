@@ -77,10 +77,10 @@ describe('store credit', () => {
     expect(retried.overdraft?.id).toBe(debit.overdraft?.id);
     expect(await balance(accountId)).toBe('-15.00');
 
-    expect(await commerce.transaction((tx) => expireOverdraftDrafts(tx, commerce.deps, 100))).toBe(0);
-    commerce.setNow(new Date(expiresAt.getTime() + 1));
-    expect(await commerce.transaction((tx) => expireOverdraftDrafts(tx, commerce.deps, 100))).toBe(1);
-    expect(await commerce.transaction((tx) => expireOverdraftDrafts(tx, commerce.deps, 100))).toBe(0);
+    const expire = (asOf: Date) => commerce.transaction((tx) => expireOverdraftDrafts(tx, commerce.deps, { asOf, limit: 100 }));
+    expect(await expire(new Date(expiresAt.getTime() - 1))).toEqual({ expired: 0, more: false });
+    expect(await expire(expiresAt)).toEqual({ expired: 1, more: false });
+    expect(await expire(expiresAt)).toEqual({ expired: 0, more: false });
 
     expect(await balance(accountId)).toBe('0.00');
     const draft = await prisma().storeCreditOverdraftDraft.findUniqueOrThrow({ where: { id: debit.overdraft?.id ?? 0n }, include: { entry: true } });
