@@ -33,8 +33,11 @@ function gatewayOf(deps: DomainDeps): PaymentGateway {
   return deps.gateway;
 }
 
+/** The gateway's record of a movement: its operation, or what stands for one (an authorization voided outside the shop). */
+type MovementRecord = Pick<GatewayOperation, 'id' | 'idempotencyKey' | 'createdAt'>;
+
 /** One movement: appended to the tender's event log and emitted as shop.payments.money_moved.v1, in the caller's transaction. */
-async function recordMovement(tx: Tx, deps: DomainDeps, tender: PaymentTender, kind: TenderEventKind, amount: Money, operation: GatewayOperation): Promise<void> {
+async function recordMovement(tx: Tx, deps: DomainDeps, tender: PaymentTender, kind: TenderEventKind, amount: Money, operation: MovementRecord): Promise<void> {
   const occurredAt = new Date(operation.createdAt);
   await tx.tenderEvent.create({
     data: { tenderId: tender.id, kind, amount, idempotencyKey: operation.idempotencyKey, gatewayOperationId: operation.id, occurredAt },
@@ -151,14 +154,27 @@ export async function captureAtFulfilment(tx: Tx, deps: DomainDeps, orderId: big
 }
 
 /**
+ * Voids the tender's authorization under `void:{tenderId}`. An authorization the gateway says is
+ * voided already (from its dashboard, under another key) counts as done: nothing is left to release.
+ * Its movement then carries the authorization's id and the time the shop learnt of it, as the
+ * gateway answered no operation.
+ */
+async function voidAtGateway(deps: DomainDeps, gateway: PaymentGateway, tender: PaymentTender): Promise<MovementRecord> {
+  const idempotencyKey = tenderKeys.void(tender.id);
+  const answer = await gateway.void({ idempotencyKey, authorizationId: tender.gatewayReference });
+  if (answer.status === 'error' && answer.code === 'authorization_voided') return { id: tender.gatewayReference, idempotencyKey, createdAt: deps.now().toISOString() };
+  return settled(answer, `void tender ${tender.id}`);
+}
+
+/**
  * Gives back what a tender holds when its order is cancelled: an AUTHORIZED tender is voided, a
  * CAPTURED one refunded what is left of its capture. Voided or refunded already: nothing happens.
  */
-async function releaseTender(tx: Tx, deps: DomainDeps, tenderId: bigint): Promise<void> {
+export async function releaseTender(tx: Tx, deps: DomainDeps, tenderId: bigint): Promise<void> {
   const tender = await lockedTender(tx, tenderId);
   const gateway = gatewayOf(deps);
   if (tender.status === 'AUTHORIZED') {
-    const operation = settled(await gateway.void({ idempotencyKey: tenderKeys.void(tender.id), authorizationId: tender.gatewayReference }), `void tender ${tenderId}`);
+    const operation = await voidAtGateway(deps, gateway, tender);
     const amount = tender.authorizedAmount.sub(tender.capturedAmount);
     const voided = await tx.paymentTender.update({ where: { id: tender.id }, data: { status: 'VOIDED', voidedAmount: amount } });
     await recordMovement(tx, deps, voided, 'VOIDED', amount, operation);

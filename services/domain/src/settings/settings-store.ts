@@ -39,6 +39,7 @@ const WORKFLOWS: Record<string, [Check, string]> = {
   orderApprovalReminderHours: [hours, HOURS],
   customerApprovalReminderHours: [hours, HOURS],
   customerApprovalExpiryHours: [hours, HOURS],
+  cardAuthorizationVoidMarginHours: [hours, HOURS],
 };
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -10,6 +10,8 @@ export interface WorkflowSettings {
   readonly customerApprovalReminderHours: number;
   /** A business account still waiting this long is rejected. */
   readonly customerApprovalExpiryHours: number;
+  /** A card authorization lapsing within this many hours is voided by the daily sweep (VoidExpiringCardAuthsWorkflow). */
+  readonly cardAuthorizationVoidMarginHours: number;
 }
 
 export const DEFAULT_WORKFLOW_SETTINGS: WorkflowSettings = {
@@ -17,6 +19,8 @@ export const DEFAULT_WORKFLOW_SETTINGS: WorkflowSettings = {
   orderApprovalReminderHours: 24,
   customerApprovalReminderHours: 72,
   customerApprovalExpiryHours: 168,
+  // Two days: the daily sweep sees each authorization twice before it lapses, so one missed run voids it still.
+  cardAuthorizationVoidMarginHours: 48,
 };
 
 /** The settings key holding overrides of the defaults above (a partial object). */

@@ -14,6 +14,7 @@ export const WORKFLOW_TYPES = {
   customerApproval: 'CustomerApprovalWorkflow',
   expireStaleReservations: 'ExpireStaleReservationsWorkflow',
   cleanupExpiredCarts: 'CleanupExpiredCartsWorkflow',
+  voidExpiringCardAuths: 'VoidExpiringCardAuthsWorkflow',
 } as const;
 
 export type WorkflowType = (typeof WORKFLOW_TYPES)[keyof typeof WORKFLOW_TYPES];
@@ -39,7 +40,7 @@ export const QUERIES = {
 export type OverlapPolicy = 'skip';
 
 /** The workflows a schedule runs: bounded passes over what fell due. */
-export type SweepWorkflowType = (typeof WORKFLOW_TYPES)['expireStaleReservations' | 'cleanupExpiredCarts'];
+export type SweepWorkflowType = (typeof WORKFLOW_TYPES)['expireStaleReservations' | 'cleanupExpiredCarts' | 'voidExpiringCardAuths'];
 
 /** A sweep run on a fixed interval: by a Temporal Schedule in the worker, or in-process without a workflow engine. */
 export interface PeriodicWorkflow {
@@ -72,6 +73,14 @@ export const PERIODIC_WORKFLOWS: readonly PeriodicWorkflow[] = [
     overlap: 'skip',
     catchupWindowMs: 60 * MINUTE_MS,
     description: 'deletes ACTIVE carts left alone past their expiry (cartLifetimeDays after their last change)',
+  },
+  {
+    scheduleId: 'void-expiring-card-auths',
+    workflowType: WORKFLOW_TYPES.voidExpiringCardAuths,
+    everyMs: 24 * 60 * MINUTE_MS,
+    overlap: 'skip',
+    catchupWindowMs: 24 * 60 * MINUTE_MS,
+    description: 'voids card authorizations lapsing within cardAuthorizationVoidMarginHours and cancels the unfulfilled orders they paid',
   },
 ];
 

@@ -2,6 +2,7 @@ import type { RunTransaction, WorkflowMetrics } from '@shop/platform';
 import type { DomainDeps } from '../context.ts';
 import { deleteExpiredCarts } from '../carts/expired-carts.ts';
 import { expireStaleReservations } from '../orders/hold-expiry.ts';
+import { voidExpiringAuthorizations } from '../payments/expiring-authorizations.ts';
 import { WORKFLOW_TYPES, type SweepBatch, type SweepWorkflowType } from './contract.ts';
 import type { WorkflowRun } from './faults.ts';
 import { pacedPass, type SweepPace } from './sweep-pace.ts';
@@ -41,5 +42,13 @@ export const SWEEP_PASSES: Readonly<Record<SweepWorkflowType, SweepPass>> = {
       const { deleted, more } = await transaction((tx) => deleteExpiredCarts(tx, { ...input, limit }));
       metrics.swept.inc({ sweep: input.run.workflow, what: 'carts' }, deleted);
       return { processed: deleted, more };
+    }),
+  // One tender per transaction, as each waits for the gateway: chunks pace the gateway calls as rows.
+  [WORKFLOW_TYPES.voidExpiringCardAuths]: ({ transaction, deps, metrics, pace }, input) =>
+    pacedPass(pace, input.limit, async (limit) => {
+      const { voided, refused, more } = await voidExpiringAuthorizations(transaction, deps, { ...input, limit });
+      metrics.swept.inc({ sweep: input.run.workflow, what: 'voided_authorizations' }, voided);
+      if (refused > 0) metrics.faults.inc({ workflow: input.run.workflow, reason: 'void_refused' }, refused);
+      return { processed: voided, more };
     }),
 };

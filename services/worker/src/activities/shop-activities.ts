@@ -19,6 +19,8 @@ export interface ShopActivities {
   workflowSettings(): Promise<WorkflowSettings>;
   expireStaleReservations(input: { asOf: string; limit: number }): Promise<SweepBatch>;
   deleteExpiredCarts(input: { asOf: string; limit: number }): Promise<SweepBatch>;
+  /** Voids card authorizations lapsing within the margin, each under void:<tenderId>, so a retry voids once. */
+  voidExpiringCardAuths(input: { asOf: string; limit: number }): Promise<SweepBatch>;
   orderLifecycleView(orderId: string): Promise<OrderLifecycleView | null>;
   /** Cancels the order when it still waits and its hold ran out by `asOf`; answers the order as it is afterwards. */
   expireUnpaidOrder(input: { orderId: string; asOf: string }): Promise<OrderLifecycleView | null>;

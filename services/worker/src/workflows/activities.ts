@@ -18,3 +18,9 @@ export const moneyActivities = proxyActivities<Pick<ShopActivities, 'captureOrde
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
+
+/** A sweep pass that voids authorizations: one gateway call per tender, each in its own transaction. */
+export const moneySweepActivities = proxyActivities<Pick<ShopActivities, 'voidExpiringCardAuths'>>({
+  startToCloseTimeout: '10 minutes',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});

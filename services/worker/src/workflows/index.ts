@@ -1,6 +1,7 @@
 // The workflow bundle's entry: every workflow type the worker registers, by its exported name.
 export { ExpireStaleReservationsWorkflow } from './expire-stale-reservations.ts';
 export { CleanupExpiredCartsWorkflow } from './cleanup-expired-carts.ts';
+export { VoidExpiringCardAuthsWorkflow } from './void-expiring-card-auths.ts';
 export { OrderLifecycleWorkflow } from './order-lifecycle.ts';
 export { OrderApprovalWorkflow } from './order-approval.ts';
 export { CustomerApprovalWorkflow } from './customer-approval.ts';
