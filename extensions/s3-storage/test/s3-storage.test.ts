@@ -23,11 +23,11 @@ function s3Env(overrides: Record<string, string> = {}): Record<string, string> {
 }
 
 /** The provider as the api builds it, from these variables. */
-function storageOf(overrides: Record<string, string> = {}): FileStorage {
+async function storageOf(overrides: Record<string, string> = {}): Promise<FileStorage> {
   const config = loadConfig(s3Env(overrides));
   const registry = coreStorageRegistry();
   register(registry);
-  const storage = openFileStorage(registry, config, logger);
+  const storage = await openFileStorage(registry, config, logger);
   if (storage === undefined) throw new Error('no file storage was selected');
   return storage;
 }
@@ -71,13 +71,13 @@ describe('the s3 provider against versitygw', () => {
     await setUp(s3Env());
   });
 
-  it('is the provider used when FILE_STORAGE_PROVIDER is empty, registered after local', () => {
-    expect(storageOf()).toBeInstanceOf(S3FileStorage);
-    expect(storageOf({ FILE_STORAGE_PROVIDER: 'local' }).name).toBe('local');
+  it('is the provider used when FILE_STORAGE_PROVIDER is empty, registered after local', async () => {
+    expect(await storageOf()).toBeInstanceOf(S3FileStorage);
+    expect((await storageOf({ FILE_STORAGE_PROVIDER: 'local' })).name).toBe('local');
   });
 
   it('puts, gets and deletes an object', async () => {
-    const storage = storageOf();
+    const storage = await storageOf();
     await storage.put('products/1/front.png', PNG, 'image/png');
     expect(await storage.get('products/1/front.png')).toEqual({ body: PNG, contentType: 'image/png' });
     await storage.delete('products/1/front.png');
@@ -86,7 +86,7 @@ describe('the s3 provider against versitygw', () => {
   });
 
   it('takes a direct upload with the presigned URL, as a browser sends it, then serves it publicly and by a signed URL', async () => {
-    const storage = storageOf({ S3_PUBLIC_URL: `${server.url}/` });
+    const storage = await storageOf({ S3_PUBLIC_URL: `${server.url}/` });
     const upload = await storage.signedUploadUrl('products/2/side.png', { contentType: 'image/png', sizeBytes: PNG.length, expiresInSeconds: 300 });
     const put = await fetch(upload.url, { method: upload.method, headers: upload.headers, body: PNG });
     expect(put.status).toBe(200);
@@ -103,7 +103,7 @@ describe('the s3 provider against versitygw', () => {
   });
 
   it('refuses a direct upload of another content type or size than signed', async () => {
-    const storage = storageOf();
+    const storage = await storageOf();
     const upload = await storage.signedUploadUrl('products/3/back.png', { contentType: 'image/png', sizeBytes: PNG.length, expiresInSeconds: 300 });
     const otherType = await fetch(upload.url, { method: 'PUT', headers: { 'content-type': 'text/html' }, body: PNG });
     const larger = await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: Buffer.concat([PNG, PNG]) });
@@ -112,16 +112,16 @@ describe('the s3 provider against versitygw', () => {
   });
 
   it('names the variables when the secret key is wrong or the access key unknown, without an SDK stack', async () => {
-    const wrongSecret = storageOf({ S3_SECRET_KEY: 'not-the-secret' });
+    const wrongSecret = await storageOf({ S3_SECRET_KEY: 'not-the-secret' });
     await expect(wrongSecret.put('a.png', PNG, 'image/png')).rejects.toThrow(
       new StorageError(`storing "a.png": S3 at ${server.url} refused the credentials (S3_ACCESS_KEY, S3_SECRET_KEY): SignatureDoesNotMatch`),
     );
-    const unknownKey = storageOf({ S3_ACCESS_KEY: 'nobody' });
+    const unknownKey = await storageOf({ S3_ACCESS_KEY: 'nobody' });
     await expect(unknownKey.get('a.png')).rejects.toThrow(new StorageError(`reading "a.png": S3 at ${server.url} refused the credentials (S3_ACCESS_KEY, S3_SECRET_KEY): XAdminUserNotFound`));
   });
 
   it('says how to create a missing bucket', async () => {
-    const storage = storageOf({ S3_BUCKET: 'absent' });
+    const storage = await storageOf({ S3_BUCKET: 'absent' });
     const missing = `bucket "absent" does not exist at ${server.url} (S3_BUCKET); create it with npm run storage:setup`;
     await expect(storage.put('a.png', PNG, 'image/png')).rejects.toThrow(new StorageError(`storing "a.png": ${missing}`));
     await expect(storage.get('a.png')).rejects.toThrow(new StorageError(`reading "a.png": ${missing}`));
@@ -129,24 +129,24 @@ describe('the s3 provider against versitygw', () => {
 
   it('names S3_ENDPOINT when nothing answers there', async () => {
     const endpoint = `http://127.0.0.1:${await freePort()}`;
-    await expect(storageOf({ S3_ENDPOINT: endpoint }).put('a.png', PNG, 'image/png')).rejects.toThrow(
+    await expect((await storageOf({ S3_ENDPOINT: endpoint })).put('a.png', PNG, 'image/png')).rejects.toThrow(
       new StorageError(`storing "a.png": S3 at ${endpoint} is unreachable (S3_ENDPOINT): ECONNREFUSED`),
     );
   });
 
-  it('leaves local storage in use without S3_ENDPOINT and S3_BUCKET, so a development api starts without an object store', () => {
+  it('leaves local storage in use without S3_ENDPOINT and S3_BUCKET, so a development api starts without an object store', async () => {
     const config = loadConfig({});
     const registry = coreStorageRegistry();
     register(registry);
     expect(registry.names()).toEqual(['local', 's3']);
-    expect(openFileStorage(registry, config, logger)?.name).toBe('local');
+    expect((await openFileStorage(registry, config, logger))?.name).toBe('local');
   });
 
-  it('refuses to be built with S3_BUCKET but no S3_ENDPOINT, naming it; keys left to the SDK when unset', () => {
+  it('refuses to be built with S3_BUCKET but no S3_ENDPOINT, naming it; keys left to the SDK when unset', async () => {
     const config = loadConfig({ S3_BUCKET: BUCKET });
     const registry = new StorageRegistry();
     register(registry);
-    expect(() => openFileStorage(registry, config, logger)).toThrow(new ConfigError(['S3_ENDPOINT: is required by the s3 file storage provider']));
+    await expect(openFileStorage(registry, config, logger)).rejects.toThrow(new ConfigError(['S3_ENDPOINT: is required by the s3 file storage provider']));
     expect(s3SettingsOf({ ...config.s3, endpoint: server.url }).credentials).toBeUndefined();
   });
 });

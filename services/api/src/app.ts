@@ -84,7 +84,7 @@ export async function buildApp(platform: AppPlatform, options: AppOptions = {}):
   await app.register(graphqlPlugin, { ide: config.nodeEnv === 'development', services, limits: { maxCost: config.graphqlMaxCost, introspection: config.graphqlIntrospection } });
   if (config.graphqlPersistedQueries !== undefined) servePersistedQueries(app, config.graphqlPersistedQueries);
   for (const area of [...CORE_AREAS, ...(options.areas ?? [])]) await app.register(area, { platform, services });
-  serveFileStorage(app, options.fileStorage === undefined ? openFileStorage(coreStorageRegistry(), config, platform.logger) : options.fileStorage);
+  serveFileStorage(app, options.fileStorage === undefined ? await openFileStorage(coreStorageRegistry(), config, platform.logger) : options.fileStorage);
   return app;
 }
 

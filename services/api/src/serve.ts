@@ -15,7 +15,7 @@ export async function serveApi(config: Config, logger: Logger): Promise<void> {
     platform = await openPlatform(config, logger, 'api');
     const opened = platform;
     const extended = await loadApiExtensions(extensions);
-    const fileStorage = openApiFileStorage(config, logger, extended.storage) ?? null;
+    const fileStorage = (await openApiFileStorage(config, logger, extended.storage)) ?? null;
     const workflows = await apiWorkflows(config, logger);
     // Without a broker the outbox dispatcher runs the topic subscriptions the consumer would run;
     // the attribution listeners and the workflow starters run here either way.

@@ -124,7 +124,7 @@ describe('the api app', () => {
     const api = await startApi(env);
     try {
       const config = loadConfig({ NODE_ENV: 'test', ...env });
-      const local = openFileStorage(coreStorageRegistry(), config, createLogger({ level: 'ERROR', service: 'test' }));
+      const local = await openFileStorage(coreStorageRegistry(), config, createLogger({ level: 'ERROR', service: 'test' }));
       if (local === undefined) throw new Error('no file storage was selected');
       const upload = await local.signedUploadUrl('app/logo.png', { contentType: 'image/png', sizeBytes: PNG.length, expiresInSeconds: 60 });
       expect(upload.url).toMatch(/^\/uploads\/app\/logo\.png\?token=/);

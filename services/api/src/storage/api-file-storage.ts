@@ -9,11 +9,11 @@ import { localUploadRoutes } from './upload-routes.ts';
  * (registered in this order), none (see openFileStorage), or the process stopped with one line naming
  * the variable (exit 78).
  */
-export function openApiFileStorage(config: Config, logger: Logger, extensions: readonly StorageRegistration[] = []): FileStorage | undefined {
+export async function openApiFileStorage(config: Config, logger: Logger, extensions: readonly StorageRegistration[] = []): Promise<FileStorage | undefined> {
   const registry = coreStorageRegistry();
   for (const register of extensions) register(registry);
   try {
-    return openFileStorage(registry, config, logger);
+    return await openFileStorage(registry, config, logger);
   } catch (error) {
     if (error instanceof ConfigError) exitWithConfigProblems(error.problems);
     throw error;

@@ -27,7 +27,7 @@ export function coreStorageRegistry(): StorageRegistry {
  * naming the variable); merely left over because no storage extension is configured, there is no file
  * storage (undefined) and one warning says so.
  */
-export function openFileStorage(registry: StorageRegistry, config: Config, logger: Logger): FileStorage | undefined {
+export async function openFileStorage(registry: StorageRegistry, config: Config, logger: Logger): Promise<FileStorage | undefined> {
   const provider = registry.select(config, logger);
   if (config.isProduction && provider.name === localStorageProvider.name) {
     const configure = `install a storage extension such as s3 and configure it (registered: ${registry.names().join(', ')})`;

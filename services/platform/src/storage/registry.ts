@@ -16,8 +16,11 @@ export interface StorageProvider {
    * does not take over from `local`. Absent: always.
    */
   isConfigured?(config: Config): boolean;
-  /** Called only for the selected provider; throws a ConfigError naming the variable it misses. */
-  create(context: StorageProviderContext): FileStorage;
+  /**
+   * Called only for the selected provider, so a provider may load its client library here; throws (or
+   * rejects with) a ConfigError naming the variable it misses.
+   */
+  create(context: StorageProviderContext): FileStorage | Promise<FileStorage>;
 }
 
 /** File storage providers by name: the core registers `local`, extensions register theirs after it. */

@@ -76,30 +76,24 @@ const productionConfig = (extra: Record<string, string> = {}) =>
   });
 
 describe('opening the file storage', () => {
-  it('opens local storage outside production, from FILE_STORAGE_DIR, with absolute URLs under PUBLIC_API_BROWSER_ORIGIN', () => {
+  it('opens local storage outside production, from FILE_STORAGE_DIR, with absolute URLs under PUBLIC_API_BROWSER_ORIGIN', async () => {
     const config = loadConfig({ FILE_STORAGE_DIR: '/tmp/shop-uploads', PUBLIC_API_BROWSER_ORIGIN: 'https://api.shop.test' });
-    const storage = openFileStorage(coreStorageRegistry(), config, recordingLogger().logger);
+    const storage = await openFileStorage(coreStorageRegistry(), config, recordingLogger().logger);
     expect(storage).toBeInstanceOf(LocalFileStorage);
     expect(storage?.publicUrl('products/1/photo.png')).toBe('https://api.shop.test/uploads/products/1/photo.png');
   });
 
-  it('refuses local storage in production with one line naming FILE_STORAGE_PROVIDER', () => {
+  it('refuses local storage in production with one line naming FILE_STORAGE_PROVIDER', async () => {
     const config = productionConfig({ FILE_STORAGE_PROVIDER: 'local' });
-    const refusal = (() => {
-      try {
-        openFileStorage(coreStorageRegistry(), config, recordingLogger().logger);
-      } catch (error) {
-        return error;
-      }
-    })();
+    const refusal: unknown = await openFileStorage(coreStorageRegistry(), config, recordingLogger().logger).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(ConfigError);
     expect((refusal as ConfigError).problems).toEqual([expect.stringMatching(/^FILE_STORAGE_PROVIDER: local file storage is refused in production \(NODE_ENV=production\)/)]);
   });
 
-  it('has no file storage in production when nothing but local is there to select, and warns once', () => {
+  it('has no file storage in production when nothing but local is there to select, and warns once', async () => {
     const config = productionConfig();
     const { logger, lines } = recordingLogger();
-    expect(openFileStorage(coreStorageRegistry(), config, logger)).toBeUndefined();
+    expect(await openFileStorage(coreStorageRegistry(), config, logger)).toBeUndefined();
     expect(lines.map((line) => line.msg)).toEqual([expect.stringMatching(/^no file storage: production does not use local storage/)]);
   });
 });
