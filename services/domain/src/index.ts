@@ -72,10 +72,13 @@ export { addCartLine, createCart, MAX_LINE_QUANTITY, setCartLineQuantity, viewCa
 export { placeOrder, type PlaceOrderInput } from './orders/checkout.ts';
 export {
   customerStoreCreditAccount,
+  customerStoreCreditBalances,
   debitStoreCredit,
   expireOverdraftDrafts,
+  findStoreCreditAccount,
   issueStoreCredit,
   storeCreditBalance,
+  storeCreditEntries,
   type DebitStoreCredit,
   type IssueStoreCredit,
   type Overdraft,

@@ -38,6 +38,7 @@ export async function resolverTypes(): Promise<string> {
         Category: '../../catalog/views.ts#CategoryView',
         CartLine: '../../carts/views.ts#CartLineView',
         Order: '../../orders/views.ts#OrderView',
+        StoreCreditAccount: '../../store-credit/views.ts#StoreCreditAccountView',
       },
     },
   });

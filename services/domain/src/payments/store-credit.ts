@@ -1,4 +1,5 @@
 import type { OverdraftReason, StoreCreditAccount, StoreCreditEntry, StoreCreditOverdraftDraft } from '@shop/platform';
+import { requiredText } from '../accounts/text.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import { idString, optionalId, type DomainDeps, type Tx } from '../context.ts';
 import { money, moneyString, type Money } from '../money.ts';
@@ -36,6 +37,12 @@ function positiveAmount(amount: string): Money {
     throw new DomainError('BAD_USER_INPUT', `the amount must be a positive decimal with at most two decimals, not ${JSON.stringify(amount)}`, { field: 'amount' });
   }
   return money(amount);
+}
+
+/** Trimmed text PostgreSQL can store: BAD_USER_INPUT naming the field when blank, too long or holding NUL. */
+function storableText(field: string, value: string, max: number): string {
+  if (value.includes('\u0000')) throw new DomainError('BAD_USER_INPUT', `${field} must not contain NUL characters`, { field });
+  return requiredText(field, value, max);
 }
 
 /** Emits shop.payments.store_credit_moved.v1 for an entry just written or changed, with the balance it leaves. */
@@ -81,13 +88,16 @@ export interface IssueStoreCredit {
 /** Credits a customer's account (a posted CREDIT). Retried with the same key: the first entry, once. */
 export async function issueStoreCredit(tx: Tx, deps: DomainDeps, input: IssueStoreCredit): Promise<StoreCreditEntry> {
   const amount = positiveAmount(input.amount);
+  if (!/^[A-Z]{3}$/.test(input.currency)) throw new DomainError('BAD_USER_INPUT', `the currency must be an ISO 4217 code in capitals, not ${JSON.stringify(input.currency)}`, { field: 'currency' });
+  const note = storableText('note', input.note, 500);
+  const idempotencyKey = storableText('idempotencyKey', input.idempotencyKey, 255);
   const found = await tx.customer.findUnique({ where: { id: input.customerId }, select: { id: true } });
   if (found === null) throw new DomainError('NOT_FOUND', `customer ${input.customerId} does not exist`, { field: 'customerId' });
   const account = await lockedAccount(tx, (await customerStoreCreditAccount(tx, input.customerId, input.currency)).id);
-  const replayed = await replayedEntry(tx, input.idempotencyKey, account.id, 'CREDIT', amount);
+  const replayed = await replayedEntry(tx, idempotencyKey, account.id, 'CREDIT', amount);
   if (replayed !== null) return replayed;
   const entry = await tx.storeCreditEntry.create({
-    data: { accountId: account.id, kind: 'CREDIT', status: 'POSTED', amount, idempotencyKey: input.idempotencyKey, note: input.note, staffUserId: input.staffUserId ?? null },
+    data: { accountId: account.id, kind: 'CREDIT', status: 'POSTED', amount, idempotencyKey, note, staffUserId: input.staffUserId ?? null },
   });
   await recordEntry(tx, deps, account, entry, null);
   return entry;
@@ -182,4 +192,20 @@ export async function expireOverdraftDrafts(tx: Tx, deps: DomainDeps, input: { a
     await recordEntry(tx, deps, account, voided, draft.id);
   }
   return { expired: due.length, more: due.length === input.limit };
+}
+
+/** The customer's account in this currency, or null when nothing was ever credited to it. */
+export function findStoreCreditAccount(db: Tx, customerId: bigint, currency: string): Promise<StoreCreditAccount | null> {
+  return db.storeCreditAccount.findUnique({ where: { customerId_currency: { customerId, currency } } });
+}
+
+/** An account's entries, newest first, at most `first`. */
+export function storeCreditEntries(db: Tx, accountId: bigint, first: number): Promise<StoreCreditEntry[]> {
+  return db.storeCreditEntry.findMany({ where: { accountId }, orderBy: { id: 'desc' }, take: first });
+}
+
+/** The customer's balance in each currency they have credit in. */
+export async function customerStoreCreditBalances(db: Tx, customerId: bigint): Promise<{ account: StoreCreditAccount; balance: Money }[]> {
+  const accounts = await db.storeCreditAccount.findMany({ where: { customerId }, orderBy: { currency: 'asc' } });
+  return Promise.all(accounts.map(async (account) => ({ account, balance: await storeCreditBalance(db, account.id) })));
 }

@@ -3,6 +3,7 @@ import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } f
 import type { ProductView, CategoryView } from '../../catalog/views.ts';
 import type { CartLineView } from '../../carts/views.ts';
 import type { OrderView } from '../../orders/views.ts';
+import type { StoreCreditAccountView } from '../../store-credit/views.ts';
 import type { MercuriusContext } from 'mercurius';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -68,6 +69,10 @@ export type Query = {
   readonly setting?: Maybe<Scalars['JSON']['output']>;
   /** Staff (secrets.manage): whether a secret is set, when, by whom and under which master key id; null when never set. Never its value. */
   readonly secretStatus?: Maybe<SecretStatus>;
+  /** Staff (customers.read). The customer's account in this currency, or null when nothing was ever credited to it. */
+  readonly storeCreditAccount?: Maybe<StoreCreditAccount>;
+  /** The signed-in customer's store credit, one balance per currency. */
+  readonly myStoreCredit: ReadonlyArray<StoreCreditBalance>;
   /** Staff (storefront_tokens.manage): every storefront access token, newest first, revoked ones included; never the tokens themselves. */
   readonly storefrontTokens: ReadonlyArray<StorefrontToken>;
   /** Staff (workflows.read): workflow faults, newest first; workflow keeps one workflow type. since (included) and until (excluded) are ISO 8601 times such as 2026-03-01T12:00:00Z, to the millisecond, or days such as 2026-03-01 (their start in UTC). */
@@ -167,6 +172,12 @@ export type QuerySecretStatusArgs = {
 };
 
 
+export type QueryStoreCreditAccountArgs = {
+  customerId: Scalars['ID']['input'];
+  currency: Scalars['String']['input'];
+};
+
+
 export type QueryWorkflowFaultsArgs = {
   workflow?: InputMaybe<Scalars['String']['input']>;
   since?: InputMaybe<Scalars['String']['input']>;
@@ -246,6 +257,8 @@ export type Mutation = {
   readonly setSetting?: Maybe<Scalars['JSON']['output']>;
   /** Staff (secrets.manage): stores the value encrypted under the current master key, replacing any earlier one, and returns its status, never the value. */
   readonly setSecret: SecretStatus;
+  /** Staff (store_credit.issue). Credits a customer's store credit account (a POSTED CREDIT entry). */
+  readonly issueStoreCredit: StoreCreditAccount;
   /** Staff (storefront_tokens.manage): creates a storefront access token for a BFF; the answer is the only time the token is shown. */
   readonly createStorefrontToken: CreatedStorefrontToken;
   /** Staff (storefront_tokens.manage): revokes a token for good: refused with 401 at once on this api process and within 10 s on the others. Revoking it again changes nothing. */
@@ -425,6 +438,11 @@ export type MutationSetSettingArgs = {
 export type MutationSetSecretArgs = {
   key: Scalars['String']['input'];
   value: Scalars['String']['input'];
+};
+
+
+export type MutationIssueStoreCreditArgs = {
+  input: IssueStoreCreditInput;
 };
 
 
@@ -944,6 +962,64 @@ export type SecretStatus = {
   readonly keyId: Scalars['String']['output'];
 };
 
+export type StoreCreditEntryKind =
+  | 'CREDIT'
+  | 'DEBIT';
+
+export type StoreCreditEntryStatus =
+  | 'PENDING'
+  | 'POSTED'
+  | 'VOIDED';
+
+/** One line of an account's ledger. A DEBIT counts while PENDING or POSTED, a CREDIT once POSTED. */
+export type StoreCreditEntry = {
+  readonly __typename?: 'StoreCreditEntry';
+  readonly id: Scalars['ID']['output'];
+  readonly kind: StoreCreditEntryKind;
+  readonly status: StoreCreditEntryStatus;
+  readonly amount: Scalars['String']['output'];
+  readonly note: Scalars['String']['output'];
+  readonly orderId?: Maybe<Scalars['ID']['output']>;
+  /** The staff user who issued a credit. */
+  readonly staffUserId?: Maybe<Scalars['ID']['output']>;
+  readonly createdAt: Scalars['String']['output'];
+};
+
+/** A customer's store credit in one currency; the balance is derived from the ledger. */
+export type StoreCreditAccount = {
+  readonly __typename?: 'StoreCreditAccount';
+  readonly id: Scalars['ID']['output'];
+  readonly customerId?: Maybe<Scalars['ID']['output']>;
+  readonly currency: Scalars['String']['output'];
+  /** Decimal string; negative only while an overdraft draft is open. */
+  readonly balance: Scalars['String']['output'];
+  /** Newest first. */
+  readonly entries: ReadonlyArray<StoreCreditEntry>;
+};
+
+
+/** A customer's store credit in one currency; the balance is derived from the ledger. */
+export type StoreCreditAccountEntriesArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type StoreCreditBalance = {
+  readonly __typename?: 'StoreCreditBalance';
+  readonly currency: Scalars['String']['output'];
+  readonly balance: Scalars['String']['output'];
+};
+
+export type IssueStoreCreditInput = {
+  readonly customerId: Scalars['ID']['input'];
+  /** ISO 4217, e.g. EUR. */
+  readonly currency: Scalars['String']['input'];
+  /** A positive decimal string with at most two decimals, e.g. "25.00". */
+  readonly amount: Scalars['String']['input'];
+  readonly note: Scalars['String']['input'];
+  /** Sending the same key again credits once and answers the account. */
+  readonly idempotencyKey: Scalars['String']['input'];
+};
+
 /** A storefront access token as staff see it: never the token itself (docs/rate-limiting.md). */
 export type StorefrontToken = {
   readonly __typename?: 'StorefrontToken';
@@ -1156,6 +1232,12 @@ export type ResolversTypes = {
   ProductSearchConnection: ResolverTypeWrapper<ProductSearchConnection>;
   StorefrontSearchKey: ResolverTypeWrapper<StorefrontSearchKey>;
   SecretStatus: ResolverTypeWrapper<SecretStatus>;
+  StoreCreditEntryKind: StoreCreditEntryKind;
+  StoreCreditEntryStatus: StoreCreditEntryStatus;
+  StoreCreditEntry: ResolverTypeWrapper<StoreCreditEntry>;
+  StoreCreditAccount: ResolverTypeWrapper<StoreCreditAccountView>;
+  StoreCreditBalance: ResolverTypeWrapper<StoreCreditBalance>;
+  IssueStoreCreditInput: IssueStoreCreditInput;
   StorefrontToken: ResolverTypeWrapper<StorefrontToken>;
   CreatedStorefrontToken: ResolverTypeWrapper<CreatedStorefrontToken>;
   TrackedEntityType: TrackedEntityType;
@@ -1220,6 +1302,10 @@ export type ResolversParentTypes = {
   ProductSearchConnection: ProductSearchConnection;
   StorefrontSearchKey: StorefrontSearchKey;
   SecretStatus: SecretStatus;
+  StoreCreditEntry: StoreCreditEntry;
+  StoreCreditAccount: StoreCreditAccountView;
+  StoreCreditBalance: StoreCreditBalance;
+  IssueStoreCreditInput: IssueStoreCreditInput;
   StorefrontToken: StorefrontToken;
   CreatedStorefrontToken: CreatedStorefrontToken;
   TrackEventInput: TrackEventInput;
@@ -1259,6 +1345,8 @@ export type QueryResolvers<ContextType = MercuriusContext, ParentType extends Re
   storefrontSearchKey?: Resolver<Maybe<ResolversTypes['StorefrontSearchKey']>, ParentType, ContextType>;
   setting?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType, RequireFields<QuerySettingArgs, 'key'>>;
   secretStatus?: Resolver<Maybe<ResolversTypes['SecretStatus']>, ParentType, ContextType, RequireFields<QuerySecretStatusArgs, 'key'>>;
+  storeCreditAccount?: Resolver<Maybe<ResolversTypes['StoreCreditAccount']>, ParentType, ContextType, RequireFields<QueryStoreCreditAccountArgs, 'customerId' | 'currency'>>;
+  myStoreCredit?: Resolver<ReadonlyArray<ResolversTypes['StoreCreditBalance']>, ParentType, ContextType>;
   storefrontTokens?: Resolver<ReadonlyArray<ResolversTypes['StorefrontToken']>, ParentType, ContextType>;
   workflowFaults?: Resolver<ResolversTypes['WorkflowFaultConnection'], ParentType, ContextType, RequireFields<QueryWorkflowFaultsArgs, 'first'>>;
 };
@@ -1297,6 +1385,7 @@ export type MutationResolvers<ContextType = MercuriusContext, ParentType extends
   changeOrderAddresses?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationChangeOrderAddressesArgs, 'id'>>;
   setSetting?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType, RequireFields<MutationSetSettingArgs, 'key' | 'value'>>;
   setSecret?: Resolver<ResolversTypes['SecretStatus'], ParentType, ContextType, RequireFields<MutationSetSecretArgs, 'key' | 'value'>>;
+  issueStoreCredit?: Resolver<ResolversTypes['StoreCreditAccount'], ParentType, ContextType, RequireFields<MutationIssueStoreCreditArgs, 'input'>>;
   createStorefrontToken?: Resolver<ResolversTypes['CreatedStorefrontToken'], ParentType, ContextType, RequireFields<MutationCreateStorefrontTokenArgs, 'name'>>;
   revokeStorefrontToken?: Resolver<ResolversTypes['StorefrontToken'], ParentType, ContextType, RequireFields<MutationRevokeStorefrontTokenArgs, 'id'>>;
   track?: Resolver<ResolversTypes['TrackResult'], ParentType, ContextType, RequireFields<MutationTrackArgs, 'events'>>;
@@ -1574,6 +1663,30 @@ export type SecretStatusResolvers<ContextType = MercuriusContext, ParentType ext
   keyId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
+export type StoreCreditEntryResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['StoreCreditEntry'] = ResolversParentTypes['StoreCreditEntry']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['StoreCreditEntryKind'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['StoreCreditEntryStatus'], ParentType, ContextType>;
+  amount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  note?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  orderId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  staffUserId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type StoreCreditAccountResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['StoreCreditAccount'] = ResolversParentTypes['StoreCreditAccount']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  customerId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  balance?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  entries?: Resolver<ReadonlyArray<ResolversTypes['StoreCreditEntry']>, ParentType, ContextType, RequireFields<StoreCreditAccountEntriesArgs, 'first'>>;
+};
+
+export type StoreCreditBalanceResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['StoreCreditBalance'] = ResolversParentTypes['StoreCreditBalance']> = {
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  balance?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type StorefrontTokenResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['StorefrontToken'] = ResolversParentTypes['StorefrontToken']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1645,6 +1758,9 @@ export type Resolvers<ContextType = MercuriusContext> = {
   ProductSearchConnection?: ProductSearchConnectionResolvers<ContextType>;
   StorefrontSearchKey?: StorefrontSearchKeyResolvers<ContextType>;
   SecretStatus?: SecretStatusResolvers<ContextType>;
+  StoreCreditEntry?: StoreCreditEntryResolvers<ContextType>;
+  StoreCreditAccount?: StoreCreditAccountResolvers<ContextType>;
+  StoreCreditBalance?: StoreCreditBalanceResolvers<ContextType>;
   StorefrontToken?: StorefrontTokenResolvers<ContextType>;
   CreatedStorefrontToken?: CreatedStorefrontTokenResolvers<ContextType>;
   TrackResult?: TrackResultResolvers<ContextType>;

@@ -1,0 +1,35 @@
+import { customerStoreCreditBalances, findStoreCreditAccount, issueStoreCredit, storeCreditBalance, storeCreditEntries, type Tx } from '@shop/domain';
+import type { Resolvers } from '../graphql/generated/resolver-types.ts';
+import { parseId, pageSize } from '../graphql/ids.ts';
+import { staffField } from '../graphql/staff-fields.ts';
+import { storeCreditAccountView, storeCreditEntryView } from './views.ts';
+
+async function accountView(db: Tx, customerId: bigint, currency: string) {
+  const account = await findStoreCreditAccount(db, customerId, currency);
+  return account === null ? null : storeCreditAccountView(account, await storeCreditBalance(db, account.id));
+}
+
+export const storeCreditResolvers: Resolvers = {
+  Query: {
+    storeCreditAccount: staffField(async ({ customerId, currency }, { tx }) => accountView(tx, parseId(customerId, 'customerId'), currency)),
+    async myStoreCredit(_root, _args, context) {
+      const balances = await customerStoreCreditBalances(context.shop.services.prisma, context.shop.customer().customerId);
+      return balances.map(({ account, balance }) => ({ currency: account.currency, balance: storeCreditAccountView(account, balance).balance }));
+    },
+  },
+  Mutation: {
+    issueStoreCredit: staffField(async ({ input }, { tx, staffUserId }, context) => {
+      const customerId = parseId(input.customerId, 'customerId');
+      await issueStoreCredit(tx, context.shop.services.deps, { ...input, customerId, staffUserId });
+      const view = await accountView(tx, customerId, input.currency);
+      if (view === null) throw new Error(`the account credited for customer ${customerId} is missing`);
+      return view;
+    }),
+  },
+  StoreCreditAccount: {
+    async entries(account, { first }, context) {
+      const entries = await storeCreditEntries(context.shop.services.prisma, BigInt(account.id), pageSize(first));
+      return entries.map(storeCreditEntryView);
+    },
+  },
+};

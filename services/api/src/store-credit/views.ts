@@ -1,0 +1,27 @@
+import type { Prisma, StoreCreditAccount, StoreCreditEntry } from '@shop/platform';
+
+/** Its entries come from the StoreCreditAccount.entries resolver. */
+export interface StoreCreditAccountView {
+  readonly id: string;
+  readonly customerId: string | null;
+  readonly currency: string;
+  readonly balance: string;
+}
+
+export const storeCreditAccountView = (account: StoreCreditAccount, balance: Prisma.Decimal): StoreCreditAccountView => ({
+  id: account.id.toString(),
+  customerId: account.customerId?.toString() ?? null,
+  currency: account.currency,
+  balance: balance.toFixed(2),
+});
+
+export const storeCreditEntryView = (entry: StoreCreditEntry) => ({
+  id: entry.id.toString(),
+  kind: entry.kind,
+  status: entry.status,
+  amount: entry.amount.toFixed(2),
+  note: entry.note,
+  orderId: entry.orderId?.toString() ?? null,
+  staffUserId: entry.staffUserId?.toString() ?? null,
+  createdAt: entry.createdAt.toISOString(),
+});

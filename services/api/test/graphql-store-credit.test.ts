@@ -1,0 +1,94 @@
+// Store credit through GraphQL: staff with store_credit.issue credit a customer once per key, staff
+// with customers.read see the balance and the ledger, a customer sees their own balances.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStaffUser, ensureRole } from '@shop/domain';
+import { bearer, openGraphqlApi, seedDemoShop, type GraphqlApi } from './graphql-harness.ts';
+
+const WEB = { 'x-channel-id': 'web' };
+const ISSUE = `mutation ($input: IssueStoreCreditInput!) {
+  issueStoreCredit(input: $input) { id customerId currency balance entries { kind status amount note staffUserId } }
+}`;
+const ACCOUNT = `query ($customerId: ID!, $currency: String!) {
+  storeCreditAccount(customerId: $customerId, currency: $currency) { currency balance entries(first: 10) { kind status amount note } }
+}`;
+
+let api: GraphqlApi;
+let admin: Record<string, string>;
+let customer: Record<string, string>;
+let customerId: string;
+
+beforeAll(async () => {
+  api = await openGraphqlApi('graphql_store_credit');
+  ({ admin } = await seedDemoShop(api));
+  const { registerCustomer } = await api.data<{ registerCustomer: { accessToken: string } }>(
+    'mutation { registerCustomer(input: { email: "credit@example.com", password: "credit-password-1" }) { accessToken } }',
+    {},
+    WEB,
+  );
+  customer = bearer(registerCustomer.accessToken);
+  customerId = (await api.data<{ me: { id: string } }>('query { me { id } }', {}, customer)).me.id;
+});
+
+afterAll(async () => {
+  await api?.close();
+});
+
+const issue = (input: Record<string, unknown>, headers = admin) => api.request<{ issueStoreCredit: { balance: string } }>(ISSUE, { input: { customerId, currency: 'EUR', ...input } }, headers);
+
+describe('store credit in GraphQL', () => {
+  it('issues credit once per key and shows staff the balance and the ledger, and the customer their balance', async () => {
+    const first = await api.data<{ issueStoreCredit: Record<string, unknown> }>(ISSUE, { input: { customerId, currency: 'EUR', amount: '25.00', note: 'late parcel', idempotencyKey: 'gql-credit-1' } }, admin);
+    expect(first.issueStoreCredit).toMatchObject({ customerId, currency: 'EUR', balance: '25.00', entries: [{ kind: 'CREDIT', status: 'POSTED', amount: '25.00', note: 'late parcel' }] });
+    expect((await issue({ amount: '25.00', note: 'late parcel', idempotencyKey: 'gql-credit-1' })).data?.issueStoreCredit.balance).toBe('25.00');
+    expect((await issue({ amount: '4.50', note: 'sorry again', idempotencyKey: 'gql-credit-2' })).data?.issueStoreCredit.balance).toBe('29.50');
+
+    const { storeCreditAccount } = await api.data<{ storeCreditAccount: { balance: string; entries: { amount: string }[] } }>(ACCOUNT, { customerId, currency: 'EUR' }, admin);
+    expect(storeCreditAccount.balance).toBe('29.50');
+    expect(storeCreditAccount.entries.map((entry) => entry.amount)).toEqual(['4.50', '25.00']);
+    expect(await api.data(ACCOUNT, { customerId, currency: 'USD' }, admin)).toEqual({ storeCreditAccount: null });
+
+    expect(await api.data('query { myStoreCredit { currency balance } }', {}, customer)).toEqual({ myStoreCredit: [{ currency: 'EUR', balance: '29.50' }] });
+    const { rows } = await api.platform.database.pool.query<{ payload: Record<string, unknown> }>(
+      "SELECT payload FROM outbox_events WHERE name = 'shop.payments.store_credit_moved.v1' AND payload->>'customer_id' = $1 ORDER BY id",
+      [customerId],
+    );
+    expect(rows.map((row) => row.payload)).toMatchObject([
+      { entry_kind: 'CREDIT', entry_status: 'POSTED', amount: '25.00', balance: '25.00' },
+      { entry_kind: 'CREDIT', entry_status: 'POSTED', amount: '4.50', balance: '29.50' },
+    ]);
+  });
+
+  it('refuses a bad amount, a reused key and an unknown customer with a 4xx naming the field', async () => {
+    expect(await api.error(ISSUE, { input: { customerId, currency: 'EUR', amount: '-1', note: 'x', idempotencyKey: 'gql-bad-1' } }, admin)).toMatchObject({
+      extensions: { code: 'BAD_USER_INPUT', field: 'amount' },
+    });
+    expect(await api.error(ISSUE, { input: { customerId, currency: 'eur', amount: '1.00', note: 'x', idempotencyKey: 'gql-bad-2' } }, admin)).toMatchObject({
+      extensions: { code: 'BAD_USER_INPUT', field: 'currency' },
+    });
+    expect(await api.error(ISSUE, { input: { customerId, currency: 'EUR', amount: '1.00', note: ' ', idempotencyKey: 'gql-bad-3' } }, admin)).toMatchObject({
+      extensions: { code: 'BAD_USER_INPUT', field: 'note' },
+    });
+    expect(await api.error(ISSUE, { input: { customerId, currency: 'EUR', amount: '99.00', note: 'x', idempotencyKey: 'gql-credit-1' } }, admin)).toMatchObject({
+      extensions: { code: 'CONFLICT', field: 'idempotencyKey' },
+    });
+    expect(await api.error(ISSUE, { input: { customerId: '999999', currency: 'EUR', amount: '1.00', note: 'x', idempotencyKey: 'gql-bad-4' } }, admin)).toMatchObject({
+      extensions: { code: 'NOT_FOUND', field: 'customerId' },
+    });
+  });
+
+  it('is for staff with store_credit.issue to issue and customers.read to read', async () => {
+    await api.prisma.$transaction(async (tx) => {
+      await ensureRole(tx, { name: 'support-reader', permissions: ['customers.read'] });
+      await createStaffUser(tx, { email: 'reader@shop.test', password: 'reader-password-1', name: 'Reader', roles: ['support-reader'] });
+    });
+    const { loginStaff } = await api.data<{ loginStaff: { accessToken: string } }>('mutation { loginStaff(email: "reader@shop.test", password: "reader-password-1") { accessToken } }');
+    const reader = bearer(loginStaff.accessToken);
+
+    expect(await api.error(ISSUE, { input: { customerId, currency: 'EUR', amount: '1.00', note: 'x', idempotencyKey: 'gql-reader' } }, reader)).toMatchObject({
+      extensions: { code: 'FORBIDDEN', permission: 'store_credit.issue' },
+    });
+    expect((await api.data<{ storeCreditAccount: { balance: string } }>(ACCOUNT, { customerId, currency: 'EUR' }, reader)).storeCreditAccount.balance).toBe('29.50');
+    expect(await api.error(ACCOUNT, { customerId, currency: 'EUR' }, customer)).toMatchObject({ extensions: { code: 'FORBIDDEN' } });
+    expect(await api.error('query { myStoreCredit { balance } }', {}, admin)).toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });
+  });
+});
