@@ -2,7 +2,7 @@
 // on the gateway's own logs: what lapses within the margin is voided once, the rest is left alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_API_KEY_SECRET, givenCredentials, HttpPaymentGateway, setStoredSecret } from '@shop/platform';
-import { addCartLine, createCart, fulfilOrder, GATEWAY_TRANSACTION, placeOrder, tenderKeys, type DomainDeps } from '@shop/domain';
+import { addCartLine, cancelOrder, createCart, fulfilOrder, GATEWAY_TRANSACTION, placeOrder, tenderKeys, type DomainDeps } from '@shop/domain';
 import { TASK_QUEUE, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../../services/platform/src/payments/test-gateway/index.ts';
 import { ADDRESS } from '../../services/domain/test/commerce/support.ts';
@@ -60,13 +60,14 @@ const sweep = (workflowId: string) =>
   shop.client.workflow.execute(WORKFLOW_TYPES.voidExpiringCardAuths, { taskQueue: TASK_QUEUE, workflowId, args: [] });
 
 describe('VoidExpiringCardAuthsWorkflow', () => {
-  it('voids each authorization lapsing within the margin once, across two runs and a retried pass, and leaves the others alone', async () => {
+  it('voids each authorization lapsing within the margin once, across two runs, a retried pass and a failed cancel, and leaves the others alone', async () => {
     // Authorized six days ago at the gateway: these lapse in a day, within the 48 hours' margin.
     await control.setClock(new Date(Date.now() - 6 * DAY_MS));
     const inside = await placeWithCard('inside');
     const captured = await placeWithCard('captured');
     const voidedElsewhere = await placeWithCard('voided-elsewhere');
     const capturedElsewhere = await placeWithCard('captured-elsewhere');
+    const cancelFailed = await placeWithCard('cancel-failed');
     await control.setClock(new Date());
     const outside = await placeWithCard('outside');
     expect(inside.tender.authorizationExpiresAt.getTime() - Date.now()).toBeLessThan(2 * DAY_MS);
@@ -80,11 +81,15 @@ describe('VoidExpiringCardAuthsWorkflow', () => {
     expect(await cards.void({ idempotencyKey: 'dashboard:void', authorizationId: voidedElsewhere.tender.gatewayReference })).toMatchObject({ status: 'approved' });
     const amount = { amountMinor: 2000, currency: capturedElsewhere.order.currency };
     expect(await cards.capture({ idempotencyKey: 'dashboard:capture', authorizationId: capturedElsewhere.tender.gatewayReference, amount })).toMatchObject({ status: 'approved' });
+    // A cancellation whose void committed at the gateway and answered 500: rolled back, the order still PLACED.
+    await control.addFault({ fault: { kind: 'commit_then_error' }, operation: 'void', cardToken: 'tok_cancel-failed' });
+    await expect(shop.commerce.transaction((tx) => cancelOrder(tx, { ...shop.deps, gateway: cards }, cancelFailed.order.id, 'changed my mind'), GATEWAY_TRANSACTION)).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    expect(await orderRow(cancelFailed.order.id)).toMatchObject({ status: 'PLACED' });
     // The first void commits at the gateway and answers 500: the pass fails and Temporal retries it.
     await control.addFault({ fault: { kind: 'commit_then_error' }, operation: 'void', cardToken: 'tok_inside' });
     const lifecycle = await shop.started(workflowIds.orderLifecycle(inside.order.id.toString()));
 
-    await expect(sweep('void-expiring-card-auths-first')).resolves.toEqual({ passes: 1, processed: 2 });
+    await expect(sweep('void-expiring-card-auths-first')).resolves.toEqual({ passes: 1, processed: 3 });
     await expect(sweep('void-expiring-card-auths-second')).resolves.toEqual({ passes: 1, processed: 0 });
 
     const insideKey = tenderKeys.void(inside.tender.id);
@@ -98,6 +103,15 @@ describe('VoidExpiringCardAuthsWorkflow', () => {
     expect(await orderRow(inside.order.id)).toMatchObject({ status: 'CANCELLED', cancelReason: 'the card authorization was about to expire and was voided' });
     // The cancellation's order.status_changed tells the order's lifecycle, which ends.
     await expect(lifecycle.result()).resolves.toEqual({ status: 'CANCELLED' });
+
+    // The sweep sends the cancellation's key: the gateway replays the void it committed for the cancel.
+    const cancelKey = tenderKeys.void(cancelFailed.tender.id);
+    expect((await gatewayRequests(cancelFailed.tender.gatewayReference)).map((request) => [request.idempotencyKey, request.outcome])).toEqual([
+      [cancelKey, 'executed'],
+      [cancelKey, 'replayed'],
+    ]);
+    expect(await voids(cancelFailed.tender.gatewayReference)).toHaveLength(1);
+    expect(await orderRow(cancelFailed.order.id)).toMatchObject({ status: 'CANCELLED' });
 
     expect(await gatewayRequests(outside.tender.gatewayReference)).toEqual([]);
     expect(await tenderOf(outside.order.id)).toMatchObject({ status: 'AUTHORIZED' });
