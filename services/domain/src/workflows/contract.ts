@@ -15,6 +15,7 @@ export const WORKFLOW_TYPES = {
   expireStaleReservations: 'ExpireStaleReservationsWorkflow',
   cleanupExpiredCarts: 'CleanupExpiredCartsWorkflow',
   voidExpiringCardAuths: 'VoidExpiringCardAuthsWorkflow',
+  gcExpiredOverdraftDrafts: 'GcExpiredOverdraftDraftsWorkflow',
 } as const;
 
 export type WorkflowType = (typeof WORKFLOW_TYPES)[keyof typeof WORKFLOW_TYPES];
@@ -40,7 +41,7 @@ export const QUERIES = {
 export type OverlapPolicy = 'skip';
 
 /** The workflows a schedule runs: bounded passes over what fell due. */
-export type SweepWorkflowType = (typeof WORKFLOW_TYPES)['expireStaleReservations' | 'cleanupExpiredCarts' | 'voidExpiringCardAuths'];
+export type SweepWorkflowType = (typeof WORKFLOW_TYPES)['expireStaleReservations' | 'cleanupExpiredCarts' | 'voidExpiringCardAuths' | 'gcExpiredOverdraftDrafts'];
 
 /** A sweep run on a fixed interval: by a Temporal Schedule in the worker, or in-process without a workflow engine. */
 export interface PeriodicWorkflow {
@@ -81,6 +82,14 @@ export const PERIODIC_WORKFLOWS: readonly PeriodicWorkflow[] = [
     overlap: 'skip',
     catchupWindowMs: 24 * 60 * MINUTE_MS,
     description: 'voids card authorizations lapsing within cardAuthorizationVoidMarginHours and cancels the unfulfilled orders they paid',
+  },
+  {
+    scheduleId: 'gc-expired-overdraft-drafts',
+    workflowType: WORKFLOW_TYPES.gcExpiredOverdraftDrafts,
+    everyMs: 60 * MINUTE_MS,
+    overlap: 'skip',
+    catchupWindowMs: 60 * MINUTE_MS,
+    description: 'expires store credit overdraft drafts past their expiry, voiding the debit each let below zero',
   },
 ];
 

@@ -2,6 +2,7 @@ import type { RunTransaction, WorkflowMetrics } from '@shop/platform';
 import type { DomainDeps } from '../context.ts';
 import { deleteExpiredCarts } from '../carts/expired-carts.ts';
 import { expireStaleReservations } from '../orders/hold-expiry.ts';
+import { expireOverdraftDrafts } from '../payments/store-credit.ts';
 import { voidExpiringAuthorizations } from '../payments/expiring-authorizations.ts';
 import { WORKFLOW_TYPES, type SweepBatch, type SweepWorkflowType } from './contract.ts';
 import type { WorkflowRun } from './faults.ts';
@@ -50,5 +51,11 @@ export const SWEEP_PASSES: Readonly<Record<SweepWorkflowType, SweepPass>> = {
       metrics.swept.inc({ sweep: input.run.workflow, what: 'voided_authorizations' }, voided);
       if (refused > 0) metrics.faults.inc({ workflow: input.run.workflow, reason: 'void_refused' }, refused);
       return { processed: voided, more };
+    }),
+  [WORKFLOW_TYPES.gcExpiredOverdraftDrafts]: ({ transaction, deps, metrics, pace }, input) =>
+    pacedPass(pace, input.limit, async (limit) => {
+      const { expired, more } = await transaction((tx) => expireOverdraftDrafts(tx, deps, { asOf: input.asOf, limit }));
+      metrics.swept.inc({ sweep: input.run.workflow, what: 'overdraft_drafts' }, expired);
+      return { processed: expired, more };
     }),
 };
