@@ -16,10 +16,12 @@ let api: GraphqlApi;
 let admin: Record<string, string>;
 let customer: Record<string, string>;
 let customerId: string;
+let channelId: string;
+let locationId: string;
 
 beforeAll(async () => {
   api = await openGraphqlApi('graphql_store_credit');
-  ({ admin } = await seedDemoShop(api));
+  ({ admin, channelId, locationId } = await seedDemoShop(api));
   const { registerCustomer } = await api.data<{ registerCustomer: { accessToken: string } }>(
     'mutation { registerCustomer(input: { email: "credit@example.com", password: "credit-password-1" }) { accessToken } }',
     {},
@@ -90,5 +92,26 @@ describe('store credit in GraphQL', () => {
     expect((await api.data<{ storeCreditAccount: { balance: string } }>(ACCOUNT, { customerId, currency: 'EUR' }, reader)).storeCreditAccount.balance).toBe('29.50');
     expect(await api.error(ACCOUNT, { customerId, currency: 'EUR' }, customer)).toMatchObject({ extensions: { code: 'FORBIDDEN' } });
     expect(await api.error('query { myStoreCredit { balance } }', {}, admin)).toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });
+  });
+
+  it("pays a customer's order with store credit first, shown as a STORE_CREDIT tender", async () => {
+    const { createProduct } = await api.data<{ createProduct: { id: string } }>(
+      'mutation ($input: ProductInput!) { createProduct(input: $input) { id } }',
+      { input: { sku: 'CREDIT-1', name: 'Credit product', slug: 'credit-product-1', price: '12.50', currency: 'EUR', channelIds: [channelId] } },
+      admin,
+    );
+    await api.data('mutation ($input: SetStockOnHandInput!) { setStockOnHand(input: $input) { onHand } }', { input: { productId: createProduct.id, locationId, onHand: 5, reason: 'restock' } }, admin);
+    const { createCart } = await api.data<{ createCart: { id: string } }>('mutation { createCart { id } }', {}, { ...WEB, ...customer });
+    await api.data('mutation ($cartId: ID!, $productId: ID!) { addCartLine(cartId: $cartId, productId: $productId, quantity: 2) { id } }', { cartId: createCart.id, productId: createProduct.id }, { ...WEB, ...customer });
+    const address = { name: 'Ada Lovelace', line1: 'Main Street 1', postalCode: '10115', city: 'Berlin', countryCode: 'DE' };
+    const input = { cartId: createCart.id, email: 'credit@example.com', billingAddress: address, idempotencyKey: 'gql-credit-order-1', useStoreCredit: true };
+
+    const { placeOrder } = await api.data<{ placeOrder: { status: string; total: string; tenders: unknown[] } }>(
+      'mutation ($input: PlaceOrderInput!) { placeOrder(input: $input) { status total tenders { kind status authorized captured authorizationExpiresAt } } }',
+      { input },
+      { ...WEB, ...customer },
+    );
+    expect(placeOrder).toEqual({ status: 'PLACED', total: '25.00', tenders: [{ kind: 'STORE_CREDIT', status: 'CAPTURED', authorized: '25.00', captured: '25.00', authorizationExpiresAt: null }] });
+    expect(await api.data('query { myStoreCredit { currency balance } }', {}, customer)).toEqual({ myStoreCredit: [{ currency: 'EUR', balance: '4.50' }] });
   });
 });

@@ -69,6 +69,7 @@ export const orderResolvers: Resolvers = {
             shippingAddress: addressOf(input.shippingAddress ?? input.billingAddress),
             ...(input.idempotencyKey == null ? {} : { idempotencyKey: input.idempotencyKey }),
             ...(input.card == null ? {} : { card: { token: input.card.token } }),
+            ...(input.useStoreCredit == null ? {} : { useStoreCredit: input.useStoreCredit }),
           }),
         GATEWAY_TRANSACTION,
       );

@@ -49,6 +49,6 @@ export const tenderView = (tender: PaymentTender) => ({
   captured: amount(tender.capturedAmount),
   refunded: amount(tender.refundedAmount),
   voided: amount(tender.voidedAmount),
-  authorizationExpiresAt: tender.authorizationExpiresAt.toISOString(),
+  authorizationExpiresAt: tender.authorizationExpiresAt?.toISOString() ?? null,
   createdAt: tender.createdAt.toISOString(),
 });

@@ -10,6 +10,7 @@ import { validAddress, type Address } from './address.ts';
 import { orderPlaced, orderStatusChanged, type OrderWithLines } from './order-events.ts';
 import { trippedFraudRules } from './fraud-rules.ts';
 import { markOrderPaid } from './order-transitions.ts';
+import { spendStoreCreditAtCheckout } from '../payments/store-credit.ts';
 import { authorizeCheckoutCard } from '../payments/tenders.ts';
 
 export interface PlaceOrderInput {
@@ -22,6 +23,8 @@ export interface PlaceOrderInput {
   readonly idempotencyKey?: string;
   /** The card to pay with, as the gateway's tokenizer gave it: its authorization of the total is the payment (needs `idempotencyKey`). */
   readonly card?: { readonly token: string };
+  /** Pays with the signed-in customer's store credit first, the card for the rest (needs `idempotencyKey`). */
+  readonly useStoreCredit?: boolean;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -194,7 +197,8 @@ async function orderOfKey(tx: Tx, input: PlaceOrderInput): Promise<OrderWithLine
  *
  * With a card, the total is authorized last (so never for an order that could not be placed) and an
  * order waiting for payment is paid: PLACED, its stock committed. A declined card refuses the checkout
- * whole. The transaction waits for the gateway: run it with GATEWAY_TRANSACTION.
+ * whole. With `useStoreCredit`, the customer's store credit pays first and the card only the rest.
+ * The transaction waits for the gateway: run it with GATEWAY_TRANSACTION.
  */
 export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInput): Promise<OrderWithLines> {
   const email = input.email.trim().toLowerCase();
@@ -204,10 +208,16 @@ export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInpu
   if (input.card !== undefined && input.idempotencyKey === undefined) {
     throw new DomainError('BAD_USER_INPUT', 'paying by card needs an idempotencyKey, so a retried checkout never authorizes the card twice', { field: 'idempotencyKey' });
   }
+  if (input.useStoreCredit === true && input.idempotencyKey === undefined) {
+    throw new DomainError('BAD_USER_INPUT', 'paying with store credit needs an idempotencyKey, so a retried checkout never spends it twice', { field: 'idempotencyKey' });
+  }
   const earlier = await orderOfKey(tx, input);
   if (earlier !== undefined) return earlier;
 
   const cart = await activeCartOf(tx, deps, input.cartId, input.shopper);
+  if (input.useStoreCredit === true && cart.customerId === null) {
+    throw new DomainError('BAD_USER_INPUT', 'store credit belongs to a customer: sign in to pay with it', { field: 'useStoreCredit' });
+  }
   const cartLines = await cartLinesWithProducts(tx, cart);
   if (cartLines.length === 0) throw new DomainError('BAD_USER_INPUT', `cart ${cart.id} is empty`, { field: 'cartId' });
   // A product repriced in another currency after it went into the cart: its price cannot be added up with the others.
@@ -274,8 +284,21 @@ export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInpu
       occurred_at: now.toISOString(),
     });
   }
-  if (input.card === undefined || input.idempotencyKey === undefined) return order;
-  const card = { cartId: cart.id, orderId: order.id, checkoutKey: input.idempotencyKey, cardToken: input.card.token, total, currency: order.currency };
-  await authorizeCheckoutCard(tx, deps, card);
+  const checkoutKey = input.idempotencyKey;
+  if (checkoutKey === undefined || (input.card === undefined && input.useStoreCredit !== true)) return order;
+  // Store credit first, the card for the rest: the tenders together pay the total.
+  const credit =
+    input.useStoreCredit === true && cart.customerId !== null
+      ? await spendStoreCreditAtCheckout(tx, deps, { customerId: cart.customerId, cartId: cart.id, orderId: order.id, checkoutKey, total, currency: order.currency })
+      : null;
+  const rest = total.sub(credit?.capturedAmount ?? 0);
+  if (rest.gt(0)) {
+    if (input.card === undefined) {
+      throw new DomainError('BAD_USER_INPUT', `store credit covers ${credit?.capturedAmount.toFixed(2) ?? '0.00'} of the ${total.toFixed(2)} ${order.currency}: pay the rest by card`, {
+        field: 'card',
+      });
+    }
+    await authorizeCheckoutCard(tx, deps, { cartId: cart.id, orderId: order.id, checkoutKey, cardToken: input.card.token, total: rest, currency: order.currency });
+  }
   return order.status === 'PENDING_PAYMENT' ? markOrderPaid(tx, deps, order.id) : order;
 }

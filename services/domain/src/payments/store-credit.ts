@@ -1,4 +1,4 @@
-import type { OverdraftReason, StoreCreditAccount, StoreCreditEntry, StoreCreditOverdraftDraft } from '@shop/platform';
+import type { OverdraftReason, PaymentTender, StoreCreditAccount, StoreCreditEntry, StoreCreditOverdraftDraft } from '@shop/platform';
 import { requiredText } from '../accounts/text.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import { idString, optionalId, type DomainDeps, type Tx } from '../context.ts';
@@ -208,4 +208,69 @@ export function storeCreditEntries(db: Tx, accountId: bigint, first: number): Pr
 export async function customerStoreCreditBalances(db: Tx, customerId: bigint): Promise<{ account: StoreCreditAccount; balance: Money }[]> {
   const accounts = await db.storeCreditAccount.findMany({ where: { customerId }, orderBy: { currency: 'asc' } });
   return Promise.all(accounts.map(async (account) => ({ account, balance: await storeCreditBalance(db, account.id) })));
+}
+
+/** The keys of store credit spent at checkout and given back, stable across retries (docs/money.md). */
+export const storeCreditKeys = {
+  /** The cart converts once, and the shopper's retried checkout sends the same checkout key. */
+  spend: (cartId: bigint, checkoutKey: string): string => `spend:cart:${cartId}:${checkoutKey}`,
+  /** A cancelled order's store credit tender is credited back once. */
+  cancelCredit: (tenderId: bigint): string => `credit:cancel:${tenderId}`,
+};
+
+export interface CheckoutStoreCredit {
+  readonly customerId: bigint;
+  readonly cartId: bigint;
+  readonly orderId: bigint;
+  /** The placeOrder request's idempotency key. */
+  readonly checkoutKey: string;
+  readonly total: Money;
+  readonly currency: string;
+}
+
+/**
+ * Store credit first: debits what the customer's balance covers of the order's total, under the
+ * account's lock, and records it as a CAPTURED tender of kind STORE_CREDIT (the debit is final at
+ * once, nothing is left to capture). Null when the customer has no credit in the order's currency.
+ */
+export async function spendStoreCreditAtCheckout(tx: Tx, deps: DomainDeps, input: CheckoutStoreCredit): Promise<PaymentTender | null> {
+  const found = await findStoreCreditAccount(tx, input.customerId, input.currency);
+  if (found === null) return null;
+  const account = await lockedAccount(tx, found.id);
+  const balance = await storeCreditBalance(tx, account.id);
+  if (balance.lte(0)) return null;
+  const amount = balance.lt(input.total) ? balance : input.total;
+  const idempotencyKey = storeCreditKeys.spend(input.cartId, input.checkoutKey);
+  const { covered } = await debitStoreCredit(tx, deps, { accountId: account.id, amount: amount.toFixed(2), note: `spent on order ${input.orderId}`, idempotencyKey, orderId: input.orderId });
+  if (covered === null) throw new Error(`store credit account ${account.id} held ${moneyString(balance)} under its lock, yet the debit covered nothing`);
+  return tx.paymentTender.create({
+    data: {
+      cartId: input.cartId,
+      orderId: input.orderId,
+      kind: 'STORE_CREDIT',
+      status: 'CAPTURED',
+      currency: input.currency,
+      authorizedAmount: amount,
+      capturedAmount: amount,
+      gatewayReference: `store_credit_entry:${covered.id}`,
+      idempotencyKey,
+    },
+  });
+}
+
+/**
+ * Credits back what a STORE_CREDIT tender took and has not given back, to the account it was spent
+ * from, once (its key is the tender's). The caller holds the tender's lock and marks it REFUNDED.
+ */
+export async function creditBackStoreCreditTender(tx: Tx, deps: DomainDeps, tender: PaymentTender): Promise<void> {
+  const debit = await tx.storeCreditEntry.findUnique({ where: { idempotencyKey: tender.idempotencyKey } });
+  if (debit === null) throw new Error(`store credit tender ${tender.id} has no ledger debit under ${tender.idempotencyKey}`);
+  const account = await lockedAccount(tx, debit.accountId);
+  const amount = tender.capturedAmount.sub(tender.refundedAmount);
+  const idempotencyKey = storeCreditKeys.cancelCredit(tender.id);
+  if ((await replayedEntry(tx, idempotencyKey, account.id, 'CREDIT', amount)) !== null) return;
+  const entry = await tx.storeCreditEntry.create({
+    data: { accountId: account.id, kind: 'CREDIT', status: 'POSTED', amount, idempotencyKey, note: `order ${tender.orderId} cancelled`, orderId: tender.orderId },
+  });
+  await recordEntry(tx, deps, account, entry, null);
 }

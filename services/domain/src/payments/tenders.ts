@@ -3,6 +3,7 @@ import { DomainError } from '../errors/domain-error.ts';
 import { idString, optionalId, type DomainDeps, type Tx } from '../context.ts';
 import { moneyString, sum, type Money } from '../money.ts';
 import { settled } from './gateway-answers.ts';
+import { creditBackStoreCreditTender } from './store-credit.ts';
 import { fromMinorUnits, toMinorUnits } from './minor-units.ts';
 
 /**
@@ -168,10 +169,17 @@ async function voidAtGateway(deps: DomainDeps, gateway: PaymentGateway, tender: 
 
 /**
  * Gives back what a tender holds when its order is cancelled: an AUTHORIZED tender is voided, a
- * CAPTURED one refunded what is left of its capture. Voided or refunded already: nothing happens.
+ * CAPTURED one refunded what is left of its capture (store credit: credited back to its account,
+ * without the gateway). Voided or refunded already: nothing happens.
  */
 export async function releaseTender(tx: Tx, deps: DomainDeps, tenderId: bigint): Promise<void> {
   const tender = await lockedTender(tx, tenderId);
+  if (tender.kind === 'STORE_CREDIT') {
+    if (tender.status !== 'CAPTURED') return;
+    await creditBackStoreCreditTender(tx, deps, tender);
+    await tx.paymentTender.update({ where: { id: tender.id }, data: { status: 'REFUNDED', refundedAmount: tender.capturedAmount } });
+    return;
+  }
   const gateway = gatewayOf(deps);
   if (tender.status === 'AUTHORIZED') {
     const operation = await voidAtGateway(deps, gateway, tender);

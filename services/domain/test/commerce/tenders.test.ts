@@ -101,7 +101,7 @@ describe('checkout with a card', () => {
     expect(tenders).toHaveLength(1);
     expect(tenders[0]).toMatchObject({ kind: 'CARD', status: 'AUTHORIZED', currency: 'EUR', gatewayReference: authorization?.authorizationId, idempotencyKey: key });
     expect(tenders[0]?.authorizedAmount.toFixed(2)).toBe('39.80');
-    expect(tenders[0]?.authorizationExpiresAt.getTime()).toBe(new Date(authorization?.createdAt ?? '').getTime() + 7 * 24 * 60 * 60 * 1000);
+    expect(tenders[0]?.authorizationExpiresAt?.getTime()).toBe(new Date(authorization?.createdAt ?? '').getTime() + 7 * 24 * 60 * 60 * 1000);
     expect(tenders[0]?.events.map((event) => event.kind)).toEqual(['AUTHORIZED']);
   });
 

@@ -781,8 +781,8 @@ export type Tender = {
   readonly refunded: Scalars['String']['output'];
   /** Released of the authorization without being captured. */
   readonly voided: Scalars['String']['output'];
-  /** After it the authorization can no longer be captured or voided. */
-  readonly authorizationExpiresAt: Scalars['String']['output'];
+  /** After it the authorization can no longer be captured or voided; null for store credit. */
+  readonly authorizationExpiresAt?: Maybe<Scalars['String']['output']>;
   readonly createdAt: Scalars['String']['output'];
 };
 
@@ -814,6 +814,11 @@ export type PlaceOrderInput = {
    * a retry never authorizes twice. A declined card places no order (BAD_USER_INPUT, field card).
    */
   readonly card?: InputMaybe<CardInput>;
+  /**
+   * Signed-in customers: pay with store credit first (as much of the total as the balance in the order's
+   * currency covers) and by card for the rest. Needs idempotencyKey, so a retry never spends it twice.
+   */
+  readonly useStoreCredit?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 export type Money = {
@@ -1551,7 +1556,7 @@ export type TenderResolvers<ContextType = MercuriusContext, ParentType extends R
   captured?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   refunded?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   voided?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  authorizationExpiresAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  authorizationExpiresAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
