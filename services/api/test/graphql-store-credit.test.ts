@@ -114,4 +114,31 @@ describe('store credit in GraphQL', () => {
     expect(placeOrder).toEqual({ status: 'PLACED', total: '25.00', tenders: [{ kind: 'STORE_CREDIT', status: 'CAPTURED', authorized: '25.00', captured: '25.00', authorizationExpiresAt: null }] });
     expect(await api.data('query { myStoreCredit { currency balance } }', {}, customer)).toEqual({ myStoreCredit: [{ currency: 'EUR', balance: '4.50' }] });
   });
+
+  it('issues a gift card once per key, and its code pays at checkout', async () => {
+    const ISSUE_GIFT_CARD = 'mutation ($input: IssueGiftCardInput!) { issueGiftCard(input: $input) { code currency balance } }';
+    const input = { currency: 'EUR', amount: '30.00', note: 'raffle prize', idempotencyKey: 'gql-gift-1' };
+    const { issueGiftCard } = await api.data<{ issueGiftCard: { code: string; currency: string; balance: string } }>(ISSUE_GIFT_CARD, { input }, admin);
+    expect(issueGiftCard).toEqual({ code: expect.stringMatching(/^[A-Z2-7]{16}$/), currency: 'EUR', balance: '30.00' });
+    expect(await api.data(ISSUE_GIFT_CARD, { input }, admin)).toEqual({ issueGiftCard });
+    expect(await api.error(ISSUE_GIFT_CARD, { input }, customer)).toMatchObject({ extensions: { code: 'FORBIDDEN' } });
+
+    const { createProduct } = await api.data<{ createProduct: { id: string } }>(
+      'mutation ($input: ProductInput!) { createProduct(input: $input) { id } }',
+      { input: { sku: 'GIFT-1', name: 'Gift product', slug: 'gift-product-1', price: '12.50', currency: 'EUR', channelIds: [channelId] } },
+      admin,
+    );
+    await api.data('mutation ($input: SetStockOnHandInput!) { setStockOnHand(input: $input) { onHand } }', { input: { productId: createProduct.id, locationId, onHand: 5, reason: 'restock' } }, admin);
+    const guest = { ...WEB, 'x-session-id': await api.guestSession() };
+    const { createCart } = await api.data<{ createCart: { id: string } }>('mutation { createCart { id } }', {}, guest);
+    await api.data('mutation ($cartId: ID!, $productId: ID!) { addCartLine(cartId: $cartId, productId: $productId, quantity: 2) { id } }', { cartId: createCart.id, productId: createProduct.id }, guest);
+    const address = { name: 'Ada Lovelace', line1: 'Main Street 1', postalCode: '10115', city: 'Berlin', countryCode: 'DE' };
+    const order = { cartId: createCart.id, email: 'guest@example.com', billingAddress: address, idempotencyKey: 'gql-gift-order-1', giftCardCode: issueGiftCard.code };
+    const { placeOrder } = await api.data<{ placeOrder: unknown }>(
+      'mutation ($input: PlaceOrderInput!) { placeOrder(input: $input) { status tenders { kind status captured } } }',
+      { input: order },
+      guest,
+    );
+    expect(placeOrder).toEqual({ status: 'PLACED', tenders: [{ kind: 'GIFT_CARD', status: 'CAPTURED', captured: '25.00' }] });
+  });
 });

@@ -70,6 +70,7 @@ export const orderResolvers: Resolvers = {
             ...(input.idempotencyKey == null ? {} : { idempotencyKey: input.idempotencyKey }),
             ...(input.card == null ? {} : { card: { token: input.card.token } }),
             ...(input.useStoreCredit == null ? {} : { useStoreCredit: input.useStoreCredit }),
+            ...(input.giftCardCode == null ? {} : { giftCardCode: input.giftCardCode }),
           }),
         GATEWAY_TRANSACTION,
       );

@@ -1,4 +1,4 @@
-import { customerStoreCreditBalances, findStoreCreditAccount, issueStoreCredit, storeCreditBalance, storeCreditEntries, type Tx } from '@shop/domain';
+import { customerStoreCreditBalances, findStoreCreditAccount, issueGiftCard, issueStoreCredit, storeCreditBalance, storeCreditEntries, type Tx } from '@shop/domain';
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import { parseId, pageSize } from '../graphql/ids.ts';
 import { staffField } from '../graphql/staff-fields.ts';
@@ -24,6 +24,10 @@ export const storeCreditResolvers: Resolvers = {
       const view = await accountView(tx, customerId, input.currency);
       if (view === null) throw new Error(`the account credited for customer ${customerId} is missing`);
       return view;
+    }),
+    issueGiftCard: staffField(async ({ input }, { tx, staffUserId }, context) => {
+      const card = await issueGiftCard(tx, context.shop.services.deps, { ...input, staffUserId });
+      return { code: card.code, currency: card.currency, balance: storeCreditAccountView(card, await storeCreditBalance(tx, card.id)).balance };
     }),
   },
   StoreCreditAccount: {

@@ -10,7 +10,7 @@ import { validAddress, type Address } from './address.ts';
 import { orderPlaced, orderStatusChanged, type OrderWithLines } from './order-events.ts';
 import { trippedFraudRules } from './fraud-rules.ts';
 import { markOrderPaid } from './order-transitions.ts';
-import { spendStoreCreditAtCheckout } from '../payments/store-credit.ts';
+import { spendGiftCardAtCheckout, spendStoreCreditAtCheckout } from '../payments/store-credit.ts';
 import { authorizeCheckoutCard } from '../payments/tenders.ts';
 
 export interface PlaceOrderInput {
@@ -25,6 +25,8 @@ export interface PlaceOrderInput {
   readonly card?: { readonly token: string };
   /** Pays with the signed-in customer's store credit first, the card for the rest (needs `idempotencyKey`). */
   readonly useStoreCredit?: boolean;
+  /** Pays with this gift card first, before store credit and the card (needs `idempotencyKey`). */
+  readonly giftCardCode?: string;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -197,7 +199,8 @@ async function orderOfKey(tx: Tx, input: PlaceOrderInput): Promise<OrderWithLine
  *
  * With a card, the total is authorized last (so never for an order that could not be placed) and an
  * order waiting for payment is paid: PLACED, its stock committed. A declined card refuses the checkout
- * whole. With `useStoreCredit`, the customer's store credit pays first and the card only the rest.
+ * whole. With `giftCardCode` and `useStoreCredit`, the gift card pays first, then store credit, and
+ * the card only the rest.
  * The transaction waits for the gateway: run it with GATEWAY_TRANSACTION.
  */
 export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInput): Promise<OrderWithLines> {
@@ -208,8 +211,8 @@ export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInpu
   if (input.card !== undefined && input.idempotencyKey === undefined) {
     throw new DomainError('BAD_USER_INPUT', 'paying by card needs an idempotencyKey, so a retried checkout never authorizes the card twice', { field: 'idempotencyKey' });
   }
-  if (input.useStoreCredit === true && input.idempotencyKey === undefined) {
-    throw new DomainError('BAD_USER_INPUT', 'paying with store credit needs an idempotencyKey, so a retried checkout never spends it twice', { field: 'idempotencyKey' });
+  if ((input.useStoreCredit === true || input.giftCardCode !== undefined) && input.idempotencyKey === undefined) {
+    throw new DomainError('BAD_USER_INPUT', 'paying with store credit or a gift card needs an idempotencyKey, so a retried checkout never spends it twice', { field: 'idempotencyKey' });
   }
   const earlier = await orderOfKey(tx, input);
   if (earlier !== undefined) return earlier;
@@ -285,16 +288,17 @@ export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInpu
     });
   }
   const checkoutKey = input.idempotencyKey;
-  if (checkoutKey === undefined || (input.card === undefined && input.useStoreCredit !== true)) return order;
-  // Store credit first, the card for the rest: the tenders together pay the total.
-  const credit =
-    input.useStoreCredit === true && cart.customerId !== null
-      ? await spendStoreCreditAtCheckout(tx, deps, { customerId: cart.customerId, cartId: cart.id, orderId: order.id, checkoutKey, total, currency: order.currency })
-      : null;
-  const rest = total.sub(credit?.capturedAmount ?? 0);
+  if (checkoutKey === undefined || (input.card === undefined && input.useStoreCredit !== true && input.giftCardCode === undefined)) return order;
+  // The gift card first, then store credit, then the card for the rest: the tenders together pay the total.
+  const spend = (left: typeof total) => ({ cartId: cart.id, orderId: order.id, checkoutKey, total: left, currency: order.currency });
+  let rest = total;
+  if (input.giftCardCode !== undefined) rest = rest.sub((await spendGiftCardAtCheckout(tx, deps, input.giftCardCode, spend(rest))).capturedAmount);
+  if (input.useStoreCredit === true && cart.customerId !== null && rest.gt(0)) {
+    rest = rest.sub((await spendStoreCreditAtCheckout(tx, deps, cart.customerId, spend(rest)))?.capturedAmount ?? 0);
+  }
   if (rest.gt(0)) {
     if (input.card === undefined) {
-      throw new DomainError('BAD_USER_INPUT', `store credit covers ${credit?.capturedAmount.toFixed(2) ?? '0.00'} of the ${total.toFixed(2)} ${order.currency}: pay the rest by card`, {
+      throw new DomainError('BAD_USER_INPUT', `store credit and gift cards cover ${total.sub(rest).toFixed(2)} of the ${total.toFixed(2)} ${order.currency}: pay the rest by card`, {
         field: 'card',
       });
     }

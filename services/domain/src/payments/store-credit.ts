@@ -1,4 +1,5 @@
 import type { OverdraftReason, PaymentTender, StoreCreditAccount, StoreCreditEntry, StoreCreditOverdraftDraft } from '@shop/platform';
+import { randomBytes } from 'node:crypto';
 import { requiredText } from '../accounts/text.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import { idString, optionalId, type DomainDeps, type Tx } from '../context.ts';
@@ -37,6 +38,11 @@ function positiveAmount(amount: string): Money {
     throw new DomainError('BAD_USER_INPUT', `the amount must be a positive decimal with at most two decimals, not ${JSON.stringify(amount)}`, { field: 'amount' });
   }
   return money(amount);
+}
+
+function validCurrency(currency: string): string {
+  if (!/^[A-Z]{3}$/.test(currency)) throw new DomainError('BAD_USER_INPUT', `the currency must be an ISO 4217 code in capitals, not ${JSON.stringify(currency)}`, { field: 'currency' });
+  return currency;
 }
 
 /** Trimmed text PostgreSQL can store: BAD_USER_INPUT naming the field when blank, too long or holding NUL. */
@@ -88,7 +94,7 @@ export interface IssueStoreCredit {
 /** Credits a customer's account (a posted CREDIT). Retried with the same key: the first entry, once. */
 export async function issueStoreCredit(tx: Tx, deps: DomainDeps, input: IssueStoreCredit): Promise<StoreCreditEntry> {
   const amount = positiveAmount(input.amount);
-  if (!/^[A-Z]{3}$/.test(input.currency)) throw new DomainError('BAD_USER_INPUT', `the currency must be an ISO 4217 code in capitals, not ${JSON.stringify(input.currency)}`, { field: 'currency' });
+  validCurrency(input.currency);
   const note = storableText('note', input.note, 500);
   const idempotencyKey = storableText('idempotencyKey', input.idempotencyKey, 255);
   const found = await tx.customer.findUnique({ where: { id: input.customerId }, select: { id: true } });
@@ -214,40 +220,39 @@ export async function customerStoreCreditBalances(db: Tx, customerId: bigint): P
 export const storeCreditKeys = {
   /** The cart converts once, and the shopper's retried checkout sends the same checkout key. */
   spend: (cartId: bigint, checkoutKey: string): string => `spend:cart:${cartId}:${checkoutKey}`,
-  /** A cancelled order's store credit tender is credited back once. */
+  /** As `spend`, for the gift card the checkout names: a checkout may take both. */
+  spendGiftCard: (cartId: bigint, checkoutKey: string): string => `spend:gift_card:cart:${cartId}:${checkoutKey}`,
+  /** A cancelled order's store credit or gift card tender is credited back once. */
   cancelCredit: (tenderId: bigint): string => `credit:cancel:${tenderId}`,
 };
 
-export interface CheckoutStoreCredit {
-  readonly customerId: bigint;
+export interface CheckoutSpend {
   readonly cartId: bigint;
   readonly orderId: bigint;
   /** The placeOrder request's idempotency key. */
   readonly checkoutKey: string;
+  /** What is still to pay. */
   readonly total: Money;
   readonly currency: string;
 }
 
 /**
- * Store credit first: debits what the customer's balance covers of the order's total, under the
- * account's lock, and records it as a CAPTURED tender of kind STORE_CREDIT (the debit is final at
- * once, nothing is left to capture). Null when the customer has no credit in the order's currency.
+ * Debits what the account's balance covers of `total`, under the account's lock, and records it
+ * as a CAPTURED tender (the debit is final at once, nothing is left to capture). Null when the
+ * balance is zero or less.
  */
-export async function spendStoreCreditAtCheckout(tx: Tx, deps: DomainDeps, input: CheckoutStoreCredit): Promise<PaymentTender | null> {
-  const found = await findStoreCreditAccount(tx, input.customerId, input.currency);
-  if (found === null) return null;
-  const account = await lockedAccount(tx, found.id);
+async function spendAtCheckout(tx: Tx, deps: DomainDeps, accountId: bigint, kind: 'STORE_CREDIT' | 'GIFT_CARD', idempotencyKey: string, input: CheckoutSpend): Promise<PaymentTender | null> {
+  const account = await lockedAccount(tx, accountId);
   const balance = await storeCreditBalance(tx, account.id);
   if (balance.lte(0)) return null;
   const amount = balance.lt(input.total) ? balance : input.total;
-  const idempotencyKey = storeCreditKeys.spend(input.cartId, input.checkoutKey);
   const { covered } = await debitStoreCredit(tx, deps, { accountId: account.id, amount: amount.toFixed(2), note: `spent on order ${input.orderId}`, idempotencyKey, orderId: input.orderId });
   if (covered === null) throw new Error(`store credit account ${account.id} held ${moneyString(balance)} under its lock, yet the debit covered nothing`);
   return tx.paymentTender.create({
     data: {
       cartId: input.cartId,
       orderId: input.orderId,
-      kind: 'STORE_CREDIT',
+      kind,
       status: 'CAPTURED',
       currency: input.currency,
       authorizedAmount: amount,
@@ -258,8 +263,72 @@ export async function spendStoreCreditAtCheckout(tx: Tx, deps: DomainDeps, input
   });
 }
 
+/** The customer's store credit, spent as a STORE_CREDIT tender; null when they have none in the order's currency. */
+export async function spendStoreCreditAtCheckout(tx: Tx, deps: DomainDeps, customerId: bigint, input: CheckoutSpend): Promise<PaymentTender | null> {
+  const found = await findStoreCreditAccount(tx, customerId, input.currency);
+  return found === null ? null : spendAtCheckout(tx, deps, found.id, 'STORE_CREDIT', storeCreditKeys.spend(input.cartId, input.checkoutKey), input);
+}
+
+/** A gift card's balance, spent as a GIFT_CARD tender; refused when the code is unknown, in another currency or used up. */
+export async function spendGiftCardAtCheckout(tx: Tx, deps: DomainDeps, code: string, input: CheckoutSpend): Promise<PaymentTender> {
+  const account = await findGiftCard(tx, code);
+  if (account === null) throw new DomainError('NOT_FOUND', 'no gift card has this code', { field: 'giftCardCode' });
+  if (account.currency !== input.currency) {
+    throw new DomainError('BAD_USER_INPUT', `the gift card is in ${account.currency}, the order in ${input.currency}`, { field: 'giftCardCode' });
+  }
+  const tender = await spendAtCheckout(tx, deps, account.id, 'GIFT_CARD', storeCreditKeys.spendGiftCard(input.cartId, input.checkoutKey), input);
+  if (tender === null) throw new DomainError('BAD_USER_INPUT', 'the gift card has nothing left on it', { field: 'giftCardCode' });
+  return tender;
+}
+
+/** Upper case without spaces or dashes, as codes are stored: what a shopper types is matched however they grouped it. */
+const normalizedCode = (code: string): string => code.replaceAll(/[\s-]/g, '').toUpperCase();
+
+export function findGiftCard(db: Tx, code: string): Promise<StoreCreditAccount | null> {
+  return db.storeCreditAccount.findUnique({ where: { code: normalizedCode(code) } });
+}
+
+/** 16 characters of RFC 4648 base32 (80 random bits): too many to guess, easy to type. */
+function newGiftCardCode(): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  const bytes = randomBytes(16);
+  return [...bytes].map((byte) => alphabet[byte % 32]).join('');
+}
+
+export interface IssueGiftCard {
+  readonly currency: string;
+  readonly amount: string;
+  readonly note: string;
+  readonly idempotencyKey: string;
+  readonly staffUserId?: bigint;
+}
+
 /**
- * Credits back what a STORE_CREDIT tender took and has not given back, to the account it was spent
+ * Creates a gift card: an account with a new code and no customer, credited `amount`. Retried
+ * with the same key: the card the first request created, credited once.
+ */
+export async function issueGiftCard(tx: Tx, deps: DomainDeps, input: IssueGiftCard): Promise<StoreCreditAccount & { code: string }> {
+  const amount = positiveAmount(input.amount);
+  const currency = validCurrency(input.currency);
+  const note = storableText('note', input.note, 500);
+  const idempotencyKey = storableText('idempotencyKey', input.idempotencyKey, 255);
+  const earlier = await tx.storeCreditEntry.findUnique({ where: { idempotencyKey }, include: { account: true } });
+  if (earlier !== null) {
+    const { code } = earlier.account;
+    if (code === null || earlier.kind !== 'CREDIT' || !earlier.amount.eq(amount) || earlier.account.currency !== currency) {
+      throw new DomainError('CONFLICT', `the idempotency key ${JSON.stringify(idempotencyKey)} was already used for another store credit movement`, { field: 'idempotencyKey' });
+    }
+    return { ...earlier.account, code };
+  }
+  const code = newGiftCardCode();
+  const account = await tx.storeCreditAccount.create({ data: { code, currency } });
+  const entry = await tx.storeCreditEntry.create({ data: { accountId: account.id, kind: 'CREDIT', status: 'POSTED', amount, idempotencyKey, note, staffUserId: input.staffUserId ?? null } });
+  await recordEntry(tx, deps, account, entry, null);
+  return { ...account, code };
+}
+
+/**
+ * Credits back what a STORE_CREDIT or GIFT_CARD tender took and has not given back, to the account it was spent
  * from, once (its key is the tender's). The caller holds the tender's lock and marks it REFUNDED.
  */
 export async function creditBackStoreCreditTender(tx: Tx, deps: DomainDeps, tender: PaymentTender): Promise<void> {

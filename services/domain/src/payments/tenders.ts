@@ -169,12 +169,12 @@ async function voidAtGateway(deps: DomainDeps, gateway: PaymentGateway, tender: 
 
 /**
  * Gives back what a tender holds when its order is cancelled: an AUTHORIZED tender is voided, a
- * CAPTURED one refunded what is left of its capture (store credit: credited back to its account,
- * without the gateway). Voided or refunded already: nothing happens.
+ * CAPTURED one refunded what is left of its capture (store credit and gift cards: credited back to
+ * their account, without the gateway). Voided or refunded already: nothing happens.
  */
 export async function releaseTender(tx: Tx, deps: DomainDeps, tenderId: bigint): Promise<void> {
   const tender = await lockedTender(tx, tenderId);
-  if (tender.kind === 'STORE_CREDIT') {
+  if (tender.kind !== 'CARD') {
     if (tender.status !== 'CAPTURED') return;
     await creditBackStoreCreditTender(tx, deps, tender);
     await tx.paymentTender.update({ where: { id: tender.id }, data: { status: 'REFUNDED', refundedAmount: tender.capturedAmount } });

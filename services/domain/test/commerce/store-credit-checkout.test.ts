@@ -9,7 +9,7 @@ import { DomainError } from '../../src/errors/domain-error.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
 import { placeOrder } from '../../src/orders/checkout.ts';
 import { cancelOrder } from '../../src/orders/order-transitions.ts';
-import { customerStoreCreditAccount, issueStoreCredit, storeCreditBalance, storeCreditKeys } from '../../src/payments/store-credit.ts';
+import { customerStoreCreditAccount, findGiftCard, issueGiftCard, issueStoreCredit, storeCreditBalance, storeCreditKeys } from '../../src/payments/store-credit.ts';
 import { GATEWAY_TRANSACTION, tenderKeys } from '../../src/payments/tenders.ts';
 import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from './support.ts';
 
@@ -139,8 +139,50 @@ describe('checkout with store credit', () => {
 
     expect(refused).toBeInstanceOf(DomainError);
     expect(refused).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'card' } });
-    expect((refused as DomainError).message).toBe('store credit covers 10.00 of the 39.80 EUR: pay the rest by card');
+    expect((refused as DomainError).message).toBe('store credit and gift cards cover 10.00 of the 39.80 EUR: pay the rest by card');
     expect(await balance(shopper.accountId)).toBe('10.00');
     expect(await debits(shopper.accountId)).toEqual([]);
+  });
+
+  it('takes a gift card first, then store credit, then the card, and refuses an unknown or used-up code', async () => {
+    const shopper = await shopperWith('gifted', '5.00');
+    const issue = () => commerce.transaction((tx) => issueGiftCard(tx, commerce.deps, { currency: 'EUR', amount: '20.00', note: 'birthday', idempotencyKey: 'gift:gifted' }));
+    const card = await issue();
+    expect((await issue()).id).toBe(card.id);
+    expect(card.code).toMatch(/^[A-Z2-7]{16}$/);
+    const typed = `${card.code.slice(0, 8).toLowerCase()}-${card.code.slice(8)}`;
+    expect((await findGiftCard(prisma(), typed))?.id).toBe(card.id);
+
+    const pay = (idempotencyKey: string, giftCardCode: string) =>
+      inGatewayTransaction((tx) =>
+        placeOrder(tx, deps, {
+          cartId: shopper.cartId,
+          shopper: { customerId: shopper.customerId },
+          email: 'ada@example.com',
+          billingAddress: ADDRESS,
+          shippingAddress: ADDRESS,
+          idempotencyKey,
+          useStoreCredit: true,
+          giftCardCode,
+          card: { token: 'tok_gifted' },
+        }),
+      );
+    expect(await pay('gift-unknown-1', 'AAAABBBBCCCCDDDD').catch((error: unknown) => error)).toMatchObject({ code: 'NOT_FOUND', details: { field: 'giftCardCode' } });
+    const order = await pay('gift-order-1', typed);
+    expect((await pay('gift-order-1', typed)).id).toBe(order.id);
+
+    expect(await tenders(order.id)).toEqual([
+      ['GIFT_CARD', 'CAPTURED', '20.00', '20.00'],
+      ['STORE_CREDIT', 'CAPTURED', '5.00', '5.00'],
+      ['CARD', 'AUTHORIZED', '14.80', '0.00'],
+    ]);
+    expect(await balance(card.id)).toBe('0.00');
+    expect(await balance(shopper.accountId)).toBe('0.00');
+
+    const other = await shopperWith('gifted-again', '0.01');
+    const usedUp = await inGatewayTransaction((tx) =>
+      placeOrder(tx, deps, { cartId: other.cartId, shopper: { customerId: other.customerId }, email: 'ada@example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS, idempotencyKey: 'gift-order-2', giftCardCode: typed, card: { token: 'tok_gifted' } }),
+    ).catch((error: unknown) => error);
+    expect(usedUp).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'giftCardCode' } });
   });
 });

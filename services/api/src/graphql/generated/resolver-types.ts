@@ -259,6 +259,8 @@ export type Mutation = {
   readonly setSecret: SecretStatus;
   /** Staff (store_credit.issue). Credits a customer's store credit account (a POSTED CREDIT entry). */
   readonly issueStoreCredit: StoreCreditAccount;
+  /** Staff (store_credit.issue). Creates a gift card with a new code, credited the amount. */
+  readonly issueGiftCard: GiftCard;
   /** Staff (storefront_tokens.manage): creates a storefront access token for a BFF; the answer is the only time the token is shown. */
   readonly createStorefrontToken: CreatedStorefrontToken;
   /** Staff (storefront_tokens.manage): revokes a token for good: refused with 401 at once on this api process and within 10 s on the others. Revoking it again changes nothing. */
@@ -443,6 +445,11 @@ export type MutationSetSecretArgs = {
 
 export type MutationIssueStoreCreditArgs = {
   input: IssueStoreCreditInput;
+};
+
+
+export type MutationIssueGiftCardArgs = {
+  input: IssueGiftCardInput;
 };
 
 
@@ -819,6 +826,8 @@ export type PlaceOrderInput = {
    * currency covers) and by card for the rest. Needs idempotencyKey, so a retry never spends it twice.
    */
   readonly useStoreCredit?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Pay with this gift card first, before store credit and the card. Needs idempotencyKey. */
+  readonly giftCardCode?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type Money = {
@@ -1006,6 +1015,24 @@ export type StoreCreditAccount = {
 /** A customer's store credit in one currency; the balance is derived from the ledger. */
 export type StoreCreditAccountEntriesArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** A store credit account with a code and no customer: whoever holds the code spends it at checkout (PlaceOrderInput.giftCardCode). */
+export type GiftCard = {
+  readonly __typename?: 'GiftCard';
+  readonly code: Scalars['String']['output'];
+  readonly currency: Scalars['String']['output'];
+  readonly balance: Scalars['String']['output'];
+};
+
+export type IssueGiftCardInput = {
+  /** ISO 4217, e.g. EUR. */
+  readonly currency: Scalars['String']['input'];
+  /** A positive decimal string with at most two decimals, e.g. "50.00". */
+  readonly amount: Scalars['String']['input'];
+  readonly note: Scalars['String']['input'];
+  /** Sending the same key again answers the card the first request created, credited once. */
+  readonly idempotencyKey: Scalars['String']['input'];
 };
 
 export type StoreCreditBalance = {
@@ -1241,6 +1268,8 @@ export type ResolversTypes = {
   StoreCreditEntryStatus: StoreCreditEntryStatus;
   StoreCreditEntry: ResolverTypeWrapper<StoreCreditEntry>;
   StoreCreditAccount: ResolverTypeWrapper<StoreCreditAccountView>;
+  GiftCard: ResolverTypeWrapper<GiftCard>;
+  IssueGiftCardInput: IssueGiftCardInput;
   StoreCreditBalance: ResolverTypeWrapper<StoreCreditBalance>;
   IssueStoreCreditInput: IssueStoreCreditInput;
   StorefrontToken: ResolverTypeWrapper<StorefrontToken>;
@@ -1309,6 +1338,8 @@ export type ResolversParentTypes = {
   SecretStatus: SecretStatus;
   StoreCreditEntry: StoreCreditEntry;
   StoreCreditAccount: StoreCreditAccountView;
+  GiftCard: GiftCard;
+  IssueGiftCardInput: IssueGiftCardInput;
   StoreCreditBalance: StoreCreditBalance;
   IssueStoreCreditInput: IssueStoreCreditInput;
   StorefrontToken: StorefrontToken;
@@ -1391,6 +1422,7 @@ export type MutationResolvers<ContextType = MercuriusContext, ParentType extends
   setSetting?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType, RequireFields<MutationSetSettingArgs, 'key' | 'value'>>;
   setSecret?: Resolver<ResolversTypes['SecretStatus'], ParentType, ContextType, RequireFields<MutationSetSecretArgs, 'key' | 'value'>>;
   issueStoreCredit?: Resolver<ResolversTypes['StoreCreditAccount'], ParentType, ContextType, RequireFields<MutationIssueStoreCreditArgs, 'input'>>;
+  issueGiftCard?: Resolver<ResolversTypes['GiftCard'], ParentType, ContextType, RequireFields<MutationIssueGiftCardArgs, 'input'>>;
   createStorefrontToken?: Resolver<ResolversTypes['CreatedStorefrontToken'], ParentType, ContextType, RequireFields<MutationCreateStorefrontTokenArgs, 'name'>>;
   revokeStorefrontToken?: Resolver<ResolversTypes['StorefrontToken'], ParentType, ContextType, RequireFields<MutationRevokeStorefrontTokenArgs, 'id'>>;
   track?: Resolver<ResolversTypes['TrackResult'], ParentType, ContextType, RequireFields<MutationTrackArgs, 'events'>>;
@@ -1687,6 +1719,12 @@ export type StoreCreditAccountResolvers<ContextType = MercuriusContext, ParentTy
   entries?: Resolver<ReadonlyArray<ResolversTypes['StoreCreditEntry']>, ParentType, ContextType, RequireFields<StoreCreditAccountEntriesArgs, 'first'>>;
 };
 
+export type GiftCardResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['GiftCard'] = ResolversParentTypes['GiftCard']> = {
+  code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  balance?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type StoreCreditBalanceResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['StoreCreditBalance'] = ResolversParentTypes['StoreCreditBalance']> = {
   currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   balance?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1765,6 +1803,7 @@ export type Resolvers<ContextType = MercuriusContext> = {
   SecretStatus?: SecretStatusResolvers<ContextType>;
   StoreCreditEntry?: StoreCreditEntryResolvers<ContextType>;
   StoreCreditAccount?: StoreCreditAccountResolvers<ContextType>;
+  GiftCard?: GiftCardResolvers<ContextType>;
   StoreCreditBalance?: StoreCreditBalanceResolvers<ContextType>;
   StorefrontToken?: StorefrontTokenResolvers<ContextType>;
   CreatedStorefrontToken?: CreatedStorefrontTokenResolvers<ContextType>;
