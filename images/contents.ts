@@ -66,7 +66,8 @@ const platform: ImageSpec = {
   name: 'shop/platform',
   title: 'Shop platform',
   description: 'The api, worker, consumer, migration command and seed of the shop platform, with its extensions',
-  workspaces: ['services/runtime', 'services/platform', 'services/domain', 'services/api', 'services/worker', 'services/consumer'],
+  // The in-tree extensions that have dependencies of their own are workspaces (order-notes has none).
+  workspaces: ['services/runtime', 'services/platform', 'services/domain', 'services/api', 'services/worker', 'services/consumer', 'extensions/s3-storage'],
   paths: [
     'package.json',
     'services/runtime',

@@ -15,6 +15,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   // The operator deploys the platform but never runs its code: only the rendering and the shared runtime.
   '@shop/cdk8s': [],
   '@shop/operator': ['@shop/cdk8s', '@shop/runtime'],
+  // An extension builds on the platform's interfaces, as one published outside this repository would.
+  '@shop/extension-s3-storage': ['@shop/platform'],
 };
 
 const root = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { workspaces: string[] };

@@ -14,6 +14,9 @@ let dir: string;
 let manifestFile: string;
 let manifest: SyncManifest;
 
+/** The committed set as the check names it, e.g. `order-notes@0.1.0, s3-storage@0.1.0`. */
+const described = () => manifest.extensions.map(({ id, version }) => `${id}@${version}`).join(', ') || 'no extensions';
+
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'extension-sync-'));
   manifestFile = join(dir, 'extensions-sync.json');
@@ -45,7 +48,7 @@ describe('the extension sync check of a front-end build', () => {
     const missing = await verify(undefined);
     expect(missing.code).toBe(1);
     expect(missing.stderr.trim()).toBe(
-      "extension sync check failed: EXTENSIONS_SYNC_HASH is not set: sync the front end's extension UI against shop/platform:9.9.9 (no extensions) and build it with the set hash of that sync",
+      `extension sync check failed: EXTENSIONS_SYNC_HASH is not set: sync the front end's extension UI against shop/platform:9.9.9 (${described()}) and build it with the set hash of that sync`,
     );
     expect((await verify('  ')).code).toBe(1);
   });
@@ -54,7 +57,7 @@ describe('the extension sync check of a front-end build', () => {
     const other = extensionSetHash([{ id: 'reviews', version: '0.3.1' }]);
     const stale = await verify(other);
     expect(stale.code).toBe(1);
-    expect(stale.stderr).toContain(`EXTENSIONS_SYNC_HASH ${other} is not the extension set of shop/platform:9.9.9 (${manifest.setHash}: no extensions)`);
+    expect(stale.stderr).toContain(`EXTENSIONS_SYNC_HASH ${other} is not the extension set of shop/platform:9.9.9 (${manifest.setHash}: ${described()})`);
     expect(stale.stderr).toContain('sync it again against this platform image');
   });
 });
