@@ -481,14 +481,16 @@ describe('an operator killed in each phase', () => {
 
 describe('scheduled rotation', () => {
   it('starts no rotation while an upgrade migrates, starts the one due once it is rolled out, and the next one by itself at the interval', async () => {
-    const shop = await readyShop('scheduled', { keyRotation: { enabled: true, interval: '20s', retention: '1h' } });
+    // 40 s: the rotation the test plays (rollouts, the rewrap Job) must end before the next one is due,
+    // or the Settled between them may pass unseen on a busy machine.
+    const shop = await readyShop('scheduled', { keyRotation: { enabled: true, interval: '40s', retention: '1h' } });
     const settled = await shop.status({ keyRotation: { phase: 'Settled', nextRotationAt: expect.any(String) } });
     const due = new Date(settled.keyRotation?.nextRotationAt ?? 0);
 
     // An upgrade: its migration runs past the due time, and the keys stay as they are meanwhile.
     await updateShop(cluster.kube, shop.ns, 'shop', (stored) => void (stored.spec.image.tag = '1.1.0'));
     await shop.status({ phase: 'Migrating' });
-    await eventually(() => expect(Date.now()).toBeGreaterThan(due.getTime() + 1_000), { timeoutMs: 30_000, intervalMs: 250 });
+    await eventually(() => expect(Date.now()).toBeGreaterThan(due.getTime() + 1_000), { timeoutMs: 60_000, intervalMs: 250 });
     await updateShop(cluster.kube, shop.ns, 'shop', (stored) => void (stored.metadata = { ...stored.metadata, labels: { touched: 'yes' } }));
     await shop.status({ phase: 'Migrating', keyRotation: { phase: 'Settled' } });
     expect((await generatedSecret(shop.ns)).revision).toBeUndefined();
@@ -502,6 +504,7 @@ describe('scheduled rotation', () => {
     await shop.startPods('consumer');
     await shop.status({ keyRotation: { phase: 'Adding' } });
     await shop.rollOutKeys('adding');
+    await shop.status({ keyRotation: { phase: 'Switching' } });
     await shop.rollOutKeys('switching');
     await eventually(async () => expect(await shop.job('shop-keys-2')).toBeDefined());
     await shop.runRewrapJob('shop-keys-2');
@@ -509,11 +512,11 @@ describe('scheduled rotation', () => {
 
     // Nothing changes any more: the operator's requeue at the next due time starts the next rotation.
     const next = new Date(rotated.keyRotation?.nextRotationAt ?? 0);
-    const adding = await shop.status({ keyRotation: { phase: 'Adding' } }, 60_000);
+    const adding = await shop.status({ keyRotation: { phase: 'Adding' } }, 90_000);
     expect(Date.now()).toBeGreaterThanOrEqual(next.getTime());
     expect(adding.keyRotation?.retiringKeys).toHaveLength(1);
     expect((await generatedSecret(shop.ns)).revision).toBe('3');
-  }, 180_000);
+  }, 240_000);
 });
 
 describe('a supplied master key with earlier keys', () => {
