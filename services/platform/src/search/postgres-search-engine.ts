@@ -36,10 +36,15 @@ export function postgresSearchEngine(db: Prisma.TransactionClient): SearchEngine
       return { hits: rows.map(({ id, data }) => ({ id, data })), total: Number(rows[0]?.total ?? (await countAll(db, indexName, query))) };
     },
 
+    // What no batch held is deleted by id, which depends on no clock: comparing indexed_at with a start
+    // time read by another statement once let a stale document survive in CI.
     async rebuild(indexName, batches) {
-      const [{ startedAt }] = await db.$queryRaw<[{ startedAt: Date }]>`SELECT now() AS "startedAt"`;
-      for await (const documents of batches) await index(indexName, documents);
-      await db.$executeRaw`DELETE FROM search_documents WHERE index_name = ${indexName} AND indexed_at < ${startedAt}`;
+      const kept: string[] = [];
+      for await (const documents of batches) {
+        await index(indexName, documents);
+        for (const { id } of documents) kept.push(id);
+      }
+      await db.$executeRaw`DELETE FROM search_documents WHERE index_name = ${indexName} AND NOT (id = ANY(${kept}::text[]))`;
     },
 
     async lastIndexedAt(indexName) {
