@@ -27,6 +27,8 @@ export interface OperatorOptions {
   readonly backoff?: BackoffPolicy;
   readonly concurrency?: number;
   readonly logger: Logger;
+  /** The operator's RUNBOOK_BASE_URL (ending in /): the provisioned alert rules link their runbooks there. */
+  readonly runbookBaseUrl?: string;
 }
 
 export interface RunningOperator {
@@ -63,6 +65,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       resyncMs: options.resyncMs ?? DEFAULT_RESYNC_MS,
       backoff: options.backoff ?? DEFAULT_BACKOFF,
       concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+      runbookBaseUrl: options.runbookBaseUrl,
     });
     metrics.leader.set(1);
   };

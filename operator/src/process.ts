@@ -3,7 +3,6 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { RenderShop } from '@shop/cdk8s';
 import { ConfigError, createLogger, loadOrExit } from '@shop/runtime';
 import { loadConfig, type OperatorConfig } from './config.ts';
-import { useRunbookBaseUrl } from './monitoring/runbook-urls.ts';
 import { startOperator } from './operator.ts';
 import type { ReconcileStep } from './reconcile/pass.ts';
 
@@ -15,7 +14,6 @@ import type { ReconcileStep } from './reconcile/pass.ts';
 export async function runOperatorProcess(render: RenderShop, steps?: readonly ReconcileStep[]): Promise<void> {
   const { config, kubeConfig } = loadOrExit(configure);
   const logger = createLogger({ level: config.logLevel, service: 'shop-operator' });
-  useRunbookBaseUrl(config.runbookBaseUrl);
   const operator = await startOperator({
     kubeConfig,
     render,
@@ -25,6 +23,7 @@ export async function runOperatorProcess(render: RenderShop, steps?: readonly Re
     leaderElection: config.leaderElection,
     identity: config.identity,
     resyncMs: config.resyncMs,
+    runbookBaseUrl: config.runbookBaseUrl,
     logger,
   });
   logger.info({

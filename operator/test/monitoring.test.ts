@@ -10,10 +10,12 @@ import { installCrd, startTestCluster, type TestCluster } from './support/test-c
 
 let cluster: TestCluster;
 let operator: RunningOperator;
+/** As the chart's runbookBaseUrl sets it: the provisioned rules must link their runbooks there. */
+const RUNBOOK_BASE_URL = 'https://git.example.com/acme/shop/-/blob/v1.2.0/';
 
 beforeAll(async () => {
   cluster = await startTestCluster();
-  operator = await runOperator(cluster);
+  operator = await runOperator(cluster, { runbookBaseUrl: RUNBOOK_BASE_URL });
 }, 180_000);
 
 afterAll(async () => {
@@ -123,8 +125,9 @@ describe('with the Prometheus Operator CRDs', () => {
     expect(rule.status).toBe(200);
     expect(rule.body.metadata.labels).toMatchObject({ release: 'prometheus', 'app.kubernetes.io/instance': 'shop' });
     expect(rule.body.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'Shop', name: 'shop' })]);
-    const rules = (rule.body.spec as { groups: Array<{ rules: Array<{ alert: string; expr: string }> }> }).groups.flatMap((group) => group.rules);
+    const rules = (rule.body.spec as { groups: Array<{ rules: Array<{ alert: string; expr: string; annotations?: { runbook_url?: string } }> }> }).groups.flatMap((group) => group.rules);
     expect(rules.map((candidate) => candidate.alert)).toContain('ApiHighErrorRate');
+    for (const { alert, annotations } of rules) expect(annotations?.runbook_url).toBe(`${RUNBOOK_BASE_URL}alerts/runbooks/${alert}.md`);
     expect(rules.map((candidate) => candidate.alert)).not.toContain('ApiLatencyHigh');
     for (const { expr } of rules) expect(expr).toContain(`namespace="${ns}", shop="shop"`);
 

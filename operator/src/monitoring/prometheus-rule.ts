@@ -3,7 +3,7 @@ import type { StoredShop } from '../shop-resource.ts';
 import { generatedRuleGroups, type AlertRule } from './monitoring-files.ts';
 import { monitoringLabels, shopSeriesLabels } from './monitoring-labels.ts';
 import { dropsLabel, scopeSelectors } from './promql-scope.ts';
-import { runbookBaseUrl, withRunbookBaseUrl } from './runbook-urls.ts';
+import { withRunbookBaseUrl } from './runbook-urls.ts';
 
 export const MONITORING_API_VERSION = 'monitoring.coreos.com/v1';
 
@@ -20,7 +20,7 @@ export const isShopRule = (rule: AlertRule): boolean => !dropsLabel(rule.expr, '
  * Prometheus can hold the rules of many Shops without one Shop's alert firing for another's. Their
  * runbook_url is under `baseUrl` (the operator's RUNBOOK_BASE_URL), as generated when it is unset.
  */
-export function prometheusRule(shop: StoredShop, baseUrl: string | undefined = runbookBaseUrl()): KubeObject {
+export function prometheusRule(shop: StoredShop, baseUrl?: string): KubeObject {
   const settings = shop.spec.monitoring?.alerts;
   const excluded = new Set(settings?.exclude);
   const series = shopSeriesLabels(shop);

@@ -31,6 +31,8 @@ export interface Pass {
   readonly manifests: ShopManifests;
   readonly clients: KubeClients;
   readonly now: Date;
+  /** The operator's RUNBOOK_BASE_URL (ending in /); the alert rules keep their generated runbook_url when undefined. */
+  readonly runbookBaseUrl: string | undefined;
   /** status.migratedVersion as this pass will write it. */
   migratedVersion: string | undefined;
   /** The generated keys, when the Shop uses any of them. */

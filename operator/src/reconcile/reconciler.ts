@@ -20,6 +20,8 @@ export interface ReconcilerOptions {
   readonly instance: string;
   readonly logger: Logger;
   readonly now?: () => Date;
+  /** The operator's RUNBOOK_BASE_URL (ending in /): the provisioned alert rules link their runbooks there. */
+  readonly runbookBaseUrl?: string;
   /** Told each Shop's phase once its status is written, and undefined once the Shop is gone. */
   readonly onPhase?: (key: string, phase: Phase | undefined) => void;
 }
@@ -113,6 +115,7 @@ async function runSteps(shop: StoredShop, options: ReconcilerOptions, now: Date)
     manifests,
     clients: options.clients,
     now,
+    runbookBaseUrl: options.runbookBaseUrl,
     migratedVersion: shop.status?.migratedVersion,
     generatedKeys: undefined,
     // Kept as it was until the generated-keys step reads the Secret: a pass that fails before leaves it alone.

@@ -46,22 +46,22 @@ function refusedMonitoring(error: unknown): ConditionReport {
   return { status: 'False', reason: 'ApplyRejected', message: `the API server refused a monitoring object: ${describeError(error)}` };
 }
 
-function monitoringParts(shop: StoredShop): MonitoringPart[] {
+function monitoringParts(shop: StoredShop, runbookBaseUrl: string | undefined): MonitoringPart[] {
   const settings = shop.spec.monitoring;
   return [
     { description: `${generatedDashboards().length} dashboard ConfigMaps`, wanted: settings?.dashboards?.enabled === true, objects: () => dashboardConfigMaps(shop) },
     {
       description: `PrometheusRule ${prometheusRuleName(shop)}`,
       wanted: settings?.alerts?.enabled === true,
-      objects: () => [prometheusRule(shop)],
+      objects: () => [prometheusRule(shop, runbookBaseUrl)],
       operatorKind: 'PrometheusRule',
     },
     { description: `PodMonitor ${podMonitorName(shop)}`, wanted: settings?.podMonitors?.enabled === true, objects: () => [podMonitor(shop)], operatorKind: 'PodMonitor' },
   ];
 }
 
-async function provision({ shop, clients }: Pass): Promise<ConditionReport> {
-  const parts = monitoringParts(shop);
+async function provision({ shop, clients, runbookBaseUrl }: Pass): Promise<ConditionReport> {
+  const parts = monitoringParts(shop, runbookBaseUrl);
   const wanted = parts.filter((part) => part.wanted);
   const previous = shop.status?.conditions?.find((condition) => condition.type === 'MonitoringProvisioned');
   // Nothing to remove: an earlier pass did, or none ever provisioned anything (which would have reported).
