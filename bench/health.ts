@@ -13,7 +13,7 @@ import { startApi, stopApi } from './api-process.ts';
 import { cpuSeconds } from './cpu.ts';
 import { load, type LoadResult } from './load.ts';
 import { setRateLimits } from './rate-limits.ts';
-import { startBare } from './servers.ts';
+import { startBare, startServers } from './servers.ts';
 import { median, round } from './stats.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -174,11 +174,7 @@ async function limiterCost(workDir: string): Promise<void> {
   const servers: ServerHandle[] = [];
   let api: ServiceProcess | undefined;
   try {
-    const started = await Promise.allSettled([startPostgres(), startRedis()]);
-    for (const server of started) if (server.status === 'fulfilled') servers.push(server.value);
-    const failed = started.find((server) => server.status === 'rejected');
-    if (failed !== undefined) throw failed.reason;
-    const [postgres, redis] = servers as [ServerHandle, ServerHandle];
+    const [postgres, redis] = (await startServers(servers, [startPostgres(), startRedis()])) as [ServerHandle, ServerHandle];
     await applyMigrations(postgres.url);
     const running = await startApi(workDir, postgres.url, redis.url);
     api = running.service;

@@ -25,7 +25,7 @@ import { startPostgres, startRedis, type ServerHandle } from '../test/infra/serv
 import { liftRateLimits } from '../test/support/rate-limits.ts';
 import { startApi, stopApi } from './api-process.ts';
 import { cpuPercent, cpuSeconds } from './cpu.ts';
-import { enableStatementStats } from './servers.ts';
+import { enableStatementStats, startServers } from './servers.ts';
 import { runShoppers, type ShoppersJob, type ShoppersOutcome } from './shoppers-process.ts';
 import { median, percentile, round } from './stats.ts';
 import { discoverCatalog, seedDemoCatalog } from './storefront-catalog.ts';
@@ -349,11 +349,7 @@ export async function benchSecrets(): Promise<void> {
   const servers: ServerHandle[] = [];
   let database: Database | undefined;
   try {
-    const startedServers = await Promise.allSettled([startPostgres(), startRedis()]);
-    for (const server of startedServers) if (server.status === 'fulfilled') servers.push(server.value);
-    const failed = startedServers.find((server) => server.status === 'rejected');
-    if (failed !== undefined) throw failed.reason;
-    const [postgres, redis] = servers as [ServerHandle, ServerHandle];
+    const [postgres, redis] = (await startServers(servers, [startPostgres(), startRedis()])) as [ServerHandle, ServerHandle];
     await enableStatementStats(postgres);
     await applyMigrations(postgres.url);
     await liftRateLimits(postgres.url);

@@ -45,3 +45,15 @@ export async function enableStatementStats(postgres: ServerHandle): Promise<void
   await again.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   await again.end();
 }
+
+/**
+ * Starts servers together, adding each that started to `servers` (which the caller disposes, in its
+ * `finally`, even when another failed), then throws the first failure; returns them in `starts`' order.
+ */
+export async function startServers(servers: ServerHandle[], starts: readonly Promise<ServerHandle>[]): Promise<ServerHandle[]> {
+  const settled = await Promise.allSettled(starts);
+  for (const server of settled) if (server.status === 'fulfilled') servers.push(server.value);
+  const failed = settled.find((server) => server.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+  return settled.map((server) => (server as PromiseFulfilledResult<ServerHandle>).value);
+}

@@ -21,6 +21,7 @@ import { createActivities } from '../services/worker/src/activities/create-activ
 import { startApi, stopApi } from './api-process.ts';
 import { cpuSeconds } from './cpu.ts';
 import { runShoppers, type ShoppersJob, type ShoppersOutcome } from './shoppers-process.ts';
+import { startServers } from './servers.ts';
 import { median, percentile, round } from './stats.ts';
 import { discoverCatalog, seedDemoCatalog } from './storefront-catalog.ts';
 import { maximumOf, openLoopFields } from './storefront-beside.ts';
@@ -717,11 +718,7 @@ export async function benchWorker(): Promise<void> {
   let connection: Connection | undefined;
   let nativeConnection: NativeConnection | undefined;
   try {
-    const started = await Promise.allSettled([startPostgres(), startRedis(), startTemporal()]);
-    for (const server of started) if (server.status === 'fulfilled') servers.push(server.value);
-    const failed = started.find((server) => server.status === 'rejected');
-    if (failed !== undefined) throw failed.reason;
-    const [postgres, redis, temporalServer] = servers as [ServerHandle, ServerHandle, ServerHandle];
+    const [postgres, redis, temporalServer] = (await startServers(servers, [startPostgres(), startRedis(), startTemporal()])) as [ServerHandle, ServerHandle, ServerHandle];
     await applyMigrations(postgres.url);
     const logger = createLogger({ level: 'ERROR', service: 'bench' });
     platform = await openPlatform(loadConfig({ NODE_ENV: 'test', DATABASE_URL: postgres.url, EVENT_SCHEMA_MODE: 'warn', SWEEP_ROWS_PER_SECOND: process.env.SWEEP_ROWS_PER_SECOND }), logger, 'bench');
