@@ -17,7 +17,7 @@ import { isProcessAlive } from '../../services/runtime/src/process-alive.ts';
 import { VARIABLES } from '../../services/platform/src/config/variables.ts';
 import { spawnService, type ServiceProcess } from '../support/service-process.ts';
 import { eventually, waitFor } from '../support/wait.ts';
-import { DEV_STACK_BUCKET, DEV_STACK_PORTS, DEV_STACK_S3_KEYS, type DevStackPort } from './dev-stack-settings.ts';
+import { DEV_STACK_PORTS, devStackEnvironment, environmentBlock, readDevStackSettings, type DevStackPort } from './dev-stack-settings.ts';
 import { withEmptyInfraCache } from './empty-cache.ts';
 import { PROVISION_COMMAND } from './layout.ts';
 import { allProcessStats } from './proc-stat.ts';
@@ -155,19 +155,9 @@ describe('npm run dev:stack', () => {
     const stack = await startStack(stackEnv(dir, ports));
     const { environment } = stack;
 
-    expect(environment).toEqual({
-      DATABASE_URL: `postgresql://postgres@127.0.0.1:${ports.postgres}/shop`,
-      CACHE_URL: `redis://127.0.0.1:${ports.redis}`,
-      BROKER_ADDRESS: `127.0.0.1:${ports.kafka}`,
-      WORKFLOW_HOST: `127.0.0.1:${ports.temporal}`,
-      FILE_STORAGE_PROVIDER: 's3',
-      S3_ENDPOINT: `http://127.0.0.1:${ports.s3}`,
-      S3_ACCESS_KEY: DEV_STACK_S3_KEYS.accessKey,
-      S3_SECRET_KEY: DEV_STACK_S3_KEYS.secretKey,
-      S3_BUCKET: DEV_STACK_BUCKET,
-    });
-    const envFile = Object.entries(environment).map(([name, value]) => `export ${name}=${value}\n`).join('');
-    expect(await readFile(join(dir, 'env'), 'utf8')).toBe(envFile);
+    expect(environment).toEqual(devStackEnvironment(readDevStackSettings(stackEnv(dir, ports), dir)));
+    expect(environment.DATABASE_URL).toBe(`postgresql://postgres@127.0.0.1:${ports.postgres}/shop`);
+    expect(await readFile(join(dir, 'env'), 'utf8')).toBe(`${environmentBlock(environment)}\n`);
 
     const database = await withPg(environment.DATABASE_URL as string, async (client) => {
       await client.query(`CREATE TABLE ${KEPT} (note text)`);
