@@ -1,4 +1,3 @@
-import { Meilisearch } from 'meilisearch';
 import type { Config, SearchEndpoint } from '../config/config.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { meilisearchSearchEngine } from './meilisearch/meilisearch-search-engine.ts';
@@ -20,7 +19,11 @@ function meilisearchAt({ url, apiKey }: SearchEndpoint): SearchEngine {
   const key = `${url} ${apiKey ?? ''}`;
   let engine = meilisearchEngines.get(key);
   if (engine === undefined) {
-    engine = meilisearchSearchEngine(new Meilisearch({ host: url, ...(apiKey === undefined ? {} : { apiKey }) }));
+    // The client library is loaded only when an index is in Meilisearch, at its first use.
+    engine = meilisearchSearchEngine(async () => {
+      const { Meilisearch } = await import('meilisearch');
+      return new Meilisearch({ host: url, ...(apiKey === undefined ? {} : { apiKey }) });
+    });
     meilisearchEngines.set(key, engine);
   }
   return engine;

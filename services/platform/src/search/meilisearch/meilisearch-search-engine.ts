@@ -14,13 +14,17 @@ async function settled(task: EnqueuedTaskPromise, unless?: string): Promise<void
  * STOREFRONT_SEARCH_URL. Each port index is the Meilisearch index `meiliIndexUid(name)`.
  * Not verified against a running Meilisearch: see docs/search.md.
  */
-export function meilisearchSearchEngine(client: Meilisearch): SearchEngine {
+export function meilisearchSearchEngine(connect: () => Promise<Meilisearch>): SearchEngine {
+  let connecting: Promise<Meilisearch> | undefined;
+  // Connected at the first call, so a process whose indexes are all in PostgreSQL never loads the client.
+  const clientOf = () => (connecting ??= connect());
   const configured = new Map<string, Promise<void>>();
   // Created and configured once per index and process; both steps may be repeated safely.
   const ensure = (uid: string) => {
     let ready = configured.get(uid);
     if (ready === undefined) {
       ready = (async () => {
+        const client = await clientOf();
         await settled(client.createIndex(uid, { primaryKey: PRIMARY_KEY }), 'index_already_exists');
         await settled(client.index(uid).updateSettings(meiliIndexSettings()));
       })();
@@ -31,6 +35,7 @@ export function meilisearchSearchEngine(client: Meilisearch): SearchEngine {
   };
   const write = async (uid: string, documents: readonly SearchDocument[]) => {
     if (documents.length === 0) return;
+    const client = await clientOf();
     const now = new Date();
     // The last of duplicate ids wins, as in the PostgreSQL engine.
     const byKey = new Map(documents.map((document) => [meiliKey(document.id), toMeiliDocument(document, now)]));
@@ -46,11 +51,13 @@ export function meilisearchSearchEngine(client: Meilisearch): SearchEngine {
     async delete(indexName, ids) {
       if (ids.length === 0) return;
       await ensure(meiliIndexUid(indexName));
+      const client = await clientOf();
       await settled(client.index(meiliIndexUid(indexName)).deleteDocuments(ids.map(meiliKey)));
     },
 
     async search(indexName, query) {
       await ensure(meiliIndexUid(indexName));
+      const client = await clientOf();
       const response = await client.index<MeiliDocument>(meiliIndexUid(indexName)).search(query.text, {
         filter: meiliFilter(query.filters),
         limit: query.limit,
@@ -65,6 +72,7 @@ export function meilisearchSearchEngine(client: Meilisearch): SearchEngine {
       // Built aside, then swapped in whole: searches read the old index until the swap.
       const uid = meiliIndexUid(indexName);
       const aside = `${uid}_rebuild`;
+      const client = await clientOf();
       await client.deleteIndexIfExists(aside);
       await ensure(uid);
       configured.delete(aside);
@@ -77,6 +85,7 @@ export function meilisearchSearchEngine(client: Meilisearch): SearchEngine {
 
     async lastIndexedAt(indexName) {
       await ensure(meiliIndexUid(indexName));
+      const client = await clientOf();
       const response = await client.index<MeiliDocument>(meiliIndexUid(indexName)).search('', { sort: ['indexedAt:desc'], limit: 1 });
       const [last] = response.hits;
       return last === undefined ? undefined : new Date(last.indexedAt);

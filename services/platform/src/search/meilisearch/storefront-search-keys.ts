@@ -1,5 +1,4 @@
-import { Meilisearch, type Key } from 'meilisearch';
-import { generateTenantToken } from 'meilisearch/token';
+import type { Key } from 'meilisearch';
 import type { Config } from '../../config/config.ts';
 import { meiliFilter, meiliIndexUid } from './meilisearch-mapping.ts';
 
@@ -23,8 +22,10 @@ export const SCOPED_KEY_TTL_SECONDS = 3600;
  * else, with the channel filter added to every search, until it expires. Meilisearch checks it
  * against the key of uid `apiKeyUid`, which must still exist and still allow searching the index.
  */
-export function channelSearchToken(options: { searchOnlyKey: string; apiKeyUid: string; indexUid: string; channelId: string; expiresAt: Date }): Promise<string> {
+export async function channelSearchToken(options: { searchOnlyKey: string; apiKeyUid: string; indexUid: string; channelId: string; expiresAt: Date }): Promise<string> {
   const { searchOnlyKey, apiKeyUid, indexUid, channelId, expiresAt } = options;
+  // Loaded at the first token: an api without a search-only key never loads the client library.
+  const { generateTenantToken } = await import('meilisearch/token');
   return generateTenantToken({ apiKey: searchOnlyKey, apiKeyUid, searchRules: { [indexUid]: { filter: meiliFilter({ channel: channelId }) } }, expiresAt });
 }
 
@@ -36,20 +37,21 @@ export function assertSearchOnly(key: Pick<Key, 'actions' | 'uid'>): void {
 
 /**
  * Scoped keys for BFFs when the storefront index is in Meilisearch and STOREFRONT_SEARCH_ONLY_KEY is
- * set; undefined otherwise. The key's uid is asked of Meilisearch once (with STOREFRONT_SEARCH_API_KEY).
+ * set; undefined otherwise. The key's uid is asked of Meilisearch once (with STOREFRONT_SEARCH_API_KEY), and the client library loaded then.
  */
 export function storefrontSearchKeys(config: Pick<Config, 'storefrontSearch'>, indexName: string): StorefrontSearchKeys | undefined {
   const indexUid = meiliIndexUid(indexName);
   const search = config.storefrontSearch;
   const searchOnlyKey = search?.searchOnlyKey;
   if (search === undefined || searchOnlyKey === undefined) return undefined;
-  const client = new Meilisearch({ host: search.url, ...(search.apiKey === undefined ? {} : { apiKey: search.apiKey }) });
   let apiKeyUid: Promise<string> | undefined;
   const lookUp = () => {
-    const uid = client.getKey(searchOnlyKey).then((key) => {
+    const uid = (async () => {
+      const { Meilisearch } = await import('meilisearch');
+      const key = await new Meilisearch({ host: search.url, ...(search.apiKey === undefined ? {} : { apiKey: search.apiKey }) }).getKey(searchOnlyKey);
       assertSearchOnly(key);
       return key.uid;
-    });
+    })();
     // Asked again at the next request after a failure (Meilisearch down, key not created yet).
     uid.catch(() => (apiKeyUid = undefined));
     return uid;
