@@ -22,7 +22,8 @@ export function identityOf(request: FastifyRequest): RequestIdentity {
   return identities.get(request) ?? ANONYMOUS;
 }
 
-function header(request: FastifyRequest, name: string): string | undefined {
+/** A header's value, trimmed (a repeated one joined by commas); undefined when absent or blank. */
+export function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   const text = (Array.isArray(value) ? value.join(',') : value)?.trim();
   return text === undefined || text === '' ? undefined : text;

@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { plainAddress } from '../http/client-address.ts';
+import { header } from '../auth/request-auth.ts';
 import { CallerRefused, type BffResolver } from '../http/rate-limit/index.ts';
 import type { AppPlatform } from '../area-plugin.ts';
 import { StorefrontTokens } from './token-cache.ts';
@@ -12,12 +13,6 @@ declare module 'fastify' {
     /** The storefront access tokens this process accepts (bffRequests). */
     readonly storefrontTokens?: StorefrontTokens;
   }
-}
-
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  const text = (Array.isArray(value) ? value.join(',') : value)?.trim();
-  return text === undefined || text === '' ? undefined : text;
 }
 
 /**

@@ -16,9 +16,10 @@ export interface AcceptedToken {
 
 /**
  * The storefront access tokens this process accepts, by their SHA-256: the whole (small) set of tokens
- * not revoked, read at most every TOKEN_CACHE_TTL_MS, and again when a token is not in it (one created
- * a moment ago on another process), at most once a second: an unknown token waits for that read before
- * its 401. Checking a known token is a hash and a map lookup. Uses are written
+ * not revoked, read again every TOKEN_CACHE_TTL_MS (a known token does not wait for that read: it is
+ * answered from the last one), and when a token is not in it (one created a moment ago on another
+ * process), at most once a second: an unknown token waits for that read before its 401. Checking a
+ * known token is a hash and a map lookup. Uses are written
  * to last_used_at at most once a minute per token, after the request, never holding it up.
  */
 export class StorefrontTokens {
@@ -30,6 +31,8 @@ export class StorefrontTokens {
   /** Bumped by refresh() and forget(): a load begun before does not bring back what they dropped. */
   #generation = 0;
   #failing = false;
+  /** Whether a load ever succeeded (refresh() resets #loadedAt, not this). */
+  #everRead = false;
   readonly #written = new Map<bigint, number>();
   readonly #writes = new Set<Promise<void>>();
 
@@ -49,8 +52,12 @@ export class StorefrontTokens {
     const hash = storefrontTokenHash(token);
     if (hash === undefined) return undefined;
     const age = performance.now() - this.#loadedAt;
-    if (age >= this.#ttlMs) await this.#reload(0);
-    else if (!this.#byHash.has(hash)) await this.#reload(this.#unknownReloadMs - age);
+    const known = this.#byHash.has(hash);
+    // A known token past the TTL is answered from what was read while the table is read again behind it:
+    // every TTL one check would otherwise wait for the database, with every check arriving meanwhile.
+    if (age >= this.#ttlMs && known) this.#reload(0).catch(() => undefined);
+    else if (age >= this.#ttlMs) await this.#reload(0);
+    else if (!known) await this.#reload(this.#unknownReloadMs - age);
     const id = this.#byHash.get(hash);
     if (id === undefined) return undefined;
     this.#recordUse(id);
@@ -95,12 +102,13 @@ export class StorefrontTokens {
       if (generation !== this.#generation) return;
       this.#byHash = new Map(rows.map((row) => [row.tokenHash, row.id]));
       this.#loadedAt = performance.now();
+      this.#everRead = true;
       if (this.#failing) this.#logger.info('storefront tokens readable again');
       this.#failing = false;
     } catch (error) {
       // Never read: nothing can be checked. Read before: the tokens last read stay accepted (nobody can revoke one
       // in a database that cannot be read), and the next request tries again a second later.
-      if (this.#loadedAt === Number.NEGATIVE_INFINITY) throw error;
+      if (!this.#everRead) throw error;
       if (!this.#failing) this.#logger.warn({ err: error }, 'storefront tokens unreadable: accepting the ones last read');
       this.#failing = true;
       this.#loadedAt = performance.now() - this.#ttlMs + this.#unknownReloadMs;
