@@ -4,7 +4,7 @@ import type { Logger } from '@shop/runtime';
 import { checkManifest, type ExtensionManifest } from './manifest.ts';
 import { ExtensionError } from './extension-error.ts';
 import { EXTENSION_LOCK_FILE, readExtensionLock, type LockedExtension } from './extension-lock.ts';
-import { readMigrationsList } from '../db/migrations/migrations-directory.ts';
+import { migrationNames } from '../db/migrations/migrations-directory.ts';
 
 /** Where an extension was found, in the order discovery looks (a later one replaces an earlier one of the same id). */
 export type ExtensionSource = 'installed' | 'in-tree' | 'dev';
@@ -65,11 +65,13 @@ async function readExtension(dir: string, source: ExtensionSource): Promise<Disc
   return { id: manifest.id, version: parsed.version, packageName: typeof parsed.name === 'string' ? parsed.name : manifest.id, dir, source, manifest };
 }
 
-/** The packaged head must be the chain's newest migration: a release that forgot to move it would never be applied. */
+/**
+ * The packaged head must be the chain's newest migration: a release that forgot to move it would never be applied.
+ * Only the folder names are listed; the SQL is read by the api when it migrates.
+ */
 async function checkMigrationsHead(manifest: ExtensionManifest, dir: string): Promise<void> {
   if (manifest.migrations === undefined) return;
-  const { migrationDirectories } = await readMigrationsList(path.join(dir, manifest.migrations.dir));
-  const newest = migrationDirectories.at(-1)?.path;
+  const newest = (await migrationNames(path.join(dir, manifest.migrations.dir))).at(-1);
   if (newest !== manifest.migrations.head) {
     throw new ExtensionError(manifest.id, `shop.migrations.head is "${manifest.migrations.head}" but the newest migration in ${manifest.migrations.dir} is ${newest === undefined ? 'none' : `"${newest}"`}`);
   }
