@@ -15,11 +15,11 @@ export interface ExtensionManifest {
   readonly consumerHandlers?: ModulePath;
   /** SDL (`extend type Query { ... }`) and a module exporting `resolvers`, served as a graph area. */
   readonly graphql?: { readonly schema: string; readonly resolvers: ModulePath };
-  /** Settings the extension reads; `secret` ones are kept in the secrets store. */
+  /** Settings the extension declares: only validated, nothing reads or stores them (`secret` included). */
   readonly settings?: readonly { readonly key: string; readonly description: string; readonly secret?: boolean }[];
   /** File storage providers, each a module exporting `register`. */
   readonly storageProviders?: readonly { readonly name: string; readonly module: ModulePath }[];
-  /** Exports the extension's workflows. */
+  /** A module of the extension's workflows: only validated, never loaded or run. */
   readonly workflows?: ModulePath;
 }
 
