@@ -547,5 +547,12 @@ describe('a supplied master key with earlier keys', () => {
     expect(counted.rowsPerKeyId).toEqual({ [idOf(currentKey)]: shop.rows.size });
     expect(status.keyRotation).toEqual({ phase: 'Settled', retiringKeys: [], ...statusCount(counted) });
     await shop.writeAndReadEverywhere('rewrapped');
+
+    // Once counted, the status keeps the count without the Job's pods, which are gone (or not listed again) in later passes.
+    expectStatus(await cluster.kube('DELETE', `/api/v1/namespaces/${shop.ns}/pods?labelSelector=${encodeURIComponent(`batch.kubernetes.io/job-name=${job}`)}`), 200);
+    await updateShop(cluster.kube, shop.ns, 'shop', (stored) => void (stored.spec.keyRotation = { ...stored.spec.keyRotation, retention: '337h' }));
+    const { generation } = (await readShop(cluster.kube, shop.ns, 'shop')).metadata;
+    const later = await shop.status({ observedGeneration: generation, conditions: keysCurrent('True', 'EarlierKeysUnused') });
+    expect(later.keyRotation).toEqual({ phase: 'Settled', retiringKeys: [], ...statusCount(counted) });
   });
 });
