@@ -1,6 +1,7 @@
 import type { OverdraftReason, PaymentTender, StoreCreditAccount, StoreCreditEntry, StoreCreditOverdraftDraft } from '@shop/platform';
 import { randomBytes } from 'node:crypto';
 import { requiredText } from '../accounts/text.ts';
+import { requireCurrency } from '../catalog/catalog-fields.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import { idString, optionalId, type DomainDeps, type Tx } from '../context.ts';
 import { money, moneyString, type Money } from '../money.ts';
@@ -38,11 +39,6 @@ function positiveAmount(amount: string): Money {
     throw new DomainError('BAD_USER_INPUT', `the amount must be a positive decimal with at most two decimals, not ${JSON.stringify(amount)}`, { field: 'amount' });
   }
   return money(amount);
-}
-
-function validCurrency(currency: string): string {
-  if (!/^[A-Z]{3}$/.test(currency)) throw new DomainError('BAD_USER_INPUT', `the currency must be an ISO 4217 code in capitals, not ${JSON.stringify(currency)}`, { field: 'currency' });
-  return currency;
 }
 
 /** Trimmed text PostgreSQL can store: BAD_USER_INPUT naming the field when blank, too long or holding NUL. */
@@ -94,7 +90,7 @@ export interface IssueStoreCredit {
 /** Credits a customer's account (a posted CREDIT). Retried with the same key: the first entry, once. */
 export async function issueStoreCredit(tx: Tx, deps: DomainDeps, input: IssueStoreCredit): Promise<StoreCreditEntry> {
   const amount = positiveAmount(input.amount);
-  validCurrency(input.currency);
+  requireCurrency(input.currency);
   const note = storableText('note', input.note, 500);
   const idempotencyKey = storableText('idempotencyKey', input.idempotencyKey, 255);
   const found = await tx.customer.findUnique({ where: { id: input.customerId }, select: { id: true } });
@@ -309,7 +305,7 @@ export interface IssueGiftCard {
  */
 export async function issueGiftCard(tx: Tx, deps: DomainDeps, input: IssueGiftCard): Promise<StoreCreditAccount & { code: string }> {
   const amount = positiveAmount(input.amount);
-  const currency = validCurrency(input.currency);
+  const currency = requireCurrency(input.currency);
   const note = storableText('note', input.note, 500);
   const idempotencyKey = storableText('idempotencyKey', input.idempotencyKey, 255);
   const earlier = await tx.storeCreditEntry.findUnique({ where: { idempotencyKey }, include: { account: true } });

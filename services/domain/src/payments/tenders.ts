@@ -142,13 +142,14 @@ export interface FulfilmentCapture {
  */
 export async function captureAtFulfilment(tx: Tx, deps: DomainDeps, orderId: bigint): Promise<FulfilmentCapture> {
   let refused: string | null = null;
+  let tenders: PaymentTender[];
   try {
-    await captureOrderTenders(tx, deps, orderId);
+    tenders = await captureOrderTenders(tx, deps, orderId);
   } catch (error) {
     if (!(error instanceof DomainError) || error.code === 'UNAVAILABLE') throw error;
     refused = error.message;
+    tenders = await tendersOfOrder(tx, orderId);
   }
-  const tenders = await tendersOfOrder(tx, orderId);
   const order = await tx.order.findUnique({ where: { id: orderId }, select: { total: true } });
   if (order === null) throw new DomainError('NOT_FOUND', `order ${orderId} does not exist`, { field: 'orderId' });
   return { tenders: tenders.length, captured: moneyString(sum(tenders.map((tender) => tender.capturedAmount))), orderTotal: moneyString(order.total), refused };
