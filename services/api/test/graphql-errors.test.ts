@@ -86,15 +86,19 @@ describe('errors through /graphql', () => {
     expect((await api.request(`{ categories { ${nested(5)} } }`)).errors).toBeUndefined();
   });
 
-  // Found by the fuzz test (docs/fuzzing.md): PostgreSQL refuses NUL in text, and it was answered INTERNAL, a 500.
-  it('refuses text with the NUL character as BAD_USER_INPUT, in a write and in a read', async () => {
+  // Found by the fuzz test (docs/fuzzing.md): PostgreSQL refuses NUL in text (22021) and jsonb (22P05), and it was answered INTERNAL, a 500.
+  it('refuses text with the NUL character as BAD_USER_INPUT before anything runs, in a variable, a nested input and a literal', async () => {
     const admin = await api.adminHeaders();
-    const write = await api.error('mutation ($name: String!) { createStockLocation(name: $name) { id } }', { name: 'Back\u0000room' }, admin);
-    expect(write).toMatchObject({ status: 200, message: 'text must not contain the NUL character (U+0000)', extensions: { code: 'BAD_USER_INPUT' } });
+    const refused = { status: 400, message: 'text must not contain the NUL character (U+0000)', extensions: { code: 'BAD_USER_INPUT' } };
+    expect(await api.error('mutation ($name: String!) { createStockLocation(name: $name) { id } }', { name: 'Back\u0000room' }, admin)).toMatchObject(refused);
     expect(await api.prisma.stockLocation.count({ where: { name: { startsWith: 'Back' } } })).toBe(0);
     const channel = await api.data<{ createChannel: { id: string } }>('mutation { createChannel(input: { code: "nul", name: "NUL", defaultCurrency: "EUR" }) { id } }', {}, admin);
-    const read = await api.error('query ($slug: String) { product(slug: $slug) { id } }', { slug: 'a\u0000b' }, { 'x-channel-id': channel.createChannel.id });
-    expect(read).toMatchObject({ status: 200, message: 'text must not contain the NUL character (U+0000)', extensions: { code: 'BAD_USER_INPUT' } });
+    const shop = { 'x-channel-id': channel.createChannel.id };
+    expect(await api.error('query ($slug: String) { product(slug: $slug) { id } }', { slug: 'a\u0000b' }, shop)).toMatchObject(refused);
+    expect(await api.error('query { product(slug: "a\\u0000b") { id } }', {}, shop)).toMatchObject(refused);
+    const nested = 'mutation ($input: ChannelInput!) { createChannel(input: $input) { id } }';
+    expect(await api.error(nested, { input: { code: 'nul2', name: 'N\u0000L', defaultCurrency: 'EUR' } }, admin)).toMatchObject(refused);
+    expect(await api.prisma.channel.count({ where: { code: 'nul2' } })).toBe(0);
   });
 
   it('keeps the same answers once a query is compiled to JIT code', async () => {

@@ -36,16 +36,6 @@ function uniqueViolationFields(error: unknown): string[] | undefined {
   return Array.isArray(fields) ? fields.map((field) => camelCase(String(field))) : [];
 }
 
-/**
- * PostgreSQL's 22021 (invalid byte sequence for UTF8), from pg or through Prisma's driver adapter: a text
- * argument held the NUL character, the one character of a JavaScript string PostgreSQL text cannot hold.
- */
-function isNulCharacterRefusal(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const { code, meta } = error as { code?: unknown; meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } };
-  return code === '22021' || meta?.driverAdapterError?.cause?.originalCode === '22021';
-}
-
 /** Errors GraphQL raised itself or that already carry a code (mercurius.ErrorWithProps) pass through. */
 function carriesCode(error: unknown): boolean {
   const extensions = (error as { extensions?: { code?: unknown } } | undefined)?.extensions;
@@ -58,9 +48,9 @@ function withExtensions(error: GraphQLError, message: string, extensions: Record
 
 /**
  * A DomainError becomes its code with its details (`field`, `permission`, `reason`, ...) as
- * extensions; a unique violation becomes CONFLICT naming the fields; text PostgreSQL cannot hold (NUL)
- * becomes BAD_USER_INPUT; any other error thrown while resolving a field is a bug: it is logged whole and
- * answered as INTERNAL without its message.
+ * extensions; a unique violation becomes CONFLICT naming the fields; any other error thrown while
+ * resolving a field is a bug: it is logged whole and answered as INTERNAL without its message. (Text
+ * PostgreSQL cannot hold, NUL, is refused before anything runs: checkQueryLimits.)
  */
 export function toClientError(error: GraphQLError, log: { error(object: object, message: string): void }): GraphQLError {
   const original = error.originalError;
@@ -70,7 +60,6 @@ export function toClientError(error: GraphQLError, log: { error(object: object, 
     const named = unique.length > 0 ? unique.join(', ') : 'value';
     return withExtensions(error, `a record with this ${named} already exists`, { code: 'CONFLICT', ...(unique.length === 1 ? { field: unique[0] } : {}) });
   }
-  if (isNulCharacterRefusal(original)) return withExtensions(error, 'text must not contain the NUL character (U+0000)', { code: 'BAD_USER_INPUT' });
   if (error.path !== undefined && original !== undefined && !(original instanceof GraphQLError) && !carriesCode(original)) {
     log.error({ err: original, path: error.path.join('.') }, 'resolver failed');
     return withExtensions(error, INTERNAL_MESSAGE, { code: 'INTERNAL' });

@@ -18,17 +18,33 @@ export const costOfField: ComplexityEstimator = ({ field, args, childComplexity 
   return ownCost + (typeof first === 'number' ? Math.max(first, 0) : 1) * childComplexity;
 };
 
-/** Aliased fields, and whether the document reads the schema (`__schema`, `__type`; `__typename` is not that). */
-function survey(document: DocumentNode): { aliases: number; introspects: boolean } {
+const NUL = '\u0000';
+
+/**
+ * Aliased fields, whether the document reads the schema (`__schema`, `__type`; `__typename` is not that),
+ * and whether a string literal holds the NUL character.
+ */
+function survey(document: DocumentNode): { aliases: number; introspects: boolean; nul: boolean } {
   let aliases = 0;
   let introspects = false;
+  let nul = false;
   visit(document, {
     Field(field) {
       if (field.alias !== undefined) aliases += 1;
       if (field.name.value === '__schema' || field.name.value === '__type') introspects = true;
     },
+    StringValue(value) {
+      if (value.value.includes(NUL)) nul = true;
+    },
   });
-  return { aliases, introspects };
+  return { aliases, introspects, nul };
+}
+
+/** Whether a variable's value holds the NUL character in a string, at any depth. */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes(NUL);
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.values(value).some(holdsNul);
 }
 
 const refuse = (message: string, extensions: Record<string, unknown>, code = 'QUERY_TOO_LARGE') => new mercurius.ErrorWithProps(message, { code, ...extensions }, 400);
@@ -48,11 +64,13 @@ export interface QueryRequest {
 }
 
 /**
- * Refuses, before anything runs, introspection where it is off, and a request over the alias cap,
- * the root field cap or the cost limit; answers its cost otherwise.
+ * Refuses, before anything runs, text holding the NUL character (U+0000, which PostgreSQL cannot store
+ * in text or jsonb) in an argument or variable, introspection where it is off, and a request over the
+ * alias cap, the root field cap or the cost limit; answers its cost otherwise.
  */
 export function checkQueryLimits(request: QueryRequest, limits: QueryLimits): number {
-  const { aliases, introspects } = survey(request.document);
+  const { aliases, introspects, nul } = survey(request.document);
+  if (nul || holdsNul(request.variables)) throw refuse('text must not contain the NUL character (U+0000)', {}, 'BAD_USER_INPUT');
   if (introspects && !limits.introspection) {
     throw refuse('introspection (__schema, __type) is turned off here (GRAPHQL_INTROSPECTION)', {}, 'INTROSPECTION_DISABLED');
   }
