@@ -1,4 +1,4 @@
-import { workflowMetrics, type Config, type EventListener, type Logger, type Platform, type RunningOutbox } from '@shop/platform';
+import { configuredGateway, workflowMetrics, type Config, type EventListener, type Logger, type Platform, type RunningOutbox } from '@shop/platform';
 import { PERIODIC_WORKFLOWS } from '@shop/domain/workflows';
 import { sweepPace } from '@shop/domain';
 import { startEmbeddedSweeps } from './embedded-sweeps.ts';
@@ -7,8 +7,8 @@ import { startEmbeddedSweeps } from './embedded-sweeps.ts';
 export interface ApiWorkflows {
   /** Register these with the outbox before it starts. */
   readonly listeners: readonly EventListener[];
-  /** Once the outbox runs. */
-  start(outbox: Pick<RunningOutbox, 'emit' | 'transaction'>, metrics: Platform['metrics']): void;
+  /** Once the outbox runs; the platform gives the sweeps their metrics and the payment gateway (voiding expiring authorizations). */
+  start(outbox: Pick<RunningOutbox, 'emit' | 'transaction'>, platform: Pick<Platform, 'metrics' | 'database' | 'masterKeys'>): void;
   stop(): Promise<void>;
 }
 
@@ -33,8 +33,9 @@ export async function apiWorkflows(config: Config, logger: Logger): Promise<ApiW
   let sweeps: { stop(): Promise<void> } | undefined;
   return {
     listeners: [],
-    start(outbox, metrics) {
-      sweeps = startEmbeddedSweeps({ transaction: outbox.transaction, deps: { emit: outbox.emit, now: () => new Date() }, metrics: workflowMetrics(metrics), pace: sweepPace(config.sweepRowsPerSecond), logger });
+    start(outbox, { metrics, database, masterKeys }) {
+      const gateway = configuredGateway(config.paymentGatewayUrl, database.prisma, masterKeys);
+      sweeps = startEmbeddedSweeps({ transaction: outbox.transaction, deps: { emit: outbox.emit, now: () => new Date(), gateway }, metrics: workflowMetrics(metrics), pace: sweepPace(config.sweepRowsPerSecond), logger });
     },
     stop: async () => sweeps?.stop(),
   };
