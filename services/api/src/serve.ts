@@ -19,7 +19,7 @@ export async function serveApi(config: Config, logger: Logger): Promise<void> {
     const workflows = await apiWorkflows(config, logger);
     // Without a broker the outbox dispatcher runs the topic subscriptions the consumer would run;
     // the attribution listeners and the workflow starters run here either way.
-    const outbox = startOutbox(opened, { listeners: [...subscriptionListeners([...topicSubscriptions, ...(await extensionSubscriptions(extensions))]), ...trackingListeners, ...workflows.listeners, ...extended.listeners] });
+    const outbox = startOutbox(opened, { listeners: [...subscriptionListeners([...topicSubscriptions(config), ...(await extensionSubscriptions(extensions))]), ...trackingListeners, ...workflows.listeners, ...extended.listeners] });
     workflows.start(outbox, opened);
     // The extensions' migrations need the core's tables (`npm run db:migrate`): retried with the permissions until they are there.
     const permissions = declarePermissions(opened.database.prisma, logger, {

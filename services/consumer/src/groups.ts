@@ -1,4 +1,5 @@
 import { topicSubscriptions, type TopicSubscription } from '@shop/domain';
+import type { SearchConfig } from '@shop/platform';
 import type { ConsumerGroupDefinition } from './group-definition.ts';
 
 /** A domain subscription as a Kafka consumer group of the same name. */
@@ -11,4 +12,6 @@ export function consumerGroupOf(subscription: TopicSubscription): ConsumerGroupD
 }
 
 /** Every consumer group this service runs, one kafkajs consumer each: the domain's topic subscriptions. */
-export const consumerGroups: readonly ConsumerGroupDefinition[] = topicSubscriptions.map(consumerGroupOf);
+export function consumerGroups(config: SearchConfig): readonly ConsumerGroupDefinition[] {
+  return topicSubscriptions(config).map(consumerGroupOf);
+}

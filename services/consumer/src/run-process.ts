@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { createLogger, discoverExtensionsOrExit, gracefulStop, loadConfigOrExit, openPlatform, refuseExtensionRevisionMismatch, type Platform } from '@shop/platform';
+import { createLogger, discoverExtensionsOrExit, gracefulStop, loadConfigOrExit, openPlatform, refuseExtensionRevisionMismatch, type Config, type Platform } from '@shop/platform';
 import { extensionSubscriptions } from '@shop/domain';
 import type { ConsumerGroupDefinition } from './group-definition.ts';
 import { consumerGroupOf } from './groups.ts';
@@ -13,7 +13,8 @@ import { loadConsumerSettingsOrExit } from './settings.ts';
 export const EXIT_GROUP_TAKEN = 75;
 
 export interface ConsumerProcessOptions {
-  readonly groups: readonly ConsumerGroupDefinition[];
+  /** The groups to run, from the process's configuration. */
+  readonly groups: (config: Config) => readonly ConsumerGroupDefinition[];
   readonly service?: Omit<ConsumerServiceOptions, 'onFatal'>;
 }
 
@@ -58,8 +59,8 @@ export async function runConsumerProcess(options: ConsumerProcessOptions): Promi
     started.platform = await openPlatform(config, logger, 'consumer');
     // The consumer never migrates: it refuses an extension's database at another revision than its package's head.
     await refuseExtensionRevisionMismatch(started.platform, extensions);
-    registerAdminSearchFreshness(started.platform.metrics, started.platform.database.prisma);
-    const groups = [...options.groups, ...(await extensionSubscriptions(extensions)).map(consumerGroupOf)];
+    registerAdminSearchFreshness(started.platform.metrics, started.platform.database.prisma, config);
+    const groups = [...options.groups(config), ...(await extensionSubscriptions(extensions)).map(consumerGroupOf)];
     started.service = await startConsumerService(started.platform, groups, {
       ...options.service,
       processedEventsRetentionHours: config.processedEventsRetentionHours,

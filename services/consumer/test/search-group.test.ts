@@ -28,6 +28,7 @@ afterAll(async () => {
 });
 
 it('indexes the customer and the order whose events the shop.search group reads from Kafka', async () => {
+  const search = searchSubscription(consumer.platform.config);
   const catalog = await seedCatalog(commerce, 'sg');
   const cup = await catalog.product('enamel-cup', '8.50', 3);
   const before = await commerce.lastEventId();
@@ -40,14 +41,14 @@ it('indexes the customer and the order whose events the shop.search group reads 
     return { customer, order };
   });
   // As the relay publishes them: key = the partition key, value = the payload, the event id in a header.
-  const subscribed = new Set<string>(searchSubscription.topics);
+  const subscribed = new Set<string>(search.topics);
   for (const event of (await commerce.events(before)).filter((event) => subscribed.has(event.name))) {
     const key = event.name === 'shop.accounts.created.v1' ? customer.id : order.id;
     await produceEvents(brokers, event.name as TopicName, [{ eventId: event.payload.event_id as string, key: `${key}`, payload: event.payload }]);
   }
 
   // Its own group id: the shared broker's topics hold other test files' events, which find no row here and change nothing.
-  service = await startConsumerService(consumer.platform, [consumerGroupOf({ ...searchSubscription, name: uniqueName('shop_search') })]);
+  service = await startConsumerService(consumer.platform, [consumerGroupOf({ ...search, name: uniqueName('shop_search') })]);
 
   const engine = postgresSearchEngine(commerce.platform.database.prisma);
   const found = async (text: string) => (await engine.search(ADMIN_INDEX, { text, limit: 10, offset: 0 })).hits.map((hit) => hit.id).sort();

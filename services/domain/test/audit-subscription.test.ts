@@ -13,7 +13,7 @@ beforeAll(async () => {
   test = await openTestPlatform('audit');
   platform = test.platform;
   // No BROKER_ADDRESS: the embedded mode, where the api's dispatcher runs the topic subscriptions.
-  outbox = startOutbox(platform, { listeners: subscriptionListeners(topicSubscriptions), idleMs: 20 });
+  outbox = startOutbox(platform, { listeners: subscriptionListeners(topicSubscriptions(platform.config)), idleMs: 20 });
 });
 
 afterAll(async () => {

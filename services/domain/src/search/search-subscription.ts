@@ -1,5 +1,5 @@
-import { loadConfig, searchEnginesFor, type SearchConfig } from '@shop/platform';
-import { defineSubscription } from '../subscriptions/topic-subscription.ts';
+import { searchEnginesFor, type SearchConfig } from '@shop/platform';
+import { defineSubscription, type TopicSubscription } from '../subscriptions/topic-subscription.ts';
 import { refreshCustomers, refreshOrders, refreshProducts } from './search-refresh.ts';
 
 /**
@@ -7,18 +7,17 @@ import { refreshCustomers, refreshOrders, refreshProducts } from './search-refre
  * product. The handler re-reads the row instead of trusting the payload, so a late or repeated event
  * still leaves the current state. With PostgreSQL full text it writes in the transaction that records
  * the event, so it happens once; Meilisearch is written before that commits, so a failure after it
- * makes the event run again, which rewrites the same documents.
+ * makes the event run again, which rewrites the same documents. `config`, the process's own, selects
+ * the engine of each index.
  */
-// The process's own configuration: it loaded and checked the same environment when it started.
-let searchConfig: SearchConfig | undefined;
-
-export const searchSubscription = defineSubscription({
-  name: 'shop.search',
-  topics: ['shop.orders.placed.v1', 'shop.orders.modified.v1', 'shop.orders.status_changed.v1', 'shop.accounts.created.v1', 'shop.catalog.product_changed.v1'],
-  async handle(tx, event) {
-    const engines = searchEnginesFor((searchConfig ??= loadConfig()), tx);
-    if (event.topic === 'shop.accounts.created.v1') await refreshCustomers(tx, engines.admin, [BigInt(event.payload.customer_id)]);
-    else if (event.topic === 'shop.catalog.product_changed.v1') await refreshProducts(tx, engines, [BigInt(event.payload.product_id)]);
-    else await refreshOrders(tx, engines.admin, [BigInt(event.payload.order_id)]);
-  },
-});
+export const searchSubscription = (config: SearchConfig): TopicSubscription =>
+  defineSubscription({
+    name: 'shop.search',
+    topics: ['shop.orders.placed.v1', 'shop.orders.modified.v1', 'shop.orders.status_changed.v1', 'shop.accounts.created.v1', 'shop.catalog.product_changed.v1'],
+    async handle(tx, event) {
+      const engines = searchEnginesFor(config, tx);
+      if (event.topic === 'shop.accounts.created.v1') await refreshCustomers(tx, engines.admin, [BigInt(event.payload.customer_id)]);
+      else if (event.topic === 'shop.catalog.product_changed.v1') await refreshProducts(tx, engines, [BigInt(event.payload.product_id)]);
+      else await refreshOrders(tx, engines.admin, [BigInt(event.payload.order_id)]);
+    },
+  });

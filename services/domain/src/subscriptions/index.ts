@@ -1,3 +1,4 @@
+import type { SearchConfig } from '@shop/platform';
 import { auditSubscription } from '../audit/audit-subscription.ts';
 import { searchSubscription } from '../search/search-subscription.ts';
 import type { TopicSubscription } from './topic-subscription.ts';
@@ -7,4 +8,6 @@ import type { TopicSubscription } from './topic-subscription.ts';
  * here: the consumer runs it as a Kafka consumer group, the embedded api as outbox listeners. Its
  * name must stay stable (offsets, processed_events rows, deliveries and dead letters are keyed by it).
  */
-export const topicSubscriptions: readonly TopicSubscription[] = [auditSubscription, searchSubscription];
+export function topicSubscriptions(config: SearchConfig): readonly TopicSubscription[] {
+  return [auditSubscription, searchSubscription(config)];
+}

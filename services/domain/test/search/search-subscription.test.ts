@@ -19,7 +19,7 @@ beforeAll(async () => {
   catalog = await seedCatalog(commerce, 'se');
   engine = postgresSearchEngine(commerce.platform.database.prisma);
   // No BROKER_ADDRESS: the embedded mode, where the api's dispatcher runs the topic subscriptions; the consumer runs the same handler.
-  outbox = startOutbox(commerce.platform, { listeners: subscriptionListeners(topicSubscriptions), idleMs: 20 });
+  outbox = startOutbox(commerce.platform, { listeners: subscriptionListeners(topicSubscriptions(commerce.platform.config)), idleMs: 20 });
 });
 afterAll(async () => {
   await outbox?.stop();
