@@ -16,14 +16,13 @@ export interface SessionCookieOptions {
   readonly path?: string;
 }
 
-/** Where and how the storefront asks the api for guest sessions, and what the cookie holding one looks like. */
-export interface GuestSessionOptions {
-  /** The api's base URL: sessions come from its POST /graphql (`startGuestSession`). */
+/** How the storefront calls the api, for guest sessions and for beacons alike. */
+export interface ApiCallOptions {
+  /** The api's base URL: sessions come from its POST /graphql (`startGuestSession`), beacons go to its POST /track (`http://api:3000` -> `http://api:3000/track`). */
   readonly apiUrl: string | URL;
   /** How long the api may take to answer, in milliseconds. Default 5000. */
   readonly timeoutMs?: number;
-  readonly cookie?: SessionCookieOptions;
-  /** Told about every 502 and 504. */
+  /** Told about every 502 and 504, for the storefront's logs. */
   readonly onFailure?: (failure: RelayFailure) => void;
   /**
    * A storefront access token (the api's createStorefrontToken), sent as X-Storefront-Token with the
@@ -31,6 +30,11 @@ export interface GuestSessionOptions {
    * their own and the storefront by its BFF policy (docs/rate-limiting.md). None: limited by address.
    */
   readonly storefrontToken?: string;
+}
+
+/** Where and how the storefront asks the api for guest sessions, and what the cookie holding one looks like. */
+export interface GuestSessionOptions extends ApiCallOptions {
+  readonly cookie?: SessionCookieOptions;
 }
 
 /** An answer the storefront gave without the api: 502 (unreachable, failed) or 504 (too slow). */
@@ -40,22 +44,10 @@ export interface RelayFailure {
   readonly error?: unknown;
 }
 
-export interface TrackRelayOptions {
-  /** The api's base URL: beacons go to its POST /track (`http://api:3000` -> `http://api:3000/track`). */
-  readonly apiUrl: string | URL;
-  /** How long the api may take to answer, in milliseconds. Default 5000. */
-  readonly timeoutMs?: number;
+export interface TrackRelayOptions extends ApiCallOptions {
   readonly session?: SessionCookieOptions;
   /** The largest body relayed, in bytes. Default 256 KiB, the api's own limit. */
   readonly bodyLimitBytes?: number;
-  /** Told about every 502 and 504, for the storefront's logs. */
-  readonly onFailure?: (failure: RelayFailure) => void;
-  /**
-   * A storefront access token (the api's createStorefrontToken), sent as X-Storefront-Token with the
-   * shopper's address (the connection's peer) as X-Shopper-IP: the api then limits each shopper on
-   * their own and the storefront by its BFF policy (docs/rate-limiting.md). None: limited by address.
-   */
-  readonly storefrontToken?: string;
 }
 
 /** What the relay needs of a browser's request, whatever the server framework. Header names in lower case. */
