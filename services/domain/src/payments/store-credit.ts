@@ -64,6 +64,10 @@ async function recordEntry(tx: Tx, deps: DomainDeps, account: StoreCreditAccount
   });
 }
 
+/** A key a retried movement sent again, found on another movement: refused, so one key never moves credit twice. */
+const keyReused = (idempotencyKey: string): DomainError =>
+  new DomainError('CONFLICT', `the idempotency key ${JSON.stringify(idempotencyKey)} was already used for another store credit movement`, { field: 'idempotencyKey' });
+
 /**
  * The entry already written under this key, when a retried movement finds it: the same movement
  * answers it, another movement under the same key is refused.
@@ -72,7 +76,7 @@ async function replayedEntry(tx: Tx, idempotencyKey: string, accountId: bigint, 
   const entry = await tx.storeCreditEntry.findUnique({ where: { idempotencyKey } });
   if (entry === null) return null;
   if (entry.accountId !== accountId || entry.kind !== kind || !entry.amount.eq(amount)) {
-    throw new DomainError('CONFLICT', `the idempotency key ${JSON.stringify(idempotencyKey)} was already used for another store credit movement`, { field: 'idempotencyKey' });
+    throw keyReused(idempotencyKey);
   }
   return entry;
 }
@@ -142,7 +146,7 @@ export async function debitStoreCredit(tx: Tx, deps: DomainDeps, input: DebitSto
   if (previous.length > 0) {
     const total = previous.reduce((all, entry) => all.add(entry.amount), money(0));
     if (previous.some((entry) => entry.accountId !== account.id || entry.kind !== 'DEBIT') || !total.eq(amount)) {
-      throw new DomainError('CONFLICT', `the idempotency key ${JSON.stringify(input.idempotencyKey)} was already used for another store credit movement`, { field: 'idempotencyKey' });
+      throw keyReused(input.idempotencyKey);
     }
     return {
       covered: previous.find((entry) => entry.idempotencyKey === input.idempotencyKey) ?? null,
@@ -312,7 +316,7 @@ export async function issueGiftCard(tx: Tx, deps: DomainDeps, input: IssueGiftCa
   if (earlier !== null) {
     const { code } = earlier.account;
     if (code === null || earlier.kind !== 'CREDIT' || !earlier.amount.eq(amount) || earlier.account.currency !== currency) {
-      throw new DomainError('CONFLICT', `the idempotency key ${JSON.stringify(idempotencyKey)} was already used for another store credit movement`, { field: 'idempotencyKey' });
+      throw keyReused(idempotencyKey);
     }
     return { ...earlier.account, code };
   }
