@@ -99,11 +99,15 @@ export function measureHttp(app: FastifyInstance, registry: Registry): void {
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {
-    const path = routeOf(request);
-    if (path === METRICS_PATH) return done();
-    // A request refused before onRequest ran (e.g. a malformed URL) has none yet.
-    const route = request.httpMetrics ?? routeMetrics(request.method, path);
-    if (request.httpMetrics !== null) route.inProgress.dec();
+    let route = request.httpMetrics;
+    if (route === null) {
+      // A scrape, or a request refused before onRequest ran (e.g. a malformed URL), which has none yet.
+      const path = routeOf(request);
+      if (path === METRICS_PATH) return done();
+      route = routeMetrics(request.method, path);
+    } else {
+      route.inProgress.dec();
+    }
     const children = completed(route, reply.statusCode);
     children.requests.inc();
     children.duration.observe(reply.elapsedTime / 1000);
