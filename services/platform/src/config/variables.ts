@@ -94,7 +94,7 @@ export const VARIABLES: readonly VariableDoc[] = [
   {
     name: 'FILE_STORAGE_PROVIDER',
     description:
-      'The file storage provider to use by name (`local`, `s3`); empty: the last registered that is configured; an unknown name: that one and a warning. Production never uses `local`: pinned it is refused, otherwise uploads are off until a storage extension is configured (docs/storage.md)',
+      'The file storage provider to use by name (`local`, `s3`); empty: the last registered that is configured; an unknown name: a warning naming it, and the last registered that is configured. Production never uses `local`: pinned it is refused, otherwise uploads are off until a storage extension is configured (docs/storage.md)',
   },
   { name: 'PUBLIC_API_BROWSER_ORIGIN', description: 'Browser-reachable origin of the api: local file storage URLs (`/uploads/...`) start with it; unset, they are relative' },
   { name: 'S3_ENDPOINT', description: 'S3 API URL of the `s3` file storage provider (the `extensions/s3-storage` extension); setting it or `S3_BUCKET` makes that provider the default' },
