@@ -1,19 +1,28 @@
 import type { V1Job } from '@kubernetes/client-node';
+import type { ShopStatus } from '@shop/cdk8s';
 import { parseRewrapSummary, type RewrapSummary } from '@shop/runtime';
 import type { KubeClients } from '../kube/clients.ts';
 
 /** The label the Job controller puts on the pods of one Job (of that uid, not of an earlier Job of the same name). */
 const CONTROLLER_UID_LABEL = 'batch.kubernetes.io/controller-uid';
 
+type KeyRotationStatus = NonNullable<ShopStatus['keyRotation']>;
+
 /**
  * The rows per master key id a finished rewrap Job counted at its end, from the termination message
- * its command writes (REWRAP_COMMAND): the operator has no database access of its own. The latest
- * count among the Job's pods; undefined when none ended with one (they are gone, or died before
- * writing it).
+ * its command writes (REWRAP_COMMAND): the operator has no database access of its own. When `status`
+ * (the Shop's status.keyRotation) already holds a count made after the Job was created, that one:
+ * the Job's pods are listed once, not at every pass, and the count outlives them. Otherwise the
+ * latest count among the Job's pods; undefined when none ended with one (they are gone, or died
+ * before writing it).
  */
-export async function rewrapCount(clients: KubeClients, job: V1Job): Promise<RewrapSummary | undefined> {
-  const { namespace, uid } = job.metadata ?? {};
+export async function rewrapCount(clients: KubeClients, job: V1Job, status?: KeyRotationStatus): Promise<RewrapSummary | undefined> {
+  const { namespace, uid, creationTimestamp } = job.metadata ?? {};
   if (!namespace || !uid) throw new Error(`Job ${job.metadata?.name} has no namespace or uid`);
+  const { rowsPerKeyId, rowsCountedAt } = status ?? {};
+  if (rowsPerKeyId && rowsCountedAt && creationTimestamp && Date.parse(rowsCountedAt) >= new Date(creationTimestamp).getTime()) {
+    return { countedAt: rowsCountedAt, rowsPerKeyId };
+  }
   const pods = await clients.core.listNamespacedPod({ namespace, labelSelector: `${CONTROLLER_UID_LABEL}=${uid}` });
   const counts = pods.items
     .flatMap((pod) => pod.status?.containerStatuses ?? [])

@@ -34,10 +34,8 @@ export async function suppliedKeysReport(pass: Pass): Promise<ConditionReport> {
   // Created once per set of keys; a Job's template cannot change, so an existing one is only read.
   const stored = (await readCurrent<V1Job>(pass.clients.objects, job)) ?? (await apply<V1Job>(pass.clients.objects, job));
   const outcome = jobOutcome(stored);
-  if (outcome.state !== 'running') {
-    const counted = countOfThisJob(pass, stored) ?? (await countOf(pass, stored));
-    if (counted) pass.keyRotation = { ...pass.keyRotation, ...counted };
-  }
+  const count = outcome.state === 'running' ? undefined : await rewrapCount(pass.clients, stored, pass.shop.status?.keyRotation);
+  if (count) pass.keyRotation = { ...pass.keyRotation, ...rowsCounted(count) };
   if (outcome.state === 'complete') {
     return {
       status: 'True',
@@ -50,21 +48,6 @@ export async function suppliedKeysReport(pass: Pass): Promise<ConditionReport> {
     return { status: 'False', reason: 'RewrapFailed', message };
   }
   return { status: 'False', reason: 'Rewrapping', message: `Job ${name} moves every stored secret from ${earlier} to master key ${currentId}` };
-}
-
-type RowsCounted = ReturnType<typeof rowsCounted>;
-
-/** The count the Shop's status already holds from this Job's pod (counted after the Job was created): its pods are not listed again every pass. */
-function countOfThisJob(pass: Pass, job: V1Job): RowsCounted | undefined {
-  const { rowsPerKeyId, rowsCountedAt } = pass.shop.status?.keyRotation ?? {};
-  const created = job.metadata?.creationTimestamp;
-  if (!rowsPerKeyId || !rowsCountedAt || !created || Date.parse(rowsCountedAt) < new Date(created).getTime()) return undefined;
-  return { rowsPerKeyId, rowsCountedAt };
-}
-
-async function countOf(pass: Pass, job: V1Job): Promise<RowsCounted | undefined> {
-  const count = await rewrapCount(pass.clients, job);
-  return count && rowsCounted(count);
 }
 
 /** The referenced Secret key's value; the referenced-secrets step has checked that it exists. */

@@ -45,7 +45,7 @@ async function rotateGeneratedKeys(pass: Pass, { keys, secret }: GeneratedKeys):
   const job = rewrapJob(pass.manifests.migrationJob, rewrapJobName(shop.metadata.name, keys.revision));
   const stored = keys.phase === 'Rewrapping' ? await readCurrent<V1Job>(pass.clients.objects, job) : undefined;
   let rewrap: JobOutcome | undefined = stored && jobOutcome(stored);
-  const count = stored && rewrap?.state !== 'running' ? await rewrapCount(pass.clients, stored) : undefined;
+  const count = stored && rewrap?.state !== 'running' ? await rewrapCount(pass.clients, stored, shop.status?.keyRotation) : undefined;
 
   const action = nextRotationAction(keys, policy, {
     now: pass.now,
