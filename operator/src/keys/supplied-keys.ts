@@ -50,10 +50,11 @@ export async function suppliedKeysReport(pass: Pass): Promise<ConditionReport> {
   return { status: 'False', reason: 'Rewrapping', message: `Job ${name} moves every stored secret from ${earlier} to master key ${currentId}` };
 }
 
-/** The referenced Secret key's value; the referenced-secrets step has checked that it exists. */
+/** The referenced Secret key's value, as the referenced-secrets step read it in this pass (and checked that it exists). */
 async function referencedValue(pass: Pass, reference: SecretReference): Promise<string> {
   const header = { apiVersion: 'v1', kind: 'Secret', metadata: { name: reference.name, namespace: pass.shop.metadata.namespace } };
-  const value = (await readCurrent<V1Secret>(pass.clients.objects, header))?.data?.[reference.key];
+  const secret = pass.referencedSecrets.has(reference.name) ? pass.referencedSecrets.get(reference.name) : await readCurrent<V1Secret>(pass.clients.objects, header);
+  const value = secret?.data?.[reference.key];
   if (value === undefined) throw new Error(`Secret ${reference.name} has no key ${reference.key}`);
   return Buffer.from(value, 'base64').toString('utf8');
 }

@@ -37,6 +37,8 @@ export interface Pass {
   migratedVersion: string | undefined;
   /** The generated keys, when the Shop uses any of them. */
   generatedKeys: GeneratedKeys | undefined;
+  /** The Secrets spec.secrets names, by name, as the referenced-secrets step read them (undefined: it does not exist). */
+  readonly referencedSecrets: Map<string, V1Secret | undefined>;
   /** status.keyRotation as this pass will write it. */
   keyRotation: KeyRotationStatus | undefined;
   report(type: StepConditionType, report: ConditionReport): void;

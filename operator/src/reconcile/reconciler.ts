@@ -118,6 +118,7 @@ async function runSteps(shop: StoredShop, options: ReconcilerOptions, now: Date)
     runbookBaseUrl: options.runbookBaseUrl,
     migratedVersion: shop.status?.migratedVersion,
     generatedKeys: undefined,
+    referencedSecrets: new Map(),
     // Kept as it was until the generated-keys step reads the Secret: a pass that fails before leaves it alone.
     keyRotation: shop.status?.keyRotation,
     report: (type, report) => void reports.set(type, report),

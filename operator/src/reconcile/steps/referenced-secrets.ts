@@ -12,8 +12,7 @@ export const SECRET_RECHECK_MS = 15_000;
 export const referencedSecrets: ReconcileStep = {
   name: 'referenced secrets',
   conditions: [],
-  async run({ shop, clients }) {
-    const secrets = new Map<string, V1Secret | undefined>();
+  async run({ shop, clients, referencedSecrets: secrets }) {
     const missing: string[] = [];
     for (const [field, reference] of Object.entries(shop.spec.secrets)) {
       if (!reference) continue;
