@@ -511,7 +511,7 @@ export interface ShopStatus {
       removeAfter: string;
     }[];
     /**
-     * Rows of stored secrets per master key id when the last rewrap Job ended (of the generated keys' rotation, or of secretsMasterKeyRotatingFrom), from its pod's termination message; unset when its pod did not say (e.g. it was gone before the operator read it). Once read, it stays until the next rewrap Job ends.
+     * Rows of stored secrets per master key id when the last rewrap Job ended (of the generated keys' rotation, or of secretsMasterKeyRotatingFrom), from its pod's termination message; unset when its pod did not say (e.g. it was gone before the operator read it). Once read, it stays when the pod is gone.
      */
     rowsPerKeyId?: {
       [k: string]: number;
