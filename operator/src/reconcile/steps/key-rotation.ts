@@ -70,6 +70,6 @@ async function rotateGeneratedKeys(pass: Pass, { keys, secret }: GeneratedKeys):
   }
 
   const latest = pass.generatedKeys?.keys ?? keys;
-  pass.keyRotation = keyRotationStatus(latest, policy, count ?? latest.rewrapCount);
+  pass.keyRotation = keyRotationStatus(latest, policy, count);
   pass.report('KeysCurrent', keysCurrentReport(latest, policy, shop.metadata.name, rewrap));
 }
