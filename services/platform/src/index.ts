@@ -1,5 +1,5 @@
 export { loadConfig, loadConfigOrExit, DEVELOPMENT_SECRET_KEY, DEVELOPMENT_MASTER_KEY, type Config, type PersistedQueries } from './config/config.ts';
-export { ConfigError, createLogger, exitWithConfigProblems, EXIT_CONFIG, runCommand, type Logger, type LogLevel } from '@shop/runtime';
+export { ConfigError, createLogger, exitWithConfigProblems, EXIT_CONFIG, EXIT_USAGE, runCommand, type Logger, type LogLevel } from '@shop/runtime';
 export { VARIABLES, type NodeEnv, type EventSchemaMode } from './config/variables.ts';
 export { createMetricsRegistry } from './metrics/registry.ts';
 export { workflowMetrics, type WorkflowMetrics } from './metrics/workflow-metrics.ts';

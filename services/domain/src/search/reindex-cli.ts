@@ -1,12 +1,10 @@
 // Behind `npm run search:reindex`: rebuilds the search indexes from PostgreSQL (docs/search.md).
 import { parseArgs } from 'node:util';
-import { createLogger, createMetricsRegistry, loadConfigOrExit, openDatabase, runCommand, searchEnginesFor } from '@shop/platform';
+import { createLogger, createMetricsRegistry, EXIT_USAGE, loadConfigOrExit, openDatabase, runCommand, searchEnginesFor } from '@shop/platform';
 import { reindexSearch } from './reindex.ts';
 import { SEARCH_INDEXES, type SearchIndexName } from './search-indexes.ts';
 
 const usage = `usage: reindex-cli.ts [--index=admin|storefront] [--batch-size=500]   rebuild one search index, or both`;
-// sysexits(3)
-const EXIT_USAGE = 64;
 
 function parse(): { indexes: SearchIndexName[]; batchSize: number } | undefined {
   const { values, positionals } = parseArgs({ allowPositionals: true, options: { index: { type: 'string' }, 'batch-size': { type: 'string', default: '500' } } });

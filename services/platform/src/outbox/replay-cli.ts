@@ -1,6 +1,6 @@
 // Behind `npm run outbox:replay`: lists and replays parked outbox deliveries (docs/decisions.md § Events and the outbox).
 import { parseArgs } from 'node:util';
-import { createLogger, runCommand } from '@shop/runtime';
+import { createLogger, EXIT_USAGE, runCommand } from '@shop/runtime';
 import { loadConfigOrExit } from '../config/config.ts';
 import { openDatabase } from '../db/database.ts';
 import { createMetricsRegistry } from '../metrics/registry.ts';
@@ -9,8 +9,6 @@ import { isEventReference, listParkedDeliveries, replayParkedDeliveries, type Pa
 const usage = `usage: replay-cli.ts list [--listener=NAME | --event=ID]                        show parked deliveries: listener, event, attempts, age, last error
        replay-cli.ts (--all | --listener=NAME | --event=ID) [--batch-size=500]   replay them: the outbox dispatcher runs each listener on its event again
        ID is the outbox id or the event id (UUID) that list shows`;
-// sysexits(3)
-const EXIT_USAGE = 64;
 
 type Command = { readonly list: true; readonly filter: ParkedFilter } | { readonly list: false; readonly filter: ParkedFilter; readonly batchSize: number };
 

@@ -1,7 +1,7 @@
 // Behind `npm run secrets:rewrap` and `npm run secrets:status`: see docs/secrets.md.
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { createLogger, formatRewrapSummary, runCommand } from '@shop/runtime';
+import { createLogger, EXIT_USAGE, formatRewrapSummary, runCommand } from '@shop/runtime';
 import { loadConfigOrExit } from '../config/config.ts';
 import { openDatabase, type Database } from '../db/database.ts';
 import { createMetricsRegistry } from '../metrics/registry.ts';
@@ -15,8 +15,6 @@ const usage = `usage: cli.ts status   rows of stored secrets per master key id
                 re-encrypt every row not under SECRETS_MASTER_KEY, at most N rows a second
                 (default SECRETS_REWRAP_ROWS_PER_SECOND; 0: unpaced), and write the rows per
                 key id at the end to PATH as JSON (the operator's Job: /dev/termination-log)`;
-// sysexits(3)
-const EXIT_USAGE = 64;
 
 async function status(database: Database, keyring: MasterKeyring): Promise<number> {
   for (const line of statusReport(await rowsPerKeyId(database.pool), keyring)) console.log(line);

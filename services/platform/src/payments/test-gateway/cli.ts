@@ -1,13 +1,11 @@
 // Behind `npm run payments:test-gateway`: runs the test gateway until SIGINT or SIGTERM (docs/money.md).
 import { parseArgs } from 'node:util';
-import { runCommand } from '@shop/runtime';
+import { EXIT_USAGE, runCommand } from '@shop/runtime';
 import { startTestGateway } from './server.ts';
 
 const usage = `usage: cli.ts [--host=127.0.0.1] [--port=4010]
   TEST_GATEWAY_DATABASE_URL  the PostgreSQL database its tables (schema test_gateway) are kept in
   TEST_GATEWAY_API_KEY       the API key it accepts`;
-// sysexits(3)
-const EXIT_USAGE = 64;
 const EXIT_CONFIG = 78;
 
 async function main(): Promise<number> {
