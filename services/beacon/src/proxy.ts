@@ -126,24 +126,40 @@ function passThrough(answer: ApiAnswer): RelayAnswer {
   return { status: answer.status, headers: passed, body: answer.text };
 }
 
+/** How fetch reports a connection the api closed before answering: a kept-alive one it had closed while idle, say. */
+const DROPPED_CONNECTION = new Set(['ECONNRESET', 'UND_ERR_SOCKET']);
+
+interface CallOptions {
+  readonly timeoutMs: number;
+  readonly what: string;
+  readonly onFailure: ((failure: RelayFailure) => void) | undefined;
+  /** Send once more, within the same time limit, when the connection was dropped: only for a call that is safe to repeat. */
+  readonly retryDroppedConnection?: boolean;
+}
+
+function errorCode(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+  return typeof cause?.code === 'string' ? cause.code : String(cause?.message ?? (error as Error).message);
+}
+
 /**
  * One call to the api within `timeoutMs`: its response, or the 502 (unreachable) or 504 (too slow)
  * the browser gets instead, reported to `onFailure`. `what` names the api in messages.
  */
-async function callApi(
-  target: URL,
-  init: RequestInit,
-  options: { timeoutMs: number; what: string; onFailure: ((failure: RelayFailure) => void) | undefined },
-): Promise<ApiAnswer | RelayAnswer> {
+async function callApi(target: URL, init: RequestInit, options: CallOptions): Promise<ApiAnswer | RelayAnswer> {
   const signal = AbortSignal.timeout(options.timeoutMs);
-  try {
-    const response = await fetch(target, { ...init, signal, redirect: 'manual' });
-    return { status: response.status, headers: response.headers, text: await response.text() };
-  } catch (error) {
-    if (signal.aborted) return reportFailure(options.onFailure, 504, 'GATEWAY_TIMEOUT', `${options.what} did not answer within ${options.timeoutMs} ms`, error);
-    const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-    const reason = typeof cause?.code === 'string' ? cause.code : String(cause?.message ?? (error as Error).message);
-    return reportFailure(options.onFailure, 502, 'BAD_GATEWAY', `${options.what} at ${target.origin} is unreachable (${reason})`, error);
+  let attemptsLeft = options.retryDroppedConnection === true ? 2 : 1;
+  for (;;) {
+    attemptsLeft -= 1;
+    try {
+      const response = await fetch(target, { ...init, signal, redirect: 'manual' });
+      return { status: response.status, headers: response.headers, text: await response.text() };
+    } catch (error) {
+      if (signal.aborted) return reportFailure(options.onFailure, 504, 'GATEWAY_TIMEOUT', `${options.what} did not answer within ${options.timeoutMs} ms`, error);
+      const reason = errorCode(error);
+      if (attemptsLeft > 0 && DROPPED_CONNECTION.has(reason)) continue;
+      return reportFailure(options.onFailure, 502, 'BAD_GATEWAY', `${options.what} at ${target.origin} is unreachable (${reason})`, error);
+    }
   }
 }
 
@@ -208,7 +224,13 @@ export class SessionCookie {
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': userAgent ?? '', ...bffHeaders(this.#token, clientAddress) };
     if (forwarded !== undefined) headers['x-forwarded-for'] = forwarded;
     const what = 'the api';
-    const response = await callApi(this.#target, { method: 'POST', headers, body: JSON.stringify({ query: START_GUEST_SESSION }) }, { timeoutMs: this.#timeoutMs, what, onFailure: this.#onFailure });
+    const response = await callApi(this.#target, { method: 'POST', headers, body: JSON.stringify({ query: START_GUEST_SESSION }) }, {
+      timeoutMs: this.#timeoutMs,
+      what,
+      onFailure: this.#onFailure,
+      // A session the api issued but we never read is one unused id: asking again is harmless.
+      retryDroppedConnection: true,
+    });
     if (!('text' in response)) return response;
     if (response.status !== 200) {
       if (response.status >= 500 && response.status !== 503) return reportFailure(this.#onFailure, 502, 'BAD_GATEWAY', `${what} failed to start a guest session (status ${response.status})`);

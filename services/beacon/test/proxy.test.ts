@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SessionCookie, START_GUEST_SESSION, storefrontSession, trackProxy, trackProxyFetch, type RelayFailure, type TrackRelayOptions } from '../src/proxy.ts';
 
@@ -214,6 +214,42 @@ describe('the node:http relay', () => {
       { status: 502, message, error: expect.any(Error) },
       { status: 502, message: sessionMessage, error: expect.any(Error) },
     ]);
+  });
+
+  it('asks the api once more for a session when it drops the connection, but never sends a beacon twice', async () => {
+    const paths: string[] = [];
+    let dropNext = true;
+    const flaky = createNetServer((socket) => {
+      socket.once('data', (chunk: Buffer) => {
+        const path = chunk.toString('latin1').split(' ')[1] ?? '';
+        paths.push(path);
+        if (dropNext) {
+          dropNext = false;
+          socket.resetAndDestroy();
+          return;
+        }
+        const isSession = path.endsWith('/graphql');
+        const body = isSession ? JSON.stringify({ data: { startGuestSession: issuedId(99) } }) : '{"accepted":1}';
+        socket.end(`HTTP/1.1 ${isSession ? '200 OK' : '202 Accepted'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      });
+    });
+    flaky.listen(0, '127.0.0.1');
+    await once(flaky, 'listening');
+    try {
+      const url = await storefront({ apiUrl: `http://127.0.0.1:${(flaky.address() as AddressInfo).port}` });
+      const first = await beacon(url);
+      expect(first.status).toBe(202);
+      expect(first.headers.get('set-cookie')).toContain(issuedId(99));
+      expect(paths).toEqual(['/graphql', '/graphql', '/track']);
+
+      dropNext = true;
+      const dropped = await beacon(url, { cookie: `shop_session=${issuedId(99)}` });
+      expect(dropped.status).toBe(502);
+      expect(((await dropped.json()) as { error: { message: string } }).error.message).toMatch(/^the tracking api at .* is unreachable \((ECONNRESET|UND_ERR_SOCKET)\)$/);
+      expect(paths).toEqual(['/graphql', '/graphql', '/track', '/track']);
+    } finally {
+      await new Promise((resolve) => flaky.close(resolve));
+    }
   });
 
   it('answers 504 when the api does not answer in time', async () => {
