@@ -1,5 +1,5 @@
 import mercurius from 'mercurius';
-import { getNamedType, getOperationAST, isLeafType, visit, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { getNamedType, getOperationAST, isLeafType, Kind, visit, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 
 /** Enough for a page that asks for a few lists side by side; far below a document of repeated fields. */
@@ -20,24 +20,43 @@ export const costOfField: ComplexityEstimator = ({ field, args, childComplexity 
 
 const NUL = '\u0000';
 
-/**
- * Aliased fields, whether the document reads the schema (`__schema`, `__type`; `__typename` is not that),
- * and whether a string literal holds the NUL character.
- */
-function survey(document: DocumentNode): { aliases: number; introspects: boolean; nul: boolean } {
+/** What a document holds, whatever its variables: worked out once per parsed document (mercurius caches those by text). */
+interface DocumentSurvey {
+  readonly aliases: number;
+  /** Whether it reads the schema (`__schema`, `__type`; `__typename` is not that). */
+  readonly introspects: boolean;
+  /** Whether a string literal holds the NUL character. */
+  readonly nul: boolean;
+  /** The variables the cost depends on: those given to `first` and to `@include`/`@skip`. */
+  readonly costVariables: readonly string[];
+}
+
+const COST_DIRECTIVES = new Set(['include', 'skip']);
+
+function survey(document: DocumentNode): DocumentSurvey {
   let aliases = 0;
   let introspects = false;
   let nul = false;
+  const costVariables = new Set<string>();
   visit(document, {
     Field(field) {
       if (field.alias !== undefined) aliases += 1;
       if (field.name.value === '__schema' || field.name.value === '__type') introspects = true;
+      for (const argument of field.arguments ?? []) {
+        if (argument.name.value === 'first' && argument.value.kind === Kind.VARIABLE) costVariables.add(argument.value.name.value);
+      }
+    },
+    Directive(directive) {
+      if (!COST_DIRECTIVES.has(directive.name.value)) return;
+      for (const argument of directive.arguments ?? []) {
+        if (argument.value.kind === Kind.VARIABLE) costVariables.add(argument.value.name.value);
+      }
     },
     StringValue(value) {
       if (value.value.includes(NUL)) nul = true;
     },
   });
-  return { aliases, introspects, nul };
+  return { aliases, introspects, nul, costVariables: [...costVariables] };
 }
 
 /** Whether a variable's value holds the NUL character in a string, at any depth. */
@@ -45,6 +64,48 @@ function holdsNul(value: unknown): boolean {
   if (typeof value === 'string') return value.includes(NUL);
   if (typeof value !== 'object' || value === null) return false;
   return Object.values(value).some(holdsNul);
+}
+
+/** Costs remembered per document, by operation and cost variables; a document asked with ever new values starts over. */
+const COSTS_PER_DOCUMENT = 32;
+
+interface DocumentLimits {
+  readonly survey: DocumentSurvey;
+  readonly costs: Map<string, number>;
+}
+
+const surveyed = new WeakMap<DocumentNode, DocumentLimits>();
+
+function limitsOf(document: DocumentNode): DocumentLimits {
+  let known = surveyed.get(document);
+  if (known === undefined) {
+    known = { survey: survey(document), costs: new Map() };
+    surveyed.set(document, known);
+  }
+  return known;
+}
+
+/** A variable left out (its default applies) differs from one given as null. */
+function costKey(request: QueryRequest, costVariables: readonly string[]): string {
+  const given = request.variables ?? {};
+  const values = costVariables.map((name) => (name in given ? JSON.stringify(given[name]) : '-'));
+  return `${request.operationName ?? ''}\u0000${values.join('\u0000')}`;
+}
+
+function costOf(request: QueryRequest, limits: DocumentLimits): number {
+  const key = costKey(request, limits.survey.costVariables);
+  const known = limits.costs.get(key);
+  if (known !== undefined) return known;
+  const cost = getComplexity({
+    estimators: [costOfField],
+    schema: request.schema,
+    query: request.document,
+    ...(request.variables === undefined ? {} : { variables: request.variables }),
+    ...(request.operationName === undefined ? {} : { operationName: request.operationName }),
+  });
+  if (limits.costs.size >= COSTS_PER_DOCUMENT) limits.costs.clear();
+  limits.costs.set(key, cost);
+  return cost;
 }
 
 const refuse = (message: string, extensions: Record<string, unknown>, code = 'QUERY_TOO_LARGE') => new mercurius.ErrorWithProps(message, { code, ...extensions }, 400);
@@ -69,7 +130,8 @@ export interface QueryRequest {
  * alias cap, the root field cap or the cost limit; answers its cost otherwise.
  */
 export function checkQueryLimits(request: QueryRequest, limits: QueryLimits): number {
-  const { aliases, introspects, nul } = survey(request.document);
+  const documentLimits = limitsOf(request.document);
+  const { aliases, introspects, nul } = documentLimits.survey;
   if (nul || holdsNul(request.variables)) throw refuse('text must not contain the NUL character (U+0000)', {}, 'BAD_USER_INPUT');
   if (introspects && !limits.introspection) {
     throw refuse('introspection (__schema, __type) is turned off here (GRAPHQL_INTROSPECTION)', {}, 'INTROSPECTION_DISABLED');
@@ -77,13 +139,7 @@ export function checkQueryLimits(request: QueryRequest, limits: QueryLimits): nu
   if (aliases > MAX_ALIASES) throw refuse(`the query uses ${aliases} aliases; at most ${MAX_ALIASES} are allowed`, { aliases, limit: MAX_ALIASES });
   const rootFields = getOperationAST(request.document, request.operationName)?.selectionSet.selections.length ?? 0;
   if (rootFields > MAX_ROOT_FIELDS) throw refuse(`the query asks for ${rootFields} root fields; at most ${MAX_ROOT_FIELDS} are allowed`, { rootFields, limit: MAX_ROOT_FIELDS });
-  const cost = getComplexity({
-    estimators: [costOfField],
-    schema: request.schema,
-    query: request.document,
-    ...(request.variables === undefined ? {} : { variables: request.variables }),
-    ...(request.operationName === undefined ? {} : { operationName: request.operationName }),
-  });
+  const cost = costOf(request, documentLimits);
   const { maxCost } = limits;
   if (cost > maxCost) throw refuse(`the query costs ${cost}; at most ${maxCost} is allowed (ask for fewer items with first, or split it)`, { cost, limit: maxCost });
   return cost;
