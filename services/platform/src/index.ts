@@ -107,6 +107,7 @@ export {
   extensionSettingKey,
   extensionSettingValue,
   settingDeclaration,
+  type ExtensionActivityContext,
   type ExtensionContext,
   type ExtensionSettings,
 } from './extensions/extension-settings.ts';

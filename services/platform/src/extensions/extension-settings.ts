@@ -1,4 +1,5 @@
 import type { Prisma } from '../generated/prisma/client.ts';
+import type { RunTransaction } from '../outbox/emit.ts';
 import type { MasterKeyring } from '../secrets/keyring.ts';
 import { readStoredSecret } from '../secrets/stored-secrets.ts';
 import type { DiscoveredExtension } from './discovery.ts';
@@ -47,6 +48,11 @@ export interface ExtensionSettings {
 export interface ExtensionContext {
   readonly id: string;
   readonly settings: ExtensionSettings;
+}
+
+/** What an extension's `activities` function is given in the worker: its context and a transaction whose events go through the outbox. */
+export interface ExtensionActivityContext extends ExtensionContext {
+  readonly transaction: RunTransaction;
 }
 
 export function extensionContext(extension: Pick<DiscoveredExtension, 'id' | 'manifest'>, masterKeys: MasterKeyring): ExtensionContext {
