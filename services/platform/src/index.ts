@@ -106,7 +106,6 @@ export {
   extensionSecretKey,
   extensionSettingKey,
   extensionSettingValue,
-  settingDeclaration,
   type ExtensionActivityContext,
   type ExtensionContext,
   type ExtensionSettings,

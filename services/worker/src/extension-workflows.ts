@@ -7,7 +7,7 @@ import { extensionScheduleOf, type ScheduledWorkflow } from './schedules.ts';
 type Activity = (...args: never[]) => Promise<unknown>;
 
 /** The extensions' part of the worker: their workflow modules to bundle, their activities and their schedules. */
-export interface ExtensionWorkflows {
+export interface LoadedExtensionWorkflows {
   /** Absolute paths, bundled after the core's workflows. */
   readonly modules: readonly string[];
   readonly activities: Readonly<Record<string, Activity>>;
@@ -52,7 +52,7 @@ async function activitiesOf(extension: DiscoveredExtension, modulePath: string, 
 export async function loadExtensionWorkflows(
   extensions: readonly DiscoveredExtension[],
   options: { masterKeys: MasterKeyring; transaction: ExtensionActivityContext['transaction']; coreActivities: readonly string[] },
-): Promise<ExtensionWorkflows> {
+): Promise<LoadedExtensionWorkflows> {
   const workflowOwners = new Map<string, string>(Object.values(WORKFLOW_TYPES).map((type) => [type, 'the core']));
   const activityOwners = new Map<string, string>(options.coreActivities.map((name) => [name, 'the core']));
   const modules: string[] = [];

@@ -15,7 +15,7 @@ export const extensionSettingKey = (extensionId: string, key: string): string =>
 export const extensionSecretKey = (extensionId: string, key: string): string => `ext.${extensionId.replaceAll('-', '_')}.${key}`;
 
 /** The declaration of `key`, or an ExtensionError naming the extension: code reading an undeclared setting is a bug of the extension. */
-export function settingDeclaration(extension: Pick<DiscoveredExtension, 'id' | 'manifest'>, key: string): ExtensionSettingDeclaration {
+function settingDeclaration(extension: Pick<DiscoveredExtension, 'id' | 'manifest'>, key: string): ExtensionSettingDeclaration {
   const declaration = extension.manifest.settings?.find((setting) => setting.key === key);
   if (declaration === undefined) throw new ExtensionError(extension.id, `reads the setting "${key}", which shop.settings does not declare`);
   return declaration;
