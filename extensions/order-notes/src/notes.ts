@@ -24,12 +24,14 @@ const noteOf = (row: NoteRow): OrderNote => ({
   createdAt: row.created_at.toISOString(),
 });
 
+/** What the column holds: the `max_note_length` setting may only lower it. */
 const MAX_BODY = 2000;
 
-/** Adds a note to an existing order; `author` is null for the notes the extension writes itself. */
-export async function addNote(tx: Tx, orderId: bigint, body: string, author: bigint | null): Promise<OrderNote> {
+/** Adds a note to an existing order; `author` is null for the notes the extension writes itself. `maxLength` may only lower the column's limit. */
+export async function addNote(tx: Tx, orderId: bigint, body: string, author: bigint | null, maxLength: number | null = MAX_BODY): Promise<OrderNote> {
+  const limit = Math.min(maxLength ?? MAX_BODY, MAX_BODY);
   const text = body.trim();
-  if (text === '' || text.length > MAX_BODY) throw new DomainError('BAD_USER_INPUT', `body must be 1 to ${MAX_BODY} characters`, { field: 'body' });
+  if (text === '' || text.length > limit) throw new DomainError('BAD_USER_INPUT', `body must be 1 to ${limit} characters`, { field: 'body' });
   // The one character of a JavaScript string PostgreSQL text cannot hold.
   if (text.includes('\u0000')) throw new DomainError('BAD_USER_INPUT', 'body must not contain the NUL character (U+0000)', { field: 'body' });
   const rows = await tx.$queryRaw<NoteRow[]>`

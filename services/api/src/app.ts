@@ -1,5 +1,5 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { configuredGateway, createEmitter, openRateLimiter, outboxMetrics, searchEnginesFor, storefrontSearchKeys, type Emitter, type RunningOutbox } from '@shop/platform';
+import { configuredGateway, createEmitter, openRateLimiter, outboxMetrics, searchEnginesFor, storefrontSearchKeys, type DiscoveredExtension, type Emitter, type RunningOutbox } from '@shop/platform';
 import { STOREFRONT_INDEX } from '@shop/domain';
 import { coreStorageRegistry, openFileStorage, type FileStorage } from '@shop/platform/storage';
 import { echoRequestId, requestIdFor } from './http/request-id.ts';
@@ -36,6 +36,8 @@ export interface AppOptions {
    * none, as in production without a storage extension); when absent, selected among the core's alone.
    */
   readonly fileStorage?: FileStorage | null;
+  /** The discovered extensions (serve.ts), whose settings staff read and set; none when absent. */
+  readonly extensions?: readonly DiscoveredExtension[];
 }
 
 function outboxOf(platform: AppPlatform, options: AppOptions): Pick<RunningOutbox, 'emit' | 'transaction'> {
@@ -79,6 +81,7 @@ export async function buildApp(platform: AppPlatform, options: AppOptions = {}):
     channels: new ChannelDirectory(platform.database.prisma),
     search: searchEnginesFor(platform.config, platform.database.prisma),
     searchKeys: storefrontSearchKeys(platform.config, STOREFRONT_INDEX),
+    extensions: options.extensions ?? [],
   };
   const { config } = platform;
   await app.register(graphqlPlugin, { ide: config.nodeEnv === 'development', services, limits: { maxCost: config.graphqlMaxCost, introspection: config.graphqlIntrospection } });

@@ -14,12 +14,12 @@ export async function serveApi(config: Config, logger: Logger): Promise<void> {
   try {
     platform = await openPlatform(config, logger, 'api');
     const opened = platform;
-    const extended = await loadApiExtensions(extensions);
+    const extended = await loadApiExtensions(extensions, opened.masterKeys);
     const fileStorage = (await openApiFileStorage(config, logger, extended.storage)) ?? null;
     const workflows = await apiWorkflows(config, logger);
     // Without a broker the outbox dispatcher runs the topic subscriptions the consumer would run;
     // the attribution listeners and the workflow starters run here either way.
-    const outbox = startOutbox(opened, { listeners: [...subscriptionListeners([...topicSubscriptions(config), ...(await extensionSubscriptions(extensions))]), ...trackingListeners, ...workflows.listeners, ...extended.listeners] });
+    const outbox = startOutbox(opened, { listeners: [...subscriptionListeners([...topicSubscriptions(config), ...(await extensionSubscriptions(extensions, opened.masterKeys))]), ...trackingListeners, ...workflows.listeners, ...extended.listeners] });
     workflows.start(outbox, opened);
     // The extensions' migrations need the core's tables (`npm run db:migrate`): retried with the permissions until they are there.
     const permissions = declarePermissions(opened.database.prisma, logger, {
@@ -37,7 +37,7 @@ export async function serveApi(config: Config, logger: Logger): Promise<void> {
       describe: (pruned) => `deleted ${pruned} refresh tokens of sign-ins that ended`,
     });
     signInPruning.start();
-    const app = await buildApp(opened, { outbox, areas: extended.areas, fileStorage });
+    const app = await buildApp(opened, { outbox, areas: extended.areas, fileStorage, extensions });
 
     closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {
       if (err) logger.error({ err }, 'stopping after an unhandled error');

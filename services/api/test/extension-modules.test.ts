@@ -3,11 +3,12 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DiscoveredExtension, ExtensionManifest } from '@shop/platform';
+import { masterKeyring, type DiscoveredExtension, type ExtensionManifest } from '@shop/platform';
 import { coreStorageRegistry } from '@shop/platform/storage';
 import { loadApiExtensions } from '../src/extensions/api-extensions.ts';
 
 let base: string;
+const masterKeys = masterKeyring(Buffer.alloc(32, 7));
 
 beforeAll(async () => {
   base = await mkdtemp(path.join(tmpdir(), 'extension-modules-'));
@@ -32,7 +33,7 @@ const REGISTER_MEMORY = `export function register(registry) { registry.register(
 describe("loading extensions' modules", () => {
   it("registers the storage providers after the core's local one, in discovery order", async () => {
     const memory = await extension({ id: 'memory-storage', storageProviders: [{ name: 'memory', module: './src/index.js' }] }, { 'src/index.js': REGISTER_MEMORY });
-    const { storage, listeners, areas } = await loadApiExtensions([memory]);
+    const { storage, listeners, areas } = await loadApiExtensions([memory], masterKeys);
     expect([listeners, areas]).toEqual([[], []]);
     const registry = coreStorageRegistry();
     for (const register of storage) register(registry);
@@ -41,7 +42,7 @@ describe("loading extensions' modules", () => {
 
   it('refuses a provider module that registers another name than its manifest gives', async () => {
     const misnamed = await extension({ id: 'misnamed', storageProviders: [{ name: 'disk', module: './src/index.js' }] }, { 'src/index.js': REGISTER_MEMORY });
-    const [register] = (await loadApiExtensions([misnamed])).storage;
+    const [register] = (await loadApiExtensions([misnamed], masterKeys)).storage;
     expect(() => register?.(coreStorageRegistry())).toThrow('extension misnamed: shop.storageProviders[0]: ./src/index.js registered no provider named "disk"');
   });
 
@@ -58,6 +59,14 @@ describe("loading extensions' modules", () => {
     [{}, 'extension notes: shop.listeners: ./src/listeners.js could not be loaded'],
   ])('refuses listeners it cannot run, naming the extension and the field (%j)', async (files, message) => {
     const notes = await extension({ id: 'notes', listeners: './src/listeners.js' }, files);
-    await expect(loadApiExtensions([notes])).rejects.toThrow(message);
+    await expect(loadApiExtensions([notes], masterKeys)).rejects.toThrow(message);
+  });
+
+  it("calls a listeners function with the extension's context and takes the list it returns", async () => {
+    const notes = await extension(
+      { id: 'notes', listeners: './src/listeners.js' },
+      { 'src/listeners.js': "export const listeners = ({ id }) => [{ name: `${id}.greet`, event: 'order.status_changed', handle: async () => {} }];" },
+    );
+    expect((await loadApiExtensions([notes], masterKeys)).listeners.map((listener) => listener.name)).toEqual(['notes.greet']);
   });
 });

@@ -60,7 +60,7 @@ export async function runConsumerProcess(options: ConsumerProcessOptions): Promi
     // The consumer never migrates: it refuses an extension's database at another revision than its package's head.
     await refuseExtensionRevisionMismatch(started.platform, extensions);
     registerAdminSearchFreshness(started.platform.metrics, started.platform.database.prisma, config);
-    const groups = [...options.groups(config), ...(await extensionSubscriptions(extensions)).map(consumerGroupOf)];
+    const groups = [...options.groups(config), ...(await extensionSubscriptions(extensions, started.platform.masterKeys)).map(consumerGroupOf)];
     started.service = await startConsumerService(started.platform, groups, {
       ...options.service,
       processedEventsRetentionHours: config.processedEventsRetentionHours,

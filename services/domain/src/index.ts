@@ -116,6 +116,7 @@ export { sweepPace, type SweepPace } from './workflows/sweep-pace.ts';
 export { recordWorkflowFault, workflowFaults, type WorkflowFault, type WorkflowFaultFilter, type WorkflowRun } from './workflows/faults.ts';
 export { readSetting, storeSetting } from './settings/settings-store.ts';
 export { secretStatus, storeSecret, type SecretInput } from './settings/secret-settings.ts';
+export { extensionSettingViews, resetExtensionSetting, storeExtensionSecret, storeExtensionSetting, type ExtensionSettingView } from './settings/extension-settings.ts';
 export {
   LAST_USED_PRECISION_MS,
   activeStorefrontTokens,

@@ -3,10 +3,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { DiscoveredExtension } from '@shop/platform';
+import { masterKeyring, type DiscoveredExtension } from '@shop/platform';
 import { extensionSubscriptions } from '../src/subscriptions/extension-subscriptions.ts';
 
 let dir: string;
+const masterKeys = masterKeyring(Buffer.alloc(32, 7));
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'extension-subscriptions-'));
@@ -24,7 +25,7 @@ async function withHandlers(source: string): Promise<DiscoveredExtension> {
 
 it('returns the handlers as topic subscriptions', async () => {
   const extension = await withHandlers("export const consumerHandlers = [{ name: 'leads.log', topics: ['shop.leads.created.v1'], handle: async () => {} }];");
-  expect((await extensionSubscriptions([extension])).map(({ name, topics }) => ({ name, topics }))).toEqual([{ name: 'leads.log', topics: ['shop.leads.created.v1'] }]);
+  expect((await extensionSubscriptions([extension], masterKeys)).map(({ name, topics }) => ({ name, topics }))).toEqual([{ name: 'leads.log', topics: ['shop.leads.created.v1'] }]);
 });
 
 it.each([
@@ -33,5 +34,10 @@ it.each([
   ["export const consumerHandlers = [{ name: 'leads.log', topics: [], handle: async () => {} }];", 'shop.consumerHandlers: consumerHandlers[0] needs topics, a list of topic names'],
   ["export const consumerHandlers = { name: 'leads.log' };", 'shop.consumerHandlers: "consumerHandlers" must be a list'],
 ])('refuses handlers it cannot run, naming the extension and the field (%s)', async (source, message) => {
-  await expect(extensionSubscriptions([await withHandlers(source)])).rejects.toThrow(`extension leads: ${message}`);
+  await expect(extensionSubscriptions([await withHandlers(source)], masterKeys)).rejects.toThrow(`extension leads: ${message}`);
+});
+
+it('calls a consumerHandlers function with the extension\'s context and takes the list it returns', async () => {
+  const extension = await withHandlers("export const consumerHandlers = ({ id }) => [{ name: `${id}.log`, topics: ['shop.leads.created.v1'], handle: async () => {} }];");
+  expect((await extensionSubscriptions([extension], masterKeys)).map(({ name }) => name)).toEqual(['leads.log']);
 });

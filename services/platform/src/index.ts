@@ -89,8 +89,26 @@ export {
   type GatewayCredentials,
 } from './payments/gateway-credentials.ts';
 export { discoverExtensions, type DiscoveredExtension } from './extensions/discovery.ts';
-export type { ExtensionManifest } from './extensions/manifest.ts';
+export {
+  settingFits,
+  settingTypeWords,
+  type ExtensionManifest,
+  type ExtensionSchedule,
+  type ExtensionSettingDeclaration,
+  type ExtensionSettingType,
+  type ExtensionSettingValue,
+  type ExtensionWorkflows,
+} from './extensions/manifest.ts';
 export { ExtensionError } from './extensions/extension-error.ts';
-export { extensionExport } from './extensions/extension-modules.ts';
+export { extensionExport, extensionPart } from './extensions/extension-modules.ts';
+export {
+  extensionContext,
+  extensionSecretKey,
+  extensionSettingKey,
+  extensionSettingValue,
+  type ExtensionActivityContext,
+  type ExtensionContext,
+  type ExtensionSettings,
+} from './extensions/extension-settings.ts';
 export { migrateExtensions } from './extensions/extension-migrations.ts';
 export { discoverExtensionsOrExit, refuseExtensionRevisionMismatch } from './extensions/boot.ts';

@@ -1,3 +1,7 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
@@ -7,6 +11,7 @@ import {
   createEmitter,
   createLogger,
   discoverExtensionsOrExit,
+  exitWithConfigProblems,
   gracefulStop,
   loadConfigOrExit,
   openPlatform,
@@ -15,10 +20,12 @@ import {
   workflowMetrics,
   type Platform,
   type Probe,
+  type RunTransaction,
 } from '@shop/platform';
-import { TASK_QUEUE } from '@shop/domain/workflows';
+import { PERIODIC_WORKFLOWS, TASK_QUEUE } from '@shop/domain/workflows';
 import { sweepPace } from '@shop/domain';
 import { createActivities } from './activities/create-activities.ts';
+import { loadExtensionWorkflows, WorkflowDeclarationError } from './extension-workflows.ts';
 import { buildWorkerApp } from './http-app.ts';
 import { ensureSchedules } from './schedules.ts';
 import { installTemporalRuntime } from './temporal-runtime.ts';
@@ -26,9 +33,29 @@ import { loadWorkerSettingsOrExit } from './worker-settings.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
 
-/** The workflows, bundled for the SDK's isolated V8 context; webpack's report is only logged when it warns. */
-export function bundleWorkflows() {
-  return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
+/** The folder holding @temporalio/workflow: extension workflow modules outside the deployment (SHOP_DEV_EXTENSIONS) resolve it there. */
+const DEPLOYMENT_MODULES = path.resolve(path.dirname(createRequire(import.meta.url).resolve('@temporalio/workflow/package.json')), '../..');
+
+/**
+ * The workflows, bundled for the SDK's isolated V8 context; webpack's report is only logged when it warns.
+ * With extension workflow modules (absolute paths), the entry is a generated module re-exporting the
+ * core's and theirs (loadExtensionWorkflows has refused a type taken twice).
+ */
+export async function bundleWorkflows(extensionModules: readonly string[] = []) {
+  const logger = new DefaultLogger('WARN');
+  if (extensionModules.length === 0) return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger });
+  const dir = await mkdtemp(path.join(tmpdir(), 'shop-workflows-'));
+  try {
+    const entry = path.join(dir, 'index.ts');
+    await writeFile(entry, [WORKFLOWS_PATH, ...extensionModules].map((file) => `export * from ${JSON.stringify(file)};\n`).join(''));
+    return await bundleWorkflowCode({
+      workflowsPath: entry,
+      logger,
+      webpackConfigHook: (config) => ({ ...config, resolve: { ...config.resolve, modules: [...(config.resolve?.modules ?? []), DEPLOYMENT_MODULES] } }),
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 interface Started {
@@ -82,22 +109,29 @@ export async function runWorkerProcess(): Promise<void> {
     const platform = (started.platform = await openPlatform(config, logger, 'worker'));
     // The worker runs the schedules too: it never migrates, and refuses an extension's database at another revision.
     await refuseExtensionRevisionMismatch(platform, extensions);
+    const emitter = createEmitter({ mode: config.eventSchemaMode, logger, metrics: outboxMetrics(platform.metrics, platform.database.pool) });
+    const transaction: RunTransaction = (work, options) => emitter.transaction(platform.database.prisma, work, options);
+    const coreActivities = createActivities({
+      transaction,
+      deps: { emit: emitter.emit, now: () => new Date(), gateway: configuredGateway(config.paymentGatewayUrl, platform.database.prisma, platform.masterKeys) },
+      metrics: workflowMetrics(platform.metrics),
+      pace: sweepPace(config.sweepRowsPerSecond),
+    });
+    const extended = await loadExtensionWorkflows(extensions, { masterKeys: platform.masterKeys, transaction, coreActivities: Object.keys(coreActivities) }).catch((error: unknown) => {
+      if (!(error instanceof WorkflowDeclarationError)) throw error;
+      logger.flush();
+      return exitWithConfigProblems([error.message]);
+    });
     started.clientConnection = await Connection.connect({ address: settings.workflowHost });
     started.nativeConnection = await NativeConnection.connect({ address: settings.workflowHost });
-    await ensureSchedules(new Client({ connection: started.clientConnection, namespace: settings.namespace }), logger);
+    await ensureSchedules(new Client({ connection: started.clientConnection, namespace: settings.namespace }), logger, [...PERIODIC_WORKFLOWS, ...extended.schedules]);
 
-    const emitter = createEmitter({ mode: config.eventSchemaMode, logger, metrics: outboxMetrics(platform.metrics, platform.database.pool) });
     const worker = (started.worker = await Worker.create({
       connection: started.nativeConnection,
       namespace: settings.namespace,
       taskQueue: TASK_QUEUE,
-      workflowBundle: await bundleWorkflows(),
-      activities: createActivities({
-        transaction: (work, options) => emitter.transaction(platform.database.prisma, work, options),
-        deps: { emit: emitter.emit, now: () => new Date(), gateway: configuredGateway(config.paymentGatewayUrl, platform.database.prisma, platform.masterKeys) },
-        metrics: workflowMetrics(platform.metrics),
-        pace: sweepPace(config.sweepRowsPerSecond),
-      }),
+      workflowBundle: await bundleWorkflows(extended.modules),
+      activities: { ...coreActivities, ...extended.activities },
       shutdownGraceTime: config.shutdownTimeoutMs,
     }));
     started.running = worker.run();

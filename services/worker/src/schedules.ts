@@ -1,10 +1,19 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
 import { PERIODIC_WORKFLOWS, TASK_QUEUE, type PeriodicWorkflow } from '@shop/domain/workflows';
-import type { Logger } from '@shop/platform';
+import type { ExtensionSchedule, Logger } from '@shop/platform';
 
 const OVERLAP = { skip: ScheduleOverlapPolicy.SKIP } as const;
 
-function scheduleOf(periodic: PeriodicWorkflow): Pick<ScheduleOptions, 'spec' | 'action' | 'policies'> {
+/** A core sweep, or a workflow of an extension, on a fixed interval. */
+export type ScheduledWorkflow = Omit<PeriodicWorkflow, 'workflowType'> & { readonly workflowType: string };
+
+/** An extension's schedule, run as the core's are: overlapping runs skipped, one missed run made up within an interval. */
+export function extensionScheduleOf(schedule: ExtensionSchedule): ScheduledWorkflow {
+  const everyMs = schedule.everyMinutes * 60_000;
+  return { scheduleId: schedule.id, workflowType: schedule.workflowType, everyMs, overlap: 'skip', catchupWindowMs: everyMs, description: schedule.description };
+}
+
+function scheduleOf(periodic: ScheduledWorkflow): Pick<ScheduleOptions, 'spec' | 'action' | 'policies'> {
   return {
     spec: { intervals: [{ every: periodic.everyMs }] },
     action: { type: 'startWorkflow', workflowType: periodic.workflowType, taskQueue: TASK_QUEUE, workflowId: periodic.scheduleId, args: [] },
@@ -17,7 +26,7 @@ function scheduleOf(periodic: PeriodicWorkflow): Pick<ScheduleOptions, 'spec' | 
  * this at start, so two workers starting at once, or a restart, still leave one schedule each (the
  * second create is refused and becomes an update).
  */
-export async function ensureSchedules(client: Client, logger: Logger, periodicWorkflows = PERIODIC_WORKFLOWS): Promise<void> {
+export async function ensureSchedules(client: Client, logger: Logger, periodicWorkflows: readonly ScheduledWorkflow[] = PERIODIC_WORKFLOWS): Promise<void> {
   for (const periodic of periodicWorkflows) {
     const schedule = scheduleOf(periodic);
     try {

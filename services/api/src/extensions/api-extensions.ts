@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { EVENT_NAMES, ExtensionError, extensionExport, type DiscoveredExtension, type EventListener } from '@shop/platform';
+import { EVENT_NAMES, ExtensionError, extensionContext, extensionExport, extensionPart, type DiscoveredExtension, type EventListener, type ExtensionContext, type MasterKeyring } from '@shop/platform';
 import type { StorageRegistry } from '@shop/platform/storage';
 import { areaPlugin, type AreaPlugin } from '../area-plugin.ts';
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
@@ -28,11 +28,11 @@ function checkedListeners(extension: DiscoveredExtension, value: unknown): Event
   });
 }
 
-async function graphAreaOf(extension: DiscoveredExtension, graphql: { schema: string; resolvers: string }) {
+async function graphAreaOf(extension: DiscoveredExtension, graphql: { schema: string; resolvers: string }, context: ExtensionContext) {
   const schema = await readFile(path.join(extension.dir, graphql.schema), 'utf8').catch((error: Error) => {
     throw new ExtensionError(extension.id, `shop.graphql.schema: ${error.message}`);
   });
-  const resolvers = await extensionExport(extension, 'graphql.resolvers', graphql.resolvers, 'resolvers');
+  const resolvers = await extensionPart(extension, 'graphql.resolvers', graphql.resolvers, 'resolvers', context);
   if (typeof resolvers !== 'object' || resolvers === null) throw new ExtensionError(extension.id, 'shop.graphql.resolvers: "resolvers" must be an object of types and their fields');
   const permissions = (extension.manifest.permissions ?? []).map((permission) => permission.name);
   return areaPlugin(`extension ${extension.id}`, [], (app) => app.addGraphArea({ schema, resolvers: resolvers as Resolvers, permissions }));
@@ -53,15 +53,19 @@ async function storageOf(extension: DiscoveredExtension): Promise<StorageRegistr
   );
 }
 
-/** Loads the listeners, GraphQL and storage modules the manifests name. @throws ExtensionError naming the extension and the field. */
-export async function loadApiExtensions(extensions: readonly DiscoveredExtension[]): Promise<ApiExtensions> {
+/**
+ * Loads the listeners, GraphQL and storage modules the manifests name; `listeners` and `resolvers` may be
+ * functions of the extension's context (its settings, read with the master keys). @throws ExtensionError naming the extension and the field.
+ */
+export async function loadApiExtensions(extensions: readonly DiscoveredExtension[], masterKeys: MasterKeyring): Promise<ApiExtensions> {
   const listeners: EventListener[] = [];
   const areas: AreaPlugin[] = [];
   const storage: StorageRegistration[] = [];
   for (const extension of extensions) {
     const { manifest } = extension;
-    if (manifest.listeners !== undefined) listeners.push(...checkedListeners(extension, await extensionExport(extension, 'listeners', manifest.listeners, 'listeners')));
-    if (manifest.graphql !== undefined) areas.push(await graphAreaOf(extension, manifest.graphql));
+    const context = extensionContext(extension, masterKeys);
+    if (manifest.listeners !== undefined) listeners.push(...checkedListeners(extension, await extensionPart(extension, 'listeners', manifest.listeners, 'listeners', context)));
+    if (manifest.graphql !== undefined) areas.push(await graphAreaOf(extension, manifest.graphql, context));
     storage.push(...(await storageOf(extension)));
   }
   return { listeners, areas, storage };

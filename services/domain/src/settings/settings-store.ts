@@ -6,6 +6,8 @@ import { WORKFLOW_SETTINGS_KEY } from './workflow-settings.ts';
 
 const KEY = /^[a-z][a-zA-Z0-9_.-]{0,199}$/;
 const SETTING_MAX_BYTES = 64 * 1024;
+/** The prefix of extensionSettingKey's keys. */
+const EXTENSION_KEYS = 'ext.';
 
 type Check = (value: unknown) => boolean;
 
@@ -71,6 +73,8 @@ function validSetting(key: string, value: unknown): { key: string; value: unknow
   if (!KEY.test(key)) {
     throw new DomainError('BAD_USER_INPUT', 'key must start with a lower-case letter and hold letters, digits, "_", "." or "-", at most 200 characters', { field: 'key' });
   }
+  // Checked against the extension's declared type there, never stored unchecked here.
+  if (key.startsWith(EXTENSION_KEYS)) throw new DomainError('BAD_USER_INPUT', `keys starting with "${EXTENSION_KEYS}" are extension settings: set them with setExtensionSetting`, { field: 'key' });
   if (value === null || value === undefined) throw new DomainError('BAD_USER_INPUT', 'value must not be null', { field: 'value' });
   if (Buffer.byteLength(JSON.stringify(value)) > SETTING_MAX_BYTES) {
     throw new DomainError('BAD_USER_INPUT', `value must be at most ${SETTING_MAX_BYTES} bytes of JSON`, { field: 'value' });

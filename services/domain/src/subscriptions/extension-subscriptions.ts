@@ -1,4 +1,4 @@
-import { ExtensionError, extensionExport, isTopic, type DiscoveredExtension } from '@shop/platform';
+import { ExtensionError, extensionContext, extensionPart, isTopic, type DiscoveredExtension, type MasterKeyring } from '@shop/platform';
 import type { TopicSubscription } from './topic-subscription.ts';
 
 /** One handler of `consumerHandlers`, checked: its name is its Kafka group id, so the `<id>.` prefix keeps extensions' groups apart. */
@@ -13,16 +13,17 @@ function checkedSubscription(extension: DiscoveredExtension, value: Partial<Topi
 }
 
 /**
- * The topic subscriptions the extensions' `consumerHandlers` modules export: the consumer runs each as a
- * consumer group, the api's outbox dispatcher runs them when there is no broker, as it does the core's.
+ * The topic subscriptions the extensions' `consumerHandlers` modules export (the list, or a function of
+ * the extension's context giving it): the consumer runs each as a consumer group, the api's outbox
+ * dispatcher runs them when there is no broker, as it does the core's.
  * @throws ExtensionError naming the extension and the field.
  */
-export async function extensionSubscriptions(extensions: readonly DiscoveredExtension[]): Promise<TopicSubscription[]> {
+export async function extensionSubscriptions(extensions: readonly DiscoveredExtension[], masterKeys: MasterKeyring): Promise<TopicSubscription[]> {
   const subscriptions: TopicSubscription[] = [];
   for (const extension of extensions) {
     const modulePath = extension.manifest.consumerHandlers;
     if (modulePath === undefined) continue;
-    const handlers = await extensionExport(extension, 'consumerHandlers', modulePath, 'consumerHandlers');
+    const handlers = await extensionPart(extension, 'consumerHandlers', modulePath, 'consumerHandlers', extensionContext(extension, masterKeys));
     if (!Array.isArray(handlers)) throw new ExtensionError(extension.id, 'shop.consumerHandlers: "consumerHandlers" must be a list');
     subscriptions.push(...handlers.map((handler: Partial<TopicSubscription>, index) => checkedSubscription(extension, handler, index)));
   }

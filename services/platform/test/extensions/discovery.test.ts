@@ -94,6 +94,23 @@ describe('discovering extensions', () => {
     [{ id: 'bad', permissions: [{ name: 'bad.use' }] }, 'extension @shop/bad (DIR): shop.permissions[0].description is required'],
     [{ id: 'bad', listeners: 'src/listeners.ts' }, 'extension @shop/bad (DIR): shop.listeners must be a module path starting with ./'],
     [{ id: 'bad', tables: ['x'] }, 'extension @shop/bad (DIR): shop.tables is not a manifest field'],
+    [{ id: 'bad', settings: [{ key: 'limit', type: 'decimal', description: 'A limit' }] }, 'extension @shop/bad (DIR): shop.settings[0].type must be one of string, integer, number, boolean'],
+    [{ id: 'bad', settings: [{ key: 'limit', type: 'integer', default: 2.5, description: 'A limit' }] }, 'extension @shop/bad (DIR): shop.settings[0].default must be a whole number'],
+    [{ id: 'bad', settings: [{ key: 'token', type: 'integer', secret: true, description: 'A token' }] }, 'extension @shop/bad (DIR): shop.settings[0].type must be "string" for a secret'],
+    [{ id: 'bad', settings: [{ key: 'token', type: 'string', secret: true, default: 'x', description: 'A token' }] }, 'extension @shop/bad (DIR): shop.settings[0].default is not allowed for a secret'],
+    [
+      { id: 'bad', settings: [{ key: 'a', type: 'string', description: 'A' }, { key: 'a', type: 'boolean', description: 'B' }] },
+      'extension @shop/bad (DIR): shop.settings[1].key "a" is declared twice',
+    ],
+    [{ id: 'bad', workflows: './src/workflows.ts' }, 'extension @shop/bad (DIR): shop.workflows must be object'],
+    [
+      { id: 'bad', workflows: { module: './src/workflows.ts', schedules: [{ id: 'digest', workflowType: 'DigestWorkflow', everyMinutes: 60, description: 'Digests' }] } },
+      'extension @shop/bad (DIR): shop.workflows.schedules[0].id must start with "bad."',
+    ],
+    [
+      { id: 'bad', workflows: { module: './src/workflows.ts', schedules: [{ id: 'bad.digest', workflowType: 'DigestWorkflow', everyMinutes: 0, description: 'Digests' }] } },
+      'extension @shop/bad (DIR): shop.workflows.schedules[0].everyMinutes must be >= 1',
+    ],
   ])('stops on a bad manifest with one line naming the extension and the field (%j)', async (shop, message) => {
     const root = await deployment({}, []);
     const dir = await writePackage(path.join(root, 'extensions', 'bad'), { name: '@shop/bad', version: '1.0.0', shop });

@@ -69,6 +69,8 @@ export type Query = {
   readonly setting?: Maybe<Scalars['JSON']['output']>;
   /** Staff (secrets.manage): whether a secret is set, when, by whom and under which master key id; null when never set. Never its value. */
   readonly secretStatus?: Maybe<SecretStatus>;
+  /** Staff (settings.manage): the settings the extension declares, in its manifest's order. */
+  readonly extensionSettings: ReadonlyArray<ExtensionSetting>;
   /** Staff (customers.read). The customer's account in this currency, or null when nothing was ever credited to it. */
   readonly storeCreditAccount?: Maybe<StoreCreditAccount>;
   /** The signed-in customer's store credit, one balance per currency. */
@@ -172,6 +174,11 @@ export type QuerySecretStatusArgs = {
 };
 
 
+export type QueryExtensionSettingsArgs = {
+  extension: Scalars['String']['input'];
+};
+
+
 export type QueryStoreCreditAccountArgs = {
   customerId: Scalars['ID']['input'];
   currency: Scalars['String']['input'];
@@ -257,6 +264,12 @@ export type Mutation = {
   readonly setSetting?: Maybe<Scalars['JSON']['output']>;
   /** Staff (secrets.manage): stores the value encrypted under the current master key, replacing any earlier one, and returns its status, never the value. */
   readonly setSecret: SecretStatus;
+  /** Staff (settings.manage): stores a value of the declared type for a setting that is not a secret. */
+  readonly setExtensionSetting: ExtensionSetting;
+  /** Staff (settings.manage): removes a setting's stored value (not a secret's), so its default is in force again. */
+  readonly resetExtensionSetting: ExtensionSetting;
+  /** Staff (secrets.manage): stores a secret setting encrypted under the current master key; the answer says only that it is set. */
+  readonly setExtensionSecret: ExtensionSetting;
   /** Staff (store_credit.issue). Credits a customer's store credit account (a POSTED CREDIT entry). */
   readonly issueStoreCredit: StoreCreditAccount;
   /** Staff (store_credit.issue). Creates a gift card with a new code, credited the amount. */
@@ -438,6 +451,26 @@ export type MutationSetSettingArgs = {
 
 
 export type MutationSetSecretArgs = {
+  key: Scalars['String']['input'];
+  value: Scalars['String']['input'];
+};
+
+
+export type MutationSetExtensionSettingArgs = {
+  extension: Scalars['String']['input'];
+  key: Scalars['String']['input'];
+  value: Scalars['JSON']['input'];
+};
+
+
+export type MutationResetExtensionSettingArgs = {
+  extension: Scalars['String']['input'];
+  key: Scalars['String']['input'];
+};
+
+
+export type MutationSetExtensionSecretArgs = {
+  extension: Scalars['String']['input'];
   key: Scalars['String']['input'];
   value: Scalars['String']['input'];
 };
@@ -976,6 +1009,25 @@ export type SecretStatus = {
   readonly keyId: Scalars['String']['output'];
 };
 
+/** A setting an installed extension declares in its manifest, with the value in force (extensions/README.md). */
+export type ExtensionSetting = {
+  readonly __typename?: 'ExtensionSetting';
+  /** The extension's id. */
+  readonly extension: Scalars['String']['output'];
+  readonly key: Scalars['String']['output'];
+  /** string, integer, number or boolean. */
+  readonly type: Scalars['String']['output'];
+  readonly description: Scalars['String']['output'];
+  /** Kept encrypted in the secrets store: its value is never answered, only whether it is set. */
+  readonly secret: Scalars['Boolean']['output'];
+  /** The stored value, else the default, else null; always null for a secret. */
+  readonly value?: Maybe<Scalars['JSON']['output']>;
+  /** Whether a value is stored (for a secret: whether it is set); false: the default is in force. */
+  readonly isSet: Scalars['Boolean']['output'];
+  /** The declared default; null when none (a secret never has one). */
+  readonly default?: Maybe<Scalars['JSON']['output']>;
+};
+
 export type StoreCreditEntryKind =
   | 'CREDIT'
   | 'DEBIT';
@@ -1264,6 +1316,7 @@ export type ResolversTypes = {
   ProductSearchConnection: ResolverTypeWrapper<ProductSearchConnection>;
   StorefrontSearchKey: ResolverTypeWrapper<StorefrontSearchKey>;
   SecretStatus: ResolverTypeWrapper<SecretStatus>;
+  ExtensionSetting: ResolverTypeWrapper<ExtensionSetting>;
   StoreCreditEntryKind: StoreCreditEntryKind;
   StoreCreditEntryStatus: StoreCreditEntryStatus;
   StoreCreditEntry: ResolverTypeWrapper<StoreCreditEntry>;
@@ -1336,6 +1389,7 @@ export type ResolversParentTypes = {
   ProductSearchConnection: ProductSearchConnection;
   StorefrontSearchKey: StorefrontSearchKey;
   SecretStatus: SecretStatus;
+  ExtensionSetting: ExtensionSetting;
   StoreCreditEntry: StoreCreditEntry;
   StoreCreditAccount: StoreCreditAccountView;
   GiftCard: GiftCard;
@@ -1381,6 +1435,7 @@ export type QueryResolvers<ContextType = MercuriusContext, ParentType extends Re
   storefrontSearchKey?: Resolver<Maybe<ResolversTypes['StorefrontSearchKey']>, ParentType, ContextType>;
   setting?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType, RequireFields<QuerySettingArgs, 'key'>>;
   secretStatus?: Resolver<Maybe<ResolversTypes['SecretStatus']>, ParentType, ContextType, RequireFields<QuerySecretStatusArgs, 'key'>>;
+  extensionSettings?: Resolver<ReadonlyArray<ResolversTypes['ExtensionSetting']>, ParentType, ContextType, RequireFields<QueryExtensionSettingsArgs, 'extension'>>;
   storeCreditAccount?: Resolver<Maybe<ResolversTypes['StoreCreditAccount']>, ParentType, ContextType, RequireFields<QueryStoreCreditAccountArgs, 'customerId' | 'currency'>>;
   myStoreCredit?: Resolver<ReadonlyArray<ResolversTypes['StoreCreditBalance']>, ParentType, ContextType>;
   storefrontTokens?: Resolver<ReadonlyArray<ResolversTypes['StorefrontToken']>, ParentType, ContextType>;
@@ -1421,6 +1476,9 @@ export type MutationResolvers<ContextType = MercuriusContext, ParentType extends
   changeOrderAddresses?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationChangeOrderAddressesArgs, 'id'>>;
   setSetting?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType, RequireFields<MutationSetSettingArgs, 'key' | 'value'>>;
   setSecret?: Resolver<ResolversTypes['SecretStatus'], ParentType, ContextType, RequireFields<MutationSetSecretArgs, 'key' | 'value'>>;
+  setExtensionSetting?: Resolver<ResolversTypes['ExtensionSetting'], ParentType, ContextType, RequireFields<MutationSetExtensionSettingArgs, 'extension' | 'key' | 'value'>>;
+  resetExtensionSetting?: Resolver<ResolversTypes['ExtensionSetting'], ParentType, ContextType, RequireFields<MutationResetExtensionSettingArgs, 'extension' | 'key'>>;
+  setExtensionSecret?: Resolver<ResolversTypes['ExtensionSetting'], ParentType, ContextType, RequireFields<MutationSetExtensionSecretArgs, 'extension' | 'key' | 'value'>>;
   issueStoreCredit?: Resolver<ResolversTypes['StoreCreditAccount'], ParentType, ContextType, RequireFields<MutationIssueStoreCreditArgs, 'input'>>;
   issueGiftCard?: Resolver<ResolversTypes['GiftCard'], ParentType, ContextType, RequireFields<MutationIssueGiftCardArgs, 'input'>>;
   createStorefrontToken?: Resolver<ResolversTypes['CreatedStorefrontToken'], ParentType, ContextType, RequireFields<MutationCreateStorefrontTokenArgs, 'name'>>;
@@ -1700,6 +1758,17 @@ export type SecretStatusResolvers<ContextType = MercuriusContext, ParentType ext
   keyId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
+export type ExtensionSettingResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['ExtensionSetting'] = ResolversParentTypes['ExtensionSetting']> = {
+  extension?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  key?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  description?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  secret?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  value?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  isSet?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  default?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+};
+
 export type StoreCreditEntryResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['StoreCreditEntry'] = ResolversParentTypes['StoreCreditEntry']> = {
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   kind?: Resolver<ResolversTypes['StoreCreditEntryKind'], ParentType, ContextType>;
@@ -1801,6 +1870,7 @@ export type Resolvers<ContextType = MercuriusContext> = {
   ProductSearchConnection?: ProductSearchConnectionResolvers<ContextType>;
   StorefrontSearchKey?: StorefrontSearchKeyResolvers<ContextType>;
   SecretStatus?: SecretStatusResolvers<ContextType>;
+  ExtensionSetting?: ExtensionSettingResolvers<ContextType>;
   StoreCreditEntry?: StoreCreditEntryResolvers<ContextType>;
   StoreCreditAccount?: StoreCreditAccountResolvers<ContextType>;
   GiftCard?: GiftCardResolvers<ContextType>;
