@@ -1,4 +1,4 @@
-import type { GatewayOperation, PaymentTender, RefundRequestStatus, RunTransaction } from '@shop/platform';
+import type { GatewayOperation, PaymentTender, Refund, RefundRequestStatus, RunTransaction } from '@shop/platform';
 import { DomainError } from '../errors/domain-error.ts';
 import { idString, optionalId, type DomainDeps, type Tx } from '../context.ts';
 import { recordWorkflowFault, type WorkflowRun } from '../workflows/faults.ts';
@@ -23,9 +23,7 @@ export const refundKeys = {
   ledger: (refundId: bigint): string => `refund:${refundId}`,
 };
 
-type Refund = NonNullable<Awaited<ReturnType<Tx['refund']['findUnique']>>>;
-
-/** Why a refund failed for good: the gateway's refusal. */
+/** Why a refund failed for good: the gateway's refusal, or the shop's own guard against refunding beyond the capture. */
 interface RefundFailure {
   readonly refundId: string;
   readonly tenderId: string;
