@@ -24,8 +24,20 @@ export { outboxMetrics } from './outbox/outbox-metrics.ts';
 export { createEmitter, type Emit, type EmitPayload, type Emitter, type RunTransaction, type TransactionOptions } from './outbox/emit.ts';
 export type { EventListener } from './outbox/listeners.ts';
 export { Prisma } from './generated/prisma/client.ts';
-export type { Cart, CartLine, Customer, Order, OrderLine, PaymentTender, Product, StoreCreditAccount, StoreCreditEntry, StoreCreditOverdraftDraft } from './generated/prisma/client.ts';
-export { BusinessApproval, CartStatus, OrderStatus, OverdraftReason, ReservationState, TenderEventKind, TenderKind, TenderStatus } from './generated/prisma/enums.ts';
+export type { Cart, CartLine, Customer, Order, OrderLine, PaymentTender, Product, Refund, StoreCreditAccount, StoreCreditEntry, StoreCreditOverdraftDraft } from './generated/prisma/client.ts';
+export {
+  BusinessApproval,
+  CartStatus,
+  OrderStatus,
+  OverdraftReason,
+  RefundDestination,
+  RefundRequestStatus,
+  RefundStatus,
+  ReservationState,
+  TenderEventKind,
+  TenderKind,
+  TenderStatus,
+} from './generated/prisma/enums.ts';
 export {
   TOPICS,
   IN_PROCESS_EVENTS,

@@ -16,6 +16,7 @@ export const WORKFLOW_TYPES = {
   cleanupExpiredCarts: 'CleanupExpiredCartsWorkflow',
   voidExpiringCardAuths: 'VoidExpiringCardAuthsWorkflow',
   gcExpiredOverdraftDrafts: 'GcExpiredOverdraftDraftsWorkflow',
+  refundExecution: 'RefundExecutionWorkflow',
 } as const;
 
 export type WorkflowType = (typeof WORKFLOW_TYPES)[keyof typeof WORKFLOW_TYPES];
@@ -24,6 +25,7 @@ export const workflowIds = {
   orderLifecycle: (orderId: string): string => `order-lifecycle-${orderId}`,
   orderApproval: (orderId: string): string => `order-approval-${orderId}`,
   customerApproval: (customerId: string): string => `customer-approval-${customerId}`,
+  refundExecution: (refundRequestId: string): string => `refund-${refundRequestId}`,
 };
 
 export const SIGNALS = {
@@ -31,6 +33,8 @@ export const SIGNALS = {
   orderStatusChanged: 'orderStatusChanged',
   /** To CustomerApprovalWorkflow: staff decided; the workflow re-reads the account. */
   customerApprovalChanged: 'customerApprovalChanged',
+  /** To RefundExecutionWorkflow: the request has refunds to run (new, retried, or sent to store credit); the workflow runs them. */
+  refundRequested: 'refundRequested',
 } as const;
 
 export const QUERIES = {

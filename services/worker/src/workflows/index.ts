@@ -6,3 +6,4 @@ export { GcExpiredOverdraftDraftsWorkflow } from './gc-expired-overdraft-drafts.
 export { OrderLifecycleWorkflow } from './order-lifecycle.ts';
 export { OrderApprovalWorkflow } from './order-approval.ts';
 export { CustomerApprovalWorkflow } from './customer-approval.ts';
+export { RefundExecutionWorkflow } from './refund-execution.ts';
