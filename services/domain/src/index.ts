@@ -88,6 +88,22 @@ export {
   type StoreCreditDebit,
 } from './payments/store-credit.ts';
 export { captureAtFulfilment, captureOrderTenders, captureTender, GATEWAY_TRANSACTION, tenderKeys, tendersOfOrder, tendersOfOrders, type FulfilmentCapture } from './payments/tenders.ts';
+export {
+  cancelReturn,
+  createReturnDraft,
+  expireReturnDrafts,
+  findReturn,
+  receiveReturn,
+  returnsOfOrders,
+  submitReturn,
+  type CreateReturnDraft,
+  type ReceiveReturn,
+  type ReturnActor,
+  type ReturnLineInput,
+  type ReturnReceiptResult,
+} from './returns/returns.ts';
+export type { ReturnDetail } from './returns/return-events.ts';
+export { RETURN_TRANSITIONS, returnStatusAfter, unitsHeld, type ReturnMove } from './returns/return-status.ts';
 export type { Address } from './orders/address.ts';
 export type { OrderWithLines } from './orders/order-events.ts';
 export { findOrder, listOrders, type OrderListing } from './orders/order-listing.ts';

@@ -26,6 +26,8 @@ export type { EventListener } from './outbox/listeners.ts';
 export { Prisma } from './generated/prisma/client.ts';
 export type { Cart, CartLine, Customer, Order, OrderLine, PaymentTender, Product, StoreCreditAccount, StoreCreditEntry, StoreCreditOverdraftDraft } from './generated/prisma/client.ts';
 export { BusinessApproval, CartStatus, OrderStatus, OverdraftReason, ReservationState, TenderEventKind, TenderKind, TenderStatus } from './generated/prisma/enums.ts';
+export type { ReturnAuthorization, ReturnAuthorizationLine, ReturnReceipt } from './generated/prisma/client.ts';
+export { ReturnStatus } from './generated/prisma/enums.ts';
 export {
   TOPICS,
   IN_PROCESS_EVENTS,

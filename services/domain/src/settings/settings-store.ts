@@ -40,6 +40,7 @@ const WORKFLOWS: Record<string, [Check, string]> = {
   customerApprovalReminderHours: [hours, HOURS],
   customerApprovalExpiryHours: [hours, HOURS],
   cardAuthorizationVoidMarginHours: [hours, HOURS],
+  rmaDraftLifetimeHours: [hours, HOURS],
 };
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -12,6 +12,8 @@ export interface WorkflowSettings {
   readonly customerApprovalExpiryHours: number;
   /** A card authorization lapsing within this many hours is voided by the daily sweep (VoidExpiringCardAuthsWorkflow). */
   readonly cardAuthorizationVoidMarginHours: number;
+  /** A return (RMA) draft not submitted this long after it was created expires (GcExpiredRmaDraftsWorkflow). */
+  readonly rmaDraftLifetimeHours: number;
 }
 
 export const DEFAULT_WORKFLOW_SETTINGS: WorkflowSettings = {
@@ -21,6 +23,7 @@ export const DEFAULT_WORKFLOW_SETTINGS: WorkflowSettings = {
   customerApprovalExpiryHours: 168,
   // Two days: the daily sweep sees each authorization twice before it lapses, so one missed run voids it still.
   cardAuthorizationVoidMarginHours: 48,
+  rmaDraftLifetimeHours: 72,
 };
 
 /** The settings key holding overrides of the defaults above (a partial object). */
