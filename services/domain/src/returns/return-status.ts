@@ -34,7 +34,8 @@ export function returnStatusAfter(returnId: bigint, from: ReturnStatus, move: Re
   const to = RETURN_TRANSITIONS[from][move];
   if (to !== undefined) return to;
   const allowed = [...new Set(Object.keys(RETURN_TRANSITIONS[from]).map((other) => DONE[other as ReturnMove]))];
-  const next = allowed.length === 0 ? `${from} is final` : `a ${from} return can only be ${allowed.join(' or ')}`;
+  const choices = allowed.length > 1 ? `${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}` : allowed.join('');
+  const next = allowed.length === 0 ? `${from} is final` : `a ${from} return can only be ${choices}`;
   throw new DomainError('BAD_USER_INPUT', `return ${returnId} is ${from}: it cannot be ${DONE[move]} (${next})`, { field: 'returnId', status: from });
 }
 
