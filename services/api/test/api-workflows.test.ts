@@ -18,10 +18,10 @@ function capturingLogger() {
   return { logger: createLogger({ level: 'INFO', service: 'api', destination: sink }), messages };
 }
 
-it('without WORKFLOW_HOST registers no starters and warns that the sweeps run in the api', async () => {
+it('without WORKFLOW_HOST registers no starters, only the in-process refunds, and warns that the sweeps run in the api', async () => {
   const { logger, messages } = capturingLogger();
   const workflows = await apiWorkflows(loadConfig({ NODE_ENV: 'test' }), logger);
-  expect(workflows.listeners).toEqual([]);
+  expect(workflows.listeners.map((listener) => [listener.name, listener.event])).toEqual([['refund_execution_in_process', 'payments.refund_requested']]);
   expect(messages.join('\n')).toMatch(/^WORKFLOW_HOST is not set: the api runs the periodic sweeps itself/m);
   await workflows.stop();
 });

@@ -87,6 +87,18 @@ export {
   type Overdraft,
   type StoreCreditDebit,
 } from './payments/store-credit.ts';
+export { executeRefund, REFUND_EXCEEDS_CAPTURED, refundKeys, runRefundRequest, type RefundRequestProgress } from './payments/refund-execution.ts';
+export {
+  refundRequestsOfOrders,
+  refundRequestView,
+  refundToStoreCredit,
+  requestRefund,
+  retryRefund,
+  type RefundRequestView,
+  type RefundSource,
+  type RefundView,
+  type RequestRefundInput,
+} from './payments/refund-requests.ts';
 export { captureAtFulfilment, captureOrderTenders, captureTender, GATEWAY_TRANSACTION, tenderKeys, tendersOfOrder, tendersOfOrders, type FulfilmentCapture } from './payments/tenders.ts';
 export {
   cancelReturn,

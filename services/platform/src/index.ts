@@ -25,7 +25,19 @@ export { createEmitter, type Emit, type EmitPayload, type Emitter, type RunTrans
 export type { EventListener } from './outbox/listeners.ts';
 export { Prisma } from './generated/prisma/client.ts';
 export type { Cart, CartLine, Customer, Order, OrderLine, PaymentTender, Product, StoreCreditAccount, StoreCreditEntry, StoreCreditOverdraftDraft } from './generated/prisma/client.ts';
-export { BusinessApproval, CartStatus, OrderStatus, OverdraftReason, ReservationState, TenderEventKind, TenderKind, TenderStatus } from './generated/prisma/enums.ts';
+export {
+  BusinessApproval,
+  CartStatus,
+  OrderStatus,
+  OverdraftReason,
+  RefundDestination,
+  RefundRequestStatus,
+  RefundStatus,
+  ReservationState,
+  TenderEventKind,
+  TenderKind,
+  TenderStatus,
+} from './generated/prisma/enums.ts';
 export type { ReturnAuthorization, ReturnAuthorizationLine, ReturnReceipt } from './generated/prisma/client.ts';
 export { ReturnStatus } from './generated/prisma/enums.ts';
 export {

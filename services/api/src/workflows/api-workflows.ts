@@ -1,6 +1,7 @@
 import { configuredGateway, workflowMetrics, type Config, type EventListener, type Logger, type Platform, type RunningOutbox } from '@shop/platform';
 import { PERIODIC_WORKFLOWS } from '@shop/domain/workflows';
 import { sweepPace } from '@shop/domain';
+import { embeddedRefunds } from './embedded-refunds.ts';
 import { startEmbeddedSweeps } from './embedded-sweeps.ts';
 
 /** The api's part in the workflows: the outbox listeners that start and signal them, or the sweeps it runs itself. */
@@ -28,14 +29,18 @@ export async function apiWorkflows(config: Config, logger: Logger): Promise<ApiW
   const schedules = PERIODIC_WORKFLOWS.map((periodic) => `${periodic.scheduleId} ${everyMinutes(periodic.everyMs)}`).join(', ');
   logger.warn(
     `WORKFLOW_HOST is not set: the api runs the periodic sweeps itself (${schedules}), so unpaid orders are still cancelled when their stock hold runs out; ` +
-      'the workflow timers that need an engine are off: the fulfilment window of paid orders, and the reminders and expiry of order and business-account approvals',
+      'the workflow timers that need an engine are off: the fulfilment window of paid orders, the reminders and expiry of order and business-account approvals, ' +
+      'and the polling of refunds the gateway leaves pending (refund requests run once, in-process)',
   );
   let sweeps: { stop(): Promise<void> } | undefined;
+  const refunds = embeddedRefunds();
   return {
-    listeners: [],
+    listeners: [refunds.listener],
     start(outbox, { metrics, database, masterKeys }) {
       const gateway = configuredGateway(config.paymentGatewayUrl, database.prisma, masterKeys);
-      sweeps = startEmbeddedSweeps({ transaction: outbox.transaction, deps: { emit: outbox.emit, now: () => new Date(), gateway }, metrics: workflowMetrics(metrics), pace: sweepPace(config.sweepRowsPerSecond), logger });
+      const deps = { emit: outbox.emit, now: () => new Date(), gateway };
+      refunds.start({ transaction: outbox.transaction, deps });
+      sweeps = startEmbeddedSweeps({ transaction: outbox.transaction, deps, metrics: workflowMetrics(metrics), pace: sweepPace(config.sweepRowsPerSecond), logger });
     },
     stop: async () => sweeps?.stop(),
   };

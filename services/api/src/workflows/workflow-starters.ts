@@ -15,12 +15,14 @@ interface SignalWithStart {
   readonly args: unknown[];
   readonly signal: string;
   readonly signalArgs: unknown[];
+  /** REJECT_DUPLICATE unless the workflow is meant to run again under its id (a refund request staff act on after it ended). */
+  readonly reusePolicy?: WorkflowIdReusePolicy;
 }
 
 /**
  * Starts the workflow with its first signal, or only signals it when it runs. The id comes from the
- * entity and a finished workflow's id is never reused, so a redelivered event never starts a second
- * one: against a finished workflow the call is refused, and that is the answer we want.
+ * entity and, unless `reusePolicy` allows it, a finished workflow's id is never reused, so a redelivered
+ * event never starts a second one: against a finished workflow the call is refused, and that is the answer we want.
  */
 async function signalWithStart(client: Client, start: SignalWithStart): Promise<void> {
   try {
@@ -31,7 +33,7 @@ async function signalWithStart(client: Client, start: SignalWithStart): Promise<
         args: start.args,
         signal: start.signal,
         signalArgs: start.signalArgs,
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        workflowIdReusePolicy: start.reusePolicy ?? WorkflowIdReusePolicy.REJECT_DUPLICATE,
       }),
     );
   } catch (error) {
@@ -40,8 +42,8 @@ async function signalWithStart(client: Client, start: SignalWithStart): Promise<
 }
 
 /**
- * Outbox listeners that drive the event-driven workflows: each order's OrderLifecycleWorkflow and each
- * business account's CustomerApprovalWorkflow start from, and are signalled by, the events the domain
+ * Outbox listeners that drive the event-driven workflows: each order's OrderLifecycleWorkflow, each
+ * business account's CustomerApprovalWorkflow and each refund request's RefundExecutionWorkflow start from, and are signalled by, the events the domain
  * writes in the transaction of the change, so a change is never lost between commit and Temporal.
  */
 export function workflowStarters(client: Client): EventListener[] {
@@ -69,5 +71,20 @@ export function workflowStarters(client: Client): EventListener[] {
         signalArgs: [{ approvalStatus: event.approval_status }],
       }),
   };
-  return [orderLifecycle, customerApproval];
+  // A request ends when nothing is left to run, or when a refund failed for good; staff's retry (a new
+  // event) starts a new run under the same id. A redelivered event starts a run that finds nothing to do.
+  const refundExecution: EventListener<'payments.refund_requested'> = {
+    name: 'refund_execution_workflow',
+    event: 'payments.refund_requested',
+    handle: (_tx, event) =>
+      signalWithStart(client, {
+        workflowType: WORKFLOW_TYPES.refundExecution,
+        workflowId: workflowIds.refundExecution(event.refund_request_id),
+        args: [{ refundRequestId: event.refund_request_id }],
+        signal: SIGNALS.refundRequested,
+        signalArgs: [],
+        reusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      }),
+  };
+  return [orderLifecycle, customerApproval, refundExecution];
 }

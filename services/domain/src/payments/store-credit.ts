@@ -34,7 +34,7 @@ async function lockedAccount(tx: Tx, accountId: bigint): Promise<StoreCreditAcco
   return account;
 }
 
-function positiveAmount(amount: string): Money {
+export function positiveAmount(amount: string): Money {
   if (!/^\d{1,10}(\.\d{1,2})?$/.test(amount) || money(amount).lte(0)) {
     throw new DomainError('BAD_USER_INPUT', `the amount must be a positive decimal with at most two decimals, not ${JSON.stringify(amount)}`, { field: 'amount' });
   }
@@ -42,7 +42,7 @@ function positiveAmount(amount: string): Money {
 }
 
 /** Trimmed text PostgreSQL can store: BAD_USER_INPUT naming the field when blank, too long or holding NUL. */
-function storableText(field: string, value: string, max: number): string {
+export function storableText(field: string, value: string, max: number): string {
   if (value.includes('\u0000')) throw new DomainError('BAD_USER_INPUT', `${field} must not contain NUL characters`, { field });
   return requiredText(field, value, max);
 }
@@ -327,19 +327,43 @@ export async function issueGiftCard(tx: Tx, deps: DomainDeps, input: IssueGiftCa
   return { ...account, code };
 }
 
+/** The account a STORE_CREDIT or GIFT_CARD tender was spent from: its ledger debit's. */
+export async function accountOfStoreCreditTender(tx: Tx, tender: PaymentTender): Promise<bigint> {
+  const debit = await tx.storeCreditEntry.findUnique({ where: { idempotencyKey: tender.idempotencyKey }, select: { accountId: true } });
+  if (debit === null) throw new Error(`store credit tender ${tender.id} has no ledger debit under ${tender.idempotencyKey}`);
+  return debit.accountId;
+}
+
+export interface CreditBack {
+  readonly accountId: bigint;
+  readonly amount: Money;
+  readonly idempotencyKey: string;
+  readonly note: string;
+  readonly orderId: bigint | null;
+}
+
+/** A posted CREDIT giving an order's money back to an account, once per key (a retry answers the first entry). */
+export async function creditBack(tx: Tx, deps: DomainDeps, input: CreditBack): Promise<StoreCreditEntry> {
+  const account = await lockedAccount(tx, input.accountId);
+  const replayed = await replayedEntry(tx, input.idempotencyKey, account.id, 'CREDIT', input.amount);
+  if (replayed !== null) return replayed;
+  const entry = await tx.storeCreditEntry.create({
+    data: { accountId: account.id, kind: 'CREDIT', status: 'POSTED', amount: input.amount, idempotencyKey: input.idempotencyKey, note: input.note, orderId: input.orderId },
+  });
+  await recordEntry(tx, deps, account, entry, null);
+  return entry;
+}
+
 /**
  * Credits back what a STORE_CREDIT or GIFT_CARD tender took and has not given back, to the account it was spent
  * from, once (its key is the tender's). The caller holds the tender's lock and marks it REFUNDED.
  */
 export async function creditBackStoreCreditTender(tx: Tx, deps: DomainDeps, tender: PaymentTender): Promise<void> {
-  const debit = await tx.storeCreditEntry.findUnique({ where: { idempotencyKey: tender.idempotencyKey } });
-  if (debit === null) throw new Error(`store credit tender ${tender.id} has no ledger debit under ${tender.idempotencyKey}`);
-  const account = await lockedAccount(tx, debit.accountId);
-  const amount = tender.capturedAmount.sub(tender.refundedAmount);
-  const idempotencyKey = storeCreditKeys.cancelCredit(tender.id);
-  if ((await replayedEntry(tx, idempotencyKey, account.id, 'CREDIT', amount)) !== null) return;
-  const entry = await tx.storeCreditEntry.create({
-    data: { accountId: account.id, kind: 'CREDIT', status: 'POSTED', amount, idempotencyKey, note: `order ${tender.orderId} cancelled`, orderId: tender.orderId },
+  await creditBack(tx, deps, {
+    accountId: await accountOfStoreCreditTender(tx, tender),
+    amount: tender.capturedAmount.sub(tender.refundedAmount),
+    idempotencyKey: storeCreditKeys.cancelCredit(tender.id),
+    note: `order ${tender.orderId} cancelled`,
+    orderId: tender.orderId,
   });
-  await recordEntry(tx, deps, account, entry, null);
 }

@@ -29,16 +29,16 @@ export const tenderKeys = {
   cancelRefund: (tenderId: bigint): string => `refund:cancel:${tenderId}`,
 };
 
-function gatewayOf(deps: DomainDeps): PaymentGateway {
+export function gatewayOf(deps: DomainDeps): PaymentGateway {
   if (deps.gateway === undefined) throw new DomainError('BAD_USER_INPUT', 'card payments are not set up on this shop: no payment gateway is configured', { field: 'card' });
   return deps.gateway;
 }
 
 /** The gateway's record of a movement: its operation, or what stands for one (an authorization voided outside the shop). */
-type MovementRecord = Pick<GatewayOperation, 'id' | 'idempotencyKey' | 'createdAt'>;
+export type MovementRecord = Pick<GatewayOperation, 'id' | 'idempotencyKey' | 'createdAt'>;
 
 /** One movement: appended to the tender's event log and emitted as shop.payments.money_moved.v1, in the caller's transaction. */
-async function recordMovement(tx: Tx, deps: DomainDeps, tender: PaymentTender, kind: TenderEventKind, amount: Money, operation: MovementRecord): Promise<void> {
+export async function recordMovement(tx: Tx, deps: DomainDeps, tender: PaymentTender, kind: TenderEventKind, amount: Money, operation: MovementRecord): Promise<void> {
   const occurredAt = new Date(operation.createdAt);
   await tx.tenderEvent.create({
     data: { tenderId: tender.id, kind, amount, idempotencyKey: operation.idempotencyKey, gatewayOperationId: operation.id, occurredAt },
@@ -93,7 +93,7 @@ export async function authorizeCheckoutCard(tx: Tx, deps: DomainDeps, card: Chec
   return tender;
 }
 
-async function lockedTender(tx: Tx, tenderId: bigint): Promise<PaymentTender> {
+export async function lockedTender(tx: Tx, tenderId: bigint): Promise<PaymentTender> {
   await tx.$executeRaw`SELECT 1 FROM payment_tenders WHERE id = ${tenderId} FOR UPDATE`;
   const tender = await tx.paymentTender.findUnique({ where: { id: tenderId } });
   if (tender === null) throw new DomainError('NOT_FOUND', `tender ${tenderId} does not exist`, { field: 'tenderId' });

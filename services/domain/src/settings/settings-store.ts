@@ -41,6 +41,7 @@ const WORKFLOWS: Record<string, [Check, string]> = {
   customerApprovalExpiryHours: [hours, HOURS],
   cardAuthorizationVoidMarginHours: [hours, HOURS],
   rmaDraftLifetimeHours: [hours, HOURS],
+  pendingRefundPollHours: [hours, HOURS],
 };
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -14,6 +14,8 @@ export interface WorkflowSettings {
   readonly cardAuthorizationVoidMarginHours: number;
   /** A return (RMA) draft not submitted this long after it was created expires (GcExpiredRmaDraftsWorkflow). */
   readonly rmaDraftLifetimeHours: number;
+  /** RefundExecutionWorkflow looks a refund the gateway left pending up again this often until it settles. */
+  readonly pendingRefundPollHours: number;
 }
 
 export const DEFAULT_WORKFLOW_SETTINGS: WorkflowSettings = {
@@ -24,6 +26,8 @@ export const DEFAULT_WORKFLOW_SETTINGS: WorkflowSettings = {
   // Two days: the daily sweep sees each authorization twice before it lapses, so one missed run voids it still.
   cardAuthorizationVoidMarginHours: 48,
   rmaDraftLifetimeHours: 72,
+  // Pending refunds settle in days (bank transfers): four looks a day are plenty.
+  pendingRefundPollHours: 6,
 };
 
 /** The settings key holding overrides of the defaults above (a partial object). */

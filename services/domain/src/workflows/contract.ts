@@ -17,6 +17,7 @@ export const WORKFLOW_TYPES = {
   voidExpiringCardAuths: 'VoidExpiringCardAuthsWorkflow',
   gcExpiredOverdraftDrafts: 'GcExpiredOverdraftDraftsWorkflow',
   gcExpiredRmaDrafts: 'GcExpiredRmaDraftsWorkflow',
+  refundExecution: 'RefundExecutionWorkflow',
 } as const;
 
 export type WorkflowType = (typeof WORKFLOW_TYPES)[keyof typeof WORKFLOW_TYPES];
@@ -25,6 +26,7 @@ export const workflowIds = {
   orderLifecycle: (orderId: string): string => `order-lifecycle-${orderId}`,
   orderApproval: (orderId: string): string => `order-approval-${orderId}`,
   customerApproval: (customerId: string): string => `customer-approval-${customerId}`,
+  refundExecution: (refundRequestId: string): string => `refund-${refundRequestId}`,
 };
 
 export const SIGNALS = {
@@ -32,6 +34,8 @@ export const SIGNALS = {
   orderStatusChanged: 'orderStatusChanged',
   /** To CustomerApprovalWorkflow: staff decided; the workflow re-reads the account. */
   customerApprovalChanged: 'customerApprovalChanged',
+  /** To RefundExecutionWorkflow: the request has refunds to run (new, retried, or sent to store credit); the workflow runs them. */
+  refundRequested: 'refundRequested',
 } as const;
 
 export const QUERIES = {

@@ -3,7 +3,7 @@ import type { EventPayloads } from './payloads.generated.ts';
 export type { EventPayloads } from './payloads.generated.ts';
 
 /** Events delivered to listeners in the emitting service, never to the broker. */
-export const IN_PROCESS_EVENTS = ['cart.item_added', 'order.completed', 'order.status_changed', 'customer.approval_changed'] as const satisfies readonly (keyof EventPayloads)[];
+export const IN_PROCESS_EVENTS = ['cart.item_added', 'order.completed', 'order.status_changed', 'customer.approval_changed', 'payments.refund_requested'] as const satisfies readonly (keyof EventPayloads)[];
 export type InProcessEventName = (typeof IN_PROCESS_EVENTS)[number];
 
 type TopicPayloads = Omit<EventPayloads, InProcessEventName>;
@@ -26,6 +26,7 @@ export const TOPICS = {
   'shop.payments.money_moved.v1': { partitionKey: 'tender_id' },
   'shop.payments.store_credit_moved.v1': { partitionKey: 'account_id' },
   'shop.returns.status_changed.v1': { partitionKey: 'return_id' },
+  'shop.payments.refund_completed.v1': { partitionKey: 'order_id' },
 } as const satisfies { readonly [N in keyof TopicPayloads]: { readonly partitionKey: keyof TopicPayloads[N] & string } };
 
 export type TopicName = keyof typeof TOPICS;

@@ -93,6 +93,23 @@ export interface OrderStatusChanged {
 }
 
 /**
+ * In-process: a refund request has refunds to run (new, or a failed refund retried or sent to store credit): drives its RefundExecutionWorkflow
+ */
+export interface PaymentsRefundRequested {
+  /**
+   * Unique per event; consumers deduplicate by it.
+   */
+  event_id: string;
+  schema_version: 1;
+  /**
+   * When the refunds were requested, UTC.
+   */
+  occurred_at: string;
+  refund_request_id: string;
+  order_id: string;
+}
+
+/**
  * A customer account was created
  */
 export interface AccountsCreatedV1 {
@@ -370,6 +387,33 @@ export interface PaymentsMoneyMovedV1 {
 }
 
 /**
+ * A refund of one tender, part of a refund request, was given back for good: at the gateway, to a gift card or store credit account
+ */
+export interface PaymentsRefundCompletedV1 {
+  /**
+   * Unique per event; consumers deduplicate by it.
+   */
+  event_id: string;
+  schema_version: 1;
+  /**
+   * When the refund settled, UTC.
+   */
+  occurred_at: string;
+  refund_id: string;
+  refund_request_id: string;
+  order_id: string;
+  tender_id: string;
+  tender_kind: "CARD" | "STORE_CREDIT" | "GIFT_CARD";
+  destination: "ORIGINAL" | "STORE_CREDIT";
+  amount: string;
+  currency: string;
+  source: "STAFF" | "RMA";
+  rma_id: string | null;
+  gateway_refund_id: string | null;
+  store_credit_entry_id: string | null;
+}
+
+/**
  * A store credit ledger entry was written or changed status: credit issued, credit spent, an overdraft debit voided
  */
 export interface PaymentsStoreCreditMovedV1 {
@@ -442,6 +486,7 @@ export interface EventPayloads {
   'customer.approval_changed': CustomerApprovalChanged;
   'order.completed': OrderCompleted;
   'order.status_changed': OrderStatusChanged;
+  'payments.refund_requested': PaymentsRefundRequested;
   'shop.accounts.created.v1': AccountsCreatedV1;
   'shop.approvals.reminder_due.v1': ApprovalsReminderDueV1;
   'shop.cart.line_added.v1': CartLineAddedV1;
@@ -453,6 +498,7 @@ export interface EventPayloads {
   'shop.orders.placed.v1': OrdersPlacedV1;
   'shop.orders.status_changed.v1': OrdersStatusChangedV1;
   'shop.payments.money_moved.v1': PaymentsMoneyMovedV1;
+  'shop.payments.refund_completed.v1': PaymentsRefundCompletedV1;
   'shop.payments.store_credit_moved.v1': PaymentsStoreCreditMovedV1;
   'shop.returns.status_changed.v1': ReturnsStatusChangedV1;
 }

@@ -7,8 +7,10 @@ import {
   GATEWAY_TRANSACTION,
   orderLifecycleView,
   recordWorkflowFault,
+  REFUND_EXCEEDS_CAPTURED,
   remindCustomerApproval,
   remindOrderApproval,
+  runRefundRequest,
   SWEEP_PASSES,
   workflowSettings,
   type SweepPassDeps,
@@ -16,10 +18,24 @@ import {
 } from '@shop/domain';
 import type { ShopActivities } from './shop-activities.ts';
 
+/** Well within the refund activity's heartbeat timeout (15 s). */
+const HEARTBEAT_EVERY_MS = 3_000;
+
 /** The workflow run that called the running activity. */
 function callingRun(): WorkflowRun {
   const { workflowType, workflowExecution } = Context.current().info;
   return { workflow: workflowType ?? 'unknown', workflowId: workflowExecution?.workflowId ?? 'unknown', runId: workflowExecution?.runId ?? 'unknown' };
+}
+
+/** Heartbeats while `work` runs: a long activity whose worker dies is retried after the heartbeat timeout, not its whole timeout. */
+async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
+  const context = Context.current();
+  const beat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+  try {
+    return await work();
+  } finally {
+    clearInterval(beat);
+  }
 }
 
 /** Thin calls into @shop/domain, each in one transaction of its own. */
@@ -48,6 +64,12 @@ export function createActivities(sweep: SweepPassDeps): ShopActivities {
     customerApprovalView: (customerId) => transaction((tx) => customerApprovalView(tx, BigInt(customerId))),
     remindCustomerApproval: ({ customerId, expiresAt }) => transaction((tx) => remindCustomerApproval(tx, deps, BigInt(customerId), new Date(expiresAt))),
     expireCustomerApproval: (customerId) => transaction((tx) => expireCustomerApproval(tx, deps, BigInt(customerId))),
+    async runRefundRequest(refundRequestId) {
+      const run = callingRun();
+      const progress = await heartbeating(() => runRefundRequest(transaction, deps, { requestId: BigInt(refundRequestId), run }));
+      if (progress.faults > 0) metrics.faults.inc({ workflow: run.workflow, reason: REFUND_EXCEEDS_CAPTURED }, progress.faults);
+      return progress;
+    },
     async recordWorkflowFault(fault) {
       const run = callingRun();
       const recorded = await transaction((tx) => recordWorkflowFault(tx, run, fault));

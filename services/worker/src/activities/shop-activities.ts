@@ -1,5 +1,5 @@
 import type { BusinessApproval } from '@shop/platform';
-import type { CustomerApprovalView, FulfilmentCapture, OrderLifecycleView, WorkflowSettings } from '@shop/domain';
+import type { CustomerApprovalView, FulfilmentCapture, OrderLifecycleView, RefundRequestProgress, WorkflowSettings } from '@shop/domain';
 import type { SweepBatch } from '@shop/domain/workflows';
 
 /** A fault a workflow found about one entity; the run that found it is the calling workflow's. */
@@ -35,4 +35,9 @@ export interface ShopActivities {
   remindCustomerApproval(input: { customerId: string; expiresAt: string }): Promise<boolean>;
   expireCustomerApproval(customerId: string): Promise<BusinessApproval | null>;
   recordWorkflowFault(fault: FaultInput): Promise<boolean>;
+  /**
+   * Runs the request's REQUESTED refunds (card ones at the gateway under refund:<refundId>:<attempt>, so a
+   * retry refunds once) and looks its PENDING ones up; records refund_exceeds_captured for a refusal of more than was captured.
+   */
+  runRefundRequest(refundRequestId: string): Promise<RefundRequestProgress>;
 }

@@ -19,6 +19,17 @@ export const moneyActivities = proxyActivities<Pick<ShopActivities, 'captureOrde
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 
+/**
+ * A refund request's refunds, each a gateway call in its own transaction (GATEWAY_TRANSACTION, 30 s).
+ * The activity heartbeats every few seconds while it runs, so a worker that died shows within 15 s
+ * and another worker retries it (same keys) instead of waiting for the whole timeout.
+ */
+export const refundActivities = proxyActivities<Pick<ShopActivities, 'runRefundRequest'>>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '15 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
 /** A sweep pass that voids authorizations: one gateway call per tender, each in its own transaction. */
 export const moneySweepActivities = proxyActivities<Pick<ShopActivities, 'voidExpiringCardAuths'>>({
   startToCloseTimeout: '10 minutes',

@@ -7,3 +7,4 @@ export { GcExpiredRmaDraftsWorkflow } from './gc-expired-rma-drafts.ts';
 export { OrderLifecycleWorkflow } from './order-lifecycle.ts';
 export { OrderApprovalWorkflow } from './order-approval.ts';
 export { CustomerApprovalWorkflow } from './customer-approval.ts';
+export { RefundExecutionWorkflow } from './refund-execution.ts';

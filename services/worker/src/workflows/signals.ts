@@ -4,6 +4,7 @@ import { QUERIES, SIGNALS } from '@shop/domain/workflows';
 /** The payload of a signal is a record of the change; workflows re-read their entity rather than trust it. */
 export const orderStatusChanged = defineSignal<[{ to: string }]>(SIGNALS.orderStatusChanged);
 export const customerApprovalChanged = defineSignal<[{ approvalStatus: string }]>(SIGNALS.customerApprovalChanged);
+export const refundRequested = defineSignal<[]>(SIGNALS.refundRequested);
 
 export interface WorkflowState {
   readonly status: string | null;
