@@ -11,6 +11,7 @@ export const returnView = (rma: ReturnDetail) => ({
   draftExpiresAt: rma.draftExpiresAt.toISOString(),
   requestedAt: iso(rma.requestedAt),
   receivedAt: iso(rma.receivedAt),
+  refundedAt: iso(rma.refundedAt),
   closedAt: iso(rma.closedAt),
   createdAt: rma.createdAt.toISOString(),
   lines: rma.lines.map((line) => ({

@@ -3,14 +3,16 @@ import { requiredText } from '../accounts/text.ts';
 import { DomainError, notFound } from '../errors/domain-error.ts';
 import type { DomainDeps, Tx } from '../context.ts';
 import { sum } from '../money.ts';
+import { refundRequestView, requestRefund, type RefundRequestView } from '../payments/refund-requests.ts';
 import { workflowSettings } from '../settings/workflow-settings.ts';
 import { returnStatusChanged, type ReturnDetail } from './return-events.ts';
 import { returnStatusAfter, unitsHeld } from './return-status.ts';
 
 /**
  * Returns (RMAs): a customer or staff ask back some units of a fulfilled order's lines, staff record
- * the goods as they arrive. Every move locks the return's row first; creating one locks its order's,
- * so two returns of one order never ask back the same units (docs/money.md, Returns).
+ * the goods as they arrive and each receipt requests the refund of what arrived. Every move locks
+ * the return's row first; creating one locks its order's, so two returns of one order never ask back
+ * the same units (docs/money.md, Returns).
  */
 
 const DETAIL = { order: true, lines: { orderBy: { id: 'asc' }, include: { orderLine: true } } } as const satisfies Prisma.ReturnAuthorizationInclude;
@@ -149,8 +151,44 @@ export interface ReceiveReturn {
 export interface ReturnReceiptResult {
   readonly rma: ReturnDetail;
   readonly receipt: ReturnReceipt;
+  /** The refund the receipt requested; null when the order has no tender to give money back through, or the units are worth nothing. */
+  readonly refund: RefundRequestView | null;
   /** False when the key found an earlier receipt, which this call answered without changing anything. */
   readonly recorded: boolean;
+}
+
+/** The refund request of a receipt: one per receipt, so a retried receipt requests it once. */
+export const returnRefundKey = (returnId: bigint, receiptId: bigint): string => `rma:${returnId}:receipt:${receiptId}`;
+
+/**
+ * Requests the refund of what the receipt's units are worth, split across the order's tenders. An
+ * order paid outside the shop's tenders (marked paid by staff) has nothing to refund through: no
+ * request. One that has less left to refund than the units are worth refuses the whole receipt.
+ */
+async function refundReceipt(tx: Tx, deps: DomainDeps, rma: ReturnDetail, receipt: ReturnReceipt): Promise<RefundRequestView | null> {
+  if (receipt.amount.lte(0) || (await tx.paymentTender.count({ where: { orderId: rma.orderId } })) === 0) return null;
+  return requestRefund(tx, deps, {
+    orderId: rma.orderId,
+    amount: receipt.amount.toFixed(2),
+    reason: `goods of return ${rma.id} received (receipt ${receipt.id})`,
+    idempotencyKey: returnRefundKey(rma.id, receipt.id),
+    source: { kind: 'RMA', rmaId: rma.id },
+  });
+}
+
+/**
+ * RECEIVED -> REFUNDED once every refund request of the return succeeded (a return with none, whose
+ * order had nothing to refund through, stays RECEIVED). Called after each run over a refund request
+ * of a return, and by the receipt that completes it; anything else leaves the return as it is.
+ */
+export async function settleReturnRefunds(tx: Tx, deps: DomainDeps, returnId: bigint): Promise<ReturnDetail> {
+  const rma = await lockedReturn(tx, returnId);
+  if (rma.status !== 'RECEIVED') return rma;
+  const requests = await tx.refundRequest.findMany({ where: { rmaId: rma.id }, select: { status: true } });
+  if (requests.length === 0 || requests.some((request) => request.status !== 'SUCCEEDED')) return rma;
+  const moved = await tx.returnAuthorization.update({ where: { id: rma.id }, data: { status: returnStatusAfter(rma.id, rma.status, 'refund'), refundedAt: deps.now() }, include: DETAIL });
+  await returnStatusChanged(tx, deps, moved, rma.status);
+  return moved;
 }
 
 /** The receipt written under the key, when a retried receipt finds it: the same receipt answers it, another is refused. */
@@ -165,17 +203,29 @@ async function replayedReceipt(tx: Tx, input: ReceiveReturn, idempotencyKey: str
   return receipt;
 }
 
+/** After a run over a refund request: the return it refunds, if any, becomes REFUNDED once all its requests succeeded. */
+export async function settleReturnOfRefundRequest(tx: Tx, deps: DomainDeps, refundRequestId: bigint): Promise<void> {
+  const request = await tx.refundRequest.findUnique({ where: { id: refundRequestId }, select: { rmaId: true, status: true } });
+  if (request?.rmaId != null && request.status === 'SUCCEEDED') await settleReturnRefunds(tx, deps, request.rmaId);
+}
+
 /**
  * Records goods of a REQUESTED or PARTIALLY_RECEIVED return that arrived: PARTIALLY_RECEIVED while
  * units are still missing, RECEIVED once all are in. The receipt's amount is what the units are
- * worth at the order's unit prices, in its currency.
+ * worth at the order's unit prices, in its currency, and its refund is requested in the same
+ * transaction (RefundExecutionWorkflow runs it).
  */
 export async function receiveReturn(tx: Tx, deps: DomainDeps, input: ReceiveReturn): Promise<ReturnReceiptResult> {
   const idempotencyKey = requiredText('idempotencyKey', input.idempotencyKey, 255);
   const lines = validLines(input.lines);
+  // The order first, as creating a return and requesting its refund lock it.
+  await tx.$executeRaw`SELECT 1 FROM orders WHERE id = (SELECT order_id FROM return_authorizations WHERE id = ${input.returnId}) FOR UPDATE`;
   const rma = await lockedReturn(tx, input.returnId);
   const replayed = await replayedReceipt(tx, input, idempotencyKey);
-  if (replayed !== null) return { rma, receipt: replayed, recorded: false };
+  if (replayed !== null) {
+    const refund = await tx.refundRequest.findUnique({ where: { idempotencyKey: returnRefundKey(rma.id, replayed.id) }, select: { id: true } });
+    return { rma, receipt: replayed, refund: refund === null ? null : await refundRequestView(tx, refund.id), recorded: false };
+  }
   // Whether it is whole or partial, a receipt needs a return that waits for goods: said before the lines are checked.
   returnStatusAfter(rma.id, rma.status, 'receive_part');
   const arriving = lines.map((line, index) => {
@@ -209,7 +259,9 @@ export async function receiveReturn(tx: Tx, deps: DomainDeps, input: ReceiveRetu
   }
   const moved = await tx.returnAuthorization.update({ where: { id: rma.id }, data: { status: to, ...(allIn ? { receivedAt: deps.now() } : {}) }, include: DETAIL });
   if (to !== rma.status) await returnStatusChanged(tx, deps, moved, rma.status);
-  return { rma: moved, receipt, recorded: true };
+  const refund = await refundReceipt(tx, deps, moved, receipt);
+  // The last units worth nothing, after refunds that all succeeded: nothing more will settle it.
+  return { rma: refund === null ? await settleReturnRefunds(tx, deps, rma.id) : moved, receipt, refund, recorded: true };
 }
 
 /**

@@ -5,7 +5,20 @@ import type { DomainError } from '../../src/errors/domain-error.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
 import { placeOrder } from '../../src/orders/checkout.ts';
 import { fulfilOrder, markOrderPaid } from '../../src/orders/order-transitions.ts';
-import { cancelReturn, createReturnDraft, expireReturnDrafts, findReturn, receiveReturn, submitReturn, type ReturnActor, type ReturnLineInput } from '../../src/returns/returns.ts';
+import { runRefundRequest } from '../../src/payments/refund-execution.ts';
+import { requestRefund } from '../../src/payments/refund-requests.ts';
+import { customerStoreCreditAccount, issueStoreCredit, storeCreditBalance } from '../../src/payments/store-credit.ts';
+import {
+  cancelReturn,
+  createReturnDraft,
+  expireReturnDrafts,
+  findReturn,
+  receiveReturn,
+  returnRefundKey,
+  submitReturn,
+  type ReturnActor,
+  type ReturnLineInput,
+} from '../../src/returns/returns.ts';
 import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from './support.ts';
 
 let commerce: Commerce;
@@ -30,8 +43,11 @@ async function newCustomer(name: string): Promise<bigint> {
   return customer.id;
 }
 
-/** A FULFILLED order of the customer with one line per item (a new product each), its line ids in that order. */
-async function fulfilledOrder(customerId: bigint, items: { price: string; quantity: number }[]) {
+/**
+ * A FULFILLED order of the customer with one line per item (a new product each), its line ids in that
+ * order: marked paid by staff (no tender), or paid with store credit.
+ */
+async function fulfilledOrder(customerId: bigint, items: { price: string; quantity: number }[], { storeCredit = false } = {}) {
   commerce.setNow(NOW);
   const productIds: bigint[] = [];
   for (const item of items) productIds.push(await catalog.product(`P${(skus += 1)}`, item.price, 20));
@@ -39,7 +55,13 @@ async function fulfilledOrder(customerId: bigint, items: { price: string; quanti
   const order = await commerce.transaction(async (tx) => {
     const cart = await createCart(tx, commerce.deps, { channelId: catalog.channelId, shopper });
     for (const [index, item] of items.entries()) await addCartLine(tx, commerce.deps, { cartId: cart.id, shopper, productId: productIds[index] ?? 0n, quantity: item.quantity });
-    const placed = await placeOrder(tx, commerce.deps, { cartId: cart.id, shopper, email: 'ada@example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS });
+    const checkout = { cartId: cart.id, shopper, email: 'ada@example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS };
+    if (storeCredit) {
+      await issueStoreCredit(tx, commerce.deps, { customerId, currency: 'EUR', amount: '500.00', note: 'to spend', idempotencyKey: `issue:${cart.id}` });
+      const placed = await placeOrder(tx, commerce.deps, { ...checkout, useStoreCredit: true, idempotencyKey: `checkout:${cart.id}` });
+      return fulfilOrder(tx, commerce.deps, placed.id);
+    }
+    const placed = await placeOrder(tx, commerce.deps, checkout);
     await markOrderPaid(tx, commerce.deps, placed.id);
     return fulfilOrder(tx, commerce.deps, placed.id);
   });
@@ -164,6 +186,8 @@ describe('returns', () => {
 
     const first = await receive(rma.id, [{ orderLineId: shirt, quantity: 1 }, { orderLineId: socks, quantity: 2 }], `receipt:${rma.id}:1`);
     expect(first.recorded).toBe(true);
+    // Marked paid by staff: no tender to refund through.
+    expect(first.refund).toBeNull();
     expect(first.receipt).toMatchObject({ currency: 'EUR' });
     expect(first.receipt.amount.toFixed(2)).toBe('22.48');
     expect(first.rma.status).toBe('PARTIALLY_RECEIVED');
@@ -185,6 +209,47 @@ describe('returns', () => {
       ['PARTIALLY_RECEIVED', 'RECEIVED'],
     ]);
     expect(await prisma().returnReceipt.count({ where: { returnAuthorizationId: rma.id } })).toBe(2);
+  });
+
+  it('requests the refund of each receipt once, and is REFUNDED once all of them succeeded', async () => {
+    const customerId = await newCustomer('barbara');
+    const { order, lineIds } = await fulfilledOrder(customerId, [{ price: '12.50', quantity: 2 }, { price: '4.99', quantity: 1 }], { storeCredit: true });
+    const [shirt = 0n, socks = 0n] = lineIds;
+    const { id: accountId } = await commerce.transaction((tx) => customerStoreCreditAccount(tx, customerId, 'EUR'));
+    const rma = await draft(order.id, [{ orderLineId: shirt, quantity: 2 }, { orderLineId: socks, quantity: 1 }]);
+    await submit(rma.id);
+    const run = (requestId: string) => runRefundRequest(commerce.transaction, commerce.deps, { requestId: BigInt(requestId), run: { workflow: 'test', workflowId: `refund-${requestId}`, runId: '1' } });
+    const balance = async () => (await storeCreditBalance(prisma(), accountId)).toFixed(2);
+    expect(await balance()).toBe('470.01');
+
+    const first = await receive(rma.id, [{ orderLineId: shirt, quantity: 1 }], `receipt:${rma.id}:1`);
+    expect(first.refund).toMatchObject({ orderId: order.id.toString(), amount: '12.50', currency: 'EUR', source: 'RMA', rmaId: rma.id.toString(), status: 'REQUESTED' });
+    const request = await prisma().refundRequest.findUniqueOrThrow({ where: { id: BigInt(first.refund?.id ?? '0') } });
+    expect(request.idempotencyKey).toBe(returnRefundKey(rma.id, first.receipt.id));
+    expect((await receive(rma.id, [{ orderLineId: shirt, quantity: 1 }], `receipt:${rma.id}:1`)).refund?.id).toBe(first.refund?.id);
+    expect(await run(first.refund?.id ?? '0')).toMatchObject({ status: 'SUCCEEDED' });
+    expect((await findReturn(prisma(), rma.id, STAFF)).status).toBe('PARTIALLY_RECEIVED');
+
+    const rest = await receive(rma.id, [{ orderLineId: shirt, quantity: 1 }, { orderLineId: socks, quantity: 1 }], `receipt:${rma.id}:2`);
+    expect(rest.rma.status).toBe('RECEIVED');
+    expect(rest.refund).toMatchObject({ amount: '17.49', status: 'REQUESTED' });
+    const before = await commerce.lastEventId();
+    commerce.setNow(new Date(NOW.getTime() + 7_200_000));
+    expect(await run(rest.refund?.id ?? '0')).toMatchObject({ status: 'SUCCEEDED' });
+
+    expect(await findReturn(prisma(), rma.id, STAFF)).toMatchObject({ status: 'REFUNDED', refundedAt: new Date(NOW.getTime() + 7_200_000) });
+    expect(await balance()).toBe('500.00');
+    expect(await prisma().refundRequest.count({ where: { rmaId: rma.id } })).toBe(2);
+    const changes = (await commerce.events(before)).filter((event) => event.name === 'shop.returns.status_changed.v1');
+    expect(changes.map((event) => [event.payload.from, event.payload.to])).toEqual([['RECEIVED', 'REFUNDED']]);
+  });
+
+  it('keeps refund requests to returns that exist', async () => {
+    const { order } = await fulfilledOrder(await newCustomer('frances'), [{ price: '9.00', quantity: 1 }], { storeCredit: true });
+    const orphan = await failure(
+      commerce.transaction((tx) => requestRefund(tx, commerce.deps, { orderId: order.id, amount: '9.00', reason: 'no such return', idempotencyKey: 'rma:orphan', source: { kind: 'RMA', rmaId: 999_999n } })),
+    );
+    expect(String(orphan)).toContain('refund_requests_rma_id_fkey');
   });
 
   it('expires drafts past their expiry in bounded batches, once, and leaves the others', async () => {

@@ -275,7 +275,10 @@ export type Mutation = {
   readonly createReturn: ReturnAuthorization;
   /** Staff (returns.manage): DRAFT -> REQUESTED. */
   readonly submitReturn: ReturnAuthorization;
-  /** Staff (returns.manage). Records units that arrived: PARTIALLY_RECEIVED while some are still missing, RECEIVED once all are in. */
+  /**
+   * Staff (returns.manage). Records units that arrived: PARTIALLY_RECEIVED while some are still missing, RECEIVED once all are in;
+   * requests the refund of what they are worth (REFUNDED once every such refund succeeded).
+   */
   readonly receiveReturn: ReturnAuthorization;
   /** Staff (returns.manage): DRAFT or REQUESTED -> CANCELLED; its units can be returned again. */
   readonly cancelReturn: ReturnAuthorization;
@@ -962,6 +965,8 @@ export type ReturnAuthorization = {
   readonly requestedAt?: Maybe<Scalars['String']['output']>;
   /** When the last unit arrived. */
   readonly receivedAt?: Maybe<Scalars['String']['output']>;
+  /** When the refunds of its receipts had all succeeded. */
+  readonly refundedAt?: Maybe<Scalars['String']['output']>;
   /** When it was cancelled or expired. */
   readonly closedAt?: Maybe<Scalars['String']['output']>;
   readonly createdAt: Scalars['String']['output'];
@@ -1780,6 +1785,7 @@ export type ReturnAuthorizationResolvers<ContextType = MercuriusContext, ParentT
   draftExpiresAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   requestedAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   receivedAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  refundedAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   closedAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   lines?: Resolver<ReadonlyArray<ResolversTypes['ReturnLine']>, ParentType, ContextType>;
