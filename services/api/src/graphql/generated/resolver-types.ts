@@ -267,6 +267,12 @@ export type Mutation = {
   readonly cancelOrder: Order;
   /** Staff (orders.manage): new shipping and/or billing address until fulfilment; emits shop.orders.modified.v1. */
   readonly changeOrderAddresses: Order;
+  /** Staff (payments.refund). Requests a refund of a fulfilled or completed order; RefundExecutionWorkflow gives it back (BAD_USER_INPUT with `refundable` when more is asked than is left). */
+  readonly requestRefund: RefundRequest;
+  /** Staff (payments.refund). Sends a FAILED refund to the gateway again, as a new attempt. */
+  readonly retryRefund: RefundRequest;
+  /** Staff (payments.refund). Gives a FAILED refund's amount to the customer's store credit instead. */
+  readonly refundToStoreCredit: RefundRequest;
   /** The signed-in customer drafts a return of their own order's lines; it expires unless submitted in time. */
   readonly createMyReturn: ReturnAuthorization;
   /** DRAFT -> REQUESTED, for the signed-in customer's own return. */
@@ -457,6 +463,21 @@ export type MutationChangeOrderAddressesArgs = {
   id: Scalars['ID']['input'];
   shippingAddress?: InputMaybe<AddressInput>;
   billingAddress?: InputMaybe<AddressInput>;
+};
+
+
+export type MutationRequestRefundArgs = {
+  input: RequestRefundInput;
+};
+
+
+export type MutationRetryRefundArgs = {
+  refundId: Scalars['ID']['input'];
+};
+
+
+export type MutationRefundToStoreCreditArgs = {
+  refundId: Scalars['ID']['input'];
 };
 
 
@@ -818,6 +839,8 @@ export type Order = {
   readonly lines: ReadonlyArray<OrderLine>;
   /** How the order is paid, oldest first (docs/money.md). */
   readonly tenders: ReadonlyArray<Tender>;
+  /** Refund requests of the order, oldest first. */
+  readonly refundRequests: ReadonlyArray<RefundRequest>;
   /** Its returns, oldest first. */
   readonly returns: ReadonlyArray<ReturnAuthorization>;
 };
@@ -889,6 +912,77 @@ export type PlaceOrderInput = {
   readonly useStoreCredit?: InputMaybe<Scalars['Boolean']['input']>;
   /** Pay with this gift card first, before store credit and the card. Needs idempotencyKey. */
   readonly giftCardCode?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** REQUESTED (under way) -> SUCCEEDED, or NEEDS_ATTENTION when a refund failed for good (retryRefund or refundToStoreCredit). */
+export type RefundRequestStatus =
+  | 'REQUESTED'
+  | 'SUCCEEDED'
+  | 'NEEDS_ATTENTION';
+
+export type RefundRequestSource =
+  | 'STAFF'
+  | 'RMA';
+
+/** ORIGINAL: back to the card, gift card or store credit the tender paid with; STORE_CREDIT: to the customer's store credit instead. */
+export type RefundDestination =
+  | 'ORIGINAL'
+  | 'STORE_CREDIT';
+
+/** REQUESTED -> PENDING (the gateway settles it later) -> SUCCEEDED; REQUESTED -> FAILED -> REQUESTED (retried) or CANCELED (sent to store credit). */
+export type RefundStatus =
+  | 'REQUESTED'
+  | 'PENDING'
+  | 'SUCCEEDED'
+  | 'FAILED'
+  | 'CANCELED';
+
+/** The part of a refund request one tender gives back. Amounts are decimal strings in the order's currency. */
+export type Refund = {
+  readonly __typename?: 'Refund';
+  readonly id: Scalars['ID']['output'];
+  readonly tenderId: Scalars['ID']['output'];
+  readonly tenderKind: TenderKind;
+  readonly amount: Scalars['String']['output'];
+  readonly destination: RefundDestination;
+  readonly status: RefundStatus;
+  /** 1, plus one per retry staff asked for. */
+  readonly attempt: Scalars['Int']['output'];
+  /** The gateway's refund, once it answered one. */
+  readonly gatewayRefundId?: Maybe<Scalars['String']['output']>;
+  /** When a PENDING refund settles, as the gateway said. */
+  readonly settlesAt?: Maybe<Scalars['String']['output']>;
+  /** Why the last attempt failed for good. */
+  readonly lastError?: Maybe<Scalars['String']['output']>;
+  readonly settledAt?: Maybe<Scalars['String']['output']>;
+};
+
+/** An amount of an order to give back, split across its tenders: gift cards and store credit first, then cards (docs/money.md). */
+export type RefundRequest = {
+  readonly __typename?: 'RefundRequest';
+  readonly id: Scalars['ID']['output'];
+  readonly orderId: Scalars['ID']['output'];
+  readonly status: RefundRequestStatus;
+  readonly amount: Scalars['String']['output'];
+  readonly currency: Scalars['String']['output'];
+  readonly reason: Scalars['String']['output'];
+  readonly source: RefundRequestSource;
+  /** The staff user who asked (source STAFF). */
+  readonly staffUserId?: Maybe<Scalars['ID']['output']>;
+  /** The return refunded (source RMA). */
+  readonly rmaId?: Maybe<Scalars['ID']['output']>;
+  readonly createdAt: Scalars['String']['output'];
+  /** One per tender, in the order of the split; a refund sent to store credit follows the one it replaces. */
+  readonly refunds: ReadonlyArray<Refund>;
+};
+
+export type RequestRefundInput = {
+  readonly orderId: Scalars['ID']['input'];
+  /** A positive decimal string in the order's currency, at most what is left to refund, e.g. "19.90". */
+  readonly amount: Scalars['String']['input'];
+  readonly reason: Scalars['String']['input'];
+  /** Sending the same request with the same key answers the first request; the key with another request is CONFLICT. */
+  readonly idempotencyKey: Scalars['String']['input'];
 };
 
 export type Money = {
@@ -1375,6 +1469,13 @@ export type ResolversTypes = {
   CardInput: CardInput;
   OrderConnection: ResolverTypeWrapper<Omit<OrderConnection, 'nodes'> & { nodes: ReadonlyArray<ResolversTypes['Order']> }>;
   PlaceOrderInput: PlaceOrderInput;
+  RefundRequestStatus: RefundRequestStatus;
+  RefundRequestSource: RefundRequestSource;
+  RefundDestination: RefundDestination;
+  RefundStatus: RefundStatus;
+  Refund: ResolverTypeWrapper<Refund>;
+  RefundRequest: ResolverTypeWrapper<RefundRequest>;
+  RequestRefundInput: RequestRefundInput;
   Money: ResolverTypeWrapper<Money>;
   TrackingReportRow: ResolverTypeWrapper<TrackingReportRow>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
@@ -1453,6 +1554,9 @@ export type ResolversParentTypes = {
   CardInput: CardInput;
   OrderConnection: Omit<OrderConnection, 'nodes'> & { nodes: ReadonlyArray<ResolversParentTypes['Order']> };
   PlaceOrderInput: PlaceOrderInput;
+  Refund: Refund;
+  RefundRequest: RefundRequest;
+  RequestRefundInput: RequestRefundInput;
   Money: Money;
   TrackingReportRow: TrackingReportRow;
   Float: Scalars['Float']['output'];
@@ -1557,6 +1661,9 @@ export type MutationResolvers<ContextType = MercuriusContext, ParentType extends
   completeOrder?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationCompleteOrderArgs, 'id'>>;
   cancelOrder?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationCancelOrderArgs, 'id' | 'reason'>>;
   changeOrderAddresses?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationChangeOrderAddressesArgs, 'id'>>;
+  requestRefund?: Resolver<ResolversTypes['RefundRequest'], ParentType, ContextType, RequireFields<MutationRequestRefundArgs, 'input'>>;
+  retryRefund?: Resolver<ResolversTypes['RefundRequest'], ParentType, ContextType, RequireFields<MutationRetryRefundArgs, 'refundId'>>;
+  refundToStoreCredit?: Resolver<ResolversTypes['RefundRequest'], ParentType, ContextType, RequireFields<MutationRefundToStoreCreditArgs, 'refundId'>>;
   createMyReturn?: Resolver<ResolversTypes['ReturnAuthorization'], ParentType, ContextType, RequireFields<MutationCreateMyReturnArgs, 'input'>>;
   submitMyReturn?: Resolver<ResolversTypes['ReturnAuthorization'], ParentType, ContextType, RequireFields<MutationSubmitMyReturnArgs, 'id'>>;
   createReturn?: Resolver<ResolversTypes['ReturnAuthorization'], ParentType, ContextType, RequireFields<MutationCreateReturnArgs, 'input'>>;
@@ -1721,6 +1828,7 @@ export type OrderResolvers<ContextType = MercuriusContext, ParentType extends Re
   cancelReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   lines?: Resolver<ReadonlyArray<ResolversTypes['OrderLine']>, ParentType, ContextType>;
   tenders?: Resolver<ReadonlyArray<ResolversTypes['Tender']>, ParentType, ContextType>;
+  refundRequests?: Resolver<ReadonlyArray<ResolversTypes['RefundRequest']>, ParentType, ContextType>;
   returns?: Resolver<ReadonlyArray<ResolversTypes['ReturnAuthorization']>, ParentType, ContextType>;
 };
 
@@ -1740,6 +1848,34 @@ export type TenderResolvers<ContextType = MercuriusContext, ParentType extends R
 export type OrderConnectionResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['OrderConnection'] = ResolversParentTypes['OrderConnection']> = {
   nodes?: Resolver<ReadonlyArray<ResolversTypes['Order']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type RefundResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['Refund'] = ResolversParentTypes['Refund']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  tenderId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  tenderKind?: Resolver<ResolversTypes['TenderKind'], ParentType, ContextType>;
+  amount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  destination?: Resolver<ResolversTypes['RefundDestination'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['RefundStatus'], ParentType, ContextType>;
+  attempt?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  gatewayRefundId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  settlesAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  lastError?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  settledAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type RefundRequestResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['RefundRequest'] = ResolversParentTypes['RefundRequest']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  orderId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['RefundRequestStatus'], ParentType, ContextType>;
+  amount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  reason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  source?: Resolver<ResolversTypes['RefundRequestSource'], ParentType, ContextType>;
+  staffUserId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  rmaId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  refunds?: Resolver<ReadonlyArray<ResolversTypes['Refund']>, ParentType, ContextType>;
 };
 
 export type MoneyResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['Money'] = ResolversParentTypes['Money']> = {
@@ -1957,6 +2093,8 @@ export type Resolvers<ContextType = MercuriusContext> = {
   Order?: OrderResolvers<ContextType>;
   Tender?: TenderResolvers<ContextType>;
   OrderConnection?: OrderConnectionResolvers<ContextType>;
+  Refund?: RefundResolvers<ContextType>;
+  RefundRequest?: RefundRequestResolvers<ContextType>;
   Money?: MoneyResolvers<ContextType>;
   TrackingReportRow?: TrackingReportRowResolvers<ContextType>;
   TrackingReportConnection?: TrackingReportConnectionResolvers<ContextType>;

@@ -1,0 +1,155 @@
+// Refunds through GraphQL, with the api configured for the real test gateway and no workflow engine:
+// staff with payments.refund request a refund of a fulfilled order, the api's in-process listener
+// runs it (as `npm start` does), staff and the customer see it on the order, and a declined refund
+// is sent to store credit. Asserted on the gateway's own log.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GATEWAY_API_KEY_SECRET, givenCredentials, HttpPaymentGateway, setStoredSecret, type EventPayloads } from '@shop/platform';
+import { captureOrderTenders, createStaffUser, ensureRole, GATEWAY_TRANSACTION, type DomainDeps } from '@shop/domain';
+import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../../platform/src/payments/test-gateway/index.ts';
+import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
+import { embeddedRefunds } from '../src/workflows/embedded-refunds.ts';
+import { bearer, openGraphqlApi, seedDemoShop, type GraphqlApi } from './graphql-harness.ts';
+
+const API_KEY = 'graphql_refunds_gateway_key';
+const WEB = { 'x-channel-id': 'web' };
+const ADDRESS = { name: 'Ada Lovelace', line1: 'Main Street 1', postalCode: '10115', city: 'Berlin', countryCode: 'DE' };
+const REQUEST_FIELDS = 'id orderId status amount currency reason source rmaId refunds { id tenderKind amount destination status attempt lastError }';
+const REQUEST_REFUND = `mutation ($input: RequestRefundInput!) { requestRefund(input: $input) { ${REQUEST_FIELDS} } }`;
+
+let gatewayDatabase: TestDatabase;
+let gateway: RunningTestGateway;
+let control: TestGatewayControl;
+let api: GraphqlApi;
+let admin: Record<string, string>;
+let customer: Record<string, string>;
+let channelId: string;
+let locationId: string;
+let deps: DomainDeps;
+const inProcess = embeddedRefunds();
+
+beforeAll(async () => {
+  gatewayDatabase = await createTestDatabase('graphql_refunds_gateway');
+  gateway = await startTestGateway({ databaseUrl: gatewayDatabase.url, apiKey: API_KEY });
+  control = new TestGatewayControl(gateway.url, API_KEY);
+  api = await openGraphqlApi('graphql_refunds', { PAYMENT_GATEWAY_URL: gateway.url });
+  await setStoredSecret(api.prisma, api.platform.masterKeys, { key: GATEWAY_API_KEY_SECRET, value: API_KEY, setAt: new Date(), setByStaffUserId: null });
+  ({ channelId, locationId, admin } = await seedDemoShop(api));
+  deps = { emit: api.outbox.emit, now: () => new Date(), gateway: new HttpPaymentGateway({ baseUrl: gateway.url, credentials: givenCredentials(API_KEY) }) };
+  inProcess.start({ transaction: api.outbox.transaction, deps });
+  const { registerCustomer } = await api.data<{ registerCustomer: { accessToken: string } }>(
+    'mutation { registerCustomer(input: { email: "refunded@example.com", password: "refund-password-1" }) { accessToken } }',
+    {},
+    WEB,
+  );
+  customer = bearer(registerCustomer.accessToken);
+});
+
+afterAll(async () => {
+  await api?.close();
+  await gateway?.close();
+  await gatewayDatabase?.drop();
+});
+
+interface RefundRequest {
+  readonly id: string;
+  readonly status: string;
+  readonly refunds: readonly { readonly id: string; readonly status: string; readonly [field: string]: unknown }[];
+  readonly [field: string]: unknown;
+}
+
+let orders = 0;
+
+/** The customer's order of 2 × 12.50 paid by card (token `tok_<name>`), fulfilled by staff and captured (the capture is a workflow step, done here by hand). */
+async function fulfilledOrder(name: string): Promise<{ id: string; authorizationId: string }> {
+  orders += 1;
+  const { createProduct } = await api.data<{ createProduct: { id: string } }>(
+    'mutation ($input: ProductInput!) { createProduct(input: $input) { id } }',
+    { input: { sku: `REFUND-${orders}`, name: `Refund product ${orders}`, slug: `refund-product-${orders}`, price: '12.50', currency: 'EUR', channelIds: [channelId] } },
+    admin,
+  );
+  await api.data('mutation ($input: SetStockOnHandInput!) { setStockOnHand(input: $input) { onHand } }', { input: { productId: createProduct.id, locationId, onHand: 5, reason: 'restock' } }, admin);
+  const headers = { ...WEB, ...customer };
+  const { createCart } = await api.data<{ createCart: { id: string } }>('mutation { createCart { id } }', {}, headers);
+  await api.data('mutation ($cartId: ID!, $productId: ID!) { addCartLine(cartId: $cartId, productId: $productId, quantity: 2) { id } }', { cartId: createCart.id, productId: createProduct.id }, headers);
+  const input = { cartId: createCart.id, email: 'refunded@example.com', billingAddress: ADDRESS, idempotencyKey: `graphql-refund-${name}`, card: { token: `tok_${name}` } };
+  const { placeOrder } = await api.data<{ placeOrder: { id: string } }>('mutation ($input: PlaceOrderInput!) { placeOrder(input: $input) { id } }', { input }, headers);
+  await api.data('mutation ($id: ID!) { fulfilOrder(id: $id) { status } }', { id: placeOrder.id }, admin);
+  await api.outbox.transaction((tx) => captureOrderTenders(tx, deps, BigInt(placeOrder.id)), GATEWAY_TRANSACTION);
+  const tender = await api.prisma.paymentTender.findFirstOrThrow({ where: { orderId: BigInt(placeOrder.id) } });
+  return { id: placeOrder.id, authorizationId: tender.gatewayReference };
+}
+
+/** What the dispatcher hands the api's in-process refund listener for each payments.refund_requested of the request, in order. */
+async function runInProcess(requestId: string): Promise<void> {
+  const events = await api.prisma.outboxEvent.findMany({ where: { name: 'payments.refund_requested', payload: { path: ['refund_request_id'], equals: requestId } }, orderBy: { id: 'asc' } });
+  for (const event of events) await inProcess.listener.handle(api.prisma, event.payload as unknown as EventPayloads['payments.refund_requested']);
+}
+
+const refundsAt = async (authorizationId: string) =>
+  (await control.operations()).filter((operation) => operation.kind === 'refund' && operation.authorizationId === authorizationId).map((operation) => [operation.status, operation.amount.amountMinor]);
+
+const ORDER_REFUNDS = `query ($id: ID!) { order(id: $id) { refundRequests { ${REQUEST_FIELDS} } } }`;
+
+describe('refunds in GraphQL', () => {
+  it('requests a refund once per key, runs it in-process, and shows it to staff and to the customer', async () => {
+    const order = await fulfilledOrder('graphql-refund');
+    const input = { orderId: order.id, amount: '7.50', reason: 'one item returned', idempotencyKey: 'gql-refund-1' };
+    const { requestRefund } = await api.data<{ requestRefund: RefundRequest }>(REQUEST_REFUND, { input }, admin);
+    expect(requestRefund).toMatchObject({
+      orderId: order.id,
+      status: 'REQUESTED',
+      amount: '7.50',
+      currency: 'EUR',
+      source: 'STAFF',
+      rmaId: null,
+      refunds: [{ tenderKind: 'CARD', amount: '7.50', destination: 'ORIGINAL', status: 'REQUESTED', attempt: 1, lastError: null }],
+    });
+    expect((await api.data<{ requestRefund: RefundRequest }>(REQUEST_REFUND, { input }, admin)).requestRefund.id).toBe(requestRefund.id);
+
+    await runInProcess(requestRefund.id);
+    // A redelivered event runs nothing twice.
+    await runInProcess(requestRefund.id);
+    expect(await refundsAt(order.authorizationId)).toEqual([['approved', 750]]);
+
+    const { order: seen } = await api.data<{ order: { refundRequests: RefundRequest[] } }>(ORDER_REFUNDS, { id: order.id }, admin);
+    expect(seen.refundRequests).toMatchObject([{ id: requestRefund.id, status: 'SUCCEEDED', refunds: [{ status: 'SUCCEEDED', amount: '7.50' }] }]);
+    const mine = await api.data<{ myOrders: { nodes: { id: string; refundRequests: RefundRequest[] }[] } }>('query { myOrders { nodes { id refundRequests { status amount } } } }', {}, customer);
+    expect(mine.myOrders.nodes.find((node) => node.id === order.id)?.refundRequests).toEqual([{ status: 'SUCCEEDED', amount: '7.50' }]);
+
+    const tooMuch = await api.error(REQUEST_REFUND, { input: { ...input, amount: '20.00', idempotencyKey: 'gql-refund-2' } }, admin);
+    expect(tooMuch).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: 'amount', refundable: '17.50' } });
+    expect(await api.error(REQUEST_REFUND, { input: { ...input, amount: '1.00' } }, admin)).toMatchObject({ extensions: { code: 'CONFLICT', field: 'idempotencyKey' } });
+  });
+
+  it('sends a declined refund to the customer store credit when staff ask', async () => {
+    const order = await fulfilledOrder('graphql-declined');
+    await control.addFault({ fault: { kind: 'decline' }, operation: 'refund', cardToken: 'tok_graphql-declined' });
+    const { requestRefund } = await api.data<{ requestRefund: RefundRequest }>(REQUEST_REFUND, { input: { orderId: order.id, amount: '5.00', reason: 'late', idempotencyKey: 'gql-refund-3' } }, admin);
+    await runInProcess(requestRefund.id);
+    const { order: failed } = await api.data<{ order: { refundRequests: RefundRequest[] } }>(ORDER_REFUNDS, { id: order.id }, admin);
+    expect(failed.refundRequests).toMatchObject([{ status: 'NEEDS_ATTENTION', refunds: [{ status: 'FAILED', lastError: 'card_declined: the gateway declined the refund' }] }]);
+
+    const refundId = requestRefund.refunds[0]?.id;
+    const { refundToStoreCredit } = await api.data<{ refundToStoreCredit: RefundRequest }>(`mutation ($refundId: ID!) { refundToStoreCredit(refundId: $refundId) { ${REQUEST_FIELDS} } }`, { refundId }, admin);
+    expect(refundToStoreCredit.refunds.map((refund) => [refund.destination, refund.status])).toEqual([
+      ['ORIGINAL', 'CANCELED'],
+      ['STORE_CREDIT', 'REQUESTED'],
+    ]);
+    await runInProcess(requestRefund.id);
+    expect((await api.data<{ order: { refundRequests: RefundRequest[] } }>(ORDER_REFUNDS, { id: order.id }, admin)).order.refundRequests[0]?.status).toBe('SUCCEEDED');
+    expect(await api.data('query { myStoreCredit { currency balance } }', {}, customer)).toEqual({ myStoreCredit: [{ currency: 'EUR', balance: '5.00' }] });
+    expect(await refundsAt(order.authorizationId)).toEqual([['declined', 500]]);
+    expect(await api.error('mutation ($refundId: ID!) { retryRefund(refundId: $refundId) { id } }', { refundId }, admin)).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: 'refundId' } });
+  });
+
+  it('is for staff with payments.refund', async () => {
+    await api.prisma.$transaction(async (tx) => {
+      await ensureRole(tx, { name: 'order-reader', permissions: ['orders.read'] });
+      await createStaffUser(tx, { email: 'order-reader@shop.test', password: 'reader-password-1', name: 'Reader', roles: ['order-reader'] });
+    });
+    const { loginStaff } = await api.data<{ loginStaff: { accessToken: string } }>('mutation { loginStaff(email: "order-reader@shop.test", password: "reader-password-1") { accessToken } }');
+    const input = { orderId: '1', amount: '1.00', reason: 'x', idempotencyKey: 'gql-refund-forbidden' };
+    expect(await api.error(REQUEST_REFUND, { input }, bearer(loginStaff.accessToken))).toMatchObject({ extensions: { code: 'FORBIDDEN', permission: 'payments.refund' } });
+    expect(await api.error(REQUEST_REFUND, { input }, customer)).toMatchObject({ extensions: { code: 'FORBIDDEN' } });
+  });
+});
