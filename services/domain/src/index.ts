@@ -106,9 +106,7 @@ export {
   expireReturnDrafts,
   findReturn,
   receiveReturn,
-  returnRefundKey,
   returnsOfOrders,
-  settleReturnRefunds,
   submitReturn,
   type CreateReturnDraft,
   type ReceiveReturn,
@@ -117,7 +115,6 @@ export {
   type ReturnReceiptResult,
 } from './returns/returns.ts';
 export type { ReturnDetail } from './returns/return-events.ts';
-export { RETURN_TRANSITIONS, returnStatusAfter, unitsHeld, type ReturnMove } from './returns/return-status.ts';
 export type { Address } from './orders/address.ts';
 export type { OrderWithLines } from './orders/order-events.ts';
 export { findOrder, listOrders, type OrderListing } from './orders/order-listing.ts';
