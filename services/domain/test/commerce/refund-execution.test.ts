@@ -1,0 +1,97 @@
+// Running refunds against real PostgreSQL and the test gateway, below the workflow: staff's actions on
+// a failed refund, the shop's own guard against refunding more than a tender captured, and the fault
+// recorded once per run. The workflow around them: test/workflows/refund-execution.test.ts.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestGatewayControl } from '../../../platform/src/payments/test-gateway/index.ts';
+import type { DomainDeps } from '../../src/context.ts';
+import { DomainError } from '../../src/errors/domain-error.ts';
+import { addCartLine, createCart } from '../../src/carts/carts.ts';
+import { placeOrder } from '../../src/orders/checkout.ts';
+import { fulfilOrder } from '../../src/orders/order-transitions.ts';
+import { executeRefund, REFUND_EXCEEDS_CAPTURED, refundKeys, runRefundRequest } from '../../src/payments/refund-execution.ts';
+import { refundToStoreCredit, requestRefund, retryRefund } from '../../src/payments/refund-requests.ts';
+import { captureOrderTenders } from '../../src/payments/tenders.ts';
+import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
+import { ADDRESS, type Catalog, type Commerce } from './support.ts';
+
+let shop: GatewayCommerce;
+let commerce: Commerce;
+let catalog: Catalog;
+let control: TestGatewayControl;
+let deps: DomainDeps;
+let inGatewayTransaction: GatewayCommerce['inGatewayTransaction'];
+let staffUserId: bigint;
+
+beforeAll(async () => {
+  shop = await openGatewayCommerce('refund_execution', 're');
+  ({ commerce, catalog, control, deps, inGatewayTransaction } = shop);
+  staffUserId = (await commerce.platform.database.prisma.staffUser.create({ data: { email: 'executes@example.com', passwordHash: 'scrypt$unused', name: 'Executor' } })).id;
+});
+
+afterAll(async () => {
+  await shop?.close();
+});
+
+const prisma = () => commerce.platform.database.prisma;
+
+/** A guest's order of 2 × 19.90 paid by card (token `tok_<name>`), fulfilled and captured; answers the order and its card tender. */
+async function guestOrder(name: string): Promise<{ orderId: bigint; tenderId: bigint }> {
+  const productId = await catalog.product(name, '19.90', 10);
+  const shopper = { sessionId: `s-${name}` };
+  const order = await inGatewayTransaction(async (tx) => {
+    const cart = await createCart(tx, deps, { channelId: catalog.channelId, shopper });
+    await addCartLine(tx, deps, { cartId: cart.id, shopper, productId, quantity: 2 });
+    const placed = await placeOrder(tx, deps, { cartId: cart.id, shopper, email: 'guest@example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS, idempotencyKey: `order:${name}`, card: { token: `tok_${name}` } });
+    await fulfilOrder(tx, deps, placed.id);
+    await captureOrderTenders(tx, deps, placed.id);
+    return placed;
+  });
+  const tender = await prisma().paymentTender.findFirstOrThrow({ where: { orderId: order.id } });
+  return { orderId: order.id, tenderId: tender.id };
+}
+
+async function requested(orderId: bigint, amount: string, idempotencyKey: string): Promise<bigint> {
+  const request = await commerce.transaction((tx) => requestRefund(tx, deps, { orderId, amount, reason: 'returned', idempotencyKey, source: { kind: 'STAFF', staffUserId } }));
+  return BigInt(request.refunds[0]?.id ?? '0');
+}
+
+const execute = (refundId: bigint) => inGatewayTransaction((tx) => executeRefund(tx, deps, refundId));
+const refundsSent = async (idempotencyKey: string) => (await control.requests()).filter((request) => request.kind === 'refund' && request.idempotencyKey === idempotencyKey);
+
+describe('executing refunds', () => {
+  it("retries a declined refund under a new key, and refuses to send a guest's refund to store credit", async () => {
+    const { orderId, tenderId } = await guestOrder('guest-declined');
+    await control.addFault({ fault: { kind: 'decline' }, operation: 'refund', cardToken: 'tok_guest-declined' });
+    const refundId = await requested(orderId, '10.00', 'exec-guest-1');
+
+    expect(await execute(refundId)).toMatchObject({ refundId: refundId.toString(), code: 'card_declined' });
+    expect(await prisma().refundRequest.findFirstOrThrow({ where: { orderId } })).toMatchObject({ status: 'NEEDS_ATTENTION' });
+    const refused = await commerce.transaction((tx) => refundToStoreCredit(tx, deps, refundId)).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(DomainError);
+    expect(refused).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'refundId' } });
+
+    await commerce.transaction((tx) => retryRefund(tx, deps, refundId));
+    expect(await execute(refundId)).toBeNull();
+    expect(await execute(refundId)).toBeNull();
+    expect(await prisma().refund.findUniqueOrThrow({ where: { id: refundId } })).toMatchObject({ status: 'SUCCEEDED', attempt: 2, lastError: null });
+    expect((await refundsSent(refundKeys.gateway(refundId, 1))).map((request) => request.outcome)).toEqual(['executed']);
+    expect((await refundsSent(refundKeys.gateway(refundId, 2))).map((request) => request.outcome)).toEqual(['executed']);
+    expect(await prisma().paymentTender.findUniqueOrThrow({ where: { id: tenderId } })).toMatchObject({ status: 'CAPTURED' });
+    expect(await prisma().refundRequest.findFirstOrThrow({ where: { orderId } })).toMatchObject({ status: 'SUCCEEDED' });
+  });
+
+  it('refuses, without calling the gateway, a refund beyond what the tender still holds, and records the fault once per run', async () => {
+    const { orderId, tenderId } = await guestOrder('guarded');
+    const refundId = await requested(orderId, '30.00', 'exec-guarded-1');
+    // Refunded behind the shop's back, in SQL: only 9.80 of the capture is left on the tender.
+    await prisma().$executeRaw`UPDATE payment_tenders SET refunded_amount = 30.00 WHERE id = ${tenderId}`;
+    const requestId = (await prisma().refund.findUniqueOrThrow({ where: { id: refundId } })).refundRequestId;
+    const run = { workflow: 'RefundExecutionWorkflow', workflowId: `refund-${requestId}`, runId: 'run-1' };
+
+    const progress = await runRefundRequest(commerce.transaction, deps, { requestId, run });
+    expect(progress).toMatchObject({ status: 'NEEDS_ATTENTION', pending: 0, faults: 1, failed: [{ code: 'amount_exceeds_captured' }] });
+    expect(await runRefundRequest(commerce.transaction, deps, { requestId, run })).toMatchObject({ status: 'NEEDS_ATTENTION', failed: [], faults: 0 });
+    expect(await refundsSent(refundKeys.gateway(refundId, 1))).toEqual([]);
+    expect(await prisma().workflowFault.findMany({ where: { reason: REFUND_EXCEEDS_CAPTURED, entityId: refundId.toString() } })).toMatchObject([{ workflowId: `refund-${requestId}`, runId: 'run-1' }]);
+  });
+});
