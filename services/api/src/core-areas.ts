@@ -7,6 +7,7 @@ import { inventoryArea } from './inventory/area.ts';
 import { ordersArea } from './orders/area.ts';
 import { refundsArea } from './refunds/area.ts';
 import { reportsArea } from './reports/area.ts';
+import { returnsArea } from './returns/area.ts';
 import { searchArea } from './search/area.ts';
 import { settingsArea } from './settings/area.ts';
 import { storeCreditArea } from './store-credit/area.ts';
@@ -15,4 +16,4 @@ import { trackingArea } from './tracking/area.ts';
 import { workflowsArea } from './workflows/area.ts';
 
 /** The api's areas, each after the ones it depends on (an area plugin names them). */
-export const CORE_AREAS = [healthArea, authArea, accountsArea, catalogArea, cartsArea, ordersArea, storeCreditArea, refundsArea, searchArea, inventoryArea, settingsArea, storefrontTokensArea, trackingArea, reportsArea, workflowsArea] as const;
+export const CORE_AREAS = [healthArea, authArea, accountsArea, catalogArea, cartsArea, ordersArea, returnsArea, storeCreditArea, refundsArea, searchArea, inventoryArea, settingsArea, storefrontTokensArea, trackingArea, reportsArea, workflowsArea] as const;

@@ -100,6 +100,21 @@ export {
   type RequestRefundInput,
 } from './payments/refund-requests.ts';
 export { captureAtFulfilment, captureOrderTenders, captureTender, GATEWAY_TRANSACTION, tenderKeys, tendersOfOrder, tendersOfOrders, type FulfilmentCapture } from './payments/tenders.ts';
+export {
+  cancelReturn,
+  createReturnDraft,
+  expireReturnDrafts,
+  findReturn,
+  receiveReturn,
+  returnsOfOrders,
+  submitReturn,
+  type CreateReturnDraft,
+  type ReceiveReturn,
+  type ReturnActor,
+  type ReturnLineInput,
+  type ReturnReceiptResult,
+} from './returns/returns.ts';
+export type { ReturnDetail } from './returns/return-events.ts';
 export type { Address } from './orders/address.ts';
 export type { OrderWithLines } from './orders/order-events.ts';
 export { findOrder, listOrders, type OrderListing } from './orders/order-listing.ts';

@@ -38,6 +38,8 @@ export {
   TenderKind,
   TenderStatus,
 } from './generated/prisma/enums.ts';
+export type { ReturnAuthorization, ReturnAuthorizationLine, ReturnReceipt } from './generated/prisma/client.ts';
+export { ReturnStatus } from './generated/prisma/enums.ts';
 export {
   TOPICS,
   IN_PROCESS_EVENTS,

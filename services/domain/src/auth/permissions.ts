@@ -19,6 +19,7 @@ export const CORE_PERMISSIONS = [
   { name: 'customers.read', description: 'See customer accounts and groups' },
   { name: 'customers.manage', description: 'Change customer accounts and groups; approve or reject business accounts' },
   { name: 'store_credit.issue', description: "Credit a customer's store credit account" },
+  { name: 'returns.manage', description: 'Create, submit, receive and cancel returns (RMAs) of any order' },
   { name: 'payments.refund', description: 'Refund orders: request a refund, retry a failed one or send it to store credit' },
   { name: 'leads.read', description: 'See captured leads' },
   { name: 'reports.read', description: 'See the tracking and attribution reports' },

@@ -4,6 +4,7 @@ import { idString, optionalId, type DomainDeps, type Tx } from '../context.ts';
 import { recordWorkflowFault, type WorkflowRun } from '../workflows/faults.ts';
 import { toMinorUnits } from './minor-units.ts';
 import { refundRequestView, type RefundRequestView } from './refund-requests.ts';
+import { settleReturnOfRefundRequest } from '../returns/returns.ts';
 import { accountOfStoreCreditTender, creditBack, customerStoreCreditAccount } from './store-credit.ts';
 import { GATEWAY_TRANSACTION, gatewayOf, lockedTender, recordMovement } from './tenders.ts';
 
@@ -182,6 +183,8 @@ export async function runRefundRequest(transaction: RunTransaction, deps: Domain
       if (await transaction((tx) => recordWorkflowFault(tx, input.run, { entityType: 'refund', entityId: failure.refundId, reason: REFUND_EXCEEDS_CAPTURED, details }))) faults += 1;
     }
   }
+  // Its own transaction, holding no tender lock: a receipt locks its return before the order's tenders.
+  await transaction((tx) => settleReturnOfRefundRequest(tx, deps, input.requestId));
   const view: RefundRequestView = await transaction((tx) => refundRequestView(tx, input.requestId));
   return { status: view.status, pending: view.refunds.filter((refund) => refund.status === 'PENDING').length, failed, faults };
 }

@@ -42,6 +42,7 @@ const WORKFLOWS: Record<string, [Check, string]> = {
   customerApprovalReminderHours: [hours, HOURS],
   customerApprovalExpiryHours: [hours, HOURS],
   cardAuthorizationVoidMarginHours: [hours, HOURS],
+  rmaDraftLifetimeHours: [hours, HOURS],
   pendingRefundPollHours: [hours, HOURS],
 };
 

@@ -12,6 +12,8 @@ export interface WorkflowSettings {
   readonly customerApprovalExpiryHours: number;
   /** A card authorization lapsing within this many hours is voided by the daily sweep (VoidExpiringCardAuthsWorkflow). */
   readonly cardAuthorizationVoidMarginHours: number;
+  /** A return (RMA) draft not submitted this long after it was created expires (GcExpiredRmaDraftsWorkflow). */
+  readonly rmaDraftLifetimeHours: number;
   /** RefundExecutionWorkflow looks a refund the gateway left pending up again this often until it settles. */
   readonly pendingRefundPollHours: number;
 }
@@ -23,6 +25,7 @@ export const DEFAULT_WORKFLOW_SETTINGS: WorkflowSettings = {
   customerApprovalExpiryHours: 168,
   // Two days: the daily sweep sees each authorization twice before it lapses, so one missed run voids it still.
   cardAuthorizationVoidMarginHours: 48,
+  rmaDraftLifetimeHours: 72,
   // Pending refunds settle in days (bank transfers): four looks a day are plenty.
   pendingRefundPollHours: 6,
 };

@@ -16,6 +16,7 @@ export const WORKFLOW_TYPES = {
   cleanupExpiredCarts: 'CleanupExpiredCartsWorkflow',
   voidExpiringCardAuths: 'VoidExpiringCardAuthsWorkflow',
   gcExpiredOverdraftDrafts: 'GcExpiredOverdraftDraftsWorkflow',
+  gcExpiredRmaDrafts: 'GcExpiredRmaDraftsWorkflow',
   refundExecution: 'RefundExecutionWorkflow',
 } as const;
 
@@ -45,7 +46,7 @@ export const QUERIES = {
 export type OverlapPolicy = 'skip';
 
 /** The workflows a schedule runs: bounded passes over what fell due. */
-export type SweepWorkflowType = (typeof WORKFLOW_TYPES)['expireStaleReservations' | 'cleanupExpiredCarts' | 'voidExpiringCardAuths' | 'gcExpiredOverdraftDrafts'];
+export type SweepWorkflowType = (typeof WORKFLOW_TYPES)['expireStaleReservations' | 'cleanupExpiredCarts' | 'voidExpiringCardAuths' | 'gcExpiredOverdraftDrafts' | 'gcExpiredRmaDrafts'];
 
 /** A sweep run on a fixed interval: by a Temporal Schedule in the worker, or in-process without a workflow engine. */
 export interface PeriodicWorkflow {
@@ -94,6 +95,14 @@ export const PERIODIC_WORKFLOWS: readonly PeriodicWorkflow[] = [
     overlap: 'skip',
     catchupWindowMs: 60 * MINUTE_MS,
     description: 'expires store credit overdraft drafts past their expiry, voiding the debit each let below zero',
+  },
+  {
+    scheduleId: 'gc-expired-rma-drafts',
+    workflowType: WORKFLOW_TYPES.gcExpiredRmaDrafts,
+    everyMs: 24 * 60 * MINUTE_MS,
+    overlap: 'skip',
+    catchupWindowMs: 24 * 60 * MINUTE_MS,
+    description: 'expires return (RMA) drafts not submitted within rmaDraftLifetimeHours, freeing the units they held',
   },
 ];
 

@@ -3,6 +3,7 @@ import type { DomainDeps } from '../context.ts';
 import { deleteExpiredCarts } from '../carts/expired-carts.ts';
 import { expireStaleReservations } from '../orders/hold-expiry.ts';
 import { expireOverdraftDrafts } from '../payments/store-credit.ts';
+import { expireReturnDrafts } from '../returns/returns.ts';
 import { voidExpiringAuthorizations } from '../payments/expiring-authorizations.ts';
 import { WORKFLOW_TYPES, type SweepBatch, type SweepWorkflowType } from './contract.ts';
 import type { WorkflowRun } from './faults.ts';
@@ -56,6 +57,12 @@ export const SWEEP_PASSES: Readonly<Record<SweepWorkflowType, SweepPass>> = {
     pacedPass(pace, input.limit, async (limit) => {
       const { expired, more } = await transaction((tx) => expireOverdraftDrafts(tx, deps, { asOf: input.asOf, limit }));
       metrics.swept.inc({ sweep: input.run.workflow, what: 'overdraft_drafts' }, expired);
+      return { processed: expired, more };
+    }),
+  [WORKFLOW_TYPES.gcExpiredRmaDrafts]: ({ transaction, deps, metrics, pace }, input) =>
+    pacedPass(pace, input.limit, async (limit) => {
+      const { expired, more } = await transaction((tx) => expireReturnDrafts(tx, deps, { asOf: input.asOf, limit }));
+      metrics.swept.inc({ sweep: input.run.workflow, what: 'rma_drafts' }, expired);
       return { processed: expired, more };
     }),
 };

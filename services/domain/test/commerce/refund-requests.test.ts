@@ -9,6 +9,7 @@ import { placeOrder } from '../../src/orders/checkout.ts';
 import { fulfilOrder } from '../../src/orders/order-transitions.ts';
 import { requestRefund, type RefundSource, type RequestRefundInput } from '../../src/payments/refund-requests.ts';
 import { issueStoreCredit } from '../../src/payments/store-credit.ts';
+import { createReturnDraft } from '../../src/returns/returns.ts';
 import { captureOrderTenders } from '../../src/payments/tenders.ts';
 import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
 import { ADDRESS, type Catalog, type Commerce } from './support.ts';
@@ -109,8 +110,13 @@ describe('requestRefund', () => {
     expect(tooMuch.message).toContain('has 9.80 EUR left to refund, less than the 9.81 asked');
     expect(tooMuch.details).toMatchObject({ field: 'amount', refundable: '9.80' });
 
-    const rest = await request({ orderId, amount: '9.80', idempotencyKey: 'refund-bounded-3', source: { kind: 'RMA', rmaId: 77n } });
-    expect(rest).toMatchObject({ source: 'RMA', rmaId: '77', staffUserId: null });
+    // refund_requests.rma_id is a foreign key to return_authorizations: a real return of the order.
+    const orderLine = await prisma().orderLine.findFirstOrThrow({ where: { orderId } });
+    const rma = await commerce.transaction((tx) =>
+      createReturnDraft(tx, commerce.deps, { orderId, lines: [{ orderLineId: orderLine.id, quantity: 1 }], reason: 'damaged in transit', actor: { kind: 'staff', staffUserId } }),
+    );
+    const rest = await request({ orderId, amount: '9.80', idempotencyKey: 'refund-bounded-3', source: { kind: 'RMA', rmaId: rma.id } });
+    expect(rest).toMatchObject({ source: 'RMA', rmaId: rma.id.toString(), staffUserId: null });
     expect(rest.refunds.map((refund) => [refund.tenderKind, refund.amount])).toEqual([['CARD', '9.80']]);
   });
 

@@ -25,6 +25,7 @@ export const TOPICS = {
   'shop.approvals.reminder_due.v1': { partitionKey: 'subject_id' },
   'shop.payments.money_moved.v1': { partitionKey: 'tender_id' },
   'shop.payments.store_credit_moved.v1': { partitionKey: 'account_id' },
+  'shop.returns.status_changed.v1': { partitionKey: 'return_id' },
   'shop.payments.refund_completed.v1': { partitionKey: 'order_id' },
 } as const satisfies { readonly [N in keyof TopicPayloads]: { readonly partitionKey: keyof TopicPayloads[N] & string } };
 

@@ -444,6 +444,42 @@ export interface PaymentsStoreCreditMovedV1 {
   overdraft_draft_id: string | null;
 }
 
+/**
+ * A return (RMA) was created or moved to another status
+ */
+export interface ReturnsStatusChangedV1 {
+  /**
+   * Unique per event; consumers deduplicate by it.
+   */
+  event_id: string;
+  schema_version: 1;
+  /**
+   * When the change happened, UTC.
+   */
+  occurred_at: string;
+  return_id: string;
+  order_id: string;
+  order_number: string;
+  /**
+   * The order's customer; null for a guest's order.
+   */
+  customer_id: string | null;
+  /**
+   * Null when the return was just created.
+   */
+  from: "DRAFT" | "REQUESTED" | "PARTIALLY_RECEIVED" | "RECEIVED" | "REFUNDED" | "CANCELLED" | "EXPIRED" | null;
+  to: "DRAFT" | "REQUESTED" | "PARTIALLY_RECEIVED" | "RECEIVED" | "REFUNDED" | "CANCELLED" | "EXPIRED";
+  /**
+   * @minItems 1
+   */
+  lines: {
+    order_line_id: string;
+    sku: string;
+    quantity_requested: number;
+    quantity_received: number;
+  }[];
+}
+
 /** Every event by name: broker topics and in-process events. */
 export interface EventPayloads {
   'cart.item_added': CartItemAdded;
@@ -464,4 +500,5 @@ export interface EventPayloads {
   'shop.payments.money_moved.v1': PaymentsMoneyMovedV1;
   'shop.payments.refund_completed.v1': PaymentsRefundCompletedV1;
   'shop.payments.store_credit_moved.v1': PaymentsStoreCreditMovedV1;
+  'shop.returns.status_changed.v1': ReturnsStatusChangedV1;
 }

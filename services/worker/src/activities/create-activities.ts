@@ -51,6 +51,8 @@ export function createActivities(sweep: SweepPassDeps): ShopActivities {
       SWEEP_PASSES.VoidExpiringCardAuthsWorkflow(sweep, { asOf: new Date(asOf), limit, run: callingRun() }),
     expireOverdraftDrafts: ({ asOf, limit }) =>
       SWEEP_PASSES.GcExpiredOverdraftDraftsWorkflow(sweep, { asOf: new Date(asOf), limit, run: callingRun() }),
+    expireReturnDrafts: ({ asOf, limit }) =>
+      SWEEP_PASSES.GcExpiredRmaDraftsWorkflow(sweep, { asOf: new Date(asOf), limit, run: callingRun() }),
     orderLifecycleView: (orderId) => transaction((tx) => orderLifecycleView(tx, BigInt(orderId))),
     expireUnpaidOrder: ({ orderId, asOf }) =>
       transaction(async (tx) => {

@@ -23,6 +23,8 @@ export interface ShopActivities {
   voidExpiringCardAuths(input: { asOf: string; limit: number }): Promise<SweepBatch>;
   /** Expires overdraft drafts past their expiry as of `asOf`, voiding the debit each let below zero. */
   expireOverdraftDrafts(input: { asOf: string; limit: number }): Promise<SweepBatch>;
+  /** Expires return (RMA) drafts past their expiry as of `asOf`. */
+  expireReturnDrafts(input: { asOf: string; limit: number }): Promise<SweepBatch>;
   orderLifecycleView(orderId: string): Promise<OrderLifecycleView | null>;
   /** Cancels the order when it still waits and its hold ran out by `asOf`; answers the order as it is afterwards. */
   expireUnpaidOrder(input: { orderId: string; asOf: string }): Promise<OrderLifecycleView | null>;

@@ -55,6 +55,10 @@ export type Query = {
   readonly order: Order;
   /** Staff (reports.read): per entity and UTC day from from to to (YYYY-MM-DD, both included, at most 92 days), ordered by day, entity type and id; only entities with events or conversions that day. entityIds needs entityType. first: 1 to 1000, default 100. */
   readonly trackingReport: TrackingReportConnection;
+  /** Staff (orders.read). */
+  readonly returnAuthorization: ReturnAuthorization;
+  /** One of the signed-in customer's returns. */
+  readonly myReturnAuthorization: ReturnAuthorization;
   /** Staff (orders.read). Orders by number, email, customer, billing and shipping names, and the SKUs and names of their lines; best match first. */
   readonly searchOrders: OrderSearchConnection;
   /** Staff (customers.read). Customer accounts by name and email; best match first. */
@@ -127,6 +131,16 @@ export type QueryTrackingReportArgs = {
   entityIds?: InputMaybe<ReadonlyArray<Scalars['ID']['input']>>;
   first?: InputMaybe<Scalars['Int']['input']>;
   after?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QueryReturnAuthorizationArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type QueryMyReturnAuthorizationArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -266,6 +280,21 @@ export type Mutation = {
   readonly retryRefund: RefundRequest;
   /** Staff (payments.refund). Gives a FAILED refund's amount to the customer's store credit instead. */
   readonly refundToStoreCredit: RefundRequest;
+  /** The signed-in customer drafts a return of their own order's lines; it expires unless submitted in time. */
+  readonly createMyReturn: ReturnAuthorization;
+  /** DRAFT -> REQUESTED, for the signed-in customer's own return. */
+  readonly submitMyReturn: ReturnAuthorization;
+  /** Staff (returns.manage). Staff draft a return for any order. */
+  readonly createReturn: ReturnAuthorization;
+  /** Staff (returns.manage): DRAFT -> REQUESTED. */
+  readonly submitReturn: ReturnAuthorization;
+  /**
+   * Staff (returns.manage). Records units that arrived: PARTIALLY_RECEIVED while some are still missing, RECEIVED once all are in;
+   * requests the refund of what they are worth (REFUNDED once every such refund succeeded).
+   */
+  readonly receiveReturn: ReturnAuthorization;
+  /** Staff (returns.manage): DRAFT or REQUESTED -> CANCELLED; its units can be returned again. */
+  readonly cancelReturn: ReturnAuthorization;
   /** Staff (settings.manage): stores the value and returns it. The checkout key accepts only the checkout settings. */
   readonly setSetting?: Maybe<Scalars['JSON']['output']>;
   /** Staff (secrets.manage): stores the value encrypted under the current master key, replacing any earlier one, and returns its status, never the value. */
@@ -462,6 +491,36 @@ export type MutationRetryRefundArgs = {
 
 export type MutationRefundToStoreCreditArgs = {
   refundId: Scalars['ID']['input'];
+};
+
+
+export type MutationCreateMyReturnArgs = {
+  input: CreateReturnInput;
+};
+
+
+export type MutationSubmitMyReturnArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationCreateReturnArgs = {
+  input: CreateReturnInput;
+};
+
+
+export type MutationSubmitReturnArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationReceiveReturnArgs = {
+  input: ReceiveReturnInput;
+};
+
+
+export type MutationCancelReturnArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -815,6 +874,8 @@ export type Order = {
   readonly tenders: ReadonlyArray<Tender>;
   /** Refund requests of the order, oldest first. */
   readonly refundRequests: ReadonlyArray<RefundRequest>;
+  /** Its returns, oldest first. */
+  readonly returns: ReadonlyArray<ReturnAuthorization>;
 };
 
 export type TenderKind =
@@ -994,6 +1055,70 @@ export type TrackingReportConnection = {
   readonly __typename?: 'TrackingReportConnection';
   readonly nodes: ReadonlyArray<TrackingReportRow>;
   readonly pageInfo: PageInfo;
+};
+
+/** DRAFT -> REQUESTED -> PARTIALLY_RECEIVED -> RECEIVED -> REFUNDED; DRAFT or REQUESTED -> CANCELLED; DRAFT -> EXPIRED. */
+export type ReturnStatus =
+  | 'DRAFT'
+  | 'REQUESTED'
+  | 'PARTIALLY_RECEIVED'
+  | 'RECEIVED'
+  | 'REFUNDED'
+  | 'CANCELLED'
+  | 'EXPIRED';
+
+/** Units of one order line asked back, and how many arrived. */
+export type ReturnLine = {
+  readonly __typename?: 'ReturnLine';
+  readonly orderLineId: Scalars['ID']['output'];
+  readonly sku: Scalars['String']['output'];
+  readonly productName: Scalars['String']['output'];
+  /** The order line's unit price: what each unit received is worth. */
+  readonly unitPrice: Scalars['String']['output'];
+  readonly quantityRequested: Scalars['Int']['output'];
+  readonly quantityReceived: Scalars['Int']['output'];
+};
+
+/** A return (RMA) of some units of a fulfilled order (docs/money.md, Returns). */
+export type ReturnAuthorization = {
+  readonly __typename?: 'ReturnAuthorization';
+  readonly id: Scalars['ID']['output'];
+  readonly orderId: Scalars['ID']['output'];
+  readonly orderNumber: Scalars['String']['output'];
+  readonly status: ReturnStatus;
+  readonly reason: Scalars['String']['output'];
+  /** A DRAFT not submitted by then expires. */
+  readonly draftExpiresAt: Scalars['String']['output'];
+  readonly requestedAt?: Maybe<Scalars['String']['output']>;
+  /** When the last unit arrived. */
+  readonly receivedAt?: Maybe<Scalars['String']['output']>;
+  /** When the refunds of its receipts had all succeeded. */
+  readonly refundedAt?: Maybe<Scalars['String']['output']>;
+  /** When it was cancelled or expired. */
+  readonly closedAt?: Maybe<Scalars['String']['output']>;
+  readonly createdAt: Scalars['String']['output'];
+  readonly lines: ReadonlyArray<ReturnLine>;
+};
+
+export type ReturnLineInput = {
+  readonly orderLineId: Scalars['ID']['input'];
+  /** Whole units, at least 1. */
+  readonly quantity: Scalars['Int']['input'];
+};
+
+export type CreateReturnInput = {
+  readonly orderId: Scalars['ID']['input'];
+  /** Order lines of a FULFILLED or COMPLETED order, each with how many units come back: no more than were ordered less what other returns hold. */
+  readonly lines: ReadonlyArray<ReturnLineInput>;
+  readonly reason: Scalars['String']['input'];
+};
+
+export type ReceiveReturnInput = {
+  readonly returnId: Scalars['ID']['input'];
+  /** The units that arrived in this delivery, per order line of the return. */
+  readonly lines: ReadonlyArray<ReturnLineInput>;
+  /** Your key for this receipt: sending it again answers the return without receiving twice. */
+  readonly idempotencyKey: Scalars['String']['input'];
 };
 
 /** An order as its search document holds it. */
@@ -1407,6 +1532,12 @@ export type ResolversTypes = {
   TrackingReportRow: ResolverTypeWrapper<TrackingReportRow>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   TrackingReportConnection: ResolverTypeWrapper<TrackingReportConnection>;
+  ReturnStatus: ReturnStatus;
+  ReturnLine: ResolverTypeWrapper<ReturnLine>;
+  ReturnAuthorization: ResolverTypeWrapper<ReturnAuthorization>;
+  ReturnLineInput: ReturnLineInput;
+  CreateReturnInput: CreateReturnInput;
+  ReceiveReturnInput: ReceiveReturnInput;
   OrderSearchHit: ResolverTypeWrapper<OrderSearchHit>;
   OrderSearchConnection: ResolverTypeWrapper<OrderSearchConnection>;
   CustomerSearchHit: ResolverTypeWrapper<CustomerSearchHit>;
@@ -1483,6 +1614,11 @@ export type ResolversParentTypes = {
   TrackingReportRow: TrackingReportRow;
   Float: Scalars['Float']['output'];
   TrackingReportConnection: TrackingReportConnection;
+  ReturnLine: ReturnLine;
+  ReturnAuthorization: ReturnAuthorization;
+  ReturnLineInput: ReturnLineInput;
+  CreateReturnInput: CreateReturnInput;
+  ReceiveReturnInput: ReceiveReturnInput;
   OrderSearchHit: OrderSearchHit;
   OrderSearchConnection: OrderSearchConnection;
   CustomerSearchHit: CustomerSearchHit;
@@ -1532,6 +1668,8 @@ export type QueryResolvers<ContextType = MercuriusContext, ParentType extends Re
   orders?: Resolver<ResolversTypes['OrderConnection'], ParentType, ContextType, RequireFields<QueryOrdersArgs, 'first'>>;
   order?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<QueryOrderArgs, 'id'>>;
   trackingReport?: Resolver<ResolversTypes['TrackingReportConnection'], ParentType, ContextType, RequireFields<QueryTrackingReportArgs, 'from' | 'to' | 'first'>>;
+  returnAuthorization?: Resolver<ResolversTypes['ReturnAuthorization'], ParentType, ContextType, RequireFields<QueryReturnAuthorizationArgs, 'id'>>;
+  myReturnAuthorization?: Resolver<ResolversTypes['ReturnAuthorization'], ParentType, ContextType, RequireFields<QueryMyReturnAuthorizationArgs, 'id'>>;
   searchOrders?: Resolver<ResolversTypes['OrderSearchConnection'], ParentType, ContextType, RequireFields<QuerySearchOrdersArgs, 'text' | 'first'>>;
   searchCustomers?: Resolver<ResolversTypes['CustomerSearchConnection'], ParentType, ContextType, RequireFields<QuerySearchCustomersArgs, 'text' | 'first'>>;
   searchAdminProducts?: Resolver<ResolversTypes['AdminProductSearchConnection'], ParentType, ContextType, RequireFields<QuerySearchAdminProductsArgs, 'text' | 'first'>>;
@@ -1581,6 +1719,12 @@ export type MutationResolvers<ContextType = MercuriusContext, ParentType extends
   requestRefund?: Resolver<ResolversTypes['RefundRequest'], ParentType, ContextType, RequireFields<MutationRequestRefundArgs, 'input'>>;
   retryRefund?: Resolver<ResolversTypes['RefundRequest'], ParentType, ContextType, RequireFields<MutationRetryRefundArgs, 'refundId'>>;
   refundToStoreCredit?: Resolver<ResolversTypes['RefundRequest'], ParentType, ContextType, RequireFields<MutationRefundToStoreCreditArgs, 'refundId'>>;
+  createMyReturn?: Resolver<ResolversTypes['ReturnAuthorization'], ParentType, ContextType, RequireFields<MutationCreateMyReturnArgs, 'input'>>;
+  submitMyReturn?: Resolver<ResolversTypes['ReturnAuthorization'], ParentType, ContextType, RequireFields<MutationSubmitMyReturnArgs, 'id'>>;
+  createReturn?: Resolver<ResolversTypes['ReturnAuthorization'], ParentType, ContextType, RequireFields<MutationCreateReturnArgs, 'input'>>;
+  submitReturn?: Resolver<ResolversTypes['ReturnAuthorization'], ParentType, ContextType, RequireFields<MutationSubmitReturnArgs, 'id'>>;
+  receiveReturn?: Resolver<ResolversTypes['ReturnAuthorization'], ParentType, ContextType, RequireFields<MutationReceiveReturnArgs, 'input'>>;
+  cancelReturn?: Resolver<ResolversTypes['ReturnAuthorization'], ParentType, ContextType, RequireFields<MutationCancelReturnArgs, 'id'>>;
   setSetting?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType, RequireFields<MutationSetSettingArgs, 'key' | 'value'>>;
   setSecret?: Resolver<ResolversTypes['SecretStatus'], ParentType, ContextType, RequireFields<MutationSetSecretArgs, 'key' | 'value'>>;
   setExtensionSetting?: Resolver<ResolversTypes['ExtensionSetting'], ParentType, ContextType, RequireFields<MutationSetExtensionSettingArgs, 'extension' | 'key' | 'value'>>;
@@ -1743,6 +1887,7 @@ export type OrderResolvers<ContextType = MercuriusContext, ParentType extends Re
   lines?: Resolver<ReadonlyArray<ResolversTypes['OrderLine']>, ParentType, ContextType>;
   tenders?: Resolver<ReadonlyArray<ResolversTypes['Tender']>, ParentType, ContextType>;
   refundRequests?: Resolver<ReadonlyArray<ResolversTypes['RefundRequest']>, ParentType, ContextType>;
+  returns?: Resolver<ReadonlyArray<ResolversTypes['ReturnAuthorization']>, ParentType, ContextType>;
 };
 
 export type TenderResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['Tender'] = ResolversParentTypes['Tender']> = {
@@ -1814,6 +1959,30 @@ export type TrackingReportRowResolvers<ContextType = MercuriusContext, ParentTyp
 export type TrackingReportConnectionResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['TrackingReportConnection'] = ResolversParentTypes['TrackingReportConnection']> = {
   nodes?: Resolver<ReadonlyArray<ResolversTypes['TrackingReportRow']>, ParentType, ContextType>;
   pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type ReturnLineResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['ReturnLine'] = ResolversParentTypes['ReturnLine']> = {
+  orderLineId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  sku?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  productName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  unitPrice?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  quantityRequested?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  quantityReceived?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
+export type ReturnAuthorizationResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['ReturnAuthorization'] = ResolversParentTypes['ReturnAuthorization']> = {
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  orderId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  orderNumber?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['ReturnStatus'], ParentType, ContextType>;
+  reason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  draftExpiresAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  requestedAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  receivedAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  refundedAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  closedAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  lines?: Resolver<ReadonlyArray<ResolversTypes['ReturnLine']>, ParentType, ContextType>;
 };
 
 export type OrderSearchHitResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['OrderSearchHit'] = ResolversParentTypes['OrderSearchHit']> = {
@@ -1998,6 +2167,8 @@ export type Resolvers<ContextType = MercuriusContext> = {
   Money?: MoneyResolvers<ContextType>;
   TrackingReportRow?: TrackingReportRowResolvers<ContextType>;
   TrackingReportConnection?: TrackingReportConnectionResolvers<ContextType>;
+  ReturnLine?: ReturnLineResolvers<ContextType>;
+  ReturnAuthorization?: ReturnAuthorizationResolvers<ContextType>;
   OrderSearchHit?: OrderSearchHitResolvers<ContextType>;
   OrderSearchConnection?: OrderSearchConnectionResolvers<ContextType>;
   CustomerSearchHit?: CustomerSearchHitResolvers<ContextType>;

@@ -1,0 +1,44 @@
+import { cancelReturn, createReturnDraft, findReturn, receiveReturn, submitReturn, type ReturnActor, type ReturnLineInput } from '@shop/domain';
+import type { CreateReturnInput, Resolvers, ReturnLineInput as ReturnLineArgument } from '../graphql/generated/resolver-types.ts';
+import { parseId } from '../graphql/ids.ts';
+import { staffField } from '../graphql/staff-fields.ts';
+import { returnView } from './views.ts';
+
+const linesOf = (lines: readonly ReturnLineArgument[]): ReturnLineInput[] =>
+  lines.map((line, index) => ({ orderLineId: parseId(line.orderLineId, `lines[${index}].orderLineId`), quantity: line.quantity }));
+
+const draftOf = (input: CreateReturnInput, actor: ReturnActor) => ({ orderId: parseId(input.orderId, 'orderId'), lines: linesOf(input.lines), reason: input.reason, actor });
+
+const staff = (staffUserId: bigint): ReturnActor => ({ kind: 'staff', staffUserId });
+
+export const returnResolvers: Resolvers = {
+  Query: {
+    returnAuthorization: staffField(async ({ id }, { tx, staffUserId }) => returnView(await findReturn(tx, parseId(id, 'id'), staff(staffUserId)))),
+    async myReturnAuthorization(_root, { id }, context) {
+      const { customerId } = context.shop.customer();
+      return returnView(await findReturn(context.shop.services.prisma, parseId(id, 'id'), { kind: 'customer', customerId }));
+    },
+  },
+  Mutation: {
+    async createMyReturn(_root, { input }, context) {
+      const { customerId } = context.shop.customer();
+      return returnView(await context.shop.services.transaction((tx) => createReturnDraft(tx, context.shop.services.deps, draftOf(input, { kind: 'customer', customerId }))));
+    },
+    async submitMyReturn(_root, { id }, context) {
+      const { customerId } = context.shop.customer();
+      return returnView(await context.shop.services.transaction((tx) => submitReturn(tx, context.shop.services.deps, parseId(id, 'id'), { kind: 'customer', customerId })));
+    },
+    createReturn: staffField(async ({ input }, { tx, staffUserId }, context) => returnView(await createReturnDraft(tx, context.shop.services.deps, draftOf(input, staff(staffUserId))))),
+    submitReturn: staffField(async ({ id }, { tx, staffUserId }, context) => returnView(await submitReturn(tx, context.shop.services.deps, parseId(id, 'id'), staff(staffUserId)))),
+    receiveReturn: staffField(async ({ input }, { tx, staffUserId }, context) => {
+      const { rma } = await receiveReturn(tx, context.shop.services.deps, {
+        returnId: parseId(input.returnId, 'returnId'),
+        lines: linesOf(input.lines),
+        idempotencyKey: input.idempotencyKey,
+        staffUserId,
+      });
+      return returnView(rma);
+    }),
+    cancelReturn: staffField(async ({ id }, { tx }, context) => returnView(await cancelReturn(tx, context.shop.services.deps, parseId(id, 'id')))),
+  },
+};
