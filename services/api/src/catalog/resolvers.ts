@@ -43,4 +43,8 @@ export const catalogResolvers: Resolvers = {
       return (await listChannels(context.shop.services.prisma)).map(channelView);
     },
   },
+  Product: {
+    // From the key read with the product: no query. Without a file storage (production without one configured) there is no URL to give.
+    imageUrl: (product, _args, context) => (product.imageKey === null ? null : (context.shop.services.fileStorage?.publicUrl(product.imageKey) ?? null)),
+  },
 };
