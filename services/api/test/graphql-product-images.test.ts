@@ -2,6 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresSearchEngine } from '@shop/platform';
+import { reindexSearch } from '@shop/domain';
 import { LocalFileStorage } from '@shop/platform/storage';
 import { freePort } from '../../../test/infra/proc.ts';
 import { openGraphqlApi, seedDemoShop, TEST_SECRET, type GraphqlApi } from './graphql-harness.ts';
@@ -56,6 +58,17 @@ describe('product images on local storage, end to end', () => {
     // Consumers (search) re-read the product.
     const events = await api.prisma.outboxEvent.findMany({ where: { name: 'shop.catalog.product_changed.v1', createdAt: { gte: since }, payload: { path: ['product_id'], equals: productId } } });
     expect(events.map((event) => (event.payload as { cause: string }).cause)).toEqual(['updated']);
+
+    // The search documents hold the key; the hits make the URL (indexed as `npm run search:reindex` does).
+    await reindexSearch(api.prisma, postgresSearchEngine(api.prisma));
+    const sku = (await api.prisma.product.findUniqueOrThrow({ where: { id: BigInt(productId) } })).sku;
+    const { searchProducts, searchAdminProducts } = await api.data<{ searchProducts: { nodes: { id: string; imageUrl: string | null }[] }; searchAdminProducts: { nodes: { id: string; imageUrl: string | null }[] } }>(
+      'query ($text: String!) { searchProducts(text: $text) { nodes { id imageUrl } } searchAdminProducts(text: $text) { nodes { id imageUrl } } }',
+      { text: sku },
+      { ...images.admin, 'x-channel-id': 'web' },
+    );
+    expect(searchProducts.nodes.find((hit) => hit.id === productId)?.imageUrl).toBe(imageUrl);
+    expect(searchAdminProducts.nodes.find((hit) => hit.id === productId)?.imageUrl).toBe(imageUrl);
 
     expect(await images.setImage(productId, null)).toBeNull();
     expect(await images.storefrontImageUrls(productId)).toEqual({ page: null, listing: null });

@@ -2,6 +2,7 @@ import { DomainError, listBrands, listChannels, storefrontProduct, storefrontPro
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import { decodeCursor, pageOf, pageSize, parseOptionalId } from '../graphql/ids.ts';
 import { optionalArgument } from '../graphql/text-arguments.ts';
+import { imageUrlOf } from '../storage/api-file-storage.ts';
 import { brandView, categoryView, channelView, storefrontProductView } from './views.ts';
 
 const SEARCH_MAX_LENGTH = 200;
@@ -44,7 +45,7 @@ export const catalogResolvers: Resolvers = {
     },
   },
   Product: {
-    // From the key read with the product: no query. Without a file storage (production without one configured) there is no URL to give.
-    imageUrl: (product, _args, context) => (product.imageKey === null ? null : (context.shop.services.fileStorage?.publicUrl(product.imageKey) ?? null)),
+    // From the key read with the product: no query.
+    imageUrl: (product, _args, context) => imageUrlOf(context, product.imageKey),
   },
 };

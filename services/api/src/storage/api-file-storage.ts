@@ -37,3 +37,8 @@ export function requireFileStorage(context: MercuriusContext): FileStorage {
     { reason: 'FILE_STORAGE_NOT_CONFIGURED' },
   );
 }
+
+/** The public URL of an image's object key; null without a key, or without a file storage to serve it. */
+export function imageUrlOf(context: MercuriusContext, key: string | null | undefined): string | null {
+  return key == null ? null : (context.shop.services.fileStorage?.publicUrl(key) ?? null);
+}

@@ -958,6 +958,8 @@ export type AdminProductSearchHit = {
   readonly price: Scalars['String']['output'];
   readonly currency: Scalars['String']['output'];
   readonly active: Scalars['Boolean']['output'];
+  /** The product's image (docs/storage.md); null without one, or in a document indexed before the image was set. */
+  readonly imageUrl?: Maybe<Scalars['String']['output']>;
 };
 
 export type AdminProductSearchConnection = {
@@ -980,6 +982,8 @@ export type ProductSearchHit = {
   readonly brandName?: Maybe<Scalars['String']['output']>;
   /** In order: the first is the primary category. */
   readonly categoryIds: ReadonlyArray<Scalars['ID']['output']>;
+  /** The product's image (docs/storage.md); null without one, or in a document indexed before the image was set. */
+  readonly imageUrl?: Maybe<Scalars['String']['output']>;
 };
 
 export type ProductSearchConnection = {
@@ -1721,6 +1725,7 @@ export type AdminProductSearchHitResolvers<ContextType = MercuriusContext, Paren
   price?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   active?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  imageUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type AdminProductSearchConnectionResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['AdminProductSearchConnection'] = ResolversParentTypes['AdminProductSearchConnection']> = {
@@ -1738,6 +1743,7 @@ export type ProductSearchHitResolvers<ContextType = MercuriusContext, ParentType
   currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   brandName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   categoryIds?: Resolver<ReadonlyArray<ResolversTypes['ID']>, ParentType, ContextType>;
+  imageUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type ProductSearchConnectionResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['ProductSearchConnection'] = ResolversParentTypes['ProductSearchConnection']> = {
