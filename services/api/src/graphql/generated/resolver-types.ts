@@ -958,7 +958,7 @@ export type AdminProductSearchHit = {
   readonly price: Scalars['String']['output'];
   readonly currency: Scalars['String']['output'];
   readonly active: Scalars['Boolean']['output'];
-  /** The product's image (docs/storage.md); null without one, or in a document indexed before the image was set. */
+  /** The public URL of the product's image, from the key its document holds (docs/storage.md); null without one. */
   readonly imageUrl?: Maybe<Scalars['String']['output']>;
 };
 
@@ -982,7 +982,7 @@ export type ProductSearchHit = {
   readonly brandName?: Maybe<Scalars['String']['output']>;
   /** In order: the first is the primary category. */
   readonly categoryIds: ReadonlyArray<Scalars['ID']['output']>;
-  /** The product's image (docs/storage.md); null without one, or in a document indexed before the image was set. */
+  /** The public URL of the product's image, from the key its document holds (docs/storage.md); null without one. */
   readonly imageUrl?: Maybe<Scalars['String']['output']>;
 };
 
