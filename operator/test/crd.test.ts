@@ -71,14 +71,14 @@ describe('the Shop CRD on a real API server', () => {
     [
       'local file storage, which production refuses',
       (shop) => (shop.spec.fileStorage = { provider: 'local' }),
-      /spec\.fileStorage\.provider: Invalid value: "string": local file storage is refused in production/,
+      /spec\.fileStorage\.provider: Invalid value: "local": local file storage is refused in production/,
     ],
     ['an s3 section without a bucket', (shop) => (shop.spec.fileStorage = { s3: { endpoint: 'https://s3.example.com' } as never }), /spec\.fileStorage\.s3\.bucket: Required value/],
     ['an s3 endpoint that is no http(s) URL', (shop) => (shop.spec.fileStorage = { s3: { endpoint: 's3.example.com', bucket: 'media' } }), /spec\.fileStorage\.s3\.endpoint in body should match/],
     [
       'an S3 access key without its secret key',
       (shop) => (shop.spec.secrets.s3AccessKey = { name: 's3', key: 'access' }),
-      /spec\.secrets\.s3AccessKey: Invalid value: "object": s3AccessKey and s3SecretKey are set together/,
+      /spec\.secrets\.s3AccessKey: Invalid value: s3AccessKey and s3SecretKey are set together/,
     ],
   ];
   for (const [what, spoil, message] of invalid) {

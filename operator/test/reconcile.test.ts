@@ -308,31 +308,6 @@ describe('a Shop that references its own keys', () => {
   });
 });
 
-describe('a Shop with object storage', () => {
-  it('runs the api, worker and consumer with its S3 variables, the keys from its Secret', async () => {
-    const ns = await cluster.namespace('object-storage');
-    await createReferencedSecrets(cluster.kube, ns);
-    await cluster.kube('POST', `/api/v1/namespaces/${ns}/secrets`, { metadata: { name: 'shop-s3' }, stringData: { access: 'AKIAEXAMPLE', secret: 's'.repeat(40) } });
-    const shop = shopManifest('shop', '1.0.0');
-    shop.spec.fileStorage = { provider: 's3', s3: { endpoint: 'https://s3.example.com', bucket: 'shop-media', publicUrl: 'https://cdn.example.com' } };
-    Object.assign(shop.spec.secrets, { s3AccessKey: { name: 'shop-s3', key: 'access' }, s3SecretKey: { name: 'shop-s3', key: 'secret' } });
-    await createShop(cluster.kube, ns, shop);
-    await deployReady(ns);
-    type EnvVar = { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } };
-    for (const name of ['shop-api', 'shop-worker', 'shop-consumer']) {
-      const deployment = (await read(paths.deployment(ns, name))) as unknown as { spec: { template: { spec: { containers: Array<{ env: EnvVar[] }> } } } };
-      const env = deployment.spec.template.spec.containers[0]?.env ?? [];
-      const byName = new Map(env.map((variable) => [variable.name, variable]));
-      expect([name, ['FILE_STORAGE_PROVIDER', 'S3_ENDPOINT', 'S3_BUCKET', 'S3_PUBLIC_URL'].map((variable) => byName.get(variable)?.value)]).toEqual([
-        name,
-        ['s3', 'https://s3.example.com', 'shop-media', 'https://cdn.example.com'],
-      ]);
-      expect(byName.get('S3_ACCESS_KEY')).toEqual({ name: 'S3_ACCESS_KEY', valueFrom: { secretKeyRef: { name: 'shop-s3', key: 'access' } } });
-      expect(byName.get('S3_SECRET_KEY')).toEqual({ name: 'S3_SECRET_KEY', valueFrom: { secretKeyRef: { name: 'shop-s3', key: 'secret' } } });
-    }
-  });
-});
-
 describe('the metrics endpoint', () => {
   it('counts passes and shows the leader and the queue', async () => {
     expect(await metricValue(operator, 'shop_operator_reconcile_total{result="success"}')).toBeGreaterThan(0);
