@@ -1,11 +1,10 @@
 // Product images through the api with the s3 provider against a real versitygw: the browser uploads to the store itself.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, loadConfig } from '@shop/platform';
-import { setProductImage } from '@shop/domain';
 import { coreStorageRegistry, openFileStorage, type FileStorage } from '@shop/platform/storage';
 import { startVersityGw, type S3ServerHandle } from '../../../test/infra/versitygw.ts';
 import { openGraphqlApi, seedDemoShop, type GraphqlApi } from '../../../services/api/test/graphql-harness.ts';
-import { PNG, ProductImages, putAsBrowser } from '../../../services/api/test/product-images-support.ts';
+import { openImagesApi, PNG, ProductImages, putAsBrowser } from '../../../services/api/test/product-images-support.ts';
 import { register, s3ClientOf, s3SettingsOf, setUpBucket } from '../src/index.ts';
 
 const BUCKET = 'product-media';
@@ -84,22 +83,22 @@ describe('product images on S3 (versitygw), end to end', () => {
     });
   });
 
-  it('answers UNAVAILABLE naming the variables when the credentials are refused or the bucket is missing', async () => {
-    const productId = await images.newProduct();
-    const upload = await images.upload(productId, 'image/png', PNG.length);
-    expect((await putAsBrowser(upload, PNG)).status).toBe(200);
-    const setWith = (other: FileStorage) =>
-      api.outbox.transaction((tx) => setProductImage(tx, { emit: api.outbox.emit, now: () => new Date() }, other, BigInt(productId), upload.key));
-
-    await expect(setWith(await s3StorageOf({ S3_SECRET_KEY: 'not-the-secret' }))).rejects.toMatchObject({
-      code: 'UNAVAILABLE',
-      message: `file storage: checking "${upload.key}": S3 at ${server.url} refused the credentials (S3_ACCESS_KEY, S3_SECRET_KEY): HTTP 403`,
-    });
-    await expect(setWith(await s3StorageOf({ S3_BUCKET: 'absent' }))).rejects.toMatchObject({
-      code: 'UNAVAILABLE',
-      message: `file storage: checking "${upload.key}": bucket "absent" does not exist at ${server.url} (S3_BUCKET); create it with npm run storage:setup`,
-    });
-    // Nothing changed: the image is still unset.
-    expect(await images.storefrontImageUrls(productId)).toEqual({ page: null, listing: null });
+  it.each([
+    ['a wrong secret key', { S3_SECRET_KEY: 'not-the-secret' }, () => `S3 at ${server.url} refused the credentials (S3_ACCESS_KEY, S3_SECRET_KEY): HTTP 403`],
+    ['a missing bucket', { S3_BUCKET: 'absent' }, () => `bucket "absent" does not exist at ${server.url} (S3_BUCKET); create it with npm run storage:setup`],
+  ])('answers UNAVAILABLE naming the variables for %s, and changes nothing', async (what, overrides, problem) => {
+    const broken = await openImagesApi(`s3_product_images_${what.replaceAll(' ', '_')}`, await s3StorageOf(overrides));
+    try {
+      const productId = await broken.images.newProduct();
+      const key = `products/${productId}/front.png`;
+      expect(await broken.images.setImageError(productId, key)).toMatchObject({
+        message: `file storage: checking "${key}": ${problem()}`,
+        extensions: { code: 'UNAVAILABLE', reason: 'FILE_STORAGE_FAILED' },
+      });
+      const product = await broken.api.prisma.product.findUniqueOrThrow({ where: { id: BigInt(productId) } });
+      expect(product.imageKey).toBeNull();
+    } finally {
+      await broken.api.close();
+    }
   });
 });

@@ -7,7 +7,7 @@ import { reindexSearch } from '@shop/domain';
 import { LocalFileStorage } from '@shop/platform/storage';
 import { freePort } from '../../../test/infra/proc.ts';
 import { openGraphqlApi, seedDemoShop, TEST_SECRET, type GraphqlApi } from './graphql-harness.ts';
-import { CREATE_IMAGE_UPLOAD, PNG, ProductImages, putAsBrowser } from './product-images-support.ts';
+import { CREATE_IMAGE_UPLOAD, openImagesApi, PNG, ProductImages, putAsBrowser } from './product-images-support.ts';
 
 // The api on a real port with the local provider: the browser's PUT goes to its /uploads route.
 let api: GraphqlApi;
@@ -122,20 +122,19 @@ describe('product images on local storage, end to end', () => {
 });
 
 describe('product images without a file storage (production without a storage extension configured)', () => {
-  let bare: GraphqlApi;
+  let bare: { api: GraphqlApi; images: ProductImages };
   beforeAll(async () => {
-    bare = await openGraphqlApi('graphql_product_images_none', {}, { fileStorage: null });
+    bare = await openImagesApi('graphql_product_images_none', null);
   });
-  afterAll(() => bare?.close());
+  afterAll(() => bare?.api.close());
 
   it('answers UNAVAILABLE naming what to configure', async () => {
-    const bareImages = new ProductImages(bare, await bare.adminHeaders(), (await bare.prisma.channel.create({ data: { code: 'web', name: 'Web', defaultCurrency: 'EUR' } })).id.toString());
-    const productId = await bareImages.newProduct();
-    expect(await bareImages.uploadError(productId, 'image/png', 10)).toMatchObject({
+    const productId = await bare.images.newProduct();
+    expect(await bare.images.uploadError(productId, 'image/png', 10)).toMatchObject({
       message:
         'no file storage is configured: production does not keep files on local disk; configure the s3 storage extension (S3_ENDPOINT, S3_BUCKET, S3_ACCESS_KEY and S3_SECRET_KEY, see docs/storage.md)',
       extensions: { code: 'UNAVAILABLE', reason: 'FILE_STORAGE_NOT_CONFIGURED' },
     });
-    expect(await bareImages.setImageError(productId, `products/${productId}/a.png`)).toMatchObject({ extensions: { code: 'UNAVAILABLE', reason: 'FILE_STORAGE_NOT_CONFIGURED' } });
+    expect(await bare.images.setImageError(productId, `products/${productId}/a.png`)).toMatchObject({ extensions: { code: 'UNAVAILABLE', reason: 'FILE_STORAGE_NOT_CONFIGURED' } });
   });
 });

@@ -1,6 +1,7 @@
 // Product images through GraphQL as a staff client and a browser drive them, for the local and the s3 provider's tests.
 import { expect } from 'vitest';
-import type { GraphqlApi } from './graphql-harness.ts';
+import type { FileStorage } from '@shop/platform/storage';
+import { openGraphqlApi, type GraphqlApi } from './graphql-harness.ts';
 
 /** The 16 bytes a PNG file starts with: the storage checks types by the signed Content-Type, not the bytes. */
 export const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
@@ -75,4 +76,11 @@ export class ProductImages {
 /** The upload as a browser sends it: the method and headers the mutation gave, the file as the body. */
 export function putAsBrowser(upload: ImageUpload, body: Buffer): Promise<Response> {
   return fetch(upload.url, { method: upload.method, headers: Object.fromEntries(upload.headers.map(({ name, value }) => [name, value])), body });
+}
+
+/** An api of its own database with this file storage (null: none), a web channel and the admin signed in, without the demo catalog. */
+export async function openImagesApi(name: string, fileStorage: FileStorage | null): Promise<{ api: GraphqlApi; images: ProductImages }> {
+  const api = await openGraphqlApi(name, {}, { fileStorage });
+  const channel = await api.prisma.channel.create({ data: { code: 'web', name: 'Web', defaultCurrency: 'EUR' } });
+  return { api, images: new ProductImages(api, await api.adminHeaders(), channel.id.toString()) };
 }
