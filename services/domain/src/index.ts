@@ -49,6 +49,14 @@ export {
   type ProductPatch,
 } from './catalog/catalog-changes.ts';
 export { sellableProducts, type SellableProduct } from './catalog/sellable-products.ts';
+export {
+  PRODUCT_IMAGE_MAX_BYTES,
+  PRODUCT_IMAGE_TYPES,
+  productImageUpload,
+  setProductImage,
+  type ProductImageRequest,
+  type ProductImageUpload,
+} from './catalog/product-images.ts';
 export { listBrands, listChannels, subcategories, topCategories } from './catalog/catalog-listings.ts';
 export {
   availableUnits,
