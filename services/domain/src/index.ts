@@ -70,6 +70,7 @@ export { setStockOnHand } from './inventory/stock.ts';
 export { countStock, createStockLocation, listStockLocations, type StockCount } from './inventory/stock-locations.ts';
 export { addCartLine, createCart, MAX_LINE_QUANTITY, setCartLineQuantity, viewCart, type CartView } from './carts/carts.ts';
 export { placeOrder, type PlaceOrderInput } from './orders/checkout.ts';
+export { checkout } from './orders/checkout-steps.ts';
 export {
   customerStoreCreditAccount,
   customerStoreCreditBalances,
@@ -87,6 +88,8 @@ export {
   type Overdraft,
   type StoreCreditDebit,
 } from './payments/store-credit.ts';
+export { STALE_CARD_AUTHORIZATION } from './payments/cart-tenders.ts';
+export { voidIdleCartTenders } from './payments/idle-cart-tenders.ts';
 export { captureAtFulfilment, captureOrderTenders, captureTender, GATEWAY_TRANSACTION, tenderKeys, tendersOfOrder, tendersOfOrders, type FulfilmentCapture } from './payments/tenders.ts';
 export type { Address } from './orders/address.ts';
 export type { OrderWithLines } from './orders/order-events.ts';

@@ -16,6 +16,7 @@ export const WORKFLOW_TYPES = {
   cleanupExpiredCarts: 'CleanupExpiredCartsWorkflow',
   voidExpiringCardAuths: 'VoidExpiringCardAuthsWorkflow',
   gcExpiredOverdraftDrafts: 'GcExpiredOverdraftDraftsWorkflow',
+  gcExpiredCartTenders: 'GcExpiredCartTendersWorkflow',
 } as const;
 
 export type WorkflowType = (typeof WORKFLOW_TYPES)[keyof typeof WORKFLOW_TYPES];
@@ -41,7 +42,9 @@ export const QUERIES = {
 export type OverlapPolicy = 'skip';
 
 /** The workflows a schedule runs: bounded passes over what fell due. */
-export type SweepWorkflowType = (typeof WORKFLOW_TYPES)['expireStaleReservations' | 'cleanupExpiredCarts' | 'voidExpiringCardAuths' | 'gcExpiredOverdraftDrafts'];
+export type SweepWorkflowType = (typeof WORKFLOW_TYPES)[
+  'expireStaleReservations' | 'cleanupExpiredCarts' | 'voidExpiringCardAuths' | 'gcExpiredOverdraftDrafts' | 'gcExpiredCartTenders'
+];
 
 /** A sweep run on a fixed interval: by a Temporal Schedule in the worker, or in-process without a workflow engine. */
 export interface PeriodicWorkflow {
@@ -90,6 +93,14 @@ export const PERIODIC_WORKFLOWS: readonly PeriodicWorkflow[] = [
     overlap: 'skip',
     catchupWindowMs: 60 * MINUTE_MS,
     description: 'expires store credit overdraft drafts past their expiry, voiding the debit each let below zero',
+  },
+  {
+    scheduleId: 'gc-expired-cart-tenders',
+    workflowType: WORKFLOW_TYPES.gcExpiredCartTenders,
+    everyMs: 15 * MINUTE_MS,
+    overlap: 'skip',
+    catchupWindowMs: 15 * MINUTE_MS,
+    description: 'voids the card authorizations of carts that no order took within cartTenderIdleMinutes',
   },
 ];
 

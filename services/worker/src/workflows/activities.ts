@@ -20,7 +20,7 @@ export const moneyActivities = proxyActivities<Pick<ShopActivities, 'captureOrde
 });
 
 /** A sweep pass that voids authorizations: one gateway call per tender, each in its own transaction. */
-export const moneySweepActivities = proxyActivities<Pick<ShopActivities, 'voidExpiringCardAuths'>>({
+export const moneySweepActivities = proxyActivities<Pick<ShopActivities, 'voidExpiringCardAuths' | 'voidIdleCartTenders'>>({
   startToCloseTimeout: '10 minutes',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
