@@ -194,7 +194,7 @@ describe('OrderLifecycleWorkflow', () => {
     const fault = await prisma.workflowFault.findFirstOrThrow({ where: { entityId: order.id.toString() } });
     expect(fault).toMatchObject({ workflow: WORKFLOW_TYPES.orderLifecycle, workflowId: handle.workflowId, entityType: 'order', reason: 'capture_without_authorization' });
     expect(fault.details).toEqual({ orderNumber: order.number, captured: '0.00', orderTotal: order.total.toFixed(2) });
-    expect((await control.requests()).filter((request) => request.authorizationId === tender.gatewayReference).map((request) => request.kind)).toEqual(['authorize', 'void']);
+    expect((await control.requests()).filter((request) => request.authorizationId === tender.gatewayReference).map((request) => request.kind)).toEqual(['void']);
 
     await shop.transaction((tx) => completeOrder(tx, shop.deps, order.id));
     await expect(handle.result()).resolves.toEqual({ status: 'COMPLETED' });
