@@ -76,7 +76,7 @@ export const PERIODIC_WORKFLOWS: readonly PeriodicWorkflow[] = [
     everyMs: 60 * MINUTE_MS,
     overlap: 'skip',
     catchupWindowMs: 60 * MINUTE_MS,
-    description: 'deletes ACTIVE carts left alone past their expiry (cartLifetimeDays after their last change)',
+    description: 'deletes ACTIVE carts left alone past their expiry (cartLifetimeDays after their last change), except those with a live tender',
   },
   {
     scheduleId: 'void-expiring-card-auths',
