@@ -95,6 +95,17 @@ describe('cart tenders', () => {
     expect(await gatewayLog(tender)).toEqual([`authorize:${tenderKeys.authorize(cart.cartId, key)}:executed`]);
   });
 
+  it('places one order with one tender when the same checkout is sent twice at once', async () => {
+    const cart = await cartOf('twice-tee', 5);
+    const key = 'cart-tender-twice-1';
+    const [first, second] = await Promise.all([payByCard(cart, key, 'tok_cart_twice'), payByCard(cart, key, 'tok_cart_twice')]);
+    expect(second.id).toBe(first.id);
+    const tenders = await prisma().paymentTender.findMany({ where: { cartId: cart.cartId }, include: { events: true } });
+    expect(tenders.map((tender) => [tender.orderId, tender.status, tender.events.map((event) => event.kind)])).toEqual([[first.id, 'AUTHORIZED', ['AUTHORIZED']]]);
+    const authorizations = (await control.operations()).filter((operation) => operation.idempotencyKey === tenderKeys.authorize(cart.cartId, key));
+    expect(authorizations).toHaveLength(1);
+  });
+
   it('refuses a cart changed after the authorization, voids that authorization once, and pays under a new key', async () => {
     const cart = await cartOf('changed-tee', 1);
     const first = 'cart-tender-changed-1';
