@@ -543,6 +543,11 @@ describe('input validation', () => {
     expect((await api.error(SET, { key: 'workflows', value: { customerApprovalExpiryHours: 0 } }, admin)).extensions).toMatchObject({ field: 'value.customerApprovalExpiryHours' });
     expect((await api.error(SET, { key: 'workflows', value: { reminderHours: 1 } }, admin)).extensions).toMatchObject({ field: 'value.reminderHours' });
     expect(await api.data(SET, { key: 'workflows', value: { fulfilmentWindowHours: 0.5 } }, admin)).toEqual({ setSetting: { fulfilmentWindowHours: 0.5 } });
+    // Past 6 days a cart tender's authorization would lapse (7 days) before its void.
+    const idle = await api.error(SET, { key: 'workflows', value: { cartTenderIdleMinutes: 9000 } }, admin);
+    expect(idle.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'value.cartTenderIdleMinutes' });
+    expect(idle.message).toContain('to 8640 (6 days');
+    expect(await api.data(SET, { key: 'workflows', value: { cartTenderIdleMinutes: 15 } }, admin)).toEqual({ setSetting: { cartTenderIdleMinutes: 15 } });
     await api.data(SET, { key: 'workflows', value: {} }, admin);
     expect(await api.data(SET, { key: 'storefront.banner', value: { text: 'Hello' } }, admin)).toEqual({ setSetting: { text: 'Hello' } });
     expect(await api.data('{ setting(key: "storefront.banner") }', {}, admin)).toEqual({ setting: { text: 'Hello' } });

@@ -78,6 +78,7 @@ export { setStockOnHand } from './inventory/stock.ts';
 export { countStock, createStockLocation, listStockLocations, type StockCount } from './inventory/stock-locations.ts';
 export { addCartLine, createCart, MAX_LINE_QUANTITY, setCartLineQuantity, viewCart, type CartView } from './carts/carts.ts';
 export { placeOrder, type PlaceOrderInput } from './orders/checkout.ts';
+export { checkout } from './orders/checkout-steps.ts';
 export {
   customerStoreCreditAccount,
   customerStoreCreditBalances,
@@ -107,6 +108,8 @@ export {
   type RefundView,
   type RequestRefundInput,
 } from './payments/refund-requests.ts';
+export { STALE_CARD_AUTHORIZATION } from './payments/cart-tenders.ts';
+export { voidIdleCartTenders } from './payments/idle-cart-tenders.ts';
 export { captureAtFulfilment, captureOrderTenders, captureTender, GATEWAY_TRANSACTION, tenderKeys, tendersOfOrder, tendersOfOrders, type FulfilmentCapture } from './payments/tenders.ts';
 export {
   cancelReturn,

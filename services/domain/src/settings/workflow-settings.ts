@@ -1,6 +1,6 @@
 import type { Tx } from '../context.ts';
 
-/** The waits of the workflows' durable timers, in hours (fractions allowed: 0.5 is half an hour). */
+/** The waits of the workflows' durable timers and sweeps, in hours or minutes as named (fractions allowed: 0.5 hours is half an hour). */
 export interface WorkflowSettings {
   /** A paid order not fulfilled this long after payment is recorded as a workflow fault. */
   readonly fulfilmentWindowHours: number;
@@ -16,6 +16,8 @@ export interface WorkflowSettings {
   readonly rmaDraftLifetimeHours: number;
   /** RefundExecutionWorkflow looks a refund the gateway left pending up again this often until it settles. */
   readonly pendingRefundPollHours: number;
+  /** Minutes a card authorized for a cart waits for its order; then GcExpiredCartTendersWorkflow voids it (set on the tender at authorization). */
+  readonly cartTenderIdleMinutes: number;
 }
 
 export const DEFAULT_WORKFLOW_SETTINGS: WorkflowSettings = {
@@ -28,6 +30,8 @@ export const DEFAULT_WORKFLOW_SETTINGS: WorkflowSettings = {
   rmaDraftLifetimeHours: 72,
   // Pending refunds settle in days (bank transfers): four looks a day are plenty.
   pendingRefundPollHours: 6,
+  // As the payment window's default: a shopper whose checkout failed after the authorization retries within it.
+  cartTenderIdleMinutes: 30,
 };
 
 /** The settings key holding overrides of the defaults above (a partial object). */

@@ -975,7 +975,9 @@ export type PlaceOrderInput = {
   readonly idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /**
    * Pay by card: the total is authorized at checkout and captured at fulfilment. Needs idempotencyKey, so
-   * a retry never authorizes twice. A declined card places no order (BAD_USER_INPUT, field card).
+   * a retry never authorizes twice. A declined card places no order (BAD_USER_INPUT, field card). A cart
+   * changed after its card was authorized is refused and that authorization voided (CONFLICT, field
+   * idempotencyKey): send the checkout again with a new idempotencyKey.
    */
   readonly card?: InputMaybe<CardInput>;
   /**
