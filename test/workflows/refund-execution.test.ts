@@ -7,11 +7,11 @@ import { GATEWAY_API_KEY_SECRET, givenCredentials, HttpPaymentGateway, setStored
 import {
   addCartLine,
   captureOrderTenders,
+  checkout,
   createCart,
   fulfilOrder,
   GATEWAY_TRANSACTION,
   issueStoreCredit,
-  placeOrder,
   REFUND_EXCEEDS_CAPTURED,
   refundKeys,
   refundToStoreCredit,
@@ -72,13 +72,14 @@ async function paidOrder(sku: string, credit?: string): Promise<PaidOrder> {
   const productId = await shop.catalog.product(sku, '10.00', 5);
   const customer = await prisma().customer.create({ data: { channelId: shop.catalog.channelId, email: `${sku}@example.com`, passwordHash: 'scrypt$unused' } });
   const shopper = { customerId: customer.id };
-  const order = await shop.commerce.transaction(async (tx) => {
+  const cartId = await shop.commerce.transaction(async (tx) => {
     if (credit !== undefined) await issueStoreCredit(tx, paying, { customerId: customer.id, currency: 'EUR', amount: credit, note: 'goodwill', idempotencyKey: `issue:${sku}` });
     const cart = await createCart(tx, paying, { channelId: shop.catalog.channelId, shopper });
     await addCartLine(tx, paying, { cartId: cart.id, shopper, productId, quantity: 2 });
-    const input = { cartId: cart.id, shopper, email: `${sku}@example.com`, billingAddress: ADDRESS, shippingAddress: ADDRESS, idempotencyKey: `refund-${sku}`, useStoreCredit: credit !== undefined, card: { token: `tok_${sku}` } };
-    return placeOrder(tx, paying, input);
-  }, GATEWAY_TRANSACTION);
+    return cart.id;
+  });
+  const input = { cartId, shopper, email: `${sku}@example.com`, billingAddress: ADDRESS, shippingAddress: ADDRESS, idempotencyKey: `refund-${sku}`, useStoreCredit: credit !== undefined, card: { token: `tok_${sku}` } };
+  const order = await checkout(shop.commerce.transaction, paying, input);
   await shop.commerce.transaction(async (tx) => {
     await fulfilOrder(tx, paying, order.id);
     await captureOrderTenders(tx, paying, order.id);

@@ -6,7 +6,7 @@ import type { TestGatewayControl } from '../../../platform/src/payments/test-gat
 import type { DomainDeps } from '../../src/context.ts';
 import { DomainError } from '../../src/errors/domain-error.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
-import { placeOrder } from '../../src/orders/checkout.ts';
+import { checkout } from '../../src/orders/checkout-steps.ts';
 import { fulfilOrder } from '../../src/orders/order-transitions.ts';
 import { executeRefund, REFUND_EXCEEDS_CAPTURED, refundKeys, runRefundRequest } from '../../src/payments/refund-execution.ts';
 import { refundToStoreCredit, requestRefund, retryRefund } from '../../src/payments/refund-requests.ts';
@@ -38,13 +38,15 @@ const prisma = () => commerce.platform.database.prisma;
 async function guestOrder(name: string): Promise<{ orderId: bigint; tenderId: bigint }> {
   const productId = await catalog.product(name, '19.90', 10);
   const shopper = { sessionId: `s-${name}` };
-  const order = await inGatewayTransaction(async (tx) => {
+  const cartId = await commerce.transaction(async (tx) => {
     const cart = await createCart(tx, deps, { channelId: catalog.channelId, shopper });
     await addCartLine(tx, deps, { cartId: cart.id, shopper, productId, quantity: 2 });
-    const placed = await placeOrder(tx, deps, { cartId: cart.id, shopper, email: 'guest@example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS, idempotencyKey: `order:${name}`, card: { token: `tok_${name}` } });
-    await fulfilOrder(tx, deps, placed.id);
-    await captureOrderTenders(tx, deps, placed.id);
-    return placed;
+    return cart.id;
+  });
+  const order = await checkout(commerce.transaction, deps, { cartId, shopper, email: 'guest@example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS, idempotencyKey: `order:${name}`, card: { token: `tok_${name}` } });
+  await inGatewayTransaction(async (tx) => {
+    await fulfilOrder(tx, deps, order.id);
+    await captureOrderTenders(tx, deps, order.id);
   });
   const tender = await prisma().paymentTender.findFirstOrThrow({ where: { orderId: order.id } });
   return { orderId: order.id, tenderId: tender.id };

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DomainDeps } from '../../src/context.ts';
 import { DomainError } from '../../src/errors/domain-error.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
-import { placeOrder } from '../../src/orders/checkout.ts';
+import { checkout } from '../../src/orders/checkout-steps.ts';
 import { fulfilOrder } from '../../src/orders/order-transitions.ts';
 import { requestRefund, type RefundSource, type RequestRefundInput } from '../../src/payments/refund-requests.ts';
 import { issueStoreCredit } from '../../src/payments/store-credit.ts';
@@ -47,18 +47,16 @@ async function paidOrder(name: string, credit: string, { fulfil = true } = {}): 
     await addCartLine(tx, commerce.deps, { cartId: cart.id, shopper, productId, quantity: 2 });
     return cart.id;
   });
-  const order = await inGatewayTransaction((tx) =>
-    placeOrder(tx, deps, {
-      cartId,
-      shopper,
-      email: `${name}@example.com`,
-      billingAddress: ADDRESS,
-      shippingAddress: ADDRESS,
-      idempotencyKey: `order:${name}`,
-      useStoreCredit: true,
-      card: { token: `tok_${name}` },
-    }),
-  );
+  const order = await checkout(commerce.transaction, deps, {
+    cartId,
+    shopper,
+    email: `${name}@example.com`,
+    billingAddress: ADDRESS,
+    shippingAddress: ADDRESS,
+    idempotencyKey: `order:${name}`,
+    useStoreCredit: true,
+    card: { token: `tok_${name}` },
+  });
   if (fulfil) {
     await inGatewayTransaction(async (tx) => {
       await fulfilOrder(tx, deps, order.id);
