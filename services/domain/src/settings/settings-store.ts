@@ -44,6 +44,8 @@ const WORKFLOWS: Record<string, [Check, string]> = {
   cardAuthorizationVoidMarginHours: [hours, HOURS],
   rmaDraftLifetimeHours: [hours, HOURS],
   pendingRefundPollHours: [hours, HOURS],
+  returnReceiptWindowHours: [hours, HOURS],
+  refundClawbackOverdraftHours: [hours, HOURS],
 };
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

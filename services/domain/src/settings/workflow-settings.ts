@@ -16,6 +16,10 @@ export interface WorkflowSettings {
   readonly rmaDraftLifetimeHours: number;
   /** RefundExecutionWorkflow looks a refund the gateway left pending up again this often until it settles. */
   readonly pendingRefundPollHours: number;
+  /** A return credited in advance whose goods did not arrive this long after its submission expires, its credit clawed back. */
+  readonly returnReceiptWindowHours: number;
+  /** A clawback's overdraft draft (the part of the credit the customer already spent) expires this long after the clawback. */
+  readonly refundClawbackOverdraftHours: number;
 }
 
 export const DEFAULT_WORKFLOW_SETTINGS: WorkflowSettings = {
@@ -28,6 +32,9 @@ export const DEFAULT_WORKFLOW_SETTINGS: WorkflowSettings = {
   rmaDraftLifetimeHours: 72,
   // Pending refunds settle in days (bank transfers): four looks a day are plenty.
   pendingRefundPollHours: 6,
+  // Thirty days for the goods to come back, as common return policies give.
+  returnReceiptWindowHours: 720,
+  refundClawbackOverdraftHours: 720,
 };
 
 /** The settings key holding overrides of the defaults above (a partial object). */
