@@ -145,6 +145,9 @@ describe('returns in GraphQL', () => {
     const [{ balance: afterCheckout = '' } = {}] = await balance();
     const { createReturn } = await api.data<{ createReturn: ReturnView }>(CREATE, { input: { orderId: order.id, reason: 'never fitted', lines: [{ orderLineId: order.lineIds[0], quantity: 2 }] } }, admin);
     const SUBMIT = `mutation ($id: ID!, $credit: Boolean) { submitReturn(id: $id, creditInAdvance: $credit) { ${RETURN_FIELDS} receiptDueAt } }`;
+    const SET = 'mutation ($value: JSON!) { setSetting(key: "workflows", value: $value) }';
+    expect((await api.error(SET, { value: { refundClawbackOverdraftHours: 0 } }, admin)).extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'value.refundClawbackOverdraftHours' });
+    await api.data(SET, { value: { returnReceiptWindowHours: 48, refundClawbackOverdraftHours: 24 } }, admin);
 
     await api.prisma.$transaction(async (tx) => {
       await ensureRole(tx, { name: 'returns-clerk', permissions: ['returns.manage'] });
@@ -159,7 +162,8 @@ describe('returns in GraphQL', () => {
 
     const { submitReturn } = await api.data<{ submitReturn: ReturnView & { requestedAt: string; receiptDueAt: string } }>(SUBMIT, { id: createReturn.id, credit: true }, admin);
     expect(submitReturn.status).toBe('REQUESTED');
-    expect(Date.parse(submitReturn.receiptDueAt) - Date.parse(submitReturn.requestedAt)).toBe(720 * 60 * 60_000);
+    expect(Date.parse(submitReturn.receiptDueAt) - Date.parse(submitReturn.requestedAt)).toBe(48 * 60 * 60_000);
+    await api.data(SET, { value: {} }, admin);
     const cents = (amount: string) => Math.round(Number(amount) * 100);
     expect(cents((await balance())[0]?.balance ?? '') - cents(afterCheckout)).toBe(2500);
     const { order: refunded } = await api.data<{ order: { refundRequests: { amount: string; source: string; rmaId: string; status: string; refunds: { destination: string; status: string }[] }[] } }>(
