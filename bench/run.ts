@@ -1,5 +1,6 @@
 import { benchHealth } from './health.ts';
 import { benchImages } from './images.ts';
+import { benchMoney } from './money.ts';
 import { benchMoneyRefunds } from './money-refunds.ts';
 import { benchOperator } from './operator.ts';
 import { benchOutbox } from './outbox.ts';
@@ -8,7 +9,10 @@ import { benchStorefront } from './storefront.ts';
 import { benchTrack } from './track.ts';
 import { benchWorker } from './worker.ts';
 
-const BENCHES: Record<string, () => Promise<void>> = { health: benchHealth, images: benchImages, money: benchMoneyRefunds, outbox: benchOutbox, operator: benchOperator, secrets: benchSecrets, storefront: benchStorefront, track: benchTrack, worker: benchWorker };
+const BENCHES: Record<string, () => Promise<void>> = { health: benchHealth, images: benchImages, money: async () => {
+    await benchMoney();
+    await benchMoneyRefunds();
+  }, outbox: benchOutbox, operator: benchOperator, secrets: benchSecrets, storefront: benchStorefront, track: benchTrack, worker: benchWorker };
 
 const names = process.argv.slice(2);
 const unknown = names.filter((name) => !(name in BENCHES));

@@ -35,13 +35,24 @@ export interface ContainerEnvironment {
 
 /**
  * spec.config through the ConfigMap, and explicit variables, which Kubernetes lets win over
- * `envFrom`: NODE_ENV, the port the probes use and every secret.
+ * `envFrom`: NODE_ENV, the port the probes use, spec.fileStorage and every secret.
  */
 export function containerEnvironment(shop: ShopContext, configMapName: string, http?: HttpPort): ContainerEnvironment {
   const env: k8s.EnvVar[] = [{ name: 'NODE_ENV', value: 'production' }];
   if (http) env.push({ name: http.variable, value: String(http.port) });
-  env.push(...secretVariables(shop));
+  env.push(...fileStorageVariables(shop.spec.fileStorage), ...secretVariables(shop));
   return { env, envFrom: [{ configMapRef: { name: configMapName } }] };
+}
+
+/** spec.fileStorage's plain variables, those set; its keys are secrets.s3AccessKey and secrets.s3SecretKey. */
+function fileStorageVariables(fileStorage: ShopSpec['fileStorage']): k8s.EnvVar[] {
+  const values: Record<string, string | undefined> = {
+    FILE_STORAGE_PROVIDER: fileStorage?.provider,
+    S3_ENDPOINT: fileStorage?.s3?.endpoint,
+    S3_BUCKET: fileStorage?.s3?.bucket,
+    S3_PUBLIC_URL: fileStorage?.s3?.publicUrl,
+  };
+  return Object.entries(values).flatMap(([name, value]) => (value === undefined ? [] : [{ name, value }]));
 }
 
 function secretVariables(shop: ShopContext): k8s.EnvVar[] {

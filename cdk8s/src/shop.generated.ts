@@ -334,6 +334,32 @@ export interface ShopSpec {
     };
   };
   /**
+   * Where uploaded files (product images) live, rendered as variables into the api, worker and consumer (docs/storage.md). The pods run with NODE_ENV=production, which never keeps files on a pod's disk: without s3 (or another storage extension configured through config), uploads are off. The keys are secrets.s3AccessKey and secrets.s3SecretKey. These fields win over the same variables in config.
+   */
+  fileStorage?: {
+    /**
+     * FILE_STORAGE_PROVIDER: the provider to use, by the name it registered under (s3 for the in-tree extension). Unset: the last registered that is configured, which is s3 once s3 is set. local is refused: its files would live on one pod's disk.
+     */
+    provider?: string;
+    /**
+     * The s3 provider (the extensions/s3-storage extension) on an S3-compatible object store. Create the bucket with npm run storage:setup.
+     */
+    s3?: {
+      /**
+       * S3_ENDPOINT: the S3 API, e.g. https://s3.eu-west-1.amazonaws.com or an S3-compatible server.
+       */
+      endpoint: string;
+      /**
+       * S3_BUCKET: the bucket; addressed path-style, <endpoint>/<bucket>/<key>.
+       */
+      bucket: string;
+      /**
+       * S3_PUBLIC_URL: the base of public URLs, <publicUrl>/<bucket>/<key> (a CDN in front of the bucket); the endpoint when unset.
+       */
+      publicUrl?: string;
+    };
+  };
+  /**
    * Extension packages to install, pinned by version. Not acted on yet: the platform does not load extensions.
    *
    * @maxItems 100

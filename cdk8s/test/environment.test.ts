@@ -92,6 +92,31 @@ describe('environment', () => {
     ]);
   });
 
+  it('sets spec.fileStorage as plain variables in every container, which win over the same ones in spec.config', () => {
+    const manifests = renderShop(
+      minimalShop((shop) => {
+        shop.spec.config = { S3_BUCKET: 'from-config' };
+        shop.spec.fileStorage = { provider: 's3', s3: { endpoint: 'https://s3.example.com', bucket: 'media', publicUrl: 'https://cdn.example.com' } };
+        Object.assign(shop.spec.secrets, { s3AccessKey: { name: 's3', key: 'access' }, s3SecretKey: { name: 's3', key: 'secret' } });
+      }),
+    );
+    for (const env of everyContainerEnv(manifests)) {
+      const plain = Object.fromEntries(env.filter((variable) => variable.value !== undefined).map((variable) => [variable.name, variable.value]));
+      expect(plain).toMatchObject({ FILE_STORAGE_PROVIDER: 's3', S3_ENDPOINT: 'https://s3.example.com', S3_BUCKET: 'media', S3_PUBLIC_URL: 'https://cdn.example.com' });
+      expect(secretRef(env, 'S3_ACCESS_KEY')).toEqual({ name: 's3', key: 'access' });
+      expect(secretRef(env, 'S3_SECRET_KEY')).toEqual({ name: 's3', key: 'secret' });
+    }
+    // The ConfigMap keeps its copy, but an explicit variable wins over envFrom.
+    expect(manifests.configMap).toMatchObject({ data: { S3_BUCKET: 'from-config' } });
+  });
+
+  it('sets only the file storage variables the spec gives', () => {
+    const env = containerOf(renderShop(minimalShop((shop) => (shop.spec.fileStorage = { s3: { endpoint: 'http://minio.storage:9000', bucket: 'media' } }))).worker.deployment).env;
+    const names = env.map((variable) => variable.name);
+    expect(names).toEqual(expect.arrayContaining(['S3_ENDPOINT', 'S3_BUCKET']));
+    for (const absent of ['FILE_STORAGE_PROVIDER', 'S3_PUBLIC_URL', 'S3_ACCESS_KEY', 'S3_SECRET_KEY']) expect(names).not.toContain(absent);
+  });
+
   it('gives no secret a literal value: each comes from a Secret', () => {
     const secretNames = new Set(VARIABLES.filter((variable) => variable.secret).map((variable) => variable.name));
     for (const env of everyContainerEnv(renderShop(minimalShop()))) {
@@ -111,6 +136,14 @@ describe('agreement with the rest of the repository', () => {
     );
     const names = containerOf(full.api.deployment).env.map((variable) => variable.name);
     for (const variable of VARIABLES.filter((v) => v.secret)) expect(names).toContain(variable.name);
+  });
+
+  it('renders spec.fileStorage into variables the platform reads', () => {
+    const env = containerOf(renderShop(minimalShop((shop) => (shop.spec.fileStorage = { provider: 's3', s3: { endpoint: 'https://s3.example.com', bucket: 'media', publicUrl: 'https://cdn.example.com' } }))).api.deployment).env;
+    const platformVariables = new Set(VARIABLES.map((variable) => variable.name));
+    const rendered = env.filter((variable) => variable.name.startsWith('S3_') || variable.name.startsWith('FILE_STORAGE_')).map((variable) => variable.name);
+    expect(rendered).toHaveLength(4);
+    for (const name of rendered) expect(platformVariables).toContain(name);
   });
 
   it('sets the ports the platform reads by default (PORT, CONSUMER_PORT, WORKER_PORT)', () => {

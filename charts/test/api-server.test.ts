@@ -65,6 +65,24 @@ describe('the charts on a real API server', () => {
       }),
     ],
     [
+      'shop with object storage: the s3 fields and the keys from a Secret',
+      SHOP_CHART,
+      async () => ({
+        name: 'stored',
+        namespace: 'shops',
+        values: {
+          fileStorage: { provider: 's3', s3: { endpoint: 'https://s3.example.com', bucket: 'stored-media', publicUrl: 'https://cdn.example.com' } },
+          secrets: {
+            databaseUrl: { name: 'shop-database', key: 'url' },
+            cacheUrl: { name: 'shop-cache', key: 'url' },
+            brokerAddress: { name: 'shop-kafka', key: 'bootstrap-servers' },
+            s3AccessKey: { name: 'stored-s3', key: 'access-key' },
+            s3SecretKey: { name: 'stored-s3', key: 'secret-key' },
+          },
+        },
+      }),
+    ],
+    [
       'shop with the spec of cdk8s/examples/shop.yaml',
       SHOP_CHART,
       async () => {

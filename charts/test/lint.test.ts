@@ -33,6 +33,8 @@ describe('values.schema.json', () => {
     ['two consumers', SHOP_CHART, { consumer: { replicas: 2 } }, /\/consumer\/replicas': maximum: got 2, want 1/],
     ['a malformed memory quantity', SHOP_CHART, { api: { resources: { limits: { memory: 'lots' } } } }, /\/api\/resources\/limits\/memory/],
     ['a config value that is not a string', SHOP_CHART, { config: { PORT: 3000 } }, /\/config\/PORT/],
+    ['an S3 endpoint that is no http(s) URL', SHOP_CHART, { fileStorage: { s3: { endpoint: 's3.example.com', bucket: 'media' } } }, /\/fileStorage\/s3\/endpoint/],
+    ['an s3 section without a bucket', SHOP_CHART, { fileStorage: { s3: { endpoint: 'https://s3.example.com' } } }, /\/fileStorage\/s3': missing property 'bucket'/],
     ['a malformed image tag', SHOP_CHART, { image: { repository: 'registry.example.com/shop/platform', tag: '-1.4' } }, /\/image\/tag/],
   ];
   for (const [what, chart, values, message] of rejected) {

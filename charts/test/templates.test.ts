@@ -174,6 +174,12 @@ describe('shop', () => {
     expect(shop.spec).toEqual({ ...values, image: { ...image, tag: chart.appVersion } });
   });
 
+  it('puts fileStorage in the spec as given, and an empty one (no file storage) by default', async () => {
+    const fileStorage = { provider: 's3', s3: { endpoint: 'https://s3.example.com', bucket: 'media', publicUrl: 'https://cdn.example.com' } };
+    expect(one(await template(SHOP_CHART, { name: 'acme', namespace: 'shops', values: { fileStorage } }), 'Shop').spec).toMatchObject({ fileStorage });
+    expect(one(await template(SHOP_CHART, { name: 'acme', namespace: 'shops' }), 'Shop').spec).toMatchObject({ fileStorage: {} });
+  });
+
   it('takes the name and tag from values, and refuses a name the operator cannot prefix', async () => {
     const objects = await template(SHOP_CHART, { name: 'release', namespace: 'shops', values: { name: 'acme', image: { repository: 'registry.example.com/shop/platform', tag: '1.4.0' } } });
     expect(one(objects, 'Shop')).toMatchObject({ metadata: { name: 'acme' }, spec: { image: { tag: '1.4.0' } } });

@@ -68,6 +68,18 @@ describe('the Shop CRD on a real API server', () => {
       /spec\.secrets\.secretsMasterKeyRotatingFrom: Invalid value: secretsMasterKeyRotatingFrom needs secretsMasterKey/,
     ],
     ['a malformed memory quantity', (shop) => (shop.spec.api = { resources: { limits: { memory: 'lots' } } }), /spec\.api\.resources\.limits\.memory/],
+    [
+      'local file storage, which production refuses',
+      (shop) => (shop.spec.fileStorage = { provider: 'local' }),
+      /spec\.fileStorage\.provider: Invalid value: "local": local file storage is refused in production/,
+    ],
+    ['an s3 section without a bucket', (shop) => (shop.spec.fileStorage = { s3: { endpoint: 'https://s3.example.com' } as never }), /spec\.fileStorage\.s3\.bucket: Required value/],
+    ['an s3 endpoint that is no http(s) URL', (shop) => (shop.spec.fileStorage = { s3: { endpoint: 's3.example.com', bucket: 'media' } }), /spec\.fileStorage\.s3\.endpoint in body should match/],
+    [
+      'an S3 access key without its secret key',
+      (shop) => (shop.spec.secrets.s3AccessKey = { name: 's3', key: 'access' }),
+      /spec\.secrets\.s3AccessKey: Invalid value: s3AccessKey and s3SecretKey are set together/,
+    ],
   ];
   for (const [what, spoil, message] of invalid) {
     it(`rejects ${what} with a message naming the field`, async () => {
@@ -78,6 +90,15 @@ describe('the Shop CRD on a real API server', () => {
       expect(rejected.body.message).toMatch(message);
     });
   }
+
+  it('accepts object storage: the s3 fields and the keys from a Secret', async () => {
+    const shop = validShop('object-storage');
+    shop.spec.fileStorage = { provider: 's3', s3: { endpoint: 'https://s3.eu-west-1.amazonaws.com', bucket: 'acme-media', publicUrl: 'https://cdn.example.com' } };
+    Object.assign(shop.spec.secrets, { s3AccessKey: { name: 'acme-s3', key: 'access-key' }, s3SecretKey: { name: 'acme-s3', key: 'secret-key' } });
+    const created = await kube<Shop>('POST', shops, shop);
+    expect(created.status).toBe(201);
+    expect(created.body.spec.fileStorage).toEqual(shop.spec.fileStorage);
+  });
 
   it('accepts a rotation interval in seconds, for short rotations', async () => {
     const shop = validShop('seconds');

@@ -63,4 +63,28 @@ describe('the operator with renderShop', () => {
     await markDeploymentAvailable(cluster.kube, ns, rendered.consumer.deployment.metadata.name);
     await eventually(async () => expect((await readShop(cluster.kube, ns, 'shop')).status).toMatchObject({ phase: 'Ready', migratedVersion: '1.4.0' }));
   });
+
+  it('runs the api, worker and consumer with spec.fileStorage as variables and the S3 keys from their Secret', async () => {
+    const ns = await cluster.namespace('object-storage');
+    await createReferencedSecrets(cluster.kube, ns);
+    await cluster.kube('POST', `/api/v1/namespaces/${ns}/secrets`, { metadata: { name: 'shop-s3' }, stringData: { access: 'AKIAEXAMPLE', secret: 's'.repeat(40) } });
+    const shop: Shop = shopManifest('shop', '1.4.0', { fileStorage: { provider: 's3', s3: { endpoint: 'https://s3.example.com', bucket: 'shop-media', publicUrl: 'https://cdn.example.com' } } });
+    Object.assign(shop.spec.secrets, { s3AccessKey: { name: 'shop-s3', key: 'access' }, s3SecretKey: { name: 'shop-s3', key: 'secret' } });
+    await createShop(cluster.kube, ns, shop);
+    const rendered = renderShop({ ...shop, metadata: { ...shop.metadata, namespace: ns } });
+    await stored(rendered.migrationJob, 'jobs');
+    await completeJob(cluster.kube, ns, rendered.migrationJob.metadata.name);
+    await stored(rendered.api.deployment, 'deployments');
+    await markDeploymentAvailable(cluster.kube, ns, rendered.api.deployment.metadata.name);
+
+    type EnvVar = { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } };
+    for (const object of [rendered.api.deployment, rendered.worker.deployment, rendered.consumer.deployment]) {
+      const deployment = (await stored(object, 'deployments')) as { spec: { template: { spec: { containers: Array<{ env: EnvVar[] }> } } } };
+      const byName = new Map((deployment.spec.template.spec.containers[0]?.env ?? []).map((variable) => [variable.name, variable]));
+      const values = ['FILE_STORAGE_PROVIDER', 'S3_ENDPOINT', 'S3_BUCKET', 'S3_PUBLIC_URL'].map((variable) => byName.get(variable)?.value);
+      expect([object.metadata.name, values]).toEqual([object.metadata.name, ['s3', 'https://s3.example.com', 'shop-media', 'https://cdn.example.com']]);
+      expect(byName.get('S3_ACCESS_KEY')).toEqual({ name: 'S3_ACCESS_KEY', valueFrom: { secretKeyRef: { name: 'shop-s3', key: 'access' } } });
+      expect(byName.get('S3_SECRET_KEY')).toEqual({ name: 'S3_SECRET_KEY', valueFrom: { secretKeyRef: { name: 'shop-s3', key: 'secret' } } });
+    }
+  });
 });

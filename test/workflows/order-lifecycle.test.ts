@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_API_KEY_SECRET, givenCredentials, HttpPaymentGateway, setStoredSecret, type EventPayloads } from '@shop/platform';
-import { addCartLine, cancelOrder, completeOrder, createCart, fulfilOrder, GATEWAY_TRANSACTION, markOrderPaid, placeOrder, tenderKeys, type DomainDeps } from '@shop/domain';
+import { addCartLine, cancelOrder, checkout, completeOrder, createCart, fulfilOrder, GATEWAY_TRANSACTION, markOrderPaid, tenderKeys, type DomainDeps } from '@shop/domain';
+import { releaseTender } from '../../services/domain/src/payments/tenders.ts';
 import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../../services/platform/src/payments/test-gateway/index.ts';
 import { QUERIES, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import { workflowStarters } from '../../services/api/src/workflows/workflow-starters.ts';
@@ -69,12 +70,13 @@ async function placeWithCard(sku: string, token: string) {
   const paying: DomainDeps = { ...shop.deps, gateway: new HttpPaymentGateway({ baseUrl: gateway.url, credentials: givenCredentials(GATEWAY_KEY) }) };
   const productId = await shop.catalog.product(sku, '10.00', 5);
   const shopper = { sessionId: `s-lifecycle-${sku}` };
-  return shop.commerce.transaction(async (tx) => {
-    const cart = await createCart(tx, paying, { channelId: shop.catalog.channelId, shopper });
-    await addCartLine(tx, paying, { cartId: cart.id, shopper, productId, quantity: 2 });
-    const input = { cartId: cart.id, shopper, email: 'ada@example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS, idempotencyKey: `lifecycle-${sku}`, card: { token } };
-    return placeOrder(tx, paying, input);
-  }, GATEWAY_TRANSACTION);
+  const cart = await shop.commerce.transaction(async (tx) => {
+    const created = await createCart(tx, paying, { channelId: shop.catalog.channelId, shopper });
+    await addCartLine(tx, paying, { cartId: created.id, shopper, productId, quantity: 2 });
+    return created;
+  });
+  const input = { cartId: cart.id, shopper, email: 'ada@example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS, idempotencyKey: `lifecycle-${sku}`, card: { token } };
+  return checkout(shop.commerce.transaction, paying, input);
 }
 
 describe('OrderLifecycleWorkflow', () => {
@@ -175,6 +177,39 @@ describe('OrderLifecycleWorkflow', () => {
     await shop.transaction((tx) => completeOrder(tx, shop.deps, order.id));
     await expect(handle.result()).resolves.toEqual({ status: 'COMPLETED' });
     await shop.saveHistory(handle.workflowId, WORKFLOW_TYPES.orderLifecycle, 'capture-refused');
+  });
+
+  it('records capture_without_authorization when a card-paid order is fulfilled with its authorization voided, without calling the gateway to capture', async () => {
+    const control = new TestGatewayControl(gateway.url, GATEWAY_KEY);
+    const order = await placeWithCard('unauthorized', 'tok_lifecycle_unauthorized');
+    const handle = await lifecycle(order.id);
+    const { prisma } = shop.commerce.platform.database;
+    const tender = await prisma.paymentTender.findFirstOrThrow({ where: { orderId: order.id } });
+    // The card's authorization released while the order goes on (as no cancellation does): nothing is left to capture.
+    const paying: DomainDeps = { ...shop.deps, gateway: new HttpPaymentGateway({ baseUrl: gateway.url, credentials: givenCredentials(GATEWAY_KEY) }) };
+    await shop.commerce.transaction((tx) => releaseTender(tx, paying, tender.id), GATEWAY_TRANSACTION);
+
+    await shop.transaction((tx) => fulfilOrder(tx, shop.deps, order.id));
+    await waitFor(async () => (await prisma.workflowFault.count({ where: { entityId: order.id.toString() } })) === 1, 60_000, 'the capture fault');
+    const fault = await prisma.workflowFault.findFirstOrThrow({ where: { entityId: order.id.toString() } });
+    expect(fault).toMatchObject({ workflow: WORKFLOW_TYPES.orderLifecycle, workflowId: handle.workflowId, entityType: 'order', reason: 'capture_without_authorization' });
+    expect(fault.details).toEqual({ orderNumber: order.number, captured: '0.00', orderTotal: order.total.toFixed(2) });
+    expect((await control.requests()).filter((request) => request.authorizationId === tender.gatewayReference).map((request) => request.kind)).toEqual(['void']);
+
+    await shop.transaction((tx) => completeOrder(tx, shop.deps, order.id));
+    await expect(handle.result()).resolves.toEqual({ status: 'COMPLETED' });
+    await shop.saveHistory(handle.workflowId, WORKFLOW_TYPES.orderLifecycle, 'capture-without-authorization');
+  });
+
+  it('records no capture fault for an order staff marked paid, which has no tender', async () => {
+    const { order } = await shop.placeOrder({ sku: 'staff-paid', holdMs: 60_000 });
+    const handle = await lifecycle(order.id);
+    await shop.transaction((tx) => markOrderPaid(tx, shop.deps, order.id));
+    await shop.transaction((tx) => fulfilOrder(tx, shop.deps, order.id));
+    await waitFor(async () => (await handle.query<{ status: string | null }>(QUERIES.state)).status === 'FULFILLED', 30_000, 'the fulfilled state');
+    await shop.transaction((tx) => completeOrder(tx, shop.deps, order.id));
+    await expect(handle.result()).resolves.toEqual({ status: 'COMPLETED' });
+    expect(await shop.commerce.platform.database.prisma.workflowFault.count({ where: { entityId: order.id.toString() } })).toBe(0);
   });
 
   it('a signal to a finished workflow changes nothing and starts nothing', async () => {

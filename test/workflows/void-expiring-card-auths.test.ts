@@ -2,7 +2,7 @@
 // on the gateway's own logs: what lapses within the margin is voided once, the rest is left alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_API_KEY_SECRET, givenCredentials, HttpPaymentGateway, setStoredSecret } from '@shop/platform';
-import { addCartLine, cancelOrder, createCart, fulfilOrder, GATEWAY_TRANSACTION, placeOrder, tenderKeys, type DomainDeps } from '@shop/domain';
+import { addCartLine, cancelOrder, checkout, createCart, fulfilOrder, GATEWAY_TRANSACTION, tenderKeys, type DomainDeps } from '@shop/domain';
 import { TASK_QUEUE, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../../services/platform/src/payments/test-gateway/index.ts';
 import { ADDRESS } from '../../services/domain/test/commerce/support.ts';
@@ -41,12 +41,13 @@ async function placeWithCard(sku: string) {
   const paying: DomainDeps = { ...shop.deps, gateway: cards };
   const productId = await shop.catalog.product(sku, '10.00', 5);
   const shopper = { sessionId: `s-void-${sku}` };
-  const order = await shop.commerce.transaction(async (tx) => {
-    const cart = await createCart(tx, paying, { channelId: shop.catalog.channelId, shopper });
-    await addCartLine(tx, paying, { cartId: cart.id, shopper, productId, quantity: 2 });
-    const input = { cartId: cart.id, shopper, email: 'ada@example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS, idempotencyKey: `void-${sku}`, card: { token: `tok_${sku}` } };
-    return placeOrder(tx, paying, input);
-  }, GATEWAY_TRANSACTION);
+  const cart = await shop.commerce.transaction(async (tx) => {
+    const created = await createCart(tx, paying, { channelId: shop.catalog.channelId, shopper });
+    await addCartLine(tx, paying, { cartId: created.id, shopper, productId, quantity: 2 });
+    return created;
+  });
+  const input = { cartId: cart.id, shopper, email: 'ada@example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS, idempotencyKey: `void-${sku}`, card: { token: `tok_${sku}` } };
+  const order = await checkout(shop.commerce.transaction, paying, input);
   return { order, tender: await tenderOf(order.id) };
 }
 

@@ -1,6 +1,6 @@
-import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { checkExpiry, checkObjectKey, checkUploadRules, type FileStorage, type SignedUpload, type StoredObject, type UploadRules } from '@shop/platform/storage';
+import { checkExpiry, checkObjectKey, checkUploadRules, type FileStorage, type ObjectInfo, type SignedUpload, type StoredObject, type UploadRules } from '@shop/platform/storage';
 import { storageErrorOf } from './s3-errors.ts';
 import type { S3Settings } from './s3-settings.ts';
 
@@ -20,6 +20,11 @@ export function s3ClientOf(settings: S3Settings): S3Client {
     maxAttempts: 2,
   });
 }
+
+const isNotFound = (error: unknown): boolean => {
+  const { name, $metadata } = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return name === 'NotFound' || name === 'NoSuchKey' || $metadata?.httpStatusCode === 404;
+};
 
 /** Objects in S3_BUCKET; public URLs are `<S3_PUBLIC_URL>/<bucket>/<key>`, as the bucket is addressed path-style. */
 export class S3FileStorage implements FileStorage {
@@ -47,6 +52,23 @@ export class S3FileStorage implements FileStorage {
       } catch (error) {
         if ((error as { name?: string }).name === 'NoSuchKey') return undefined;
         throw error;
+      }
+    });
+  }
+
+  head(key: string): Promise<ObjectInfo | undefined> {
+    const command = new HeadObjectCommand(this.#object(key));
+    return this.#attempt(`checking "${key}"`, async () => {
+      try {
+        const answer = await this.#client.send(command);
+        return { contentType: answer.ContentType ?? 'application/octet-stream', sizeBytes: answer.ContentLength ?? 0 };
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+        // A HEAD answer has no body to tell a missing object from a missing bucket: ask about the bucket.
+        await this.#client.send(new HeadBucketCommand({ Bucket: this.#settings.bucket })).catch((bucketError: unknown) => {
+          throw isNotFound(bucketError) ? Object.assign(new Error('no such bucket'), { name: 'NoSuchBucket' }) : bucketError;
+        });
+        return undefined;
       }
     });
   }

@@ -71,6 +71,7 @@ export async function buildApp(platform: AppPlatform, options: AppOptions = {}):
   await limitRates(app, platform);
   metricsRoute(app, platform.metrics);
   const outbox = outboxOf(platform, options);
+  const fileStorage = options.fileStorage === undefined ? ((await openFileStorage(coreStorageRegistry(), platform.config, platform.logger)) ?? null) : options.fileStorage;
   const services: ApiServices = {
     prisma: platform.database.prisma,
     transaction: outbox.transaction,
@@ -82,12 +83,13 @@ export async function buildApp(platform: AppPlatform, options: AppOptions = {}):
     search: searchEnginesFor(platform.config, platform.database.prisma),
     searchKeys: storefrontSearchKeys(platform.config, STOREFRONT_INDEX),
     extensions: options.extensions ?? [],
+    fileStorage,
   };
   const { config } = platform;
   await app.register(graphqlPlugin, { ide: config.nodeEnv === 'development', services, limits: { maxCost: config.graphqlMaxCost, introspection: config.graphqlIntrospection } });
   if (config.graphqlPersistedQueries !== undefined) servePersistedQueries(app, config.graphqlPersistedQueries);
   for (const area of [...CORE_AREAS, ...(options.areas ?? [])]) await app.register(area, { platform, services });
-  serveFileStorage(app, options.fileStorage === undefined ? await openFileStorage(coreStorageRegistry(), config, platform.logger) : options.fileStorage);
+  serveFileStorage(app, fileStorage);
   return app;
 }
 

@@ -13,7 +13,7 @@ const ADDRESS = { name: 'Ada Lovelace', line1: 'Main Street 1', postalCode: '101
 
 const PRODUCTS = `query ($first: Int, $after: String, $categoryId: ID, $brandId: ID, $search: String) {
   products(first: $first, after: $after, categoryId: $categoryId, brandId: $brandId, search: $search) {
-    nodes { id sku price currency brand { slug } categories { slug } available }
+    nodes { id sku price currency brand { slug } categories { slug } available imageUrl }
     pageInfo { endCursor hasNextPage }
   }
 }`;
@@ -34,6 +34,7 @@ interface Product {
   readonly available: number;
   readonly brand: { slug: string } | null;
   readonly categories: { slug: string }[];
+  readonly imageUrl: string | null;
 }
 
 interface Page {
@@ -166,14 +167,16 @@ describe('browsing the storefront', () => {
     return seen.filter((text) => /\bFROM (products|brands|categories|product_categories|stock_levels)\b/.test(text));
   }
 
-  it('reads a page with its brands, categories and stock in one statement, however long the page', async () => {
+  it('reads a page with its brands, categories, stock and image URLs in one statement, however long the page', async () => {
+    // Set as setProductImage would after an upload: the URL comes from the key in the product's row.
+    await api.prisma.product.update({ where: { sku: 'TEE-BLK' }, data: { imageKey: 'products/tee-blk/front.png' } });
     const statements = async (first: number) =>
       poolStatements(async () => {
         const { products } = await api.data<{ products: Page }>(PRODUCTS, { first }, WEB);
         expect(products.nodes).toHaveLength(first);
         expect(products.nodes.slice(0, 2)).toMatchObject([
-          { sku: 'TEE-BLK', brand: { slug: 'northwind' }, categories: [{ slug: 't-shirts' }, { slug: 'apparel' }] },
-          { sku: 'TEE-WHT', brand: { slug: 'northwind' }, categories: [{ slug: 't-shirts' }, { slug: 'apparel' }] },
+          { sku: 'TEE-BLK', brand: { slug: 'northwind' }, categories: [{ slug: 't-shirts' }, { slug: 'apparel' }], imageUrl: '/uploads/products/tee-blk/front.png' },
+          { sku: 'TEE-WHT', brand: { slug: 'northwind' }, categories: [{ slug: 't-shirts' }, { slug: 'apparel' }], imageUrl: null },
         ]);
         expect(products.nodes[0]?.available).toBeGreaterThan(0);
       });
@@ -540,6 +543,11 @@ describe('input validation', () => {
     expect((await api.error(SET, { key: 'workflows', value: { customerApprovalExpiryHours: 0 } }, admin)).extensions).toMatchObject({ field: 'value.customerApprovalExpiryHours' });
     expect((await api.error(SET, { key: 'workflows', value: { reminderHours: 1 } }, admin)).extensions).toMatchObject({ field: 'value.reminderHours' });
     expect(await api.data(SET, { key: 'workflows', value: { fulfilmentWindowHours: 0.5 } }, admin)).toEqual({ setSetting: { fulfilmentWindowHours: 0.5 } });
+    // Past 6 days a cart tender's authorization would lapse (7 days) before its void.
+    const idle = await api.error(SET, { key: 'workflows', value: { cartTenderIdleMinutes: 9000 } }, admin);
+    expect(idle.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'value.cartTenderIdleMinutes' });
+    expect(idle.message).toContain('to 8640 (6 days');
+    expect(await api.data(SET, { key: 'workflows', value: { cartTenderIdleMinutes: 15 } }, admin)).toEqual({ setSetting: { cartTenderIdleMinutes: 15 } });
     await api.data(SET, { key: 'workflows', value: {} }, admin);
     expect(await api.data(SET, { key: 'storefront.banner', value: { text: 'Hello' } }, admin)).toEqual({ setSetting: { text: 'Hello' } });
     expect(await api.data('{ setting(key: "storefront.banner") }', {}, admin)).toEqual({ setting: { text: 'Hello' } });

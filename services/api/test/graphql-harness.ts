@@ -4,7 +4,7 @@ import { liftRateLimits } from '../../../test/support/rate-limits.ts';
 import { startOutbox, type Platform, type PrismaClient, type RunningOutbox } from '@shop/platform';
 import { ensureAdmin, tokenSettings, type TokenSettings } from '@shop/domain';
 import { openTestPlatform } from '../../../test/support/test-platform.ts';
-import { buildApp } from '../src/app.ts';
+import { buildApp, type AppOptions } from '../src/app.ts';
 import { seedShop } from '../src/seed.ts';
 
 export const TEST_SECRET = 'graphql-test-secret-key-0123456789abcdef';
@@ -43,13 +43,13 @@ export interface GraphqlApi {
 
 export const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
 
-/** `env` adds to (or overrides) the platform's configuration. */
-export async function openGraphqlApi(name: string, env: Record<string, string> = {}): Promise<GraphqlApi> {
+/** `env` adds to (or overrides) the platform's configuration; `options` to what the app is built with (its file storage). */
+export async function openGraphqlApi(name: string, env: Record<string, string> = {}, options: Omit<AppOptions, 'outbox'> = {}): Promise<GraphqlApi> {
   const test = await openTestPlatform(name, { SECRET_KEY: TEST_SECRET, EVENT_SCHEMA_MODE: 'strict', ...env });
   const { platform } = test;
   await liftRateLimits(test.database.url);
   const outbox = startOutbox(platform, { idleMs: 20 });
-  const app = await buildApp(platform, { outbox });
+  const app = await buildApp(platform, { ...options, outbox });
   await app.ready();
   const prisma = platform.database.prisma;
   await prisma.$transaction((tx) => ensureAdmin(tx, ADMIN));

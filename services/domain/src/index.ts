@@ -49,6 +49,14 @@ export {
   type ProductPatch,
 } from './catalog/catalog-changes.ts';
 export { sellableProducts, type SellableProduct } from './catalog/sellable-products.ts';
+export {
+  PRODUCT_IMAGE_MAX_BYTES,
+  PRODUCT_IMAGE_TYPES,
+  productImageUpload,
+  setProductImage,
+  type ProductImageRequest,
+  type ProductImageUpload,
+} from './catalog/product-images.ts';
 export { listBrands, listChannels, subcategories, topCategories } from './catalog/catalog-listings.ts';
 export {
   availableUnits,
@@ -70,6 +78,7 @@ export { setStockOnHand } from './inventory/stock.ts';
 export { countStock, createStockLocation, listStockLocations, type StockCount } from './inventory/stock-locations.ts';
 export { addCartLine, createCart, MAX_LINE_QUANTITY, setCartLineQuantity, viewCart, type CartView } from './carts/carts.ts';
 export { placeOrder, type PlaceOrderInput } from './orders/checkout.ts';
+export { checkout } from './orders/checkout-steps.ts';
 export {
   customerStoreCreditAccount,
   customerStoreCreditBalances,
@@ -99,6 +108,8 @@ export {
   type RefundView,
   type RequestRefundInput,
 } from './payments/refund-requests.ts';
+export { STALE_CARD_AUTHORIZATION } from './payments/cart-tenders.ts';
+export { voidIdleCartTenders } from './payments/idle-cart-tenders.ts';
 export { captureAtFulfilment, captureOrderTenders, captureTender, GATEWAY_TRANSACTION, tenderKeys, tendersOfOrder, tendersOfOrders, type FulfilmentCapture } from './payments/tenders.ts';
 export {
   cancelReturn,

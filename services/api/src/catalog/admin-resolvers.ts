@@ -7,6 +7,8 @@ import {
   deleteCategory,
   deleteProduct,
   DomainError,
+  productImageUpload,
+  setProductImage,
   updateBrand,
   updateCategory,
   updateProduct,
@@ -14,6 +16,7 @@ import {
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import { parseId, parseIds, parseOptionalId } from '../graphql/ids.ts';
 import { staffField } from '../graphql/staff-fields.ts';
+import { requireFileStorage } from '../storage/api-file-storage.ts';
 import { brandView, categoryView, channelView, productModelView } from './views.ts';
 
 /** A patch argument's id: absent stays absent, null stays null (clear it), a value is parsed. */
@@ -85,6 +88,14 @@ export const catalogAdminResolvers: Resolvers = {
     deleteProduct: staffField(async (args, { tx }, context) => {
       await deleteProduct(tx, context.shop.services.deps, parseId(args.id, 'id'));
       return args.id;
+    }),
+    createProductImageUpload: staffField(async (args, { tx }, context) => {
+      const upload = await productImageUpload(tx, requireFileStorage(context), parseId(args.productId, 'productId'), { contentType: args.contentType, sizeBytes: args.sizeBytes });
+      return { ...upload, headers: Object.entries(upload.headers).map(([name, value]) => ({ name, value })), expiresAt: upload.expiresAt.toISOString() };
+    }),
+    setProductImage: staffField(async (args, { tx }, context) => {
+      const product = await setProductImage(tx, context.shop.services.deps, requireFileStorage(context), parseId(args.productId, 'productId'), args.key ?? null);
+      return productModelView(product);
     }),
   },
 };

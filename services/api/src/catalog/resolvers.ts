@@ -2,6 +2,7 @@ import { DomainError, listBrands, listChannels, storefrontProduct, storefrontPro
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import { decodeCursor, pageOf, pageSize, parseOptionalId } from '../graphql/ids.ts';
 import { optionalArgument } from '../graphql/text-arguments.ts';
+import { imageUrlOf } from '../storage/api-file-storage.ts';
 import { brandView, categoryView, channelView, storefrontProductView } from './views.ts';
 
 const SEARCH_MAX_LENGTH = 200;
@@ -42,5 +43,9 @@ export const catalogResolvers: Resolvers = {
     async channels(_root, _args, context) {
       return (await listChannels(context.shop.services.prisma)).map(channelView);
     },
+  },
+  Product: {
+    // From the key read with the product: no query.
+    imageUrl: (product, _args, context) => imageUrlOf(context, product.imageKey),
   },
 };

@@ -51,6 +51,7 @@ export const productView = (product: StorefrontProduct): ProductView => ({
   price: product.price,
   currency: product.currency,
   active: product.active,
+  imageKey: product.imageKey,
 });
 
 export const storefrontProductView = (product: ProductWithRelations): ProductView => ({

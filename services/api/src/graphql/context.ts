@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { MercuriusContext } from 'mercurius';
 import type { DiscoveredExtension, MasterKeyring, PrismaClient, RunTransaction, SearchEngines, StorefrontSearchKeys } from '@shop/platform';
+import type { FileStorage } from '@shop/platform/storage';
 import { DomainError, type CustomerPrincipal, type DomainDeps, type Shopper, type SqlReader, type StaffPrincipal, type TokenSettings, type Tx } from '@shop/domain';
 import { identityOf, type RequestIdentity } from '../auth/request-auth.ts';
 import type { ChannelDirectory, KnownChannel } from './channels.ts';
@@ -24,6 +25,8 @@ export interface ApiServices {
   readonly searchKeys: StorefrontSearchKeys | undefined;
   /** The discovered extensions: their declared settings are read and set through GraphQL. */
   readonly extensions: readonly DiscoveredExtension[];
+  /** Where product images live (FILE_STORAGE_PROVIDER); null in production without a storage extension configured. */
+  readonly fileStorage: FileStorage | null;
 }
 
 /** One request's view: who asks, for which shopper and channel, and the services. */

@@ -3,6 +3,7 @@ import {
   approveOrder,
   cancelOrder,
   changeOrderAddresses,
+  checkout,
   completeOrder,
   findOrder,
   fulfilOrder,
@@ -10,7 +11,6 @@ import {
   listOrders,
   markOrderPaid,
   notFound,
-  placeOrder,
   type Address,
   type DomainDeps,
   type OrderWithLines,
@@ -59,21 +59,17 @@ export const orderResolvers: Resolvers = {
   Mutation: {
     async placeOrder(_root, { input }, context) {
       const cartId = parseId(input.cartId, 'cartId');
-      const order = await context.shop.services.transaction(
-        (tx) =>
-          placeOrder(tx, context.shop.services.deps, {
-            cartId,
-            shopper: context.shop.shopper,
-            email: input.email,
-            billingAddress: addressOf(input.billingAddress),
-            shippingAddress: addressOf(input.shippingAddress ?? input.billingAddress),
-            ...(input.idempotencyKey == null ? {} : { idempotencyKey: input.idempotencyKey }),
-            ...(input.card == null ? {} : { card: { token: input.card.token } }),
-            ...(input.useStoreCredit == null ? {} : { useStoreCredit: input.useStoreCredit }),
-            ...(input.giftCardCode == null ? {} : { giftCardCode: input.giftCardCode }),
-          }),
-        GATEWAY_TRANSACTION,
-      );
+      const order = await checkout(context.shop.services.transaction, context.shop.services.deps, {
+        cartId,
+        shopper: context.shop.shopper,
+        email: input.email,
+        billingAddress: addressOf(input.billingAddress),
+        shippingAddress: addressOf(input.shippingAddress ?? input.billingAddress),
+        ...(input.idempotencyKey == null ? {} : { idempotencyKey: input.idempotencyKey }),
+        ...(input.card == null ? {} : { card: { token: input.card.token } }),
+        ...(input.useStoreCredit == null ? {} : { useStoreCredit: input.useStoreCredit }),
+        ...(input.giftCardCode == null ? {} : { giftCardCode: input.giftCardCode }),
+      });
       return orderView(order);
     },
     approveOrder: transition(approveOrder),

@@ -9,6 +9,7 @@ import type {
 } from '../graphql/generated/resolver-types.ts';
 import { decodeCursor, encodeCursor, pageSize, parseOptionalId } from '../graphql/ids.ts';
 import { staffRead } from '../graphql/staff-fields.ts';
+import { imageUrlOf } from '../storage/api-file-storage.ts';
 
 // Search pages by offset (hits are ranked, not ordered by id): the cursor holds where the next page starts.
 const CURSOR = 'search';
@@ -45,7 +46,12 @@ const adminSearch = <T>(kind: NonNullable<AdminSearch['kind']>) =>
     return connection<T>(result, page);
   });
 
+/** A product document's image key (undefined in a document indexed before products had images). */
+const imageKeyOf = (hit: object): string | null | undefined => (hit as { imageKey?: string | null }).imageKey;
+
 export const searchResolvers: Resolvers = {
+  ProductSearchHit: { imageUrl: (hit, _args, context) => imageUrlOf(context, imageKeyOf(hit)) },
+  AdminProductSearchHit: { imageUrl: (hit, _args, context) => imageUrlOf(context, imageKeyOf(hit)) },
   Query: {
     searchOrders: adminSearch<OrderSearchHit>('order'),
     searchCustomers: adminSearch<CustomerSearchHit>('customer'),

@@ -36,6 +36,8 @@ export interface StorefrontProduct {
   readonly price: string;
   readonly currency: string;
   readonly active: boolean;
+  /** The image's object key in the file storage; null without an image. */
+  readonly imageKey: string | null;
 }
 
 /** A category read along with a product: its parent came in the same row. */
@@ -64,9 +66,10 @@ interface ProductRow {
   price: string;
   currency: string;
   active: boolean;
+  image_key: string | null;
 }
 
-const PRODUCT_COLUMNS = 'p.id::text, p.brand_id::text, p.sku, p.name, p.slug, p.description, p.price::text, p.currency, p.active';
+const PRODUCT_COLUMNS = 'p.id::text, p.brand_id::text, p.sku, p.name, p.slug, p.description, p.price::text, p.currency, p.active, p.image_key';
 
 /**
  * What a storefront shows with each product, in the product's own row: its brand, its categories
@@ -120,6 +123,7 @@ const productOf = (row: ProductRow): StorefrontProduct => ({
   price: row.price,
   currency: row.currency,
   active: row.active,
+  imageKey: row.image_key,
 });
 
 /** `%`, `_` and `\` match themselves in a search, as in Prisma's `contains`. */

@@ -1,17 +1,18 @@
 import type { Order, OrderLine } from '@shop/platform';
 import { DomainError } from '../errors/domain-error.ts';
 import { idString, optionalId, type DomainDeps, type Shopper, type Tx } from '../context.ts';
-import { activeCartOf, checkoutTotals, type ActiveCart } from '../carts/carts.ts';
+import { activeCartOf, type ActiveCart } from '../carts/carts.ts';
 import type { SellableProduct } from '../catalog/sellable-products.ts';
 import { reserveStock } from '../inventory/stock.ts';
 import { checkoutSettings } from '../settings/checkout-settings.ts';
-import { money, sum, type Money } from '../money.ts';
+import { money, type Money } from '../money.ts';
 import { validAddress, type Address } from './address.ts';
 import { orderPlaced, orderStatusChanged, type OrderWithLines } from './order-events.ts';
 import { trippedFraudRules } from './fraud-rules.ts';
 import { markOrderPaid } from './order-transitions.ts';
-import { spendGiftCardAtCheckout, spendStoreCreditAtCheckout } from '../payments/store-credit.ts';
-import { authorizeCheckoutCard } from '../payments/tenders.ts';
+import { creditCoverAtCheckout, spendGiftCardAtCheckout, spendStoreCreditAtCheckout } from '../payments/store-credit.ts';
+import { hasCartTender, lockedCartTender, payWithCartTender, type CartCard } from '../payments/cart-tenders.ts';
+import { quoteCart } from './cart-quote.ts';
 
 export interface PlaceOrderInput {
   readonly cartId: bigint;
@@ -31,30 +32,6 @@ export interface PlaceOrderInput {
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const HOUR_MS = 60 * 60 * 1000;
-
-/**
- * The cart's lines with their products at today's prices, in one statement; NOT_FOUND naming the
- * first product that is no longer active or sold in the cart's channel (as sellableProducts does).
- */
-async function cartLinesWithProducts(tx: Tx, cart: ActiveCart): Promise<{ product: SellableProduct; quantity: number }[]> {
-  const rows = await tx.$queryRaw<
-    { productId: bigint; quantity: number; sku: string; name: string; price: string; currency: string; brandId: bigint | null; categoryIds: string[]; sellable: boolean }[]
-  >`
-    SELECT l.product_id AS "productId", l.quantity, p.sku, p.name, p.price::text AS price, p.currency, p.brand_id AS "brandId",
-           ARRAY(SELECT pc.category_id::text FROM product_categories pc WHERE pc.product_id = p.id ORDER BY pc.position, pc.category_id) AS "categoryIds",
-           p.active AND EXISTS (SELECT 1 FROM product_channels ch WHERE ch.product_id = p.id AND ch.channel_id = ${cart.channelId}) AS sellable
-      FROM cart_lines l JOIN products p ON p.id = l.product_id
-     WHERE l.cart_id = ${cart.id}
-     ORDER BY l.id`;
-  const unsellable = rows.find((row) => !row.sellable);
-  if (unsellable !== undefined) {
-    throw new DomainError('NOT_FOUND', `product ${unsellable.productId} does not exist or is not sold in this channel`, { productId: unsellable.productId.toString() });
-  }
-  return rows.map(({ productId, quantity, sku, name, price, currency, brandId, categoryIds }) => ({
-    product: { id: productId, sku, name, price: money(price), currency, brandId, categoryIds: categoryIds.map(BigInt) },
-    quantity,
-  }));
-}
 
 interface NewOrder {
   readonly cart: ActiveCart;
@@ -190,20 +167,14 @@ async function orderOfKey(tx: Tx, input: PlaceOrderInput): Promise<OrderWithLine
   return order;
 }
 
-/**
- * Turns the shopper's cart into an order at today's prices and holds its stock. A business
- * customer's order waits in AWAITING_APPROVAL (when the setting says so), any other in
- * PENDING_PAYMENT. Emits shop.orders.placed.v1, order.status_changed, and shop.fraud.check_requested.v1 when the order
- * trips a fraud rule. Any refusal rolls the whole transaction back: no order, no hold, no event. A
- * request repeating an earlier one's idempotency key gets that order back, and nothing else happens.
- *
- * With a card, the total is authorized last (so never for an order that could not be placed) and an
- * order waiting for payment is paid: PLACED, its stock committed. A declined card refuses the checkout
- * whole. With `giftCardCode` and `useStoreCredit`, the gift card pays first, then store credit, and
- * the card only the rest.
- * The transaction waits for the gateway: run it with GATEWAY_TRANSACTION.
- */
-export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInput): Promise<OrderWithLines> {
+interface CheckedInput {
+  readonly email: string;
+  readonly billing: Address;
+  readonly shipping: Address;
+}
+
+/** The shopper's email and addresses as stored; a card, store credit or a gift card needs an idempotency key. */
+function checkedInput(input: PlaceOrderInput): CheckedInput {
   const email = input.email.trim().toLowerCase();
   if (email.length > 320 || !EMAIL.test(email)) throw new DomainError('BAD_USER_INPUT', 'email must be an email address', { field: 'email' });
   const billing = validAddress('billingAddress', input.billingAddress);
@@ -214,28 +185,75 @@ export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInpu
   if ((input.useStoreCredit === true || input.giftCardCode !== undefined) && input.idempotencyKey === undefined) {
     throw new DomainError('BAD_USER_INPUT', 'paying with store credit or a gift card needs an idempotencyKey, so a retried checkout never spends it twice', { field: 'idempotencyKey' });
   }
-  const earlier = await orderOfKey(tx, input);
-  if (earlier !== undefined) return earlier;
+  return { email, billing, shipping };
+}
 
+/** The shopper's cart, locked; store credit needs a signed-in customer's. */
+async function cartToCheckOut(tx: Tx, deps: DomainDeps, input: PlaceOrderInput): Promise<ActiveCart> {
   const cart = await activeCartOf(tx, deps, input.cartId, input.shopper);
   if (input.useStoreCredit === true && cart.customerId === null) {
     throw new DomainError('BAD_USER_INPUT', 'store credit belongs to a customer: sign in to pay with it', { field: 'useStoreCredit' });
   }
-  const cartLines = await cartLinesWithProducts(tx, cart);
-  if (cartLines.length === 0) throw new DomainError('BAD_USER_INPUT', `cart ${cart.id} is empty`, { field: 'cartId' });
-  // A product repriced in another currency after it went into the cart: its price cannot be added up with the others.
-  const foreign = cartLines.find(({ product }) => product.currency !== cart.currency);
-  if (foreign !== undefined) {
-    throw new DomainError('CONFLICT', `product ${foreign.product.sku} is now priced in ${foreign.product.currency}, the cart in ${cart.currency}: remove it`, {
-      productId: foreign.product.id.toString(),
-    });
-  }
+  return cart;
+}
+
+/** What a checkout paying by card does before the order's transaction. */
+export type CardStep =
+  /** A request with this key placed its order already: it is the answer. */
+  | { readonly placed: OrderWithLines }
+  /** The card to authorize for the cart; null when nothing is to authorize (done by an earlier attempt, or credit covers the total). */
+  | { readonly authorize: CartCard | null };
+
+/**
+ * The step before a card checkout's order transaction, in a short transaction of its own: the input
+ * checked as placeOrder checks it, then what to authorize on the card for the cart as it is now (its
+ * total less what a gift card and store credit cover). Nothing reaches the gateway here.
+ */
+export async function cardCheckoutStep(tx: Tx, deps: DomainDeps, input: PlaceOrderInput & { card: { token: string } }): Promise<CardStep> {
+  checkedInput(input);
+  const earlier = await orderOfKey(tx, input);
+  if (earlier !== undefined) return { placed: earlier };
+  const checkoutKey = input.idempotencyKey;
+  if (checkoutKey === undefined) throw new Error('unreachable: checkedInput requires an idempotencyKey of a card');
+  const cart = await cartToCheckOut(tx, deps, input);
+  if (await hasCartTender(tx, cart.id, checkoutKey)) return { authorize: null };
+  const quote = await quoteCart(tx, cart, await checkoutSettings(tx));
+  const covered = await creditCoverAtCheckout(tx, {
+    giftCardCode: input.giftCardCode,
+    storeCreditOf: input.useStoreCredit === true ? cart.customerId : null,
+    total: quote.total,
+    currency: cart.currency,
+  });
+  const amount = quote.total.sub(covered);
+  return { authorize: amount.gt(0) ? { cartId: cart.id, checkoutKey, cardToken: input.card.token, amount, currency: cart.currency, digest: quote.digest } : null };
+}
+
+/**
+ * Turns the shopper's cart into an order at today's prices and holds its stock. A business
+ * customer's order waits in AWAITING_APPROVAL (when the setting says so), any other in
+ * PENDING_PAYMENT. Emits shop.orders.placed.v1, order.status_changed, and shop.fraud.check_requested.v1 when the order
+ * trips a fraud rule. Any refusal rolls the whole transaction back: no order, no hold, no event. A
+ * request repeating an earlier one's idempotency key gets that order back, and nothing else happens.
+ *
+ * With `giftCardCode` and `useStoreCredit`, the gift card pays first, then store credit, and the card
+ * the rest. The card pays with the cart tender authorized for this checkout beforehand (checkout(),
+ * which the placeOrder mutation runs): the tender is locked and checked against the cart before the
+ * order is written, and taken as the order's payment once the rest is known; an order waiting for
+ * payment is then paid (PLACED, its stock committed). Nothing here waits for the gateway.
+ */
+export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInput): Promise<OrderWithLines> {
+  const { email, billing, shipping } = checkedInput(input);
+  const earlier = await orderOfKey(tx, input);
+  if (earlier !== undefined) return earlier;
+
+  const cart = await cartToCheckOut(tx, deps, input);
   const settings = await checkoutSettings(tx);
+  const { lines, subtotal, shipping: shippingCost, tax, total, digest } = await quoteCart(tx, cart, settings);
+  const checkoutKey = input.idempotencyKey;
+  // Before the order and the stock holds: a stale or voided authorization refuses the checkout before it takes any stock lock.
+  const cardTender = input.card === undefined || checkoutKey === undefined ? null : await lockedCartTender(tx, cart.id, checkoutKey, digest);
   const customer = cart.customerId === null ? null : await tx.customer.findUnique({ where: { id: cart.customerId } });
 
-  const lines = cartLines.map(({ product, quantity }) => ({ product, quantity, lineTotal: product.price.mul(quantity) }));
-  const subtotal = sum(lines.map((line) => line.lineTotal));
-  const { shipping: shippingCost, tax, total } = checkoutTotals(subtotal, settings);
   const now = deps.now();
   const awaitsApproval = customer?.isBusiness === true && settings.businessOrdersNeedApproval;
   const status = awaitsApproval ? 'AWAITING_APPROVAL' : 'PENDING_PAYMENT';
@@ -287,7 +305,6 @@ export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInpu
       occurred_at: now.toISOString(),
     });
   }
-  const checkoutKey = input.idempotencyKey;
   if (checkoutKey === undefined || (input.card === undefined && input.useStoreCredit !== true && input.giftCardCode === undefined)) return order;
   // The gift card first, then store credit, then the card for the rest: the tenders together pay the total.
   const spend = (left: typeof total) => ({ cartId: cart.id, orderId: order.id, checkoutKey, total: left, currency: order.currency });
@@ -296,13 +313,11 @@ export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInpu
   if (input.useStoreCredit === true && cart.customerId !== null && rest.gt(0)) {
     rest = rest.sub((await spendStoreCreditAtCheckout(tx, deps, cart.customerId, spend(rest)))?.capturedAmount ?? 0);
   }
-  if (rest.gt(0)) {
-    if (input.card === undefined) {
-      throw new DomainError('BAD_USER_INPUT', `store credit and gift cards cover ${total.sub(rest).toFixed(2)} of the ${total.toFixed(2)} ${order.currency}: pay the rest by card`, {
-        field: 'card',
-      });
-    }
-    await authorizeCheckoutCard(tx, deps, { cartId: cart.id, orderId: order.id, checkoutKey, cardToken: input.card.token, total: rest, currency: order.currency });
+  if (rest.gt(0) && input.card === undefined) {
+    throw new DomainError('BAD_USER_INPUT', `store credit and gift cards cover ${total.sub(rest).toFixed(2)} of the ${total.toFixed(2)} ${order.currency}: pay the rest by card`, {
+      field: 'card',
+    });
   }
+  await payWithCartTender(tx, cardTender, order, rest);
   return order.status === 'PENDING_PAYMENT' ? markOrderPaid(tx, deps, order.id) : order;
 }

@@ -269,16 +269,48 @@ export async function spendStoreCreditAtCheckout(tx: Tx, deps: DomainDeps, custo
   return found === null ? null : spendAtCheckout(tx, deps, found.id, 'STORE_CREDIT', storeCreditKeys.spend(input.cartId, input.checkoutKey), input);
 }
 
-/** A gift card's balance, spent as a GIFT_CARD tender; refused when the code is unknown, in another currency or used up. */
-export async function spendGiftCardAtCheckout(tx: Tx, deps: DomainDeps, code: string, input: CheckoutSpend): Promise<PaymentTender> {
+/** The gift card a checkout names; refused when the code is unknown or the card in another currency. */
+async function giftCardForCheckout(tx: Tx, code: string, currency: string): Promise<StoreCreditAccount> {
   const account = await findGiftCard(tx, code);
   if (account === null) throw new DomainError('NOT_FOUND', 'no gift card has this code', { field: 'giftCardCode' });
-  if (account.currency !== input.currency) {
-    throw new DomainError('BAD_USER_INPUT', `the gift card is in ${account.currency}, the order in ${input.currency}`, { field: 'giftCardCode' });
+  if (account.currency !== currency) {
+    throw new DomainError('BAD_USER_INPUT', `the gift card is in ${account.currency}, the order in ${currency}`, { field: 'giftCardCode' });
   }
+  return account;
+}
+
+const giftCardUsedUp = (): DomainError => new DomainError('BAD_USER_INPUT', 'the gift card has nothing left on it', { field: 'giftCardCode' });
+
+/** A gift card's balance, spent as a GIFT_CARD tender; refused when the code is unknown, in another currency or used up. */
+export async function spendGiftCardAtCheckout(tx: Tx, deps: DomainDeps, code: string, input: CheckoutSpend): Promise<PaymentTender> {
+  const account = await giftCardForCheckout(tx, code, input.currency);
   const tender = await spendAtCheckout(tx, deps, account.id, 'GIFT_CARD', storeCreditKeys.spendGiftCard(input.cartId, input.checkoutKey), input);
-  if (tender === null) throw new DomainError('BAD_USER_INPUT', 'the gift card has nothing left on it', { field: 'giftCardCode' });
+  if (tender === null) throw giftCardUsedUp();
   return tender;
+}
+
+/**
+ * What the gift card and the customer's store credit would pay of `total` now, read without a lock
+ * or a debit: checkout authorizes the card for the rest before the order's transaction spends them
+ * (which then finds out whether the balances still cover as much). Refuses a gift card as
+ * spendGiftCardAtCheckout does.
+ */
+export async function creditCoverAtCheckout(
+  tx: Tx,
+  input: { giftCardCode?: string | undefined; storeCreditOf: bigint | null; total: Money; currency: string },
+): Promise<Money> {
+  let rest = input.total;
+  const cover = (balance: Money) => (balance.lte(0) ? money(0) : balance.lt(rest) ? balance : rest);
+  if (input.giftCardCode !== undefined) {
+    const covered = cover(await storeCreditBalance(tx, (await giftCardForCheckout(tx, input.giftCardCode, input.currency)).id));
+    if (covered.lte(0)) throw giftCardUsedUp();
+    rest = rest.sub(covered);
+  }
+  if (input.storeCreditOf !== null && rest.gt(0)) {
+    const account = await findStoreCreditAccount(tx, input.storeCreditOf, input.currency);
+    if (account !== null) rest = rest.sub(cover(await storeCreditBalance(tx, account.id)));
+  }
+  return input.total.sub(rest);
 }
 
 /** Upper case without spaces or dashes, as codes are stored: what a shopper types is matched however they grouped it. */

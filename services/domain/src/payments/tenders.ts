@@ -4,7 +4,7 @@ import { idString, optionalId, type DomainDeps, type Tx } from '../context.ts';
 import { moneyString, sum, type Money } from '../money.ts';
 import { settled } from './gateway-answers.ts';
 import { creditBackStoreCreditTender } from './store-credit.ts';
-import { fromMinorUnits, toMinorUnits } from './minor-units.ts';
+import { toMinorUnits } from './minor-units.ts';
 
 /**
  * A transaction that calls the gateway stays open while it waits for the answer (the adapter gives
@@ -13,14 +13,14 @@ import { fromMinorUnits, toMinorUnits } from './minor-units.ts';
 export const GATEWAY_TRANSACTION = { timeout: 30_000 } as const;
 
 /** How long a card authorization holds: Stripe's 7 days for a customer-initiated payment, as the test gateway enforces. */
-const CARD_AUTHORIZATION_DAYS = 7;
+export const CARD_AUTHORIZATION_DAYS = 7;
 
 /**
  * Every money move's idempotency key, derived from ids that a retry of the same step sees again, so
  * the gateway replays the first answer instead of moving money twice (docs/money.md).
  */
 export const tenderKeys = {
-  /** The checkout's own key: the cart converts once, and the shopper's retry sends the same checkout key. */
+  /** The cart tender's: the cart converts once, and the shopper's retry sends the same checkout key. */
   authorize: (cartId: bigint, checkoutKey: string): string => `authorize:cart:${cartId}:${checkoutKey}`,
   /** The capture at fulfilment takes what is left of the authorization in one capture. */
   capture: (tenderId: bigint): string => `capture:${tenderId}`,
@@ -53,44 +53,6 @@ export async function recordMovement(tx: Tx, deps: DomainDeps, tender: PaymentTe
     gateway_operation_id: operation.id,
     occurred_at: occurredAt.toISOString(),
   });
-}
-
-export interface CheckoutCard {
-  readonly cartId: bigint;
-  readonly orderId: bigint;
-  /** The placeOrder request's idempotency key. */
-  readonly checkoutKey: string;
-  readonly cardToken: string;
-  readonly total: Money;
-  readonly currency: string;
-}
-
-/**
- * Authorizes the order's total on the card and records the tender. Declined: a DomainError, so the
- * checkout's transaction rolls back whole. Called last in the checkout, after the stock holds: an
- * authorization is never made for an order that could not be placed.
- */
-export async function authorizeCheckoutCard(tx: Tx, deps: DomainDeps, card: CheckoutCard): Promise<PaymentTender> {
-  const gateway = gatewayOf(deps);
-  const idempotencyKey = tenderKeys.authorize(card.cartId, card.checkoutKey);
-  const answer = await gateway.authorize({ idempotencyKey, amount: toMinorUnits(card.total, card.currency), cardToken: card.cardToken });
-  const operation = settled(answer, 'authorize the card');
-  const authorizedAt = new Date(operation.createdAt);
-  const tender = await tx.paymentTender.create({
-    data: {
-      cartId: card.cartId,
-      orderId: card.orderId,
-      kind: 'CARD',
-      status: 'AUTHORIZED',
-      currency: card.currency,
-      authorizedAmount: fromMinorUnits(operation.amount),
-      gatewayReference: operation.authorizationId,
-      idempotencyKey,
-      authorizationExpiresAt: new Date(authorizedAt.getTime() + CARD_AUTHORIZATION_DAYS * 24 * 60 * 60 * 1000),
-    },
-  });
-  await recordMovement(tx, deps, tender, 'AUTHORIZED', tender.authorizedAmount, operation);
-  return tender;
 }
 
 export async function lockedTender(tx: Tx, tenderId: bigint): Promise<PaymentTender> {
@@ -134,6 +96,12 @@ export interface FulfilmentCapture {
   readonly orderTotal: string;
   /** Why the gateway refused a capture for good (an expired authorization): retrying cannot help, staff must act. */
   readonly refused: string | null;
+  /**
+   * The order was paid at checkout (it has tenders), what they captured falls short of its total, and
+   * no card tender was there to capture the rest: none is AUTHORIZED and none captured anything (the
+   * card's authorization was voided, or never made). The workflow records capture_without_authorization.
+   */
+  readonly withoutAuthorization: boolean;
 }
 
 /**
@@ -152,7 +120,10 @@ export async function captureAtFulfilment(tx: Tx, deps: DomainDeps, orderId: big
   }
   const order = await tx.order.findUnique({ where: { id: orderId }, select: { total: true } });
   if (order === null) throw new DomainError('NOT_FOUND', `order ${orderId} does not exist`, { field: 'orderId' });
-  return { tenders: tenders.length, captured: moneyString(sum(tenders.map((tender) => tender.capturedAmount))), orderTotal: moneyString(order.total), refused };
+  const captured = sum(tenders.map((tender) => tender.capturedAmount));
+  const cardToCapture = tenders.some((tender) => tender.kind === 'CARD' && (tender.status === 'AUTHORIZED' || tender.capturedAmount.gt(0)));
+  const withoutAuthorization = refused === null && tenders.length > 0 && captured.lt(order.total) && !cardToCapture;
+  return { tenders: tenders.length, captured: moneyString(captured), orderTotal: moneyString(order.total), refused, withoutAuthorization };
 }
 
 /**

@@ -39,6 +39,8 @@ export async function productDocuments(tx: Tx, ids: readonly bigint[]): Promise<
       slug: product.slug,
       price: moneyString(product.price),
       currency: product.currency,
+      // The key, not the URL: the URL is the api's file storage's to make (docs/storage.md).
+      imageKey: product.imageKey,
     };
     admin.push({
       id: adminDocumentId('product', product.id),

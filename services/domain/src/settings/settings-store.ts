@@ -35,6 +35,8 @@ const CHECKOUT: Record<string, [Check, string]> = {
 /** Hours of a workflow timer: fractions allowed, from about a second to a year. */
 const hours: Check = (value) => typeof value === 'number' && Number.isFinite(value) && value >= 0.0003 && value <= 24 * 365;
 const HOURS = 'a number of hours from 0.0003 (about a second) to 8760, fractions allowed';
+/** Minutes a card authorization may wait for its order: less than the authorization's 7 days, so the void still reaches it. */
+const cartTenderMinutes: Check = (value) => typeof value === 'number' && Number.isFinite(value) && value >= 0.02 && value <= 6 * 24 * 60;
 
 const WORKFLOWS: Record<string, [Check, string]> = {
   fulfilmentWindowHours: [hours, HOURS],
@@ -46,6 +48,7 @@ const WORKFLOWS: Record<string, [Check, string]> = {
   pendingRefundPollHours: [hours, HOURS],
   returnReceiptWindowHours: [hours, HOURS],
   refundClawbackOverdraftHours: [hours, HOURS],
+  cartTenderIdleMinutes: [cartTenderMinutes, 'a number of minutes from 0.02 (about a second) to 8640 (6 days, within a card authorization\'s 7), fractions allowed'],
 };
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

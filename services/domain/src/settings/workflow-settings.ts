@@ -1,6 +1,6 @@
 import type { Tx } from '../context.ts';
 
-/** The waits of the workflows' durable timers, in hours (fractions allowed: 0.5 is half an hour). */
+/** The waits of the workflows' durable timers and sweeps, in hours or minutes as named (fractions allowed: 0.5 hours is half an hour). */
 export interface WorkflowSettings {
   /** A paid order not fulfilled this long after payment is recorded as a workflow fault. */
   readonly fulfilmentWindowHours: number;
@@ -20,6 +20,8 @@ export interface WorkflowSettings {
   readonly returnReceiptWindowHours: number;
   /** A clawback's overdraft draft (the part of the credit the customer already spent) expires this long after the clawback. */
   readonly refundClawbackOverdraftHours: number;
+  /** Minutes a card authorized for a cart waits for its order; then GcExpiredCartTendersWorkflow voids it (set on the tender at authorization). */
+  readonly cartTenderIdleMinutes: number;
 }
 
 export const DEFAULT_WORKFLOW_SETTINGS: WorkflowSettings = {
@@ -35,6 +37,8 @@ export const DEFAULT_WORKFLOW_SETTINGS: WorkflowSettings = {
   // Thirty days for the goods to come back, as common return policies give.
   returnReceiptWindowHours: 720,
   refundClawbackOverdraftHours: 720,
+  // As the payment window's default: a shopper whose checkout failed after the authorization retries within it.
+  cartTenderIdleMinutes: 30,
 };
 
 /** The settings key holding overrides of the defaults above (a partial object). */

@@ -18,6 +18,7 @@ export const WORKFLOW_TYPES = {
   gcExpiredOverdraftDrafts: 'GcExpiredOverdraftDraftsWorkflow',
   gcExpiredRmaDrafts: 'GcExpiredRmaDraftsWorkflow',
   refundExecution: 'RefundExecutionWorkflow',
+  gcExpiredCartTenders: 'GcExpiredCartTendersWorkflow',
 } as const;
 
 export type WorkflowType = (typeof WORKFLOW_TYPES)[keyof typeof WORKFLOW_TYPES];
@@ -46,7 +47,9 @@ export const QUERIES = {
 export type OverlapPolicy = 'skip';
 
 /** The workflows a schedule runs: bounded passes over what fell due. */
-export type SweepWorkflowType = (typeof WORKFLOW_TYPES)['expireStaleReservations' | 'cleanupExpiredCarts' | 'voidExpiringCardAuths' | 'gcExpiredOverdraftDrafts' | 'gcExpiredRmaDrafts'];
+export type SweepWorkflowType = (typeof WORKFLOW_TYPES)[
+  'expireStaleReservations' | 'cleanupExpiredCarts' | 'voidExpiringCardAuths' | 'gcExpiredOverdraftDrafts' | 'gcExpiredRmaDrafts' | 'gcExpiredCartTenders'
+];
 
 /** A sweep run on a fixed interval: by a Temporal Schedule in the worker, or in-process without a workflow engine. */
 export interface PeriodicWorkflow {
@@ -78,7 +81,7 @@ export const PERIODIC_WORKFLOWS: readonly PeriodicWorkflow[] = [
     everyMs: 60 * MINUTE_MS,
     overlap: 'skip',
     catchupWindowMs: 60 * MINUTE_MS,
-    description: 'deletes ACTIVE carts left alone past their expiry (cartLifetimeDays after their last change)',
+    description: 'deletes ACTIVE carts left alone past their expiry (cartLifetimeDays after their last change), except those with a live tender',
   },
   {
     scheduleId: 'void-expiring-card-auths',
@@ -104,6 +107,14 @@ export const PERIODIC_WORKFLOWS: readonly PeriodicWorkflow[] = [
     catchupWindowMs: 24 * 60 * MINUTE_MS,
     description:
       'expires return (RMA) drafts not submitted within rmaDraftLifetimeHours, freeing the units they held, and returns credited in advance whose goods missed returnReceiptWindowHours, clawing the credit back',
+  },
+  {
+    scheduleId: 'gc-expired-cart-tenders',
+    workflowType: WORKFLOW_TYPES.gcExpiredCartTenders,
+    everyMs: 15 * MINUTE_MS,
+    overlap: 'skip',
+    catchupWindowMs: 15 * MINUTE_MS,
+    description: 'voids the card authorizations of carts that no order took within cartTenderIdleMinutes',
   },
 ];
 

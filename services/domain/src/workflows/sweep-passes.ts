@@ -5,6 +5,7 @@ import { expireStaleReservations } from '../orders/hold-expiry.ts';
 import { expireOverdraftDrafts } from '../payments/store-credit.ts';
 import { expireReturnDrafts, expireUnreceivedReturns } from '../returns/returns.ts';
 import { voidExpiringAuthorizations } from '../payments/expiring-authorizations.ts';
+import { voidIdleCartTenders } from '../payments/idle-cart-tenders.ts';
 import { WORKFLOW_TYPES, type SweepBatch, type SweepWorkflowType } from './contract.ts';
 import type { WorkflowRun } from './faults.ts';
 import { pacedPass, type SweepPace } from './sweep-pace.ts';
@@ -68,5 +69,13 @@ export const SWEEP_PASSES: Readonly<Record<SweepWorkflowType, SweepPass>> = {
       const unreceived = await transaction((tx) => expireUnreceivedReturns(tx, deps, { asOf: input.asOf, limit: limit - drafts.expired }));
       metrics.swept.inc({ sweep: input.run.workflow, what: 'unreceived_returns' }, unreceived.expired);
       return { processed: drafts.expired + unreceived.expired, more: unreceived.more };
+    }),
+  // As the void of expiring authorizations: one tender per transaction, each waiting for the gateway.
+  [WORKFLOW_TYPES.gcExpiredCartTenders]: ({ transaction, deps, metrics, pace }, input) =>
+    pacedPass(pace, input.limit, async (limit) => {
+      const { voided, refused, more } = await voidIdleCartTenders(transaction, deps, { ...input, limit });
+      metrics.swept.inc({ sweep: input.run.workflow, what: 'voided_cart_tenders' }, voided);
+      if (refused > 0) metrics.faults.inc({ workflow: input.run.workflow, reason: 'void_refused' }, refused);
+      return { processed: voided, more };
     }),
 };

@@ -7,6 +7,7 @@ import type { DomainDeps } from '../../src/context.ts';
 import { DomainError } from '../../src/errors/domain-error.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
 import { placeOrder, type PlaceOrderInput } from '../../src/orders/checkout.ts';
+import { checkout as checkoutInSteps } from '../../src/orders/checkout-steps.ts';
 import { cancelOrder } from '../../src/orders/order-transitions.ts';
 import { customerStoreCreditAccount, findGiftCard, issueGiftCard, issueStoreCredit, storeCreditBalance, storeCreditKeys } from '../../src/payments/store-credit.ts';
 import { tenderKeys } from '../../src/payments/tenders.ts';
@@ -18,11 +19,10 @@ let commerce: Commerce;
 let catalog: Catalog;
 let control: TestGatewayControl;
 let deps: DomainDeps;
-let inGatewayTransaction: GatewayCommerce['inGatewayTransaction'];
 
 beforeAll(async () => {
   shop = await openGatewayCommerce('store_credit_checkout', 'scc');
-  ({ commerce, catalog, control, deps, inGatewayTransaction } = shop);
+  ({ commerce, catalog, control, deps } = shop);
 });
 
 afterAll(async () => {
@@ -70,7 +70,7 @@ const orderInput = (shopper: Shopper, idempotencyKey: string, { card, giftCardCo
   card: card === undefined ? undefined : { token: card },
 });
 
-const checkout = (shopper: Shopper, idempotencyKey: string, payment?: Payment) => inGatewayTransaction((tx) => placeOrder(tx, deps, orderInput(shopper, idempotencyKey, payment)));
+const checkout = (shopper: Shopper, idempotencyKey: string, payment?: Payment) => checkoutInSteps(commerce.transaction, deps, orderInput(shopper, idempotencyKey, payment));
 
 const balance = async (accountId: bigint) => (await storeCreditBalance(prisma(), accountId)).toFixed(2);
 const debits = (accountId: bigint) => prisma().storeCreditEntry.findMany({ where: { accountId, kind: 'DEBIT' } });
@@ -97,9 +97,10 @@ describe('checkout with store credit', () => {
     const again = await checkout(shopper, key, { card: 'tok_split' });
     expect(again.id).toBe(order.id);
     expect(order.status).toBe('PLACED');
+    // Oldest first: the card's tender was authorized for the cart before the order's transaction spent the credit.
     expect(await tenders(order.id)).toEqual([
-      ['STORE_CREDIT', 'CAPTURED', '15.00', '15.00'],
       ['CARD', 'AUTHORIZED', '24.80', '0.00'],
+      ['STORE_CREDIT', 'CAPTURED', '15.00', '15.00'],
     ]);
     expect(await balance(shopper.accountId)).toBe('0.00');
     expect((await debits(shopper.accountId)).map((entry) => [entry.idempotencyKey, entry.amount.toFixed(2), entry.orderId])).toEqual([
@@ -153,9 +154,9 @@ describe('checkout with store credit', () => {
     expect((await pay('gift-order-1', typed)).id).toBe(order.id);
 
     expect(await tenders(order.id)).toEqual([
+      ['CARD', 'AUTHORIZED', '14.80', '0.00'],
       ['GIFT_CARD', 'CAPTURED', '20.00', '20.00'],
       ['STORE_CREDIT', 'CAPTURED', '5.00', '5.00'],
-      ['CARD', 'AUTHORIZED', '14.80', '0.00'],
     ]);
     expect(await balance(card.id)).toBe('0.00');
     expect(await balance(shopper.accountId)).toBe('0.00');

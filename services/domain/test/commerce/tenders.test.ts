@@ -5,7 +5,7 @@ import type { TestGatewayControl } from '../../../platform/src/payments/test-gat
 import type { DomainDeps } from '../../src/context.ts';
 import { DomainError } from '../../src/errors/domain-error.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
-import { placeOrder } from '../../src/orders/checkout.ts';
+import { checkout } from '../../src/orders/checkout-steps.ts';
 import { cancelOrder } from '../../src/orders/order-transitions.ts';
 import { captureOrderTenders, captureTender, tenderKeys } from '../../src/payments/tenders.ts';
 import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
@@ -42,17 +42,15 @@ async function cartOf(name: string, quantity = 2): Promise<{ cartId: bigint; pro
 }
 
 const payByCard = (cart: { cartId: bigint; sessionId: string }, idempotencyKey: string, token: string) =>
-  inGatewayTransaction((tx) =>
-    placeOrder(tx, deps, {
-      cartId: cart.cartId,
-      shopper: { sessionId: cart.sessionId },
-      email: 'ada@example.com',
-      billingAddress: ADDRESS,
-      shippingAddress: ADDRESS,
-      idempotencyKey,
-      card: { token },
-    }),
-  );
+  checkout(commerce.transaction, deps, {
+    cartId: cart.cartId,
+    shopper: { sessionId: cart.sessionId },
+    email: 'ada@example.com',
+    billingAddress: ADDRESS,
+    shippingAddress: ADDRESS,
+    idempotencyKey,
+    card: { token },
+  });
 
 async function refusal(work: Promise<unknown>): Promise<DomainError> {
   const error = await work.then(
@@ -138,17 +136,15 @@ describe('checkout with a card', () => {
     expect(await prisma().order.count({ where: { cartId: cart.cartId } })).toBe(0);
 
     const unconfigured = await refusal(
-      inGatewayTransaction((tx) =>
-        placeOrder(tx, commerce.deps, {
-          cartId: cart.cartId,
-          shopper: { sessionId: cart.sessionId },
-          email: 'ada@example.com',
-          billingAddress: ADDRESS,
-          shippingAddress: ADDRESS,
-          idempotencyKey: 'checkout-unconfigured-1',
-          card: { token: 'tok_nowhere' },
-        }),
-      ),
+      checkout(commerce.transaction, commerce.deps, {
+        cartId: cart.cartId,
+        shopper: { sessionId: cart.sessionId },
+        email: 'ada@example.com',
+        billingAddress: ADDRESS,
+        shippingAddress: ADDRESS,
+        idempotencyKey: 'checkout-unconfigured-1',
+        card: { token: 'tok_nowhere' },
+      }),
     );
     expect(unconfigured).toMatchObject({
       code: 'BAD_USER_INPUT',
@@ -160,16 +156,14 @@ describe('checkout with a card', () => {
   it('needs an idempotency key to pay by card', async () => {
     const cart = await cartOf('keyless-tee');
     const refused = await refusal(
-      inGatewayTransaction((tx) =>
-        placeOrder(tx, deps, {
-          cartId: cart.cartId,
-          shopper: { sessionId: cart.sessionId },
-          email: 'ada@example.com',
-          billingAddress: ADDRESS,
-          shippingAddress: ADDRESS,
-          card: { token: 'tok_keyless' },
-        }),
-      ),
+      checkout(commerce.transaction, deps, {
+        cartId: cart.cartId,
+        shopper: { sessionId: cart.sessionId },
+        email: 'ada@example.com',
+        billingAddress: ADDRESS,
+        shippingAddress: ADDRESS,
+        card: { token: 'tok_keyless' },
+      }),
     );
     expect(refused.details).toMatchObject({ field: 'idempotencyKey' });
   });

@@ -59,6 +59,7 @@ it('makes an admin document of every product and a storefront one of each active
         slug: 'sd-linen-shirt',
         price: '39.90',
         currency: 'EUR',
+        imageKey: null,
         brandName: 'Acme',
         categoryIds: catalog.categoryIds.map(String),
       },

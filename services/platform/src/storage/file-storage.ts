@@ -19,6 +19,12 @@ export interface StoredObject {
   readonly contentType: string;
 }
 
+/** What the storage knows of an object without reading it. */
+export interface ObjectInfo {
+  readonly contentType: string;
+  readonly sizeBytes: number;
+}
+
 /**
  * Where uploaded files (product images, ...) live. Keys are `/`-separated paths checked by
  * `checkObjectKey`; every method refuses a bad key with a StorageInputError.
@@ -29,6 +35,8 @@ export interface FileStorage {
   put(key: string, body: Uint8Array, contentType: string): Promise<void>;
   /** undefined when there is no such object. */
   get(key: string): Promise<StoredObject | undefined>;
+  /** The object's content type and size, without its body; undefined when there is no such object. */
+  head(key: string): Promise<ObjectInfo | undefined>;
   /** Deleting a missing object is not an error. */
   delete(key: string): Promise<void>;
   signedUploadUrl(key: string, rules: UploadRules): Promise<SignedUpload>;

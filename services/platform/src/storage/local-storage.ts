@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
-import type { FileStorage, SignedUpload, StoredObject, UploadRules } from './file-storage.ts';
+import type { FileStorage, ObjectInfo, SignedUpload, StoredObject, UploadRules } from './file-storage.ts';
 import { checkExpiry, checkObjectKey, checkUploadRules } from './object-key.ts';
 import { UploadTokens } from './upload-token.ts';
 
@@ -18,10 +18,8 @@ export interface LocalStorageOptions {
 }
 
 /** A stored file as the uploads route serves it. */
-export interface LocalFile {
+export interface LocalFile extends ObjectInfo {
   readonly path: string;
-  readonly contentType: string;
-  readonly sizeBytes: number;
 }
 
 // Keys never start with a dot (checkObjectKey), so these folders can never hold or shadow an object.
@@ -56,6 +54,11 @@ export class LocalFileStorage implements FileStorage {
   async get(key: string): Promise<StoredObject | undefined> {
     const file = await this.file(key);
     return file && { body: await readFile(file.path), contentType: file.contentType };
+  }
+
+  async head(key: string): Promise<ObjectInfo | undefined> {
+    const file = await this.file(key);
+    return file && { contentType: file.contentType, sizeBytes: file.sizeBytes };
   }
 
   async delete(key: string): Promise<void> {

@@ -107,12 +107,14 @@ describe('local file storage', () => {
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it('puts, gets and deletes a file with its content type; relative URLs without PUBLIC_API_BROWSER_ORIGIN', async () => {
+  it('puts, gets, heads and deletes a file with its content type; relative URLs without PUBLIC_API_BROWSER_ORIGIN', async () => {
     await storage.put('products/7/front.webp', Buffer.from('webp bytes'), 'image/webp');
     expect(await storage.get('products/7/front.webp')).toEqual({ body: Buffer.from('webp bytes'), contentType: 'image/webp' });
+    expect(await storage.head('products/7/front.webp')).toEqual({ contentType: 'image/webp', sizeBytes: 10 });
     expect(storage.publicUrl('products/7/front.webp')).toBe('/uploads/products/7/front.webp');
     await storage.delete('products/7/front.webp');
     expect(await storage.get('products/7/front.webp')).toBeUndefined();
+    expect(await storage.head('products/7/front.webp')).toBeUndefined();
     await storage.delete('products/7/front.webp');
     expect(await readdir(join(dir, '.partial'))).toEqual([]);
   });
@@ -122,6 +124,7 @@ describe('local file storage', () => {
     async (key) => {
       await expect(storage.put(key, Buffer.from('x'), 'text/plain')).rejects.toThrow(StorageInputError);
       await expect(storage.get(key)).rejects.toThrow(StorageInputError);
+      await expect(storage.head(key)).rejects.toThrow(StorageInputError);
       expect(() => storage.publicUrl(key)).toThrow(StorageInputError);
     },
   );

@@ -49,6 +49,8 @@ export function createActivities(sweep: SweepPassDeps): ShopActivities {
       SWEEP_PASSES.CleanupExpiredCartsWorkflow(sweep, { asOf: new Date(asOf), limit, run: callingRun() }),
     voidExpiringCardAuths: ({ asOf, limit }) =>
       SWEEP_PASSES.VoidExpiringCardAuthsWorkflow(sweep, { asOf: new Date(asOf), limit, run: callingRun() }),
+    voidIdleCartTenders: ({ asOf, limit }) =>
+      SWEEP_PASSES.GcExpiredCartTendersWorkflow(sweep, { asOf: new Date(asOf), limit, run: callingRun() }),
     expireOverdraftDrafts: ({ asOf, limit }) =>
       SWEEP_PASSES.GcExpiredOverdraftDraftsWorkflow(sweep, { asOf: new Date(asOf), limit, run: callingRun() }),
     expireReturnDrafts: ({ asOf, limit }) =>

@@ -21,6 +21,8 @@ export interface ShopActivities {
   deleteExpiredCarts(input: { asOf: string; limit: number }): Promise<SweepBatch>;
   /** Voids card authorizations lapsing within the margin, each under void:<tenderId>, so a retry voids once. */
   voidExpiringCardAuths(input: { asOf: string; limit: number }): Promise<SweepBatch>;
+  /** Voids the cart tenders no order took whose hold ran out by `asOf`, each under void:<tenderId>, so a retry voids once. */
+  voidIdleCartTenders(input: { asOf: string; limit: number }): Promise<SweepBatch>;
   /** Expires overdraft drafts past their expiry as of `asOf`, voiding the debit each let below zero. */
   expireOverdraftDrafts(input: { asOf: string; limit: number }): Promise<SweepBatch>;
   /** Expires return (RMA) drafts past their expiry as of `asOf`. */

@@ -31,7 +31,7 @@ export const refundActivities = proxyActivities<Pick<ShopActivities, 'runRefundR
 });
 
 /** A sweep pass that voids authorizations: one gateway call per tender, each in its own transaction. */
-export const moneySweepActivities = proxyActivities<Pick<ShopActivities, 'voidExpiringCardAuths'>>({
+export const moneySweepActivities = proxyActivities<Pick<ShopActivities, 'voidExpiringCardAuths' | 'voidIdleCartTenders'>>({
   startToCloseTimeout: '10 minutes',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });

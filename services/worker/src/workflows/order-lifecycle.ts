@@ -9,6 +9,7 @@ const FINAL = new Set(['COMPLETED', 'CANCELLED']);
 export const FULFILMENT_OVERDUE = 'fulfilment_overdue';
 export const CAPTURED_DIFFERS_FROM_TOTAL = 'captured_differs_from_total';
 export const CAPTURE_REFUSED = 'capture_refused';
+export const CAPTURE_WITHOUT_AUTHORIZATION = 'capture_without_authorization';
 
 /**
  * Follows one order (order-lifecycle-<orderId>) from placement to COMPLETED or CANCELLED. Every
@@ -16,8 +17,8 @@ export const CAPTURE_REFUSED = 'capture_refused';
  * keeps the timers only a workflow can: the payment deadline (the stock hold's expiry: the order is
  * cancelled and its stock released), the approval (a child OrderApprovalWorkflow), and the
  * fulfilment window (a paid order not fulfilled in time is recorded as a workflow fault). A fulfilled
- * order's card tenders are captured (a capture the gateway refuses, or one that differs from the
- * order's total, is a fault).
+ * order's card tenders are captured (a capture the gateway refuses, one that differs from the order's
+ * total, or a card payment with no authorization left to capture, is a fault).
  */
 export async function OrderLifecycleWorkflow({ orderId }: { orderId: string }): Promise<{ status: string | null }> {
   const nudges = new Nudges();
@@ -77,9 +78,12 @@ export async function OrderLifecycleWorkflow({ orderId }: { orderId: string }): 
 
 /** The activity retries until the gateway answers; its keys make every retry capture once. */
 async function capture(orderId: string, orderNumber: string): Promise<void> {
-  const { tenders, captured, orderTotal, refused } = await moneyActivities.captureOrderTenders(orderId);
+  const { tenders, captured, orderTotal, refused, withoutAuthorization } = await moneyActivities.captureOrderTenders(orderId);
   if (refused !== null) {
     await activities.recordWorkflowFault({ entityType: 'order', entityId: orderId, reason: CAPTURE_REFUSED, details: { orderNumber, refused } });
+  } else if (withoutAuthorization === true) {
+    // Histories recorded before this field existed answer undefined here and take the branches they took then.
+    await activities.recordWorkflowFault({ entityType: 'order', entityId: orderId, reason: CAPTURE_WITHOUT_AUTHORIZATION, details: { orderNumber, captured, orderTotal } });
   } else if (tenders > 0 && captured !== orderTotal) {
     await activities.recordWorkflowFault({ entityType: 'order', entityId: orderId, reason: CAPTURED_DIFFERS_FROM_TOTAL, details: { orderNumber, captured, orderTotal } });
   }

@@ -2,7 +2,7 @@ import { moneySweepActivities } from './activities.ts';
 import { sweepUntilDone } from './sweeps.ts';
 
 /** Tenders one pass voids: each waits for the gateway, so a pass stays well within its activity's timeout. */
-const VOID_BATCH = 100;
+export const VOID_BATCH = 100;
 
 /**
  * Scheduled daily: voids the card authorizations lapsing within cardAuthorizationVoidMarginHours

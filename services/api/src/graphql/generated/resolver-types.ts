@@ -252,6 +252,10 @@ export type Mutation = {
   readonly updateProduct: Product;
   /** Staff (catalog.write): a product never ordered, with its stock and cart lines; an ordered one is CONFLICT (set active to false instead). Returns the id. */
   readonly deleteProduct: Scalars['ID']['output'];
+  /** Staff (catalog.write): A signed upload for an image of the product: contentType one of image/jpeg, image/png, image/webp, image/avif; sizeBytes at most 10 MiB. Valid for 15 minutes; nothing changes until setProductImage. UNAVAILABLE when no file storage is configured. */
+  readonly createProductImageUpload: ProductImageUpload;
+  /** Staff (catalog.write). Makes the object uploaded at key (from createProductImageUpload for this product) the product's image once the storage has it; null removes the image. The previous image's object is not deleted. */
+  readonly setProductImage: Product;
   /** Staff (inventory.write). */
   readonly createStockLocation: StockLocation;
   /** Staff (inventory.write): a count or a delivery; refused below the reserved units. */
@@ -432,6 +436,19 @@ export type MutationUpdateProductArgs = {
 
 export type MutationDeleteProductArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type MutationCreateProductImageUploadArgs = {
+  productId: Scalars['ID']['input'];
+  contentType: Scalars['String']['input'];
+  sizeBytes: Scalars['Int']['input'];
+};
+
+
+export type MutationSetProductImageArgs = {
+  productId: Scalars['ID']['input'];
+  key?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -711,6 +728,29 @@ export type Product = {
   readonly categories: ReadonlyArray<Category>;
   /** Units that can be sold now, over every location (on hand minus reserved). */
   readonly available: Scalars['Int']['output'];
+  /** Where anyone reads the product's image (the file storage's public URL, docs/storage.md); null without an image. */
+  readonly imageUrl?: Maybe<Scalars['String']['output']>;
+};
+
+/** A header an upload request must carry exactly as given: it is part of the signature. */
+export type UploadHeader = {
+  readonly __typename?: 'UploadHeader';
+  readonly name: Scalars['String']['output'];
+  readonly value: Scalars['String']['output'];
+};
+
+/**
+ * Where the browser uploads a product image straight to the file storage: send `method` to `url` with
+ * exactly `headers` and the file as the body (exactly the size asked for) before `expiresAt`, then
+ * call setProductImage with `key`.
+ */
+export type ProductImageUpload = {
+  readonly __typename?: 'ProductImageUpload';
+  readonly key: Scalars['String']['output'];
+  readonly url: Scalars['String']['output'];
+  readonly method: Scalars['String']['output'];
+  readonly headers: ReadonlyArray<UploadHeader>;
+  readonly expiresAt: Scalars['String']['output'];
 };
 
 export type ProductConnection = {
@@ -940,7 +980,9 @@ export type PlaceOrderInput = {
   readonly idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /**
    * Pay by card: the total is authorized at checkout and captured at fulfilment. Needs idempotencyKey, so
-   * a retry never authorizes twice. A declined card places no order (BAD_USER_INPUT, field card).
+   * a retry never authorizes twice. A declined card places no order (BAD_USER_INPUT, field card). A cart
+   * changed after its card was authorized is refused and that authorization voided (CONFLICT, field
+   * idempotencyKey): send the checkout again with a new idempotencyKey.
    */
   readonly card?: InputMaybe<CardInput>;
   /**
@@ -1183,6 +1225,8 @@ export type AdminProductSearchHit = {
   readonly price: Scalars['String']['output'];
   readonly currency: Scalars['String']['output'];
   readonly active: Scalars['Boolean']['output'];
+  /** The public URL of the product's image, from the key its document holds (docs/storage.md); null without one. */
+  readonly imageUrl?: Maybe<Scalars['String']['output']>;
 };
 
 export type AdminProductSearchConnection = {
@@ -1205,6 +1249,8 @@ export type ProductSearchHit = {
   readonly brandName?: Maybe<Scalars['String']['output']>;
   /** In order: the first is the primary category. */
   readonly categoryIds: ReadonlyArray<Scalars['ID']['output']>;
+  /** The public URL of the product's image, from the key its document holds (docs/storage.md); null without one. */
+  readonly imageUrl?: Maybe<Scalars['String']['output']>;
 };
 
 export type ProductSearchConnection = {
@@ -1511,6 +1557,8 @@ export type ResolversTypes = {
   Brand: ResolverTypeWrapper<Brand>;
   Category: ResolverTypeWrapper<CategoryView>;
   Product: ResolverTypeWrapper<ProductView>;
+  UploadHeader: ResolverTypeWrapper<UploadHeader>;
+  ProductImageUpload: ResolverTypeWrapper<ProductImageUpload>;
   ProductConnection: ResolverTypeWrapper<Omit<ProductConnection, 'nodes'> & { nodes: ReadonlyArray<ResolversTypes['Product']> }>;
   ChannelInput: ChannelInput;
   BrandInput: BrandInput;
@@ -1601,6 +1649,8 @@ export type ResolversParentTypes = {
   Brand: Brand;
   Category: CategoryView;
   Product: ProductView;
+  UploadHeader: UploadHeader;
+  ProductImageUpload: ProductImageUpload;
   ProductConnection: Omit<ProductConnection, 'nodes'> & { nodes: ReadonlyArray<ResolversParentTypes['Product']> };
   ChannelInput: ChannelInput;
   BrandInput: BrandInput;
@@ -1720,6 +1770,8 @@ export type MutationResolvers<ContextType = MercuriusContext, ParentType extends
   deleteCategory?: Resolver<ResolversTypes['ID'], ParentType, ContextType, RequireFields<MutationDeleteCategoryArgs, 'id'>>;
   updateProduct?: Resolver<ResolversTypes['Product'], ParentType, ContextType, RequireFields<MutationUpdateProductArgs, 'id' | 'input'>>;
   deleteProduct?: Resolver<ResolversTypes['ID'], ParentType, ContextType, RequireFields<MutationDeleteProductArgs, 'id'>>;
+  createProductImageUpload?: Resolver<ResolversTypes['ProductImageUpload'], ParentType, ContextType, RequireFields<MutationCreateProductImageUploadArgs, 'productId' | 'contentType' | 'sizeBytes'>>;
+  setProductImage?: Resolver<ResolversTypes['Product'], ParentType, ContextType, RequireFields<MutationSetProductImageArgs, 'productId'>>;
   createStockLocation?: Resolver<ResolversTypes['StockLocation'], ParentType, ContextType, RequireFields<MutationCreateStockLocationArgs, 'name'>>;
   setStockOnHand?: Resolver<ResolversTypes['StockLevel'], ParentType, ContextType, RequireFields<MutationSetStockOnHandArgs, 'input'>>;
   placeOrder?: Resolver<ResolversTypes['Order'], ParentType, ContextType, RequireFields<MutationPlaceOrderArgs, 'input'>>;
@@ -1837,6 +1889,20 @@ export type ProductResolvers<ContextType = MercuriusContext, ParentType extends 
   brand?: Resolver<Maybe<ResolversTypes['Brand']>, ParentType, ContextType>;
   categories?: Resolver<ReadonlyArray<ResolversTypes['Category']>, ParentType, ContextType>;
   available?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  imageUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type UploadHeaderResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['UploadHeader'] = ResolversParentTypes['UploadHeader']> = {
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  value?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type ProductImageUploadResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['ProductImageUpload'] = ResolversParentTypes['ProductImageUpload']> = {
+  key?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  method?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  headers?: Resolver<ReadonlyArray<ResolversTypes['UploadHeader']>, ParentType, ContextType>;
+  expiresAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type ProductConnectionResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['ProductConnection'] = ResolversParentTypes['ProductConnection']> = {
@@ -2038,6 +2104,7 @@ export type AdminProductSearchHitResolvers<ContextType = MercuriusContext, Paren
   price?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   active?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  imageUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type AdminProductSearchConnectionResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['AdminProductSearchConnection'] = ResolversParentTypes['AdminProductSearchConnection']> = {
@@ -2055,6 +2122,7 @@ export type ProductSearchHitResolvers<ContextType = MercuriusContext, ParentType
   currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   brandName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   categoryIds?: Resolver<ReadonlyArray<ResolversTypes['ID']>, ParentType, ContextType>;
+  imageUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type ProductSearchConnectionResolvers<ContextType = MercuriusContext, ParentType extends ResolversParentTypes['ProductSearchConnection'] = ResolversParentTypes['ProductSearchConnection']> = {
@@ -2168,6 +2236,8 @@ export type Resolvers<ContextType = MercuriusContext> = {
   Brand?: BrandResolvers<ContextType>;
   Category?: CategoryResolvers<ContextType>;
   Product?: ProductResolvers<ContextType>;
+  UploadHeader?: UploadHeaderResolvers<ContextType>;
+  ProductImageUpload?: ProductImageUploadResolvers<ContextType>;
   ProductConnection?: ProductConnectionResolvers<ContextType>;
   StockLocation?: StockLocationResolvers<ContextType>;
   StockLevel?: StockLevelResolvers<ContextType>;
