@@ -8,9 +8,8 @@ import { addCartLine, createCart } from '../../src/carts/carts.ts';
 import { placeOrder } from '../../src/orders/checkout.ts';
 import { fulfilOrder } from '../../src/orders/order-transitions.ts';
 import { requestRefund, type RefundSource, type RequestRefundInput } from '../../src/payments/refund-requests.ts';
-import { customerStoreCreditAccount, issueStoreCredit, storeCreditBalance } from '../../src/payments/store-credit.ts';
-import { submitReturnWithCreditInAdvance } from '../../src/returns/credit-in-advance.ts';
-import { cancelReturn, createReturnDraft } from '../../src/returns/returns.ts';
+import { issueStoreCredit } from '../../src/payments/store-credit.ts';
+import { createReturnDraft } from '../../src/returns/returns.ts';
 import { captureOrderTenders } from '../../src/payments/tenders.ts';
 import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
 import { ADDRESS, type Catalog, type Commerce } from './support.ts';
@@ -131,32 +130,6 @@ describe('requestRefund', () => {
     expect(refused).toEqual(Array.from({ length: 5 }, () => 'BAD_USER_INPUT'));
     const refunds = await prisma().refund.findMany({ where: { request: { orderId } } });
     expect(refunds.reduce((total, refund) => total + Number(refund.amount.mul(100)), 0)).toBe(3000);
-  });
-
-  it("pays a return credited in advance to store credit from every tender, the card's part without the gateway", async () => {
-    const orderId = await paidOrder('advance', '10.00');
-    const order = await prisma().order.findUniqueOrThrow({ where: { id: orderId }, include: { lines: true } });
-    const { id: accountId } = await commerce.transaction((tx) => customerStoreCreditAccount(tx, order.customerId ?? 0n, 'EUR'));
-    const balance = async () => (await storeCreditBalance(prisma(), accountId)).toFixed(2);
-    expect(await balance()).toBe('0.00');
-    const { refund, rma } = await commerce.transaction(async (tx) => {
-      const drafted = await createReturnDraft(tx, commerce.deps, { orderId, lines: [{ orderLineId: order.lines[0]?.id ?? 0n, quantity: 2 }], reason: 'lost in the post', actor: { kind: 'staff', staffUserId } });
-      return submitReturnWithCreditInAdvance(tx, commerce.deps, drafted.id, staffUserId);
-    });
-
-    expect(refund).toMatchObject({ amount: '39.80', status: 'SUCCEEDED', source: 'RMA', rmaId: rma.id.toString() });
-    expect(refund.refunds.map((part) => [part.tenderKind, part.amount, part.destination, part.status, part.gatewayRefundId])).toEqual([
-      ['STORE_CREDIT', '10.00', 'STORE_CREDIT', 'SUCCEEDED', null],
-      ['CARD', '29.80', 'STORE_CREDIT', 'SUCCEEDED', null],
-    ]);
-    expect(await balance()).toBe('39.80');
-    const card = await prisma().paymentTender.findFirstOrThrow({ where: { orderId, kind: 'CARD' } });
-    expect(card.refundedAmount.toFixed(2)).toBe('29.80');
-    expect((await shop.control.requests()).filter((sent) => sent.kind === 'refund' && sent.authorizationId === card.gatewayReference)).toEqual([]);
-    expect(await refusal(request({ orderId, amount: '0.01', idempotencyKey: 'refund-advance-more' }))).toMatchObject({ details: { field: 'amount', refundable: '0.00' } });
-
-    await commerce.transaction((tx) => cancelReturn(tx, commerce.deps, rma.id));
-    expect(await balance()).toBe('0.00');
   });
 
   it('refuses an order not fulfilled yet, an amount the currency cannot hold and a blank reason', async () => {

@@ -5,26 +5,33 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
 import { placeOrder } from '../../src/orders/checkout.ts';
+import { checkout } from '../../src/orders/checkout-steps.ts';
+import type { DomainDeps } from '../../src/context.ts';
 import { fulfilOrder, markOrderPaid } from '../../src/orders/order-transitions.ts';
+import { captureOrderTenders } from '../../src/payments/tenders.ts';
 import { executeRefund } from '../../src/payments/refund-execution.ts';
 import { requestRefund } from '../../src/payments/refund-requests.ts';
 import { customerStoreCreditAccount, debitStoreCredit, issueStoreCredit, storeCreditBalance } from '../../src/payments/store-credit.ts';
 import { creditInAdvanceKeys } from '../../src/returns/credit-clawback.ts';
 import { submitReturnWithCreditInAdvance } from '../../src/returns/credit-in-advance.ts';
 import { cancelReturn, createReturnDraft, expireUnreceivedReturns, findReturn, receiveReturn, type ReturnActor, type ReturnLineInput } from '../../src/returns/returns.ts';
-import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from './support.ts';
+import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
+import { ADDRESS, type Catalog, type Commerce } from './support.ts';
 
+let shop: GatewayCommerce;
 let commerce: Commerce;
 let catalog: Catalog;
+/** The domain's dependencies with the test gateway, for the order paid by card. */
+let gatewayDeps: DomainDeps;
 let skus = 0;
 
 beforeAll(async () => {
-  commerce = await openCommerce('return_credit');
-  catalog = await seedCatalog(commerce, 'rca');
+  shop = await openGatewayCommerce('return_credit', 'rca');
+  ({ commerce, catalog, deps: gatewayDeps } = shop);
 });
 
 afterAll(async () => {
-  await commerce?.close();
+  await shop?.close();
 });
 
 const prisma = () => commerce.platform.database.prisma;
@@ -63,6 +70,29 @@ async function fulfilledOrder(name: string, items: { price: string; quantity: nu
   const lineIds = productIds.map((productId) => order.lines.find((line) => line.productId === productId)?.id ?? 0n);
   const accountId = customer === null ? null : (await commerce.transaction((tx) => customerStoreCreditAccount(tx, customer.id, 'EUR'))).id;
   return { order, lineIds, accountId };
+}
+
+/** A customer's FULFILLED order of 2 × 19.90, paid 10.00 with store credit (all they had) and 29.80 by card, captured at the test gateway. */
+async function cardOrder(name: string) {
+  commerce.setNow(NOW);
+  const productId = await catalog.product(`C${(skus += 1)}`, '19.90', 10);
+  const customer = await prisma().customer.create({ data: { channelId: catalog.channelId, email: `${name}@example.com`, passwordHash: 'scrypt$unused' } });
+  const shopper = { customerId: customer.id };
+  const cartId = await commerce.transaction(async (tx) => {
+    await issueStoreCredit(tx, commerce.deps, { customerId: customer.id, currency: 'EUR', amount: '10.00', note: 'goodwill', idempotencyKey: `issue:${name}` });
+    const cart = await createCart(tx, commerce.deps, { channelId: catalog.channelId, shopper });
+    await addCartLine(tx, commerce.deps, { cartId: cart.id, shopper, productId, quantity: 2 });
+    return cart.id;
+  });
+  const input = { cartId, shopper, email: `${name}@example.com`, billingAddress: ADDRESS, shippingAddress: ADDRESS, idempotencyKey: `order:${name}`, useStoreCredit: true, card: { token: `tok_${name}` } };
+  const placed = await checkout(commerce.transaction, gatewayDeps, input);
+  const order = await shop.inGatewayTransaction(async (tx) => {
+    const fulfilled = await fulfilOrder(tx, gatewayDeps, placed.id);
+    await captureOrderTenders(tx, gatewayDeps, placed.id);
+    return fulfilled;
+  });
+  const { id: accountId } = await commerce.transaction((tx) => customerStoreCreditAccount(tx, customer.id, 'EUR'));
+  return { order, accountId };
 }
 
 const draft = (orderId: bigint, lines: ReturnLineInput[]) => commerce.transaction((tx) => createReturnDraft(tx, commerce.deps, { orderId, lines, reason: 'does not fit', actor: STAFF }));
@@ -166,6 +196,35 @@ describe('returns credited in advance', () => {
     expect(await prisma().storeCreditOverdraftDraft.count({ where: { accountId: accountId ?? 0n } })).toBe(0);
     // The expired return freed its units: they can be asked back again.
     expect((await draft(order.id, [{ orderLineId: line, quantity: 2 }])).status).toBe('DRAFT');
+  });
+
+  it("pays a return credited in advance to store credit from every tender, the card's part without the gateway", async () => {
+    const { order, accountId } = await cardOrder('advance');
+    const orderId = order.id;
+    const balance = () => balanceOf(accountId);
+    expect(await balance()).toBe('0.00');
+    const { refund, rma } = await commerce.transaction(async (tx) => {
+      const drafted = await createReturnDraft(tx, commerce.deps, { orderId, lines: [{ orderLineId: order.lines[0]?.id ?? 0n, quantity: 2 }], reason: 'lost in the post', actor: STAFF });
+      return submitReturnWithCreditInAdvance(tx, commerce.deps, drafted.id, 1n);
+    });
+
+    expect(refund).toMatchObject({ amount: '39.80', status: 'SUCCEEDED', source: 'RMA', rmaId: rma.id.toString() });
+    expect(refund.refunds.map((part) => [part.tenderKind, part.amount, part.destination, part.status, part.gatewayRefundId])).toEqual([
+      ['STORE_CREDIT', '10.00', 'STORE_CREDIT', 'SUCCEEDED', null],
+      ['CARD', '29.80', 'STORE_CREDIT', 'SUCCEEDED', null],
+    ]);
+    expect(await balance()).toBe('39.80');
+    const card = await prisma().paymentTender.findFirstOrThrow({ where: { orderId, kind: 'CARD' } });
+    expect(card.refundedAmount.toFixed(2)).toBe('29.80');
+    const sentForCard = (await shop.control.requests()).filter((sent) => sent.authorizationId === card.gatewayReference).map((sent) => sent.kind);
+    expect(sentForCard).toContain('capture');
+    expect(sentForCard).not.toContain('refund');
+    const more = commerce.transaction((tx) => requestRefund(tx, commerce.deps, { orderId, amount: '0.01', reason: 'again', idempotencyKey: 'refund-advance-more', source: { kind: 'STAFF', staffUserId: 1n } }));
+    expect(await failure(more)).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'amount', refundable: '0.00' } });
+
+    await commerce.transaction((tx) => cancelReturn(tx, commerce.deps, rma.id));
+    expect(await balance()).toBe('0.00');
+    expect(await entriesOf(accountId, 'clawback:')).toEqual([['DEBIT', 'POSTED', '39.80', creditInAdvanceKeys.clawback(rma.id), null]]);
   });
 
   it("refuses a guest's order and an order with nothing left to refund, recording nothing", async () => {
