@@ -34,8 +34,8 @@ async function signedUpCustomer(email: string): Promise<Record<string, string>> 
   return bearer(registerCustomer.accessToken);
 }
 
-/** A FULFILLED order of the customer: 3 units at 12.50 and 1 at 4.00; its id and line ids. */
-async function fulfilledOrder(headers: Record<string, string>): Promise<{ id: string; lineIds: string[] }> {
+/** A FULFILLED order of the customer: 3 units at 12.50 and 1 at 4.00, marked paid by staff or paid with their store credit; its id and line ids. */
+async function fulfilledOrder(headers: Record<string, string>, { storeCredit = false } = {}): Promise<{ id: string; lineIds: string[] }> {
   const productIds = [];
   for (const price of ['12.50', '4.00']) {
     products += 1;
@@ -55,10 +55,10 @@ async function fulfilledOrder(headers: Record<string, string>): Promise<{ id: st
   const address = { name: 'Ada Lovelace', line1: 'Main Street 1', postalCode: '10115', city: 'Berlin', countryCode: 'DE' };
   const { placeOrder } = await api.data<{ placeOrder: { id: string; lines: { id: string; productId: string }[] } }>(
     'mutation ($input: PlaceOrderInput!) { placeOrder(input: $input) { id lines { id productId } } }',
-    { input: { cartId: createCart.id, email: 'returns@example.com', billingAddress: address } },
+    { input: { cartId: createCart.id, email: 'returns@example.com', billingAddress: address, ...(storeCredit ? { useStoreCredit: true, idempotencyKey: `checkout-${createCart.id}` } : {}) } },
     shopper,
   );
-  await api.data('mutation ($id: ID!) { markOrderPaid(id: $id) { status } }', { id: placeOrder.id }, admin);
+  if (!storeCredit) await api.data('mutation ($id: ID!) { markOrderPaid(id: $id) { status } }', { id: placeOrder.id }, admin);
   await api.data('mutation ($id: ID!) { fulfilOrder(id: $id) { status } }', { id: placeOrder.id }, admin);
   return { id: placeOrder.id, lineIds: productIds.map((productId) => placeOrder.lines.find((line) => line.productId === productId)?.id ?? '') };
 }
@@ -130,6 +130,60 @@ describe('returns in GraphQL', () => {
     expect(early.message).toBe(`return ${createReturn.id} is DRAFT: it cannot be received (a DRAFT return can only be submitted, cancelled or expired)`);
     expect((await api.data<{ cancelReturn: ReturnView }>(CANCEL, { id: createReturn.id }, admin)).cancelReturn.status).toBe('CANCELLED');
     expect((await api.data<{ createMyReturn: ReturnView }>(CREATE_MINE, { input: { orderId: order.id, reason: 'broken', lines: [{ orderLineId: shirt, quantity: 3 }] } }, customer)).createMyReturn.status).toBe('DRAFT');
+  });
+
+  it('lets staff credit a return in advance to store credit, with payments.refund too, and claws it back on cancel', async () => {
+    const buyer = await signedUpCustomer('credited@example.com');
+    const { me } = await api.data<{ me: { id: string } }>('query { me { id } }', {}, buyer);
+    await api.data(
+      'mutation ($input: IssueStoreCreditInput!) { issueStoreCredit(input: $input) { balance } }',
+      { input: { customerId: me.id, currency: 'EUR', amount: '200.00', note: 'to spend', idempotencyKey: 'gql-credit-returns' } },
+      admin,
+    );
+    const order = await fulfilledOrder(buyer, { storeCredit: true });
+    const balance = async () => (await api.data<{ myStoreCredit: { currency: string; balance: string }[] }>('query { myStoreCredit { currency balance } }', {}, buyer)).myStoreCredit;
+    const [{ balance: afterCheckout = '' } = {}] = await balance();
+    const { createReturn } = await api.data<{ createReturn: ReturnView }>(CREATE, { input: { orderId: order.id, reason: 'never fitted', lines: [{ orderLineId: order.lineIds[0], quantity: 2 }] } }, admin);
+    const SUBMIT = `mutation ($id: ID!, $credit: Boolean) { submitReturn(id: $id, creditInAdvance: $credit) { ${RETURN_FIELDS} receiptDueAt } }`;
+    const SET = 'mutation ($value: JSON!) { setSetting(key: "workflows", value: $value) }';
+    expect((await api.error(SET, { value: { refundClawbackOverdraftHours: 0 } }, admin)).extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'value.refundClawbackOverdraftHours' });
+    await api.data(SET, { value: { returnReceiptWindowHours: 48, refundClawbackOverdraftHours: 24 } }, admin);
+
+    await api.prisma.$transaction(async (tx) => {
+      await ensureRole(tx, { name: 'returns-clerk', permissions: ['returns.manage'] });
+      await createStaffUser(tx, { email: 'returns-clerk@shop.test', password: 'clerk-password-1', name: 'Clerk', roles: ['returns-clerk'] });
+    });
+    const { loginStaff } = await api.data<{ loginStaff: { accessToken: string } }>('mutation { loginStaff(email: "returns-clerk@shop.test", password: "clerk-password-1") { accessToken } }');
+    const clerk = bearer(loginStaff.accessToken);
+    expect(await api.error(SUBMIT, { id: createReturn.id, credit: true }, clerk)).toMatchObject({ extensions: { code: 'FORBIDDEN', permission: 'payments.refund' } });
+    expect(await api.data('query ($id: ID!) { returnAuthorization(id: $id) { status receiptDueAt } }', { id: createReturn.id }, admin)).toEqual({
+      returnAuthorization: { status: 'DRAFT', receiptDueAt: null },
+    });
+
+    const { submitReturn } = await api.data<{ submitReturn: ReturnView & { requestedAt: string; receiptDueAt: string } }>(SUBMIT, { id: createReturn.id, credit: true }, admin);
+    expect(submitReturn.status).toBe('REQUESTED');
+    expect(Date.parse(submitReturn.receiptDueAt) - Date.parse(submitReturn.requestedAt)).toBe(48 * 60 * 60_000);
+    await api.data(SET, { value: {} }, admin);
+    const cents = (amount: string) => Math.round(Number(amount) * 100);
+    expect(cents((await balance())[0]?.balance ?? '') - cents(afterCheckout)).toBe(2500);
+    const { order: refunded } = await api.data<{ order: { refundRequests: { amount: string; source: string; rmaId: string; status: string; refunds: { destination: string; status: string }[] }[] } }>(
+      'query ($id: ID!) { order(id: $id) { refundRequests { amount source rmaId status refunds { destination status } } } }',
+      { id: order.id },
+      admin,
+    );
+    expect(refunded.refundRequests).toEqual([{ amount: '25.00', source: 'RMA', rmaId: createReturn.id, status: 'SUCCEEDED', refunds: [{ destination: 'STORE_CREDIT', status: 'SUCCEEDED' }] }]);
+
+    expect((await api.data<{ cancelReturn: ReturnView }>(CANCEL, { id: createReturn.id }, admin)).cancelReturn.status).toBe('CANCELLED');
+    expect((await balance())[0]?.balance).toBe(afterCheckout);
+    const { storeCreditAccount } = await api.data<{ storeCreditAccount: { entries: { kind: string; status: string; amount: string }[] } }>(
+      'query ($customerId: ID!) { storeCreditAccount(customerId: $customerId, currency: "EUR") { entries(first: 2) { kind status amount } } }',
+      { customerId: me.id },
+      admin,
+    );
+    expect(storeCreditAccount.entries).toEqual([
+      { kind: 'DEBIT', status: 'POSTED', amount: '25.00' },
+      { kind: 'CREDIT', status: 'POSTED', amount: '25.00' },
+    ]);
   });
 
   it('is for staff with returns.manage to change and orders.read to read, and for the owner', async () => {

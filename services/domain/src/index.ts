@@ -115,6 +115,7 @@ export {
   cancelReturn,
   createReturnDraft,
   expireReturnDrafts,
+  expireUnreceivedReturns,
   findReturn,
   receiveReturn,
   returnsOfOrders,
@@ -126,6 +127,8 @@ export {
   type ReturnReceiptResult,
 } from './returns/returns.ts';
 export type { ReturnDetail } from './returns/return-events.ts';
+export { submitReturnWithCreditInAdvance, type CreditedReturn } from './returns/credit-in-advance.ts';
+export { creditInAdvanceKeys } from './returns/credit-clawback.ts';
 export type { Address } from './orders/address.ts';
 export type { OrderWithLines } from './orders/order-events.ts';
 export { findOrder, listOrders, type OrderListing } from './orders/order-listing.ts';

@@ -12,6 +12,7 @@ const LEGAL: [ReturnStatus, ReturnMove, ReturnStatus][] = [
   ['REQUESTED', 'receive_part', 'PARTIALLY_RECEIVED'],
   ['REQUESTED', 'receive_all', 'RECEIVED'],
   ['REQUESTED', 'cancel', 'CANCELLED'],
+  ['REQUESTED', 'expire', 'EXPIRED'],
   ['PARTIALLY_RECEIVED', 'receive_part', 'PARTIALLY_RECEIVED'],
   ['PARTIALLY_RECEIVED', 'receive_all', 'RECEIVED'],
   ['RECEIVED', 'refund', 'REFUNDED'],

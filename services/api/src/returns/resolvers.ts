@@ -1,4 +1,14 @@
-import { cancelReturn, createReturnDraft, findReturn, receiveReturn, submitReturn, type ReturnActor, type ReturnLineInput } from '@shop/domain';
+import {
+  authorizeStaff,
+  cancelReturn,
+  createReturnDraft,
+  findReturn,
+  receiveReturn,
+  submitReturn,
+  submitReturnWithCreditInAdvance,
+  type ReturnActor,
+  type ReturnLineInput,
+} from '@shop/domain';
 import type { CreateReturnInput, Resolvers, ReturnLineInput as ReturnLineArgument } from '../graphql/generated/resolver-types.ts';
 import { parseId } from '../graphql/ids.ts';
 import { staffField } from '../graphql/staff-fields.ts';
@@ -29,7 +39,13 @@ export const returnResolvers: Resolvers = {
       return returnView(await context.shop.services.transaction((tx) => submitReturn(tx, context.shop.services.deps, parseId(id, 'id'), { kind: 'customer', customerId })));
     },
     createReturn: staffField(async ({ input }, { tx, staffUserId }, context) => returnView(await createReturnDraft(tx, context.shop.services.deps, draftOf(input, staff(staffUserId))))),
-    submitReturn: staffField(async ({ id }, { tx, staffUserId }, context) => returnView(await submitReturn(tx, context.shop.services.deps, parseId(id, 'id'), staff(staffUserId)))),
+    submitReturn: staffField(async ({ id, creditInAdvance }, { tx, staffUserId }, context) => {
+      const returnId = parseId(id, 'id');
+      if (creditInAdvance !== true) return returnView(await submitReturn(tx, context.shop.services.deps, returnId, staff(staffUserId)));
+      // Credit in advance is a refund: it takes the refunder's permission too.
+      await authorizeStaff(tx, context.shop.principal, 'payments.refund');
+      return returnView((await submitReturnWithCreditInAdvance(tx, context.shop.services.deps, returnId, staffUserId)).rma);
+    }),
     receiveReturn: staffField(async ({ input }, { tx, staffUserId }, context) => {
       const { rma } = await receiveReturn(tx, context.shop.services.deps, {
         returnId: parseId(input.returnId, 'returnId'),

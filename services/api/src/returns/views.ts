@@ -13,6 +13,7 @@ export const returnView = (rma: ReturnDetail) => ({
   receivedAt: iso(rma.receivedAt),
   refundedAt: iso(rma.refundedAt),
   closedAt: iso(rma.closedAt),
+  receiptDueAt: iso(rma.receiptDueAt),
   createdAt: rma.createdAt.toISOString(),
   lines: rma.lines.map((line) => ({
     orderLineId: line.orderLineId.toString(),

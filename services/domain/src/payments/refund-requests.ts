@@ -21,6 +21,8 @@ export interface RequestRefundInput {
   /** The caller's key: the same request sent again answers the first. */
   readonly idempotencyKey: string;
   readonly source: RefundSource;
+  /** Where every part goes: back to each tender (the default), or all to the customer's store credit (a return credited in advance). */
+  readonly destination?: RefundDestination;
 }
 
 export interface RefundView {
@@ -189,7 +191,7 @@ export async function requestRefund(tx: Tx, deps: DomainDeps, input: RequestRefu
     const available = refundable.get(tender.id) ?? money(0);
     if (available.lte(0)) continue;
     const part = left.lt(available) ? left : available;
-    await tx.refund.create({ data: { refundRequestId: request.id, tenderId: tender.id, amount: part, destination: 'ORIGINAL', status: 'REQUESTED' } });
+    await tx.refund.create({ data: { refundRequestId: request.id, tenderId: tender.id, amount: part, destination: input.destination ?? 'ORIGINAL', status: 'REQUESTED' } });
     left = left.sub(part);
   }
   await deps.emit(tx, 'payments.refund_requested', { refund_request_id: idString(request.id), order_id: idString(input.orderId) });

@@ -6,13 +6,14 @@ export type ReturnMove = 'submit' | 'receive_part' | 'receive_all' | 'refund' | 
 
 /**
  * The return (RMA) lifecycle, in one place. A draft is submitted (REQUESTED), or cancelled, or
- * expires when nobody submits it in time. Goods arrive in one or several receipts: PARTIALLY_RECEIVED
+ * expires when nobody submits it in time; a return credited in advance expires when its goods do not
+ * arrive in time. Goods arrive in one or several receipts: PARTIALLY_RECEIVED
  * until every unit asked back is in, then RECEIVED; REFUNDED once the refunds of its receipts succeeded.
  * Once goods arrived a return is no longer cancelled: what came back is refunded.
  */
 export const RETURN_TRANSITIONS: Readonly<Record<ReturnStatus, Readonly<Partial<Record<ReturnMove, ReturnStatus>>>>> = {
   DRAFT: { submit: 'REQUESTED', cancel: 'CANCELLED', expire: 'EXPIRED' },
-  REQUESTED: { receive_part: 'PARTIALLY_RECEIVED', receive_all: 'RECEIVED', cancel: 'CANCELLED' },
+  REQUESTED: { receive_part: 'PARTIALLY_RECEIVED', receive_all: 'RECEIVED', cancel: 'CANCELLED', expire: 'EXPIRED' },
   PARTIALLY_RECEIVED: { receive_part: 'PARTIALLY_RECEIVED', receive_all: 'RECEIVED' },
   RECEIVED: { refund: 'REFUNDED' },
   REFUNDED: {},

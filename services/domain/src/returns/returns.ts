@@ -5,6 +5,7 @@ import type { DomainDeps, Tx } from '../context.ts';
 import { sum } from '../money.ts';
 import { refundRequestView, requestRefund, type RefundRequestView } from '../payments/refund-requests.ts';
 import { workflowSettings } from '../settings/workflow-settings.ts';
+import { clawBackCreditInAdvance } from './credit-clawback.ts';
 import { returnStatusChanged, type ReturnDetail } from './return-events.ts';
 import { returnStatusAfter, unitsHeld } from './return-status.ts';
 
@@ -15,7 +16,8 @@ import { returnStatusAfter, unitsHeld } from './return-status.ts';
  * the same units (docs/money.md, Returns).
  */
 
-const DETAIL = { order: true, lines: { orderBy: { id: 'asc' }, include: { orderLine: true } } } as const satisfies Prisma.ReturnAuthorizationInclude;
+/** A return with its order and lines, as every move answers it. */
+export const RETURN_DETAIL = { order: true, lines: { orderBy: { id: 'asc' }, include: { orderLine: true } } } as const satisfies Prisma.ReturnAuthorizationInclude;
 
 /** Who acts: the order's customer, or a staff user whose permission the caller checked. */
 export type ReturnActor = { readonly kind: 'customer'; readonly customerId: bigint } | { readonly kind: 'staff'; readonly staffUserId: bigint };
@@ -47,9 +49,14 @@ function validLines(lines: readonly ReturnLineInput[]): readonly ReturnLineInput
   return lines;
 }
 
+/** Locks the order of a return: moves that lock both take the order first, as creating a return and requesting a refund lock it. */
+export async function lockOrderOfReturn(tx: Tx, returnId: bigint): Promise<void> {
+  await tx.$executeRaw`SELECT 1 FROM orders WHERE id = (SELECT order_id FROM return_authorizations WHERE id = ${returnId}) FOR UPDATE`;
+}
+
 async function lockedReturn(tx: Tx, returnId: bigint): Promise<ReturnDetail> {
   await tx.$executeRaw`SELECT 1 FROM return_authorizations WHERE id = ${returnId} FOR UPDATE`;
-  const rma = await tx.returnAuthorization.findUnique({ where: { id: returnId }, include: DETAIL });
+  const rma = await tx.returnAuthorization.findUnique({ where: { id: returnId }, include: RETURN_DETAIL });
   if (rma === null) throw notFound('return', returnId, 'returnId');
   return rma;
 }
@@ -110,7 +117,7 @@ export async function createReturnDraft(tx: Tx, deps: DomainDeps, input: CreateR
       createdByStaffId: input.actor.kind === 'staff' ? input.actor.staffUserId : null,
       lines: { create: lines.map((line) => ({ orderLineId: line.orderLineId, quantityRequested: line.quantity })) },
     },
-    include: DETAIL,
+    include: RETURN_DETAIL,
   });
   await returnStatusChanged(tx, deps, rma, null);
   return rma;
@@ -125,17 +132,21 @@ export async function submitReturn(tx: Tx, deps: DomainDeps, returnId: bigint, a
   if (rma.draftExpiresAt <= now) {
     throw new DomainError('BAD_USER_INPUT', `return ${rma.id} expired as a draft at ${rma.draftExpiresAt.toISOString()}: create a new one`, { field: 'returnId' });
   }
-  const moved = await tx.returnAuthorization.update({ where: { id: rma.id }, data: { status: to, requestedAt: now }, include: DETAIL });
+  const moved = await tx.returnAuthorization.update({ where: { id: rma.id }, data: { status: to, requestedAt: now }, include: RETURN_DETAIL });
   await returnStatusChanged(tx, deps, moved, rma.status);
   return moved;
 }
 
-/** DRAFT or REQUESTED -> CANCELLED: the units it held can be returned again. */
+/**
+ * DRAFT or REQUESTED -> CANCELLED: the units it held can be returned again. A return credited in
+ * advance has its credit clawed back: its goods will not come.
+ */
 export async function cancelReturn(tx: Tx, deps: DomainDeps, returnId: bigint): Promise<ReturnDetail> {
   const rma = await lockedReturn(tx, returnId);
   const to = returnStatusAfter(rma.id, rma.status, 'cancel');
-  const moved = await tx.returnAuthorization.update({ where: { id: rma.id }, data: { status: to, closedAt: deps.now() }, include: DETAIL });
+  const moved = await tx.returnAuthorization.update({ where: { id: rma.id }, data: { status: to, closedAt: deps.now() }, include: RETURN_DETAIL });
   await returnStatusChanged(tx, deps, moved, rma.status);
+  await clawBackCreditInAdvance(tx, deps, moved);
   return moved;
 }
 
@@ -163,9 +174,11 @@ export const returnRefundKey = (returnId: bigint, receiptId: bigint): string => 
 /**
  * Requests the refund of what the receipt's units are worth, split across the order's tenders. An
  * order paid outside the shop's tenders (marked paid by staff) has nothing to refund through: no
- * request. One that has less left to refund than the units are worth refuses the whole receipt.
+ * request. One that has less left to refund than the units are worth refuses the whole receipt. A
+ * return credited in advance requests nothing: the credit was its refund.
  */
 async function refundReceipt(tx: Tx, deps: DomainDeps, rma: ReturnDetail, receipt: ReturnReceipt): Promise<RefundRequestView | null> {
+  if (rma.receiptDueAt !== null) return null;
   if (receipt.amount.lte(0) || (await tx.paymentTender.count({ where: { orderId: rma.orderId } })) === 0) return null;
   return requestRefund(tx, deps, {
     orderId: rma.orderId,
@@ -186,7 +199,7 @@ export async function settleReturnRefunds(tx: Tx, deps: DomainDeps, returnId: bi
   if (rma.status !== 'RECEIVED') return rma;
   const requests = await tx.refundRequest.findMany({ where: { rmaId: rma.id }, select: { status: true } });
   if (requests.length === 0 || requests.some((request) => request.status !== 'SUCCEEDED')) return rma;
-  const moved = await tx.returnAuthorization.update({ where: { id: rma.id }, data: { status: returnStatusAfter(rma.id, rma.status, 'refund'), refundedAt: deps.now() }, include: DETAIL });
+  const moved = await tx.returnAuthorization.update({ where: { id: rma.id }, data: { status: returnStatusAfter(rma.id, rma.status, 'refund'), refundedAt: deps.now() }, include: RETURN_DETAIL });
   await returnStatusChanged(tx, deps, moved, rma.status);
   return moved;
 }
@@ -218,8 +231,7 @@ export async function settleReturnOfRefundRequest(tx: Tx, deps: DomainDeps, refu
 export async function receiveReturn(tx: Tx, deps: DomainDeps, input: ReceiveReturn): Promise<ReturnReceiptResult> {
   const idempotencyKey = requiredText('idempotencyKey', input.idempotencyKey, 255);
   const lines = validLines(input.lines);
-  // The order first, as creating a return and requesting its refund lock it.
-  await tx.$executeRaw`SELECT 1 FROM orders WHERE id = (SELECT order_id FROM return_authorizations WHERE id = ${input.returnId}) FOR UPDATE`;
+  await lockOrderOfReturn(tx, input.returnId);
   const rma = await lockedReturn(tx, input.returnId);
   const replayed = await replayedReceipt(tx, input, idempotencyKey);
   if (replayed !== null) {
@@ -257,7 +269,7 @@ export async function receiveReturn(tx: Tx, deps: DomainDeps, input: ReceiveRetu
   for (const { expected, quantity } of arriving) {
     await tx.returnAuthorizationLine.update({ where: { id: expected.id }, data: { quantityReceived: { increment: quantity } } });
   }
-  const moved = await tx.returnAuthorization.update({ where: { id: rma.id }, data: { status: to, ...(allIn ? { receivedAt: deps.now() } : {}) }, include: DETAIL });
+  const moved = await tx.returnAuthorization.update({ where: { id: rma.id }, data: { status: to, ...(allIn ? { receivedAt: deps.now() } : {}) }, include: RETURN_DETAIL });
   if (to !== rma.status) await returnStatusChanged(tx, deps, moved, rma.status);
   const refund = await refundReceipt(tx, deps, moved, receipt);
   // The last units worth nothing, after refunds that all succeeded: nothing more will settle it.
@@ -275,15 +287,34 @@ export async function expireReturnDrafts(tx: Tx, deps: DomainDeps, input: { asOf
      WHERE status = 'DRAFT' AND draft_expires_at <= ${input.asOf}
      ORDER BY draft_expires_at, id LIMIT ${input.limit} FOR UPDATE SKIP LOCKED`;
   for (const { id } of due) {
-    const moved = await tx.returnAuthorization.update({ where: { id }, data: { status: returnStatusAfter(id, 'DRAFT', 'expire'), closedAt: deps.now() }, include: DETAIL });
+    const moved = await tx.returnAuthorization.update({ where: { id }, data: { status: returnStatusAfter(id, 'DRAFT', 'expire'), closedAt: deps.now() }, include: RETURN_DETAIL });
     await returnStatusChanged(tx, deps, moved, 'DRAFT');
+  }
+  return { expired: due.length, more: due.length === input.limit };
+}
+
+/**
+ * Expires up to `limit` REQUESTED returns credited in advance whose goods did not arrive by their
+ * `receipt_due_at` as of `asOf`, clawing their credit back. Returns being received or cancelled
+ * meanwhile are skipped (their row is locked); an expired return is never selected again
+ * (GcExpiredRmaDraftsWorkflow's pass, after the drafts).
+ */
+export async function expireUnreceivedReturns(tx: Tx, deps: DomainDeps, input: { asOf: Date; limit: number }): Promise<{ expired: number; more: boolean }> {
+  const due = await tx.$queryRaw<{ id: bigint }[]>`
+    SELECT id FROM return_authorizations
+     WHERE status = 'REQUESTED' AND receipt_due_at <= ${input.asOf}
+     ORDER BY receipt_due_at, id LIMIT ${input.limit} FOR UPDATE SKIP LOCKED`;
+  for (const { id } of due) {
+    const moved = await tx.returnAuthorization.update({ where: { id }, data: { status: returnStatusAfter(id, 'REQUESTED', 'expire'), closedAt: deps.now() }, include: RETURN_DETAIL });
+    await returnStatusChanged(tx, deps, moved, 'REQUESTED');
+    await clawBackCreditInAdvance(tx, deps, moved);
   }
   return { expired: due.length, more: due.length === input.limit };
 }
 
 /** The return, or NOT_FOUND; a customer finds only their own orders' returns. */
 export async function findReturn(db: Tx, returnId: bigint, actor: ReturnActor): Promise<ReturnDetail> {
-  const rma = await db.returnAuthorization.findUnique({ where: { id: returnId }, include: DETAIL });
+  const rma = await db.returnAuthorization.findUnique({ where: { id: returnId }, include: RETURN_DETAIL });
   const missing = () => notFound('return', returnId, 'id');
   if (rma === null) throw missing();
   assertReaches(actor, rma.order.customerId, missing);
@@ -292,7 +323,7 @@ export async function findReturn(db: Tx, returnId: bigint, actor: ReturnActor): 
 
 /** Each order's returns, oldest first: one query for a page of orders. */
 export async function returnsOfOrders(db: Tx, orderIds: readonly bigint[]): Promise<Map<bigint, ReturnDetail[]>> {
-  const returns = await db.returnAuthorization.findMany({ where: { orderId: { in: [...orderIds] } }, include: DETAIL, orderBy: { id: 'asc' } });
+  const returns = await db.returnAuthorization.findMany({ where: { orderId: { in: [...orderIds] } }, include: RETURN_DETAIL, orderBy: { id: 'asc' } });
   const byOrder = new Map<bigint, ReturnDetail[]>();
   for (const rma of returns) byOrder.set(rma.orderId, [...(byOrder.get(rma.orderId) ?? []), rma]);
   return byOrder;

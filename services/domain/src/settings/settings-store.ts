@@ -46,6 +46,8 @@ const WORKFLOWS: Record<string, [Check, string]> = {
   cardAuthorizationVoidMarginHours: [hours, HOURS],
   rmaDraftLifetimeHours: [hours, HOURS],
   pendingRefundPollHours: [hours, HOURS],
+  returnReceiptWindowHours: [hours, HOURS],
+  refundClawbackOverdraftHours: [hours, HOURS],
   cartTenderIdleMinutes: [cartTenderMinutes, 'a number of minutes from 0.02 (about a second) to 8640 (6 days, within a card authorization\'s 7), fractions allowed'],
 };
 

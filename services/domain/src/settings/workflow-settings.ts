@@ -16,6 +16,10 @@ export interface WorkflowSettings {
   readonly rmaDraftLifetimeHours: number;
   /** RefundExecutionWorkflow looks a refund the gateway left pending up again this often until it settles. */
   readonly pendingRefundPollHours: number;
+  /** A return credited in advance whose goods did not arrive this long after its submission expires, its credit clawed back. */
+  readonly returnReceiptWindowHours: number;
+  /** A clawback's overdraft draft (the part of the credit the customer already spent) expires this long after the clawback. */
+  readonly refundClawbackOverdraftHours: number;
   /** Minutes a card authorized for a cart waits for its order; then GcExpiredCartTendersWorkflow voids it (set on the tender at authorization). */
   readonly cartTenderIdleMinutes: number;
 }
@@ -30,6 +34,9 @@ export const DEFAULT_WORKFLOW_SETTINGS: WorkflowSettings = {
   rmaDraftLifetimeHours: 72,
   // Pending refunds settle in days (bank transfers): four looks a day are plenty.
   pendingRefundPollHours: 6,
+  // Thirty days for the goods to come back, as common return policies give.
+  returnReceiptWindowHours: 720,
+  refundClawbackOverdraftHours: 720,
   // As the payment window's default: a shopper whose checkout failed after the authorization retries within it.
   cartTenderIdleMinutes: 30,
 };

@@ -105,7 +105,8 @@ export const PERIODIC_WORKFLOWS: readonly PeriodicWorkflow[] = [
     everyMs: 24 * 60 * MINUTE_MS,
     overlap: 'skip',
     catchupWindowMs: 24 * 60 * MINUTE_MS,
-    description: 'expires return (RMA) drafts not submitted within rmaDraftLifetimeHours, freeing the units they held',
+    description:
+      'expires return (RMA) drafts not submitted within rmaDraftLifetimeHours, freeing the units they held, and returns credited in advance whose goods missed returnReceiptWindowHours, clawing the credit back',
   },
   {
     scheduleId: 'gc-expired-cart-tenders',

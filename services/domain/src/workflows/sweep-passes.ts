@@ -3,7 +3,7 @@ import type { DomainDeps } from '../context.ts';
 import { deleteExpiredCarts } from '../carts/expired-carts.ts';
 import { expireStaleReservations } from '../orders/hold-expiry.ts';
 import { expireOverdraftDrafts } from '../payments/store-credit.ts';
-import { expireReturnDrafts } from '../returns/returns.ts';
+import { expireReturnDrafts, expireUnreceivedReturns } from '../returns/returns.ts';
 import { voidExpiringAuthorizations } from '../payments/expiring-authorizations.ts';
 import { voidIdleCartTenders } from '../payments/idle-cart-tenders.ts';
 import { WORKFLOW_TYPES, type SweepBatch, type SweepWorkflowType } from './contract.ts';
@@ -60,11 +60,15 @@ export const SWEEP_PASSES: Readonly<Record<SweepWorkflowType, SweepPass>> = {
       metrics.swept.inc({ sweep: input.run.workflow, what: 'overdraft_drafts' }, expired);
       return { processed: expired, more };
     }),
+  // Drafts first, then returns credited in advance whose goods are overdue, in what the chunk has left.
   [WORKFLOW_TYPES.gcExpiredRmaDrafts]: ({ transaction, deps, metrics, pace }, input) =>
     pacedPass(pace, input.limit, async (limit) => {
-      const { expired, more } = await transaction((tx) => expireReturnDrafts(tx, deps, { asOf: input.asOf, limit }));
-      metrics.swept.inc({ sweep: input.run.workflow, what: 'rma_drafts' }, expired);
-      return { processed: expired, more };
+      const drafts = await transaction((tx) => expireReturnDrafts(tx, deps, { asOf: input.asOf, limit }));
+      metrics.swept.inc({ sweep: input.run.workflow, what: 'rma_drafts' }, drafts.expired);
+      if (drafts.more) return { processed: drafts.expired, more: true };
+      const unreceived = await transaction((tx) => expireUnreceivedReturns(tx, deps, { asOf: input.asOf, limit: limit - drafts.expired }));
+      metrics.swept.inc({ sweep: input.run.workflow, what: 'unreceived_returns' }, unreceived.expired);
+      return { processed: drafts.expired + unreceived.expired, more: unreceived.more };
     }),
   // As the void of expiring authorizations: one tender per transaction, each waiting for the gateway.
   [WORKFLOW_TYPES.gcExpiredCartTenders]: ({ transaction, deps, metrics, pace }, input) =>

@@ -290,14 +290,18 @@ export type Mutation = {
   readonly submitMyReturn: ReturnAuthorization;
   /** Staff (returns.manage). Staff draft a return for any order. */
   readonly createReturn: ReturnAuthorization;
-  /** Staff (returns.manage): DRAFT -> REQUESTED. */
+  /**
+   * Staff (returns.manage): DRAFT -> REQUESTED. With creditInAdvance (which also needs payments.refund), the customer's store credit is
+   * credited at once with what the units asked back are worth, as a refund request of the order; its receipts then
+   * refund nothing more, and the credit is clawed back if the return is cancelled or its goods miss receiptDueAt.
+   */
   readonly submitReturn: ReturnAuthorization;
   /**
    * Staff (returns.manage). Records units that arrived: PARTIALLY_RECEIVED while some are still missing, RECEIVED once all are in;
    * requests the refund of what they are worth (REFUNDED once every such refund succeeded).
    */
   readonly receiveReturn: ReturnAuthorization;
-  /** Staff (returns.manage): DRAFT or REQUESTED -> CANCELLED; its units can be returned again. */
+  /** Staff (returns.manage): DRAFT or REQUESTED -> CANCELLED; its units can be returned again. A credit given in advance is clawed back. */
   readonly cancelReturn: ReturnAuthorization;
   /** Staff (settings.manage): stores the value and returns it. The checkout key accepts only the checkout settings. */
   readonly setSetting?: Maybe<Scalars['JSON']['output']>;
@@ -528,6 +532,7 @@ export type MutationCreateReturnArgs = {
 
 export type MutationSubmitReturnArgs = {
   id: Scalars['ID']['input'];
+  creditInAdvance?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 
@@ -1099,7 +1104,10 @@ export type TrackingReportConnection = {
   readonly pageInfo: PageInfo;
 };
 
-/** DRAFT -> REQUESTED -> PARTIALLY_RECEIVED -> RECEIVED -> REFUNDED; DRAFT or REQUESTED -> CANCELLED; DRAFT -> EXPIRED. */
+/**
+ * DRAFT -> REQUESTED -> PARTIALLY_RECEIVED -> RECEIVED -> REFUNDED; DRAFT or REQUESTED -> CANCELLED; DRAFT -> EXPIRED;
+ * REQUESTED -> EXPIRED when it was credited in advance and its goods did not arrive by receiptDueAt.
+ */
 export type ReturnStatus =
   | 'DRAFT'
   | 'REQUESTED'
@@ -1138,6 +1146,11 @@ export type ReturnAuthorization = {
   readonly refundedAt?: Maybe<Scalars['String']['output']>;
   /** When it was cancelled or expired. */
   readonly closedAt?: Maybe<Scalars['String']['output']>;
+  /**
+   * Set when staff credited it in advance (submitReturn with creditInAdvance): goods not received by then
+   * expire the return and the credit is clawed back from the customer's store credit.
+   */
+  readonly receiptDueAt?: Maybe<Scalars['String']['output']>;
   readonly createdAt: Scalars['String']['output'];
   readonly lines: ReadonlyArray<ReturnLine>;
 };
@@ -1774,7 +1787,7 @@ export type MutationResolvers<ContextType = MercuriusContext, ParentType extends
   createMyReturn?: Resolver<ResolversTypes['ReturnAuthorization'], ParentType, ContextType, RequireFields<MutationCreateMyReturnArgs, 'input'>>;
   submitMyReturn?: Resolver<ResolversTypes['ReturnAuthorization'], ParentType, ContextType, RequireFields<MutationSubmitMyReturnArgs, 'id'>>;
   createReturn?: Resolver<ResolversTypes['ReturnAuthorization'], ParentType, ContextType, RequireFields<MutationCreateReturnArgs, 'input'>>;
-  submitReturn?: Resolver<ResolversTypes['ReturnAuthorization'], ParentType, ContextType, RequireFields<MutationSubmitReturnArgs, 'id'>>;
+  submitReturn?: Resolver<ResolversTypes['ReturnAuthorization'], ParentType, ContextType, RequireFields<MutationSubmitReturnArgs, 'id' | 'creditInAdvance'>>;
   receiveReturn?: Resolver<ResolversTypes['ReturnAuthorization'], ParentType, ContextType, RequireFields<MutationReceiveReturnArgs, 'input'>>;
   cancelReturn?: Resolver<ResolversTypes['ReturnAuthorization'], ParentType, ContextType, RequireFields<MutationCancelReturnArgs, 'id'>>;
   setSetting?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType, RequireFields<MutationSetSettingArgs, 'key' | 'value'>>;
@@ -2047,6 +2060,7 @@ export type ReturnAuthorizationResolvers<ContextType = MercuriusContext, ParentT
   receivedAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   refundedAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   closedAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  receiptDueAt?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   lines?: Resolver<ReadonlyArray<ResolversTypes['ReturnLine']>, ParentType, ContextType>;
 };

@@ -1,0 +1,57 @@
+import { DomainError } from '../errors/domain-error.ts';
+import type { DomainDeps, Tx } from '../context.ts';
+import { sum } from '../money.ts';
+import { executeRefund } from '../payments/refund-execution.ts';
+import { refundRequestView, requestRefund, type RefundRequestView } from '../payments/refund-requests.ts';
+import { workflowSettings } from '../settings/workflow-settings.ts';
+import { creditInAdvanceKeys } from './credit-clawback.ts';
+import type { ReturnDetail } from './return-events.ts';
+import { lockOrderOfReturn, RETURN_DETAIL, submitReturn } from './returns.ts';
+
+export interface CreditedReturn {
+  readonly rma: ReturnDetail;
+  /** The refund request that paid the return to store credit, already SUCCEEDED. */
+  readonly refund: RefundRequestView;
+}
+
+/**
+ * Staff submit a return (DRAFT -> REQUESTED) and credit the customer at once, before the goods come
+ * back: a refund request of what every unit asked back is worth, split across the order's tenders
+ * like any refund but paid to the customer's store credit, and run in this transaction (ledger
+ * credits need no gateway). Its receipts then request nothing; if the goods do not arrive within
+ * `returnReceiptWindowHours` (or staff cancel the return) the credit is clawed back
+ * (credit-clawback.ts). A guest's order has no store credit account: refused.
+ */
+export async function submitReturnWithCreditInAdvance(tx: Tx, deps: DomainDeps, returnId: bigint, staffUserId: bigint): Promise<CreditedReturn> {
+  // The order before the return, as a receipt locks them; requestRefund locks the order again.
+  await lockOrderOfReturn(tx, returnId);
+  const submitted = await submitReturn(tx, deps, returnId, { kind: 'staff', staffUserId });
+  if (submitted.order.customerId === null) {
+    throw new DomainError('BAD_USER_INPUT', `order ${submitted.order.number} is a guest's: there is no store credit account to credit in advance; submit the return without it`, {
+      field: 'creditInAdvance',
+    });
+  }
+  const worth = sum(submitted.lines.map((line) => line.orderLine.unitPrice.mul(line.quantityRequested)));
+  if (worth.lte(0)) throw new DomainError('BAD_USER_INPUT', `return ${submitted.id} is worth 0.00 ${submitted.order.currency}: there is nothing to credit in advance`, { field: 'creditInAdvance' });
+  const requested = await requestRefund(tx, deps, {
+    orderId: submitted.orderId,
+    amount: worth.toFixed(2),
+    reason: `credit in advance for return ${submitted.id}`,
+    idempotencyKey: creditInAdvanceKeys.credit(submitted.id),
+    source: { kind: 'RMA', rmaId: submitted.id },
+    destination: 'STORE_CREDIT',
+  });
+  for (const refund of requested.refunds) {
+    const failure = await executeRefund(tx, deps, BigInt(refund.id));
+    // A ledger credit is never refused; the guard against refunding beyond a capture the split respected cannot trip.
+    if (failure !== null) throw new Error(`credit in advance for return ${submitted.id}: refund ${failure.refundId} failed (${failure.code}: ${failure.message})`);
+  }
+  const { returnReceiptWindowHours } = await workflowSettings(tx);
+  const requestedAt = submitted.requestedAt ?? deps.now();
+  const rma = await tx.returnAuthorization.update({
+    where: { id: submitted.id },
+    data: { receiptDueAt: new Date(requestedAt.getTime() + returnReceiptWindowHours * 60 * 60 * 1000) },
+    include: RETURN_DETAIL,
+  });
+  return { rma, refund: await refundRequestView(tx, BigInt(requested.id)) };
+}
