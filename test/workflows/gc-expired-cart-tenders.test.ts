@@ -3,28 +3,23 @@
 // runs out, once across two runs and a void the gateway committed and then failed; CleanupExpiredCarts
 // keeps such a cart until then.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GATEWAY_API_KEY_SECRET, givenCredentials, HttpPaymentGateway, setStoredSecret } from '@shop/platform';
 import { addCartLine, checkout, createCart, tenderKeys, type DomainDeps } from '@shop/domain';
 import { TASK_QUEUE, WORKFLOW_TYPES } from '@shop/domain/workflows';
-import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../../services/platform/src/payments/test-gateway/index.ts';
 import { ADDRESS } from '../../services/domain/test/commerce/support.ts';
-import { openWorkflowShop, type WorkflowShop } from './support.ts';
+import { openShopGateway, openWorkflowShop, type ShopGateway, type WorkflowShop } from './support.ts';
 
 const GATEWAY_KEY = 'cart_tenders_gateway_key';
 const MINUTE_MS = 60_000;
 
 let shop: WorkflowShop;
-let gateway: RunningTestGateway;
-let control: TestGatewayControl;
-let cards: HttpPaymentGateway;
+let gateway: ShopGateway;
+let control: ShopGateway['control'];
+let cards: ShopGateway['cards'];
 
 beforeAll(async () => {
   shop = await openWorkflowShop('cart-tenders');
-  gateway = await startTestGateway({ databaseUrl: shop.databaseUrl, apiKey: GATEWAY_KEY });
-  control = new TestGatewayControl(gateway.url, GATEWAY_KEY);
-  cards = new HttpPaymentGateway({ baseUrl: gateway.url, credentials: givenCredentials(GATEWAY_KEY) });
-  const { prisma } = shop.commerce.platform.database;
-  await setStoredSecret(prisma, shop.commerce.platform.masterKeys, { key: GATEWAY_API_KEY_SECRET, value: GATEWAY_KEY, setAt: new Date(), setByStaffUserId: null });
+  gateway = await openShopGateway(shop, GATEWAY_KEY);
+  ({ control, cards } = gateway);
   await shop.startWorker({ PAYMENT_GATEWAY_URL: gateway.url });
 }, 180_000);
 

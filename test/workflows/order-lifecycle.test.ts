@@ -1,26 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GATEWAY_API_KEY_SECRET, givenCredentials, HttpPaymentGateway, setStoredSecret, type EventPayloads } from '@shop/platform';
+import { givenCredentials, HttpPaymentGateway, type EventPayloads } from '@shop/platform';
 import { addCartLine, cancelOrder, checkout, completeOrder, createCart, fulfilOrder, GATEWAY_TRANSACTION, markOrderPaid, tenderKeys, type DomainDeps } from '@shop/domain';
 import { releaseTender } from '../../services/domain/src/payments/tenders.ts';
-import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../../services/platform/src/payments/test-gateway/index.ts';
+import { TestGatewayControl } from '../../services/platform/src/payments/test-gateway/index.ts';
 import { QUERIES, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import { workflowStarters } from '../../services/api/src/workflows/workflow-starters.ts';
 import { waitFor } from '../support/wait.ts';
 import { ADDRESS } from '../../services/domain/test/commerce/support.ts';
-import { openWorkflowShop, type RunningWorker, type WorkflowShop } from './support.ts';
+import { openShopGateway, openWorkflowShop, type RunningWorker, type ShopGateway, type WorkflowShop } from './support.ts';
 
 const GATEWAY_KEY = 'lifecycle_gateway_key';
 
 let shop: WorkflowShop;
 let worker: RunningWorker;
-let gateway: RunningTestGateway;
+let gateway: ShopGateway;
 
 beforeAll(async () => {
   shop = await openWorkflowShop('lifecycle');
-  gateway = await startTestGateway({ databaseUrl: shop.databaseUrl, apiKey: GATEWAY_KEY });
-  const { prisma } = shop.commerce.platform.database;
-  await setStoredSecret(prisma, shop.commerce.platform.masterKeys, { key: GATEWAY_API_KEY_SECRET, value: GATEWAY_KEY, setAt: new Date(), setByStaffUserId: null });
+  gateway = await openShopGateway(shop, GATEWAY_KEY);
   worker = await shop.startWorker({ PAYMENT_GATEWAY_URL: gateway.url });
 }, 180_000);
 

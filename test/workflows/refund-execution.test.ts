@@ -3,7 +3,7 @@
 // was SIGKILLed mid-call, is one refund there; a pending refund is polled until it settles; a refusal
 // ends NEEDS_ATTENTION for staff to retry or send to store credit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GATEWAY_API_KEY_SECRET, givenCredentials, HttpPaymentGateway, setStoredSecret, type GatewayOperation } from '@shop/platform';
+import { type GatewayOperation } from '@shop/platform';
 import {
   addCartLine,
   captureOrderTenders,
@@ -22,18 +22,17 @@ import {
   type RefundRequestView,
 } from '@shop/domain';
 import { WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
-import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../../services/platform/src/payments/test-gateway/index.ts';
 import { ADDRESS } from '../../services/domain/test/commerce/support.ts';
 import { waitFor } from '../support/wait.ts';
-import { openWorkflowShop, type RunningWorker, type WorkflowShop } from './support.ts';
+import { openShopGateway, openWorkflowShop, type RunningWorker, type ShopGateway, type WorkflowShop } from './support.ts';
 
 const GATEWAY_KEY = 'refunds_gateway_key';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 let shop: WorkflowShop;
-let gateway: RunningTestGateway;
-let control: TestGatewayControl;
-let cards: HttpPaymentGateway;
+let gateway: ShopGateway;
+let control: ShopGateway['control'];
+let cards: ShopGateway['cards'];
 let paying: DomainDeps;
 let staffUserId: bigint;
 let worker: RunningWorker;
@@ -42,15 +41,12 @@ const startWorker = () => shop.startWorker({ PAYMENT_GATEWAY_URL: gateway.url })
 
 beforeAll(async () => {
   shop = await openWorkflowShop('refunds');
-  gateway = await startTestGateway({ databaseUrl: shop.databaseUrl, apiKey: GATEWAY_KEY });
-  control = new TestGatewayControl(gateway.url, GATEWAY_KEY);
-  cards = new HttpPaymentGateway({ baseUrl: gateway.url, credentials: givenCredentials(GATEWAY_KEY) });
+  gateway = await openShopGateway(shop, GATEWAY_KEY);
+  ({ control, cards } = gateway);
   paying = { ...shop.deps, gateway: cards };
-  const { prisma } = shop.commerce.platform.database;
-  await setStoredSecret(prisma, shop.commerce.platform.masterKeys, { key: GATEWAY_API_KEY_SECRET, value: GATEWAY_KEY, setAt: new Date(), setByStaffUserId: null });
   // A pending refund is looked up again every 2 seconds or so.
   await shop.setSetting('workflows', { pendingRefundPollHours: 0.0006 });
-  staffUserId = (await prisma.staffUser.create({ data: { email: 'refunds@example.com', passwordHash: 'scrypt$unused', name: 'Refunder' } })).id;
+  staffUserId = (await prisma().staffUser.create({ data: { email: 'refunds@example.com', passwordHash: 'scrypt$unused', name: 'Refunder' } })).id;
   worker = await startWorker();
 }, 180_000);
 

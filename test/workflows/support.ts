@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { inject } from 'vitest';
-import { startOutbox, type Prisma, type RunningOutbox } from '@shop/platform';
+import { GATEWAY_API_KEY_SECRET, givenCredentials, HttpPaymentGateway, setStoredSecret, startOutbox, type Prisma, type RunningOutbox } from '@shop/platform';
 import { addCartLine, createCart, DEFAULT_CHECKOUT_SETTINGS, placeOrder, type DomainDeps, type OrderWithLines } from '@shop/domain';
 import { createTestNamespace } from '../infra/isolation.ts';
 import { spawnService, type ServiceProcess } from '../support/service-process.ts';
@@ -13,6 +13,7 @@ import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from 
 import { workflowStarters } from '../../services/api/src/workflows/workflow-starters.ts';
 import { saveHistory } from '../../services/worker/test/support/histories.ts';
 import { migrateRepositoryExtensions } from '../support/extensions.ts';
+import { startTestGateway, TestGatewayControl } from '../../services/platform/src/payments/test-gateway/index.ts';
 
 export const WORKER_MAIN = path.resolve(import.meta.dirname, '../../services/worker/src/main.ts');
 
@@ -126,4 +127,26 @@ export async function openWorkflowShop(name: string): Promise<WorkflowShop> {
     },
   };
   return shop;
+}
+
+/** The test gateway on a shop's database, its API key stored as the shop's gateway secret. */
+export interface ShopGateway {
+  readonly url: string;
+  /** Its faults, clock and logs. */
+  readonly control: TestGatewayControl;
+  /** The shop's client of it, for domain calls made in the test process; a worker started with PAYMENT_GATEWAY_URL makes its own. */
+  readonly cards: HttpPaymentGateway;
+  close(): Promise<void>;
+}
+
+export async function openShopGateway(shop: WorkflowShop, apiKey: string): Promise<ShopGateway> {
+  const gateway = await startTestGateway({ databaseUrl: shop.databaseUrl, apiKey });
+  const { prisma } = shop.commerce.platform.database;
+  await setStoredSecret(prisma, shop.commerce.platform.masterKeys, { key: GATEWAY_API_KEY_SECRET, value: apiKey, setAt: new Date(), setByStaffUserId: null });
+  return {
+    url: gateway.url,
+    control: new TestGatewayControl(gateway.url, apiKey),
+    cards: new HttpPaymentGateway({ baseUrl: gateway.url, credentials: givenCredentials(apiKey) }),
+    close: () => gateway.close(),
+  };
 }
