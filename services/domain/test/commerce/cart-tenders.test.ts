@@ -4,26 +4,26 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestGatewayControl } from '../../../platform/src/payments/test-gateway/index.ts';
 import type { DomainDeps } from '../../src/context.ts';
-import { DomainError } from '../../src/errors/domain-error.ts';
-import { addCartLine, createCart, setCartLineQuantity } from '../../src/carts/carts.ts';
+import { addCartLine, setCartLineQuantity } from '../../src/carts/carts.ts';
 import { deleteExpiredCarts } from '../../src/carts/expired-carts.ts';
 import { setStockOnHand } from '../../src/inventory/stock.ts';
-import { checkout } from '../../src/orders/checkout-steps.ts';
 import { placeOrder } from '../../src/orders/checkout.ts';
 import { STALE_CARD_AUTHORIZATION } from '../../src/payments/cart-tenders.ts';
 import { tenderKeys } from '../../src/payments/tenders.ts';
 import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
-import { ADDRESS, type Catalog, type Commerce } from './support.ts';
+import { ADDRESS, refusal, type Catalog, type Commerce } from './support.ts';
 
 let shop: GatewayCommerce;
 let commerce: Commerce;
 let catalog: Catalog;
 let control: TestGatewayControl;
 let deps: DomainDeps;
+let guestCart: GatewayCommerce['guestCart'];
+let payByCard: GatewayCommerce['payByCard'];
 
 beforeAll(async () => {
   shop = await openGatewayCommerce('cart_tenders', 'ct');
-  ({ commerce, catalog, control, deps } = shop);
+  ({ commerce, catalog, control, deps, guestCart, payByCard } = shop);
 });
 
 afterAll(async () => {
@@ -31,38 +31,6 @@ afterAll(async () => {
 });
 
 const prisma = () => commerce.platform.database.prisma;
-
-/** A guest's cart with 2 units of a new product priced 19.90, `onHand` of it in stock. */
-async function cartOf(name: string, onHand: number): Promise<{ cartId: bigint; productId: bigint; sessionId: string }> {
-  const productId = await catalog.product(name, '19.90', onHand);
-  const sessionId = `s-${name}`;
-  const cartId = await commerce.transaction(async (tx) => {
-    const cart = await createCart(tx, commerce.deps, { channelId: catalog.channelId, shopper: { sessionId } });
-    await addCartLine(tx, commerce.deps, { cartId: cart.id, shopper: { sessionId }, productId, quantity: 2 });
-    return cart.id;
-  });
-  return { cartId, productId, sessionId };
-}
-
-const payByCard = (cart: { cartId: bigint; sessionId: string }, idempotencyKey: string, token: string) =>
-  checkout(commerce.transaction, deps, {
-    cartId: cart.cartId,
-    shopper: { sessionId: cart.sessionId },
-    email: 'ada@example.com',
-    billingAddress: ADDRESS,
-    shippingAddress: ADDRESS,
-    idempotencyKey,
-    card: { token },
-  });
-
-async function refusal(work: Promise<unknown>): Promise<DomainError> {
-  const error = await work.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(DomainError);
-  return error as DomainError;
-}
 
 /** What the gateway logged for a tender: kind, key and outcome of each request under its authorization's key or its void's, in order. */
 async function gatewayLog(tender: { id: bigint; idempotencyKey: string }): Promise<string[]> {
@@ -75,7 +43,7 @@ const restock = (productId: bigint, onHand: number) =>
 
 describe('cart tenders', () => {
   it('authorizes the card for the cart before the order; a failed order transaction leaves the tender, and the retry places the order with it', async () => {
-    const cart = await cartOf('short-tee', 1);
+    const cart = await guestCart('short-tee', { onHand: 1 });
     const key = 'cart-tender-retry-1';
     const refused = await refusal(payByCard(cart, key, 'tok_cart_retry'));
     expect(refused).toMatchObject({ code: 'BAD_USER_INPUT', message: 'not enough stock for ct-short-tee: 2 requested, 1 available' });
@@ -96,7 +64,7 @@ describe('cart tenders', () => {
   });
 
   it('places one order with one tender when the same checkout is sent twice at once', async () => {
-    const cart = await cartOf('twice-tee', 5);
+    const cart = await guestCart('twice-tee', { onHand: 5 });
     const key = 'cart-tender-twice-1';
     const [first, second] = await Promise.all([payByCard(cart, key, 'tok_cart_twice'), payByCard(cart, key, 'tok_cart_twice')]);
     expect(second.id).toBe(first.id);
@@ -107,7 +75,7 @@ describe('cart tenders', () => {
   });
 
   it('refuses a cart changed after the authorization, voids that authorization once, and pays under a new key', async () => {
-    const cart = await cartOf('changed-tee', 1);
+    const cart = await guestCart('changed-tee', { onHand: 1 });
     const first = 'cart-tender-changed-1';
     await refusal(payByCard(cart, first, 'tok_cart_changed'));
     const tender = await prisma().paymentTender.findUniqueOrThrow({ where: { idempotencyKey: tenderKeys.authorize(cart.cartId, first) } });
@@ -138,7 +106,7 @@ describe('cart tenders', () => {
   });
 
   it('refuses a tender whose cart now holds other lines of the same total', async () => {
-    const cart = await cartOf('swap-tee', 1);
+    const cart = await guestCart('swap-tee', { onHand: 1 });
     const key = 'cart-tender-swap-1';
     await refusal(payByCard(cart, key, 'tok_cart_swap'));
     // Another product of the same price instead: the total is the same, the content is not.
@@ -158,7 +126,7 @@ describe('cart tenders', () => {
   });
 
   it('keeps an expired cart while it has a live tender, and deletes it once the tender is voided', async () => {
-    const cart = await cartOf('expired-cart-tee', 1);
+    const cart = await guestCart('expired-cart-tee', { onHand: 1 });
     await refusal(payByCard(cart, 'cart-tender-expired-1', 'tok_cart_expired'));
     const tender = await prisma().paymentTender.findFirstOrThrow({ where: { cartId: cart.cartId } });
     const asOf = new Date(commerce.deps.now().getTime() + 400 * 24 * 60 * 60 * 1000);

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DomainError } from '../../src/errors/domain-error.ts';
 import { addCartLine, createCart, setCartLineQuantity, viewCart } from '../../src/carts/carts.ts';
 import { placeOrder } from '../../src/orders/checkout.ts';
 import { approveOrder, cancelOrder, changeOrderAddresses, completeOrder, fulfilOrder, markOrderPaid } from '../../src/orders/order-transitions.ts';
 import { expireStaleReservations } from '../../src/orders/hold-expiry.ts';
 import { setStockOnHand } from '../../src/inventory/stock.ts';
-import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from './support.ts';
+import { ADDRESS, refusal, openCommerce, seedCatalog, type Catalog, type Commerce } from './support.ts';
 
 let commerce: Commerce;
 let catalog: Catalog;
@@ -34,15 +33,6 @@ const checkout = (cartId: bigint, sessionId: string, overrides: Partial<Paramete
   commerce.transaction((tx) =>
     placeOrder(tx, commerce.deps, { cartId, shopper: { sessionId }, email: 'Ada@Example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS, ...overrides }),
   );
-
-async function refusal(work: Promise<unknown>): Promise<DomainError> {
-  const error = await work.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(DomainError);
-  return error as DomainError;
-}
 
 const SWEEP_RUN = { workflow: 'ExpireStaleReservationsWorkflow', workflowId: 'test-sweep', runId: 'run-1' };
 

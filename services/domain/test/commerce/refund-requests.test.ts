@@ -3,7 +3,7 @@
 // than was captured. Executing the refunds is RefundExecutionWorkflow's (test/workflows/refund-execution.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DomainDeps } from '../../src/context.ts';
-import { DomainError } from '../../src/errors/domain-error.ts';
+import type { DomainError } from '../../src/errors/domain-error.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
 import { checkout } from '../../src/orders/checkout-steps.ts';
 import { fulfilOrder } from '../../src/orders/order-transitions.ts';
@@ -12,7 +12,7 @@ import { issueStoreCredit } from '../../src/payments/store-credit.ts';
 import { createReturnDraft } from '../../src/returns/returns.ts';
 import { captureOrderTenders } from '../../src/payments/tenders.ts';
 import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
-import { ADDRESS, type Catalog, type Commerce } from './support.ts';
+import { ADDRESS, refusal, type Catalog, type Commerce } from './support.ts';
 
 let shop: GatewayCommerce;
 let commerce: Commerce;
@@ -70,15 +70,6 @@ const staff = (): RefundSource => ({ kind: 'STAFF', staffUserId });
 
 const request = (input: Omit<RequestRefundInput, 'reason' | 'source'> & Partial<RequestRefundInput>) =>
   commerce.transaction((tx) => requestRefund(tx, commerce.deps, { reason: 'damaged in transit', source: staff(), ...input }));
-
-async function refusal(work: Promise<unknown>): Promise<DomainError> {
-  const error = await work.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(DomainError);
-  return error as DomainError;
-}
 
 describe('requestRefund', () => {
   it('splits the amount across the tenders, store credit first, and answers the first request to the same key', async () => {

@@ -1,4 +1,4 @@
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import {
   applyMigrations,
   createEmitter,
@@ -14,6 +14,7 @@ import {
 } from '@shop/platform';
 import { createTestDatabase, type TestDatabase } from '../../../../test/infra/isolation.ts';
 import type { DomainDeps } from '../../src/context.ts';
+import { DomainError } from '../../src/errors/domain-error.ts';
 import { createBrand, createCategory, createChannel, createProduct } from '../../src/catalog/catalog-admin.ts';
 import { setStockOnHand } from '../../src/inventory/stock.ts';
 
@@ -108,3 +109,13 @@ export async function seedCatalog(commerce: Commerce, prefix: string): Promise<C
 }
 
 export const ADDRESS = { name: 'Ada Lovelace', line1: 'Main Street 1', postalCode: '10115', city: 'Berlin', countryCode: 'DE' };
+
+/** The DomainError `work` fails with (the test fails when it succeeds or fails otherwise). */
+export async function refusal(work: Promise<unknown>): Promise<DomainError> {
+  const error = await work.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(DomainError);
+  return error as DomainError;
+}

@@ -3,24 +3,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestGatewayControl } from '../../../platform/src/payments/test-gateway/index.ts';
 import type { DomainDeps } from '../../src/context.ts';
-import { DomainError } from '../../src/errors/domain-error.ts';
-import { addCartLine, createCart } from '../../src/carts/carts.ts';
 import { checkout } from '../../src/orders/checkout-steps.ts';
 import { cancelOrder } from '../../src/orders/order-transitions.ts';
 import { captureOrderTenders, captureTender, tenderKeys } from '../../src/payments/tenders.ts';
 import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
-import { ADDRESS, type Catalog, type Commerce } from './support.ts';
+import { ADDRESS, refusal, type Catalog, type Commerce } from './support.ts';
 
 let shop: GatewayCommerce;
 let commerce: Commerce;
 let catalog: Catalog;
 let control: TestGatewayControl;
 let deps: DomainDeps;
+let guestCart: GatewayCommerce['guestCart'];
+let payByCard: GatewayCommerce['payByCard'];
 let inGatewayTransaction: GatewayCommerce['inGatewayTransaction'];
 
 beforeAll(async () => {
   shop = await openGatewayCommerce('tenders', 'td');
-  ({ commerce, catalog, control, deps, inGatewayTransaction } = shop);
+  ({ commerce, catalog, control, deps, inGatewayTransaction, guestCart, payByCard } = shop);
 });
 
 afterAll(async () => {
@@ -28,38 +28,6 @@ afterAll(async () => {
 });
 
 const prisma = () => commerce.platform.database.prisma;
-
-/** A guest's cart with `quantity` of a new product priced 19.90 (10 on hand). */
-async function cartOf(name: string, quantity = 2): Promise<{ cartId: bigint; productId: bigint; sessionId: string }> {
-  const productId = await catalog.product(name, '19.90', 10);
-  const sessionId = `s-${name}`;
-  const cartId = await commerce.transaction(async (tx) => {
-    const cart = await createCart(tx, commerce.deps, { channelId: catalog.channelId, shopper: { sessionId } });
-    await addCartLine(tx, commerce.deps, { cartId: cart.id, shopper: { sessionId }, productId, quantity });
-    return cart.id;
-  });
-  return { cartId, productId, sessionId };
-}
-
-const payByCard = (cart: { cartId: bigint; sessionId: string }, idempotencyKey: string, token: string) =>
-  checkout(commerce.transaction, deps, {
-    cartId: cart.cartId,
-    shopper: { sessionId: cart.sessionId },
-    email: 'ada@example.com',
-    billingAddress: ADDRESS,
-    shippingAddress: ADDRESS,
-    idempotencyKey,
-    card: { token },
-  });
-
-async function refusal(work: Promise<unknown>): Promise<DomainError> {
-  const error = await work.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(DomainError);
-  return error as DomainError;
-}
 
 /** The gateway's own log of the requests sent with this key: their outcomes, in order. */
 async function gatewayRequests(idempotencyKey: string): Promise<string[]> {
@@ -75,7 +43,7 @@ const reserved = async (productId: bigint) =>
 
 describe('checkout with a card', () => {
   it('authorizes the total once when the checkout is retried after the gateway committed and then failed', async () => {
-    const cart = await cartOf('retry-tee');
+    const cart = await guestCart('retry-tee');
     const token = 'tok_retry';
     await control.addFault({ fault: { kind: 'commit_then_error' }, operation: 'authorize', cardToken: token });
 
@@ -104,7 +72,7 @@ describe('checkout with a card', () => {
   });
 
   it('refuses a declined card whole: no order, no stock held, the cart still open, one declined authorization at the gateway', async () => {
-    const cart = await cartOf('declined-tee');
+    const cart = await guestCart('declined-tee');
     const token = 'tok_declined';
     await control.addFault({ fault: { kind: 'decline' }, operation: 'authorize', cardToken: token });
     const before = await commerce.lastEventId();
@@ -128,7 +96,7 @@ describe('checkout with a card', () => {
   });
 
   it('refuses a card that asks for 3-D Secure, and a card when no gateway is configured', async () => {
-    const cart = await cartOf('action-tee');
+    const cart = await guestCart('action-tee');
     await control.addFault({ fault: { kind: 'requires_action' }, operation: 'authorize', cardToken: 'tok_3ds' });
     const action = await refusal(payByCard(cart, 'checkout-3ds-1', 'tok_3ds'));
     expect(action).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'card' } });
@@ -154,7 +122,7 @@ describe('checkout with a card', () => {
   });
 
   it('needs an idempotency key to pay by card', async () => {
-    const cart = await cartOf('keyless-tee');
+    const cart = await guestCart('keyless-tee');
     const refused = await refusal(
       checkout(commerce.transaction, deps, {
         cartId: cart.cartId,
@@ -171,7 +139,7 @@ describe('checkout with a card', () => {
 
 describe('capture', () => {
   it('captures once when the capture is retried after the gateway committed and then failed', async () => {
-    const cart = await cartOf('capture-tee', 1);
+    const cart = await guestCart('capture-tee', { quantity: 1 });
     const token = 'tok_capture';
     const order = await payByCard(cart, 'checkout-capture-1', token);
     await control.addFault({ fault: { kind: 'commit_then_error' }, operation: 'capture', cardToken: token });
@@ -199,7 +167,7 @@ describe('capture', () => {
 
 describe('cancelling', () => {
   it('voids an authorized tender, once, and releases the stock', async () => {
-    const cart = await cartOf('void-tee');
+    const cart = await guestCart('void-tee');
     const order = await payByCard(cart, 'checkout-void-1', 'tok_void');
     const before = await commerce.lastEventId();
     await inGatewayTransaction((tx) => cancelOrder(tx, deps, order.id, 'customer changed their mind'));
@@ -219,7 +187,7 @@ describe('cancelling', () => {
   });
 
   it('rolls the cancellation back when the gateway does not answer, and the next cancellation voids once', async () => {
-    const cart = await cartOf('void-retry-tee', 1);
+    const cart = await guestCart('void-retry-tee', { quantity: 1 });
     const token = 'tok_void_retry';
     const order = await payByCard(cart, 'checkout-void-retry-1', token);
     await control.addFault({ fault: { kind: 'commit_then_error' }, operation: 'void', cardToken: token });
@@ -236,7 +204,7 @@ describe('cancelling', () => {
   });
 
   it('refunds a captured tender what was captured', async () => {
-    const cart = await cartOf('refund-tee', 1);
+    const cart = await guestCart('refund-tee', { quantity: 1 });
     const order = await payByCard(cart, 'checkout-refund-1', 'tok_refund');
     await inGatewayTransaction((tx) => captureOrderTenders(tx, deps, order.id));
     await inGatewayTransaction((tx) => cancelOrder(tx, deps, order.id, 'damaged in the warehouse'));
