@@ -5,15 +5,14 @@
 // run. Only requests whose workflow ended SUCCEEDED count; afterwards the gateway's own log must hold
 // exactly one refund per request.
 import { availableParallelism, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type pg from 'pg';
 import { applyMigrations, createLogger, givenCredentials, HttpPaymentGateway, loadConfig, openPlatform, startOutbox, workflowMetrics, type Platform, type RunningOutbox } from '@shop/platform';
 import { requestRefund, sweepPace, type DomainDeps } from '@shop/domain';
 import { TASK_QUEUE, workflowIds } from '@shop/domain/workflows';
 import { startPostgres, startTemporal, type ServerHandle } from '../test/infra/servers.ts';
 import { createActivities } from '../services/worker/src/activities/create-activities.ts';
+import { startBenchWorker, type BenchWorker } from './workflows/bench-worker.ts';
 import { workflowStarters } from '../services/api/src/workflows/workflow-starters.ts';
 import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../services/platform/src/payments/test-gateway/index.ts';
 import { startServers } from './servers.ts';
@@ -122,10 +121,8 @@ export async function benchMoneyRefunds(): Promise<void> {
   let platform: Platform | undefined;
   let outbox: RunningOutbox | undefined;
   let gateway: RunningTestGateway | undefined;
-  let worker: Worker | undefined;
-  let running: Promise<void> | undefined;
+  let worker: BenchWorker | undefined;
   let connection: Connection | undefined;
-  let nativeConnection: NativeConnection | undefined;
   try {
     const [postgres, temporalServer] = (await startServers(servers, [startPostgres(), startTemporal()])) as [ServerHandle, ServerHandle];
     await applyMigrations(postgres.url);
@@ -141,21 +138,13 @@ export async function benchMoneyRefunds(): Promise<void> {
     const { channel_id: channelId, staff_id: staffId } = rows[0] ?? { channel_id: '', staff_id: '' };
 
     // The api's path: the outbox dispatcher here hands payments.refund_requested to the workflow starters.
-    Runtime.install({ logger: new DefaultLogger('ERROR'), shutdownSignals: [] });
-    nativeConnection = await NativeConnection.connect({ address: temporalServer.url });
     connection = await Connection.connect({ address: temporalServer.url });
     const client = new Client({ connection });
     const dispatching = startOutbox(platform, { listeners: workflowStarters(client), idleMs: 20 });
     outbox = dispatching;
     const deps: DomainDeps = { emit: dispatching.emit, now: () => new Date(), gateway: cards };
     const activities = createActivities({ transaction: dispatching.transaction, deps, metrics: workflowMetrics(platform.metrics), pace: sweepPace(platform.config.sweepRowsPerSecond) });
-    worker = await Worker.create({
-      connection: nativeConnection,
-      taskQueue: TASK_QUEUE,
-      workflowBundle: await bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL('./workflows/index.ts', import.meta.url)), logger: new DefaultLogger('WARN') }),
-      activities: { ...activities, noop: async () => undefined },
-    });
-    running = worker.run();
+    worker = await startBenchWorker(temporalServer.url, activities);
     const [load1, load5] = loadavg();
     emit({
       figure: 'setup (refunds)',
@@ -228,11 +217,9 @@ export async function benchMoneyRefunds(): Promise<void> {
       seconds: Math.round((performance.now() - benchStarted) / 1000),
     });
   } finally {
-    if (worker?.getState() === 'RUNNING') worker.shutdown();
-    await running?.catch(() => undefined);
+    await worker?.stop();
     await outbox?.stop();
     await connection?.close();
-    await nativeConnection?.close();
     await gateway?.close();
     await platform?.close();
     await Promise.all(servers.map((server) => server.dispose()));

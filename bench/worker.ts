@@ -6,10 +6,8 @@
 import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type pg from 'pg';
 import { applyMigrations, createEmitter, createLogger, loadConfig, openPlatform, outboxMetrics, workflowMetrics, type Platform } from '@shop/platform';
 import { sweepPace } from '@shop/domain';
@@ -18,6 +16,7 @@ import { processStat } from '../test/infra/proc-stat.ts';
 import { startPostgres, startRedis, startTemporal, type ServerHandle } from '../test/infra/servers.ts';
 import { liftRateLimits } from '../test/support/rate-limits.ts';
 import { createActivities } from '../services/worker/src/activities/create-activities.ts';
+import { startBenchWorker, type BenchWorker } from './workflows/bench-worker.ts';
 import { startApi, stopApi } from './api-process.ts';
 import { cpuSeconds } from './cpu.ts';
 import { runShoppers, type ShoppersJob, type ShoppersOutcome } from './shoppers-process.ts';
@@ -713,10 +712,8 @@ export async function benchWorker(): Promise<void> {
   const workDir = await mkdtemp(path.join(tmpdir(), 'shop-bench-worker-'));
   const servers: ServerHandle[] = [];
   let platform: Platform | undefined;
-  let worker: Worker | undefined;
-  let running: Promise<void> | undefined;
+  let worker: BenchWorker | undefined;
   let connection: Connection | undefined;
-  let nativeConnection: NativeConnection | undefined;
   try {
     const [postgres, redis, temporalServer] = (await startServers(servers, [startPostgres(), startRedis(), startTemporal()])) as [ServerHandle, ServerHandle, ServerHandle];
     await applyMigrations(postgres.url);
@@ -725,9 +722,6 @@ export async function benchWorker(): Promise<void> {
     const opened = platform;
     const shop = await seedShop(opened.database.pool);
 
-    // The worker as services/worker/src/run-process.ts builds it, plus the baseline's workflow and activity.
-    Runtime.install({ logger: new DefaultLogger('ERROR'), shutdownSignals: [] });
-    nativeConnection = await NativeConnection.connect({ address: temporalServer.url });
     connection = await Connection.connect({ address: temporalServer.url });
     const client = new Client({ connection });
     const emitter = createEmitter({ mode: 'warn', logger, metrics: outboxMetrics(opened.metrics, opened.database.pool) });
@@ -737,13 +731,7 @@ export async function benchWorker(): Promise<void> {
       metrics: workflowMetrics(opened.metrics),
       pace: sweepPace(opened.config.sweepRowsPerSecond),
     });
-    worker = await Worker.create({
-      connection: nativeConnection,
-      taskQueue: TASK_QUEUE,
-      workflowBundle: await bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL('./workflows/index.ts', import.meta.url)), logger: new DefaultLogger('WARN') }),
-      activities: { ...activities, noop: async () => undefined },
-    });
-    running = worker.run();
+    worker = await startBenchWorker(temporalServer.url, activities);
     const [load1, load5] = loadavg();
     emit({
       figure: 'setup',
@@ -769,10 +757,8 @@ export async function benchWorker(): Promise<void> {
     await storefrontWhileSweeping(client, opened, shop, pids, redis.url, workDir, alone.used);
     emit({ figure: 'run', seconds: Math.round((performance.now() - benchStarted) / 1000), load_average_1m_at_end: round(loadavg()[0] ?? 0, 1) });
   } finally {
-    if (worker?.getState() === 'RUNNING') worker.shutdown();
-    await running?.catch(() => undefined);
+    await worker?.stop();
     await connection?.close();
-    await nativeConnection?.close();
     await platform?.close();
     await Promise.all(servers.map((server) => server.dispose()));
     await rm(workDir, { recursive: true, force: true });
