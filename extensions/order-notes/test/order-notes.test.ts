@@ -142,8 +142,10 @@ it('lets staff set its declared settings, keeps the secret encrypted and never a
     });
 
     for (const [query, variables, message] of [
-      [SET, { extension, key: 'max_note_length', value: '12' }, 'value of max_note_length must be a whole number'],
-      [SET, { extension, key: 'max_note_length', value: 1.5 }, 'value of max_note_length must be a whole number'],
+      [SET, { extension, key: 'max_note_length', value: '12' }, 'value of max_note_length must be a whole number from 1 to 2000'],
+      [SET, { extension, key: 'max_note_length', value: 1.5 }, 'value of max_note_length must be a whole number from 1 to 2000'],
+      [SET, { extension, key: 'max_note_length', value: 0 }, 'value of max_note_length must be a whole number from 1 to 2000'],
+      [SET, { extension, key: 'max_note_length', value: 2001 }, 'value of max_note_length must be a whole number from 1 to 2000'],
       [SET, { extension, key: 'status_notes', value: 'no' }, 'value of status_notes must be true or false'],
       [SET, { extension, key: 'colour', value: 'red' }, 'colour is not a setting of extension order-notes; its settings: status_notes, max_note_length, digest_signing_key'],
       [SET, { extension, key: 'digest_signing_key', value: 'k' }, 'digest_signing_key of extension order-notes: it is a secret: set it with setExtensionSecret'],

@@ -84,12 +84,12 @@ export async function extensionSettingViews(tx: Tx, masterKeys: MasterKeyring, e
   return views;
 }
 
-/** Stores a plain setting's value, refused unless it is of the declared type. */
+/** Stores a plain setting's value, refused unless it is of the declared type and range. */
 export async function storeExtensionSetting(tx: Tx, masterKeys: MasterKeyring, extensions: readonly Extension[], input: { extension: string; key: string; value: unknown }): Promise<ExtensionSettingView> {
   const extension = extensionOf(extensions, input.extension);
   const declaration = declarationToSet(extension, input.key, false);
-  if (!settingFits(declaration.type, input.value)) {
-    throw new DomainError('BAD_USER_INPUT', `value of ${input.key} must be ${settingTypeWords(declaration.type)}`, { field: 'value' });
+  if (!settingFits(declaration, input.value)) {
+    throw new DomainError('BAD_USER_INPUT', `value of ${input.key} must be ${settingTypeWords(declaration)}`, { field: 'value' });
   }
   if (typeof input.value === 'string' && (Buffer.byteLength(input.value) > STRING_MAX_BYTES || input.value.includes('\u0000'))) {
     throw new DomainError('BAD_USER_INPUT', `value of ${input.key} must be at most ${STRING_MAX_BYTES} bytes, without the NUL character`, { field: 'value' });

@@ -30,7 +30,7 @@ export async function extensionSettingValue(db: Db, masterKeys: MasterKeyring, e
     declaration.secret === true
       ? await readStoredSecret(db, masterKeys, extensionSecretKey(extensionId, declaration.key))
       : (await db.setting.findUnique({ where: { key: extensionSettingKey(extensionId, declaration.key) } }))?.value;
-  return settingFits(declaration.type, stored) ? stored : (declaration.default ?? null);
+  return settingFits(declaration, stored) ? stored : (declaration.default ?? null);
 }
 
 /**

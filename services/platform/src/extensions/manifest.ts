@@ -14,6 +14,10 @@ export interface ExtensionSettingDeclaration {
   readonly description: string;
   readonly default?: ExtensionSettingValue;
   readonly secret?: boolean;
+  /** The least value an `integer` or `number` setting may take, included. */
+  readonly minimum?: number;
+  /** The greatest, included. */
+  readonly maximum?: number;
 }
 
 /** A Temporal Schedule of one of the extension's workflows, created by the worker like the core's. */
@@ -97,6 +101,8 @@ const MANIFEST_SCHEMA = {
           description: text,
           default: { type: ['string', 'number', 'boolean'] },
           secret: { type: 'boolean' },
+          minimum: { type: 'number' },
+          maximum: { type: 'number' },
         },
       },
     },
@@ -150,9 +156,13 @@ const SETTING_TYPE_CHECKS: Record<ExtensionSettingType, (value: unknown) => bool
   boolean: (value) => typeof value === 'boolean',
 };
 
-/** Whether the value is one of the type's: what a setting's default and every stored value must be. */
-export function settingFits(type: ExtensionSettingType, value: unknown): value is ExtensionSettingValue {
-  return SETTING_TYPE_CHECKS[type](value);
+type SettingRule = Pick<ExtensionSettingDeclaration, 'type' | 'minimum' | 'maximum'>;
+
+/** Whether the value is one of the type's, within the declared range: what a setting's default and every stored value must be. */
+export function settingFits(setting: SettingRule, value: unknown): value is ExtensionSettingValue {
+  if (!SETTING_TYPE_CHECKS[setting.type](value)) return false;
+  if (typeof value !== 'number') return true;
+  return (setting.minimum === undefined || value >= setting.minimum) && (setting.maximum === undefined || value <= setting.maximum);
 }
 
 const SETTING_TYPE_WORDS: Record<ExtensionSettingType, string> = {
@@ -162,10 +172,19 @@ const SETTING_TYPE_WORDS: Record<ExtensionSettingType, string> = {
   boolean: 'true or false',
 };
 
-/** "a whole number": for the messages refusing a value. */
-export const settingTypeWords = (type: ExtensionSettingType): string => SETTING_TYPE_WORDS[type];
+/** "a whole number from 1 to 2000": for the messages refusing a value. */
+export function settingTypeWords(setting: SettingRule): string {
+  const words = SETTING_TYPE_WORDS[setting.type];
+  const { minimum, maximum } = setting;
+  if (minimum !== undefined && maximum !== undefined) return `${words} from ${minimum} to ${maximum}`;
+  if (minimum !== undefined) return `${words} of at least ${minimum}`;
+  if (maximum !== undefined) return `${words} of at most ${maximum}`;
+  return words;
+}
 
-/** What the JSON schema cannot say: a default of the setting's type, secrets as strings without one, keys and schedule ids once, schedule ids under the extension's id. */
+const NUMERIC_SETTING_TYPES: readonly ExtensionSettingType[] = ['integer', 'number'];
+
+/** What the JSON schema cannot say: a default of the setting's type and range, a range only on numbers, secrets as strings without one, keys and schedule ids once, schedule ids under the extension's id. */
 function declarationProblem(manifest: ExtensionManifest): string | undefined {
   const settings = manifest.settings ?? [];
   for (const [index, setting] of settings.entries()) {
@@ -173,7 +192,10 @@ function declarationProblem(manifest: ExtensionManifest): string | undefined {
     if (settings.findIndex((other) => other.key === setting.key) !== index) return `${at}.key "${setting.key}" is declared twice`;
     if (setting.secret === true && setting.type !== 'string') return `${at}.type must be "string" for a secret`;
     if (setting.secret === true && setting.default !== undefined) return `${at}.default is not allowed for a secret`;
-    if (setting.default !== undefined && !settingFits(setting.type, setting.default)) return `${at}.default must be ${settingTypeWords(setting.type)}`;
+    const ranged = setting.minimum !== undefined || setting.maximum !== undefined;
+    if (ranged && !NUMERIC_SETTING_TYPES.includes(setting.type)) return `${at}.minimum and maximum are only for integer and number settings`;
+    if (setting.minimum !== undefined && setting.maximum !== undefined && setting.minimum > setting.maximum) return `${at}.minimum must not be above its maximum`;
+    if (setting.default !== undefined && !settingFits(setting, setting.default)) return `${at}.default must be ${settingTypeWords(setting)}`;
   }
   const schedules = manifest.workflows?.schedules ?? [];
   for (const [index, schedule] of schedules.entries()) {

@@ -96,6 +96,9 @@ describe('discovering extensions', () => {
     [{ id: 'bad', tables: ['x'] }, 'extension @shop/bad (DIR): shop.tables is not a manifest field'],
     [{ id: 'bad', settings: [{ key: 'limit', type: 'decimal', description: 'A limit' }] }, 'extension @shop/bad (DIR): shop.settings[0].type must be one of string, integer, number, boolean'],
     [{ id: 'bad', settings: [{ key: 'limit', type: 'integer', default: 2.5, description: 'A limit' }] }, 'extension @shop/bad (DIR): shop.settings[0].default must be a whole number'],
+    [{ id: 'bad', settings: [{ key: 'limit', type: 'integer', default: 0, minimum: 1, description: 'A limit' }] }, 'extension @shop/bad (DIR): shop.settings[0].default must be a whole number of at least 1'],
+    [{ id: 'bad', settings: [{ key: 'rate', type: 'number', minimum: 2, maximum: 1, description: 'A rate' }] }, 'extension @shop/bad (DIR): shop.settings[0].minimum must not be above its maximum'],
+    [{ id: 'bad', settings: [{ key: 'name', type: 'string', maximum: 10, description: 'A name' }] }, 'extension @shop/bad (DIR): shop.settings[0].minimum and maximum are only for integer and number settings'],
     [{ id: 'bad', settings: [{ key: 'token', type: 'integer', secret: true, description: 'A token' }] }, 'extension @shop/bad (DIR): shop.settings[0].type must be "string" for a secret'],
     [{ id: 'bad', settings: [{ key: 'token', type: 'string', secret: true, default: 'x', description: 'A token' }] }, 'extension @shop/bad (DIR): shop.settings[0].default is not allowed for a secret'],
     [
