@@ -52,6 +52,25 @@ export async function createTestDatabase(prefix = 'test'): Promise<TestDatabase>
 }
 
 /**
+ * Ends a pool and waits until each of its connections has closed. `pool.end()` answers before they
+ * have, and a database dropped WITH (FORCE) meanwhile makes a closing connection emit an error that
+ * nothing listens to any more: an uncaught exception that fails the whole run.
+ */
+export async function endPool(pool: pg.Pool): Promise<void> {
+  const closing = pool.totalCount;
+  let closed = 0;
+  const allClosed = new Promise<void>((resolve) => {
+    if (closing === 0) resolve();
+    pool.on('remove', () => {
+      closed += 1;
+      if (closed >= closing) resolve();
+    });
+  });
+  await pool.end();
+  await allClosed;
+}
+
+/**
  * Registers a fresh namespace on the shared Temporal server and returns its name once it takes
  * requests (a new namespace reaches every service of the server after a moment). Workflow ids are
  * unique per namespace, so test files whose databases both hold an order 1 never share

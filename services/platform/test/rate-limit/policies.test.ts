@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import pg from 'pg';
 import { Registry } from 'prom-client';
-import { createTestDatabase, uniqueName, type TestDatabase } from '../../../../test/infra/isolation.ts';
+import { createTestDatabase, endPool, uniqueName, type TestDatabase } from '../../../../test/infra/isolation.ts';
 import { applyMigrations } from '../../src/db/migrations/index.ts';
 import { createLogger } from '@shop/runtime';
 import { MemoryCache } from '../../src/cache/memory/memory-cache.ts';
@@ -36,7 +36,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.allSettled(opened.map((item) => item.close()));
-  await pool?.end();
+  if (pool !== undefined) await endPool(pool);
   await database?.drop();
 });
 
