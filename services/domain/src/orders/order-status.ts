@@ -28,6 +28,11 @@ export function assertTransition(orderNumber: string, from: OrderStatus, to: Ord
   throw new DomainError('BAD_USER_INPUT', `order ${orderNumber} cannot go from ${from} to ${to}: ${next}`, { from, to });
 }
 
+/** States after fulfilment: the goods have left the shop, so they may come back (returns) and the payment is given back part by part (refunds) rather than by cancelling. */
+export function goodsHaveLeft(status: OrderStatus): boolean {
+  return status === 'FULFILLED' || status === 'COMPLETED';
+}
+
 /** States whose order still holds its reserved stock (HELD): cancelling them releases it. */
 export function holdsReservations(status: OrderStatus): boolean {
   return status === 'AWAITING_APPROVAL' || status === 'PENDING_PAYMENT';

@@ -1,7 +1,8 @@
-import type { PaymentTender, Prisma, RefundDestination, RefundRequestStatus, RefundStatus, TenderKind } from '@shop/platform';
+import type { OrderStatus, PaymentTender, Prisma, RefundDestination, RefundRequestStatus, RefundStatus, TenderKind } from '@shop/platform';
 import { DomainError, notFound } from '../errors/domain-error.ts';
 import { idString, optionalId, type DomainDeps, type Tx } from '../context.ts';
 import { money, moneyString, sum, type Money } from '../money.ts';
+import { goodsHaveLeft } from '../orders/order-status.ts';
 import { toMinorUnits } from './minor-units.ts';
 import { positiveAmount, storableText } from './store-credit.ts';
 
@@ -54,11 +55,8 @@ export interface RefundRequestView {
   readonly refunds: readonly RefundView[];
 }
 
-/** Only a fulfilled order's payment is refunded part by part; before that, cancelling the order gives it all back. */
-const REFUNDABLE_ORDER = new Set(['FULFILLED', 'COMPLETED']);
-
 /** Refunds that hold their amount against the tender's capture until they settle, or until staff move a failed one elsewhere. */
-export const UNSETTLED_REFUND: readonly RefundStatus[] = ['REQUESTED', 'PENDING', 'FAILED'];
+const UNSETTLED_REFUND: readonly RefundStatus[] = ['REQUESTED', 'PENDING', 'FAILED'];
 
 /** The rule of the split: gift cards and store credit first (the money stays in the shop), then cards; oldest tender first within each. */
 const SPLIT_ORDER: Readonly<Record<TenderKind, number>> = { GIFT_CARD: 0, STORE_CREDIT: 0, CARD: 1 };
@@ -109,7 +107,7 @@ export async function refundRequestsOfOrders(db: Tx, orderIds: readonly bigint[]
 }
 
 /** What a tender can still give back: its capture, less what was refunded and what refunds under way hold. */
-export async function refundableOfTenders(tx: Tx, tenders: readonly PaymentTender[]): Promise<Map<bigint, Money>> {
+async function refundableOfTenders(tx: Tx, tenders: readonly PaymentTender[]): Promise<Map<bigint, Money>> {
   const held = await tx.refund.groupBy({
     by: ['tenderId'],
     where: { tenderId: { in: tenders.map((tender) => tender.id) }, status: { in: [...UNSETTLED_REFUND] } },
@@ -153,11 +151,12 @@ export async function requestRefund(tx: Tx, deps: DomainDeps, input: RequestRefu
   const amount = positiveAmount(input.amount);
   const reason = storableText('reason', input.reason, 500);
   const idempotencyKey = storableText('idempotencyKey', input.idempotencyKey, 255);
-  const [order] = await tx.$queryRaw<{ number: string; status: string; currency: string }[]>`SELECT number, status, currency FROM orders WHERE id = ${input.orderId} FOR UPDATE`;
+  const [order] = await tx.$queryRaw<{ number: string; status: OrderStatus; currency: string }[]>`SELECT number, status, currency FROM orders WHERE id = ${input.orderId} FOR UPDATE`;
   if (order === undefined) throw notFound('order', input.orderId, 'orderId');
   const replayed = await replayedRequest(tx, { ...input, idempotencyKey }, amount, reason);
   if (replayed !== null) return replayed;
-  if (!REFUNDABLE_ORDER.has(order.status)) {
+  // Before fulfilment, cancelling the order gives its payment back whole.
+  if (!goodsHaveLeft(order.status)) {
     throw new DomainError('BAD_USER_INPUT', `order ${order.number} is ${order.status}: only a fulfilled or completed order is refunded; cancel it to give its payment back`, {
       field: 'orderId',
     });

@@ -1,8 +1,9 @@
-import type { OrderStatus, Prisma, ReturnReceipt } from '@shop/platform';
+import type { Prisma, ReturnReceipt } from '@shop/platform';
 import { requiredText } from '../accounts/text.ts';
 import { DomainError, notFound } from '../errors/domain-error.ts';
 import type { DomainDeps, Tx } from '../context.ts';
 import { sum } from '../money.ts';
+import { goodsHaveLeft } from '../orders/order-status.ts';
 import { refundRequestView, requestRefund, type RefundRequestView } from '../payments/refund-requests.ts';
 import { workflowSettings } from '../settings/workflow-settings.ts';
 import { clawBackCreditInAdvance } from './credit-clawback.ts';
@@ -26,9 +27,6 @@ export interface ReturnLineInput {
   readonly orderLineId: bigint;
   readonly quantity: number;
 }
-
-/** Goods leave the shop at fulfilment: only then can they come back. */
-const RETURNABLE: readonly OrderStatus[] = ['FULFILLED', 'COMPLETED'];
 
 /** A customer reaches only their own orders' returns; another's is answered as missing, so ids reveal nothing. */
 function assertReaches(actor: ReturnActor, customerId: bigint | null, missing: () => DomainError): void {
@@ -88,7 +86,7 @@ export async function createReturnDraft(tx: Tx, deps: DomainDeps, input: CreateR
   const missingOrder = () => notFound('order', input.orderId, 'orderId');
   if (order === null) throw missingOrder();
   assertReaches(input.actor, order.customerId, missingOrder);
-  if (!RETURNABLE.includes(order.status)) {
+  if (!goodsHaveLeft(order.status)) {
     throw new DomainError('BAD_USER_INPUT', `order ${order.number} is ${order.status}: only a FULFILLED or COMPLETED order's lines can be returned`, { field: 'orderId' });
   }
   const now = deps.now();
@@ -194,7 +192,7 @@ async function refundReceipt(tx: Tx, deps: DomainDeps, rma: ReturnDetail, receip
  * order had nothing to refund through, stays RECEIVED). Called after each run over a refund request
  * of a return, and by the receipt that completes it; anything else leaves the return as it is.
  */
-export async function settleReturnRefunds(tx: Tx, deps: DomainDeps, returnId: bigint): Promise<ReturnDetail> {
+async function settleReturnRefunds(tx: Tx, deps: DomainDeps, returnId: bigint): Promise<ReturnDetail> {
   const rma = await lockedReturn(tx, returnId);
   if (rma.status !== 'RECEIVED') return rma;
   const requests = await tx.refundRequest.findMany({ where: { rmaId: rma.id }, select: { status: true } });
