@@ -35,7 +35,7 @@ export function gatewayOf(deps: DomainDeps): PaymentGateway {
 }
 
 /** The gateway's record of a movement: its operation, or what stands for one (an authorization voided outside the shop). */
-export type MovementRecord = Pick<GatewayOperation, 'id' | 'idempotencyKey' | 'createdAt'>;
+type MovementRecord = Pick<GatewayOperation, 'id' | 'idempotencyKey' | 'createdAt'>;
 
 /** One movement: appended to the tender's event log and emitted as shop.payments.money_moved.v1, in the caller's transaction. */
 export async function recordMovement(tx: Tx, deps: DomainDeps, tender: PaymentTender, kind: TenderEventKind, amount: Money, operation: MovementRecord): Promise<void> {
