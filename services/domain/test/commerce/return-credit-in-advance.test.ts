@@ -16,7 +16,7 @@ import { creditInAdvanceKeys } from '../../src/returns/credit-clawback.ts';
 import { submitReturnWithCreditInAdvance } from '../../src/returns/credit-in-advance.ts';
 import { cancelReturn, createReturnDraft, expireUnreceivedReturns, findReturn, receiveReturn, type ReturnActor, type ReturnLineInput } from '../../src/returns/returns.ts';
 import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
-import { ADDRESS, type Catalog, type Commerce } from './support.ts';
+import { ADDRESS, refusal, type Catalog, type Commerce } from './support.ts';
 
 let shop: GatewayCommerce;
 let commerce: Commerce;
@@ -99,7 +99,6 @@ const draft = (orderId: bigint, lines: ReturnLineInput[]) => commerce.transactio
 const submitWithCredit = (returnId: bigint) => commerce.transaction((tx) => submitReturnWithCreditInAdvance(tx, commerce.deps, returnId, 1n));
 const receive = (returnId: bigint, lines: ReturnLineInput[], idempotencyKey: string) =>
   commerce.transaction((tx) => receiveReturn(tx, commerce.deps, { returnId, lines, idempotencyKey, staffUserId: 1n }));
-const failure = (promise: Promise<unknown>) => promise.then(() => new Error('expected a refusal'), (error: unknown) => error);
 const balanceOf = async (accountId: bigint | null) => (await storeCreditBalance(prisma(), accountId ?? 0n)).toFixed(2);
 const entriesOf = async (accountId: bigint | null, key: string) =>
   (await prisma().storeCreditEntry.findMany({ where: { accountId: accountId ?? 0n, idempotencyKey: { startsWith: key } }, orderBy: { id: 'asc' }, include: { overdraftDraft: true } })).map(
@@ -167,8 +166,8 @@ describe('returns credited in advance', () => {
       ['PENDING', '18.00', '-18.00'],
     ]);
 
-    expect(await failure(commerce.transaction((tx) => cancelReturn(tx, commerce.deps, rma.id)))).toMatchObject({ code: 'BAD_USER_INPUT', details: { status: 'CANCELLED' } });
-    expect(await failure(receive(rma.id, [{ orderLineId: lineIds[0] ?? 0n, quantity: 1 }], `late:${rma.id}`))).toMatchObject({ code: 'BAD_USER_INPUT', details: { status: 'CANCELLED' } });
+    expect(await refusal(commerce.transaction((tx) => cancelReturn(tx, commerce.deps, rma.id)))).toMatchObject({ code: 'BAD_USER_INPUT', details: { status: 'CANCELLED' } });
+    expect(await refusal(receive(rma.id, [{ orderLineId: lineIds[0] ?? 0n, quantity: 1 }], `late:${rma.id}`))).toMatchObject({ code: 'BAD_USER_INPUT', details: { status: 'CANCELLED' } });
     expect(await entriesOf(accountId, 'clawback:')).toHaveLength(2);
   });
 
@@ -220,7 +219,7 @@ describe('returns credited in advance', () => {
     expect(sentForCard).toContain('capture');
     expect(sentForCard).not.toContain('refund');
     const more = commerce.transaction((tx) => requestRefund(tx, commerce.deps, { orderId, amount: '0.01', reason: 'again', idempotencyKey: 'refund-advance-more', source: { kind: 'STAFF', staffUserId: 1n } }));
-    expect(await failure(more)).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'amount', refundable: '0.00' } });
+    expect(await refusal(more)).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'amount', refundable: '0.00' } });
 
     await commerce.transaction((tx) => cancelReturn(tx, commerce.deps, rma.id));
     expect(await balance()).toBe('0.00');
@@ -230,7 +229,7 @@ describe('returns credited in advance', () => {
   it("refuses a guest's order and an order with nothing left to refund, recording nothing", async () => {
     const guest = await fulfilledOrder('guest', [{ price: '5.00', quantity: 1 }], { guest: true });
     const rma = await draft(guest.order.id, [{ orderLineId: guest.lineIds[0] ?? 0n, quantity: 1 }]);
-    const refused = await failure(submitWithCredit(rma.id));
+    const refused = await refusal(submitWithCredit(rma.id));
     expect(refused).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'creditInAdvance' } });
     expect((refused as Error).message).toBe(`order ${guest.order.number} is a guest's: there is no store credit account to credit in advance; submit the return without it`);
     expect(await findReturn(prisma(), rma.id, STAFF)).toMatchObject({ status: 'DRAFT', receiptDueAt: null });
@@ -243,7 +242,7 @@ describe('returns credited in advance', () => {
     });
     const credited = await balanceOf(accountId);
     const second = await draft(order.id, [{ orderLineId: lineIds[0] ?? 0n, quantity: 1 }]);
-    const nothingLeft = await failure(submitWithCredit(second.id));
+    const nothingLeft = await refusal(submitWithCredit(second.id));
     expect(nothingLeft).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'amount', refundable: '0.00' } });
     expect((nothingLeft as Error).message).toBe(`order ${order.number} has 0.00 EUR left to refund, less than the 8.00 asked`);
     expect(await findReturn(prisma(), second.id, STAFF)).toMatchObject({ status: 'DRAFT', receiptDueAt: null });

@@ -19,7 +19,7 @@ import {
   type ReturnActor,
   type ReturnLineInput,
 } from '../../src/returns/returns.ts';
-import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from './support.ts';
+import { ADDRESS, openCommerce, refusal, seedCatalog, type Catalog, type Commerce } from './support.ts';
 
 let commerce: Commerce;
 let catalog: Catalog;
@@ -74,7 +74,6 @@ const draft = (orderId: bigint, lines: ReturnLineInput[], actor: ReturnActor = S
 const submit = (returnId: bigint, actor: ReturnActor = STAFF) => commerce.transaction((tx) => submitReturn(tx, commerce.deps, returnId, actor));
 const receive = (returnId: bigint, lines: ReturnLineInput[], idempotencyKey: string) =>
   commerce.transaction((tx) => receiveReturn(tx, commerce.deps, { returnId, lines, idempotencyKey, staffUserId: 1n }));
-const failure = (promise: Promise<unknown>) => promise.then(() => new Error('expected a refusal'), (error: unknown) => error);
 
 describe('returns', () => {
   it('lets a customer draft a return of their own order and submit it, each change an event', async () => {
@@ -112,10 +111,10 @@ describe('returns', () => {
     const stranger: ReturnActor = { kind: 'customer', customerId: await newCustomer('stranger') };
     const line = { orderLineId: lineIds[0] ?? 0n, quantity: 1 };
 
-    expect(await failure(draft(order.id, [line], stranger))).toMatchObject({ code: 'NOT_FOUND', details: { field: 'orderId' } });
+    expect(await refusal(draft(order.id, [line], stranger))).toMatchObject({ code: 'NOT_FOUND', details: { field: 'orderId' } });
     const rma = await draft(order.id, [line]);
-    expect(await failure(submit(rma.id, stranger))).toMatchObject({ code: 'NOT_FOUND', details: { field: 'returnId' } });
-    expect(await failure(findReturn(prisma(), rma.id, stranger))).toMatchObject({ code: 'NOT_FOUND', details: { field: 'id' } });
+    expect(await refusal(submit(rma.id, stranger))).toMatchObject({ code: 'NOT_FOUND', details: { field: 'returnId' } });
+    expect(await refusal(findReturn(prisma(), rma.id, stranger))).toMatchObject({ code: 'NOT_FOUND', details: { field: 'id' } });
     expect((await findReturn(prisma(), rma.id, STAFF)).status).toBe('DRAFT');
   });
 
@@ -124,17 +123,17 @@ describe('returns', () => {
     const { order, lineIds } = await fulfilledOrder(customerId, [{ price: '10.00', quantity: 2 }]);
     const { order: other } = await fulfilledOrder(customerId, [{ price: '3.00', quantity: 1 }]);
     const line = lineIds[0] ?? 0n;
-    const refusal = (lines: ReturnLineInput[], reason = 'wrong size', orderId = order.id) => failure(draft(orderId, lines, STAFF, reason));
+    const draftRefusal = (lines: ReturnLineInput[], reason = 'wrong size', orderId = order.id) => refusal(draft(orderId, lines, STAFF, reason));
 
-    expect(await refusal([])).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'lines' } });
-    expect(await refusal([{ orderLineId: line, quantity: 0 }])).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'lines[0].quantity' } });
-    expect(await refusal([{ orderLineId: line, quantity: 1.5 }])).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'lines[0].quantity' } });
-    expect(await refusal([{ orderLineId: line, quantity: 1 }, { orderLineId: line, quantity: 1 }])).toMatchObject({ details: { field: 'lines[1].orderLineId' } });
-    const foreign = await refusal([{ orderLineId: other.lines[0]?.id ?? 0n, quantity: 1 }]);
+    expect(await draftRefusal([])).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'lines' } });
+    expect(await draftRefusal([{ orderLineId: line, quantity: 0 }])).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'lines[0].quantity' } });
+    expect(await draftRefusal([{ orderLineId: line, quantity: 1.5 }])).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'lines[0].quantity' } });
+    expect(await draftRefusal([{ orderLineId: line, quantity: 1 }, { orderLineId: line, quantity: 1 }])).toMatchObject({ details: { field: 'lines[1].orderLineId' } });
+    const foreign = await draftRefusal([{ orderLineId: other.lines[0]?.id ?? 0n, quantity: 1 }]);
     expect(foreign).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'lines[0].orderLineId' } });
     expect((foreign as Error).message).toBe(`order line ${other.lines[0]?.id} is not a line of order ${order.number}`);
-    expect(await refusal([{ orderLineId: line, quantity: 3 }])).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'lines[0].quantity', returnable: 2 } });
-    expect(await refusal([{ orderLineId: line, quantity: 1 }], '   ')).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'reason' } });
+    expect(await draftRefusal([{ orderLineId: line, quantity: 3 }])).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'lines[0].quantity', returnable: 2 } });
+    expect(await draftRefusal([{ orderLineId: line, quantity: 1 }], '   ')).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'reason' } });
 
     const unpaid = await commerce.transaction(async (tx) => {
       const shopper = { customerId };
@@ -142,7 +141,7 @@ describe('returns', () => {
       await addCartLine(tx, commerce.deps, { cartId: cart.id, shopper, productId: await catalog.product(`P${(skus += 1)}`, '1.00', 5), quantity: 1 });
       return placeOrder(tx, commerce.deps, { cartId: cart.id, shopper, email: 'g@example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS });
     });
-    const early = await refusal([{ orderLineId: unpaid.lines[0]?.id ?? 0n, quantity: 1 }], 'changed my mind', unpaid.id);
+    const early = await draftRefusal([{ orderLineId: unpaid.lines[0]?.id ?? 0n, quantity: 1 }], 'changed my mind', unpaid.id);
     expect(early).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'orderId' } });
     expect((early as Error).message).toBe(`order ${unpaid.number} is PENDING_PAYMENT: only a FULFILLED or COMPLETED order's lines can be returned`);
     expect(await prisma().returnAuthorization.count({ where: { orderId: { in: [order.id, other.id, unpaid.id] } } })).toBe(0);
@@ -154,18 +153,18 @@ describe('returns', () => {
     const ask = (quantity: number) => draft(order.id, [{ orderLineId: line, quantity }]);
 
     const first = await ask(2);
-    const refused = await failure(ask(2));
+    const refused = await refusal(ask(2));
     expect(refused).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'lines[0].quantity', returnable: 1 } });
     expect((refused as Error).message).toContain('only 1 of the 3 ordered can still be returned');
     await commerce.transaction((tx) => cancelReturn(tx, commerce.deps, first.id));
     const second = await ask(3);
 
     commerce.setNow(second.draftExpiresAt);
-    expect(await failure(submit(second.id))).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'returnId' } });
+    expect(await refusal(submit(second.id))).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'returnId' } });
     const third = await ask(3);
     await submit(third.id);
     await receive(third.id, [{ orderLineId: line, quantity: 3 }], `receipt:${third.id}`);
-    expect(await failure(ask(1))).toMatchObject({ details: { returnable: 0 } });
+    expect(await refusal(ask(1))).toMatchObject({ details: { returnable: 0 } });
   });
 
   it('lets concurrent returns of one order take only the units there are', async () => {
@@ -180,7 +179,7 @@ describe('returns', () => {
     const { order, lineIds } = await fulfilledOrder(await newCustomer('margaret'), [{ price: '12.50', quantity: 3 }, { price: '4.99', quantity: 2 }]);
     const [shirt = 0n, socks = 0n] = lineIds;
     const rma = await draft(order.id, [{ orderLineId: shirt, quantity: 2 }, { orderLineId: socks, quantity: 2 }]);
-    expect(await failure(receive(rma.id, [{ orderLineId: shirt, quantity: 1 }], 'early'))).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'returnId', status: 'DRAFT' } });
+    expect(await refusal(receive(rma.id, [{ orderLineId: shirt, quantity: 1 }], 'early'))).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'returnId', status: 'DRAFT' } });
     await submit(rma.id);
     const before = await commerce.lastEventId();
 
@@ -193,11 +192,11 @@ describe('returns', () => {
     expect(first.rma.status).toBe('PARTIALLY_RECEIVED');
     const replay = await receive(rma.id, [{ orderLineId: socks, quantity: 2 }, { orderLineId: shirt, quantity: 1 }], `receipt:${rma.id}:1`);
     expect(replay).toMatchObject({ recorded: false, receipt: { id: first.receipt.id } });
-    expect(await failure(receive(rma.id, [{ orderLineId: shirt, quantity: 1 }], `receipt:${rma.id}:1`))).toMatchObject({ code: 'CONFLICT', details: { field: 'idempotencyKey' } });
-    const tooMany = await failure(receive(rma.id, [{ orderLineId: shirt, quantity: 2 }], `receipt:${rma.id}:2`));
+    expect(await refusal(receive(rma.id, [{ orderLineId: shirt, quantity: 1 }], `receipt:${rma.id}:1`))).toMatchObject({ code: 'CONFLICT', details: { field: 'idempotencyKey' } });
+    const tooMany = await refusal(receive(rma.id, [{ orderLineId: shirt, quantity: 2 }], `receipt:${rma.id}:2`));
     expect(tooMany).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'lines[0].quantity', expected: 1 } });
-    expect(await failure(receive(rma.id, [{ orderLineId: 999_999n, quantity: 1 }], `receipt:${rma.id}:2`))).toMatchObject({ details: { field: 'lines[0].orderLineId' } });
-    expect(await failure(commerce.transaction((tx) => cancelReturn(tx, commerce.deps, rma.id)))).toMatchObject({ code: 'BAD_USER_INPUT', details: { status: 'PARTIALLY_RECEIVED' } });
+    expect(await refusal(receive(rma.id, [{ orderLineId: 999_999n, quantity: 1 }], `receipt:${rma.id}:2`))).toMatchObject({ details: { field: 'lines[0].orderLineId' } });
+    expect(await refusal(commerce.transaction((tx) => cancelReturn(tx, commerce.deps, rma.id)))).toMatchObject({ code: 'BAD_USER_INPUT', details: { status: 'PARTIALLY_RECEIVED' } });
 
     commerce.setNow(new Date(NOW.getTime() + 3_600_000));
     const rest = await receive(rma.id, [{ orderLineId: shirt, quantity: 1 }], `receipt:${rma.id}:2`);
@@ -246,10 +245,9 @@ describe('returns', () => {
 
   it('keeps refund requests to returns that exist', async () => {
     const { order } = await fulfilledOrder(await newCustomer('frances'), [{ price: '9.00', quantity: 1 }], { storeCredit: true });
-    const orphan = await failure(
+    await expect(
       commerce.transaction((tx) => requestRefund(tx, commerce.deps, { orderId: order.id, amount: '9.00', reason: 'no such return', idempotencyKey: 'rma:orphan', source: { kind: 'RMA', rmaId: 999_999n } })),
-    );
-    expect(String(orphan)).toContain('refund_requests_rma_id_fkey');
+    ).rejects.toThrow('refund_requests_rma_id_fkey');
   });
 
   it('expires drafts past their expiry in bounded batches, once, and leaves the others', async () => {
