@@ -132,7 +132,7 @@ describe('product images without a file storage (production without a storage ex
     const productId = await bare.images.newProduct();
     expect(await bare.images.uploadError(productId, 'image/png', 10)).toMatchObject({
       message:
-        'no file storage is configured: production does not keep files on local disk; configure the s3 storage extension (S3_ENDPOINT, S3_BUCKET, S3_ACCESS_KEY and S3_SECRET_KEY, see docs/storage.md)',
+        'no file storage is configured: production does not keep files on local disk; configure the s3 storage extension (S3_ENDPOINT and S3_BUCKET; S3_ACCESS_KEY and S3_SECRET_KEY unless the SDK finds credentials itself; see docs/storage.md)',
       extensions: { code: 'UNAVAILABLE', reason: 'FILE_STORAGE_NOT_CONFIGURED' },
     });
     expect(await bare.images.setImageError(productId, `products/${productId}/a.png`)).toMatchObject({ extensions: { code: 'UNAVAILABLE', reason: 'FILE_STORAGE_NOT_CONFIGURED' } });

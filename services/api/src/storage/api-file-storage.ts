@@ -33,7 +33,7 @@ export function requireFileStorage(context: MercuriusContext): FileStorage {
   if (storage !== null) return storage;
   throw new DomainError(
     'UNAVAILABLE',
-    'no file storage is configured: production does not keep files on local disk; configure the s3 storage extension (S3_ENDPOINT, S3_BUCKET, S3_ACCESS_KEY and S3_SECRET_KEY, see docs/storage.md)',
+    'no file storage is configured: production does not keep files on local disk; configure the s3 storage extension (S3_ENDPOINT and S3_BUCKET; S3_ACCESS_KEY and S3_SECRET_KEY unless the SDK finds credentials itself; see docs/storage.md)',
     { reason: 'FILE_STORAGE_NOT_CONFIGURED' },
   );
 }
