@@ -360,7 +360,7 @@ export interface ShopSpec {
     };
   };
   /**
-   * Extension packages to install, pinned by version. Not acted on yet: the platform does not load extensions.
+   * Extension packages to install, pinned by version. Not acted on yet: the operator does not install them; the platform loads the extensions present in the image.
    *
    * @maxItems 100
    *
