@@ -14,11 +14,10 @@ import {
 import type { Tx } from '../context.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import { storeSecret } from './secret-settings.ts';
+import { SETTING_MAX_BYTES } from './settings-store.ts';
 
 type Extension = Pick<DiscoveredExtension, 'id' | 'manifest'>;
 
-/** As the core settings' values. */
-const STRING_MAX_BYTES = 64 * 1024;
 
 /** A declared setting as staff see it: a secret's value is never in it, only whether it is set. */
 export interface ExtensionSettingView {
@@ -91,8 +90,8 @@ export async function storeExtensionSetting(tx: Tx, masterKeys: MasterKeyring, e
   if (!settingFits(declaration, input.value)) {
     throw new DomainError('BAD_USER_INPUT', `value of ${input.key} must be ${settingTypeWords(declaration)}`, { field: 'value' });
   }
-  if (typeof input.value === 'string' && (Buffer.byteLength(input.value) > STRING_MAX_BYTES || input.value.includes('\u0000'))) {
-    throw new DomainError('BAD_USER_INPUT', `value of ${input.key} must be at most ${STRING_MAX_BYTES} bytes, without the NUL character`, { field: 'value' });
+  if (typeof input.value === 'string' && (Buffer.byteLength(input.value) > SETTING_MAX_BYTES || input.value.includes('\u0000'))) {
+    throw new DomainError('BAD_USER_INPUT', `value of ${input.key} must be at most ${SETTING_MAX_BYTES} bytes, without the NUL character`, { field: 'value' });
   }
   const key = extensionSettingKey(extension.id, declaration.key);
   await tx.setting.upsert({ where: { key }, create: { key, value: input.value }, update: { value: input.value } });

@@ -5,7 +5,7 @@ import { CHECKOUT_SETTINGS_KEY } from './checkout-settings.ts';
 import { WORKFLOW_SETTINGS_KEY } from './workflow-settings.ts';
 
 const KEY = /^[a-z][a-zA-Z0-9_.-]{0,199}$/;
-const SETTING_MAX_BYTES = 64 * 1024;
+export const SETTING_MAX_BYTES = 64 * 1024;
 /** The prefix of extensionSettingKey's keys. */
 const EXTENSION_KEYS = 'ext.';
 
