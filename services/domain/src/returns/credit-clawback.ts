@@ -1,5 +1,5 @@
 import type { DomainDeps, Tx } from '../context.ts';
-import { sum } from '../money.ts';
+import { moneyString, sum } from '../money.ts';
 import { customerStoreCreditAccount, debitStoreCredit, type StoreCreditDebit } from '../payments/store-credit.ts';
 import { workflowSettings } from '../settings/workflow-settings.ts';
 import type { ReturnDetail } from './return-events.ts';
@@ -31,7 +31,7 @@ export async function clawBackCreditInAdvance(tx: Tx, deps: DomainDeps, rma: Ret
   const { refundClawbackOverdraftHours } = await workflowSettings(tx);
   return debitStoreCredit(tx, deps, {
     accountId: account.id,
-    amount: credited.toFixed(2),
+    amount: moneyString(credited, rma.order.currency),
     note: `credit in advance for return ${rma.id} taken back: the return is ${rma.status} and its goods never arrived`,
     idempotencyKey: creditInAdvanceKeys.clawback(rma.id),
     orderId: rma.orderId,
