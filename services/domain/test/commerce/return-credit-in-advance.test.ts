@@ -14,7 +14,7 @@ import { requestRefund } from '../../src/payments/refund-requests.ts';
 import { customerStoreCreditAccount, debitStoreCredit, issueStoreCredit, storeCreditBalance } from '../../src/payments/store-credit.ts';
 import { creditInAdvanceKeys } from '../../src/returns/credit-clawback.ts';
 import { submitReturnWithCreditInAdvance } from '../../src/returns/credit-in-advance.ts';
-import { cancelReturn, createReturnDraft, expireUnreceivedReturns, findReturn, receiveReturn, type ReturnActor, type ReturnLineInput } from '../../src/returns/returns.ts';
+import { cancelReturn, closeReturn, createReturnDraft, expireUnreceivedReturns, findReturn, receiveReturn, type ReturnActor, type ReturnLineInput } from '../../src/returns/returns.ts';
 import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
 import { ADDRESS, refusal, type Catalog, type Commerce } from './support.ts';
 
@@ -234,6 +234,24 @@ describe('returns credited in advance', () => {
     expect(await balanceOf(accountId)).toBe('-15.00');
     // The closed return keeps only the unit that arrived: the other two can be asked back again.
     expect((await draft(order.id, [{ orderLineId: line, quantity: 2 }])).status).toBe('DRAFT');
+  });
+
+  it('claws back the credit for the missing units, at their prices, when staff close a partly received return', async () => {
+    const { order, lineIds, accountId } = await fulfilledOrder('joan', [{ price: '12.50', quantity: 2 }, { price: '4.99', quantity: 1 }]);
+    const [shirt = 0n, socks = 0n] = lineIds;
+    const rma = await draft(order.id, [{ orderLineId: shirt, quantity: 2 }, { orderLineId: socks, quantity: 1 }]);
+    await submitWithCredit(rma.id);
+    await receive(rma.id, [{ orderLineId: shirt, quantity: 1 }], `receipt:${rma.id}:1`);
+    commerce.setNow(hours(3));
+
+    expect(await commerce.transaction((tx) => closeReturn(tx, commerce.deps, rma.id))).toMatchObject({ status: 'CLOSED', closedAt: hours(3) });
+    // One shirt and the socks never came: 12.50 + 4.99 of the 29.99 credited, which the balance still holds.
+    expect(await entriesOf(accountId, 'clawback:')).toEqual([['DEBIT', 'POSTED', '17.49', creditInAdvanceKeys.clawback(rma.id), null]]);
+    expect(await balanceOf(accountId)).toBe('12.50');
+    expect(await prisma().storeCreditOverdraftDraft.count({ where: { accountId: accountId ?? 0n } })).toBe(0);
+    // Closed before its window ran out: the sweep passes it by, and nothing is clawed back twice.
+    await commerce.transaction((tx) => expireUnreceivedReturns(tx, commerce.deps, { asOf: hours(10 * WINDOW_HOURS), limit: 1000 }));
+    expect(await entriesOf(accountId, 'clawback:')).toHaveLength(1);
   });
 
   it("pays a return credited in advance to store credit from every tender, the card's part without the gateway", async () => {
