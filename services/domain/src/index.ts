@@ -113,6 +113,7 @@ export { voidIdleCartTenders } from './payments/idle-cart-tenders.ts';
 export { captureAtFulfilment, captureOrderTenders, captureTender, GATEWAY_TRANSACTION, tenderKeys, tendersOfOrder, tendersOfOrders, type FulfilmentCapture } from './payments/tenders.ts';
 export {
   cancelReturn,
+  closeReturn,
   createReturnDraft,
   expireReturnDrafts,
   expireUnreceivedReturns,
