@@ -280,7 +280,7 @@ export type Mutation = {
   readonly changeOrderAddresses: Order;
   /** Staff (payments.refund). Requests a refund of a fulfilled or completed order; RefundExecutionWorkflow gives it back (BAD_USER_INPUT with `refundable` when more is asked than is left). */
   readonly requestRefund: RefundRequest;
-  /** Staff (payments.refund). Sends a FAILED refund to the gateway again, as a new attempt. */
+  /** Staff (payments.refund). Sends a FAILED refund to the gateway again, as a new attempt; a REQUESTED one (its run stranded while the workflow engine was down) is handed to its workflow again under its current attempt. */
   readonly retryRefund: RefundRequest;
   /** Staff (payments.refund). Gives a FAILED refund's amount to the customer's store credit instead. */
   readonly refundToStoreCredit: RefundRequest;
