@@ -29,7 +29,7 @@ export {
   type PermissionDeclaration,
 } from './auth/permissions.ts';
 export { ensureRole, type EnsureRoleInput } from './auth/roles.ts';
-export { authenticateStaff, createStaffUser, ensureAdmin, signedInStaff, type CreateStaffUserInput, type StaffAccount } from './auth/staff.ts';
+export { authenticateStaff, createStaffUser, ensureAdmin, isActiveStaff, signedInStaff, type CreateStaffUserInput, type StaffAccount } from './auth/staff.ts';
 export { DEFAULT_TOKEN_SETTINGS, tokenSettings, type TokenSettings } from './auth/token-settings.ts';
 export { signAccessToken, verifyAccessToken, type AccessTokenRejection } from './auth/access-tokens.ts';
 export { issueGuestSessionId, verifyGuestSessionId } from './auth/guest-sessions.ts';
