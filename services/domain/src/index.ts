@@ -22,6 +22,7 @@ export {
   ADMIN_ROLE,
   CORE_PERMISSIONS,
   authorizeStaff,
+  holdsPermission,
   permissionsOf,
   requirePermission,
   upsertPermissions,
