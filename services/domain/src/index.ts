@@ -4,7 +4,15 @@ export { extensionSubscriptions } from './subscriptions/extension-subscriptions.
 export { auditSubscription } from './audit/audit-subscription.ts';
 export { DomainError, notFound, type DomainErrorCode } from './errors/domain-error.ts';
 export { ORDER_TRANSITIONS, assertTransition, canTransition, holdsReservations } from './orders/order-status.ts';
-export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, assertPasswordPolicy, hashPassword, verifyPassword } from './accounts/passwords.ts';
+export {
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+  PasswordQueueFullError,
+  assertPasswordPolicy,
+  hashPassword,
+  limitPasswordQueue,
+  verifyPassword,
+} from './accounts/passwords.ts';
 export { normalizeEmail } from './accounts/email.ts';
 export {
   approveBusinessCustomer,

@@ -20,6 +20,8 @@ export interface Config {
   /** undefined means the embedded PGlite database. */
   readonly databaseUrl: string | undefined;
   readonly databasePoolMax: number;
+  /** Password derivations an api process admits at once (running and waiting); beyond, sign-ins are refused with 503. */
+  readonly passwordQueueMax: number;
   /** undefined means the in-process cache. */
   readonly cacheUrl: string | undefined;
   /** undefined means in-process event delivery. */
@@ -126,6 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     trustedProxies: readTrustedProxies(read),
     apiWorkers: readApiWorkers(read),
+    passwordQueueMax: read.integer('PASSWORD_QUEUE_MAX', 16, 1, 10_000),
     graphqlMaxCost: read.integer('GRAPHQL_MAX_COST', 5_000, 10, 1_000_000),
     graphqlIntrospection: read.oneOf('GRAPHQL_INTROSPECTION', ['on', 'off'], isProduction ? 'off' : 'on') === 'on',
     graphqlPersistedQueries: readPersistedQueries(read),

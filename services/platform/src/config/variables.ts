@@ -22,6 +22,11 @@ export const VARIABLES: readonly VariableDoc[] = [
     description: 'api processes sharing PORT, for pods with more than one CPU; above 1 needs DATABASE_URL and CACHE_URL',
     defaultValue: '1',
   },
+  {
+    name: 'PASSWORD_QUEUE_MAX',
+    description: 'Sign-ins (and sign-ups) an api process admits at once to its one-at-a-time password hashing; beyond, they are refused with 503 and `Retry-After` (docs/rate-limiting.md)',
+    defaultValue: '16',
+  },
   { name: 'CONSUMER_PORT', description: "Port of the consumer's /health, /ready and /metrics server", defaultValue: '9464' },
   { name: 'WORKER_PORT', description: "Port of the worker's /health, /ready and /metrics server", defaultValue: '9465' },
   { name: 'LOG_LEVEL', description: '`DEBUG`, `INFO`, `WARNING` or `ERROR`', defaultValue: 'INFO' },
