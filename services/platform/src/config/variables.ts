@@ -38,6 +38,11 @@ export const VARIABLES: readonly VariableDoc[] = [
   },
   { name: 'DATABASE_POOL_MAX', description: 'Connections in the database pool of each process', defaultValue: '10' },
   {
+    name: 'WORKER_ACTIVITY_CONCURRENCY',
+    description: "Activities a worker runs at once; must be below `DATABASE_POOL_MAX`, so an activity's read outside its transaction always finds a connection (docs/money.md)",
+    defaultValue: '`DATABASE_POOL_MAX` − 2, at least 1',
+  },
+  {
     name: 'CACHE_URL',
     description: 'Redis-compatible cache (`redis://` or `rediss://`); unset: in-process cache',
     requiredInProduction: true,
