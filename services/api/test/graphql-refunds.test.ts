@@ -187,6 +187,23 @@ describe('refunds in GraphQL', () => {
     expect(await api.error('mutation ($refundId: ID!) { retryRefund(refundId: $refundId) { id } }', { refundId }, admin)).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: 'refundId' } });
   });
 
+  it('shows the customer a refund request without the gateway error or who asked; staff see both', async () => {
+    const order = await fulfilledOrder('graphql-customer-view');
+    await control.addFault({ fault: { kind: 'decline' }, operation: 'refund', cardToken: 'tok_graphql-customer-view' });
+    const input = { orderId: order.id, amount: '3.00', reason: 'scratched', idempotencyKey: 'gql-refund-customer-view' };
+    const { requestRefund } = await api.data<{ requestRefund: RefundRequest }>(REQUEST_REFUND, { input }, admin);
+    await runInProcess(requestRefund.id);
+    const { staffMe } = await api.data<{ staffMe: { id: string } }>('query { staffMe { id } }', {}, admin);
+    const fields = 'status staffUserId refunds { status lastError }';
+
+    const { order: seenByStaff } = await api.data<{ order: { refundRequests: unknown[] } }>(`query ($id: ID!) { order(id: $id) { refundRequests { ${fields} } } }`, { id: order.id }, admin);
+    expect(seenByStaff.refundRequests).toEqual([
+      { status: 'NEEDS_ATTENTION', staffUserId: staffMe.id, refunds: [{ status: 'FAILED', lastError: 'card_declined: the gateway declined the refund' }] },
+    ]);
+    const mine = await api.data<{ myOrders: { nodes: { id: string; refundRequests: unknown[] }[] } }>(`query { myOrders { nodes { id refundRequests { ${fields} } } } }`, {}, customer);
+    expect(mine.myOrders.nodes.find((node) => node.id === order.id)?.refundRequests).toEqual([{ status: 'NEEDS_ATTENTION', staffUserId: null, refunds: [{ status: 'FAILED', lastError: null }] }]);
+  });
+
   it('is for staff with payments.refund', async () => {
     await api.prisma.$transaction(async (tx) => {
       await ensureRole(tx, { name: 'order-reader', permissions: ['orders.read'] });

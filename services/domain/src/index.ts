@@ -4,7 +4,15 @@ export { extensionSubscriptions } from './subscriptions/extension-subscriptions.
 export { auditSubscription } from './audit/audit-subscription.ts';
 export { DomainError, notFound, type DomainErrorCode } from './errors/domain-error.ts';
 export { ORDER_TRANSITIONS, assertTransition, canTransition, holdsReservations } from './orders/order-status.ts';
-export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, assertPasswordPolicy, hashPassword, verifyPassword } from './accounts/passwords.ts';
+export {
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+  PasswordQueueFullError,
+  assertPasswordPolicy,
+  hashPassword,
+  limitPasswordQueue,
+  verifyPassword,
+} from './accounts/passwords.ts';
 export { normalizeEmail } from './accounts/email.ts';
 export {
   approveBusinessCustomer,
@@ -22,6 +30,7 @@ export {
   ADMIN_ROLE,
   CORE_PERMISSIONS,
   authorizeStaff,
+  holdsPermission,
   permissionsOf,
   requirePermission,
   upsertPermissions,
@@ -29,7 +38,7 @@ export {
   type PermissionDeclaration,
 } from './auth/permissions.ts';
 export { ensureRole, type EnsureRoleInput } from './auth/roles.ts';
-export { authenticateStaff, createStaffUser, ensureAdmin, signedInStaff, type CreateStaffUserInput, type StaffAccount } from './auth/staff.ts';
+export { authenticateStaff, createStaffUser, ensureAdmin, isActiveStaff, signedInStaff, type CreateStaffUserInput, type StaffAccount } from './auth/staff.ts';
 export { DEFAULT_TOKEN_SETTINGS, tokenSettings, type TokenSettings } from './auth/token-settings.ts';
 export { signAccessToken, verifyAccessToken, type AccessTokenRejection } from './auth/access-tokens.ts';
 export { issueGuestSessionId, verifyGuestSessionId } from './auth/guest-sessions.ts';

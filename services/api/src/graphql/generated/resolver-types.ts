@@ -1043,7 +1043,7 @@ export type Refund = {
   readonly gatewayRefundId?: Maybe<Scalars['String']['output']>;
   /** When a PENDING refund settles, as the gateway said. */
   readonly settlesAt?: Maybe<Scalars['String']['output']>;
-  /** Why the last attempt failed for good. */
+  /** Why the last attempt failed for good; null for customers (staff with orders.read see it). */
   readonly lastError?: Maybe<Scalars['String']['output']>;
   readonly settledAt?: Maybe<Scalars['String']['output']>;
 };
@@ -1058,7 +1058,7 @@ export type RefundRequest = {
   readonly currency: Scalars['String']['output'];
   readonly reason: Scalars['String']['output'];
   readonly source: RefundRequestSource;
-  /** The staff user who asked (source STAFF). */
+  /** The staff user who asked (source STAFF); null for customers (staff with orders.read see it). */
   readonly staffUserId?: Maybe<Scalars['ID']['output']>;
   /** The return refunded (source RMA). */
   readonly rmaId?: Maybe<Scalars['ID']['output']>;
