@@ -76,9 +76,9 @@ export async function endPool(pool: pg.Pool): Promise<void> {
  * unique per namespace, so test files whose databases both hold an order 1 never share
  * `order-lifecycle-1`. Namespaces are kept until the server goes: they cannot be deleted at once.
  */
-export async function createTestNamespace(prefix = 'test'): Promise<string> {
+export async function createTestNamespace(prefix = 'test', temporalAddress = inject('temporalAddress')): Promise<string> {
   const namespace = uniqueName(prefix.toLowerCase().replace(/[^a-z0-9_-]/g, '_'));
-  const connection = await Connection.connect({ address: inject('temporalAddress') });
+  const connection = await Connection.connect({ address: temporalAddress });
   try {
     await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
     const client = new Client({ connection, namespace });

@@ -53,15 +53,22 @@ export interface RunningWorker {
 export const PAYMENT_WINDOW_MS = DEFAULT_CHECKOUT_SETTINGS.paymentWindowMinutes * 60_000;
 export const APPROVAL_WINDOW_MS = DEFAULT_CHECKOUT_SETTINGS.approvalWindowHours * 60 * 60_000;
 
-export async function openWorkflowShop(name: string): Promise<WorkflowShop> {
+export interface WorkflowShopOptions {
+  /** A Temporal server of the test's own (one it stops and starts), instead of the shared one. */
+  readonly temporalAddress?: string;
+  /** The outbox's runs of a listener before its delivery is parked. */
+  readonly maxAttempts?: number;
+}
+
+export async function openWorkflowShop(name: string, { temporalAddress = inject('temporalAddress'), maxAttempts }: WorkflowShopOptions = {}): Promise<WorkflowShop> {
   const commerce = await openCommerce(name);
   const databaseUrl = commerce.platform.config.databaseUrl ?? '';
   await migrateRepositoryExtensions(databaseUrl);
   const catalog = await seedCatalog(commerce, name);
-  const namespace = await createTestNamespace(name);
-  const connection = await Connection.connect({ address: inject('temporalAddress') });
+  const namespace = await createTestNamespace(name, temporalAddress);
+  const connection = await Connection.connect({ address: temporalAddress });
   const client = new Client({ connection, namespace });
-  const outbox: RunningOutbox = startOutbox(commerce.platform, { listeners: workflowStarters(client), idleMs: 20 });
+  const outbox: RunningOutbox = startOutbox(commerce.platform, { listeners: workflowStarters(client), idleMs: 20, maxAttempts });
   const workers: RunningWorker[] = [];
   let orders = 0;
   const deps: DomainDeps = { emit: commerce.deps.emit, now: () => new Date() };
@@ -79,7 +86,7 @@ export async function openWorkflowShop(name: string): Promise<WorkflowShop> {
         NODE_ENV: 'test',
         LOG_LEVEL: 'INFO',
         DATABASE_URL: databaseUrl,
-        WORKFLOW_HOST: inject('temporalAddress'),
+        WORKFLOW_HOST: temporalAddress,
         WORKFLOW_NAMESPACE: namespace,
         WORKER_PORT: '0',
         SHUTDOWN_TIMEOUT_MS: '5000',

@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { configuredGateway, createEmitter, openRateLimiter, outboxMetrics, searchEnginesFor, storefrontSearchKeys, type DiscoveredExtension, type Emitter, type RunningOutbox } from '@shop/platform';
 import { STOREFRONT_INDEX } from '@shop/domain';
 import { coreStorageRegistry, openFileStorage, type FileStorage } from '@shop/platform/storage';
@@ -16,6 +16,7 @@ import { ChannelDirectory } from './graphql/channels.ts';
 import type { ApiServices } from './graphql/context.ts';
 import type { AppPlatform, AreaPlugin } from './area-plugin.ts';
 import { tokenSettingsOf } from './auth/token-settings-of.ts';
+import { identityOf } from './auth/request-auth.ts';
 import { CORE_AREAS } from './core-areas.ts';
 import { bffRequests } from './storefront-tokens/bff-requests.ts';
 import { serveFileStorage } from './storage/api-file-storage.ts';
@@ -93,7 +94,15 @@ export async function buildApp(platform: AppPlatform, options: AppOptions = {}):
   return app;
 }
 
-const RATE_LIMITED_PATHS: Readonly<Record<string, string>> = { '/track': 'track', '/graphql': 'graphql' };
+/** The policy of each limited route, by the URL it is declared with: the router's match, never the path as sent. */
+const ROUTE_POLICIES: Readonly<Record<string, string>> = { '/track': 'track', '/graphql': 'graphql' };
+
+/** Whose checkouts a GraphQL request places: the signed-in customer's, or the guest session's (both as the api verified them). */
+function checkoutSessionOf(request: FastifyRequest): string | undefined {
+  const { principal, sessionId } = identityOf(request);
+  if (principal?.kind === 'customer') return `customer:${principal.customerId}`;
+  return sessionId === undefined ? undefined : `session:${sessionId}`;
+}
 
 /** Token buckets per client address (or per BFF and the shopper it names) on /track and /graphql, and per public mutation (docs/rate-limiting.md). */
 async function limitRates(app: FastifyInstance, platform: AppPlatform): Promise<void> {
@@ -101,8 +110,8 @@ async function limitRates(app: FastifyInstance, platform: AppPlatform): Promise<
   app.addHook('onClose', () => rateLimiting.close());
   rateLimit(app, {
     limiter: rateLimiting.limiter,
-    policyFor: (request) => RATE_LIMITED_PATHS[request.url.split('?')[0] ?? ''],
-    bodyPoliciesFor: graphqlMutationCharges({ limiter: rateLimiting.limiter }),
+    routePolicies: ROUTE_POLICIES,
+    bodyPoliciesFor: graphqlMutationCharges({ limiter: rateLimiting.limiter, schema: () => app.graphql.schema, sessionOf: checkoutSessionOf }),
     caller: clientAddressCaller(new ClientAddress(platform.config.trustedProxies)),
     bff: bffRequests(app, platform),
   });

@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStaffUser } from '@shop/domain';
 import { eventually } from '../../../test/support/wait.ts';
 import { ADMIN, bearer, openGraphqlApi, type GraphqlApi } from './graphql-harness.ts';
 
@@ -78,6 +79,20 @@ describe('GRAPHQL_PERSISTED_QUERIES=allowlist', () => {
     const { accessToken } = (signIn.body.data as { loginStaff: { accessToken: string } }).loginStaff;
     expect(await post(allowlist, { query: STAFF_ONLY }, bearer(accessToken))).toEqual({ status: 200, body: { data: { orders: { nodes: [] } } } });
     expect((await post(allowlist, { query: STAFF_ONLY })).body.errors?.[0]?.extensions['code']).toBe('PERSISTED_QUERY_NOT_ALLOWED');
+  });
+
+  it('holds a staff user deactivated after sign-in to the allowlist', async () => {
+    const email = 'deactivated-after-sign-in@shop.test';
+    const password = 'deactivated-password-1';
+    await allowlist.prisma.$transaction((tx) => createStaffUser(tx, { email, password, name: 'Leaver', roles: [] }));
+    const signIn = await post(allowlist, { extensions: byHash(SIGN_IN), variables: { email, password } });
+    const staff = bearer((signIn.body.data as { loginStaff: { accessToken: string } }).loginStaff.accessToken);
+    expect(await post(allowlist, { query: UNREGISTERED }, staff)).toEqual({ status: 200, body: { data: { health: 'ok' } } });
+
+    await allowlist.prisma.staffUser.update({ where: { email }, data: { active: false } });
+    const refused = await post(allowlist, { query: UNREGISTERED }, staff);
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors?.[0]?.extensions).toEqual({ code: 'PERSISTED_QUERY_NOT_ALLOWED', sha256: sha256(UNREGISTERED) });
   });
 
   it('charges a mutation sent by hash to its rate-limit policy as if it had been sent whole', async () => {

@@ -3,8 +3,17 @@
 // runs it (as `npm start` does), staff and the customer see it on the order, and a declined refund
 // is sent to store credit. Asserted on the gateway's own log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GATEWAY_API_KEY_SECRET, givenCredentials, HttpPaymentGateway, setStoredSecret, type EventPayloads } from '@shop/platform';
-import { captureOrderTenders, createStaffUser, ensureRole, GATEWAY_TRANSACTION, type DomainDeps } from '@shop/domain';
+import { GATEWAY_API_KEY_SECRET, givenCredentials, HttpPaymentGateway, setStoredSecret, workflowMetrics, type EventPayloads } from '@shop/platform';
+import {
+  captureOrderTenders,
+  createStaffUser,
+  ensureRole,
+  GATEWAY_TRANSACTION,
+  restartStrandedRefundsPass,
+  STRANDED_AFTER_MINUTES,
+  sweepPace,
+  type DomainDeps,
+} from '@shop/domain';
 import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../../platform/src/payments/test-gateway/index.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
 import { embeddedRefunds } from '../src/workflows/embedded-refunds.ts';
@@ -35,7 +44,7 @@ beforeAll(async () => {
   await setStoredSecret(api.prisma, api.platform.masterKeys, { key: GATEWAY_API_KEY_SECRET, value: API_KEY, setAt: new Date(), setByStaffUserId: null });
   ({ channelId, locationId, admin } = await seedDemoShop(api));
   deps = { emit: api.outbox.emit, now: () => new Date(), gateway: new HttpPaymentGateway({ baseUrl: gateway.url, credentials: givenCredentials(API_KEY) }) };
-  inProcess.start({ transaction: api.outbox.transaction, deps });
+  inProcess.start({ transaction: api.outbox.transaction, deps, logger: api.platform.logger });
   const { registerCustomer } = await api.data<{ registerCustomer: { accessToken: string } }>(
     'mutation { registerCustomer(input: { email: "refunded@example.com", password: "refund-password-1" }) { accessToken } }',
     {},
@@ -79,10 +88,16 @@ async function fulfilledOrder(name: string): Promise<{ id: string; authorization
   return { id: placeOrder.id, authorizationId: tender.gatewayReference };
 }
 
-/** What the dispatcher hands the api's in-process refund listener for each payments.refund_requested of the request, in order. */
-async function runInProcess(requestId: string): Promise<void> {
+/** The request's payments.refund_requested events, in order. */
+async function refundRequestedEvents(requestId: string): Promise<EventPayloads['payments.refund_requested'][]> {
   const events = await api.prisma.outboxEvent.findMany({ where: { name: 'payments.refund_requested', payload: { path: ['refund_request_id'], equals: requestId } }, orderBy: { id: 'asc' } });
-  for (const event of events) await inProcess.listener.handle(api.prisma, event.payload as unknown as EventPayloads['payments.refund_requested']);
+  return events.map((event) => event.payload as unknown as EventPayloads['payments.refund_requested']);
+}
+
+/** Each payments.refund_requested of the request handed to the api's in-process refund listener, as the dispatcher does (in a delivery transaction of Prisma's default 5 s), then the runs it queued. */
+async function runInProcess(requestId: string): Promise<void> {
+  for (const event of await refundRequestedEvents(requestId)) await api.prisma.$transaction((tx) => inProcess.listener.handle(tx, event));
+  await inProcess.idle();
 }
 
 const refundsAt = async (authorizationId: string) =>
@@ -121,6 +136,36 @@ describe('refunds in GraphQL', () => {
     expect(await api.error(REQUEST_REFUND, { input: { ...input, amount: '1.00' } }, admin)).toMatchObject({ extensions: { code: 'CONFLICT', field: 'idempotencyKey' } });
   });
 
+  it('commits the delivery at once while the gateway holds the refund, and runs the request again once the reconciliation finds it stranded', async () => {
+    const order = await fulfilledOrder('slow-gateway');
+    // Committed at the gateway, then no answer: the adapter gives up after 10 s, past the delivery transaction's 5 s.
+    await control.addFault({ fault: { kind: 'commit_then_timeout' }, operation: 'refund', cardToken: 'tok_slow-gateway' });
+    const input = { orderId: order.id, amount: '5.00', reason: 'slow gateway', idempotencyKey: 'gql-refund-slow' };
+    const { requestRefund } = await api.data<{ requestRefund: RefundRequest }>(REQUEST_REFUND, { input }, admin);
+    const [event] = await refundRequestedEvents(requestRefund.id);
+    if (event === undefined) throw new Error('requestRefund emitted no payments.refund_requested');
+
+    await expect(api.prisma.$transaction((tx) => inProcess.listener.handle(tx, event))).resolves.toBeUndefined();
+    await inProcess.idle();
+    expect(await api.prisma.refundRequest.findUniqueOrThrow({ where: { id: BigInt(requestRefund.id) } })).toMatchObject({ status: 'REQUESTED' });
+    expect(await refundsAt(order.authorizationId)).toEqual([['approved', 500]]);
+
+    // The sweep on a clock moved on past the time a request is taken as stranded.
+    const stranded = new Date(Date.now() + (STRANDED_AFTER_MINUTES + 1) * 60_000);
+    const sweep = { transaction: api.outbox.transaction, deps: { ...deps, now: () => stranded }, metrics: workflowMetrics(api.platform.metrics), pace: sweepPace(1_000) };
+    const run = { workflow: 'ReconcileStrandedMoneyWorkflow', workflowId: 'embedded-reconcile-stranded-money', runId: 'graphql-refunds' };
+    expect(await restartStrandedRefundsPass(sweep, { asOf: new Date(), limit: 10, run })).toEqual({ processed: 0, more: false });
+    expect(await restartStrandedRefundsPass(sweep, { asOf: stranded, limit: 10, run })).toEqual({ processed: 1, more: false });
+    // Moved on by the first: the same run passes it by.
+    expect(await restartStrandedRefundsPass(sweep, { asOf: stranded, limit: 10, run })).toEqual({ processed: 0, more: false });
+    expect(await refundRequestedEvents(requestRefund.id)).toHaveLength(2);
+
+    await runInProcess(requestRefund.id);
+    const { order: seen } = await api.data<{ order: { refundRequests: RefundRequest[] } }>(ORDER_REFUNDS, { id: order.id }, admin);
+    expect(seen.refundRequests).toMatchObject([{ id: requestRefund.id, status: 'SUCCEEDED', refunds: [{ status: 'SUCCEEDED', attempt: 1 }] }]);
+    expect(await refundsAt(order.authorizationId)).toEqual([['approved', 500]]);
+  }, 60_000);
+
   it('sends a declined refund to the customer store credit when staff ask', async () => {
     const order = await fulfilledOrder('graphql-declined');
     await control.addFault({ fault: { kind: 'decline' }, operation: 'refund', cardToken: 'tok_graphql-declined' });
@@ -140,6 +185,23 @@ describe('refunds in GraphQL', () => {
     expect(await api.data('query { myStoreCredit { currency balance } }', {}, customer)).toEqual({ myStoreCredit: [{ currency: 'EUR', balance: '5.00' }] });
     expect(await refundsAt(order.authorizationId)).toEqual([['declined', 500]]);
     expect(await api.error('mutation ($refundId: ID!) { retryRefund(refundId: $refundId) { id } }', { refundId }, admin)).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: 'refundId' } });
+  });
+
+  it('shows the customer a refund request without the gateway error or who asked; staff see both', async () => {
+    const order = await fulfilledOrder('graphql-customer-view');
+    await control.addFault({ fault: { kind: 'decline' }, operation: 'refund', cardToken: 'tok_graphql-customer-view' });
+    const input = { orderId: order.id, amount: '3.00', reason: 'scratched', idempotencyKey: 'gql-refund-customer-view' };
+    const { requestRefund } = await api.data<{ requestRefund: RefundRequest }>(REQUEST_REFUND, { input }, admin);
+    await runInProcess(requestRefund.id);
+    const { staffMe } = await api.data<{ staffMe: { id: string } }>('query { staffMe { id } }', {}, admin);
+    const fields = 'status staffUserId refunds { status lastError }';
+
+    const { order: seenByStaff } = await api.data<{ order: { refundRequests: unknown[] } }>(`query ($id: ID!) { order(id: $id) { refundRequests { ${fields} } } }`, { id: order.id }, admin);
+    expect(seenByStaff.refundRequests).toEqual([
+      { status: 'NEEDS_ATTENTION', staffUserId: staffMe.id, refunds: [{ status: 'FAILED', lastError: 'card_declined: the gateway declined the refund' }] },
+    ]);
+    const mine = await api.data<{ myOrders: { nodes: { id: string; refundRequests: unknown[] }[] } }>(`query { myOrders { nodes { id refundRequests { ${fields} } } } }`, {}, customer);
+    expect(mine.myOrders.nodes.find((node) => node.id === order.id)?.refundRequests).toEqual([{ status: 'NEEDS_ATTENTION', staffUserId: null, refunds: [{ status: 'FAILED', lastError: null }] }]);
   });
 
   it('is for staff with payments.refund', async () => {

@@ -11,6 +11,7 @@ const SUBMIT_MINE = `mutation ($id: ID!) { submitMyReturn(id: $id) { ${RETURN_FI
 const CREATE = `mutation ($input: CreateReturnInput!) { createReturn(input: $input) { ${RETURN_FIELDS} } }`;
 const RECEIVE = `mutation ($input: ReceiveReturnInput!) { receiveReturn(input: $input) { ${RETURN_FIELDS} } }`;
 const CANCEL = `mutation ($id: ID!) { cancelReturn(id: $id) { ${RETURN_FIELDS} } }`;
+const CLOSE = `mutation ($id: ID!) { closeReturn(id: $id) { ${RETURN_FIELDS} } }`;
 
 interface ReturnView {
   id: string;
@@ -130,6 +131,23 @@ describe('returns in GraphQL', () => {
     expect(early.message).toBe(`return ${createReturn.id} is DRAFT: it cannot be received (a DRAFT return can only be submitted, cancelled or expired)`);
     expect((await api.data<{ cancelReturn: ReturnView }>(CANCEL, { id: createReturn.id }, admin)).cancelReturn.status).toBe('CANCELLED');
     expect((await api.data<{ createMyReturn: ReturnView }>(CREATE_MINE, { input: { orderId: order.id, reason: 'broken', lines: [{ orderLineId: shirt, quantity: 3 }] } }, customer)).createMyReturn.status).toBe('DRAFT');
+  });
+
+  it('lets staff close a partly received return whose other units will not come', async () => {
+    const order = await fulfilledOrder(customer);
+    const [shirt] = order.lineIds;
+    const { createReturn } = await api.data<{ createReturn: ReturnView }>(CREATE, { input: { orderId: order.id, reason: 'two lost', lines: [{ orderLineId: shirt, quantity: 3 }] } }, admin);
+    await api.data('mutation ($id: ID!) { submitReturn(id: $id) { status } }', { id: createReturn.id }, admin);
+    const requested = await api.error(CLOSE, { id: createReturn.id }, admin);
+    expect(requested).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: 'returnId', status: 'REQUESTED' } });
+    expect(requested.message).toBe(`return ${createReturn.id} is REQUESTED: it cannot be closed (a REQUESTED return can only be received, cancelled or expired)`);
+    await api.data(RECEIVE, { input: { returnId: createReturn.id, lines: [{ orderLineId: shirt, quantity: 1 }], idempotencyKey: 'gql-close-1' } }, admin);
+    expect(await api.error(CLOSE, { id: createReturn.id }, customer)).toMatchObject({ extensions: { code: 'FORBIDDEN' } });
+
+    const { closeReturn } = await api.data<{ closeReturn: ReturnView & { closedAt: string | null; receivedAt: string | null } }>(CLOSE, { id: createReturn.id }, admin);
+    expect(closeReturn).toMatchObject({ status: 'CLOSED', receivedAt: null, closedAt: expect.any(String) });
+    expect(closeReturn.lines.map((line) => [line.quantityRequested, line.quantityReceived])).toEqual([[3, 1]]);
+    expect(await api.error(CLOSE, { id: createReturn.id }, admin)).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', status: 'CLOSED' } });
   });
 
   it('lets staff credit a return in advance to store credit, with payments.refund too, and claws it back on cancel', async () => {

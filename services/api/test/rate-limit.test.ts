@@ -31,7 +31,7 @@ const policy = (key: string, capacity: number, refillPerSecond = 0.01, enabled =
 
 const typeDefs = `
   type Query { ok: Boolean }
-  type Mutation { captureLead(email: String!): Boolean, registerCustomer: Boolean, logout: Boolean, loginCustomer(email: String!, password: String!): Boolean }
+  type Mutation { captureLead(email: String!): Boolean, registerCustomer: Boolean, logout: Boolean, loginCustomer(email: String!, password: String!): Boolean, placeOrder: Boolean }
 `;
 
 /** An app shaped like the api: /track (REST), /health (not limited) and /graphql, wired as docs/rate-limiting.md says. */
@@ -39,20 +39,15 @@ async function buildTestApp(limiter: RateLimiter, overrides: Partial<RateLimitOp
   const app = Fastify({ trustProxy: true });
   rateLimit(app, {
     limiter,
-    policyFor: (request) => {
-      const path = request.url.split('?')[0];
-      if (path === '/track') return 'track';
-      if (path === '/graphql') return 'graphql';
-      return undefined;
-    },
-    bodyPoliciesFor: graphqlMutationCharges({ limiter }),
+    routePolicies: { '/track': 'track', '/graphql': 'graphql' },
+    bodyPoliciesFor: graphqlMutationCharges({ limiter, schema: () => app.graphql.schema, sessionOf: (request) => request.headers['x-session'] as string | undefined }),
     ...overrides,
   });
   app.post('/track', async (_request, reply) => reply.code(202).send());
   app.get('/health', async () => ({ status: 'ok' }));
   await app.register(mercurius, {
     schema: typeDefs,
-    resolvers: { Query: { ok: () => true }, Mutation: { captureLead: () => true, registerCustomer: () => true, logout: () => true, loginCustomer: () => false } },
+    resolvers: { Query: { ok: () => true }, Mutation: { captureLead: () => true, registerCustomer: () => true, logout: () => true, loginCustomer: () => false, placeOrder: () => true } },
   });
   await app.ready();
   return app;
@@ -100,6 +95,17 @@ function pluginContract(name: string, openCache: () => Promise<Cache>) {
       expect(limited.headers['ratelimit-policy']).toBe('"track";q=3;w=30');
       expect(limited.headers['ratelimit']).toBe('"track";r=0;t=10');
       expect(limited.json()).toEqual({ error: { code: 'RATE_LIMITED', message: 'Too many requests (rate limit "track"): retry in 10 s' } });
+    });
+
+    it('charges the route the router matched, however the path is spelled', async () => {
+      const app = await appWith(policyMap(policy('track', 2), policy('graphql', 100), policy('graphql:captureLead', 1)));
+      const send = (url: string) => app.inject({ method: 'POST', url, remoteAddress: '198.51.100.20' });
+      expect(statuses([await send('/track'), await send('/tr%61ck'), await send('/%74rack')])).toEqual([202, 202, 429]);
+      const lead = (url: string) => app.inject({ method: 'POST', url, payload: { query: 'mutation { captureLead(email: "a@b.c") }' }, remoteAddress: '198.51.100.20' });
+      expect((await lead('/gr%61phql')).statusCode).toBe(200);
+      const refused = await lead('/graphql');
+      expect(refused.statusCode).toBe(429);
+      expect(refused.headers['ratelimit']).toBe('"graphql";r=98;t=200, "graphql:captureLead";r=0;t=100');
     });
 
     it('leaves routes without a policy alone', async () => {
@@ -209,6 +215,26 @@ function pluginContract(name: string, openCache: () => Promise<Cache>) {
         expect(third.statusCode).toBe(429);
         expect(third.json()).toMatchObject({ errors: [{ message: 'Too many requests (rate limit "graphql:loginCustomer:account"): retry in 100 s' }] });
         expect((await byVariable('grace@example.com', '198.51.100.12')).statusCode).toBe(200);
+      });
+
+      it("charges a sign-in to the account its variable's default names, as GraphQL coerces it", async () => {
+        const app = await appWith(policyMap(policy('graphql:loginCustomer:account', 1)));
+        const byDefault = 'mutation ($email: String = "Ada@Example.com") { loginCustomer(email: $email, password: "guess") }';
+        expect((await graphql(app, byDefault, {}, '198.51.100.30')).statusCode).toBe(200);
+        expect((await graphql(app, byDefault, {}, '198.51.100.31')).statusCode).toBe(429);
+        expect((await graphql(app, 'mutation { loginCustomer(email: "ada@example.com", password: "guess") }', {}, '198.51.100.32')).statusCode).toBe(429);
+      });
+
+      it('charges placeOrder per address and per session it checks out for', async () => {
+        const app = await appWith(policyMap(policy('graphql:placeOrder', 3), policy('graphql:placeOrder:session', 2)));
+        const place = (session: string, ip: string) =>
+          app.inject({ method: 'POST', url: '/graphql', headers: { 'x-session': session }, payload: { query: 'mutation { placeOrder }' }, remoteAddress: ip });
+        expect(statuses([await place('s1', '198.51.100.40'), await place('s1', '198.51.100.41'), await place('s1', '198.51.100.42')])).toEqual([200, 200, 429]);
+        expect(statuses([await place('s2', '198.51.100.43'), await place('s3', '198.51.100.43'), await place('s4', '198.51.100.43')])).toEqual([200, 200, 200]);
+        const refused = await place('s5', '198.51.100.43');
+        expect(refused.statusCode).toBe(429);
+        expect(refused.json()).toMatchObject({ errors: [{ message: 'Too many requests (rate limit "graphql:placeOrder"): retry in 100 s' }] });
+        expect((await place('s6', '198.51.100.44')).statusCode).toBe(200);
       });
 
       it('charges the operation the request runs when the document holds several', async () => {

@@ -58,7 +58,7 @@ async function trackApp(cache: Cache, trackPolicy: RateLimitPolicy, registry = n
   const app = Fastify();
   answerErrorsAsJson(app);
   const limiter = new RateLimiter({ store: tokenBucketStoreFor(cache), policies: staticRateLimitPolicies([trackPolicy]), metrics: registry, logger });
-  rateLimit(app, { limiter, policyFor: (request) => (request.url.split('?')[0] === '/track' ? 'track' : undefined) });
+  rateLimit(app, { limiter, routePolicies: { '/track': 'track' } });
   trackingRoutes(app, { ...platform, cache, metrics: registry });
   await app.ready();
   apps.push(app);

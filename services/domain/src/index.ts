@@ -5,7 +5,15 @@ export { auditSubscription } from './audit/audit-subscription.ts';
 export { DomainError, notFound, type DomainErrorCode } from './errors/domain-error.ts';
 export { moneyString } from './money.ts';
 export { ORDER_TRANSITIONS, assertTransition, canTransition, holdsReservations } from './orders/order-status.ts';
-export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, assertPasswordPolicy, hashPassword, verifyPassword } from './accounts/passwords.ts';
+export {
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+  PasswordQueueFullError,
+  assertPasswordPolicy,
+  hashPassword,
+  limitPasswordQueue,
+  verifyPassword,
+} from './accounts/passwords.ts';
 export { normalizeEmail } from './accounts/email.ts';
 export {
   approveBusinessCustomer,
@@ -23,6 +31,7 @@ export {
   ADMIN_ROLE,
   CORE_PERMISSIONS,
   authorizeStaff,
+  holdsPermission,
   permissionsOf,
   requirePermission,
   upsertPermissions,
@@ -30,7 +39,7 @@ export {
   type PermissionDeclaration,
 } from './auth/permissions.ts';
 export { ensureRole, type EnsureRoleInput } from './auth/roles.ts';
-export { authenticateStaff, createStaffUser, ensureAdmin, signedInStaff, type CreateStaffUserInput, type StaffAccount } from './auth/staff.ts';
+export { authenticateStaff, createStaffUser, ensureAdmin, isActiveStaff, signedInStaff, type CreateStaffUserInput, type StaffAccount } from './auth/staff.ts';
 export { DEFAULT_TOKEN_SETTINGS, tokenSettings, type TokenSettings } from './auth/token-settings.ts';
 export { signAccessToken, verifyAccessToken, type AccessTokenRejection } from './auth/access-tokens.ts';
 export { issueGuestSessionId, verifyGuestSessionId } from './auth/guest-sessions.ts';
@@ -114,6 +123,7 @@ export { voidIdleCartTenders } from './payments/idle-cart-tenders.ts';
 export { captureAtFulfilment, captureOrderTenders, captureTender, GATEWAY_TRANSACTION, tenderKeys, tendersOfOrder, tendersOfOrders, type FulfilmentCapture } from './payments/tenders.ts';
 export {
   cancelReturn,
+  closeReturn,
   createReturnDraft,
   expireReturnDrafts,
   expireUnreceivedReturns,
@@ -153,8 +163,9 @@ export { remindOrderApproval } from './orders/order-approval.ts';
 export { customerApprovalView, expireCustomerApproval, remindCustomerApproval, type CustomerApprovalView } from './accounts/customer-approval.ts';
 export { deleteExpiredCarts } from './carts/expired-carts.ts';
 export { DEFAULT_WORKFLOW_SETTINGS, WORKFLOW_SETTINGS_KEY, workflowSettings, type WorkflowSettings } from './settings/workflow-settings.ts';
-export { SWEEP_PASSES, type SweepPass, type SweepPassDeps, type SweepPassInput } from './workflows/sweep-passes.ts';
+export { restartStrandedRefundsPass, SWEEP_PASSES, type SweepPass, type SweepPassDeps, type SweepPassInput } from './workflows/sweep-passes.ts';
 export { sweepPace, type SweepPace } from './workflows/sweep-pace.ts';
+export { restartStrandedCaptures, restartStrandedRefundRequests, STRANDED_AFTER_MINUTES, type StrandedPass } from './payments/stranded-money.ts';
 export { recordWorkflowFault, workflowFaults, type WorkflowFault, type WorkflowFaultFilter, type WorkflowRun } from './workflows/faults.ts';
 export { readSetting, storeSetting } from './settings/settings-store.ts';
 export { secretStatus, storeSecret, type SecretInput } from './settings/secret-settings.ts';

@@ -4,7 +4,7 @@ import { DomainError } from '../src/errors/domain-error.ts';
 import { RETURN_TRANSITIONS, returnStatusAfter, unitsHeld, type ReturnMove } from '../src/returns/return-status.ts';
 
 const STATUSES = Object.values(ReturnStatus);
-const MOVES: ReturnMove[] = ['submit', 'receive_part', 'receive_all', 'refund', 'cancel', 'expire'];
+const MOVES: ReturnMove[] = ['submit', 'receive_part', 'receive_all', 'refund', 'cancel', 'expire', 'close'];
 const LEGAL: [ReturnStatus, ReturnMove, ReturnStatus][] = [
   ['DRAFT', 'submit', 'REQUESTED'],
   ['DRAFT', 'cancel', 'CANCELLED'],
@@ -15,6 +15,7 @@ const LEGAL: [ReturnStatus, ReturnMove, ReturnStatus][] = [
   ['REQUESTED', 'expire', 'EXPIRED'],
   ['PARTIALLY_RECEIVED', 'receive_part', 'PARTIALLY_RECEIVED'],
   ['PARTIALLY_RECEIVED', 'receive_all', 'RECEIVED'],
+  ['PARTIALLY_RECEIVED', 'close', 'CLOSED'],
   ['RECEIVED', 'refund', 'REFUNDED'],
 ];
 
@@ -45,7 +46,9 @@ describe('the return lifecycle', () => {
 
   it('says what a status allows instead, and that a final one is final', () => {
     expect(() => returnStatusAfter(7n, 'RECEIVED', 'cancel')).toThrow('return 7 is RECEIVED: it cannot be cancelled (a RECEIVED return can only be refunded)');
-    expect(() => returnStatusAfter(7n, 'PARTIALLY_RECEIVED', 'cancel')).toThrow('(a PARTIALLY_RECEIVED return can only be received)');
+    expect(() => returnStatusAfter(7n, 'PARTIALLY_RECEIVED', 'cancel')).toThrow('(a PARTIALLY_RECEIVED return can only be received or closed)');
+    expect(() => returnStatusAfter(7n, 'REQUESTED', 'close')).toThrow('return 7 is REQUESTED: it cannot be closed (a REQUESTED return can only be received, cancelled or expired)');
+    expect(() => returnStatusAfter(7n, 'CLOSED', 'receive_part')).toThrow('return 7 is CLOSED: it cannot be received (CLOSED is final)');
     expect(() => returnStatusAfter(7n, 'EXPIRED', 'submit')).toThrow('return 7 is EXPIRED: it cannot be submitted (EXPIRED is final)');
   });
 });
@@ -67,5 +70,6 @@ describe('units a return holds', () => {
     expect(held('REFUNDED')).toBe(1);
     expect(held('CANCELLED')).toBe(1);
     expect(held('EXPIRED')).toBe(1);
+    expect(held('CLOSED')).toBe(1);
   });
 });

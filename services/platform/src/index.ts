@@ -97,7 +97,9 @@ export { HttpPaymentGateway, type HttpGatewayOptions } from './payments/http-gat
 export { configuredGateway } from './payments/configured-gateway.ts';
 export {
   GATEWAY_API_KEY_SECRET,
+  GATEWAY_KEY_TTL_MS,
   GatewayCredentialsMissingError,
+  cachedCredentials,
   givenCredentials,
   storedSecretCredentials,
   type GatewayCredentials,

@@ -132,6 +132,8 @@ export async function runWorkerProcess(): Promise<void> {
       taskQueue: TASK_QUEUE,
       workflowBundle: await bundleWorkflows(extended.modules),
       activities: { ...coreActivities, ...extended.activities },
+      // Below the pool's size: activities holding every connection while one more waits for a read would stall (docs/money.md).
+      maxConcurrentActivityTaskExecutions: settings.activityConcurrency,
       shutdownGraceTime: config.shutdownTimeoutMs,
     }));
     started.running = worker.run();

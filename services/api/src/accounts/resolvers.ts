@@ -13,6 +13,7 @@ import { inTransaction } from '../graphql/context.ts';
 import { parseId } from '../graphql/ids.ts';
 import { staffField } from '../graphql/staff-fields.ts';
 import { boundedCredentials } from '../auth/credentials.ts';
+import { withPasswordQueue } from '../auth/password-queue.ts';
 import { tokenPairView } from '../auth/views.ts';
 import { customerView, leadView } from './views.ts';
 
@@ -27,16 +28,18 @@ export const accountResolvers: Resolvers = {
     async registerCustomer(_root, { input }, context) {
       const channelId = await context.shop.channelId();
       const { deps, tokens } = context.shop.services;
-      return inTransaction(context, async (tx) => {
-        const customer = await registerCustomer(tx, deps, { ...input, isBusiness: input.isBusiness ?? false, channelId });
-        return tokenPairView(await issueTokens(tx, customerPrincipal(customer), tokens));
-      });
+      return withPasswordQueue(context, () =>
+        inTransaction(context, async (tx) => {
+          const customer = await registerCustomer(tx, deps, { ...input, isBusiness: input.isBusiness ?? false, channelId });
+          return tokenPairView(await issueTokens(tx, customerPrincipal(customer), tokens));
+        }),
+      );
     },
     async loginCustomer(_root, args, context) {
       const { email, password } = boundedCredentials(args);
       const channelId = await context.shop.channelId();
       // The password check (about 0.3 s of scrypt) holds no transaction, so sign-ins cannot drain the pool.
-      const customer = await authenticateCustomer(context.shop.services.prisma, channelId, email, password);
+      const customer = await withPasswordQueue(context, () => authenticateCustomer(context.shop.services.prisma, channelId, email, password));
       return inTransaction(context, async (tx) => tokenPairView(await issueTokens(tx, customerPrincipal(customer), context.shop.services.tokens)));
     },
     async captureLead(_root, { input }, context) {

@@ -1,7 +1,9 @@
+import { limitPasswordQueue } from '@shop/domain';
 import { areaPlugin } from '../area-plugin.ts';
 import { schemaBeside } from '../graphql/graph-areas.ts';
 import { authResolvers } from './resolvers.ts';
 
-export const authArea = areaPlugin('auth', [], (app) => {
+export const authArea = areaPlugin('auth', [], (app, { platform }) => {
+  limitPasswordQueue(platform.config.passwordQueueMax);
   app.addGraphArea({ schema: schemaBeside(import.meta.url), resolvers: authResolvers });
 });

@@ -2,6 +2,7 @@ import { authenticateStaff, issueGuestSessionId, issueTokens, refreshTokens, rev
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import { inTransaction } from '../graphql/context.ts';
 import { boundedCredentials } from './credentials.ts';
+import { withPasswordQueue } from './password-queue.ts';
 import { staffView, tokenPairView } from './views.ts';
 
 /** Staff sign-in, the token pair every sign-in (staff or customer) refreshes and ends with, and guest sessions. */
@@ -16,7 +17,7 @@ export const authResolvers: Resolvers = {
     async loginStaff(_root, args, context) {
       const { email, password } = boundedCredentials(args);
       // The password check (about 0.3 s of scrypt) holds no transaction, so sign-ins cannot drain the pool.
-      const staff = await authenticateStaff(context.shop.services.prisma, email, password);
+      const staff = await withPasswordQueue(context, () => authenticateStaff(context.shop.services.prisma, email, password));
       return inTransaction(context, async (tx) => tokenPairView(await issueTokens(tx, staffPrincipal(staff), context.shop.services.tokens)));
     },
     async refreshToken(_root, { refreshToken }, context) {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import mercurius from 'mercurius';
+import mercurius, { type MercuriusContext } from 'mercurius';
+import { isActiveStaff } from '@shop/domain';
 import type { PersistedQueries } from '@shop/platform';
 
 /** The SHA-256 of a query's text in lowercase hex, the key of GRAPHQL_PERSISTED_QUERIES_FILE. */
@@ -32,14 +33,20 @@ function refuse(reply: FastifyReply, code: string, message: string): FastifyRepl
   return reply.code(400).send({ data: null, errors: [{ message, extensions: { code } }] });
 }
 
+/** A staff token whose user is still active: a token outlives its user's deactivation until it expires. */
+async function isStaffOfTheShop(context: MercuriusContext): Promise<boolean> {
+  const { principal, services } = context.shop;
+  return principal?.kind === 'staff' && (await isActiveStaff(services.prisma, principal.staffUserId));
+}
+
 /**
  * GRAPHQL_PERSISTED_QUERIES (docs/graphql-limits.md). A request that sends only
  * `extensions.persistedQuery.sha256Hash` gets the registered text as its `query` in preValidation,
  * before the rate limit's mutation charges and the query limits read it, so an operation sent by
  * hash is charged and limited exactly as if it had been sent whole. (Mercurius' own
  * persistedQueryProvider looks the hash up only in its route handler, after those.) In allowlist
- * mode a query whose text is not registered is refused before it is parsed, unless a staff user
- * sends it: staff tools write their own queries, and every staff field checks its permission.
+ * mode a query whose text is not registered is refused before it is parsed, unless an active staff
+ * user sends it: staff tools write their own queries, and every staff field checks its permission.
  */
 export function servePersistedQueries(app: FastifyInstance, persisted: PersistedQueries, path = '/graphql'): void {
   const { queries } = persisted;
@@ -60,7 +67,7 @@ export function servePersistedQueries(app: FastifyInstance, persisted: Persisted
   // The registered texts themselves: an allowed query (most often the very string set above) is found without hashing it.
   const registered = new Set(queries.values());
   app.graphql.addHook('preParsing', async (_schema, source, context) => {
-    if (context.shop.principal?.kind === 'staff' || registered.has(source)) return;
+    if (registered.has(source) || (await isStaffOfTheShop(context))) return;
     const hash = queryHash(source);
     throw new mercurius.ErrorWithProps(
       `this api runs only registered operations, and none is registered under this query's SHA-256 ${hash} (GRAPHQL_PERSISTED_QUERIES=allowlist)`,

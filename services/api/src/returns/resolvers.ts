@@ -1,6 +1,7 @@
 import {
   authorizeStaff,
   cancelReturn,
+  closeReturn,
   createReturnDraft,
   findReturn,
   receiveReturn,
@@ -56,5 +57,6 @@ export const returnResolvers: Resolvers = {
       return returnView(rma);
     }),
     cancelReturn: staffField(async ({ id }, { tx }, context) => returnView(await cancelReturn(tx, context.shop.services.deps, parseId(id, 'id')))),
+    closeReturn: staffField(async ({ id }, { tx }, context) => returnView(await closeReturn(tx, context.shop.services.deps, parseId(id, 'id')))),
   },
 };

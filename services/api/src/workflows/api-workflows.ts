@@ -30,7 +30,7 @@ export async function apiWorkflows(config: Config, logger: Logger): Promise<ApiW
   logger.warn(
     `WORKFLOW_HOST is not set: the api runs the periodic sweeps itself (${schedules}), so unpaid orders are still cancelled when their stock hold runs out; ` +
       'the workflow timers that need an engine are off: the fulfilment window of paid orders, the reminders and expiry of order and business-account approvals, ' +
-      'and the polling of refunds the gateway leaves pending (refund requests run once, in-process)',
+      'and the capture of fulfilled orders\' cards; refund requests run in-process, and one left REQUESTED (a gateway that did not answer, a refund left pending) runs again on the reconcile-stranded-money schedule',
   );
   let sweeps: { stop(): Promise<void> } | undefined;
   const refunds = embeddedRefunds();
@@ -39,9 +39,12 @@ export async function apiWorkflows(config: Config, logger: Logger): Promise<ApiW
     start(outbox, { metrics, database, masterKeys }) {
       const gateway = configuredGateway(config.paymentGatewayUrl, database.prisma, masterKeys);
       const deps = { emit: outbox.emit, now: () => new Date(), gateway };
-      refunds.start({ transaction: outbox.transaction, deps });
+      refunds.start({ transaction: outbox.transaction, deps, logger });
       sweeps = startEmbeddedSweeps({ transaction: outbox.transaction, deps, metrics: workflowMetrics(metrics), pace: sweepPace(config.sweepRowsPerSecond), logger });
     },
-    stop: async () => sweeps?.stop(),
+    async stop() {
+      await sweeps?.stop();
+      await refunds.idle();
+    },
   };
 }

@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { PollingLoop, type Logger } from '@shop/platform';
-import { SWEEP_PASSES, type SweepPassDeps } from '@shop/domain';
-import { PERIODIC_WORKFLOWS } from '@shop/domain/workflows';
+import { restartStrandedRefundsPass, SWEEP_PASSES, type SweepPass, type SweepPassDeps } from '@shop/domain';
+import { PERIODIC_WORKFLOWS, WORKFLOW_TYPES, type SweepWorkflowType } from '@shop/domain/workflows';
 
 const BATCH = 500;
+
+/** The worker's passes, but for the reconciliation: without an engine nothing captures, so only stranded refund requests are run again. */
+const EMBEDDED_PASSES: Readonly<Record<SweepWorkflowType, SweepPass>> = { ...SWEEP_PASSES, [WORKFLOW_TYPES.reconcileStrandedMoney]: restartStrandedRefundsPass };
 
 /**
  * Without a workflow engine the api runs the periodic sweeps itself, on their schedules and with the
@@ -12,7 +15,7 @@ const BATCH = 500;
  */
 export function startEmbeddedSweeps(deps: SweepPassDeps & { logger: Logger }): { stop(): Promise<void> } {
   const loops = PERIODIC_WORKFLOWS.map((periodic) => {
-    const pass = SWEEP_PASSES[periodic.workflowType];
+    const pass = EMBEDDED_PASSES[periodic.workflowType];
     const workflowId = `embedded-${periodic.scheduleId}`;
     return new PollingLoop({
       name: periodic.scheduleId,

@@ -12,20 +12,47 @@ const KEY_BYTES = 32;
 /** Refuse stored parameters beyond this, so a corrupted row cannot make one verification exhaust memory. */
 const MAX_N = 1 << 20;
 
+/** A password check or hash found the process's derivation queue full: nothing was checked; retry later. */
+export class PasswordQueueFullError extends DomainError {
+  readonly retryAfterSeconds: number;
+
+  constructor(retryAfterSeconds: number) {
+    super('UNAVAILABLE', `too many password checks are waiting on this server; retry in ${retryAfterSeconds} s`, { retryAfterSeconds });
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
 /**
  * One derivation at a time per process: each holds 128 × N × r bytes (128 MiB at today's cost), and
- * a burst of sign-ins must not multiply that past the container's memory limit.
+ * a burst of sign-ins must not multiply that past the container's memory limit. Beyond `max`
+ * admitted (running and waiting), a derivation is refused at once rather than queued behind minutes
+ * of others. Unbounded until the process sets a bound: the api does (PASSWORD_QUEUE_MAX), commands and seeds need none.
  */
-let derivations: Promise<unknown> = Promise.resolve();
+const queue = { tail: Promise.resolve() as Promise<unknown>, admitted: 0, max: Infinity, lastMs: 300 };
+
+/** Sets how many derivations this process admits at once. */
+export function limitPasswordQueue(max: number): void {
+  queue.max = max;
+}
+
+/** Until the admitted derivations have run, by the last one's duration. */
+const drainSeconds = (): number => Math.max(1, Math.ceil((queue.admitted * queue.lastMs) / 1000));
 
 function derive(password: string, salt: Buffer, cost: { N: number; r: number; p: number }): Promise<Buffer> {
+  if (queue.admitted >= queue.max) return Promise.reject(new PasswordQueueFullError(drainSeconds()));
+  queue.admitted += 1;
   const options: ScryptOptions = { ...cost, maxmem: 256 * cost.N * cost.r };
   const run = () =>
     new Promise<Buffer>((resolve, reject) => {
-      scrypt(password.normalize('NFC'), salt, KEY_BYTES, options, (error, key) => (error ? reject(error) : resolve(key)));
+      const started = performance.now();
+      scrypt(password.normalize('NFC'), salt, KEY_BYTES, options, (error, key) => {
+        queue.lastMs = performance.now() - started;
+        if (error) reject(error);
+        else resolve(key);
+      });
     });
-  const key = derivations.then(run, run);
-  derivations = key.catch(() => undefined);
+  const key = queue.tail.then(run, run).finally(() => (queue.admitted -= 1));
+  queue.tail = key.catch(() => undefined);
   return key;
 }
 
@@ -89,7 +116,11 @@ let dummyHash: Promise<string> | undefined;
  */
 export async function checkPassword(password: string, stored: string | undefined): Promise<boolean> {
   if (stored !== undefined) return verifyPassword(password, stored);
-  dummyHash ??= hashPassword(randomBytes(SALT_BYTES).toString('base64'));
+  // A refused first hash (a full queue) is made again by the next caller, not kept as a rejection.
+  dummyHash ??= hashPassword(randomBytes(SALT_BYTES).toString('base64')).catch((error: unknown) => {
+    dummyHash = undefined;
+    throw error;
+  });
   await verifyPassword(password, await dummyHash);
   return false;
 }

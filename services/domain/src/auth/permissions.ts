@@ -84,11 +84,14 @@ export async function upsertPermissions(tx: Tx, declared: readonly PermissionDec
 /** Grants through any role of the user count; an inactive user holds none. */
 const grantedTo = (staffUserId: bigint) => ({ role: { staff: { some: { staffUserId, staffUser: { active: true } } } } });
 
+/** Whether one of the active staff user's roles grants the permission. */
+export async function holdsPermission(tx: Tx, staffUserId: bigint, permission: string): Promise<boolean> {
+  return (await tx.rolePermission.count({ where: { permission, ...grantedTo(staffUserId) } })) > 0;
+}
+
 /** Throws FORBIDDEN `missing permission <name>` unless one of the staff user's roles grants it. */
 export async function requirePermission(tx: Tx, staffUserId: bigint, permission: string): Promise<void> {
-  if ((await tx.rolePermission.count({ where: { permission, ...grantedTo(staffUserId) } })) === 0) {
-    throw new DomainError('FORBIDDEN', `missing permission ${permission}`, { permission });
-  }
+  if (!(await holdsPermission(tx, staffUserId, permission))) throw new DomainError('FORBIDDEN', `missing permission ${permission}`, { permission });
 }
 
 /**

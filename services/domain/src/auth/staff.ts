@@ -75,6 +75,11 @@ export async function ensureAdmin(tx: Tx, input: { email: string; password: stri
   return { staffUser: existing, created: false };
 }
 
+/** Whether the staff user behind a token still exists and is active: a token outlives its user's deactivation until it expires. */
+export async function isActiveStaff(db: Tx, staffUserId: bigint): Promise<boolean> {
+  return (await db.staffUser.count({ where: { id: staffUserId, active: true } })) > 0;
+}
+
 /** The account behind a staff token with every permission its roles grant; UNAUTHENTICATED once deleted or deactivated. */
 export async function signedInStaff(db: Tx, staffUserId: bigint): Promise<{ staff: StaffAccount; permissions: string[] }> {
   const staff = await db.staffUser.findUnique({ where: { id: staffUserId }, omit: WITHOUT_SECRETS });

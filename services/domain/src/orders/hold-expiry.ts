@@ -2,14 +2,8 @@ import type { OrderStatus } from '@shop/platform';
 import { idString, type DomainDeps, type Tx } from '../context.ts';
 import { expireReservationsOf } from '../inventory/stock.ts';
 import { recordWorkflowFault, type WorkflowRun } from '../workflows/faults.ts';
-import { orderStatusChanged } from './order-events.ts';
 import { holdsReservations } from './order-status.ts';
-
-interface LockedOrderRow {
-  id: bigint;
-  number: string;
-  status: OrderStatus;
-}
+import { cancelLockedOrder, type LockedOrder } from './order-transitions.ts';
 
 const EXPIRY_REASONS = {
   PENDING_PAYMENT: 'the stock hold expired before payment',
@@ -17,23 +11,19 @@ const EXPIRY_REASONS = {
 } as const satisfies Partial<Record<OrderStatus, string>>;
 
 /**
- * Ends the holds of these locked orders and cancels, in one statement, those still waiting for
- * approval or payment, with the reason. Orders in any other status keep their status: a HELD
- * reservation of theirs is a leftover, released all the same, and returned so the caller can
- * record it as a fault.
+ * Ends the holds of these locked orders and cancels those still waiting for approval or payment,
+ * with the reason (cancelLockedOrder: their store credit and gift cards are credited back; their
+ * card authorizations are left for the sweep of expiring authorizations, as this runs in one
+ * transaction for a batch of orders and must not wait for the gateway). Orders in any other status
+ * keep their status: a HELD reservation of theirs is a leftover, released all the same, and
+ * returned so the caller can record it as a fault.
  */
-async function expireHoldsOf(tx: Tx, deps: DomainDeps, orders: readonly LockedOrderRow[]) {
+async function expireHoldsOf(tx: Tx, deps: DomainDeps, orders: readonly LockedOrder[]) {
   const reservations = await expireReservationsOf(tx, deps, orders.map((order) => order.id));
   const waiting = orders.filter((order) => holdsReservations(order.status));
-  if (waiting.length > 0) {
-    await tx.$executeRaw`
-      UPDATE orders SET status = 'CANCELLED', cancelled_at = ${deps.now()}, updated_at = now(),
-             cancel_reason = CASE status WHEN 'AWAITING_APPROVAL' THEN ${EXPIRY_REASONS.AWAITING_APPROVAL} ELSE ${EXPIRY_REASONS.PENDING_PAYMENT} END
-       WHERE id = ANY(${waiting.map((order) => String(order.id))}::bigint[])`;
-  }
   for (const order of waiting) {
     const reason = order.status === 'AWAITING_APPROVAL' ? EXPIRY_REASONS.AWAITING_APPROVAL : EXPIRY_REASONS.PENDING_PAYMENT;
-    await orderStatusChanged(tx, deps, order, { from: order.status, to: 'CANCELLED', reason });
+    await cancelLockedOrder(tx, deps, order, { reason, cards: 'by_sweep' });
   }
   return { reservations, cancelled: waiting.map((order) => order.id), leftovers: orders.filter((order) => !holdsReservations(order.status)) };
 }
@@ -69,7 +59,7 @@ export async function expireStaleReservations(
      ORDER BY expires_at LIMIT ${options.limit}
        FOR UPDATE SKIP LOCKED`;
   const orderIds = [...new Set(due.map((row) => row.order_id))];
-  const orders = orderIds.length === 0 ? [] : await tx.$queryRaw<LockedOrderRow[]>`
+  const orders = orderIds.length === 0 ? [] : await tx.$queryRaw<LockedOrder[]>`
     SELECT id, number, status::text AS status FROM orders
      WHERE id = ANY(${orderIds.map(String)}::bigint[]) ORDER BY id FOR UPDATE SKIP LOCKED`;
   const expired = await expireHoldsOf(tx, deps, orders);
@@ -122,7 +112,7 @@ export async function orderLifecycleView(tx: Tx, orderId: bigint): Promise<Order
  * changes. Returns the order's status afterwards.
  */
 export async function expireUnpaidOrder(tx: Tx, deps: DomainDeps, orderId: bigint, asOf: Date): Promise<OrderStatus | null> {
-  const [order] = await tx.$queryRaw<LockedOrderRow[]>`SELECT id, number, status::text AS status FROM orders WHERE id = ${orderId} FOR UPDATE`;
+  const [order] = await tx.$queryRaw<LockedOrder[]>`SELECT id, number, status::text AS status FROM orders WHERE id = ${orderId} FOR UPDATE`;
   if (order === undefined) return null;
   if (!holdsReservations(order.status)) return order.status;
   const [hold] = await tx.$queryRaw<{ expires_at: Date | null }[]>`

@@ -6,7 +6,10 @@ import { checkoutSettings } from '../settings/checkout-settings.ts';
 import { validAddress, type Address } from './address.ts';
 import { orderCompleted, orderModified, orderStatusChanged, type OrderWithLines } from './order-events.ts';
 import { assertTransition } from './order-status.ts';
-import { releaseOrderTenders } from '../payments/tenders.ts';
+import { releaseOrderTenders, type CardRelease } from '../payments/tenders.ts';
+
+/** What a transition needs of an order its caller has locked (`FOR UPDATE`). */
+export type LockedOrder = Pick<OrderWithLines, 'id' | 'number' | 'status'>;
 
 /** The order, locked for the rest of the transaction so two transitions never interleave. */
 async function lockedOrder(tx: Tx, orderId: bigint): Promise<OrderWithLines> {
@@ -17,7 +20,7 @@ async function lockedOrder(tx: Tx, orderId: bigint): Promise<OrderWithLines> {
 }
 
 /** Every move emits order.status_changed, which the order's lifecycle workflow follows. */
-async function moveTo(tx: Tx, deps: DomainDeps, order: OrderWithLines, to: OrderStatus, data: { cancelReason?: string } & Record<string, unknown> = {}): Promise<OrderWithLines> {
+async function moveTo(tx: Tx, deps: DomainDeps, order: LockedOrder, to: OrderStatus, data: { cancelReason?: string } & Record<string, unknown> = {}): Promise<OrderWithLines> {
   assertTransition(order.number, order.status, to);
   const moved = await tx.order.update({ where: { id: order.id }, data: { status: to, ...data }, include: { lines: { orderBy: { id: 'asc' } } } });
   await orderStatusChanged(tx, deps, order, { from: order.status, to, reason: data.cancelReason });
@@ -62,20 +65,32 @@ export async function completeOrder(tx: Tx, deps: DomainDeps, orderId: bigint): 
 }
 
 /**
- * Held stock goes back to sale; a paid order's committed units go back on the shelf; its tenders are
- * voided (authorized) or refunded (captured) at the gateway, last: a gateway that does not answer
- * rolls the cancellation back, and cancelling again sends the same keys. With tenders, run it with
- * GATEWAY_TRANSACTION.
+ * The one way an order becomes CANCELLED, whoever cancels it (staff, the approval's expiry, the
+ * payment deadline, the sweep of stale holds, the sweep of expiring authorizations): the order is
+ * moved with its reason, the stock it still holds goes back to sale, a paid order's committed units
+ * go back on the shelf, and its tenders are released (releaseOrderTenders): store credit and gift
+ * cards credited back in this transaction, card tenders as `cards` says. With `cards: 'now'` the
+ * gateway answers last, so a gateway that does not answer rolls the cancellation back and cancelling
+ * again sends the same keys: run it with GATEWAY_TRANSACTION.
  */
+export async function cancelLockedOrder(
+  tx: Tx,
+  deps: DomainDeps,
+  order: LockedOrder,
+  cancellation: { reason: string; cards: CardRelease },
+): Promise<OrderWithLines> {
+  const cancelled = await moveTo(tx, deps, order, 'CANCELLED', { cancelledAt: deps.now(), cancelReason: cancellation.reason });
+  await releaseReservations(tx, deps, order.id, 'RELEASED');
+  if (order.status === 'PLACED') await returnCommittedStock(tx, deps, order.id);
+  await releaseOrderTenders(tx, deps, order.id, cancellation.cards);
+  return cancelled;
+}
+
+/** Staff's cancellation (and the sweep of expiring authorizations'): its card tenders are voided or refunded at once. */
 export async function cancelOrder(tx: Tx, deps: DomainDeps, orderId: bigint, reason: string): Promise<OrderWithLines> {
   const trimmed = reason.trim();
   if (trimmed.length === 0 || trimmed.length > 500) throw new DomainError('BAD_USER_INPUT', 'reason must be 1 to 500 characters', { field: 'reason' });
-  const order = await lockedOrder(tx, orderId);
-  const cancelled = await moveTo(tx, deps, order, 'CANCELLED', { cancelledAt: deps.now(), cancelReason: trimmed });
-  await releaseReservations(tx, deps, orderId, 'RELEASED');
-  if (order.status === 'PLACED') await returnCommittedStock(tx, deps, orderId);
-  await releaseOrderTenders(tx, deps, orderId);
-  return cancelled;
+  return cancelLockedOrder(tx, deps, await lockedOrder(tx, orderId), { reason: trimmed, cards: 'now' });
 }
 
 const ADDRESS_CHANGEABLE: readonly OrderStatus[] = ['AWAITING_APPROVAL', 'PENDING_PAYMENT', 'PLACED'];

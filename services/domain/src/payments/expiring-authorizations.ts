@@ -22,17 +22,18 @@ interface ExpiringTender {
 }
 
 /**
- * AUTHORIZED card tenders whose authorization lapses after `asOf` and by `until`, most urgent first.
- * Left out: a fulfilled (or completed) order's, which its lifecycle captures (voiding it would give the
- * goods away), an authorization already lapsed (the gateway refuses to void it), and a tender whose
- * void was refused for good before.
+ * AUTHORIZED card tenders whose authorization lapses after `asOf` and by `until`, and those of
+ * cancelled orders whenever they lapse (an expiry cancels without the gateway and leaves them here),
+ * most urgent first. Left out: a fulfilled (or completed) order's, which its lifecycle captures
+ * (voiding it would give the goods away), an authorization already lapsed (the gateway refuses to void
+ * it), and a tender whose void was refused for good before.
  */
 function expiringTenders(tx: Tx, asOf: Date, until: Date, limit: number): Promise<ExpiringTender[]> {
   return tx.$queryRaw<ExpiringTender[]>`
     SELECT t.id, t.order_id AS "orderId"
     FROM payment_tenders t JOIN orders o ON o.id = t.order_id
     WHERE t.status = 'AUTHORIZED' AND t.kind = 'CARD'
-      AND t.authorization_expires_at > ${asOf} AND t.authorization_expires_at <= ${until}
+      AND t.authorization_expires_at > ${asOf} AND (t.authorization_expires_at <= ${until} OR o.status = 'CANCELLED')
       AND o.status NOT IN ('FULFILLED', 'COMPLETED')
       AND NOT EXISTS (
         SELECT 1 FROM workflow_faults f
@@ -67,7 +68,7 @@ export interface ExpiringAuthorizationsPass {
 
 /**
  * One pass of VoidExpiringCardAuthsWorkflow over up to `limit` authorizations lapsing within the
- * `cardAuthorizationVoidMarginHours` setting of `asOf`, each in its own transaction (the gateway answers
+ * `cardAuthorizationVoidMarginHours` setting of `asOf` or held for cancelled orders, each in its own transaction (the gateway answers
  * inside it). A gateway that does not answer throws, so the caller retries with the
  * same keys; a refusal for good is recorded as the fault `void_refused` and the pass goes on.
  */

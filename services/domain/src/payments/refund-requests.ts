@@ -215,11 +215,14 @@ async function reopened(tx: Tx, deps: DomainDeps, requestId: bigint, orderId: bi
 
 /**
  * Staff send a FAILED refund to the gateway again, as a new attempt under a key of its own (the
- * gateway keeps a declined refund's answer under the old key). Asked again once it runs: the request as it is.
+ * gateway keeps a declined refund's answer under the old key). A REQUESTED one (its run stranded: the
+ * event parked while the engine was down) is handed to its workflow again under its current key.
+ * PENDING: the request as it is.
  */
 export async function retryRefund(tx: Tx, deps: DomainDeps, refundId: bigint): Promise<RefundRequestView> {
   const refund = await lockedRefund(tx, refundId);
-  if (refund.status === 'REQUESTED' || refund.status === 'PENDING') return refundRequestView(tx, refund.refundRequestId);
+  if (refund.status === 'REQUESTED') return reopened(tx, deps, refund.refundRequestId, refund.request.orderId);
+  if (refund.status === 'PENDING') return refundRequestView(tx, refund.refundRequestId);
   if (refund.status !== 'FAILED') throw notFailed(refund);
   await tx.refund.update({ where: { id: refund.id }, data: { status: 'REQUESTED', attempt: refund.attempt + 1, lastError: null } });
   return reopened(tx, deps, refund.refundRequestId, refund.request.orderId);

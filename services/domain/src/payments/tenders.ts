@@ -169,9 +169,24 @@ export async function releaseTender(tx: Tx, deps: DomainDeps, tenderId: bigint):
   }
 }
 
-/** Voids or refunds every tender of a cancelled order, in the cancellation's transaction. */
-export async function releaseOrderTenders(tx: Tx, deps: DomainDeps, orderId: bigint): Promise<void> {
-  const tenders = await tx.paymentTender.findMany({ where: { orderId, status: { in: ['AUTHORIZED', 'CAPTURED'] } }, orderBy: { id: 'asc' }, select: { id: true } });
+/**
+ * What a cancellation does with the order's card tenders: `now` voids or refunds them at the gateway
+ * in its transaction (one order per transaction, with GATEWAY_TRANSACTION); `by_sweep` leaves them
+ * for the sweep of expiring authorizations, which voids a cancelled order's authorization on its next
+ * run, so that a cancellation by an expiry never waits for the gateway.
+ */
+export type CardRelease = 'now' | 'by_sweep';
+
+/**
+ * Releases every tender of a cancelled order, in the cancellation's transaction: store credit and gift
+ * cards are credited back always, card tenders as `cards` says.
+ */
+export async function releaseOrderTenders(tx: Tx, deps: DomainDeps, orderId: bigint, cards: CardRelease): Promise<void> {
+  const tenders = await tx.paymentTender.findMany({
+    where: { orderId, status: { in: ['AUTHORIZED', 'CAPTURED'] }, ...(cards === 'by_sweep' ? { kind: { not: 'CARD' } } : {}) },
+    orderBy: { id: 'asc' },
+    select: { id: true },
+  });
   for (const { id } of tenders) await releaseTender(tx, deps, id);
 }
 

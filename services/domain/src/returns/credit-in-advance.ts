@@ -1,10 +1,10 @@
 import { DomainError } from '../errors/domain-error.ts';
 import type { DomainDeps, Tx } from '../context.ts';
-import { moneyString, sum } from '../money.ts';
+import { moneyString } from '../money.ts';
 import { executeRefund } from '../payments/refund-execution.ts';
 import { refundRequestView, requestRefund, type RefundRequestView } from '../payments/refund-requests.ts';
 import { workflowSettings } from '../settings/workflow-settings.ts';
-import { creditInAdvanceKeys } from './credit-clawback.ts';
+import { creditInAdvanceKeys, unitsWorth } from './credit-clawback.ts';
 import type { ReturnDetail } from './return-events.ts';
 import { lockOrderOfReturn, RETURN_DETAIL, submitReturn } from './returns.ts';
 
@@ -18,8 +18,8 @@ export interface CreditedReturn {
  * Staff submit a return (DRAFT -> REQUESTED) and credit the customer at once, before the goods come
  * back: a refund request of what every unit asked back is worth, split across the order's tenders
  * like any refund but paid to the customer's store credit, and run in this transaction (ledger
- * credits need no gateway). Its receipts then request nothing; if the goods do not arrive within
- * `returnReceiptWindowHours` (or staff cancel the return) the credit is clawed back
+ * credits need no gateway). Its receipts then request nothing; the credit for the units that have not
+ * arrived within `returnReceiptWindowHours` (or when staff cancel or close the return) is clawed back
  * (credit-clawback.ts). A guest's order has no store credit account: refused.
  */
 export async function submitReturnWithCreditInAdvance(tx: Tx, deps: DomainDeps, returnId: bigint, staffUserId: bigint): Promise<CreditedReturn> {
@@ -31,7 +31,7 @@ export async function submitReturnWithCreditInAdvance(tx: Tx, deps: DomainDeps, 
       field: 'creditInAdvance',
     });
   }
-  const worth = sum(submitted.lines.map((line) => line.orderLine.unitPrice.mul(line.quantityRequested)));
+  const worth = unitsWorth(submitted.lines, (line) => line.quantityRequested);
   if (worth.lte(0)) throw new DomainError('BAD_USER_INPUT', `return ${submitted.id} is worth 0.00 ${submitted.order.currency}: there is nothing to credit in advance`, { field: 'creditInAdvance' });
   const requested = await requestRefund(tx, deps, {
     orderId: submitted.orderId,

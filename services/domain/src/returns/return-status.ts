@@ -2,23 +2,26 @@ import type { ReturnStatus } from '@shop/platform';
 import { DomainError } from '../errors/domain-error.ts';
 
 /** What can happen to a return: each move leads from some statuses to one other. */
-export type ReturnMove = 'submit' | 'receive_part' | 'receive_all' | 'refund' | 'cancel' | 'expire';
+export type ReturnMove = 'submit' | 'receive_part' | 'receive_all' | 'refund' | 'cancel' | 'expire' | 'close';
 
 /**
  * The return (RMA) lifecycle, in one place. A draft is submitted (REQUESTED), or cancelled, or
  * expires when nobody submits it in time; a return credited in advance expires when its goods do not
  * arrive in time. Goods arrive in one or several receipts: PARTIALLY_RECEIVED
  * until every unit asked back is in, then RECEIVED; REFUNDED once the refunds of its receipts succeeded.
- * Once goods arrived a return is no longer cancelled: what came back is refunded.
+ * Once goods arrived a return is no longer cancelled: what came back is refunded. One whose other
+ * units will not come is closed (CLOSED, not RECEIVED: units are missing), by staff or, credited in
+ * advance, when its goods do not arrive in time.
  */
 export const RETURN_TRANSITIONS: Readonly<Record<ReturnStatus, Readonly<Partial<Record<ReturnMove, ReturnStatus>>>>> = {
   DRAFT: { submit: 'REQUESTED', cancel: 'CANCELLED', expire: 'EXPIRED' },
   REQUESTED: { receive_part: 'PARTIALLY_RECEIVED', receive_all: 'RECEIVED', cancel: 'CANCELLED', expire: 'EXPIRED' },
-  PARTIALLY_RECEIVED: { receive_part: 'PARTIALLY_RECEIVED', receive_all: 'RECEIVED' },
+  PARTIALLY_RECEIVED: { receive_part: 'PARTIALLY_RECEIVED', receive_all: 'RECEIVED', close: 'CLOSED' },
   RECEIVED: { refund: 'REFUNDED' },
   REFUNDED: {},
   CANCELLED: {},
   EXPIRED: {},
+  CLOSED: {},
 };
 
 const DONE: Record<ReturnMove, string> = {
@@ -28,6 +31,7 @@ const DONE: Record<ReturnMove, string> = {
   refund: 'refunded',
   cancel: 'cancelled',
   expire: 'expired',
+  close: 'closed',
 };
 
 /** The status `move` leads to from `from`; BAD_USER_INPUT naming the status and what it allows otherwise. */

@@ -1,4 +1,4 @@
-import type { Prisma, ReturnReceipt } from '@shop/platform';
+import type { Prisma, ReturnReceipt, ReturnStatus } from '@shop/platform';
 import { requiredText } from '../accounts/text.ts';
 import { DomainError, notFound } from '../errors/domain-error.ts';
 import type { DomainDeps, Tx } from '../context.ts';
@@ -136,16 +136,34 @@ export async function submitReturn(tx: Tx, deps: DomainDeps, returnId: bigint, a
 }
 
 /**
+ * Closes a locked return whose goods, or the rest of them, will not come (CANCELLED, EXPIRED or
+ * CLOSED): it holds only the units that arrived, and a credit in advance is clawed back for the
+ * units missing.
+ */
+async function closeWithoutGoods(tx: Tx, deps: DomainDeps, rma: ReturnDetail, to: ReturnStatus): Promise<ReturnDetail> {
+  const moved = await tx.returnAuthorization.update({ where: { id: rma.id }, data: { status: to, closedAt: deps.now() }, include: RETURN_DETAIL });
+  await returnStatusChanged(tx, deps, moved, rma.status);
+  await clawBackCreditInAdvance(tx, deps, moved);
+  return moved;
+}
+
+/**
  * DRAFT or REQUESTED -> CANCELLED: the units it held can be returned again. A return credited in
  * advance has its credit clawed back: its goods will not come.
  */
 export async function cancelReturn(tx: Tx, deps: DomainDeps, returnId: bigint): Promise<ReturnDetail> {
   const rma = await lockedReturn(tx, returnId);
-  const to = returnStatusAfter(rma.id, rma.status, 'cancel');
-  const moved = await tx.returnAuthorization.update({ where: { id: rma.id }, data: { status: to, closedAt: deps.now() }, include: RETURN_DETAIL });
-  await returnStatusChanged(tx, deps, moved, rma.status);
-  await clawBackCreditInAdvance(tx, deps, moved);
-  return moved;
+  return closeWithoutGoods(tx, deps, rma, returnStatusAfter(rma.id, rma.status, 'cancel'));
+}
+
+/**
+ * PARTIALLY_RECEIVED -> CLOSED by staff, when the rest of the goods will not come: the missing units
+ * can be returned again, what arrived stays refunded (each receipt requested its refund). A return
+ * credited in advance has the credit for the missing units clawed back.
+ */
+export async function closeReturn(tx: Tx, deps: DomainDeps, returnId: bigint): Promise<ReturnDetail> {
+  const rma = await lockedReturn(tx, returnId);
+  return closeWithoutGoods(tx, deps, rma, returnStatusAfter(rma.id, rma.status, 'close'));
 }
 
 export interface ReceiveReturn {
@@ -292,20 +310,20 @@ export async function expireReturnDrafts(tx: Tx, deps: DomainDeps, input: { asOf
 }
 
 /**
- * Expires up to `limit` REQUESTED returns credited in advance whose goods did not arrive by their
- * `receipt_due_at` as of `asOf`, clawing their credit back. Returns being received or cancelled
- * meanwhile are skipped (their row is locked); an expired return is never selected again
- * (GcExpiredRmaDraftsWorkflow's pass, after the drafts).
+ * Closes up to `limit` returns credited in advance still waiting for goods past their
+ * `receipt_due_at` as of `asOf`, clawing back the credit for the units that did not arrive: a
+ * REQUESTED one expires (nothing came), a PARTIALLY_RECEIVED one is CLOSED (it keeps the credit for
+ * what came). Returns being received, cancelled or closed meanwhile are skipped (their row is
+ * locked); a closed return is never selected again (GcExpiredRmaDraftsWorkflow's pass, after the drafts).
  */
 export async function expireUnreceivedReturns(tx: Tx, deps: DomainDeps, input: { asOf: Date; limit: number }): Promise<{ expired: number; more: boolean }> {
   const due = await tx.$queryRaw<{ id: bigint }[]>`
     SELECT id FROM return_authorizations
-     WHERE status = 'REQUESTED' AND receipt_due_at <= ${input.asOf}
+     WHERE status IN ('REQUESTED', 'PARTIALLY_RECEIVED') AND receipt_due_at <= ${input.asOf}
      ORDER BY receipt_due_at, id LIMIT ${input.limit} FOR UPDATE SKIP LOCKED`;
   for (const { id } of due) {
-    const moved = await tx.returnAuthorization.update({ where: { id }, data: { status: returnStatusAfter(id, 'REQUESTED', 'expire'), closedAt: deps.now() }, include: RETURN_DETAIL });
-    await returnStatusChanged(tx, deps, moved, 'REQUESTED');
-    await clawBackCreditInAdvance(tx, deps, moved);
+    const rma = await tx.returnAuthorization.findUniqueOrThrow({ where: { id }, include: RETURN_DETAIL });
+    await closeWithoutGoods(tx, deps, rma, returnStatusAfter(id, rma.status, rma.status === 'REQUESTED' ? 'expire' : 'close'));
   }
   return { expired: due.length, more: due.length === input.limit };
 }

@@ -19,6 +19,7 @@ export const WORKFLOW_TYPES = {
   gcExpiredRmaDrafts: 'GcExpiredRmaDraftsWorkflow',
   refundExecution: 'RefundExecutionWorkflow',
   gcExpiredCartTenders: 'GcExpiredCartTendersWorkflow',
+  reconcileStrandedMoney: 'ReconcileStrandedMoneyWorkflow',
 } as const;
 
 export type WorkflowType = (typeof WORKFLOW_TYPES)[keyof typeof WORKFLOW_TYPES];
@@ -44,11 +45,20 @@ export const QUERIES = {
   state: 'state',
 } as const;
 
+/** The fault OrderLifecycleWorkflow records when the gateway refuses a capture for good: nothing retries that capture. */
+export const CAPTURE_REFUSED = 'capture_refused';
+
 export type OverlapPolicy = 'skip';
 
 /** The workflows a schedule runs: bounded passes over what fell due. */
 export type SweepWorkflowType = (typeof WORKFLOW_TYPES)[
-  'expireStaleReservations' | 'cleanupExpiredCarts' | 'voidExpiringCardAuths' | 'gcExpiredOverdraftDrafts' | 'gcExpiredRmaDrafts' | 'gcExpiredCartTenders'
+    | 'expireStaleReservations'
+  | 'cleanupExpiredCarts'
+  | 'voidExpiringCardAuths'
+  | 'gcExpiredOverdraftDrafts'
+  | 'gcExpiredRmaDrafts'
+  | 'gcExpiredCartTenders'
+  | 'reconcileStrandedMoney'
 ];
 
 /** A sweep run on a fixed interval: by a Temporal Schedule in the worker, or in-process without a workflow engine. */
@@ -115,6 +125,15 @@ export const PERIODIC_WORKFLOWS: readonly PeriodicWorkflow[] = [
     overlap: 'skip',
     catchupWindowMs: 15 * MINUTE_MS,
     description: 'voids the card authorizations of carts that no order took within cartTenderIdleMinutes',
+  },
+  {
+    scheduleId: 'reconcile-stranded-money',
+    workflowType: WORKFLOW_TYPES.reconcileStrandedMoney,
+    everyMs: 15 * MINUTE_MS,
+    overlap: 'skip',
+    catchupWindowMs: 15 * MINUTE_MS,
+    description:
+      'starts again the workflows of refund requests left REQUESTED and of fulfilled orders whose card is still only authorized, for longer than STRANDED_AFTER_MINUTES (their event parked while the engine was down)',
   },
 ];
 

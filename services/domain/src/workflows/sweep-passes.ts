@@ -6,6 +6,7 @@ import { expireOverdraftDrafts } from '../payments/store-credit.ts';
 import { expireReturnDrafts, expireUnreceivedReturns } from '../returns/returns.ts';
 import { voidExpiringAuthorizations } from '../payments/expiring-authorizations.ts';
 import { voidIdleCartTenders } from '../payments/idle-cart-tenders.ts';
+import { restartStrandedCaptures, restartStrandedRefundRequests } from '../payments/stranded-money.ts';
 import { WORKFLOW_TYPES, type SweepBatch, type SweepWorkflowType } from './contract.ts';
 import type { WorkflowRun } from './faults.ts';
 import { pacedPass, type SweepPace } from './sweep-pace.ts';
@@ -26,6 +27,15 @@ export interface SweepPassInput {
 }
 
 export type SweepPass = (deps: SweepPassDeps, input: SweepPassInput) => Promise<SweepBatch>;
+
+async function restartRefundsChunk({ transaction, deps, metrics }: SweepPassDeps, input: SweepPassInput, limit: number): Promise<SweepBatch> {
+  const { restarted, more } = await transaction((tx) => restartStrandedRefundRequests(tx, deps, { asOf: input.asOf, limit }));
+  metrics.swept.inc({ sweep: input.run.workflow, what: 'restarted_refund_requests' }, restarted);
+  return { processed: restarted, more };
+}
+
+/** The refund requests' part of ReconcileStrandedMoneyWorkflow's pass: all the api runs without an engine, where nothing captures. */
+export const restartStrandedRefundsPass: SweepPass = (sweep, input) => pacedPass(sweep.pace, input.limit, (limit) => restartRefundsChunk(sweep, input, limit));
 
 /**
  * One bounded pass of each periodic sweep, in paced transactions, counted in the workflow metrics:
@@ -77,5 +87,14 @@ export const SWEEP_PASSES: Readonly<Record<SweepWorkflowType, SweepPass>> = {
       metrics.swept.inc({ sweep: input.run.workflow, what: 'voided_cart_tenders' }, voided);
       if (refused > 0) metrics.faults.inc({ workflow: input.run.workflow, reason: 'void_refused' }, refused);
       return { processed: voided, more };
+    }),
+  // Refund requests first, then the captures, in what the chunk has left.
+  [WORKFLOW_TYPES.reconcileStrandedMoney]: (sweep, input) =>
+    pacedPass(sweep.pace, input.limit, async (limit) => {
+      const refunds = await restartRefundsChunk(sweep, input, limit);
+      if (refunds.more) return refunds;
+      const captures = await sweep.transaction((tx) => restartStrandedCaptures(tx, sweep.deps, { asOf: input.asOf, limit: limit - refunds.processed }));
+      sweep.metrics.swept.inc({ sweep: input.run.workflow, what: 'restarted_captures' }, captures.restarted);
+      return { processed: refunds.processed + captures.restarted, more: captures.more };
     }),
 };

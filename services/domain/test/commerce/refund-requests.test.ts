@@ -7,7 +7,7 @@ import type { DomainError } from '../../src/errors/domain-error.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
 import { checkout } from '../../src/orders/checkout-steps.ts';
 import { fulfilOrder } from '../../src/orders/order-transitions.ts';
-import { requestRefund, type RefundSource, type RequestRefundInput } from '../../src/payments/refund-requests.ts';
+import { requestRefund, retryRefund, type RefundSource, type RequestRefundInput } from '../../src/payments/refund-requests.ts';
 import { issueStoreCredit } from '../../src/payments/store-credit.ts';
 import { createReturnDraft } from '../../src/returns/returns.ts';
 import { captureOrderTenders } from '../../src/payments/tenders.ts';
@@ -129,5 +129,20 @@ describe('requestRefund', () => {
     expect(await refusal(request({ orderId, amount: '1.001', idempotencyKey: 'refund-inputs-1' }))).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'amount' } });
     expect(await refusal(request({ orderId, amount: '1.00', idempotencyKey: 'refund-inputs-2', reason: '  ' }))).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'reason' } });
     expect(await refusal(request({ orderId: 999_999_999n, amount: '1.00', idempotencyKey: 'refund-inputs-3' }))).toMatchObject({ code: 'NOT_FOUND', details: { field: 'orderId' } });
+  });
+});
+
+describe('retryRefund', () => {
+  it('hands a REQUESTED refund (its run stranded) to its workflow again under the same attempt and key', async () => {
+    const orderId = await paidOrder('stranded', '5.00');
+    const requested = await request({ orderId, amount: '12.00', idempotencyKey: 'refund-stranded-1' });
+    const card = requested.refunds.find((refund) => refund.tenderKind === 'CARD');
+    const events = () => prisma().outboxEvent.count({ where: { name: 'payments.refund_requested', payload: { path: ['refund_request_id'], equals: requested.id } } });
+    expect(await events()).toBe(1);
+
+    const retried = await commerce.transaction((tx) => retryRefund(tx, commerce.deps, BigInt(card?.id ?? 0)));
+
+    expect(retried).toEqual(requested);
+    expect(await events()).toBe(2);
   });
 });

@@ -14,7 +14,7 @@ import { requestRefund } from '../../src/payments/refund-requests.ts';
 import { customerStoreCreditAccount, debitStoreCredit, issueStoreCredit, storeCreditBalance } from '../../src/payments/store-credit.ts';
 import { creditInAdvanceKeys } from '../../src/returns/credit-clawback.ts';
 import { submitReturnWithCreditInAdvance } from '../../src/returns/credit-in-advance.ts';
-import { cancelReturn, createReturnDraft, expireUnreceivedReturns, findReturn, receiveReturn, type ReturnActor, type ReturnLineInput } from '../../src/returns/returns.ts';
+import { cancelReturn, closeReturn, createReturnDraft, expireUnreceivedReturns, findReturn, receiveReturn, type ReturnActor, type ReturnLineInput } from '../../src/returns/returns.ts';
 import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
 import { ADDRESS, refusal, type Catalog, type Commerce } from './support.ts';
 
@@ -195,6 +195,63 @@ describe('returns credited in advance', () => {
     expect(await prisma().storeCreditOverdraftDraft.count({ where: { accountId: accountId ?? 0n } })).toBe(0);
     // The expired return freed its units: they can be asked back again.
     expect((await draft(order.id, [{ orderLineId: line, quantity: 2 }])).status).toBe('DRAFT');
+  });
+
+  it('claws back only the units a partly received return never got once its receipt window passes, once, the spent part as a draft', async () => {
+    await commerce.transaction((tx) => expireUnreceivedReturns(tx, commerce.deps, { asOf: hours(100 * WINDOW_HOURS), limit: 1000 }));
+    const { order, lineIds, accountId } = await fulfilledOrder('ida', [{ price: '10.00', quantity: 3 }]);
+    const line = lineIds[0] ?? 0n;
+    const rma = await draft(order.id, [{ orderLineId: line, quantity: 3 }]);
+    await submitWithCredit(rma.id);
+    commerce.setNow(hours(2));
+    expect(await receive(rma.id, [{ orderLineId: line, quantity: 1 }], `receipt:${rma.id}:1`)).toMatchObject({ refund: null, rma: { status: 'PARTIALLY_RECEIVED' } });
+    await commerce.transaction((tx) => debitStoreCredit(tx, commerce.deps, { accountId: accountId ?? 0n, amount: '25.00', note: 'spent on another order', idempotencyKey: 'spend:ida' }));
+    expect(await balanceOf(accountId)).toBe('5.00');
+    const sweep = (asOf: Date) => commerce.transaction((tx) => expireUnreceivedReturns(tx, commerce.deps, { asOf, limit: 1000 }));
+
+    expect(await sweep(hours(WINDOW_HOURS - 1))).toEqual({ expired: 0, more: false });
+    commerce.setNow(hours(WINDOW_HOURS));
+    const before = await commerce.lastEventId();
+    expect(await sweep(hours(WINDOW_HOURS))).toEqual({ expired: 1, more: false });
+    expect(await sweep(hours(WINDOW_HOURS))).toEqual({ expired: 0, more: false });
+
+    expect(await findReturn(prisma(), rma.id, STAFF)).toMatchObject({ status: 'CLOSED', closedAt: hours(WINDOW_HOURS), receivedAt: null });
+    // 2 units of 10.00 never came: 20.00 back, 5.00 from the balance and the 15.00 already spent as a draft.
+    const key = creditInAdvanceKeys.clawback(rma.id);
+    expect(await entriesOf(accountId, 'clawback:')).toEqual([
+      ['DEBIT', 'POSTED', '5.00', key, null],
+      ['DEBIT', 'PENDING', '15.00', `${key}:overdraft`, 'REFUND_CLAWBACK'],
+    ]);
+    expect(await balanceOf(accountId)).toBe('-15.00');
+    expect((await commerce.events(before)).filter((event) => event.name === 'shop.returns.status_changed.v1').map((event) => [event.payload.from, event.payload.to])).toEqual([
+      ['PARTIALLY_RECEIVED', 'CLOSED'],
+    ]);
+
+    // The rest arriving late is refused: nothing is received or credited again.
+    expect(await refusal(receive(rma.id, [{ orderLineId: line, quantity: 2 }], `receipt:${rma.id}:2`))).toMatchObject({ code: 'BAD_USER_INPUT', details: { status: 'CLOSED' } });
+    expect(await prisma().refundRequest.count({ where: { rmaId: rma.id } })).toBe(1);
+    expect(await entriesOf(accountId, 'clawback:')).toHaveLength(2);
+    expect(await balanceOf(accountId)).toBe('-15.00');
+    // The closed return keeps only the unit that arrived: the other two can be asked back again.
+    expect((await draft(order.id, [{ orderLineId: line, quantity: 2 }])).status).toBe('DRAFT');
+  });
+
+  it('claws back the credit for the missing units, at their prices, when staff close a partly received return', async () => {
+    const { order, lineIds, accountId } = await fulfilledOrder('joan', [{ price: '12.50', quantity: 2 }, { price: '4.99', quantity: 1 }]);
+    const [shirt = 0n, socks = 0n] = lineIds;
+    const rma = await draft(order.id, [{ orderLineId: shirt, quantity: 2 }, { orderLineId: socks, quantity: 1 }]);
+    await submitWithCredit(rma.id);
+    await receive(rma.id, [{ orderLineId: shirt, quantity: 1 }], `receipt:${rma.id}:1`);
+    commerce.setNow(hours(3));
+
+    expect(await commerce.transaction((tx) => closeReturn(tx, commerce.deps, rma.id))).toMatchObject({ status: 'CLOSED', closedAt: hours(3) });
+    // One shirt and the socks never came: 12.50 + 4.99 of the 29.99 credited, which the balance still holds.
+    expect(await entriesOf(accountId, 'clawback:')).toEqual([['DEBIT', 'POSTED', '17.49', creditInAdvanceKeys.clawback(rma.id), null]]);
+    expect(await balanceOf(accountId)).toBe('12.50');
+    expect(await prisma().storeCreditOverdraftDraft.count({ where: { accountId: accountId ?? 0n } })).toBe(0);
+    // Closed before its window ran out: the sweep passes it by, and nothing is clawed back twice.
+    await commerce.transaction((tx) => expireUnreceivedReturns(tx, commerce.deps, { asOf: hours(10 * WINDOW_HOURS), limit: 1000 }));
+    expect(await entriesOf(accountId, 'clawback:')).toHaveLength(1);
   });
 
   it("pays a return credited in advance to store credit from every tender, the card's part without the gateway", async () => {

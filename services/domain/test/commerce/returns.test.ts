@@ -10,6 +10,7 @@ import { requestRefund } from '../../src/payments/refund-requests.ts';
 import { customerStoreCreditAccount, issueStoreCredit, storeCreditBalance } from '../../src/payments/store-credit.ts';
 import {
   cancelReturn,
+  closeReturn,
   createReturnDraft,
   expireReturnDrafts,
   findReturn,
@@ -241,6 +242,29 @@ describe('returns', () => {
     expect(await prisma().refundRequest.count({ where: { rmaId: rma.id } })).toBe(2);
     const changes = (await commerce.events(before)).filter((event) => event.name === 'shop.returns.status_changed.v1');
     expect(changes.map((event) => [event.payload.from, event.payload.to])).toEqual([['RECEIVED', 'REFUNDED']]);
+  });
+
+  it('lets staff close a partly received return whose other units will not come, refunding nothing more than what arrived', async () => {
+    const customerId = await newCustomer('mary');
+    const { order, lineIds } = await fulfilledOrder(customerId, [{ price: '12.50', quantity: 3 }], { storeCredit: true });
+    const shirt = lineIds[0] ?? 0n;
+    const rma = await draft(order.id, [{ orderLineId: shirt, quantity: 3 }]);
+    await submit(rma.id);
+    const close = () => commerce.transaction((tx) => closeReturn(tx, commerce.deps, rma.id));
+    expect(await refusal(close())).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'returnId', status: 'REQUESTED' } });
+    const first = await receive(rma.id, [{ orderLineId: shirt, quantity: 1 }], `receipt:${rma.id}:1`);
+    expect(first.refund).toMatchObject({ amount: '12.50', status: 'REQUESTED' });
+    commerce.setNow(new Date(NOW.getTime() + 3_600_000));
+    const before = await commerce.lastEventId();
+
+    expect(await close()).toMatchObject({ status: 'CLOSED', closedAt: new Date(NOW.getTime() + 3_600_000), receivedAt: null });
+    expect((await commerce.events(before)).map((event) => [event.name, event.payload.from, event.payload.to])).toEqual([['shop.returns.status_changed.v1', 'PARTIALLY_RECEIVED', 'CLOSED']]);
+    // The receipt's refund is the return's only one; closing asks for nothing more, and CLOSED is final.
+    expect(await prisma().refundRequest.findMany({ where: { rmaId: rma.id }, select: { amount: true } })).toEqual([{ amount: first.receipt.amount }]);
+    expect(await refusal(close())).toMatchObject({ code: 'BAD_USER_INPUT', details: { status: 'CLOSED' } });
+    expect(await refusal(receive(rma.id, [{ orderLineId: shirt, quantity: 2 }], `receipt:${rma.id}:2`))).toMatchObject({ code: 'BAD_USER_INPUT', details: { status: 'CLOSED' } });
+    // It keeps the unit that arrived: the two missing can be asked back again, not three.
+    expect(await refusal(draft(order.id, [{ orderLineId: shirt, quantity: 3 }]))).toMatchObject({ details: { returnable: 2 } });
   });
 
   it('keeps refund requests to returns that exist', async () => {

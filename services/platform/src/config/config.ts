@@ -20,6 +20,10 @@ export interface Config {
   /** undefined means the embedded PGlite database. */
   readonly databaseUrl: string | undefined;
   readonly databasePoolMax: number;
+  /** Activities a worker runs at once; below databasePoolMax (the worker checks it). */
+  readonly workerActivityConcurrency: number;
+  /** Password derivations an api process admits at once (running and waiting); beyond, sign-ins are refused with 503. */
+  readonly passwordQueueMax: number;
   /** undefined means the in-process cache. */
   readonly cacheUrl: string | undefined;
   /** undefined means in-process event delivery. */
@@ -91,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   requiredHere('CACHE_URL');
   requiredHere('BROKER_ADDRESS');
 
+  const databasePoolMax = read.integer('DATABASE_POOL_MAX', 10, 1, 1000);
   const config: Config = {
     nodeEnv,
     isProduction,
@@ -100,7 +105,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerPort: read.integer('WORKER_PORT', 9465, 0, 65_535),
     logLevel: read.oneOf<LogLevel>('LOG_LEVEL', LOG_LEVELS, 'INFO', (v) => v.toUpperCase()),
     databaseUrl: read.url('DATABASE_URL', ['postgresql', 'postgres'], { secret: true }),
-    databasePoolMax: read.integer('DATABASE_POOL_MAX', 10, 1, 1000),
+    databasePoolMax,
+    workerActivityConcurrency: read.integer('WORKER_ACTIVITY_CONCURRENCY', defaultActivityConcurrency(databasePoolMax), 1, 1000),
     cacheUrl: read.url('CACHE_URL', ['redis', 'rediss'], { secret: true }),
     brokers: read.hostPorts('BROKER_ADDRESS'),
     secretKey: readSecretKey(read, isProduction),
@@ -126,6 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: read.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     trustedProxies: readTrustedProxies(read),
     apiWorkers: readApiWorkers(read),
+    passwordQueueMax: read.integer('PASSWORD_QUEUE_MAX', 16, 1, 10_000),
     graphqlMaxCost: read.integer('GRAPHQL_MAX_COST', 5_000, 10, 1_000_000),
     graphqlIntrospection: read.oneOf('GRAPHQL_INTROSPECTION', ['on', 'off'], isProduction ? 'off' : 'on') === 'on',
     graphqlPersistedQueries: readPersistedQueries(read),
@@ -138,6 +145,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 /** The configuration, or the process stopped with one line per problem and exit code 78. */
 export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
   return loadOrExit(() => loadConfig(env));
+}
+
+/**
+ * Two connections of the pool stay free of activities: one for a read outside an activity's
+ * transaction (the gateway key, docs/money.md), one for the /ready probe.
+ */
+function defaultActivityConcurrency(databasePoolMax: number): number {
+  return Math.max(1, databasePoolMax - 2);
 }
 
 /**

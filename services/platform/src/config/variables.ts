@@ -22,6 +22,11 @@ export const VARIABLES: readonly VariableDoc[] = [
     description: 'api processes sharing PORT, for pods with more than one CPU; above 1 needs DATABASE_URL and CACHE_URL',
     defaultValue: '1',
   },
+  {
+    name: 'PASSWORD_QUEUE_MAX',
+    description: 'Sign-ins (and sign-ups) an api process admits at once to its one-at-a-time password hashing; beyond, they are refused with 503 and `Retry-After` (docs/rate-limiting.md)',
+    defaultValue: '16',
+  },
   { name: 'CONSUMER_PORT', description: "Port of the consumer's /health, /ready and /metrics server", defaultValue: '9464' },
   { name: 'WORKER_PORT', description: "Port of the worker's /health, /ready and /metrics server", defaultValue: '9465' },
   { name: 'LOG_LEVEL', description: '`DEBUG`, `INFO`, `WARNING` or `ERROR`', defaultValue: 'INFO' },
@@ -32,6 +37,11 @@ export const VARIABLES: readonly VariableDoc[] = [
     secret: true,
   },
   { name: 'DATABASE_POOL_MAX', description: 'Connections in the database pool of each process', defaultValue: '10' },
+  {
+    name: 'WORKER_ACTIVITY_CONCURRENCY',
+    description: "Activities a worker runs at once; must be below `DATABASE_POOL_MAX`, so an activity's read outside its transaction always finds a connection (docs/money.md)",
+    defaultValue: '`DATABASE_POOL_MAX` − 2, at least 1',
+  },
   {
     name: 'CACHE_URL',
     description: 'Redis-compatible cache (`redis://` or `rediss://`); unset: in-process cache',

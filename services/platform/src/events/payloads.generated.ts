@@ -467,8 +467,9 @@ export interface ReturnsStatusChangedV1 {
   /**
    * Null when the return was just created.
    */
-  from: "DRAFT" | "REQUESTED" | "PARTIALLY_RECEIVED" | "RECEIVED" | "REFUNDED" | "CANCELLED" | "EXPIRED" | null;
-  to: "DRAFT" | "REQUESTED" | "PARTIALLY_RECEIVED" | "RECEIVED" | "REFUNDED" | "CANCELLED" | "EXPIRED";
+  from:
+    "DRAFT" | "REQUESTED" | "PARTIALLY_RECEIVED" | "RECEIVED" | "REFUNDED" | "CANCELLED" | "EXPIRED" | "CLOSED" | null;
+  to: "DRAFT" | "REQUESTED" | "PARTIALLY_RECEIVED" | "RECEIVED" | "REFUNDED" | "CANCELLED" | "EXPIRED" | "CLOSED";
   /**
    * @minItems 1
    */

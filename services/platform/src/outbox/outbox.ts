@@ -14,6 +14,8 @@ export interface OutboxOptions {
   readonly listeners?: readonly EventListener[];
   /** How long an idle loop waits before looking for new events. */
   readonly idleMs?: number;
+  /** Runs of one listener on one event before its delivery is parked (the dispatcher's default otherwise). */
+  readonly maxAttempts?: number;
 }
 
 export interface RunningOutbox {
@@ -45,6 +47,7 @@ export function startOutbox(platform: Platform, options: OutboxOptions = {}): Ru
     includeTopics: publisher === undefined,
     metrics,
     logger,
+    maxAttempts: options.maxAttempts,
   });
 
   const loops = [

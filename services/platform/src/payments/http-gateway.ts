@@ -58,9 +58,17 @@ export class HttpPaymentGateway implements PaymentGateway {
     return 'error' in answer ? errorOf(answer) : answer.operation;
   }
 
+  /** A kept key the gateway refuses (set anew since it was read) is read again, and the call sent once more with it. */
   async #call(method: 'GET' | 'POST', path: string, headers: Record<string, string> = {}, body?: object): Promise<CallResult> {
-    const { baseUrl, credentials, timeoutMs = 10_000 } = this.#options;
-    const apiKey = await credentials.apiKey();
+    const { credentials } = this.#options;
+    const result = await this.#send(await credentials.apiKey(), method, path, headers, body);
+    if (credentials.forget === undefined || !('error' in result) || result.error.code !== 'authentication_failed') return result;
+    credentials.forget();
+    return this.#send(await credentials.apiKey(), method, path, headers, body);
+  }
+
+  async #send(apiKey: string, method: 'GET' | 'POST', path: string, headers: Record<string, string>, body: object | undefined): Promise<CallResult> {
+    const { baseUrl, timeoutMs = 10_000 } = this.#options;
     let response: Response;
     let text: string;
     try {

@@ -1,6 +1,6 @@
 /** A token bucket per (policy, caller): up to `capacity` requests at once, refilled at `refillPerSecond`. */
 export interface RateLimitPolicy {
-  /** The endpoint key: `track`, `graphql`, `graphql:<mutation field>`, `graphql:<sign-in field>:account`, `bff:track`, `bff:graphql`. */
+  /** The endpoint key: `track`, `graphql`, `graphql:<mutation field>`, `graphql:<sign-in field>:account`, `graphql:placeOrder:session`, `bff:track`, `bff:graphql`. */
   readonly key: string;
   /** The burst ceiling: a caller idle for any time may send at most this many requests at once. */
   readonly capacity: number;
@@ -23,14 +23,16 @@ export const DEFAULT_RATE_LIMIT_POLICIES: readonly RateLimitPolicy[] = [
   { key: 'graphql:loginCustomer:account', capacity: 10, refillPerSecond: 0.033333, enabled: true },
   { key: 'graphql:loginStaff:account', capacity: 10, refillPerSecond: 0.033333, enabled: true },
   { key: 'graphql:captureLead', capacity: 10, refillPerSecond: 0.016667, enabled: true },
+  { key: 'graphql:placeOrder', capacity: 20, refillPerSecond: 0.033333, enabled: true },
+  { key: 'graphql:placeOrder:session', capacity: 5, refillPerSecond: 0.016667, enabled: true },
   { key: 'bff:graphql', capacity: 2000, refillPerSecond: 200, enabled: true },
   { key: 'bff:track', capacity: 1200, refillPerSecond: 200, enabled: true },
 ];
 
 /**
- * Every policy of a single mutation (`graphql:<field>`, and the sign-ins' `:account` ones; the
- * defaults are sign-up, sign-in and leads, what attackers automate): while the cache is down they are
- * kept per process instead of failing open. A `graphql:<field>` policy an operator adds is kept too.
+ * Every policy of a single mutation (`graphql:<field>`, the sign-ins' `:account` and checkout's
+ * `:session` ones; the defaults are sign-up, sign-in, checkout and leads, what attackers automate):
+ * while the cache is down they are kept per process instead of failing open. A `graphql:<field>` policy an operator adds is kept too.
  */
 export function guardsAbuse(policy: Pick<RateLimitPolicy, 'key'>): boolean {
   return policy.key.startsWith('graphql:');

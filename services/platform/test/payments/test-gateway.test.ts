@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { GatewayOperation, Money } from '../../src/payments/gateway.ts';
-import { GATEWAY_API_KEY_SECRET, GatewayCredentialsMissingError, givenCredentials, storedSecretCredentials } from '../../src/payments/gateway-credentials.ts';
+import { cachedCredentials, GATEWAY_API_KEY_SECRET, GatewayCredentialsMissingError, givenCredentials, storedSecretCredentials } from '../../src/payments/gateway-credentials.ts';
+import { eventually } from '../../../../test/support/wait.ts';
 import { HttpPaymentGateway } from '../../src/payments/http-gateway.ts';
 import { masterKeyring } from '../../src/secrets/keyring.ts';
 import { setStoredSecret } from '../../src/secrets/stored-secrets.ts';
@@ -319,6 +320,35 @@ describe('credentials and transport', () => {
     expect(await gateway.authorize(request)).toMatchObject({ code: 'authentication_failed' });
     await setStoredSecret(prisma, keyring, { key: GATEWAY_API_KEY_SECRET, value: API_KEY, setAt: T0, setByStaffUserId: null });
     expectOperation(await gateway.authorize(request), 'approved');
+  });
+
+  it('keeps the stored key it read, reads it again past the TTL, and at once when the gateway refuses the kept one', async () => {
+    const keyring = masterKeyring(newMasterKey());
+    const prisma = t.db.database.prisma;
+    const stored = storedSecretCredentials(prisma, keyring);
+    let reads = 0;
+    let clock = 0;
+    const credentials = cachedCredentials({ apiKey: () => ((reads += 1), stored.apiKey()) }, 1_000, () => clock);
+    const gateway = new HttpPaymentGateway({ baseUrl: t.server.url, credentials });
+    const authorize = () => gateway.authorize({ idempotencyKey: fresh('auth'), amount: eur(100), cardToken: fresh('tok') });
+    const setKey = (value: string) => setStoredSecret(prisma, keyring, { key: GATEWAY_API_KEY_SECRET, value, setAt: T0, setByStaffUserId: null });
+
+    await setKey(API_KEY);
+    expectOperation(await authorize(), 'approved');
+    await setKey('a_rotated_out_key');
+    expectOperation(await authorize(), 'approved');
+    expect(reads).toBe(1);
+
+    // Past the TTL the kept key still answers while a read replaces it; then the new key is used.
+    clock = 1_000;
+    expectOperation(await authorize(), 'approved');
+    await eventually(async () => expect(await authorize()).toMatchObject({ code: 'authentication_failed' }));
+
+    // The gateway refusing the kept key makes the adapter read it at once and send the call again.
+    await setKey(API_KEY);
+    const readsBefore = reads;
+    expectOperation(await authorize(), 'approved');
+    expect(reads).toBe(readsBefore + 1);
   });
 
   it('answers a gateway that cannot be reached as retryable', async () => {

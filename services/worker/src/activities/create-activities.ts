@@ -55,6 +55,8 @@ export function createActivities(sweep: SweepPassDeps): ShopActivities {
       SWEEP_PASSES.GcExpiredOverdraftDraftsWorkflow(sweep, { asOf: new Date(asOf), limit, run: callingRun() }),
     expireReturnDrafts: ({ asOf, limit }) =>
       SWEEP_PASSES.GcExpiredRmaDraftsWorkflow(sweep, { asOf: new Date(asOf), limit, run: callingRun() }),
+    restartStrandedMoney: ({ asOf, limit }) =>
+      SWEEP_PASSES.ReconcileStrandedMoneyWorkflow(sweep, { asOf: new Date(asOf), limit, run: callingRun() }),
     orderLifecycleView: (orderId) => transaction((tx) => orderLifecycleView(tx, BigInt(orderId))),
     expireUnpaidOrder: ({ orderId, asOf }) =>
       transaction(async (tx) => {

@@ -27,6 +27,8 @@ export interface ShopActivities {
   expireOverdraftDrafts(input: { asOf: string; limit: number }): Promise<SweepBatch>;
   /** Expires return (RMA) drafts past their expiry as of `asOf`. */
   expireReturnDrafts(input: { asOf: string; limit: number }): Promise<SweepBatch>;
+  /** Emits again the events of refund requests and fulfilled orders' captures stranded as of `asOf`: their listeners start or signal the workflows. */
+  restartStrandedMoney(input: { asOf: string; limit: number }): Promise<SweepBatch>;
   orderLifecycleView(orderId: string): Promise<OrderLifecycleView | null>;
   /** Cancels the order when it still waits and its hold ran out by `asOf`; answers the order as it is afterwards. */
   expireUnpaidOrder(input: { orderId: string; asOf: string }): Promise<OrderLifecycleView | null>;

@@ -1,5 +1,5 @@
 import { condition, getExternalWorkflowHandle, ParentClosePolicy, setHandler, startChild } from '@temporalio/workflow';
-import { WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
+import { CAPTURE_REFUSED, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import type { OrderLifecycleView } from '@shop/domain';
 import { activities, moneyActivities } from './activities.ts';
 import { Nudges, orderStatusChanged, stateQuery } from './signals.ts';
@@ -8,7 +8,6 @@ import { hoursAfter, msUntil } from './time.ts';
 const FINAL = new Set(['COMPLETED', 'CANCELLED']);
 export const FULFILMENT_OVERDUE = 'fulfilment_overdue';
 export const CAPTURED_DIFFERS_FROM_TOTAL = 'captured_differs_from_total';
-export const CAPTURE_REFUSED = 'capture_refused';
 export const CAPTURE_WITHOUT_AUTHORIZATION = 'capture_without_authorization';
 
 /**

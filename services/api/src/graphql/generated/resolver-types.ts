@@ -280,7 +280,7 @@ export type Mutation = {
   readonly changeOrderAddresses: Order;
   /** Staff (payments.refund). Requests a refund of a fulfilled or completed order; RefundExecutionWorkflow gives it back (BAD_USER_INPUT with `refundable` when more is asked than is left). */
   readonly requestRefund: RefundRequest;
-  /** Staff (payments.refund). Sends a FAILED refund to the gateway again, as a new attempt. */
+  /** Staff (payments.refund). Sends a FAILED refund to the gateway again, as a new attempt; a REQUESTED one (its run stranded while the workflow engine was down) is handed to its workflow again under its current attempt. */
   readonly retryRefund: RefundRequest;
   /** Staff (payments.refund). Gives a FAILED refund's amount to the customer's store credit instead. */
   readonly refundToStoreCredit: RefundRequest;
@@ -293,7 +293,8 @@ export type Mutation = {
   /**
    * Staff (returns.manage): DRAFT -> REQUESTED. With creditInAdvance (which also needs payments.refund), the customer's store credit is
    * credited at once with what the units asked back are worth, as a refund request of the order; its receipts then
-   * refund nothing more, and the credit is clawed back if the return is cancelled or its goods miss receiptDueAt.
+   * refund nothing more, and the credit for the units that do not come is clawed back if the return is cancelled or
+   * closed, or its goods miss receiptDueAt.
    */
   readonly submitReturn: ReturnAuthorization;
   /**
@@ -303,6 +304,11 @@ export type Mutation = {
   readonly receiveReturn: ReturnAuthorization;
   /** Staff (returns.manage): DRAFT or REQUESTED -> CANCELLED; its units can be returned again. A credit given in advance is clawed back. */
   readonly cancelReturn: ReturnAuthorization;
+  /**
+   * Staff (returns.manage): PARTIALLY_RECEIVED -> CLOSED when the rest of the goods will not come: the missing units can be returned again,
+   * what arrived stays refunded. A credit given in advance is clawed back for the missing units.
+   */
+  readonly closeReturn: ReturnAuthorization;
   /** Staff (settings.manage): stores the value and returns it. The checkout key accepts only the checkout settings. */
   readonly setSetting?: Maybe<Scalars['JSON']['output']>;
   /** Staff (secrets.manage): stores the value encrypted under the current master key, replacing any earlier one, and returns its status, never the value. */
@@ -542,6 +548,11 @@ export type MutationReceiveReturnArgs = {
 
 
 export type MutationCancelReturnArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationCloseReturnArgs = {
   id: Scalars['ID']['input'];
 };
 
@@ -1032,7 +1043,7 @@ export type Refund = {
   readonly gatewayRefundId?: Maybe<Scalars['String']['output']>;
   /** When a PENDING refund settles, as the gateway said. */
   readonly settlesAt?: Maybe<Scalars['String']['output']>;
-  /** Why the last attempt failed for good. */
+  /** Why the last attempt failed for good; null for customers (staff with orders.read see it). */
   readonly lastError?: Maybe<Scalars['String']['output']>;
   readonly settledAt?: Maybe<Scalars['String']['output']>;
 };
@@ -1047,7 +1058,7 @@ export type RefundRequest = {
   readonly currency: Scalars['String']['output'];
   readonly reason: Scalars['String']['output'];
   readonly source: RefundRequestSource;
-  /** The staff user who asked (source STAFF). */
+  /** The staff user who asked (source STAFF); null for customers (staff with orders.read see it). */
   readonly staffUserId?: Maybe<Scalars['ID']['output']>;
   /** The return refunded (source RMA). */
   readonly rmaId?: Maybe<Scalars['ID']['output']>;
@@ -1106,7 +1117,8 @@ export type TrackingReportConnection = {
 
 /**
  * DRAFT -> REQUESTED -> PARTIALLY_RECEIVED -> RECEIVED -> REFUNDED; DRAFT or REQUESTED -> CANCELLED; DRAFT -> EXPIRED;
- * REQUESTED -> EXPIRED when it was credited in advance and its goods did not arrive by receiptDueAt.
+ * REQUESTED -> EXPIRED when it was credited in advance and its goods did not arrive by receiptDueAt;
+ * PARTIALLY_RECEIVED -> CLOSED when staff close it, or it was credited in advance and the rest did not arrive by receiptDueAt.
  */
 export type ReturnStatus =
   | 'DRAFT'
@@ -1115,7 +1127,9 @@ export type ReturnStatus =
   | 'RECEIVED'
   | 'REFUNDED'
   | 'CANCELLED'
-  | 'EXPIRED';
+  | 'EXPIRED'
+  /** Closed with units missing: what arrived was refunded (or kept of a credit in advance); the rest will not be received. */
+  | 'CLOSED';
 
 /** Units of one order line asked back, and how many arrived. */
 export type ReturnLine = {
@@ -1144,11 +1158,12 @@ export type ReturnAuthorization = {
   readonly receivedAt?: Maybe<Scalars['String']['output']>;
   /** When the refunds of its receipts had all succeeded. */
   readonly refundedAt?: Maybe<Scalars['String']['output']>;
-  /** When it was cancelled or expired. */
+  /** When it was cancelled, expired or closed. */
   readonly closedAt?: Maybe<Scalars['String']['output']>;
   /**
-   * Set when staff credited it in advance (submitReturn with creditInAdvance): goods not received by then
-   * expire the return and the credit is clawed back from the customer's store credit.
+   * Set when staff credited it in advance (submitReturn with creditInAdvance): a return still waiting for goods then
+   * expires (none came) or is CLOSED (some came), and the credit for the units that did not come is clawed back from
+   * the customer's store credit.
    */
   readonly receiptDueAt?: Maybe<Scalars['String']['output']>;
   readonly createdAt: Scalars['String']['output'];
@@ -1790,6 +1805,7 @@ export type MutationResolvers<ContextType = MercuriusContext, ParentType extends
   submitReturn?: Resolver<ResolversTypes['ReturnAuthorization'], ParentType, ContextType, RequireFields<MutationSubmitReturnArgs, 'id' | 'creditInAdvance'>>;
   receiveReturn?: Resolver<ResolversTypes['ReturnAuthorization'], ParentType, ContextType, RequireFields<MutationReceiveReturnArgs, 'input'>>;
   cancelReturn?: Resolver<ResolversTypes['ReturnAuthorization'], ParentType, ContextType, RequireFields<MutationCancelReturnArgs, 'id'>>;
+  closeReturn?: Resolver<ResolversTypes['ReturnAuthorization'], ParentType, ContextType, RequireFields<MutationCloseReturnArgs, 'id'>>;
   setSetting?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType, RequireFields<MutationSetSettingArgs, 'key' | 'value'>>;
   setSecret?: Resolver<ResolversTypes['SecretStatus'], ParentType, ContextType, RequireFields<MutationSetSecretArgs, 'key' | 'value'>>;
   setExtensionSetting?: Resolver<ResolversTypes['ExtensionSetting'], ParentType, ContextType, RequireFields<MutationSetExtensionSettingArgs, 'extension' | 'key' | 'value'>>;

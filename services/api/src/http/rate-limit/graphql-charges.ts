@@ -1,12 +1,17 @@
-import { getOperationAST, Kind, parse, type DocumentNode, type FieldNode, type FragmentDefinitionNode, type SelectionSetNode, type ValueNode } from 'graphql';
+import { getArgumentValues, getOperationAST, parse, type DocumentNode, type FieldNode, type GraphQLSchema } from 'graphql';
 import type { FastifyRequest } from 'fastify';
 import type { RateLimiter } from '@shop/platform';
+import { rootFieldsOf } from '../../graphql/root-fields.ts';
+import { coerceVariables } from '../../graphql/variable-values.ts';
 import type { PolicyCharge } from './plugin.ts';
 
 export interface GraphqlChargeOptions {
   /** Which keys have a policy: only those are charged, so label values stay the configured ones. */
   readonly limiter: Pick<RateLimiter, 'policy'>;
-  readonly path?: string;
+  /** The schema GraphQL serves: a sign-in's email is read from the arguments as it coerces them, variables' defaults included. */
+  readonly schema: () => GraphQLSchema;
+  /** The session a checkout is placed for (a signed-in customer, or a guest session), keying the `:session` policies; undefined: none. */
+  readonly sessionOf?: (request: FastifyRequest) => string | undefined;
   /** Policy keys are `${prefix}${mutation field}`. */
   readonly prefix?: string;
   /** Mutation fields charged to another endpoint's policy instead. */
@@ -22,42 +27,28 @@ const DEFAULT_FIELD_POLICIES: Readonly<Record<string, string>> = { track: 'track
  */
 const ACCOUNT_POLICIES: Readonly<Record<string, string>> = { loginCustomer: 'graphql:loginCustomer:account', loginStaff: 'graphql:loginStaff:account' };
 
+/**
+ * placeOrder authorizes a card: besides its per-address `graphql:placeOrder`, it spends a bucket of the
+ * session it checks out for, so card testing through fresh idempotency keys is slowed per shopper too.
+ */
+const SESSION_POLICIES: Readonly<Record<string, string>> = { placeOrder: 'graphql:placeOrder:session' };
+
 interface GraphqlParams {
   readonly query?: unknown;
   readonly operationName?: unknown;
   readonly variables?: unknown;
 }
 
-function rootFields(document: DocumentNode, operationName: string | undefined): FieldNode[] {
-  const operation = getOperationAST(document, operationName);
-  if (operation?.operation !== 'mutation') return [];
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-
-  const fields: FieldNode[] = [];
-  const visited = new Set<string>();
-  const collect = (selectionSet: SelectionSetNode) => {
-    for (const selection of selectionSet.selections) {
-      if (selection.kind === Kind.FIELD) fields.push(selection);
-      else if (selection.kind === Kind.INLINE_FRAGMENT) collect(selection.selectionSet);
-      else if (!visited.has(selection.name.value)) {
-        visited.add(selection.name.value);
-        const fragment = fragments.get(selection.name.value);
-        if (fragment !== undefined) collect(fragment.selectionSet);
-      }
-    }
-  };
-  collect(operation.selectionSet);
-  return fields;
-}
-
-/** The text an argument holds, from the document or from the request's variables; undefined otherwise. */
-function textArgument(field: FieldNode, name: string, variables: unknown): string | undefined {
-  const value: ValueNode | undefined = field.arguments?.find((argument) => argument.name.value === name)?.value;
-  if (value?.kind === Kind.STRING) return value.value;
-  if (value?.kind !== Kind.VARIABLE || typeof variables !== 'object' || variables === null) return undefined;
-  const given: unknown = (variables as Record<string, unknown>)[value.name.value];
-  return typeof given === 'string' ? given : undefined;
+/** The normalized email a sign-in's arguments name, as GraphQL coerces them; undefined when they do not coerce. */
+function emailOf(schema: GraphQLSchema, field: FieldNode, variables: Record<string, unknown>): string | undefined {
+  const definition = schema.getMutationType()?.getFields()[field.name.value];
+  if (definition === undefined) return undefined;
+  try {
+    const email: unknown = getArgumentValues(definition, field, variables)['email'];
+    return typeof email === 'string' ? email.trim().toLowerCase() : undefined;
+  } catch {
+    return undefined; // arguments GraphQL refuses: the sign-in does not run
+  }
 }
 
 function paramsOf(request: FastifyRequest): GraphqlParams[] {
@@ -67,19 +58,19 @@ function paramsOf(request: FastifyRequest): GraphqlParams[] {
 }
 
 /**
- * For rateLimit's `bodyPoliciesFor`: charges a GraphQL request one token of `graphql:<field>` per root
- * mutation field that has a policy (`track` spends the `track` policy of POST /track), aliases counted
- * (two aliased captureLead calls cost two), fragments followed; a sign-in also one token of its
- * account's bucket (ACCOUNT_POLICIES). Keyed by the mutation field, not the operation name, which the
- * client chooses freely. Queries, and documents that do not parse (GraphQL answers those itself), cost
+ * For rateLimit's `bodyPoliciesFor` (the GraphQL route's preHandler): charges a GraphQL request one
+ * token of `graphql:<field>` per root mutation field that has a policy (`track` spends the `track`
+ * policy of POST /track), aliases counted (two aliased captureLead calls cost two), fragments
+ * followed; a sign-in also one token of its account's bucket (ACCOUNT_POLICIES), with the email read
+ * from the arguments as GraphQL coerces them (a variable's default included); placeOrder one of its
+ * session's (SESSION_POLICIES). Keyed by the mutation field, not the operation name, which the client
+ * chooses freely. Queries, and documents that do not parse (GraphQL answers those itself), cost
  * nothing here.
  */
 export function graphqlMutationCharges(options: GraphqlChargeOptions): (request: FastifyRequest) => PolicyCharge[] {
-  const path = options.path ?? '/graphql';
   const prefix = options.prefix ?? 'graphql:';
   const fieldPolicies = options.fieldPolicies ?? DEFAULT_FIELD_POLICIES;
   return (request) => {
-    if (request.url.split('?')[0] !== path) return [];
     const costs = new Map<string, PolicyCharge>();
     const charge = (policy: string, caller?: string) => {
       if (options.limiter.policy(policy) === undefined) return;
@@ -96,12 +87,19 @@ export function graphqlMutationCharges(options: GraphqlChargeOptions): (request:
         continue;
       }
       const operationName = typeof params.operationName === 'string' && params.operationName !== '' ? params.operationName : undefined;
-      for (const field of rootFields(document, operationName)) {
+      const operation = getOperationAST(document, operationName);
+      if (operation?.operation !== 'mutation') continue;
+      const schema = options.schema();
+      const variables = coerceVariables(schema, operation, params.variables).values;
+      for (const field of rootFieldsOf(document, operation)) {
         const name = field.name.value;
         charge(Object.hasOwn(fieldPolicies, name) ? (fieldPolicies[name] as string) : `${prefix}${name}`);
         const accountPolicy = ACCOUNT_POLICIES[name];
-        const email = accountPolicy === undefined ? undefined : textArgument(field, 'email', params.variables);
-        if (accountPolicy !== undefined && email !== undefined) charge(accountPolicy, `account:${email.trim().toLowerCase()}`);
+        const email = accountPolicy === undefined || variables === undefined ? undefined : emailOf(schema, field, variables);
+        if (accountPolicy !== undefined && email !== undefined) charge(accountPolicy, `account:${email}`);
+        const sessionPolicy = SESSION_POLICIES[name];
+        const session = sessionPolicy === undefined ? undefined : options.sessionOf?.(request);
+        if (sessionPolicy !== undefined && session !== undefined) charge(sessionPolicy, session);
       }
     }
     return [...costs.values()];

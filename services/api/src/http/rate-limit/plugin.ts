@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify';
 import type { RateLimitDecision, RateLimiter } from '@shop/platform';
 import { CallerRefused, clientAddressCaller, type BffCaller, type BffResolver, type CallerResolver } from './caller.ts';
 import { rateLimitItem, rateLimitPolicyItem } from './headers.ts';
@@ -13,9 +13,12 @@ export interface PolicyCharge {
 
 export interface RateLimitOptions {
   readonly limiter: Pick<RateLimiter, 'take' | 'policy'>;
-  /** The policy key of a request, from its method and URL (onRequest: the body is not read yet); undefined: not limited. */
-  readonly policyFor: (request: FastifyRequest) => string | undefined;
-  /** More charges once the body is parsed (preHandler), e.g. graphqlMutationCharges for GraphQL mutations. */
+  /**
+   * The policy of each limited route, by the URL the route was declared with (`/graphql`, `/track`):
+   * a request spends the policy of the route the router matched, however its path was spelled.
+   */
+  readonly routePolicies: Readonly<Record<string, string>>;
+  /** More charges of a GraphQL request once its body is parsed (preHandler of `graphqlPath`), e.g. graphqlMutationCharges. */
   readonly bodyPoliciesFor?: (request: FastifyRequest) => readonly PolicyCharge[];
   /** Who the bucket belongs to; the client address, believing every forwarder, by default. */
   readonly caller?: CallerResolver;
@@ -24,7 +27,7 @@ export interface RateLimitOptions {
    * for the shopper it names (who is then the caller of every other charge too).
    */
   readonly bff?: BffResolver;
-  /** Limited requests to this path are answered in the GraphQL error shape. */
+  /** The GraphQL route: its limited requests are answered in the GraphQL error shape, and `bodyPoliciesFor` charges it. */
   readonly graphqlPath?: string;
 }
 
@@ -68,8 +71,18 @@ interface Charged {
   readonly caller: string;
 }
 
-/** What a request has been charged: its arrival's charges, and the header items by policy (the latest decision of each). */
+/** What the router matched, worked out once per route when it is declared. */
+interface LimitedRoute {
+  readonly policy: string;
+  /** Answered in the GraphQL error shape, and charged `bodyPoliciesFor`. */
+  readonly graphql: boolean;
+  /** `config: { rateLimit: 'in handler' }`: the route's handler pays its policy. */
+  readonly inHandler: boolean;
+}
+
+/** What a request has been charged: its route, its arrival's charges, and the header items by policy (the latest decision of each). */
 interface RequestLimits {
+  readonly route: LimitedRoute;
   readonly arrival: Charged[];
   readonly items: Map<string, { readonly policy: string; readonly state?: string }>;
 }
@@ -87,9 +100,18 @@ export function rateLimitedMessage(decision: RateLimitDecision, charged: string 
   return `Too many requests (rate limit "${decision.policy.key}"): ${charged === undefined ? retry : `${charged}; ${retry}`}`;
 }
 
+/** A route option's hooks as a list: none, one, or several. */
+function hooksOf<Hook>(hooks: Hook | Hook[] | undefined): Hook[] {
+  if (hooks === undefined) return [];
+  return Array.isArray(hooks) ? hooks : [hooks];
+}
+
 /**
- * Token-bucket rate limiting for the app: `policyFor` picks the policy in an onRequest hook, before the body
- * is read, and `bodyPoliciesFor` may add charges in a preHandler. Every limited response carries
+ * Token-bucket rate limiting for the app. Each route declared after this call with a policy in
+ * `routePolicies` gets its own onRequest hook, which charges the policy before the body is read, and
+ * the GraphQL route a preHandler for `bodyPoliciesFor`'s charges: the policy belongs to the route the
+ * router matched (`/gr%61phql` is `/graphql`), found once when the route is declared, so a request
+ * costs no route lookup. Every limited response carries
  * `RateLimit-Policy` (q, w) and `RateLimit` (r, t); a refused one is a 429 with `Retry-After` and the api's
  * error body: `{ "error": { "code": "RATE_LIMITED", "message" } }`, or on GraphQL
  * `{ "errors": [{ "message", "extensions": { "code": "RATE_LIMITED" } }] }`. When the cache is down every
@@ -103,24 +125,18 @@ export function rateLimit(app: FastifyInstance, options: RateLimitOptions): void
     const bff = bffs.get(request);
     return bff === undefined ? addressOf(request) : (bff.shopper ?? bff.id);
   };
+  const limitsOf = new WeakMap<FastifyRequest, RequestLimits>();
   const policyOf = (request: FastifyRequest): string | undefined => {
     const bff = bffs.get(request);
-    return bff !== undefined && bff.shopper === undefined ? undefined : options.policyFor(request);
+    return bff !== undefined && bff.shopper === undefined ? undefined : limitsOf.get(request)?.route.policy;
   };
-  const isGraphql = (request: FastifyRequest) => request.url.split('?')[0] === graphqlPath;
-  const sendError = (request: FastifyRequest, reply: FastifyReply, code: string, message: string) =>
-    reply.send(isGraphql(request) ? { errors: [{ message, extensions: { code } }] } : { error: { code, message } });
-
-  const limitsOf = new WeakMap<FastifyRequest, RequestLimits>();
-  const limitsFor = (request: FastifyRequest): RequestLimits => {
-    let limits = limitsOf.get(request);
-    if (limits === undefined) limitsOf.set(request, (limits = { arrival: [], items: new Map() }));
-    return limits;
-  };
+  const sendError = (reply: FastifyReply, graphql: boolean, code: string, message: string) =>
+    reply.send(graphql ? { errors: [{ message, extensions: { code } }] } : { error: { code, message } });
 
   /** Headers of a decision; false when it refused (Retry-After set, nothing sent). */
   const record = (request: FastifyRequest, reply: FastifyReply, decision: RateLimitDecision): boolean => {
-    const { items } = limitsFor(request);
+    const items = limitsOf.get(request)?.items;
+    if (items === undefined) throw new Error(`${request.method} ${request.url} is charged a rate limit, but its route has no policy`);
     const state = decision.result === 'fail_open' ? undefined : rateLimitItem(decision as Required<RateLimitDecision>);
     // A later charge of the same policy replaces the earlier item: the bucket's state now is what counts.
     items.set(decision.policy.key, { policy: rateLimitPolicyItem(decision.policy), ...(state === undefined ? {} : { state }) });
@@ -133,7 +149,8 @@ export function rateLimit(app: FastifyInstance, options: RateLimitOptions): void
   /** Headers of a decision; true when it refused and the 429 was sent. */
   const apply = (request: FastifyRequest, reply: FastifyReply, decision: RateLimitDecision | undefined, cost = 1): boolean => {
     if (decision === undefined || record(request, reply, decision)) return false;
-    sendError(request, reply, RATE_LIMITED, rateLimitedMessage(decision, cost > 1 ? `this request costs ${cost} tokens` : undefined));
+    const graphql = limitsOf.get(request)?.route.graphql ?? false;
+    sendError(reply, graphql, RATE_LIMITED, rateLimitedMessage(decision, cost > 1 ? `this request costs ${cost} tokens` : undefined));
     return true;
   };
 
@@ -155,35 +172,46 @@ export function rateLimit(app: FastifyInstance, options: RateLimitOptions): void
     return undefined;
   };
 
-  /** What a request's arrival spends: the BFF's bucket, and the path's policy for the shopper (or the client address). */
+  /** What a request's arrival spends: the BFF's bucket, and the route's policy for the shopper (or the client address). */
   const arrivalCharges = (request: FastifyRequest, policy: string, bff: BffCaller | undefined): Charged[] => {
     if (bff === undefined) return [{ policy, caller: addressOf(request) }];
     const own = { policy: `bff:${policy}`, caller: bff.id };
     return bff.shopper === undefined ? [own] : [own, { policy, caller: bff.shopper }];
   };
 
-  app.decorate<RouteRateLimits>('rateLimits', { limiter: options.limiter, policyOf, callerOf, apply, chargeMore });
-  app.addHook('onRequest', async (request, reply) => {
-    const policy = options.policyFor(request);
-    if (policy === undefined) return undefined;
+  const arrive = async (route: LimitedRoute, request: FastifyRequest, reply: FastifyReply) => {
+    const limits: RequestLimits = { route, arrival: [], items: new Map() };
+    limitsOf.set(request, limits);
     let bff: BffCaller | undefined;
     try {
       bff = await options.bff?.(request);
     } catch (error) {
       if (!(error instanceof CallerRefused)) throw error;
       if (error.challenge !== undefined) reply.header('www-authenticate', error.challenge);
-      return sendError(request, reply.code(error.status), error.code, error.message);
+      return sendError(reply.code(error.status), route.graphql, error.code, error.message);
     }
     if (bff !== undefined) bffs.set(request, bff);
-    // request.routeOptions builds an object at every read: only for the requests a policy applies to.
-    const inHandler = request.routeOptions.config.rateLimit === 'in handler';
     // A route that charges in its handler pays its policy there (policyOf, callerOf); only the BFF's bucket is charged here.
-    const charges = arrivalCharges(request, policy, bff).filter((charged) => !inHandler || charged.policy !== policy);
-    limitsFor(request).arrival.push(...charges);
+    const charges = arrivalCharges(request, route.policy, bff).filter((charged) => !route.inHandler || charged.policy !== route.policy);
+    limits.arrival.push(...charges);
     return charge(request, reply, charges.map((charged) => ({ ...charged, cost: 1 })));
-  });
+  };
+
+  app.decorate<RouteRateLimits>('rateLimits', { limiter: options.limiter, policyOf, callerOf, apply, chargeMore });
   const bodyPoliciesFor = options.bodyPoliciesFor;
-  if (bodyPoliciesFor !== undefined) {
-    app.addHook('preHandler', async (request, reply) => charge(request, reply, bodyPoliciesFor(request)));
-  }
+  const ours = new WeakSet<object>();
+  app.addHook('onRoute', (routeOptions) => {
+    const policy = Object.hasOwn(options.routePolicies, routeOptions.url) ? options.routePolicies[routeOptions.url] : undefined;
+    const onRequest = hooksOf(routeOptions.onRequest);
+    // A HEAD route Fastify adds for a GET one starts from the GET's options, hooks included.
+    if (policy === undefined || onRequest.some((hook) => ours.has(hook))) return;
+    const route: LimitedRoute = { policy, graphql: routeOptions.url === graphqlPath, inHandler: routeOptions.config?.rateLimit === 'in handler' };
+    const limitOnArrival: onRequestAsyncHookHandler = (request, reply) => arrive(route, request, reply);
+    ours.add(limitOnArrival);
+    routeOptions.onRequest = [...onRequest, limitOnArrival];
+    if (route.graphql && bodyPoliciesFor !== undefined) {
+      const limitBody: preHandlerAsyncHookHandler = (request, reply) => charge(request, reply, bodyPoliciesFor(request));
+      routeOptions.preHandler = [...hooksOf(routeOptions.preHandler), limitBody];
+    }
+  });
 }
