@@ -3,6 +3,7 @@ export { defineSubscription, subscriptionListeners, type TopicEvent, type TopicS
 export { extensionSubscriptions } from './subscriptions/extension-subscriptions.ts';
 export { auditSubscription } from './audit/audit-subscription.ts';
 export { DomainError, notFound, type DomainErrorCode } from './errors/domain-error.ts';
+export { moneyString } from './money.ts';
 export { ORDER_TRANSITIONS, assertTransition, canTransition, holdsReservations } from './orders/order-status.ts';
 export {
   PASSWORD_MAX_LENGTH,

@@ -1,5 +1,5 @@
 import type { Prisma } from '@shop/platform';
-import type { CategoryWithParent, ProductWithRelations, StorefrontBrand, StorefrontCategory, StorefrontProduct } from '@shop/domain';
+import { moneyString, type CategoryWithParent, type ProductWithRelations, type StorefrontBrand, type StorefrontCategory, type StorefrontProduct } from '@shop/domain';
 
 // `key` fields keep the bigint ids the loaders need; they are not in the schema, so never sent.
 
@@ -64,7 +64,7 @@ export const storefrontProductView = (product: ProductWithRelations): ProductVie
 });
 
 /** A product as the admin mutations return it (Prisma's Decimal price). */
-export const productModelView = (product: Prisma.ProductModel): ProductView => productView({ ...product, price: product.price.toFixed(2) });
+export const productModelView = (product: Prisma.ProductModel): ProductView => productView({ ...product, price: moneyString(product.price, product.currency) });
 
 export const channelView = (channel: Prisma.ChannelModel) => ({
   id: channel.id.toString(),

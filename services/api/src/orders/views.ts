@@ -1,8 +1,7 @@
-import type { PaymentTender, Prisma } from '@shop/platform';
-import type { Address, OrderWithLines } from '@shop/domain';
+import type { PaymentTender } from '@shop/platform';
+import { moneyString, type Address, type OrderWithLines } from '@shop/domain';
 
 const iso = (date: Date | null): string | null => (date === null ? null : date.toISOString());
-const amount = (value: Prisma.Decimal): string => value.toFixed(2);
 
 export type OrderView = ReturnType<typeof orderView>;
 
@@ -15,11 +14,11 @@ export const orderView = (order: OrderWithLines) => ({
   status: order.status,
   email: order.email,
   currency: order.currency,
-  subtotal: amount(order.subtotal),
-  tax: amount(order.tax),
-  shipping: amount(order.shipping),
-  discount: amount(order.discount),
-  total: amount(order.total),
+  subtotal: moneyString(order.subtotal, order.currency),
+  tax: moneyString(order.tax, order.currency),
+  shipping: moneyString(order.shipping, order.currency),
+  discount: moneyString(order.discount, order.currency),
+  total: moneyString(order.total, order.currency),
   // JSON columns written only through validAddress.
   billingAddress: order.billingAddress as unknown as Address,
   shippingAddress: order.shippingAddress as unknown as Address,
@@ -35,8 +34,8 @@ export const orderView = (order: OrderWithLines) => ({
     sku: line.sku,
     productName: line.productName,
     quantity: line.quantity,
-    unitPrice: amount(line.unitPrice),
-    lineTotal: amount(line.lineTotal),
+    unitPrice: moneyString(line.unitPrice, order.currency),
+    lineTotal: moneyString(line.lineTotal, order.currency),
   })),
 });
 
@@ -45,10 +44,10 @@ export const tenderView = (tender: PaymentTender) => ({
   kind: tender.kind,
   status: tender.status,
   currency: tender.currency,
-  authorized: amount(tender.authorizedAmount),
-  captured: amount(tender.capturedAmount),
-  refunded: amount(tender.refundedAmount),
-  voided: amount(tender.voidedAmount),
+  authorized: moneyString(tender.authorizedAmount, tender.currency),
+  captured: moneyString(tender.capturedAmount, tender.currency),
+  refunded: moneyString(tender.refundedAmount, tender.currency),
+  voided: moneyString(tender.voidedAmount, tender.currency),
   authorizationExpiresAt: tender.authorizationExpiresAt?.toISOString() ?? null,
   createdAt: tender.createdAt.toISOString(),
 });

@@ -1,4 +1,4 @@
-import type { ReturnDetail } from '@shop/domain';
+import { moneyString, type ReturnDetail } from '@shop/domain';
 
 const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
 
@@ -19,7 +19,7 @@ export const returnView = (rma: ReturnDetail) => ({
     orderLineId: line.orderLineId.toString(),
     sku: line.orderLine.sku,
     productName: line.orderLine.productName,
-    unitPrice: line.orderLine.unitPrice.toFixed(2),
+    unitPrice: moneyString(line.orderLine.unitPrice, rma.order.currency),
     quantityRequested: line.quantityRequested,
     quantityReceived: line.quantityReceived,
   })),

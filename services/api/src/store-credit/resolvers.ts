@@ -33,7 +33,7 @@ export const storeCreditResolvers: Resolvers = {
   StoreCreditAccount: {
     async entries(account, { first }, context) {
       const entries = await storeCreditEntries(context.shop.services.prisma, BigInt(account.id), pageSize(first));
-      return entries.map(storeCreditEntryView);
+      return entries.map((entry) => storeCreditEntryView(entry, account.currency));
     },
   },
 };

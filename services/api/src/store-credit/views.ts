@@ -1,4 +1,5 @@
 import type { Prisma, StoreCreditAccount, StoreCreditEntry } from '@shop/platform';
+import { moneyString } from '@shop/domain';
 
 /** Its entries come from the StoreCreditAccount.entries resolver. */
 export interface StoreCreditAccountView {
@@ -12,14 +13,14 @@ export const storeCreditAccountView = (account: StoreCreditAccount, balance: Pri
   id: account.id.toString(),
   customerId: account.customerId?.toString() ?? null,
   currency: account.currency,
-  balance: balance.toFixed(2),
+  balance: moneyString(balance, account.currency),
 });
 
-export const storeCreditEntryView = (entry: StoreCreditEntry) => ({
+export const storeCreditEntryView = (entry: StoreCreditEntry, currency: string) => ({
   id: entry.id.toString(),
   kind: entry.kind,
   status: entry.status,
-  amount: entry.amount.toFixed(2),
+  amount: moneyString(entry.amount, currency),
   note: entry.note,
   orderId: entry.orderId?.toString() ?? null,
   staffUserId: entry.staffUserId?.toString() ?? null,

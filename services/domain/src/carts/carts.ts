@@ -2,7 +2,7 @@ import { DomainError } from '../errors/domain-error.ts';
 import { idString, optionalId, type DomainDeps, type Shopper, type Tx } from '../context.ts';
 import { sellableProducts } from '../catalog/sellable-products.ts';
 import { checkoutSettings, type CheckoutSettings } from '../settings/checkout-settings.ts';
-import { money, moneyString, sum, type Money } from '../money.ts';
+import { money, moneyString, roundMoney, sum, type Money } from '../money.ts';
 
 export const MAX_LINE_QUANTITY = 999;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -121,7 +121,7 @@ export async function addCartLine(tx: Tx, deps: DomainDeps, input: { cartId: big
     product_id: idString(product.id),
     sku: product.sku,
     quantity,
-    unit_price: moneyString(product.price),
+    unit_price: moneyString(product.price, cart.currency),
     currency: cart.currency,
     occurred_at: now,
   });
@@ -144,10 +144,14 @@ export async function setCartLineQuantity(tx: Tx, deps: DomainDeps, input: { car
 
 const expiryFrom = (deps: DomainDeps, settings: CheckoutSettings): Date => new Date(deps.now().getTime() + settings.cartLifetimeDays * DAY_MS);
 
-/** What checkout would charge for a subtotal under the settings: placeOrder and every cart view use it. */
-export function checkoutTotals(subtotal: Money, settings: CheckoutSettings): { shipping: Money; tax: Money; total: Money } {
-  const shipping = settings.shippingFlatRate;
-  const tax = subtotal.add(shipping).mul(settings.taxRate).toDecimalPlaces(2);
+/**
+ * What checkout would charge for a subtotal in a currency under the settings: placeOrder and every
+ * cart view use it. Shipping and tax are rounded at the currency's exponent (the flat rate is one
+ * setting for every currency: 4.90 is 5 JPY).
+ */
+export function checkoutTotals(subtotal: Money, currency: string, settings: CheckoutSettings): { shipping: Money; tax: Money; total: Money } {
+  const shipping = roundMoney(settings.shippingFlatRate, currency);
+  const tax = roundMoney(subtotal.add(shipping).mul(settings.taxRate), currency);
   return { shipping, tax, total: subtotal.add(shipping).add(tax) };
 }
 
@@ -164,15 +168,16 @@ export interface CartView {
 function viewOf(cart: { id: bigint; currency: string }, lines: readonly { productId: bigint; quantity: number; unitPrice: Money }[], settings: CheckoutSettings): CartView {
   const lineTotals = lines.map((line) => line.unitPrice.mul(line.quantity));
   const subtotal = sum(lineTotals);
-  const { shipping, tax, total } = checkoutTotals(subtotal, settings);
+  const { shipping, tax, total } = checkoutTotals(subtotal, cart.currency, settings);
+  const amount = (value: Money): string => moneyString(value, cart.currency);
   return {
     id: cart.id,
     currency: cart.currency,
-    lines: lines.map((line, i) => ({ productId: line.productId, quantity: line.quantity, unitPrice: moneyString(line.unitPrice), lineTotal: moneyString(lineTotals[i] ?? money(0)) })),
-    subtotal: moneyString(subtotal),
-    shipping: moneyString(shipping),
-    tax: moneyString(tax),
-    total: moneyString(total),
+    lines: lines.map((line, i) => ({ productId: line.productId, quantity: line.quantity, unitPrice: amount(line.unitPrice), lineTotal: amount(lineTotals[i] ?? money(0)) })),
+    subtotal: amount(subtotal),
+    shipping: amount(shipping),
+    tax: amount(tax),
+    total: amount(total),
   };
 }
 

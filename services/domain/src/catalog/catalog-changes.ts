@@ -111,8 +111,12 @@ export async function deleteCategory(tx: Tx, deps: DomainDeps, id: bigint): Prom
 export async function updateProduct(tx: Tx, deps: DomainDeps, id: bigint, patch: ProductPatch) {
   await productReferencesExist(tx, patch);
   nothingToChange(patch);
-  if ((await tx.product.count({ where: { id } })) === 0) throw notFound('product', id, 'id');
+  const current = await tx.product.findUnique({ where: { id }, select: { price: true, currency: true } });
+  if (current === null) throw notFound('product', id, 'id');
   const { categoryIds, channelIds, ...fields } = patch;
+  const currency = fields.currency === undefined || fields.currency === null ? current.currency : requireCurrency(fields.currency);
+  // A new currency alone must fit the price the product keeps (19.90 cannot become JPY).
+  if (fields.price === undefined) requirePrice(current.price.toFixed(), currency);
   if (categoryIds !== undefined) {
     await tx.productCategory.deleteMany({ where: { productId: id } });
     await tx.productCategory.createMany({ data: categoryIds.map((categoryId, position) => ({ productId: id, categoryId, position })) });
@@ -127,7 +131,7 @@ export async function updateProduct(tx: Tx, deps: DomainDeps, id: bigint, patch:
     slug: requireSlug,
     description: requireDescription,
     brandId: 'clearable',
-    price: requirePrice,
+    price: (price) => requirePrice(price, currency),
     currency: requireCurrency,
   });
   const product = await tx.product.update({ where: { id }, data });

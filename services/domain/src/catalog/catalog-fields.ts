@@ -1,5 +1,5 @@
 import { DomainError } from '../errors/domain-error.ts';
-import { money } from '../money.ts';
+import { exponentOf, fitsCurrency, money, moneyString, type Money } from '../money.ts';
 
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const CURRENCY = /^[A-Z]{3}$/;
@@ -17,14 +17,33 @@ export function requireSlug(value: string): string {
   return slug;
 }
 
+/** The most decimals an amount column holds (Decimal(13, 3), prisma/schema.prisma). */
+const STORED_DECIMALS = 3;
+
 export function requireCurrency(value: string): string {
   if (!CURRENCY.test(value)) throw new DomainError('BAD_USER_INPUT', 'currency must be an ISO 4217 code such as EUR', { field: 'currency' });
+  if (exponentOf(value) > STORED_DECIMALS) {
+    throw new DomainError('BAD_USER_INPUT', `currency ${value} has ${exponentOf(value)} decimals; the shop stores amounts with at most ${STORED_DECIMALS}`, { field: 'currency' });
+  }
   return value;
 }
 
-export function requirePrice(value: string): string {
-  if (!/^\d{1,10}(\.\d{1,2})?$/.test(value)) throw new DomainError('BAD_USER_INPUT', 'price must be a non-negative amount with at most two decimals, e.g. "19.90"', { field: 'price' });
-  return money(value).toFixed(2);
+/**
+ * A non-negative amount given in a currency, with at most as many decimals as the currency has
+ * (none for JPY, 3 for KWD): BAD_USER_INPUT naming the field and the currency otherwise.
+ */
+export function requireAmount(field: string, value: string, currency: string): Money {
+  if (!/^\d{1,10}(\.\d+)?$/.test(value) || !fitsCurrency(money(value), currency)) {
+    const decimals = exponentOf(currency) === 0 ? 'no decimals' : `at most ${exponentOf(currency)} decimals`;
+    throw new DomainError('BAD_USER_INPUT', `${field} must be an amount in ${currency} with ${decimals}, e.g. "${moneyString(money('19.9'), currency)}", not ${JSON.stringify(value)}`, {
+      field,
+    });
+  }
+  return money(value);
+}
+
+export function requirePrice(value: string, currency: string): string {
+  return moneyString(requireAmount('price', value, currency), currency);
 }
 
 export const DESCRIPTION_MAX_LENGTH = 10_000;

@@ -1,11 +1,12 @@
 import { notFound } from '../errors/domain-error.ts';
+import { money, moneyString } from '../money.ts';
 
 /**
  * The storefront's catalog reads (listings, a product, and the fields loaded per page) in SQL on
  * the connection pool, not through Prisma: they are most of the storefront's requests and the
  * ORM costs several times the database's own work per statement (see "Performance" in
  * docs/domain.md). Read-only, outside any transaction. Ids come back as text and become bigints
- * here (pg would give strings), prices as numeric text with two decimals.
+ * here (pg would give strings), prices as numeric text with the currency's decimals.
  */
 export interface SqlReader {
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
@@ -120,7 +121,7 @@ const productOf = (row: ProductRow): StorefrontProduct => ({
   name: row.name,
   slug: row.slug,
   description: row.description,
-  price: row.price,
+  price: moneyString(money(row.price), row.currency),
   currency: row.currency,
   active: row.active,
   imageKey: row.image_key,

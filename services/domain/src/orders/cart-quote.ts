@@ -4,7 +4,7 @@ import type { Tx } from '../context.ts';
 import { checkoutTotals, type ActiveCart } from '../carts/carts.ts';
 import type { SellableProduct } from '../catalog/sellable-products.ts';
 import type { CheckoutSettings } from '../settings/checkout-settings.ts';
-import { money, sum, type Money } from '../money.ts';
+import { money, moneyString, sum, type Money } from '../money.ts';
 
 /** What checkout charges for a cart now: its lines at today's prices and the totals. */
 export interface CartQuote {
@@ -60,7 +60,7 @@ export async function quoteCart(tx: Tx, cart: ActiveCart, settings: CheckoutSett
   }
   const lines = cartLines.map(({ product, quantity }) => ({ product, quantity, lineTotal: product.price.mul(quantity) }));
   const subtotal = sum(lines.map((line) => line.lineTotal));
-  const { shipping, tax, total } = checkoutTotals(subtotal, settings);
-  const content = [cart.currency, lines.map(({ product, quantity }) => [product.id.toString(), quantity, product.price.toFixed(2)]), total.toFixed(2)];
+  const { shipping, tax, total } = checkoutTotals(subtotal, cart.currency, settings);
+  const content = [cart.currency, lines.map(({ product, quantity }) => [product.id.toString(), quantity, moneyString(product.price, cart.currency)]), moneyString(total, cart.currency)];
   return { lines, subtotal, shipping, tax, total, digest: createHash('sha256').update(JSON.stringify(content)).digest('hex') };
 }

@@ -5,7 +5,7 @@ import { activeCartOf, type ActiveCart } from '../carts/carts.ts';
 import type { SellableProduct } from '../catalog/sellable-products.ts';
 import { reserveStock } from '../inventory/stock.ts';
 import { checkoutSettings } from '../settings/checkout-settings.ts';
-import { money, type Money } from '../money.ts';
+import { money, moneyString, type Money } from '../money.ts';
 import { validAddress, type Address } from './address.ts';
 import { orderPlaced, orderStatusChanged, type OrderWithLines } from './order-events.ts';
 import { trippedFraudRules } from './fraud-rules.ts';
@@ -61,8 +61,8 @@ async function insertOrder(tx: Tx, input: NewOrder): Promise<Order> {
                         subtotal, tax, shipping, discount, total, billing_address, shipping_address, placed_at, idempotency_key, updated_at)
     SELECT next.id, 'SO-' || ${String(input.placedAt.getUTCFullYear())}::text || '-' || lpad(next.id::text, greatest(6, length(next.id::text)), '0'),
            ${cart.channelId}::bigint, ${cart.id}::bigint, ${cart.customerId}::bigint, ${cart.sessionId}::text, ${input.email}::text,
-           ${input.status}::order_status, ${cart.currency}::text, ${input.subtotal.toFixed(2)}::numeric, ${input.tax.toFixed(2)}::numeric,
-           ${input.shipping.toFixed(2)}::numeric, 0, ${input.total.toFixed(2)}::numeric,
+           ${input.status}::order_status, ${cart.currency}::text, ${moneyString(input.subtotal, cart.currency)}::numeric, ${moneyString(input.tax, cart.currency)}::numeric,
+           ${moneyString(input.shipping, cart.currency)}::numeric, 0, ${moneyString(input.total, cart.currency)}::numeric,
            ${JSON.stringify(input.billingAddress)}::jsonb, ${JSON.stringify(input.shippingAddress)}::jsonb, ${input.placedAt}::timestamptz,
            ${input.idempotencyKey}::text, now()
       FROM next
@@ -98,7 +98,7 @@ async function insertOrder(tx: Tx, input: NewOrder): Promise<Order> {
 }
 
 /** The order's lines, a snapshot of each product, in one INSERT … RETURNING; in cart order (by id). */
-async function insertOrderLines(tx: Tx, orderId: bigint, lines: readonly { product: SellableProduct; quantity: number; lineTotal: Money }[]): Promise<OrderLine[]> {
+async function insertOrderLines(tx: Tx, order: { id: bigint; currency: string }, lines: readonly { product: SellableProduct; quantity: number; lineTotal: Money }[]): Promise<OrderLine[]> {
   // Ids as strings: JSON numbers lose bigints above 2^53.
   const rows = lines.map(({ product, quantity, lineTotal }, position) => ({
     position,
@@ -107,13 +107,13 @@ async function insertOrderLines(tx: Tx, orderId: bigint, lines: readonly { produ
     product_name: product.name,
     category_ids: product.categoryIds.map(String),
     brand_id: product.brandId?.toString() ?? null,
-    unit_price: product.price.toFixed(2),
+    unit_price: moneyString(product.price, order.currency),
     quantity,
-    line_total: lineTotal.toFixed(2),
+    line_total: moneyString(lineTotal, order.currency),
   }));
   const inserted = await tx.$queryRaw<{ id: bigint; productId: bigint; createdAt: Date; updatedAt: Date }[]>`
     INSERT INTO order_lines (order_id, product_id, sku, product_name, category_ids, category_id, brand_id, unit_price, quantity, line_total, updated_at)
-    SELECT ${orderId}::bigint, l.product_id, l.sku, l.product_name, l.category_ids, l.category_ids[1], l.brand_id, l.unit_price, l.quantity, l.line_total, now()
+    SELECT ${order.id}::bigint, l.product_id, l.sku, l.product_name, l.category_ids, l.category_ids[1], l.brand_id, l.unit_price, l.quantity, l.line_total, now()
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
            AS l(position int, product_id bigint, sku text, product_name text, category_ids bigint[], brand_id bigint, unit_price numeric, quantity int, line_total numeric)
      ORDER BY l.position
@@ -125,7 +125,7 @@ async function insertOrderLines(tx: Tx, orderId: bigint, lines: readonly { produ
       if (row === undefined) throw new Error(`the order line of product ${product.id} was not written`);
       return {
         id: row.id,
-        orderId,
+        orderId: order.id,
         productId: product.id,
         sku: product.sku,
         productName: product.name,
@@ -271,7 +271,7 @@ export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInpu
     shippingAddress: shipping,
     placedAt: now,
   });
-  const order: OrderWithLines = { ...placed, lines: await insertOrderLines(tx, placed.id, lines) };
+  const order: OrderWithLines = { ...placed, lines: await insertOrderLines(tx, placed, lines) };
 
   // The holds last: their stock rows stay locked until commit, and other orders for the same products wait on them.
   const holdFor = awaitsApproval ? settings.approvalWindowHours * HOUR_MS : settings.paymentWindowMinutes * 60 * 1000;
@@ -299,7 +299,7 @@ export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInpu
       order_number: order.number,
       customer_id: optionalId(order.customerId),
       channel_id: idString(order.channelId),
-      total: order.total.toFixed(2),
+      total: moneyString(order.total, order.currency),
       currency: order.currency,
       rules_tripped: tripped,
       occurred_at: now.toISOString(),
@@ -314,7 +314,7 @@ export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInpu
     rest = rest.sub((await spendStoreCreditAtCheckout(tx, deps, cart.customerId, spend(rest)))?.capturedAmount ?? 0);
   }
   if (rest.gt(0) && input.card === undefined) {
-    throw new DomainError('BAD_USER_INPUT', `store credit and gift cards cover ${total.sub(rest).toFixed(2)} of the ${total.toFixed(2)} ${order.currency}: pay the rest by card`, {
+    throw new DomainError('BAD_USER_INPUT', `store credit and gift cards cover ${moneyString(total.sub(rest), order.currency)} of the ${moneyString(total, order.currency)} ${order.currency}: pay the rest by card`, {
       field: 'card',
     });
   }

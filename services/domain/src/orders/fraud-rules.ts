@@ -22,7 +22,7 @@ export async function trippedFraudRules(tx: Tx, rules: FraudRules, facts: FraudF
   if (rules.orderTotalAbove !== null && facts.total.greaterThan(money(rules.orderTotalAbove))) {
     tripped.push({
       rule: 'order_total_above',
-      detail: `total ${moneyString(facts.total)} ${facts.currency} is above the threshold ${moneyString(money(rules.orderTotalAbove))}`,
+      detail: `total ${moneyString(facts.total, facts.currency)} ${facts.currency} is above the threshold ${rules.orderTotalAbove}`,
     });
   }
   if (rules.maxOrdersPerCustomerPerHour !== null && facts.customerId !== null) {

@@ -5,11 +5,11 @@ import { moneyString } from '../money.ts';
 export type OrderWithLines = Order & { lines: OrderLine[] };
 
 const totalsOf = (order: Order) => ({
-  subtotal: moneyString(order.subtotal),
-  tax: moneyString(order.tax),
-  shipping: moneyString(order.shipping),
-  discount: moneyString(order.discount),
-  total: moneyString(order.total),
+  subtotal: moneyString(order.subtotal, order.currency),
+  tax: moneyString(order.tax, order.currency),
+  shipping: moneyString(order.shipping, order.currency),
+  discount: moneyString(order.discount, order.currency),
+  total: moneyString(order.total, order.currency),
 });
 
 const linesOf = (order: OrderWithLines) =>
@@ -20,8 +20,8 @@ const linesOf = (order: OrderWithLines) =>
     category_ids: line.categoryIds.map(idString),
     brand_id: optionalId(line.brandId),
     quantity: line.quantity,
-    unit_price: moneyString(line.unitPrice),
-    line_total: moneyString(line.lineTotal),
+    unit_price: moneyString(line.unitPrice, order.currency),
+    line_total: moneyString(line.lineTotal, order.currency),
   }));
 
 export async function orderPlaced(tx: Tx, deps: DomainDeps, order: OrderWithLines): Promise<void> {
@@ -96,7 +96,7 @@ export async function orderCompleted(tx: Tx, deps: DomainDeps, order: OrderWithL
       product_id: idString(line.productId),
       category_id: optionalId(line.categoryId),
       brand_id: optionalId(line.brandId),
-      line_total: moneyString(line.lineTotal),
+      line_total: moneyString(line.lineTotal, order.currency),
     })),
     occurred_at: completedAt.toISOString(),
   });

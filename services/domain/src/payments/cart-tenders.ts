@@ -109,12 +109,12 @@ export async function lockedCartTender(tx: Tx, cartId: bigint, checkoutKey: stri
 export async function payWithCartTender(tx: Tx, tender: PaymentTender | null, order: { id: bigint; currency: string }, amount: Money): Promise<void> {
   if (tender === null) {
     if (amount.lte(0)) return;
-    throw new DomainError('CONFLICT', `${moneyString(amount)} ${order.currency} is left to pay by card and the card is not authorized for it yet: send the same request again`, {
+    throw new DomainError('CONFLICT', `${moneyString(amount, order.currency)} ${order.currency} is left to pay by card and the card is not authorized for it yet: send the same request again`, {
       field: 'card',
     });
   }
   if (!tender.authorizedAmount.eq(amount)) {
-    throw staleAuthorization(tender, `${moneyString(tender.authorizedAmount)} ${order.currency} was authorized, ${moneyString(amount)} is left to pay by card now`);
+    throw staleAuthorization(tender, `${moneyString(tender.authorizedAmount, order.currency)} ${order.currency} was authorized, ${moneyString(amount, order.currency)} is left to pay by card now`);
   }
   await tx.paymentTender.update({ where: { id: tender.id }, data: { orderId: order.id } });
 }

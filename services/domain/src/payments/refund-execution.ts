@@ -2,6 +2,7 @@ import type { GatewayOperation, PaymentTender, Refund, RefundRequestStatus, RunT
 import { DomainError } from '../errors/domain-error.ts';
 import { idString, optionalId, type DomainDeps, type Tx } from '../context.ts';
 import { recordWorkflowFault, type WorkflowRun } from '../workflows/faults.ts';
+import { moneyString } from '../money.ts';
 import { toMinorUnits } from './minor-units.ts';
 import { refundRequestView, type RefundRequestView } from './refund-requests.ts';
 import { settleReturnOfRefundRequest } from '../returns/returns.ts';
@@ -75,7 +76,7 @@ async function settle(tx: Tx, deps: DomainDeps, refund: Refund, tender: PaymentT
     tender_id: idString(tender.id),
     tender_kind: tender.kind,
     destination: refund.destination,
-    amount: refund.amount.toFixed(2),
+    amount: moneyString(refund.amount, request.currency),
     currency: request.currency,
     source: request.source,
     rma_id: optionalId(request.rmaId),
@@ -155,7 +156,7 @@ export async function executeRefund(tx: Tx, deps: DomainDeps, refundId: bigint):
   let failure: RefundFailure | null = null;
   if (refund.status === 'REQUESTED' && tender.refundedAmount.add(refund.amount).gt(tender.capturedAmount)) {
     // The split never asks this; a tender changed behind its back (by hand, in SQL) would.
-    failure = await fail(tx, refund, 'amount_exceeds_captured', `tender ${tender.id} captured ${tender.capturedAmount.toFixed(2)} and gave back ${tender.refundedAmount.toFixed(2)} already`);
+    failure = await fail(tx, refund, 'amount_exceeds_captured', `tender ${tender.id} captured ${moneyString(tender.capturedAmount, tender.currency)} and gave back ${moneyString(tender.refundedAmount, tender.currency)} already`);
   } else if (tender.kind === 'CARD' && refund.destination === 'ORIGINAL') failure = await refundAtGateway(tx, deps, refund, tender);
   else await settle(tx, deps, refund, tender, { operation: null, entryId: await creditLedger(tx, deps, refund, tender) });
   await updateRequestStatus(tx, refund.refundRequestId);

@@ -3,7 +3,6 @@ import { DomainError, notFound } from '../errors/domain-error.ts';
 import { idString, optionalId, type DomainDeps, type Tx } from '../context.ts';
 import { money, moneyString, sum, type Money } from '../money.ts';
 import { goodsHaveLeft } from '../orders/order-status.ts';
-import { toMinorUnits } from './minor-units.ts';
 import { positiveAmount, storableText } from './store-credit.ts';
 
 /**
@@ -69,7 +68,7 @@ function viewOf(request: RequestWithRefunds): RefundRequestView {
     id: idString(request.id),
     orderId: idString(request.orderId),
     status: request.status,
-    amount: moneyString(request.amount),
+    amount: moneyString(request.amount, request.currency),
     currency: request.currency,
     reason: request.reason,
     source: request.source,
@@ -80,7 +79,7 @@ function viewOf(request: RequestWithRefunds): RefundRequestView {
       id: idString(refund.id),
       tenderId: idString(refund.tenderId),
       tenderKind: refund.tender.kind,
-      amount: moneyString(refund.amount),
+      amount: moneyString(refund.amount, request.currency),
       destination: refund.destination,
       status: refund.status,
       attempt: refund.attempt,
@@ -148,11 +147,11 @@ async function replayedRequest(tx: Tx, input: RequestRefundInput, amount: Money,
  * first request; with another, CONFLICT; more than is refundable, BAD_USER_INPUT naming what is.
  */
 export async function requestRefund(tx: Tx, deps: DomainDeps, input: RequestRefundInput): Promise<RefundRequestView> {
-  const amount = positiveAmount(input.amount);
   const reason = storableText('reason', input.reason, 500);
   const idempotencyKey = storableText('idempotencyKey', input.idempotencyKey, 255);
   const [order] = await tx.$queryRaw<{ number: string; status: OrderStatus; currency: string }[]>`SELECT number, status, currency FROM orders WHERE id = ${input.orderId} FOR UPDATE`;
   if (order === undefined) throw notFound('order', input.orderId, 'orderId');
+  const amount = positiveAmount(input.amount, order.currency);
   const replayed = await replayedRequest(tx, { ...input, idempotencyKey }, amount, reason);
   if (replayed !== null) return replayed;
   // Before fulfilment, cancelling the order gives its payment back whole.
@@ -161,14 +160,13 @@ export async function requestRefund(tx: Tx, deps: DomainDeps, input: RequestRefu
       field: 'orderId',
     });
   }
-  toMinorUnits(amount, order.currency);
   const tenders = await lockedCapturedTenders(tx, input.orderId);
   const refundable = await refundableOfTenders(tx, tenders);
   const total = sum([...refundable.values()]);
   if (amount.gt(total)) {
-    throw new DomainError('BAD_USER_INPUT', `order ${order.number} has ${moneyString(total)} ${order.currency} left to refund, less than the ${moneyString(amount)} asked`, {
+    throw new DomainError('BAD_USER_INPUT', `order ${order.number} has ${moneyString(total, order.currency)} ${order.currency} left to refund, less than the ${moneyString(amount, order.currency)} asked`, {
       field: 'amount',
-      refundable: moneyString(total),
+      refundable: moneyString(total, order.currency),
     });
   }
   const request = await tx.refundRequest.create({

@@ -1,7 +1,7 @@
 import type { OverdraftReason, PaymentTender, StoreCreditAccount, StoreCreditEntry, StoreCreditOverdraftDraft } from '@shop/platform';
 import { randomBytes } from 'node:crypto';
 import { requiredText } from '../accounts/text.ts';
-import { requireCurrency } from '../catalog/catalog-fields.ts';
+import { requireAmount, requireCurrency } from '../catalog/catalog-fields.ts';
 import { DomainError } from '../errors/domain-error.ts';
 import { idString, optionalId, type DomainDeps, type Tx } from '../context.ts';
 import { money, moneyString, type Money } from '../money.ts';
@@ -34,11 +34,11 @@ async function lockedAccount(tx: Tx, accountId: bigint): Promise<StoreCreditAcco
   return account;
 }
 
-export function positiveAmount(amount: string): Money {
-  if (!/^\d{1,10}(\.\d{1,2})?$/.test(amount) || money(amount).lte(0)) {
-    throw new DomainError('BAD_USER_INPUT', `the amount must be a positive decimal with at most two decimals, not ${JSON.stringify(amount)}`, { field: 'amount' });
-  }
-  return money(amount);
+/** A positive amount in the currency, with at most its decimals (none for JPY). */
+export function positiveAmount(amount: string, currency: string): Money {
+  const checked = requireAmount('amount', amount, currency);
+  if (checked.lte(0)) throw new DomainError('BAD_USER_INPUT', `the amount must be positive, not ${JSON.stringify(amount)}`, { field: 'amount' });
+  return checked;
 }
 
 /** Trimmed text PostgreSQL can store: BAD_USER_INPUT naming the field when blank, too long or holding NUL. */
@@ -55,9 +55,9 @@ async function recordEntry(tx: Tx, deps: DomainDeps, account: StoreCreditAccount
     entry_id: idString(entry.id),
     entry_kind: entry.kind,
     entry_status: entry.status,
-    amount: moneyString(entry.amount),
+    amount: moneyString(entry.amount, account.currency),
     currency: account.currency,
-    balance: moneyString(await storeCreditBalance(tx, account.id)),
+    balance: moneyString(await storeCreditBalance(tx, account.id), account.currency),
     order_id: optionalId(entry.orderId),
     overdraft_draft_id: optionalId(overdraftDraftId),
     occurred_at: deps.now().toISOString(),
@@ -93,8 +93,7 @@ export interface IssueStoreCredit {
 
 /** Credits a customer's account (a posted CREDIT). Retried with the same key: the first entry, once. */
 export async function issueStoreCredit(tx: Tx, deps: DomainDeps, input: IssueStoreCredit): Promise<StoreCreditEntry> {
-  const amount = positiveAmount(input.amount);
-  requireCurrency(input.currency);
+  const amount = positiveAmount(input.amount, requireCurrency(input.currency));
   const note = storableText('note', input.note, 500);
   const idempotencyKey = storableText('idempotencyKey', input.idempotencyKey, 255);
   const found = await tx.customer.findUnique({ where: { id: input.customerId }, select: { id: true } });
@@ -140,8 +139,8 @@ const overdraftKey = (idempotencyKey: string): string => `${idempotencyKey}:over
  * same key: the first debit's entries, once.
  */
 export async function debitStoreCredit(tx: Tx, deps: DomainDeps, input: DebitStoreCredit): Promise<StoreCreditDebit> {
-  const amount = positiveAmount(input.amount);
   const account = await lockedAccount(tx, input.accountId);
+  const amount = positiveAmount(input.amount, account.currency);
   const previous = await tx.storeCreditEntry.findMany({ where: { idempotencyKey: { in: [input.idempotencyKey, overdraftKey(input.idempotencyKey)] } }, include: { overdraftDraft: true } });
   if (previous.length > 0) {
     const total = previous.reduce((all, entry) => all.add(entry.amount), money(0));
@@ -158,9 +157,9 @@ export async function debitStoreCredit(tx: Tx, deps: DomainDeps, input: DebitSto
   const coveredAmount = amount.lt(available) ? amount : available;
   const short = amount.sub(coveredAmount);
   if (short.gt(0) && input.overdraft === undefined) {
-    throw new DomainError('CONFLICT', `store credit account ${account.id} holds ${moneyString(balance)} ${account.currency}, less than the ${moneyString(amount)} asked`, {
+    throw new DomainError('CONFLICT', `store credit account ${account.id} holds ${moneyString(balance, account.currency)} ${account.currency}, less than the ${moneyString(amount, account.currency)} asked`, {
       field: 'amount',
-      balance: moneyString(balance),
+      balance: moneyString(balance, account.currency),
     });
   }
   const debit = (status: 'POSTED' | 'PENDING', value: Money, idempotencyKey: string) =>
@@ -246,8 +245,8 @@ async function spendAtCheckout(tx: Tx, deps: DomainDeps, accountId: bigint, kind
   const balance = await storeCreditBalance(tx, account.id);
   if (balance.lte(0)) return null;
   const amount = balance.lt(input.total) ? balance : input.total;
-  const { covered } = await debitStoreCredit(tx, deps, { accountId: account.id, amount: amount.toFixed(2), note: `spent on order ${input.orderId}`, idempotencyKey, orderId: input.orderId });
-  if (covered === null) throw new Error(`store credit account ${account.id} held ${moneyString(balance)} under its lock, yet the debit covered nothing`);
+  const { covered } = await debitStoreCredit(tx, deps, { accountId: account.id, amount: moneyString(amount, account.currency), note: `spent on order ${input.orderId}`, idempotencyKey, orderId: input.orderId });
+  if (covered === null) throw new Error(`store credit account ${account.id} held ${moneyString(balance, account.currency)} under its lock, yet the debit covered nothing`);
   return tx.paymentTender.create({
     data: {
       cartId: input.cartId,
@@ -340,8 +339,8 @@ export interface IssueGiftCard {
  * with the same key: the card the first request created, credited once.
  */
 export async function issueGiftCard(tx: Tx, deps: DomainDeps, input: IssueGiftCard): Promise<StoreCreditAccount & { code: string }> {
-  const amount = positiveAmount(input.amount);
   const currency = requireCurrency(input.currency);
+  const amount = positiveAmount(input.amount, currency);
   const note = storableText('note', input.note, 500);
   const idempotencyKey = storableText('idempotencyKey', input.idempotencyKey, 255);
   const earlier = await tx.storeCreditEntry.findUnique({ where: { idempotencyKey }, include: { account: true } });

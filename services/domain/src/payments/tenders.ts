@@ -48,7 +48,7 @@ export async function recordMovement(tx: Tx, deps: DomainDeps, tender: PaymentTe
     order_id: optionalId(tender.orderId),
     tender_kind: tender.kind,
     movement: kind,
-    amount: amount.toFixed(2),
+    amount: moneyString(amount, tender.currency),
     currency: tender.currency,
     gateway_operation_id: operation.id,
     occurred_at: occurredAt.toISOString(),
@@ -118,12 +118,12 @@ export async function captureAtFulfilment(tx: Tx, deps: DomainDeps, orderId: big
     refused = error.message;
     tenders = await tendersOfOrder(tx, orderId);
   }
-  const order = await tx.order.findUnique({ where: { id: orderId }, select: { total: true } });
+  const order = await tx.order.findUnique({ where: { id: orderId }, select: { total: true, currency: true } });
   if (order === null) throw new DomainError('NOT_FOUND', `order ${orderId} does not exist`, { field: 'orderId' });
   const captured = sum(tenders.map((tender) => tender.capturedAmount));
   const cardToCapture = tenders.some((tender) => tender.kind === 'CARD' && (tender.status === 'AUTHORIZED' || tender.capturedAmount.gt(0)));
   const withoutAuthorization = refused === null && tenders.length > 0 && captured.lt(order.total) && !cardToCapture;
-  return { tenders: tenders.length, captured: moneyString(captured), orderTotal: moneyString(order.total), refused, withoutAuthorization };
+  return { tenders: tenders.length, captured: moneyString(captured, order.currency), orderTotal: moneyString(order.total, order.currency), refused, withoutAuthorization };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { DomainDeps, Tx } from '../context.ts';
-import { sum, type Money } from '../money.ts';
+import { moneyString, sum, type Money } from '../money.ts';
 import { customerStoreCreditAccount, debitStoreCredit, type StoreCreditDebit } from '../payments/store-credit.ts';
 import { workflowSettings } from '../settings/workflow-settings.ts';
 import type { ReturnDetail } from './return-events.ts';
@@ -42,7 +42,7 @@ export async function clawBackCreditInAdvance(tx: Tx, deps: DomainDeps, rma: Ret
   const asked = rma.lines.reduce((units, line) => units + line.quantityRequested, 0);
   return debitStoreCredit(tx, deps, {
     accountId: account.id,
-    amount: amount.toFixed(2),
+    amount: moneyString(amount, rma.order.currency),
     note: `credit in advance for return ${rma.id} taken back: the return is ${rma.status} and ${missing} of its ${asked} units never arrived`,
     idempotencyKey: creditInAdvanceKeys.clawback(rma.id),
     orderId: rma.orderId,

@@ -1,5 +1,6 @@
 import { DomainError } from '../errors/domain-error.ts';
 import type { DomainDeps, Tx } from '../context.ts';
+import { moneyString } from '../money.ts';
 import { executeRefund } from '../payments/refund-execution.ts';
 import { refundRequestView, requestRefund, type RefundRequestView } from '../payments/refund-requests.ts';
 import { workflowSettings } from '../settings/workflow-settings.ts';
@@ -34,7 +35,7 @@ export async function submitReturnWithCreditInAdvance(tx: Tx, deps: DomainDeps, 
   if (worth.lte(0)) throw new DomainError('BAD_USER_INPUT', `return ${submitted.id} is worth 0.00 ${submitted.order.currency}: there is nothing to credit in advance`, { field: 'creditInAdvance' });
   const requested = await requestRefund(tx, deps, {
     orderId: submitted.orderId,
-    amount: worth.toFixed(2),
+    amount: moneyString(worth, submitted.order.currency),
     reason: `credit in advance for return ${submitted.id}`,
     idempotencyKey: creditInAdvanceKeys.credit(submitted.id),
     source: { kind: 'RMA', rmaId: submitted.id },

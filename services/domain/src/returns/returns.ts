@@ -2,7 +2,7 @@ import type { Prisma, ReturnReceipt, ReturnStatus } from '@shop/platform';
 import { requiredText } from '../accounts/text.ts';
 import { DomainError, notFound } from '../errors/domain-error.ts';
 import type { DomainDeps, Tx } from '../context.ts';
-import { sum } from '../money.ts';
+import { moneyString, sum } from '../money.ts';
 import { goodsHaveLeft } from '../orders/order-status.ts';
 import { refundRequestView, requestRefund, type RefundRequestView } from '../payments/refund-requests.ts';
 import { workflowSettings } from '../settings/workflow-settings.ts';
@@ -198,7 +198,7 @@ async function refundReceipt(tx: Tx, deps: DomainDeps, rma: ReturnDetail, receip
   if (receipt.amount.lte(0) || (await tx.paymentTender.count({ where: { orderId: rma.orderId } })) === 0) return null;
   return requestRefund(tx, deps, {
     orderId: rma.orderId,
-    amount: receipt.amount.toFixed(2),
+    amount: moneyString(receipt.amount, rma.order.currency),
     reason: `goods of return ${rma.id} received (receipt ${receipt.id})`,
     idempotencyKey: returnRefundKey(rma.id, receipt.id),
     source: { kind: 'RMA', rmaId: rma.id },

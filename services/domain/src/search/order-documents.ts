@@ -30,7 +30,7 @@ export async function orderDocuments(tx: Tx, ids: readonly bigint[]): Promise<Se
       status: order.status,
       email: order.email,
       currency: order.currency,
-      total: moneyString(order.total),
+      total: moneyString(order.total, order.currency),
       placedAt: order.placedAt.toISOString(),
     },
   }));

@@ -37,7 +37,7 @@ export async function productDocuments(tx: Tx, ids: readonly bigint[]): Promise<
       sku: product.sku,
       name: product.name,
       slug: product.slug,
-      price: moneyString(product.price),
+      price: moneyString(product.price, product.currency),
       currency: product.currency,
       // The key, not the URL: the URL is the api's file storage's to make (docs/storage.md).
       imageKey: product.imageKey,

@@ -1,6 +1,7 @@
 import { Prisma, type PrismaClient } from '@shop/platform';
 import type { Tx } from '../context.ts';
 import { DomainError } from '../errors/domain-error.ts';
+import { money, moneyString } from '../money.ts';
 import { ATTRIBUTION_WINDOW_MS } from './attribution.ts';
 import { TRACKED_ENTITY_TYPES, type TrackedEntityType } from './tracking-events.ts';
 
@@ -47,7 +48,7 @@ export interface TrackingReportQuery {
 }
 
 export interface Money {
-  /** Two decimals, e.g. "19.90". */
+  /** With the currency's decimals, e.g. "19.90" EUR, "1191" JPY. */
   readonly amount: string;
   /** ISO 4217; XXX when the order no longer exists. */
   readonly currency: string;
@@ -324,7 +325,7 @@ function rowOf(record: ReportRecord): TrackingReportRow {
     repeatClickShare: ratio(record.repeat_clicks, record.clicks),
     attributedCartAdds: record.cart_adds,
     attributedPurchases: record.purchases,
-    attributedRevenue: JSON.parse(record.revenue) as Money[],
+    attributedRevenue: (JSON.parse(record.revenue) as Money[]).map(({ currency, amount }) => ({ currency, amount: moneyString(money(amount), currency) })),
   };
 }
 

@@ -205,7 +205,7 @@ describe('order.completed (attribute_purchase, run by the dispatcher)', () => {
       attributed_revenue: revenue,
       created_at: completedAt,
     });
-    expect(purchases).toEqual([line(bySession, shirt, '25.00'), line(bySession, socks, '13.50'), line(byUser, shirt, '25.00'), line(byUser, socks, '13.50')]);
+    expect(purchases).toEqual([line(bySession, shirt, '25.000'), line(bySession, socks, '13.500'), line(byUser, shirt, '25.000'), line(byUser, socks, '13.500')]);
 
     // The same event again (a redelivery) adds nothing.
     const { rows } = await pool().query<{ payload: EventPayloads['order.completed'] }>(`SELECT payload FROM outbox_events WHERE name = 'order.completed' ORDER BY id DESC LIMIT 1`);

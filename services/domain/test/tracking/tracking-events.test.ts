@@ -74,8 +74,8 @@ describe('the tables', () => {
     expect(rows.find((row: { column_name: string }) => row.column_name === 'attribution_type')).toMatchObject({ length: 20, is_nullable: 'NO' });
     expect(rows.find((row: { column_name: string }) => row.column_name === 'attributed_revenue')).toMatchObject({
       data_type: 'numeric',
-      precision: 12,
-      scale: 2,
+      precision: 13,
+      scale: 3,
       is_nullable: 'YES',
     });
     const { rows: keys } = await query(

@@ -794,7 +794,7 @@ export type ProductInput = {
   readonly slug: Scalars['String']['input'];
   readonly description?: InputMaybe<Scalars['String']['input']>;
   readonly brandId?: InputMaybe<Scalars['ID']['input']>;
-  /** Decimal string with at most two decimals, e.g. 19.90. */
+  /** Decimal string with at most the currency's decimals (none for JPY, 3 for KWD), e.g. 19.90. */
   readonly price: Scalars['String']['input'];
   readonly currency: Scalars['String']['input'];
   readonly active?: InputMaybe<Scalars['Boolean']['input']>;
@@ -827,7 +827,7 @@ export type ProductPatchInput = {
   readonly description?: InputMaybe<Scalars['String']['input']>;
   /** null leaves the product without a brand. */
   readonly brandId?: InputMaybe<Scalars['ID']['input']>;
-  /** Decimal string with at most two decimals, e.g. 19.90. */
+  /** Decimal string with at most the currency's decimals (none for JPY, 3 for KWD), e.g. 19.90. */
   readonly price?: InputMaybe<Scalars['String']['input']>;
   readonly currency?: InputMaybe<Scalars['String']['input']>;
   readonly active?: InputMaybe<Scalars['Boolean']['input']>;
@@ -1069,7 +1069,7 @@ export type RefundRequest = {
 
 export type RequestRefundInput = {
   readonly orderId: Scalars['ID']['input'];
-  /** A positive decimal string in the order's currency, at most what is left to refund, e.g. "19.90". */
+  /** A positive decimal string in the order's currency with at most its decimals (none for JPY), at most what is left to refund, e.g. "19.90". */
   readonly amount: Scalars['String']['input'];
   readonly reason: Scalars['String']['input'];
   /** Sending the same request with the same key answers the first request; the key with another request is CONFLICT. */
@@ -1078,7 +1078,7 @@ export type RequestRefundInput = {
 
 export type Money = {
   readonly __typename?: 'Money';
-  /** Two decimals, e.g. 19.90. */
+  /** With the currency's decimals, e.g. 19.90 EUR, 1191 JPY. */
   readonly amount: Scalars['String']['output'];
   /** ISO 4217; XXX when the order no longer exists. */
   readonly currency: Scalars['String']['output'];
@@ -1373,7 +1373,7 @@ export type GiftCard = {
 export type IssueGiftCardInput = {
   /** ISO 4217, e.g. EUR. */
   readonly currency: Scalars['String']['input'];
-  /** A positive decimal string with at most two decimals, e.g. "50.00". */
+  /** A positive decimal string with at most the currency's decimals (none for JPY), e.g. "50.00". */
   readonly amount: Scalars['String']['input'];
   readonly note: Scalars['String']['input'];
   /** Sending the same key again answers the card the first request created, credited once. */
@@ -1390,7 +1390,7 @@ export type IssueStoreCreditInput = {
   readonly customerId: Scalars['ID']['input'];
   /** ISO 4217, e.g. EUR. */
   readonly currency: Scalars['String']['input'];
-  /** A positive decimal string with at most two decimals, e.g. "25.00". */
+  /** A positive decimal string with at most the currency's decimals (none for JPY), e.g. "25.00". */
   readonly amount: Scalars['String']['input'];
   readonly note: Scalars['String']['input'];
   /** Sending the same key again credits once and answers the account. */
