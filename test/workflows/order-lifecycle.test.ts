@@ -154,6 +154,22 @@ describe('OrderLifecycleWorkflow', () => {
     expect(await prisma.workflowFault.count({ where: { entityId: order.id.toString() } })).toBe(0);
   });
 
+  it('captures the card of an order fulfilled and completed before the workflow saw it fulfilled', async () => {
+    const control = new TestGatewayControl(gateway.url, GATEWAY_KEY);
+    const order = await placeWithCard('completed-at-once', 'tok_lifecycle_completed');
+    const handle = await lifecycle(order.id);
+
+    await shop.transaction(async (tx) => {
+      await fulfilOrder(tx, shop.deps, order.id);
+      await completeOrder(tx, shop.deps, order.id);
+    });
+    await expect(handle.result()).resolves.toEqual({ status: 'COMPLETED' });
+    const tender = await shop.commerce.platform.database.prisma.paymentTender.findFirstOrThrow({ where: { orderId: order.id } });
+    expect({ status: tender.status, captured: tender.capturedAmount.toFixed(2) }).toEqual({ status: 'CAPTURED', captured: order.total.toFixed(2) });
+    expect((await control.operations()).filter((operation) => operation.kind === 'capture' && operation.authorizationId === tender.gatewayReference)).toHaveLength(1);
+    await shop.saveHistory(handle.workflowId, WORKFLOW_TYPES.orderLifecycle, 'completed-at-once');
+  });
+
   it('records a fault when the gateway refuses the capture for good (the authorization expired), and goes on', async () => {
     const control = new TestGatewayControl(gateway.url, GATEWAY_KEY);
     const order = await placeWithCard('expired', 'tok_lifecycle_expired');

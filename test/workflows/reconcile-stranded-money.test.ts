@@ -1,8 +1,8 @@
 // ReconcileStrandedMoneyWorkflow on a Temporal server of this file's own, which it stops for longer
-// than the outbox's retries: a fulfilled order's capture and a refund request whose events parked
-// meanwhile are captured and refunded once the server is back and the sweep has run, once each at the gateway.
+// than the outbox's retries: the captures of a fulfilled order and of one fulfilled and completed, and a
+// refund request, whose events parked meanwhile are captured and refunded once the server is back and the sweep has run, once each at the gateway.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addCartLine, checkout, createCart, fulfilOrder, requestRefund, STRANDED_AFTER_MINUTES, tenderKeys, type DomainDeps } from '@shop/domain';
+import { addCartLine, checkout, completeOrder, createCart, fulfilOrder, requestRefund, STRANDED_AFTER_MINUTES, tenderKeys, type DomainDeps } from '@shop/domain';
 import { TASK_QUEUE, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import { ADDRESS } from '../../services/domain/test/commerce/support.ts';
 import { startTemporal, type TemporalHandle } from '../infra/temporal.ts';
@@ -68,6 +68,8 @@ describe('ReconcileStrandedMoneyWorkflow', () => {
   it('captures and refunds what parked while Temporal was down, once it is back', async () => {
     const toCapture = await cardOrder('capture');
     await shop.started(workflowIds.orderLifecycle(toCapture.toString()));
+    const toComplete = await cardOrder('complete');
+    await shop.started(workflowIds.orderLifecycle(toComplete.toString()));
     const toRefund = await cardOrder('refund');
     await shop.transaction((tx) => fulfilOrder(tx, shop.deps, toRefund));
     await waitFor(async () => (await cardOf(toRefund)).status === 'CAPTURED', 60_000, 'the capture of the order to refund');
@@ -75,22 +77,28 @@ describe('ReconcileStrandedMoneyWorkflow', () => {
     expect(await worker.stop()).toBe(0);
     await temporal.stop();
     await shop.transaction((tx) => fulfilOrder(tx, shop.deps, toCapture));
+    await shop.transaction((tx) => fulfilOrder(tx, shop.deps, toComplete));
+    await shop.transaction((tx) => completeOrder(tx, shop.deps, toComplete));
     const staff = await prisma().staffUser.create({ data: { email: 'stranded@example.com', passwordHash: 'scrypt$unused', name: 'Refunder' } });
     const source = { kind: 'STAFF', staffUserId: staff.id } as const;
     const request = await shop.transaction((tx) => requestRefund(tx, shop.deps, { orderId: toRefund, amount: '5.00', reason: 'returned', idempotencyKey: 'stranded-refund', source }));
-    await waitFor(async () => (await parked('order_lifecycle_workflow')) === 1 && (await parked('refund_execution_workflow')) === 1, 60_000, 'both deliveries to park');
+    await waitFor(async () => (await parked('order_lifecycle_workflow')) === 3 && (await parked('refund_execution_workflow')) === 1, 60_000, 'both deliveries to park');
 
     await temporal.start();
     worker = await startWorker();
     expect(await requestStatus(request.id)).toBe('REQUESTED');
     expect((await cardOf(toCapture)).status).toBe('AUTHORIZED');
+    expect((await cardOf(toComplete)).status).toBe('AUTHORIZED');
 
-    await expect(reconcile('reconcile-stranded')).resolves.toEqual({ passes: 1, processed: 2 });
+    await expect(reconcile('reconcile-stranded')).resolves.toEqual({ passes: 1, processed: 3 });
     await waitFor(async () => (await requestStatus(request.id)) === 'SUCCEEDED', 60_000, 'the stranded refund');
     await waitFor(async () => (await cardOf(toCapture)).status === 'CAPTURED', 60_000, 'the stranded capture');
-    const captured = await cardOf(toCapture);
-    expect(captured.capturedAmount.toFixed(2)).toBe('20.00');
-    expect(await gatewayOperations('capture', captured.gatewayReference)).toEqual([tenderKeys.capture(captured.id)]);
+    await waitFor(async () => (await cardOf(toComplete)).status === 'CAPTURED', 60_000, 'the stranded capture of the completed order');
+    for (const orderId of [toCapture, toComplete]) {
+      const captured = await cardOf(orderId);
+      expect(captured.capturedAmount.toFixed(2)).toBe('20.00');
+      expect(await gatewayOperations('capture', captured.gatewayReference)).toEqual([tenderKeys.capture(captured.id)]);
+    }
     expect(await gatewayOperations('refund', (await cardOf(toRefund)).gatewayReference)).toHaveLength(1);
     await shop.saveHistory('reconcile-stranded', WORKFLOW_TYPES.reconcileStrandedMoney, 'restarted');
 

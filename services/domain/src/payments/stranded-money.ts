@@ -44,30 +44,31 @@ export async function restartStrandedRefundRequests(tx: Tx, deps: DomainDeps, { 
 }
 
 /**
- * Emits order.status_changed (FULFILLED to FULFILLED) again for the orders fulfilled before `asOf` −
+ * Emits order.status_changed (from and to its status) again for the orders fulfilled (or since completed) before `asOf` −
  * STRANDED_AFTER_MINUTES whose card tender is still AUTHORIZED and capturable (its authorization not
  * lapsed by `asOf`, no capture_refused recorded on the order): its listener signals (or starts) the
- * order's OrderLifecycleWorkflow, which re-reads the order and captures under capture:<tenderId>.
+ * order's OrderLifecycleWorkflow, which re-reads the order and captures under capture:<tenderId>
+ * (a completed order too: its lifecycle may still wait in PLACED when both signals parked).
  * Up to `limit` tenders a pass, their updated_at moved to now as the refund requests' above.
  */
 export async function restartStrandedCaptures(tx: Tx, deps: DomainDeps, { asOf, limit }: StrandedInput): Promise<StrandedPass> {
   const since = strandedSince(asOf);
-  const stranded = await tx.$queryRaw<{ id: bigint; orderId: bigint; orderNumber: string }[]>`
-    SELECT t.id, o.id AS "orderId", o.number AS "orderNumber" FROM payment_tenders t JOIN orders o ON o.id = t.order_id
+  const stranded = await tx.$queryRaw<{ id: bigint; orderId: bigint; orderNumber: string; orderStatus: 'FULFILLED' | 'COMPLETED' }[]>`
+    SELECT t.id, o.id AS "orderId", o.number AS "orderNumber", o.status::text AS "orderStatus" FROM payment_tenders t JOIN orders o ON o.id = t.order_id
      WHERE t.status = 'AUTHORIZED' AND t.kind = 'CARD' AND t.authorization_expires_at > ${asOf} AND t.updated_at <= ${since}
-       AND o.status = 'FULFILLED' AND o.fulfilled_at <= ${since}
+       AND o.status IN ('FULFILLED', 'COMPLETED') AND o.fulfilled_at <= ${since}
        AND NOT EXISTS (SELECT 1 FROM workflow_faults f WHERE f.reason = ${CAPTURE_REFUSED} AND f.entity_type = 'order' AND f.entity_id = o.id::text)
      ORDER BY t.id
      LIMIT ${limit}
        FOR UPDATE OF t SKIP LOCKED`;
-  const orders = new Map(stranded.map((tender) => [tender.orderId, tender.orderNumber]));
+  const orders = new Map(stranded.map((tender) => [tender.orderId, tender]));
   await tx.$executeRaw`UPDATE payment_tenders SET updated_at = ${deps.now()} WHERE id = ANY(${stranded.map((tender) => tender.id)}::bigint[])`;
-  for (const [orderId, orderNumber] of orders) {
+  for (const [orderId, { orderNumber, orderStatus }] of orders) {
     await deps.emit(tx, 'order.status_changed', {
       order_id: idString(orderId),
       order_number: orderNumber,
-      from: 'FULFILLED',
-      to: 'FULFILLED',
+      from: orderStatus,
+      to: orderStatus,
       reason: 'reconciliation: the card is still to be captured',
       occurred_at: deps.now().toISOString(),
     });

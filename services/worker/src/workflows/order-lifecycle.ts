@@ -1,4 +1,4 @@
-import { condition, getExternalWorkflowHandle, ParentClosePolicy, setHandler, startChild } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle, ParentClosePolicy, patched, setHandler, startChild } from '@temporalio/workflow';
 import { CAPTURE_REFUSED, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import type { OrderLifecycleView } from '@shop/domain';
 import { activities, moneyActivities } from './activities.ts';
@@ -9,6 +9,8 @@ const FINAL = new Set(['COMPLETED', 'CANCELLED']);
 export const FULFILMENT_OVERDUE = 'fulfilment_overdue';
 export const CAPTURED_DIFFERS_FROM_TOTAL = 'captured_differs_from_total';
 export const CAPTURE_WITHOUT_AUTHORIZATION = 'capture_without_authorization';
+/** The patch that captures an order first seen COMPLETED; runs recorded before it replay without. */
+const CAPTURE_COMPLETED_ORDERS = 'capture-completed-orders';
 
 /**
  * Follows one order (order-lifecycle-<orderId>) from placement to COMPLETED or CANCELLED. Every
@@ -16,7 +18,7 @@ export const CAPTURE_WITHOUT_AUTHORIZATION = 'capture_without_authorization';
  * keeps the timers only a workflow can: the payment deadline (the stock hold's expiry: the order is
  * cancelled and its stock released), the approval (a child OrderApprovalWorkflow), and the
  * fulfilment window (a paid order not fulfilled in time is recorded as a workflow fault). A fulfilled
- * order's card tenders are captured (a capture the gateway refuses, one that differs from the order's
+ * (or completed) order's card tenders are captured (a capture the gateway refuses, one that differs from the order's
  * total, or a card payment with no authorization left to capture, is a fault).
  */
 export async function OrderLifecycleWorkflow({ orderId }: { orderId: string }): Promise<{ status: string | null }> {
@@ -71,6 +73,8 @@ export async function OrderLifecycleWorkflow({ orderId }: { orderId: string }): 
       approval = undefined;
     }
   }
+  // Fulfilled and completed before a pass saw it FULFILLED: its goods are gone, so it is captured all the same.
+  if (order?.status === 'COMPLETED' && !captured && patched(CAPTURE_COMPLETED_ORDERS)) await capture(orderId, order.orderNumber);
   deadline = null;
   return { status: order?.status ?? null };
 }
