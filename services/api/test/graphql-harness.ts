@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { liftRateLimits } from '../../../test/support/rate-limits.ts';
 import { startOutbox, type Platform, type PrismaClient, type RunningOutbox } from '@shop/platform';
 import { ensureAdmin, tokenSettings, type TokenSettings } from '@shop/domain';
+import { closeAfterAudit } from '../../../test/support/money-audit.ts';
 import { openTestPlatform } from '../../../test/support/test-platform.ts';
 import { buildApp, type AppOptions } from '../src/app.ts';
 import { seedShop } from '../src/seed.ts';
@@ -38,6 +39,7 @@ export interface GraphqlApi {
   adminHeaders(): Promise<Record<string, string>>;
   /** A new guest session id from the startGuestSession mutation, to send as X-Session-ID. */
   guestSession(): Promise<string>;
+  /** Stops the api, audits the books (test/support/money-audit.ts) and drops the database, failing when the audit does. */
   close(): Promise<void>;
 }
 
@@ -90,7 +92,7 @@ export async function openGraphqlApi(name: string, env: Record<string, string> =
     async close() {
       await app.close();
       await outbox.stop();
-      await test.close();
+      await closeAfterAudit(prisma, () => test.close());
     },
   };
   return api;

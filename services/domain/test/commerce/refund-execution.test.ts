@@ -95,5 +95,7 @@ describe('executing refunds', () => {
     expect(await runRefundRequest(commerce.transaction, deps, { requestId, run })).toMatchObject({ status: 'NEEDS_ATTENTION', failed: [], faults: 0 });
     expect(await refundsSent(refundKeys.gateway(refundId, 1))).toEqual([]);
     expect(await prisma().workflowFault.findMany({ where: { reason: REFUND_EXCEEDS_CAPTURED, entityId: refundId.toString() } })).toMatchObject([{ workflowId: `refund-${requestId}`, runId: 'run-1' }]);
+    // The books back as they were: the file's money audit (support.ts close) checks them.
+    await prisma().$executeRaw`UPDATE payment_tenders SET refunded_amount = 0 WHERE id = ${tenderId}`;
   });
 });

@@ -13,6 +13,7 @@ import {
   type TransactionOptions,
 } from '@shop/platform';
 import { createTestDatabase, type TestDatabase } from '../../../../test/infra/isolation.ts';
+import { closeAfterAudit } from '../../../../test/support/money-audit.ts';
 import type { DomainDeps } from '../../src/context.ts';
 import { DomainError } from '../../src/errors/domain-error.ts';
 import { createBrand, createCategory, createChannel, createProduct } from '../../src/catalog/catalog-admin.ts';
@@ -27,6 +28,7 @@ export interface Commerce {
   /** Events written to the outbox since `afterId`, each checked against its schema. */
   events(afterId?: bigint): Promise<{ id: bigint; name: EventName; payload: Record<string, unknown> }[]>;
   lastEventId(): Promise<bigint>;
+  /** Fails when the money audit finds the books unbalanced, after closing all the same. */
   close(): Promise<void>;
 }
 
@@ -60,10 +62,12 @@ export async function openCommerce(name: string): Promise<Commerce> {
       const { rows } = await pool.query<{ id: string | null }>('SELECT max(id)::text AS id FROM outbox_events');
       return BigInt(rows[0]?.id ?? '0');
     },
-    async close() {
-      await platform.close();
-      await database.drop();
-    },
+    /** Audits the books (test/support/money-audit.ts), then closes the platform and drops the database. */
+    close: () =>
+      closeAfterAudit(platform.database.prisma, async () => {
+        await platform.close();
+        await database.drop();
+      }),
   };
 }
 
