@@ -1,7 +1,8 @@
 // Property-based tests of the money state machines on real PostgreSQL and the test gateway: random
-// checkouts (gift card, store credit, card), then random sequences of fulfilment and capture, partial
-// refunds (some answered 500 after the gateway committed, then retried), returns, cancels, the sweep of
-// expiring authorizations and retried requests. After each sequence the money audit must pass and no
+// checkouts (gift card, store credit, card; some by business customers, whose orders wait for approval),
+// then random sequences of fulfilment and capture, partial refunds (some answered 500 after the gateway
+// committed, then retried), returns, cancels, approvals, the expiry of stock holds, the sweep of expiring
+// authorizations and retried requests. After each sequence the money audit must pass and no
 // money may be created or lost. Seeded: MONEY_PROPERTY_SEED=<seed> replays a failed run (fast-check
 // prints the seed and the shrunk sequence).
 import fc from 'fast-check';
@@ -11,7 +12,8 @@ import { DomainError } from '../../src/errors/domain-error.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
 import { checkout } from '../../src/orders/checkout-steps.ts';
 import type { OrderWithLines } from '../../src/orders/order-events.ts';
-import { cancelOrder, fulfilOrder } from '../../src/orders/order-transitions.ts';
+import { expireUnpaidOrder } from '../../src/orders/hold-expiry.ts';
+import { approveOrder, cancelOrder, fulfilOrder } from '../../src/orders/order-transitions.ts';
 import { voidExpiringAuthorizations } from '../../src/payments/expiring-authorizations.ts';
 import { auditMoney, failedChecks, formatMoneyAudit } from '../../src/payments/money-audit.ts';
 import { runRefundRequest } from '../../src/payments/refund-execution.ts';
@@ -46,14 +48,19 @@ type Action =
   | { readonly kind: 'refund'; readonly cents: number; readonly gatewayFailsOnce: boolean; readonly retried: boolean }
   | { readonly kind: 'return'; readonly units: number }
   | { readonly kind: 'cancel' }
+  | { readonly kind: 'approve' }
+  | { readonly kind: 'expire_hold' }
   | { readonly kind: 'expire_authorizations' }
   | { readonly kind: 'retry_checkout' };
 
+// Refunds and returns weigh more, so that enough sequences get that far among the other moves.
 const action: fc.Arbitrary<Action> = fc.oneof(
   fc.constant({ kind: 'fulfil' as const }),
-  fc.record({ kind: fc.constant('refund' as const), cents: fc.integer({ min: 1, max: 8000 }), gatewayFailsOnce: fc.boolean(), retried: fc.boolean() }),
-  fc.record({ kind: fc.constant('return' as const), units: fc.integer({ min: 1, max: 3 }) }),
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('refund' as const), cents: fc.integer({ min: 1, max: 8000 }), gatewayFailsOnce: fc.boolean(), retried: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('return' as const), units: fc.integer({ min: 1, max: 3 }) }) },
   fc.constant({ kind: 'cancel' as const }),
+  fc.constant({ kind: 'approve' as const }),
+  fc.constant({ kind: 'expire_hold' as const }),
   fc.constant({ kind: 'expire_authorizations' as const }),
   fc.constant({ kind: 'retry_checkout' as const }),
 );
@@ -63,6 +70,7 @@ const scenario = fc.record({
   giftCardCents: fc.option(fc.integer({ min: 1, max: 6000 }), { nil: undefined }),
   storeCreditCents: fc.option(fc.integer({ min: 1, max: 8000 }), { nil: undefined }),
   card: fc.boolean(),
+  business: fc.boolean(),
   // Fulfilment first more often than not, so refunds and returns have something to act on.
   actions: fc.tuple(fc.boolean(), fc.array(action, { maxLength: 6 })).map(([fulfilFirst, rest]) => (fulfilFirst ? [{ kind: 'fulfil' as const }, ...rest] : rest)),
 });
@@ -139,6 +147,12 @@ async function act(name: string, order: OrderWithLines, token: string, step: Act
       });
     case 'cancel':
       return refusedOrDone(() => shop.inGatewayTransaction((tx) => cancelOrder(tx, shop.deps, order.id, 'property')));
+    case 'approve':
+      return refusedOrDone(() => commerce.transaction((tx) => approveOrder(tx, deps, order.id)));
+    case 'expire_hold':
+      // As the lifecycle's payment deadline or the approval's expiry does, long after any hold ran out.
+      await commerce.transaction((tx) => expireUnpaidOrder(tx, deps, order.id, new Date(Date.now() + 30 * 24 * 60 * 60_000)));
+      return;
     case 'expire_authorizations': {
       // As of a day before this order's authorization lapses: within the sweep's margin.
       const card = await prisma().paymentTender.findFirst({ where: { orderId: order.id, kind: 'CARD' } });
@@ -195,7 +209,9 @@ async function runScenario(plan: Scenario): Promise<void> {
   const before = (await audit()).offending;
   const token = `tok_${name}`;
   const productId = await shop.catalog.product(name, euros(PRICE_CENTS), 10);
-  const customer = await prisma().customer.create({ data: { channelId: shop.catalog.channelId, email: `${name}@example.com`, passwordHash: 'scrypt$unused' } });
+  const customer = await prisma().customer.create({
+    data: { channelId: shop.catalog.channelId, email: `${name}@example.com`, passwordHash: 'scrypt$unused', ...(plan.business ? { isBusiness: true, approvalStatus: 'APPROVED' as const } : {}) },
+  });
   const shopper = { customerId: customer.id };
   const setUp = await commerce.transaction(async (tx) => {
     const accountIds: bigint[] = [];
@@ -244,6 +260,7 @@ it(`keeps the books balanced and creates or loses no money over ${RUNS} random s
   const reached = await prisma().$queryRaw<Record<string, bigint>[]>`
     SELECT (SELECT count(*) FROM orders WHERE status IN ('FULFILLED', 'COMPLETED')) AS fulfilled,
            (SELECT count(*) FROM orders WHERE status = 'CANCELLED') AS cancelled,
+           (SELECT count(*) FROM orders WHERE status = 'CANCELLED' AND cancel_reason LIKE 'the stock hold expired%') AS expired,
            (SELECT count(*) FROM refunds WHERE status = 'SUCCEEDED') AS refunds,
            (SELECT count(DISTINCT kind) FROM payment_tenders WHERE captured_amount > 0) AS tender_kinds_captured,
            (SELECT count(*) FROM return_authorizations WHERE status = 'REFUNDED') AS returns_refunded,
