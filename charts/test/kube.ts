@@ -11,6 +11,7 @@ const RESOURCES: Record<string, { plural: string; namespaced: boolean }> = {
   Deployment: { plural: 'deployments', namespaced: true },
   Namespace: { plural: 'namespaces', namespaced: false },
   Pod: { plural: 'pods', namespaced: true },
+  PodDisruptionBudget: { plural: 'poddisruptionbudgets', namespaced: true },
   PrometheusRule: { plural: 'prometheusrules', namespaced: true },
   Role: { plural: 'roles', namespaced: true },
   RoleBinding: { plural: 'rolebindings', namespaced: true },

@@ -3,11 +3,11 @@
 // so only the chart's RBAC rules let it act. A Shop installed with the shop chart must become Ready.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
-import { parse, parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments, stringify } from 'yaml';
 import { eventually } from '../../test/support/wait.ts';
 import { completeJob, markDeploymentAvailable } from '../../operator/test/support/fake-controllers.ts';
 import { startKubeApiServer, type KubeApiServer } from '../../test/infra/kubernetes.ts';
@@ -31,7 +31,12 @@ interface Mode {
 
 const MODES: Array<[string, Mode]> = [
   ['all namespaces (ClusterRole)', { release: 'shop-operator', namespace: 'shop-system', shopNamespace: 'shops', values: {} }],
-  ['one namespace (Role)', { release: 'scoped', namespace: 'scoped-system', shopNamespace: 'scoped-shops', values: { watchNamespace: 'scoped-shops' } }],
+  // The CRD comes with the first release; a second one leaves it out.
+  ['one namespace (Role)', { release: 'scoped', namespace: 'scoped-system', shopNamespace: 'scoped-shops', values: { watchNamespace: 'scoped-shops', crd: { install: false } } }],
+  [
+    'all namespaces, Secrets in the Shop namespace only (rbac.secretNamespaces)',
+    { release: 'narrow', namespace: 'narrow-system', shopNamespace: 'narrow-shops', values: { rbac: { create: true, secretNamespaces: ['narrow-shops'] }, crd: { install: false } } },
+  ],
 ];
 
 describe("the operator with the chart's ServiceAccount and RBAC, on a real API server", () => {
@@ -181,6 +186,7 @@ describe("the operator with the chart's ServiceAccount and RBAC, on a real API s
         { namespace, verb: 'get', group: 'coordination.k8s.io', resource: 'leases', name: 'someone-else' },
         { namespace: 'default', verb: 'create', group: 'coordination.k8s.io', resource: 'leases' },
         ...(mode.values.watchNamespace ? [{ namespace: 'default', verb: 'create', group: 'batch', resource: 'jobs' }, { verb: 'list', group: 'shop.dev', resource: 'shops' }] : []),
+        ...('rbac' in mode.values ? [{ namespace: 'default', verb: 'get', resource: 'secrets', name: 'shop-database' }] : []),
       ];
       for (const attributes of denied) expect([attributes, await allowed(user, attributes)]).toEqual([attributes, false]);
 
@@ -188,24 +194,37 @@ describe("the operator with the chart's ServiceAccount and RBAC, on a real API s
       const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), pod.terminationGracePeriodSeconds * 1000).unref());
       expect(await Promise.race([exited, timeout])).toBe(0);
       expect((await kube<{ spec: { holderIdentity?: string } }>('GET', leasePath)).body.spec.holderIdentity).toBeUndefined();
-      expect(output).not.toMatch(/forbidden|HTTP 403/i);
+      // With rbac.secretNamespaces the operator still sees the Shops of the other tests' namespaces, and
+      // may not read their Secrets: those, and only those, are refused.
+      const refused = output.split('\n').filter((line) => /forbidden|HTTP 403/i.test(line));
+      const elsewhere = (line: string) => 'rbac' in mode.values && !line.includes(`"shop":"${shopNamespace}/`) && /cannot get resource \\"secrets\\"/.test(line);
+      expect(refused.filter((line) => !elsewhere(line))).toEqual([]);
     }, 120_000);
   }
 
-  it('the CRD Helm created takes an upgrade by kubectl apply --server-side --force-conflicts, as charts/README.md says', async () => {
+  it('helm upgrade applies a changed CRD, and helm uninstall leaves it and the Shops in place', async () => {
     const crdPath = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/shops.shop.dev';
-    const installedCrd = await kube<{ metadata: { managedFields: Array<{ manager: string }> } }>('GET', crdPath);
-    expect(installedCrd.body.metadata.managedFields.map((entry) => entry.manager)).toContain('helm');
-    const crd = parse(await readFile(path.join(OPERATOR_CHART, 'crds/shops.shop.dev.yaml'), 'utf8')) as { spec: { versions: Array<{ schema: { openAPIV3Schema: { description: string } } }> } };
+    const descriptionOf = async () =>
+      (await kube<{ spec: { versions: Array<{ schema: { openAPIV3Schema: { description: string } } }> } }>('GET', crdPath)).body.spec.versions[0]?.schema.openAPIV3Schema.description;
+    const chart = await mkdtemp(path.join(tmpdir(), 'shop-operator-chart-'));
+    tempDirs.push(chart);
+    await cp(OPERATOR_CHART, chart, { recursive: true });
+    const crdFile = path.join(chart, 'crd/shops.shop.dev.yaml');
+    const crd = parse(await readFile(crdFile, 'utf8')) as { spec: { versions: Array<{ schema: { openAPIV3Schema: { description: string } } }> } };
     const schema = crd.spec.versions[0]?.schema.openAPIV3Schema;
-    if (schema) schema.description = 'A newer description.';
-    const apply = (force: boolean) =>
-      fetch(new URL(`${crdPath}?fieldManager=kubectl&force=${force}`, server.url), {
-        method: 'PATCH',
-        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/apply-patch+yaml' },
-        body: JSON.stringify(crd),
-      });
-    expect((await apply(false)).status).toBe(409); // the fields are Helm's
-    expect((await apply(true)).status).toBe(200);
+    if (!schema) throw new Error('the CRD has no schema');
+    schema.description = 'A newer description.';
+    await writeFile(crdFile, stringify(crd));
+
+    const target = ['--namespace', 'shop-system', '--kubeconfig', server.kubeconfigPath()];
+    const upgraded = await helm(['upgrade', 'shop-operator', chart, '--reuse-values', ...target]);
+    expect([upgraded.code, upgraded.stderr]).toEqual([0, '']);
+    expect(await descriptionOf()).toBe('A newer description.');
+
+    const uninstalled = await helm(['uninstall', 'shop-operator', ...target]);
+    expect(uninstalled.code).toBe(0);
+    expect(uninstalled.stdout).toMatch(/kept due to the resource policy/);
+    expect(await descriptionOf()).toBe('A newer description.');
+    expect((await kube('GET', '/apis/shop.dev/v1alpha1/namespaces/shops/shops/acme')).status).toBe(200);
   });
 });

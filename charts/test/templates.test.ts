@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { CHART_CRD_FILE } from '../../operator/src/crd/generate-crd.ts';
 import { OPERATOR_CHART, REPO_ROOT, SHOP_CHART, one, only, template, type RenderedObject } from './helm.ts';
 
 interface PolicyRule {
@@ -102,6 +103,66 @@ describe('shop-operator RBAC', () => {
     expect(only(single, 'Role')).toEqual([]);
     const none = await template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values: { rbac: { create: false } } });
     expect(none.filter((object) => object.apiVersion.startsWith('rbac.'))).toEqual([]);
+  });
+});
+
+describe('shop-operator RBAC for Secrets in chosen namespaces', () => {
+  it('rbac.secretNamespaces: no Secret rule in the ClusterRole, a Role and binding in each namespace named', async () => {
+    const objects = await template(OPERATOR_CHART, { name: 'shop-operator', namespace: 'shop-system', values: { rbac: { create: true, secretNamespaces: ['eu', 'us'] } } });
+    expect(ruleLines(rulesOf(one(objects, 'ClusterRole')))).toEqual(SHOP_RULES.filter((rule) => !rule.startsWith('core secrets')));
+    const secretRoles = only(objects, 'Role').filter((role) => role.metadata.name === 'shop-operator-secrets');
+    expect(secretRoles.map((role) => [role.metadata.namespace, ruleLines(rulesOf(role))])).toEqual([
+      ['eu', ['core secrets: get create update']],
+      ['us', ['core secrets: get create update']],
+    ]);
+    for (const namespace of ['eu', 'us']) {
+      expect(only(objects, 'RoleBinding').find((binding) => binding.metadata.namespace === namespace)).toMatchObject({
+        roleRef: { kind: 'Role', name: 'shop-operator-secrets' },
+        subjects: [{ kind: 'ServiceAccount', name: 'shop-operator', namespace: 'shop-system' }],
+      });
+    }
+  });
+
+  it('refuses rbac.secretNamespaces beside watchNamespace, which already keeps Secrets to one namespace', async () => {
+    const values = { watchNamespace: 'shops', rbac: { create: true, secretNamespaces: ['eu'] } };
+    await expect(template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values })).rejects.toThrow(/rbac.secretNamespaces is for an operator of all namespaces/);
+  });
+});
+
+describe('shop-operator CRD', () => {
+  it('renders the generated CRD, kept by Helm on uninstall', async () => {
+    const generated = parse(await readFile(CHART_CRD_FILE, 'utf8')) as RenderedObject;
+    const rendered = one(await template(OPERATOR_CHART, { name: 'op', namespace: 'ns' }), 'CustomResourceDefinition');
+    expect(rendered.spec).toEqual(generated.spec);
+    expect(rendered.metadata).toMatchObject({ name: 'shops.shop.dev', annotations: { 'helm.sh/resource-policy': 'keep' }, labels: { 'app.kubernetes.io/managed-by': 'Helm' } });
+  });
+
+  it('is left out with crd.install false, for a second operator release', async () => {
+    expect(only(await template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values: { crd: { install: false } } }), 'CustomResourceDefinition')).toEqual([]);
+  });
+});
+
+describe('shop-operator replicas on different nodes', () => {
+  const affinityOf = (objects: readonly RenderedObject[]) => (one(objects, 'Deployment').spec as { template: { spec: { affinity?: unknown } } }).template.spec.affinity;
+  const selector = { matchLabels: { 'app.kubernetes.io/name': 'shop-operator', 'app.kubernetes.io/instance': 'op' } };
+
+  it('two replicas: a disruption budget of one, and anti-affinity preferred by default or required', async () => {
+    const objects = await template(OPERATOR_CHART, { name: 'op', namespace: 'ns' });
+    expect(one(objects, 'PodDisruptionBudget').spec).toEqual({ maxUnavailable: 1, selector });
+    expect(affinityOf(objects)).toEqual({
+      podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: selector } }] },
+    });
+    const required = await template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values: { podAntiAffinity: 'required' } });
+    expect(affinityOf(required)).toEqual({ podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: selector }] } });
+  });
+
+  it('one replica, none, or an affinity of your own: no anti-affinity of the chart; no budget for one replica', async () => {
+    const single = await template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values: { replicas: 1 } });
+    expect([only(single, 'PodDisruptionBudget'), affinityOf(single)]).toEqual([[], undefined]);
+    expect(affinityOf(await template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values: { podAntiAffinity: 'none' } }))).toBeUndefined();
+    const own = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'pool', operator: 'In', values: ['system'] }] }] } } };
+    expect(affinityOf(await template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values: { affinity: own } }))).toEqual(own);
+    expect(only(await template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values: { podDisruptionBudget: { enabled: false } } }), 'PodDisruptionBudget')).toEqual([]);
   });
 });
 

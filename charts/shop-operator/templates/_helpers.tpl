@@ -54,3 +54,11 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- define "shop-operator.runbookBase" -}}
 {{- with .Values.runbookBaseUrl }}{{ trimSuffix "/" . }}/{{ else }}https://shop-platform.invalid/{{ end }}
 {{- end }}
+
+{{/* Secrets are read by name (those spec.secrets names, and the generated keys), never listed or
+watched; the generated keys Secret is created once and updated only by key rotation. */}}
+{{- define "shop-operator.secretRules" -}}
+- apiGroups: [""]
+  resources: [secrets]
+  verbs: [get, create, update]
+{{- end }}

@@ -11,6 +11,8 @@ import { stringify } from 'yaml';
 const REPO_ROOT = path.resolve(import.meta.dirname, '../../..');
 export const SHOP_SCHEMA_FILE = path.join(REPO_ROOT, 'schemas/crd/shop.v1alpha1.json');
 export const CRD_FILE = path.join(REPO_ROOT, 'operator/crd/shops.shop.dev.yaml');
+/** The shop-operator chart's copy, which its templates/crd.yaml installs and upgrades. */
+export const CHART_CRD_FILE = path.join(REPO_ROOT, 'charts/shop-operator/crd/shops.shop.dev.yaml');
 export const TYPES_FILE = path.join(REPO_ROOT, 'cdk8s/src/shop.generated.ts');
 
 export const SHOP_GROUP = 'shop.dev';
@@ -95,7 +97,10 @@ export async function renderTypes(): Promise<string> {
 }
 
 if (import.meta.main) {
-  await writeFile(CRD_FILE, await renderCrd());
+  const crd = await renderCrd();
+  const written = [CRD_FILE, CHART_CRD_FILE, TYPES_FILE];
+  await writeFile(CRD_FILE, crd);
+  await writeFile(CHART_CRD_FILE, crd);
   await writeFile(TYPES_FILE, await renderTypes());
-  process.stdout.write(`wrote ${path.relative(process.cwd(), CRD_FILE)} and ${path.relative(process.cwd(), TYPES_FILE)}\n`);
+  process.stdout.write(`wrote ${written.map((file) => path.relative(process.cwd(), file)).join(', ')}\n`);
 }
