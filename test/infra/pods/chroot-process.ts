@@ -23,7 +23,8 @@ ln -s /proc/self/fd "$root/dev/fd"
 mkdir "$root/dev/shm" && mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$root/dev/shm"
 mount --rbind /sys "$root/sys" && mount -o remount,bind,ro "$root/sys"
 while [ "$1" != "--" ]; do
-  source="$1"; target="$root$2"; mode="$3"; shift 3
+  # Resolved inside the root: /var/run is a link to /run there, which must not lead to the host's /run.
+  source="$1"; target="$root$(chroot "$root" /usr/bin/realpath -m "$2")"; mode="$3"; shift 3
   if [ -d "$source" ]; then mkdir -p "$target"; else mkdir -p "$(dirname "$target")"; [ -e "$target" ] || touch "$target"; fi
   mount --bind "$source" "$target"
   if [ "$mode" = ro ]; then mount -o remount,bind,ro "$target"; fi

@@ -7,7 +7,7 @@ import { BUILD_TIMEOUT_MS, openBuiltImage } from '../../images/support/built-ima
 import type { ImageContainer } from '../../images/support/image-container.ts';
 import { eventually } from '../../support/wait.ts';
 import { freePort, isPortOpen } from '../proc.ts';
-import { startPod, type PodStatus, type RunningPod } from './pod-runner.ts';
+import { startPod, type PodRunnerOptions, type PodStatus, type RunningPod } from './pod-runner.ts';
 
 let image: ImageContainer;
 const running: RunningPod[] = [];
@@ -33,8 +33,9 @@ function podOf(containers: V1Container[], spec: Partial<NonNullable<V1Pod['spec'
   };
 }
 
-async function run(pod: V1Pod, secrets: Record<string, Record<string, string>> = SECRETS): Promise<RunningPod> {
+async function run(pod: V1Pod, secrets: Record<string, Record<string, string>> = SECRETS, serviceAccount?: PodRunnerOptions['serviceAccount']): Promise<RunningPod> {
   const started = await startPod(pod, {
+    ...(serviceAccount ? { serviceAccount } : {}),
     image: async (reference) => {
       expect(reference).toBe('shop/platform:test');
       return image;
@@ -151,5 +152,16 @@ describe('the pod runtime', () => {
     expect(statusOf(pod).phase).toBe('Pending');
     secrets.late = { url: 'redis://cache.example' };
     await eventually(async () => expect(only(statusOf(pod)).state).toMatchObject({ terminated: { exitCode: 0, message: 'redis://cache.example' } }));
+  });
+
+  it("gives a pod its ServiceAccount's token and the API server's address, unless it opts out", async () => {
+    const account: PodRunnerOptions['serviceAccount'] = async () => ({ files: { token: 'a-token' }, env: { KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: '6443' } });
+    const script = "const fs = require('fs'); const at = '/var/run/secrets/kubernetes.io/serviceaccount/token'; fs.writeFileSync('/dev/termination-log', [fs.existsSync(at) ? fs.readFileSync(at, 'utf8') : '-', process.env.KUBERNETES_SERVICE_HOST ?? '-'].join(' '))";
+    const mounted = await run(podOf([container(node(script))], { restartPolicy: 'Never' }), SECRETS, account);
+    const optedOut = await run(podOf([container(node(script))], { restartPolicy: 'Never', automountServiceAccountToken: false }), SECRETS, account);
+    await eventually(async () => {
+      expect(only(statusOf(mounted)).state).toMatchObject({ terminated: { exitCode: 0, message: 'a-token 127.0.0.1' } });
+      expect(only(statusOf(optedOut)).state).toMatchObject({ terminated: { exitCode: 0, message: '- -' } });
+    });
   });
 });

@@ -2,7 +2,7 @@
 // on the host's network, with its emptyDir volumes as fresh host directories and its termination
 // message file bound in; the pod's status (phase, conditions, container statuses) as the kubelet
 // would write it.
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
@@ -16,6 +16,11 @@ export interface PodRunnerOptions {
   /** Secrets and ConfigMaps of the pod's namespace. */
   readonly lookup: SourceLookup;
   readonly backOff?: BackOff;
+  /**
+   * What the kubelet gives a pod that mounts its ServiceAccount token: the files `token`, `ca.crt` and
+   * `namespace`, and the KUBERNETES_SERVICE_HOST and _PORT variables in-cluster clients read.
+   */
+  readonly serviceAccount?: (pod: V1Pod) => Promise<{ readonly files: Readonly<Record<string, string>>; readonly env: Readonly<Record<string, string>> }>;
   /** Told whenever the pod's status may have changed. */
   readonly onChange: () => void;
 }
@@ -48,6 +53,7 @@ export interface RunningPod {
 
 const timestamp = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 const RETRY_CONFIG_MS = 1000;
+const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 export function declaredPorts(pod: V1Pod): number[] {
   return (pod.spec?.containers ?? []).flatMap((container) => (container.ports ?? []).map((port) => port.hostPort ?? port.containerPort));
@@ -85,10 +91,17 @@ export async function startPod(pod: V1Pod, options: PodRunnerOptions): Promise<R
   const waiting = new Map<string, ContainerStatus>();
   let stopped = false;
 
+  const account = spec.automountServiceAccountToken !== false && options.serviceAccount ? await options.serviceAccount(pod) : undefined;
+  const accountDir = join(podDir, 'serviceaccount');
+  if (account) {
+    await mkdir(accountDir, { mode: 0o755 });
+    for (const [name, content] of Object.entries(account.files)) await writeFile(join(accountDir, name), content, { mode: 0o644 });
+  }
+
   const startContainer = async (container: V1Container): Promise<void> => {
     while (!stopped) {
       try {
-        const env = await containerEnv(pod, container, options.lookup);
+        const env = { ...account?.env, ...(await containerEnv(pod, container, options.lookup)) };
         const messageFile = join(podDir, `${container.name}.termination-log`);
         await writeFile(messageFile, '', { mode: 0o666 });
         await chmod(messageFile, 0o666);
@@ -99,6 +112,7 @@ export async function startPod(pod: V1Pod, options: PodRunnerOptions): Promise<R
             return `type=bind,src=${source},dst=${mount.mountPath}${mount.readOnly ? ',ro' : ''}`;
           }),
           `type=bind,src=${messageFile},dst=${container.terminationMessagePath ?? '/dev/termination-log'}`,
+          ...(account ? [`type=bind,src=${accountDir},dst=${SERVICE_ACCOUNT_DIR},ro`] : []),
         ];
         const user = userOf(pod, container);
         const image = await options.image(container.image ?? '');
