@@ -157,7 +157,9 @@ describe("the operator with the chart's ServiceAccount and RBAC, on a real API s
         { timeoutMs: 30_000, intervalMs: 250 },
       );
 
-      for (const object of ['api/v1/services/acme-api', 'apis/policy/v1/poddisruptionbudgets/acme-api', 'api/v1/configmaps/acme-config', 'api/v1/secrets/acme-generated-keys']) {
+      const configMaps = await kube<{ items: Array<{ metadata: { name: string } }> }>('GET', `/api/v1/namespaces/${shopNamespace}/configmaps?labelSelector=app.kubernetes.io/instance=acme`);
+      expect(configMaps.body.items.map((configMap) => configMap.metadata.name)).toEqual([expect.stringMatching(/^acme-config-[0-9a-f]{10}$/)]);
+      for (const object of ['api/v1/services/acme-api', 'apis/policy/v1/poddisruptionbudgets/acme-api', 'api/v1/secrets/acme-generated-keys']) {
         const [prefix, version, ...rest] = object.split('/');
         const group = prefix === 'api' ? `api/${version}` : `apis/${version}/${rest.shift()}`;
         expect([object, (await kube('GET', `/${group}/namespaces/${shopNamespace}/${rest.join('/')}`)).status]).toEqual([object, 200]);
