@@ -173,9 +173,9 @@ describe("the operator with the chart's ServiceAccount and RBAC, on a real API s
       // Nothing beyond the rules: the API server's own answer for the ServiceAccount.
       const user = `system:serviceaccount:${namespace}:${pod.serviceAccountName}`;
       const denied: Array<Record<string, string>> = [
-        { namespace: shopNamespace, verb: 'list', resource: 'secrets' },
-        { namespace: shopNamespace, verb: 'watch', resource: 'secrets' },
-        { namespace: shopNamespace, verb: 'delete', group: 'apps', resource: 'deployments', name: 'acme-api' },
+        { namespace: shopNamespace, verb: 'delete', resource: 'secrets', name: 'acme-generated-keys' },
+        { namespace: shopNamespace, verb: 'update', group: 'apps', resource: 'deployments', name: 'acme-api' },
+        { namespace: shopNamespace, verb: 'delete', group: 'apps', resource: 'replicasets' },
         { namespace: shopNamespace, verb: 'create', resource: 'pods' },
         { namespace: shopNamespace, verb: 'get', resource: 'configmaps', name: 'acme-config' },
         { namespace: shopNamespace, verb: 'update', group: 'shop.dev', resource: 'shops', name: 'acme' },
