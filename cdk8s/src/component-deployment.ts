@@ -1,7 +1,7 @@
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-33';
 import type { ServiceProcess } from './components.ts';
-import { CONFIG_HASH_ANNOTATION, type ShopConfigMap } from './config-map.ts';
+import type { ShopConfigMap } from './config-map.ts';
 import { selectorLabels } from './labels.ts';
 import { shopObjectNames } from './names.ts';
 import { podTemplate } from './pod-template.ts';
@@ -43,7 +43,6 @@ export class ComponentDeployment extends Construct {
           resources: props.resources,
           restartPolicy: 'Always',
           http: process.http,
-          annotations: { [CONFIG_HASH_ANNOTATION]: props.config.hash },
         }),
       },
     });

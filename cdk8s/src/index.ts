@@ -3,5 +3,4 @@ export type { KubeObject, OwnerReference, RenderShop, ShopManifests } from './ma
 export { GENERATED_KEYS, generatedKeysSecretName } from './manifests.ts';
 export { REWRAP_COMMAND } from './components.ts';
 export { manifestList, renderShop } from './render-shop.ts';
-export { CONFIG_HASH_ANNOTATION } from './config-map.ts';
 export { ShopNameError } from './names.ts';

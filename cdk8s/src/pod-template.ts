@@ -16,7 +16,6 @@ export interface PodTemplateProps {
   readonly restartPolicy: 'Always' | 'Never';
   /** The server the probes reach; none for a run-to-completion Job. */
   readonly http?: HttpPort;
-  readonly annotations?: Record<string, string>;
 }
 
 const TMP_VOLUME = 'tmp';
@@ -36,7 +35,7 @@ export function podTemplate(props: PodTemplateProps): k8s.PodTemplateSpec {
     volumeMounts: [{ name: TMP_VOLUME, mountPath: '/tmp' }],
   };
   return {
-    metadata: { labels: componentLabels(shop, component), annotations: props.annotations },
+    metadata: { labels: componentLabels(shop, component) },
     spec: {
       containers: [container],
       restartPolicy: props.restartPolicy,

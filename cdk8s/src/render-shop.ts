@@ -1,4 +1,5 @@
 import { App } from 'cdk8s';
+import { configMapName } from './config-map.ts';
 import type { KubeObject, ShopManifests } from './manifests.ts';
 import { shopObjectNames, migrationJobName } from './names.ts';
 import { ShopChart } from './shop-chart.ts';
@@ -12,7 +13,7 @@ export function renderShop(shop: Shop): ShopManifests {
   const take = objectTaker(objects);
   const names = shopObjectNames(context.name);
   const manifests: ShopManifests = {
-    configMap: take('ConfigMap', names.config),
+    configMap: take('ConfigMap', configMapName(context)),
     migrationJob: take('Job', migrationJobName(context.name, context.spec.image.tag)),
     api: { deployment: take('Deployment', names.api), service: take('Service', names.api), disruptionBudget: take('PodDisruptionBudget', names.api) },
     worker: { deployment: take('Deployment', names.worker) },

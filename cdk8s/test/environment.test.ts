@@ -17,7 +17,7 @@ describe('environment', () => {
     const manifests = renderShop(minimalShop((shop) => (shop.spec.config = { LOG_LEVEL: 'DEBUG' })));
     expect(manifests.configMap).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap', data: { LOG_LEVEL: 'DEBUG' } });
     for (const object of [manifests.migrationJob, manifests.api.deployment, manifests.worker.deployment, manifests.consumer.deployment]) {
-      expect(containerOf(object).envFrom).toEqual([{ configMapRef: { name: 'acme-config' } }]);
+      expect(containerOf(object).envFrom).toEqual([{ configMapRef: { name: manifests.configMap.metadata.name } }]);
       expect(containerOf(object).env.map((variable) => variable.name)).not.toContain('LOG_LEVEL');
     }
   });

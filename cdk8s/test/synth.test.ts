@@ -59,7 +59,7 @@ describe('npm run synth', () => {
     const objects = documents.map((document) => document.toJS() as KubeObject);
     expect(objects.map((object) => `${object.kind}/${object.metadata.name}`)).toEqual([
       'Job/acme-migrate-1-4-0-ef83d5fc',
-      'ConfigMap/acme-config',
+      'ConfigMap/acme-config-a974061e4d',
       'Deployment/acme-api',
       'Service/acme-api',
       'PodDisruptionBudget/acme-api',

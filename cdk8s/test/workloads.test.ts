@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONFIG_HASH_ANNOTATION, renderShop, type KubeObject } from '../src/index.ts';
+import { renderShop, type KubeObject } from '../src/index.ts';
 import { containerOf, minimalShop, workload } from './shops.ts';
 
 const manifests = renderShop(minimalShop());
@@ -179,44 +179,46 @@ describe('the migration Job', () => {
     expect(container.livenessProbe).toBeUndefined();
   });
 
-  it('carries no config hash: its pod template is immutable, and a config change must not need a new Job', () => {
+  it('names the ConfigMap of the config it is rendered with (the operator never applies an existing Job again)', () => {
     const reconfigured = renderShop(minimalShop((shop) => (shop.spec.config = { LOG_LEVEL: 'DEBUG' })));
-    expect(reconfigured.migrationJob).toEqual(manifests.migrationJob);
+    expect(containerOf(reconfigured.migrationJob).envFrom).toEqual([{ configMapRef: { name: reconfigured.configMap.metadata.name } }]);
+    expect(reconfigured.migrationJob.metadata.name).toBe(manifests.migrationJob.metadata.name);
   });
 });
 
-describe('the config hash', () => {
-  const hashes = (config: Record<string, string> | undefined) => {
+describe('the ConfigMap name', () => {
+  const configMapNames = (config: Record<string, string> | undefined) => {
     const rendered = renderShop(minimalShop((shop) => (shop.spec.config = config)));
-    return [rendered.api.deployment, rendered.worker.deployment, rendered.consumer.deployment].map(
-      (object) => workload(object).spec.template.metadata.annotations?.[CONFIG_HASH_ANNOTATION],
+    const named = [rendered.migrationJob, rendered.api.deployment, rendered.worker.deployment, rendered.consumer.deployment].map(
+      (object) => containerOf(object).envFrom[0]?.configMapRef.name,
     );
+    return [rendered.configMap.metadata.name, ...named];
   };
 
-  it('is on every Deployment pod template and the same for all of them', () => {
-    const [api, ...others] = hashes({ LOG_LEVEL: 'INFO' });
-    expect(api).toMatch(/^[0-9a-f]{64}$/);
-    expect(others).toEqual([api, api]);
+  it('is <shop>-config-<hash of the data>, and every pod template names it', () => {
+    const [name, ...named] = configMapNames({ LOG_LEVEL: 'INFO' });
+    expect(name).toMatch(/^acme-config-[0-9a-f]{10}$/);
+    expect(named).toEqual([name, name, name, name]);
   });
 
   it('changes when a value, a key or the set of keys changes', () => {
-    const base = hashes({ LOG_LEVEL: 'INFO' })[0];
-    expect(hashes({ LOG_LEVEL: 'DEBUG' })[0]).not.toBe(base);
-    expect(hashes({ LOG_LEVEL: 'INFO', S3_BUCKET: 'b' })[0]).not.toBe(base);
-    expect(hashes({ LOG_LEVEl: 'INFO' })[0]).not.toBe(base);
-    expect(hashes({ 'LOG_LEVEL=INFO': '' })[0]).not.toBe(base);
+    const base = configMapNames({ LOG_LEVEL: 'INFO' })[0];
+    expect(configMapNames({ LOG_LEVEL: 'DEBUG' })[0]).not.toBe(base);
+    expect(configMapNames({ LOG_LEVEL: 'INFO', S3_BUCKET: 'b' })[0]).not.toBe(base);
+    expect(configMapNames({ LOG_LEVEl: 'INFO' })[0]).not.toBe(base);
+    expect(configMapNames({ 'LOG_LEVEL=INFO': '' })[0]).not.toBe(base);
   });
 
   it('stays the same for the same data in another key order, and for an empty or absent config', () => {
-    expect(hashes({ A: '1', B: '2' })).toEqual(hashes({ B: '2', A: '1' }));
-    expect(hashes({})).toEqual(hashes(undefined));
+    expect(configMapNames({ A: '1', B: '2' })).toEqual(configMapNames({ B: '2', A: '1' }));
+    expect(configMapNames({})).toEqual(configMapNames(undefined));
   });
 
   it('is the only template change a config change makes', () => {
     const before = renderShop(minimalShop());
     const after = renderShop(minimalShop((shop) => (shop.spec.config = { LOG_LEVEL: 'DEBUG' })));
-    const withoutHash = (object: KubeObject) => ({ ...workload(object).spec.template, metadata: { ...workload(object).spec.template.metadata, annotations: {} } });
-    expect(withoutHash(after.api.deployment)).toEqual(withoutHash(before.api.deployment));
+    const withoutConfigMap = (object: KubeObject) => JSON.stringify(workload(object).spec.template).replaceAll(containerOf(object).envFrom[0]?.configMapRef.name ?? '', '');
+    expect(withoutConfigMap(after.api.deployment)).toEqual(withoutConfigMap(before.api.deployment));
     expect(after.configMap).toMatchObject({ data: { LOG_LEVEL: 'DEBUG' } });
   });
 });

@@ -162,7 +162,9 @@ describe("the operator with the chart's ServiceAccount and RBAC, on a real API s
         { timeoutMs: 30_000, intervalMs: 250 },
       );
 
-      for (const object of ['api/v1/services/acme-api', 'apis/policy/v1/poddisruptionbudgets/acme-api', 'api/v1/configmaps/acme-config', 'api/v1/secrets/acme-generated-keys']) {
+      const configMaps = await kube<{ items: Array<{ metadata: { name: string } }> }>('GET', `/api/v1/namespaces/${shopNamespace}/configmaps?labelSelector=app.kubernetes.io/instance=acme`);
+      expect(configMaps.body.items.map((configMap) => configMap.metadata.name)).toEqual([expect.stringMatching(/^acme-config-[0-9a-f]{10}$/)]);
+      for (const object of ['api/v1/services/acme-api', 'apis/policy/v1/poddisruptionbudgets/acme-api', 'api/v1/secrets/acme-generated-keys']) {
         const [prefix, version, ...rest] = object.split('/');
         const group = prefix === 'api' ? `api/${version}` : `apis/${version}/${rest.shift()}`;
         expect([object, (await kube('GET', `/${group}/namespaces/${shopNamespace}/${rest.join('/')}`)).status]).toEqual([object, 200]);
@@ -176,9 +178,9 @@ describe("the operator with the chart's ServiceAccount and RBAC, on a real API s
       // Nothing beyond the rules: the API server's own answer for the ServiceAccount.
       const user = `system:serviceaccount:${namespace}:${pod.serviceAccountName}`;
       const denied: Array<Record<string, string>> = [
-        { namespace: shopNamespace, verb: 'list', resource: 'secrets' },
-        { namespace: shopNamespace, verb: 'watch', resource: 'secrets' },
-        { namespace: shopNamespace, verb: 'delete', group: 'apps', resource: 'deployments', name: 'acme-api' },
+        { namespace: shopNamespace, verb: 'delete', resource: 'secrets', name: 'acme-generated-keys' },
+        { namespace: shopNamespace, verb: 'update', group: 'apps', resource: 'deployments', name: 'acme-api' },
+        { namespace: shopNamespace, verb: 'delete', group: 'apps', resource: 'replicasets' },
         { namespace: shopNamespace, verb: 'create', resource: 'pods' },
         { namespace: shopNamespace, verb: 'get', resource: 'configmaps', name: 'acme-config' },
         { namespace: shopNamespace, verb: 'update', group: 'shop.dev', resource: 'shops', name: 'acme' },

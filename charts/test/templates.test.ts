@@ -23,19 +23,21 @@ const SHOP_RULES = [
   'shop.dev shops: get list watch',
   'shop.dev shops/status: patch',
   'shop.dev shops/finalizers: update',
-  'batch jobs: get list watch create patch',
-  'apps deployments: get list watch create patch',
-  'core services: create patch',
-  'core configmaps: create patch delete',
-  'monitoring.coreos.com prometheusrules: create patch delete',
-  'monitoring.coreos.com podmonitors: create patch delete',
-  'policy poddisruptionbudgets: create patch',
-  'core secrets: get create update',
+  'batch jobs: get list watch create patch delete',
+  'apps deployments: get list watch create patch delete',
+  'apps replicasets: list',
+  'core services: list create patch delete',
+  'core configmaps: list create patch delete',
+  'monitoring.coreos.com prometheusrules: list create patch delete',
+  'monitoring.coreos.com podmonitors: list create patch delete',
+  'policy poddisruptionbudgets: list create patch delete',
+  'core secrets: get list watch create update',
   'core pods: list',
   'core events: create',
 ];
 
-const MONITORING_RESOURCES = ['configmaps', 'prometheusrules', 'podmonitors'];
+/** The kinds the operator renders for a Shop, and prunes (operator/src/reconcile/steps/prune.ts). */
+const PRUNED_RESOURCES = ['jobs', 'deployments', 'services', 'configmaps', 'prometheusrules', 'podmonitors', 'poddisruptionbudgets'];
 
 /** One line per group, resource and resource name: "apps deployments: get list", "coordination.k8s.io leases[x]: get". */
 function ruleLines(rules: readonly PolicyRule[]): string[] {
@@ -83,15 +85,15 @@ describe('shop-operator RBAC', () => {
     });
   });
 
-  it('has no wildcard, and deletes only what spec.monitoring provisions, in any mode', async () => {
+  it('has no wildcard, and deletes only the kinds it renders (never a Secret), in any mode', async () => {
     for (const values of [{}, { watchNamespace: 'shops' }]) {
       const objects = await template(OPERATOR_CHART, { name: 'shop-operator', namespace: 'shop-system', values });
       const rules = [...only(objects, 'ClusterRole'), ...only(objects, 'Role')].flatMap(rulesOf);
       expect(rules.length).toBeGreaterThan(0);
       for (const rule of rules) {
         expect([...rule.apiGroups, ...rule.resources, ...rule.verbs, ...(rule.resourceNames ?? [])]).not.toContain('*');
-        // Turning monitoring off deletes its dashboard ConfigMaps, PrometheusRule and PodMonitor, by name.
-        if (rule.verbs.includes('delete')) expect(rule.resources.filter((resource) => !MONITORING_RESOURCES.includes(resource))).toEqual([]);
+        // Pruning deletes what a Shop owns and no longer renders; the generated keys must outlive everything.
+        if (rule.verbs.includes('delete')) expect(rule.resources.filter((resource) => !PRUNED_RESOURCES.includes(resource))).toEqual([]);
         expect(rule.verbs).not.toContain('deletecollection');
         expect(rule.verbs).not.toContain('escalate');
       }
@@ -112,8 +114,8 @@ describe('shop-operator RBAC for Secrets in chosen namespaces', () => {
     expect(ruleLines(rulesOf(one(objects, 'ClusterRole')))).toEqual(SHOP_RULES.filter((rule) => !rule.startsWith('core secrets')));
     const secretRoles = only(objects, 'Role').filter((role) => role.metadata.name === 'shop-operator-secrets');
     expect(secretRoles.map((role) => [role.metadata.namespace, ruleLines(rulesOf(role))])).toEqual([
-      ['eu', ['core secrets: get create update']],
-      ['us', ['core secrets: get create update']],
+      ['eu', ['core secrets: get list watch create update']],
+      ['us', ['core secrets: get list watch create update']],
     ]);
     for (const namespace of ['eu', 'us']) {
       expect(only(objects, 'RoleBinding').find((binding) => binding.metadata.namespace === namespace)).toMatchObject({
@@ -176,6 +178,7 @@ describe('shop-operator Deployment', () => {
       METRICS_PORT: '8081',
       RESYNC_SECONDS: '300',
       LEADER_ELECTION: 'true',
+      JOB_HISTORY_LIMIT: '3',
       LEASE_NAME: 'shop-operator',
       LEASE_DURATION_SECONDS: '15',
       LEASE_RENEW_DEADLINE_SECONDS: '10',

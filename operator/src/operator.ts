@@ -29,6 +29,8 @@ export interface OperatorOptions {
   readonly logger: Logger;
   /** The operator's RUNBOOK_BASE_URL (ending in /): the provisioned alert rules link their runbooks there. */
   readonly runbookBaseUrl?: string;
+  /** How many migration Jobs, and how many key rewrap Jobs, each Shop keeps. */
+  readonly jobHistoryLimit?: number;
 }
 
 export interface RunningOperator {
@@ -66,6 +68,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       backoff: options.backoff ?? DEFAULT_BACKOFF,
       concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
       runbookBaseUrl: options.runbookBaseUrl,
+      jobHistoryLimit: options.jobHistoryLimit,
     });
     metrics.leader.set(1);
   };

@@ -1,4 +1,5 @@
-import { makeInformer, type Informer, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
+import { KubernetesObjectApi, makeInformer, type Informer, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
+import type { Shop } from '@shop/cdk8s';
 import { backoffDelay } from './backoff.ts';
 import type { KubeClients } from './kube/clients.ts';
 import { describeError } from './kube/errors.ts';
@@ -25,16 +26,18 @@ export interface ShopWatchOptions {
 const RESTART_BACKOFF = { initialMs: 1_000, maxMs: 30_000 };
 
 /**
- * Watches Shops, and the Jobs and Deployments the operator created (selected by label), mapping each
- * event to its Shop's key: a Shop by its own name, an owned object by its controlling ownerReference.
+ * Watches Shops, the Jobs and Deployments the operator created (selected by label), and Secrets,
+ * mapping each event to Shop keys: a Shop by its own name, an owned object by its controlling
+ * ownerReference, a Secret by the Shops whose spec.secrets name it.
  */
 export function watchShops(options: ShopWatchOptions): ShopWatches {
   const watch = <T extends KubernetesObject>(apiVersion: string, kind: string, plural: string, toKey: (object: T) => string | undefined, labelSelector?: string) =>
     startWatch<T>(options, { apiVersion, kind, plural, labelSelector }, toKey);
-  const shops = watch(SHOP_API_VERSION, SHOP_API.kind, SHOP_API.plural, shopKeyOf);
+  const shops = watch<Shop>(SHOP_API_VERSION, SHOP_API.kind, SHOP_API.plural, shopKeyOf);
   const owned = [
     watch('batch/v1', 'Job', 'jobs', controllingShopKey, MANAGED_BY_SELECTOR),
     watch('apps/v1', 'Deployment', 'deployments', controllingShopKey, MANAGED_BY_SELECTOR),
+    watchReferencedSecrets(options, () => shops.informer.list()),
   ];
   return {
     shopKeys: () => shops.informer.list().flatMap((shop) => shopKeyOf(shop) ?? []),
@@ -49,11 +52,42 @@ function shopKeyOf(shop: KubernetesObject): string | undefined {
   return namespace && name ? shopKey(namespace, name) : undefined;
 }
 
+/**
+ * Secrets, by their metadata only: a changed value changes the resourceVersion, which is all an event
+ * needs to bring a pass (the pass reads the Secret), and the cache holds no Secret's data. Every Shop
+ * in the Secret's namespace whose spec.secrets names it gets a pass.
+ */
+function watchReferencedSecrets(options: ShopWatchOptions, shops: () => readonly Shop[]): RunningWatch<KubernetesObject> {
+  const referencing = (secret: KubernetesObject): string[] =>
+    shops()
+      .filter((shop) => shop.metadata?.namespace === secret.metadata?.namespace && Object.values(shop.spec.secrets).some((reference) => reference?.name === secret.metadata?.name))
+      .flatMap((shop) => shopKeyOf(shop) ?? []);
+  return startWatch(options, { apiVersion: 'v1', kind: 'Secret', plural: 'secrets', labelSelector: undefined, metadataOnly: true }, referencing);
+}
+
+/**
+ * The KubeConfig with every request to `path` (its list and its watch) asking for PartialObjectMetadata:
+ * the API server then sends each object's metadata alone.
+ */
+function metadataOnly(kubeConfig: KubeConfig, path: string): KubeConfig {
+  const wrapped = Object.create(kubeConfig) as KubeConfig;
+  wrapped.applySecurityAuthentication = async (context) => {
+    await kubeConfig.applySecurityAuthentication(context);
+    const url = new URL(context.getUrl());
+    if (url.pathname !== path) return;
+    const as = url.searchParams.get('watch') === 'true' ? 'PartialObjectMetadata' : 'PartialObjectMetadataList';
+    context.setHeaderParam('Accept', `application/json;as=${as};g=meta.k8s.io;v=v1`);
+  };
+  return wrapped;
+}
+
 interface WatchedKind {
   readonly apiVersion: string;
   readonly kind: string;
   readonly plural: string;
   readonly labelSelector: string | undefined;
+  /** Objects as metadata only (PartialObjectMetadata). */
+  readonly metadataOnly?: boolean;
 }
 
 interface RunningWatch<T extends KubernetesObject> {
@@ -62,21 +96,21 @@ interface RunningWatch<T extends KubernetesObject> {
 }
 
 /** An informer (list, then watch from its resourceVersion) that starts again with backoff when it fails. */
-function startWatch<T extends KubernetesObject>(options: ShopWatchOptions, watched: WatchedKind, toKey: (object: T) => string | undefined): RunningWatch<T> {
+function startWatch<T extends KubernetesObject>(options: ShopWatchOptions, watched: WatchedKind, toKey: (object: T) => string | readonly string[] | undefined): RunningWatch<T> {
   const { apiVersion, kind, plural, labelSelector } = watched;
   const group = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
   const path = options.namespace ? `${group}/namespaces/${options.namespace}/${plural}` : `${group}/${plural}`;
-  const list = () =>
-    options.clients.objects.list<T>(apiVersion, kind, options.namespace, undefined, undefined, undefined, undefined, labelSelector) as Promise<KubernetesListObject<T>>;
-  const informer = makeInformer<T>(options.kubeConfig, path, list, labelSelector);
+  const kubeConfig = watched.metadataOnly ? metadataOnly(options.kubeConfig, path) : options.kubeConfig;
+  const objects = watched.metadataOnly ? KubernetesObjectApi.makeApiClient(kubeConfig) : options.clients.objects;
+  const list = () => objects.list<T>(apiVersion, kind, options.namespace, undefined, undefined, undefined, undefined, labelSelector) as Promise<KubernetesListObject<T>>;
+  const informer = makeInformer<T>(kubeConfig, path, list, labelSelector);
 
   let stopped = false;
   let failures = 0;
   let restart: NodeJS.Timeout | undefined;
   const onObject = (object: T) => {
     failures = 0;
-    const key = toKey(object);
-    if (key) options.enqueue(key);
+    for (const key of [toKey(object) ?? []].flat()) options.enqueue(key);
   };
   informer.on('add', onObject);
   informer.on('update', onObject);

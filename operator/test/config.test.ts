@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       resyncMs: 300_000,
       logLevel: 'INFO',
       identity: 'shop-operator-7d9f-x2',
+      jobHistoryLimit: 3,
     });
   });
 
@@ -50,6 +51,12 @@ describe('loadConfig', () => {
     expect(problemsOf({ KUBECONFIG: '/home/me/.kube/config', LEADER_ELECTION: 'false', RUNBOOK_BASE_URL: 'alerts/runbooks' })).toEqual([
       'RUNBOOK_BASE_URL: must be a URL like https://host:port (got "alerts/runbooks")',
     ]);
+  });
+
+  it('JOB_HISTORY_LIMIT: how many Jobs of each kind a Shop keeps, at least 1', () => {
+    const outside = { KUBECONFIG: '/home/me/.kube/config', LEADER_ELECTION: 'false' };
+    expect(loadConfig({ ...outside, JOB_HISTORY_LIMIT: '10' }, outsideCluster).jobHistoryLimit).toBe(10);
+    expect(problemsOf({ ...outside, JOB_HISTORY_LIMIT: '0' })).toEqual([expect.stringMatching(/^JOB_HISTORY_LIMIT: must be a whole number from 1 to 100/)]);
   });
 
   it('names each bad variable in its own line', () => {

@@ -55,10 +55,11 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- with .Values.runbookBaseUrl }}{{ trimSuffix "/" . }}/{{ else }}https://shop-platform.invalid/{{ end }}
 {{- end }}
 
-{{/* Secrets are read by name (those spec.secrets names, and the generated keys), never listed or
-watched; the generated keys Secret is created once and updated only by key rotation. */}}
+{{/* Secrets: read by name (those spec.secrets names, and the generated keys) and watched by their
+metadata only (a changed referenced Secret rolls the pods), never deleted; the generated keys Secret is
+created once and updated only by key rotation. */}}
 {{- define "shop-operator.secretRules" -}}
 - apiGroups: [""]
   resources: [secrets]
-  verbs: [get, create, update]
+  verbs: [get, list, watch, create, update]
 {{- end }}

@@ -1,9 +1,10 @@
-import type { V1Job, V1Secret } from '@kubernetes/client-node';
+import type { V1Job } from '@kubernetes/client-node';
 import { masterKeyIdOf } from '@shop/runtime';
 import { apply, readCurrent } from '../kube/apply.ts';
 import { jobOutcome } from '../kube/workload-state.ts';
 import type { ConditionReport } from '../reconcile/conditions.ts';
 import type { Pass } from '../reconcile/pass.ts';
+import { referencedSecret } from '../reconcile/steps/referenced-secrets.ts';
 import { rewrapCount } from './rewrap-count.ts';
 import { rewrapJob, suppliedRewrapJobName } from './rewrap-job.ts';
 import { rowsCounted } from './rotation-report.ts';
@@ -32,6 +33,7 @@ export async function suppliedKeysReport(pass: Pass): Promise<ConditionReport> {
   const job = rewrapJob(pass.manifests.migrationJob, suppliedRewrapJobName(pass.shop.metadata.name, [currentId, ...earlierIds]));
   const name = job.metadata.name;
   // Created once per set of keys; a Job's template cannot change, so an existing one is only read.
+  pass.provisioned.push(job);
   const stored = (await readCurrent<V1Job>(pass.clients.objects, job)) ?? (await apply<V1Job>(pass.clients.objects, job));
   const outcome = jobOutcome(stored);
   const count = outcome.state === 'running' ? undefined : await rewrapCount(pass.clients, stored, pass.shop.status?.keyRotation);
@@ -52,8 +54,7 @@ export async function suppliedKeysReport(pass: Pass): Promise<ConditionReport> {
 
 /** The referenced Secret key's value, as the referenced-secrets step read it in this pass (and checked that it exists). */
 async function referencedValue(pass: Pass, reference: SecretReference): Promise<string> {
-  const header = { apiVersion: 'v1', kind: 'Secret', metadata: { name: reference.name, namespace: pass.shop.metadata.namespace } };
-  const secret = pass.referencedSecrets.has(reference.name) ? pass.referencedSecrets.get(reference.name) : await readCurrent<V1Secret>(pass.clients.objects, header);
+  const secret = await referencedSecret(pass, reference.name);
   const value = secret?.data?.[reference.key];
   if (value === undefined) throw new Error(`Secret ${reference.name} has no key ${reference.key}`);
   return Buffer.from(value, 'base64').toString('utf8');

@@ -1,6 +1,6 @@
 import { PatchStrategy, type KubernetesObject, type KubernetesObjectApi } from '@kubernetes/client-node';
 import type { KubeObject } from '@shop/cdk8s';
-import { isNotFound } from './errors.ts';
+import { isConflict, isNotFound } from './errors.ts';
 import { FIELD_MANAGER } from './ownership.ts';
 
 /**
@@ -23,12 +23,17 @@ export async function readCurrent<T extends KubernetesObject>(objects: Kubernete
   }
 }
 
-/** Deletes the object with the same kind, namespace and name as `object`; one that does not exist is fine. */
-export async function deleteIfPresent(objects: KubernetesObjectApi, object: KubeObject): Promise<void> {
+/**
+ * Deletes `object` if it is still the one read (same uid), with its dependents in the background (a
+ * Job's pods, a Deployment's ReplicaSets); one already gone, or replaced by another of the same name, is fine.
+ */
+export async function deleteStored(objects: KubernetesObjectApi, object: KubernetesObject): Promise<void> {
   const { apiVersion, kind, metadata } = object;
   try {
-    await objects.delete({ apiVersion, kind, metadata: { name: metadata.name, namespace: metadata.namespace } });
+    // In the body: the API server reads no query parameter of a request that has one.
+    const options = { propagationPolicy: 'Background', preconditions: { uid: metadata?.uid } };
+    await objects.delete({ apiVersion, kind, metadata: { name: metadata?.name, namespace: metadata?.namespace } }, undefined, undefined, undefined, undefined, undefined, options);
   } catch (error) {
-    if (!isNotFound(error)) throw error;
+    if (!isNotFound(error) && !isConflict(error)) throw error;
   }
 }

@@ -2,7 +2,6 @@ import type { KubernetesObject, V1OwnerReference } from '@kubernetes/client-node
 import type { KubeObject, ShopManifests } from '@shop/cdk8s';
 import { SHOP_API, SHOP_API_VERSION, shopKey, type StoredShop } from '../shop-resource.ts';
 
-
 export const FIELD_MANAGER = 'shop-operator';
 /** On everything the operator creates; its watches select on it. */
 export const MANAGED_BY_LABEL = { 'app.kubernetes.io/managed-by': FIELD_MANAGER } as const;
@@ -27,10 +26,22 @@ export function managedFor(shop: StoredShop, object: KubeObject): KubeObject {
   return { ...object, metadata: { ...metadata, namespace: shop.metadata.namespace, labels: { ...metadata.labels, ...MANAGED_BY_LABEL } } };
 }
 
-/** The object placed in the Shop's namespace, owned by it and labelled as managed. */
+/** The Shop's name, as the renderer also sets it (Kubernetes' recommended label). */
+export const INSTANCE_LABEL = 'app.kubernetes.io/instance';
+
+/** Selects the objects the operator owns for one Shop, in the Shop's namespace. */
+export const ownedSelector = (shop: StoredShop): string => `${MANAGED_BY_SELECTOR},${INSTANCE_LABEL}=${shop.metadata.name}`;
+
+/** The object placed in the Shop's namespace, owned by it and labelled as managed and as the Shop's. */
 export function ownedBy(shop: StoredShop, object: KubeObject): KubeObject {
   const managed = managedFor(shop, object);
-  return { ...managed, metadata: { ...managed.metadata, ownerReferences: [shopOwnerReference(shop)] } };
+  const labels = { ...managed.metadata.labels, [INSTANCE_LABEL]: shop.metadata.name };
+  return { ...managed, metadata: { ...managed.metadata, labels, ownerReferences: [shopOwnerReference(shop)] } };
+}
+
+/** Whether this very Shop (by uid, not by name: a Shop deleted and created again is another) owns `object`. */
+export function isOwnedBy(shop: StoredShop, object: KubernetesObject): boolean {
+  return object.metadata?.ownerReferences?.some((reference) => reference.uid === shop.metadata.uid) === true;
 }
 
 /** Every rendered object owned by the Shop and stamped with the version it is rendered for. */

@@ -1,5 +1,5 @@
 import type { V1Secret } from '@kubernetes/client-node';
-import type { ShopManifests, ShopStatus } from '@shop/cdk8s';
+import type { KubeObject, ShopManifests, ShopStatus } from '@shop/cdk8s';
 import type { KeySet } from '../keys/key-set.ts';
 import type { KeyRotationStatus } from '../keys/rotation-report.ts';
 import type { KubeClients } from '../kube/clients.ts';
@@ -41,6 +41,10 @@ export interface Pass {
   readonly referencedSecrets: Map<string, V1Secret | undefined>;
   /** status.keyRotation as this pass will write it. */
   keyRotation: KeyRotationStatus | undefined;
+  /** Owned objects a step applied or read besides the manifests (the monitoring objects, a rewrap Job): pruning keeps them. */
+  readonly provisioned: KubeObject[];
+  /** How many Jobs of each kind (migrations, key rewrap) pruning keeps. */
+  readonly jobHistoryLimit: number;
   report(type: StepConditionType, report: ConditionReport): void;
   /** Look at the Shop again after this long at the latest, also when no step halts (e.g. when a rotation is due). */
   requeueAfter(ms: number): void;

@@ -11,6 +11,9 @@ import type { Halt, Pass, Phase, ReconcileStep } from './pass.ts';
 import type { RenderCache } from './render-cache.ts';
 import { nextStatus, statusChanged, writeStatus } from './status.ts';
 
+/** Finished Jobs stay for their logs and status; three versions back is enough to look into an upgrade. */
+export const DEFAULT_JOB_HISTORY_LIMIT = 3;
+
 export interface ReconcilerOptions {
   readonly clients: KubeClients;
   /** Renders each Shop again only when its spec changed. */
@@ -22,6 +25,8 @@ export interface ReconcilerOptions {
   readonly now?: () => Date;
   /** The operator's RUNBOOK_BASE_URL (ending in /): the provisioned alert rules link their runbooks there. */
   readonly runbookBaseUrl?: string;
+  /** How many migration Jobs, and how many key rewrap Jobs, each Shop keeps; DEFAULT_JOB_HISTORY_LIMIT unless given. */
+  readonly jobHistoryLimit?: number;
   /** Told each Shop's phase once its status is written, and undefined once the Shop is gone. */
   readonly onPhase?: (key: string, phase: Phase | undefined) => void;
 }
@@ -121,6 +126,8 @@ async function runSteps(shop: StoredShop, options: ReconcilerOptions, now: Date)
     referencedSecrets: new Map(),
     // Kept as it was until the generated-keys step reads the Secret: a pass that fails before leaves it alone.
     keyRotation: shop.status?.keyRotation,
+    provisioned: [],
+    jobHistoryLimit: options.jobHistoryLimit ?? DEFAULT_JOB_HISTORY_LIMIT,
     report: (type, report) => void reports.set(type, report),
     requeueAfter: (ms) => void (requeueAfterMs = Math.min(ms, requeueAfterMs ?? ms)),
   };

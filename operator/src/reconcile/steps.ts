@@ -5,6 +5,7 @@ import { generatedKeys } from './steps/generated-keys.ts';
 import { keyRotation } from './steps/key-rotation.ts';
 import { migrations } from './steps/migrations.ts';
 import { monitoring } from './steps/monitoring.ts';
+import { prune } from './steps/prune.ts';
 import { referencedSecrets } from './steps/referenced-secrets.ts';
 import { workerAndConsumer } from './steps/worker-and-consumer.ts';
 
@@ -21,6 +22,8 @@ export const shopSteps: readonly ReconcileStep[] = [
   migrations,
   api,
   workerAndConsumer,
-  // Last: each phase of a rotation moves on only once the api, the worker and the consumer run the keys.
+  // Each phase of a rotation moves on only once the api, the worker and the consumer run the keys.
   keyRotation,
+  // Last: once every step has said what it uses, and only in passes that were not halted.
+  prune,
 ];

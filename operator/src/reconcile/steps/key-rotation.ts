@@ -43,6 +43,7 @@ async function rotateGeneratedKeys(pass: Pass, { keys, secret }: GeneratedKeys):
   const { shop } = pass;
   const policy = rotationPolicy(shop);
   const job = rewrapJob(pass.manifests.migrationJob, rewrapJobName(shop.metadata.name, keys.revision));
+  pass.provisioned.push(job);
   const stored = keys.phase === 'Rewrapping' ? await readCurrent<V1Job>(pass.clients.objects, job) : undefined;
   let rewrap: JobOutcome | undefined = stored && jobOutcome(stored);
   const count = stored && rewrap?.state !== 'running' ? await rewrapCount(pass.clients, stored, shop.status?.keyRotation) : undefined;

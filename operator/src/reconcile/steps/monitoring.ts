@@ -1,6 +1,6 @@
 import type { KubeObject } from '@shop/cdk8s';
 import { servedKinds } from '../../kube/api-discovery.ts';
-import { apply, deleteIfPresent } from '../../kube/apply.ts';
+import { apply } from '../../kube/apply.ts';
 import { describeError, isRejected } from '../../kube/errors.ts';
 import { ownedBy } from '../../kube/ownership.ts';
 import { dashboardConfigMaps } from '../../monitoring/dashboard-config-maps.ts';
@@ -16,7 +16,7 @@ interface MonitoringPart {
   /** As named in the condition's message. */
   readonly description: string;
   readonly wanted: boolean;
-  /** Built only when there is something to apply or delete: the dashboards are large. */
+  /** Built only when wanted: the dashboards are large. */
   objects(): readonly KubeObject[];
   /** A kind of the Prometheus Operator's CRDs, which the cluster may not serve. */
   readonly operatorKind?: string;
@@ -28,7 +28,7 @@ const DISABLED: ConditionReport = { status: 'False', reason: 'Disabled', message
 
 /**
  * The Shop's dashboards, alert rules and PodMonitor, as spec.monitoring asks; what is turned off is
- * deleted. Never halts: a Shop in a cluster without the Prometheus Operator still runs, and
+ * pruned (the prune step). Never halts: a Shop in a cluster without the Prometheus Operator still runs, and
  * MonitoringProvisioned says what is missing.
  */
 export const monitoring: ReconcileStep = {
@@ -60,32 +60,24 @@ function monitoringParts(shop: StoredShop, runbookBaseUrl: string | undefined): 
   ];
 }
 
-async function provision({ shop, clients, runbookBaseUrl }: Pass): Promise<ConditionReport> {
-  const parts = monitoringParts(shop, runbookBaseUrl);
-  const wanted = parts.filter((part) => part.wanted);
-  const previous = shop.status?.conditions?.find((condition) => condition.type === 'MonitoringProvisioned');
-  // Nothing to remove: an earlier pass did, or none ever provisioned anything (which would have reported).
-  if (wanted.length === 0 && (previous === undefined || previous.reason === DISABLED.reason)) return DISABLED;
+async function provision(pass: Pass): Promise<ConditionReport> {
+  const { shop, clients, runbookBaseUrl } = pass;
+  const wanted = monitoringParts(shop, runbookBaseUrl).filter((part) => part.wanted);
+  if (wanted.length === 0) return DISABLED;
 
   const served = await servedKinds(clients.customObjects, MONITORING_GROUP, MONITORING_VERSION);
-  const unserved = parts.filter((part) => part.operatorKind !== undefined && !served.has(part.operatorKind));
-  for (const part of parts) {
-    // An unserved kind has nothing to apply, nor anything left to delete.
-    if (unserved.includes(part)) continue;
-    for (const object of part.objects().map((candidate) => ownedBy(shop, candidate))) {
-      if (part.wanted) await apply(clients.objects, object);
-      else await deleteIfPresent(clients.objects, object);
-    }
-  }
+  const unserved = wanted.filter((part) => part.operatorKind !== undefined && !served.has(part.operatorKind));
+  const objects = wanted.filter((part) => !unserved.includes(part)).flatMap((part) => part.objects().map((object) => ownedBy(shop, object)));
+  // Listed before the first apply: one refused must not get the others pruned.
+  pass.provisioned.push(...objects);
+  for (const object of objects) await apply(clients.objects, object);
 
-  if (wanted.length === 0) return DISABLED;
-  const missing = wanted.filter((part) => unserved.includes(part));
-  const provisioned = `provisioned: ${describe(wanted.filter((part) => !missing.includes(part))) || 'nothing'}`;
-  if (missing.length === 0) return { status: 'True', reason: 'Provisioned', message: provisioned };
+  const provisioned = `provisioned: ${describe(wanted.filter((part) => !unserved.includes(part))) || 'nothing'}`;
+  if (unserved.length === 0) return { status: 'True', reason: 'Provisioned', message: provisioned };
   return {
     status: 'False',
     reason: 'CRDNotInstalled',
-    message: `the API server does not serve ${MONITORING_API_VERSION} ${missing.map((part) => part.operatorKind).join(', ')} (the Prometheus Operator's CRDs are not installed), so ${describe(missing)} cannot be provisioned; ${provisioned}`,
+    message: `the API server does not serve ${MONITORING_API_VERSION} ${unserved.map((part) => part.operatorKind).join(', ')} (the Prometheus Operator's CRDs are not installed), so ${describe(unserved)} cannot be provisioned; ${provisioned}`,
   };
 }
 

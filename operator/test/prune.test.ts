@@ -1,0 +1,222 @@
+// Pruning, Job retention and what rolls the pods, with the real renderer: its content-hashed ConfigMap
+// and its secretKeyRef variables are what these tests are about.
+import { renderShop, type ShopStatus } from '@shop/cdk8s';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../test/support/wait.ts';
+import type { RunningOperator } from '../src/operator.ts';
+import { completeJob, markDeploymentAvailable } from './support/fake-controllers.ts';
+import { runOperator } from './support/run-operator.ts';
+import { createReferencedSecrets, createShop, readShop, shopManifest, updateShop } from './support/shops.ts';
+import { expectStatus, startTestCluster, type TestCluster } from './support/test-cluster.ts';
+
+const JOB_HISTORY_LIMIT = 2;
+
+let cluster: TestCluster;
+let operator: RunningOperator;
+
+beforeAll(async () => {
+  cluster = await startTestCluster();
+  operator = await runOperator(cluster, { render: renderShop, jobHistoryLimit: JOB_HISTORY_LIMIT });
+}, 180_000);
+
+afterAll(async () => {
+  await operator?.stop();
+  await cluster?.dispose();
+});
+
+interface Stored {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name: string;
+    uid: string;
+    generation?: number;
+    creationTimestamp: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    ownerReferences?: Array<{ apiVersion: string; kind: string; name: string; uid: string }>;
+  };
+  spec?: {
+    replicas?: number;
+    selector?: unknown;
+    template?: { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec: { containers: Array<{ envFrom?: Array<{ configMapRef?: { name: string } }> }> } };
+  };
+}
+
+const SHOP_SELECTOR = encodeURIComponent('app.kubernetes.io/instance=shop');
+const paths = {
+  jobs: (ns: string) => `/apis/batch/v1/namespaces/${ns}/jobs`,
+  deployment: (ns: string, name: string) => `/apis/apps/v1/namespaces/${ns}/deployments/${name}`,
+  replicaSets: (ns: string) => `/apis/apps/v1/namespaces/${ns}/replicasets`,
+  configMaps: (ns: string) => `/api/v1/namespaces/${ns}/configmaps`,
+  secret: (ns: string, name: string) => `/api/v1/namespaces/${ns}/secrets/${name}`,
+};
+
+async function list(path: string): Promise<Stored[]> {
+  const reply = await cluster.kube<{ items: Stored[] }>('GET', `${path}?labelSelector=${SHOP_SELECTOR}`);
+  expectStatus(reply, 200);
+  return reply.body.items;
+}
+
+async function read(path: string): Promise<Stored> {
+  const reply = await cluster.kube<Stored>('GET', path);
+  expectStatus(reply, 200);
+  return reply.body;
+}
+
+/** GET, change, PUT back (the test client speaks JSON only, which PATCH does not take). */
+async function change<T>(path: string, edit: (object: T) => void): Promise<void> {
+  const object = (await cluster.kube<T>('GET', path)).body;
+  edit(object);
+  expectStatus(await cluster.kube('PUT', path, object), 200);
+}
+
+const setSecretKey = (ns: string, name: string, key: string, value: string) =>
+  change<{ data: Record<string, string> }>(paths.secret(ns, name), (secret) => void (secret.data[key] = Buffer.from(value).toString('base64')));
+
+const names = (objects: readonly Stored[]) => objects.map((object) => object.metadata.name).sort();
+const configMapOf = (workload: Stored) => workload.spec?.template?.spec.containers[0]?.envFrom?.[0]?.configMapRef?.name;
+const secretsHashOf = (deployment: Stored) => deployment.spec?.template?.metadata?.annotations?.['shop.dev/secrets-hash'];
+
+function statusOf(ns: string, expected: Record<string, unknown>): Promise<ShopStatus> {
+  return eventually(async () => {
+    const { status } = await readShop(cluster.kube, ns, 'shop');
+    expect(status).toMatchObject(expected);
+    return status as ShopStatus;
+  });
+}
+
+/** Plays the Job and Deployment controllers until the Shop is Ready at `tag`: its migration Job completes, each Deployment becomes available. */
+async function deployReady(ns: string, tag: string): Promise<void> {
+  const job = await eventually(async () => {
+    const found = (await list(paths.jobs(ns))).find((candidate) => candidate.metadata.annotations?.['shop.dev/version'] === tag);
+    expect(found).toBeDefined();
+    return found as Stored;
+  });
+  await completeJob(cluster.kube, ns, job.metadata.name);
+  await rollOut(ns, (deployment) => deployment.metadata.annotations?.['shop.dev/version'] === tag);
+  await statusOf(ns, { phase: 'Ready', migratedVersion: tag });
+}
+
+/** Plays the Deployment controller: each Deployment becomes available once the operator applied the template `isCurrent` looks for. */
+async function rollOut(ns: string, isCurrent: (deployment: Stored) => boolean): Promise<void> {
+  for (const component of ['api', 'worker', 'consumer']) {
+    const name = `shop-${component}`;
+    await eventually(async () => expect(isCurrent(await read(paths.deployment(ns, name)))).toBe(true));
+    await markDeploymentAvailable(cluster.kube, ns, name);
+  }
+}
+
+async function readyShop(prefix: string, spec: Parameters<typeof shopManifest>[2] = {}): Promise<string> {
+  const ns = await cluster.namespace(prefix);
+  await createReferencedSecrets(cluster.kube, ns);
+  await createShop(cluster.kube, ns, shopManifest('shop', '1.0.0', spec));
+  await deployReady(ns, '1.0.0');
+  return ns;
+}
+
+describe('pruning', () => {
+  it('deletes the objects of a feature turned off, and leaves objects with the Shop labels that the Shop does not own', async () => {
+    const ns = await readyShop('turned-off', { monitoring: { dashboards: { enabled: true } } });
+    const dashboards = async () => names(await list(paths.configMaps(ns))).filter((name) => name.startsWith('shop-dashboard-'));
+    expect(await dashboards()).toHaveLength(6);
+
+    const labels = { 'app.kubernetes.io/managed-by': 'shop-operator', 'app.kubernetes.io/instance': 'shop' };
+    const create = async (body: unknown) => {
+      const reply = await cluster.kube<Stored>('POST', paths.configMaps(ns), body);
+      expectStatus(reply, 201);
+      return reply.body;
+    };
+    const holder = await create({ metadata: { name: 'holder' } });
+    await create({ metadata: { name: 'shop-dashboard-unowned', labels } });
+    const ownerReferences = [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'holder', uid: holder.metadata.uid }];
+    await create({ metadata: { name: 'shop-dashboard-owned-by-another', labels, ownerReferences } });
+
+    await updateShop(cluster.kube, ns, 'shop', (shop) => void (shop.spec.monitoring = { dashboards: { enabled: false } }));
+    await eventually(async () => expect(await dashboards()).toEqual(['shop-dashboard-owned-by-another', 'shop-dashboard-unowned']));
+    await statusOf(ns, { phase: 'Ready', observedGeneration: 2 });
+    // Everything the Shop renders is still there.
+    const configMap = configMapOf(await read(paths.deployment(ns, 'shop-api')));
+    expect(names(await list(paths.configMaps(ns))).filter((name) => name.startsWith('shop-config-'))).toEqual([configMap]);
+  });
+
+  it(`keeps the newest ${JOB_HISTORY_LIMIT} migration Jobs and deletes the older ones`, async () => {
+    const ns = await readyShop('jobs');
+    for (const tag of ['1.1.0', '1.2.0', '1.3.0']) {
+      // Jobs are ordered by creationTimestamp, in whole seconds: the next one is created in a later second.
+      const newest = Math.max(...(await list(paths.jobs(ns))).map((job) => Date.parse(job.metadata.creationTimestamp)));
+      await eventually(() => expect(Date.now()).toBeGreaterThanOrEqual(newest + 1000), { intervalMs: 100 });
+      await updateShop(cluster.kube, ns, 'shop', (shop) => void (shop.spec.image.tag = tag));
+      await deployReady(ns, tag);
+    }
+    await eventually(async () => {
+      const versions = (await list(paths.jobs(ns))).map((job) => job.metadata.annotations?.['shop.dev/version']);
+      expect(versions.sort()).toEqual(['1.2.0', '1.3.0']);
+    });
+  });
+});
+
+describe('referenced Secrets', () => {
+  it('roll the pods when a value the pods read changes, and not for another Secret or another key', async () => {
+    const ns = await readyShop('secrets');
+    const api = () => read(paths.deployment(ns, 'shop-api'));
+    const before = await api();
+    expect(secretsHashOf(before)).toMatch(/^[0-9a-f]{64}$/);
+
+    expectStatus(await cluster.kube('POST', `/api/v1/namespaces/${ns}/secrets`, { metadata: { name: 'unrelated' }, stringData: { url: 'a' } }), 201);
+    await setSecretKey(ns, 'unrelated', 'url', 'b');
+    await setSecretKey(ns, 'shop-db', 'unread', 'x');
+    // A pass after those changes, seen by its effect: it applies the new replicas, with the same template.
+    await updateShop(cluster.kube, ns, 'shop', (shop) => void (shop.spec.api = { replicas: 3 }));
+    await eventually(async () => expect((await api()).spec?.replicas).toBe(3));
+    expect((await api()).spec?.template).toEqual(before.spec?.template);
+
+    // Nothing but the Secret changes: its watch brings the pass.
+    await setSecretKey(ns, 'shop-db', 'url', 'postgres://elsewhere.example:5432/shop');
+    const rolled = await eventually(async () => {
+      const after = await api();
+      expect(secretsHashOf(after)).not.toBe(secretsHashOf(before));
+      return after;
+    });
+    expect(rolled.metadata.generation).toBeGreaterThan(before.metadata.generation ?? 0);
+    await statusOf(ns, { phase: 'Deploying' });
+  });
+});
+
+describe('the ConfigMap', () => {
+  it('gets a new name with new content; the old one stays while a live ReplicaSet names it, then is pruned', async () => {
+    const ns = await readyShop('config');
+    const oldApi = await read(paths.deployment(ns, 'shop-api'));
+    const oldName = configMapOf(oldApi);
+    expect(oldName).toMatch(/^shop-config-[0-9a-f]{10}$/);
+
+    await updateShop(cluster.kube, ns, 'shop', (shop) => void (shop.spec.config = { LOG_LEVEL: 'debug' }));
+    const newApi = await eventually(async () => {
+      const api = await read(paths.deployment(ns, 'shop-api'));
+      expect(configMapOf(api)).not.toBe(oldName);
+      return api;
+    });
+    const newName = configMapOf(newApi);
+    expect(newName).toMatch(/^shop-config-[0-9a-f]{10}$/);
+
+    // The Deployment controller's part: the old template's ReplicaSet, still running a pod mid-rollout.
+    const replicaSet = {
+      metadata: {
+        name: 'shop-api-old',
+        labels: oldApi.spec?.template?.metadata?.labels,
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'shop-api', uid: oldApi.metadata.uid, controller: true }],
+      },
+      spec: { replicas: 1, selector: oldApi.spec?.selector, template: oldApi.spec?.template },
+    };
+    expectStatus(await cluster.kube('POST', paths.replicaSets(ns), replicaSet), 201);
+    await rollOut(ns, (deployment) => configMapOf(deployment) === newName);
+    // The pass that found the Shop Ready pruned before it wrote the status.
+    await statusOf(ns, { phase: 'Ready', observedGeneration: 2 });
+    expect(names(await list(paths.configMaps(ns)))).toEqual([oldName, newName].sort());
+
+    // The rollout ends: the old ReplicaSet is scaled to 0 (and kept, as revision history).
+    await change<{ spec: { replicas: number } }>(`${paths.replicaSets(ns)}/shop-api-old`, (old) => void (old.spec.replicas = 0));
+    await updateShop(cluster.kube, ns, 'shop', (shop) => void (shop.metadata = { ...shop.metadata, labels: { rollout: 'done' } }));
+    await eventually(async () => expect(names(await list(paths.configMaps(ns)))).toEqual([newName]));
+  });
+});
