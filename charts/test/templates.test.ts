@@ -112,6 +112,7 @@ describe('shop-operator RBAC for Secrets in chosen namespaces', () => {
   it('rbac.secretNamespaces: no Secret rule in the ClusterRole, a Role and binding in each namespace named', async () => {
     const objects = await template(OPERATOR_CHART, { name: 'shop-operator', namespace: 'shop-system', values: { rbac: { create: true, secretNamespaces: ['eu', 'us'] } } });
     expect(ruleLines(rulesOf(one(objects, 'ClusterRole')))).toEqual(SHOP_RULES.filter((rule) => !rule.startsWith('core secrets')));
+    expect(containerOf(one(objects, 'Deployment')).env).toContainEqual({ name: 'SECRET_NAMESPACES', value: 'eu,us' });
     const secretRoles = only(objects, 'Role').filter((role) => role.metadata.name === 'shop-operator-secrets');
     expect(secretRoles.map((role) => [role.metadata.namespace, ruleLines(rulesOf(role))])).toEqual([
       ['eu', ['core secrets: get list watch create update']],

@@ -12,6 +12,8 @@ export interface OperatorConfig {
   readonly kubeconfigPath: string | undefined;
   /** Reconcile the Shops of this namespace only; all namespaces when undefined. */
   readonly watchNamespace: string | undefined;
+  /** Watch Secrets in these namespaces only (the chart's rbac.secretNamespaces); where the Shops are when undefined. */
+  readonly secretNamespaces: readonly string[] | undefined;
   readonly metricsPort: number;
   /** The Lease to elect a leader on; undefined when LEADER_ELECTION=false. */
   readonly leaderElection: { readonly namespace: string; readonly name: string; readonly timings: LeaseTimings } | undefined;
@@ -59,6 +61,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = syst
     read.problem('KUBECONFIG', 'is required outside a cluster (KUBERNETES_SERVICE_HOST is not set)');
   }
   const watchNamespace = name('WATCH_NAMESPACE', DNS_LABEL, 'a namespace name');
+  const secretNamespaces = read.optional('SECRET_NAMESPACES')?.split(',').map((namespace) => namespace.trim());
+  if (secretNamespaces?.some((namespace) => !DNS_LABEL.test(namespace))) read.problem('SECRET_NAMESPACES', `must be namespace names separated by commas (got "${secretNamespaces.join(',')}")`);
+  else if (secretNamespaces && watchNamespace) read.problem('SECRET_NAMESPACES', 'is for an operator of all namespaces: with WATCH_NAMESPACE, Secrets are watched there only');
   const metricsPort = read.integer('METRICS_PORT', 8081, 0, 65_535);
   const resyncMs = read.integer('RESYNC_SECONDS', DEFAULT_RESYNC_MS / 1000, 1, 86_400) * 1000;
   const logLevel = read.oneOf<LogLevel>('LOG_LEVEL', LOG_LEVELS, 'INFO', (value) => value.toUpperCase());
@@ -86,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = syst
   return {
     kubeconfigPath,
     watchNamespace,
+    secretNamespaces,
     metricsPort,
     leaderElection,
     resyncMs,

@@ -14,6 +14,8 @@ export interface ControllerOptions extends Omit<ReconcilerOptions, 'renders'> {
   readonly render: RenderShop;
   /** Watch one namespace; all namespaces when undefined. */
   readonly namespace: string | undefined;
+  /** Watch Secrets in these namespaces only; where the Shops are watched when undefined. */
+  readonly secretNamespaces?: readonly string[];
   readonly metrics: OperatorMetrics;
   readonly logger: Logger;
   /** Every Shop gets a pass this often even when nothing changed: a safety net for missed events and unwatched objects. */

@@ -17,6 +17,8 @@ export interface OperatorOptions {
   readonly steps?: readonly ReconcileStep[];
   /** Reconcile the Shops of one namespace; all namespaces when undefined. */
   readonly namespace?: string;
+  /** Watch Secrets in these namespaces only; where the Shops are watched when undefined. */
+  readonly secretNamespaces?: readonly string[];
   /** Port of /metrics and /healthz; 0 picks a free one. */
   readonly metricsPort: number;
   /** The Lease to elect a leader on; without one this instance reconciles at once (run a single replica). */
@@ -61,6 +63,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       render: options.render,
       steps: options.steps ?? shopSteps,
       namespace: options.namespace,
+      secretNamespaces: options.secretNamespaces,
       instance: options.identity,
       logger,
       metrics,

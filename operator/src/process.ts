@@ -19,6 +19,7 @@ export async function runOperatorProcess(render: RenderShop, steps?: readonly Re
     render,
     steps,
     namespace: config.watchNamespace,
+    secretNamespaces: config.secretNamespaces,
     metricsPort: config.metricsPort,
     leaderElection: config.leaderElection,
     identity: config.identity,

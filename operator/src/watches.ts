@@ -18,6 +18,8 @@ export interface ShopWatchOptions {
   readonly clients: KubeClients;
   /** Watch one namespace; all namespaces when undefined. */
   readonly namespace: string | undefined;
+  /** Watch Secrets in these namespaces only (where the operator may read them); `namespace` when undefined. */
+  readonly secretNamespaces?: readonly string[];
   /** Called with the key of the Shop an event concerns. */
   readonly enqueue: (key: string) => void;
   readonly logger: Logger;
@@ -37,7 +39,7 @@ export function watchShops(options: ShopWatchOptions): ShopWatches {
   const owned = [
     watch('batch/v1', 'Job', 'jobs', controllingShopKey, MANAGED_BY_SELECTOR),
     watch('apps/v1', 'Deployment', 'deployments', controllingShopKey, MANAGED_BY_SELECTOR),
-    watchReferencedSecrets(options, () => shops.informer.list()),
+    ...(options.secretNamespaces?.map((namespace) => watchReferencedSecrets({ ...options, namespace }, () => shops.informer.list())) ?? [watchReferencedSecrets(options, () => shops.informer.list())]),
   ];
   return {
     shopKeys: () => shops.informer.list().flatMap((shop) => shopKeyOf(shop) ?? []),

@@ -59,6 +59,14 @@ describe('loadConfig', () => {
     expect(problemsOf({ ...outside, JOB_HISTORY_LIMIT: '0' })).toEqual([expect.stringMatching(/^JOB_HISTORY_LIMIT: must be a whole number from 1 to 100/)]);
   });
 
+  it('SECRET_NAMESPACES: namespace names, and only for an operator of all namespaces', () => {
+    const outside = { KUBECONFIG: '/home/me/.kube/config', LEADER_ELECTION: 'false' };
+    expect(loadConfig(outside, outsideCluster).secretNamespaces).toBeUndefined();
+    expect(loadConfig({ ...outside, SECRET_NAMESPACES: 'eu, us' }, outsideCluster).secretNamespaces).toEqual(['eu', 'us']);
+    expect(problemsOf({ ...outside, SECRET_NAMESPACES: 'eu,US' })).toEqual(['SECRET_NAMESPACES: must be namespace names separated by commas (got "eu,US")']);
+    expect(problemsOf({ ...outside, SECRET_NAMESPACES: 'eu', WATCH_NAMESPACE: 'shops' })).toEqual([expect.stringMatching(/^SECRET_NAMESPACES: is for an operator of all namespaces/)]);
+  });
+
   it('names each bad variable in its own line', () => {
     expect(problemsOf({ METRICS_PORT: '80a', LEADER_ELECTION: 'yes', WATCH_NAMESPACE: 'Shops' })).toEqual([
       'KUBECONFIG: is required outside a cluster (KUBERNETES_SERVICE_HOST is not set)',
