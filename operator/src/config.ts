@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { ConfigError, EnvReader, LOG_LEVELS, type LogLevel } from '@shop/runtime';
 import { DEFAULT_LEASE_TIMINGS, type LeaseTimings } from './leader-election.ts';
+import { DEFAULT_POD_START_TIMEOUT_MS } from './kube/pod-failures.ts';
 import { DEFAULT_RESYNC_MS } from './operator.ts';
 
 /** The operator's settings, from environment variables. */
@@ -20,6 +21,8 @@ export interface OperatorConfig {
   readonly identity: string;
   /** Where the repository's files are served, ending in /: the provisioned alert rules link their runbooks there. */
   readonly runbookBaseUrl: string | undefined;
+  /** How long a pod may stay Pending before the Shop is Degraded. */
+  readonly podStartTimeoutMs: number;
 }
 
 /** What the configuration reads besides the environment, replaceable in tests. */
@@ -60,6 +63,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = syst
   const resyncMs = read.integer('RESYNC_SECONDS', DEFAULT_RESYNC_MS / 1000, 1, 86_400) * 1000;
   const logLevel = read.oneOf<LogLevel>('LOG_LEVEL', LOG_LEVELS, 'INFO', (value) => value.toUpperCase());
   const runbookBase = read.url('RUNBOOK_BASE_URL', ['https', 'http']);
+  const podStartTimeoutMs = read.integer('POD_START_TIMEOUT_SECONDS', DEFAULT_POD_START_TIMEOUT_MS / 1000, 1, 86_400) * 1000;
 
   let leaderElection: OperatorConfig['leaderElection'];
   const election = read.optional('LEADER_ELECTION') ?? 'true';
@@ -89,5 +93,6 @@ export function loadConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = syst
     identity: read.optional('POD_NAME') ?? `${sources.hostname()}-${randomBytes(4).toString('hex')}`,
     // A base without its trailing / would lose its last segment to the runbook's path.
     runbookBaseUrl: runbookBase === undefined || runbookBase.endsWith('/') ? runbookBase : `${runbookBase}/`,
+    podStartTimeoutMs,
   };
 }

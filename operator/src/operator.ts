@@ -5,6 +5,7 @@ import type { BackoffPolicy } from './backoff.ts';
 import { startController, type RunningController } from './controller.ts';
 import { startProbeServer } from './http-server.ts';
 import { kubeClients } from './kube/clients.ts';
+import { DEFAULT_FAILURE_THRESHOLDS } from './kube/pod-failures.ts';
 import { DEFAULT_LEASE_TIMINGS, LeaderElector, type LeaseTimings } from './leader-election.ts';
 import { OperatorMetrics } from './metrics.ts';
 import type { ReconcileStep } from './reconcile/pass.ts';
@@ -29,6 +30,8 @@ export interface OperatorOptions {
   readonly logger: Logger;
   /** The operator's RUNBOOK_BASE_URL (ending in /): the provisioned alert rules link their runbooks there. */
   readonly runbookBaseUrl?: string;
+  /** How long a pod may stay Pending before the Shop is Degraded; DEFAULT_POD_START_TIMEOUT_MS unless given. */
+  readonly podStartTimeoutMs?: number;
 }
 
 export interface RunningOperator {
@@ -66,6 +69,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       backoff: options.backoff ?? DEFAULT_BACKOFF,
       concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
       runbookBaseUrl: options.runbookBaseUrl,
+      failureThresholds: { ...DEFAULT_FAILURE_THRESHOLDS, ...(options.podStartTimeoutMs === undefined ? {} : { podStartTimeoutMs: options.podStartTimeoutMs }) },
     });
     metrics.leader.set(1);
   };

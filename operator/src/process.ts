@@ -24,6 +24,7 @@ export async function runOperatorProcess(render: RenderShop, steps?: readonly Re
     identity: config.identity,
     resyncMs: config.resyncMs,
     runbookBaseUrl: config.runbookBaseUrl,
+    podStartTimeoutMs: config.podStartTimeoutMs,
     logger,
   });
   logger.info({
