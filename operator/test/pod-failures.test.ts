@@ -1,6 +1,6 @@
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { lastTermination, podFailure, progressDeadlineFailure, replicaSetFailure, startDeadline } from '../src/kube/pod-failures.ts';
+import { lastTermination, podFailure, progressDeadlineFailure, replicaFailure, startDeadline } from '../src/kube/pod-failures.ts';
 
 const created = new Date('2026-01-01T10:00:00Z');
 const thresholds = { crashLoopRestarts: 3, podStartTimeoutMs: 300_000 };
@@ -56,14 +56,14 @@ describe('podFailure', () => {
   });
 });
 
-describe('replicaSetFailure and progressDeadlineFailure', () => {
-  it('read ReplicaFailure and ProgressDeadlineExceeded', () => {
+describe('replicaFailure and progressDeadlineFailure', () => {
+  it('read the Deployment’s ReplicaFailure and ProgressDeadlineExceeded', () => {
     const quota = 'pods "shop-api-abc" is forbidden: exceeded quota: pods, requested: pods=1, used: pods=2, limited: pods=2';
-    expect(replicaSetFailure({ metadata: { name: 'shop-api-abc' }, spec: { selector: {} }, status: { replicas: 0, conditions: [{ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: quota }] } })).toEqual({
+    expect(replicaFailure({ metadata: { name: 'shop-api' }, status: { conditions: [{ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: quota }] } })).toEqual({
       reason: 'FailedCreate',
-      message: `ReplicaSet shop-api-abc cannot create pods: ${quota}`,
+      message: `Deployment shop-api cannot create pods: ${quota}`,
     });
-    expect(replicaSetFailure({ spec: { selector: {} }, status: { replicas: 1 } })).toBeUndefined();
+    expect(replicaFailure({ status: { replicas: 1 } })).toBeUndefined();
     const progressing = (status: string, reason: string) => ({ metadata: { name: 'shop-api' }, status: { conditions: [{ type: 'Progressing', status, reason, message: 'ReplicaSet "shop-api-abc" has timed out progressing.' }] } });
     expect(progressDeadlineFailure(progressing('False', 'ProgressDeadlineExceeded'))).toEqual({
       reason: 'ProgressDeadlineExceeded',

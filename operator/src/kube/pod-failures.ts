@@ -1,4 +1,4 @@
-import type { V1ContainerStatus, V1Deployment, V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
+import type { V1ContainerStatus, V1Deployment, V1Pod } from '@kubernetes/client-node';
 
 /** Something a workload will not get over by waiting: a Degraded reason, and what happened, for people. */
 export interface WorkloadFailure {
@@ -69,11 +69,14 @@ export function startDeadline(pod: V1Pod, thresholds: FailureThresholds): Date |
   return new Date(new Date(created).getTime() + thresholds.podStartTimeoutMs);
 }
 
-/** The ReplicaSet controller could not create pods (a ResourceQuota, an admission webhook, a PodSecurity level). */
-export function replicaSetFailure(replicaSet: V1ReplicaSet): WorkloadFailure | undefined {
-  const failure = replicaSet.status?.conditions?.find((condition) => condition.type === 'ReplicaFailure' && condition.status === 'True');
+/**
+ * The ReplicaSet controller could not create pods (a ResourceQuota, an admission webhook, a PodSecurity
+ * level): the Deployment controller copies the ReplicaSet's ReplicaFailure condition to the Deployment.
+ */
+export function replicaFailure(deployment: V1Deployment): WorkloadFailure | undefined {
+  const failure = deployment.status?.conditions?.find((condition) => condition.type === 'ReplicaFailure' && condition.status === 'True');
   if (!failure) return undefined;
-  return { reason: 'FailedCreate', message: `ReplicaSet ${replicaSet.metadata?.name ?? ''} cannot create pods: ${cut(failure.message ?? failure.reason ?? 'ReplicaFailure')}` };
+  return { reason: 'FailedCreate', message: `Deployment ${deployment.metadata?.name ?? ''} cannot create pods: ${cut(failure.message ?? failure.reason ?? 'ReplicaFailure')}` };
 }
 
 /** The Deployment made no progress for its progressDeadlineSeconds; the controller stops trying to tell. */

@@ -1,25 +1,20 @@
-import type { CoreV1Event, V1Deployment, V1Job, V1Pod, V1ReplicaSet } from '@kubernetes/client-node';
-import { podFailure, progressDeadlineFailure, replicaSetFailure, startDeadline, type WorkloadFailure } from '../kube/pod-failures.ts';
+import type { CoreV1Event, V1Deployment, V1Job, V1Pod } from '@kubernetes/client-node';
+import { podFailure, progressDeadlineFailure, replicaFailure, startDeadline, type WorkloadFailure } from '../kube/pod-failures.ts';
 import { deploymentPodSelector, jobPodSelector } from '../kube/workload-state.ts';
 import type { Pass } from './pass.ts';
 
 /**
  * Why a Deployment that is not rolled out will not get there by waiting, read from what the
- * controllers and the kubelet report: a failing pod first (the most precise), then a ReplicaSet that
- * cannot create pods, then the Deployment's progress deadline. Undefined while it may still progress;
+ * controllers and the kubelet report: a failing pod first (the most precise), then pods that cannot be
+ * created (ReplicaFailure), then the Deployment's progress deadline. Undefined while it may still progress;
  * a Pending pod is looked at again when its start timeout ends.
  */
 export async function deploymentFailure(pass: Pass, deployment: V1Deployment, component: string): Promise<WorkloadFailure | undefined> {
   const namespace = pass.shop.metadata.namespace;
   const labelSelector = deploymentPodSelector(deployment);
   const pods = (await pass.clients.core.listNamespacedPod({ namespace, labelSelector })).items;
-  const failure = failingPods(pass, pods);
-  if (failure) return inComponent(component, failure);
-  const replicaSets = await pass.clients.objects.list<V1ReplicaSet>('apps/v1', 'ReplicaSet', namespace, undefined, undefined, undefined, undefined, labelSelector);
-  const uid = deployment.metadata?.uid;
-  const owned = replicaSets.items.filter((replicaSet) => replicaSet.metadata?.ownerReferences?.some((owner) => owner.uid === uid));
-  const other = owned.map(replicaSetFailure).find((found) => found !== undefined) ?? progressDeadlineFailure(deployment);
-  return other && inComponent(component, other);
+  const failure = failingPods(pass, pods) ?? replicaFailure(deployment) ?? progressDeadlineFailure(deployment);
+  return failure && inComponent(component, failure);
 }
 
 /**

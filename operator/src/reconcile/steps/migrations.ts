@@ -75,7 +75,8 @@ async function retry(pass: Pass): Promise<void> {
   const stored = await readCurrent<V1Job>(objects, pass.manifests.migrationJob);
   if (stored && jobOutcome(stored).state === 'failed' && pass.migratedVersion !== pass.shop.spec.image.tag) {
     try {
-      await objects.delete(stored as KubernetesObject, undefined, undefined, undefined, undefined, 'Background', { preconditions: { uid: stored.metadata?.uid } });
+      // In the body, which overrides the query: a Job's default is to orphan its pods.
+      await objects.delete(stored as KubernetesObject, undefined, undefined, undefined, undefined, undefined, { propagationPolicy: 'Background', preconditions: { uid: stored.metadata?.uid } });
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
