@@ -7,11 +7,22 @@ import { podTemplate } from './pod-template.ts';
 import type { ShopContext } from './shop-context.ts';
 
 const RETRIES = 2;
+/** A migration still running after an hour is stuck (a lock it waits for, a database gone): the Job fails, and the Shop says it timed out. */
+export const MIGRATION_DEADLINE_SECONDS = 3_600;
+/**
+ * A finished Job (and its pods' logs) is kept a week. The operator does not need it once the
+ * migrations are applied (status.migratedVersion); a failed Job that goes runs once more, as when it
+ * is deleted by hand.
+ */
+export const MIGRATION_TTL_SECONDS = 7 * 86_400;
+/** The migration command's exits for a usage or configuration error (sysexits EX_USAGE, EX_CONFIG): a retry cannot help. */
+const CONFIGURATION_EXIT_CODES = [64, 78];
 
 /**
- * Applies the migrations of spec.image.tag once: the Job's name carries the version. It is kept after
- * it finishes (no ttlSecondsAfterFinished) because the operator reads its status. Its pod template
- * is immutable, so it carries nothing that changes without the version (no config hash).
+ * Applies the migrations of spec.image.tag once: the Job's name carries the version. Its pod template
+ * is immutable, so it carries nothing that changes without the version (no config hash). A pod
+ * evicted or preempted does not count as a retry; an exit for a usage or configuration error fails
+ * the Job at once.
  */
 export class MigrationJob extends Construct {
   readonly name: string;
@@ -23,6 +34,14 @@ export class MigrationJob extends Construct {
       metadata: { name: this.name, labels: { 'app.kubernetes.io/component': 'migrations' } },
       spec: {
         backoffLimit: RETRIES,
+        activeDeadlineSeconds: MIGRATION_DEADLINE_SECONDS,
+        ttlSecondsAfterFinished: MIGRATION_TTL_SECONDS,
+        podFailurePolicy: {
+          rules: [
+            { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] },
+            { action: 'FailJob', onExitCodes: { containerName: 'migrations', operator: 'In', values: CONFIGURATION_EXIT_CODES } },
+          ],
+        },
         template: podTemplate({
           shop,
           component: 'migrations',

@@ -33,6 +33,8 @@ export function podTemplate(props: PodTemplateProps): k8s.PodTemplateSpec {
     resources: containerResources(props.resources),
     securityContext: CONTAINER_SECURITY_CONTEXT,
     volumeMounts: [{ name: TMP_VOLUME, mountPath: '/tmp' }],
+    // A container that fails without writing its termination message leaves its last log lines there: the operator shows them in the Shop's status.
+    terminationMessagePolicy: 'FallbackToLogsOnError',
   };
   return {
     metadata: { labels: componentLabels(shop, component) },

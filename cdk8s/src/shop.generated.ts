@@ -465,9 +465,9 @@ export interface ShopStatus {
    */
   observedGeneration?: number;
   /**
-   * Summary: Pending, Migrating, Deploying, Ready, Upgrading or Failed.
+   * Summary: Pending, Migrating, Deploying, Ready, Upgrading, Degraded or Failed.
    */
-  phase?: "Pending" | "Migrating" | "Deploying" | "Ready" | "Upgrading" | "Failed";
+  phase?: "Pending" | "Migrating" | "Deploying" | "Ready" | "Upgrading" | "Degraded" | "Failed";
   /**
    * The image tag whose migrations are applied.
    */
@@ -483,7 +483,7 @@ export interface ShopStatus {
    */
   conditions?: {
     /**
-     * Ready, MigrationsApplied, ApiAvailable, WorkerAvailable, ConsumerAvailable, MonitoringProvisioned or KeysCurrent.
+     * Ready, Degraded, MigrationsApplied, ApiAvailable, WorkerAvailable, ConsumerAvailable, MonitoringProvisioned or KeysCurrent.
      */
     type: string;
     /**

@@ -44,6 +44,7 @@ export interface Container {
   resources?: { requests?: Record<string, string | number>; limits?: Record<string, string | number> };
   securityContext: Record<string, unknown>;
   volumeMounts: Array<{ name: string; mountPath: string }>;
+  terminationMessagePolicy?: string;
 }
 
 export interface PodTemplate {
@@ -62,6 +63,8 @@ export interface Workload {
     replicas?: number;
     backoffLimit?: number;
     ttlSecondsAfterFinished?: number;
+    activeDeadlineSeconds?: number;
+    podFailurePolicy?: { rules: Array<Record<string, unknown>> };
     selector?: { matchLabels: Record<string, string> };
     strategy?: { type: string; rollingUpdate?: { maxUnavailable: number | string; maxSurge: number | string } };
     template: PodTemplate;

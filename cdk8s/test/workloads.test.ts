@@ -159,14 +159,28 @@ describe('security', () => {
   }
 });
 
+describe('termination messages', () => {
+  it('are the last log lines of a container that failed without writing one, which the Shop status shows', () => {
+    for (const object of Object.values(podWorkloads)) expect(containerOf(object).terminationMessagePolicy).toBe('FallbackToLogsOnError');
+  });
+});
+
 describe('the migration Job', () => {
   const job = workload(manifests.migrationJob);
 
-  it('runs once per version: retries twice, never restarts in place, stays after it finishes', () => {
+  it('runs once per version: retries twice, never restarts in place, ends within an hour, stays a week after it finishes', () => {
     expect(manifests.migrationJob).toMatchObject({ apiVersion: 'batch/v1', kind: 'Job' });
     expect(job.spec.backoffLimit).toBe(2);
     expect(job.spec.template.spec.restartPolicy).toBe('Never');
-    expect(job.spec).not.toHaveProperty('ttlSecondsAfterFinished');
+    expect(job.spec).toMatchObject({ activeDeadlineSeconds: 3_600, ttlSecondsAfterFinished: 7 * 86_400 });
+  });
+
+  it('does not count an evicted pod as a retry, and fails at once on a usage or configuration error', () => {
+    expect(job.spec.podFailurePolicy?.rules).toEqual([
+      { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] },
+      { action: 'FailJob', onExitCodes: { containerName: 'migrations', operator: 'In', values: [64, 78] } },
+    ]);
+    expect(containerOf(manifests.migrationJob).name).toBe('migrations');
   });
 
   it('runs the migrate command with the same environment as the services, and no probes', () => {

@@ -20,7 +20,7 @@ interface Container {
 
 /** What the operator needs, from operator/src; the chart's rules must say exactly this. */
 const SHOP_RULES = [
-  'shop.dev shops: get list watch',
+  'shop.dev shops: get list watch patch',
   'shop.dev shops/status: patch',
   'shop.dev shops/finalizers: update',
   'batch jobs: get list watch create patch delete',
@@ -32,11 +32,11 @@ const SHOP_RULES = [
   'monitoring.coreos.com podmonitors: list create patch delete',
   'policy poddisruptionbudgets: list create patch delete',
   'core secrets: get list watch create update',
-  'core pods: list',
-  'core events: create',
+  'core pods: list watch',
+  'core events: create list',
 ];
 
-/** The kinds the operator renders for a Shop, and prunes (operator/src/reconcile/steps/prune.ts). */
+/** The kinds the operator renders for a Shop, and prunes (operator/src/reconcile/steps/prune.ts); a retry deletes a failed migration Job. */
 const PRUNED_RESOURCES = ['jobs', 'deployments', 'services', 'configmaps', 'prometheusrules', 'podmonitors', 'poddisruptionbudgets'];
 
 /** One line per group, resource and resource name: "apps deployments: get list", "coordination.k8s.io leases[x]: get". */

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { ConfigError, EnvReader, LOG_LEVELS, type LogLevel } from '@shop/runtime';
 import { DEFAULT_LEASE_TIMINGS, type LeaseTimings } from './leader-election.ts';
+import { DEFAULT_POD_START_TIMEOUT_MS } from './kube/pod-failures.ts';
 import { DEFAULT_RESYNC_MS } from './operator.ts';
 import { DEFAULT_JOB_HISTORY_LIMIT } from './reconcile/reconciler.ts';
 
@@ -25,6 +26,8 @@ export interface OperatorConfig {
   readonly runbookBaseUrl: string | undefined;
   /** How many migration Jobs, and how many key rewrap Jobs, each Shop keeps. */
   readonly jobHistoryLimit: number;
+  /** How long a pod may stay Pending before the Shop is Degraded. */
+  readonly podStartTimeoutMs: number;
 }
 
 /** What the configuration reads besides the environment, replaceable in tests. */
@@ -69,6 +72,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = syst
   const logLevel = read.oneOf<LogLevel>('LOG_LEVEL', LOG_LEVELS, 'INFO', (value) => value.toUpperCase());
   const runbookBase = read.url('RUNBOOK_BASE_URL', ['https', 'http']);
   const jobHistoryLimit = read.integer('JOB_HISTORY_LIMIT', DEFAULT_JOB_HISTORY_LIMIT, 1, 100);
+  const podStartTimeoutMs = read.integer('POD_START_TIMEOUT_SECONDS', DEFAULT_POD_START_TIMEOUT_MS / 1000, 1, 86_400) * 1000;
 
   let leaderElection: OperatorConfig['leaderElection'];
   const election = read.optional('LEADER_ELECTION') ?? 'true';
@@ -100,5 +104,6 @@ export function loadConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = syst
     // A base without its trailing / would lose its last segment to the runbook's path.
     runbookBaseUrl: runbookBase === undefined || runbookBase.endsWith('/') ? runbookBase : `${runbookBase}/`,
     jobHistoryLimit,
+    podStartTimeoutMs,
   };
 }

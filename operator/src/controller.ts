@@ -38,10 +38,10 @@ export function startController(options: ControllerOptions): RunningController {
   const reconcilerOptions: ReconcilerOptions = {
     ...options,
     renders: new RenderCache(options.render),
-    onPhase: (key, phase) => (phase === undefined ? metrics.shopPhases.delete(key) : metrics.shopPhases.set(key, phase)),
+    onStatus: (key, status) => metrics.reportShop(key, status),
   };
   const queue = new WorkQueue({
-    handle: (key) => metrics.observe(() => reconcileShop(key, reconcilerOptions)),
+    handle: (key) => metrics.observe(key, () => reconcileShop(key, reconcilerOptions)),
     concurrency: options.concurrency,
     backoff: options.backoff,
     onError: (key, error, retryInMs) => logger.warn({ shop: key, error: describeError(error), retryInMs }, 'reconcile failed; retrying'),
@@ -56,7 +56,7 @@ export function startController(options: ControllerOptions): RunningController {
       clearInterval(resync);
       await watches.stop();
       await queue.stop();
-      metrics.shopPhases.clear(); // the next leader reports them
+      metrics.forgetShops();
     },
   };
 }

@@ -1,5 +1,7 @@
+import type { ShopStatus } from '@shop/cdk8s';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Phase } from './reconcile/pass.ts';
+import { CONDITION_TYPES } from './reconcile/conditions.ts';
+import { parseShopKey } from './shop-resource.ts';
 
 export type PassResult = 'success' | 'error';
 
@@ -24,11 +26,29 @@ export class OperatorMetrics {
     registers: [this.registry],
   });
 
-  /** The phase of each Shop as last written by this instance while it leads. */
-  readonly shopPhases = new Map<string, Phase>();
+  /** Each Shop's status as the last pass of this instance worked it out, while it leads. */
+  readonly #shops = new Map<string, ShopStatus>();
+  /** The Shops whose last pass ended in an error (retried with backoff). */
+  readonly #failing = new Set<string>();
 
   constructor(queueDepth: () => number) {
-    const shopPhases = this.shopPhases;
+    const shops = this.#shops;
+    const failing = this.#failing;
+    const perShop = <T extends string>(name: string, help: string, labelNames: readonly T[], collect: (gauge: Gauge<T | 'namespace' | 'shop'>) => void) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['namespace', 'shop', ...labelNames],
+        registers: [this.registry],
+        collect() {
+          this.reset(); // a Shop that is gone, or a value it no longer has, has no series
+          collect(this);
+        },
+      });
+    const labelsOf = (key: string) => {
+      const { namespace, name } = parseShopKey(key);
+      return { namespace, shop: name };
+    };
     new Gauge({
       name: 'shop_operator_shops',
       help: 'Shops by the phase the leader last wrote to their status (a follower reports none).',
@@ -36,8 +56,27 @@ export class OperatorMetrics {
       registers: [this.registry],
       collect() {
         this.reset(); // a phase no Shop is in any more has no series
-        for (const phase of shopPhases.values()) this.inc({ phase });
+        for (const { phase } of shops.values()) if (phase) this.inc({ phase });
       },
+    });
+    perShop('shop_operator_shop_ready', 'Per Shop: 1 while its Ready condition is True, else 0.', [], (gauge) => {
+      for (const [key, status] of shops) gauge.set(labelsOf(key), conditionOf(status, 'Ready')?.status === 'True' ? 1 : 0);
+    });
+    perShop(
+      'shop_operator_shop_condition',
+      "Per Shop and condition: 1 on the series of the condition's current status and reason.",
+      ['condition', 'status', 'reason'],
+      (gauge) => {
+        for (const [key, status] of shops) {
+          for (const type of CONDITION_TYPES) {
+            const condition = conditionOf(status, type);
+            if (condition) gauge.set({ ...labelsOf(key), condition: type, status: condition.status, reason: condition.reason }, 1);
+          }
+        }
+      },
+    );
+    perShop('shop_operator_shop_reconcile_error', "Per Shop: 1 while its last pass ended in an error (retried with backoff; the status message says why when it could be written), else 0.", [], (gauge) => {
+      for (const key of new Set([...shops.keys(), ...failing])) gauge.set(labelsOf(key), failing.has(key) ? 1 : 0);
     });
     new Gauge({
       name: 'shop_operator_queue_depth',
@@ -52,18 +91,38 @@ export class OperatorMetrics {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  /** Times `pass` and counts its result. */
-  async observe<T>(pass: () => Promise<T>): Promise<T> {
+  /** Times the pass of the Shop `key` and counts its result. */
+  async observe<T>(key: string, pass: () => Promise<T>): Promise<T> {
     const stopTimer = this.reconcileDuration.startTimer();
     try {
       const outcome = await pass();
       this.reconciles.inc({ result: 'success' });
+      this.#failing.delete(key);
       return outcome;
     } catch (error) {
       this.reconciles.inc({ result: 'error' });
+      this.#failing.add(key);
       throw error;
     } finally {
       stopTimer();
     }
   }
+
+  /** The status a pass of the Shop `key` worked out (written or already stored); undefined once the Shop is gone. */
+  reportShop(key: string, status: ShopStatus | undefined): void {
+    if (status) {
+      this.#shops.set(key, status);
+      return;
+    }
+    this.#shops.delete(key);
+    this.#failing.delete(key);
+  }
+
+  /** Forgets every Shop: the next leader reports them. */
+  forgetShops(): void {
+    this.#shops.clear();
+    this.#failing.clear();
+  }
 }
+
+const conditionOf = (status: ShopStatus, type: string) => status.conditions?.find((condition) => condition.type === type);

@@ -5,6 +5,7 @@ import type { BackoffPolicy } from './backoff.ts';
 import { startController, type RunningController } from './controller.ts';
 import { startProbeServer } from './http-server.ts';
 import { kubeClients } from './kube/clients.ts';
+import { DEFAULT_FAILURE_THRESHOLDS } from './kube/pod-failures.ts';
 import { DEFAULT_LEASE_TIMINGS, LeaderElector, type LeaseTimings } from './leader-election.ts';
 import { OperatorMetrics } from './metrics.ts';
 import type { ReconcileStep } from './reconcile/pass.ts';
@@ -33,6 +34,8 @@ export interface OperatorOptions {
   readonly runbookBaseUrl?: string;
   /** How many migration Jobs, and how many key rewrap Jobs, each Shop keeps. */
   readonly jobHistoryLimit?: number;
+  /** How long a pod may stay Pending before the Shop is Degraded; DEFAULT_POD_START_TIMEOUT_MS unless given. */
+  readonly podStartTimeoutMs?: number;
 }
 
 export interface RunningOperator {
@@ -72,6 +75,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
       runbookBaseUrl: options.runbookBaseUrl,
       jobHistoryLimit: options.jobHistoryLimit,
+      failureThresholds: { ...DEFAULT_FAILURE_THRESHOLDS, ...(options.podStartTimeoutMs === undefined ? {} : { podStartTimeoutMs: options.podStartTimeoutMs }) },
     });
     metrics.leader.set(1);
   };

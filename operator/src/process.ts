@@ -26,6 +26,7 @@ export async function runOperatorProcess(render: RenderShop, steps?: readonly Re
     resyncMs: config.resyncMs,
     runbookBaseUrl: config.runbookBaseUrl,
     jobHistoryLimit: config.jobHistoryLimit,
+    podStartTimeoutMs: config.podStartTimeoutMs,
     logger,
   });
   logger.info({

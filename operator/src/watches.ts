@@ -28,9 +28,9 @@ export interface ShopWatchOptions {
 const RESTART_BACKOFF = { initialMs: 1_000, maxMs: 30_000 };
 
 /**
- * Watches Shops, the Jobs and Deployments the operator created (selected by label), and Secrets,
- * mapping each event to Shop keys: a Shop by its own name, an owned object by its controlling
- * ownerReference, a Secret by the Shops whose spec.secrets name it.
+ * Watches Shops, the Jobs and Deployments the operator created (selected by label) and their pods, and
+ * Secrets, mapping each event to Shop keys: a Shop by its own name, an owned object by its controlling
+ * ownerReference, a pod by its Shop label, a Secret by the Shops whose spec.secrets name it.
  */
 export function watchShops(options: ShopWatchOptions): ShopWatches {
   const watch = <T extends KubernetesObject>(apiVersion: string, kind: string, plural: string, toKey: (object: T) => string | undefined, labelSelector?: string) =>
@@ -40,6 +40,7 @@ export function watchShops(options: ShopWatchOptions): ShopWatches {
     watch('batch/v1', 'Job', 'jobs', controllingShopKey, MANAGED_BY_SELECTOR),
     watch('apps/v1', 'Deployment', 'deployments', controllingShopKey, MANAGED_BY_SELECTOR),
     ...(options.secretNamespaces?.map((namespace) => watchReferencedSecrets({ ...options, namespace }, () => shops.informer.list())) ?? [watchReferencedSecrets(options, () => shops.informer.list())]),
+    watchShopPods(options),
   ];
   return {
     shopKeys: () => shops.informer.list().flatMap((shop) => shopKeyOf(shop) ?? []),
@@ -47,6 +48,23 @@ export function watchShops(options: ShopWatchOptions): ShopWatches {
       await Promise.all([shops, ...owned].map((running) => running.stop()));
     },
   };
+}
+
+/** The label the renderer puts on every pod template with the name of the Shop. */
+const SHOP_INSTANCE_LABEL = 'app.kubernetes.io/instance';
+
+/**
+ * The pods of the Shops' workloads, by the labels of their pod templates (a pod's owner is a
+ * ReplicaSet or a Job, not the Shop): a crash, a pull error or a pod that cannot be scheduled reaches
+ * the Shop's status without waiting for the resync.
+ */
+function watchShopPods(options: ShopWatchOptions): RunningWatch<KubernetesObject> {
+  const toKey = (pod: KubernetesObject) => {
+    const { namespace, labels } = pod.metadata ?? {};
+    const shop = labels?.[SHOP_INSTANCE_LABEL];
+    return namespace && shop ? shopKey(namespace, shop) : undefined;
+  };
+  return startWatch(options, { apiVersion: 'v1', kind: 'Pod', plural: 'pods', labelSelector: MANAGED_BY_SELECTOR }, toKey);
 }
 
 function shopKeyOf(shop: KubernetesObject): string | undefined {

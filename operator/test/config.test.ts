@@ -27,15 +27,16 @@ describe('loadConfig', () => {
       logLevel: 'INFO',
       identity: 'shop-operator-7d9f-x2',
       jobHistoryLimit: 3,
+      podStartTimeoutMs: 300_000,
     });
   });
 
   it('outside a cluster: a kubeconfig file and the Lease namespace named explicitly', () => {
     const config = loadConfig(
-      { KUBECONFIG: '/home/me/.kube/config', WATCH_NAMESPACE: 'shops', LEASE_NAMESPACE: 'shops', LEASE_NAME: 'my-lease', METRICS_PORT: '9000', RESYNC_SECONDS: '60', LOG_LEVEL: 'warning' },
+      { KUBECONFIG: '/home/me/.kube/config', WATCH_NAMESPACE: 'shops', LEASE_NAMESPACE: 'shops', LEASE_NAME: 'my-lease', METRICS_PORT: '9000', RESYNC_SECONDS: '60', LOG_LEVEL: 'warning', POD_START_TIMEOUT_SECONDS: '120' },
       outsideCluster,
     );
-    expect(config).toMatchObject({ kubeconfigPath: '/home/me/.kube/config', watchNamespace: 'shops', metricsPort: 9000, resyncMs: 60_000, logLevel: 'WARNING' });
+    expect(config).toMatchObject({ kubeconfigPath: '/home/me/.kube/config', watchNamespace: 'shops', metricsPort: 9000, resyncMs: 60_000, logLevel: 'WARNING', podStartTimeoutMs: 120_000 });
     expect(config.leaderElection).toMatchObject({ namespace: 'shops', name: 'my-lease' });
     expect(config.identity).toMatch(/^laptop-[0-9a-f]{8}$/);
   });
@@ -68,10 +69,11 @@ describe('loadConfig', () => {
   });
 
   it('names each bad variable in its own line', () => {
-    expect(problemsOf({ METRICS_PORT: '80a', LEADER_ELECTION: 'yes', WATCH_NAMESPACE: 'Shops' })).toEqual([
+    expect(problemsOf({ METRICS_PORT: '80a', LEADER_ELECTION: 'yes', WATCH_NAMESPACE: 'Shops', POD_START_TIMEOUT_SECONDS: '0' })).toEqual([
       'KUBECONFIG: is required outside a cluster (KUBERNETES_SERVICE_HOST is not set)',
       'WATCH_NAMESPACE: must be a namespace name (got "Shops")',
       'METRICS_PORT: must be a whole number from 0 to 65535 (got "80a")',
+      'POD_START_TIMEOUT_SECONDS: must be a whole number from 1 to 86400 (got "0")',
       'LEADER_ELECTION: must be true or false (got "yes")',
       'LEASE_NAMESPACE: is required with LEADER_ELECTION=true outside a cluster (or set POD_NAMESPACE)',
     ]);

@@ -11,6 +11,7 @@ const migrating: Observation = {
   migratedVersion: undefined,
   conditions: new Map<ConditionType, ConditionReport>([
     ['Ready', { status: 'False', reason: 'MigrationRunning', message: 'running' }],
+    ['Degraded', { status: 'False', reason: 'NoFailure', message: 'nothing failed' }],
     ['MigrationsApplied', { status: 'False', reason: 'MigrationRunning', message: 'running' }],
     ['ApiAvailable', { status: 'False', reason: 'MigrationRunning', message: 'running' }],
     ['WorkerAvailable', { status: 'False', reason: 'MigrationRunning', message: 'running' }],
@@ -75,5 +76,25 @@ describe('transitions', () => {
       conditions: new Map([...migrating.conditions, ['MigrationsApplied', { status: 'False', reason: 'MigrationFailed', message: 'Job failed' }]]),
     };
     expect(transitions(nextStatus(undefined, migrating, t0), nextStatus(undefined, failed, t1))).toEqual([{ type: 'Warning', reason: 'Failed', message: 'Job failed' }]);
+  });
+
+  it('warns when the Shop becomes Degraded, and tells when it no longer is', () => {
+    const crashing = 'api: pod shop-api-1: container api CrashLoopBackOff';
+    const degraded: Observation = {
+      ...deploying,
+      phase: 'Degraded',
+      message: crashing,
+      conditions: new Map([...deploying.conditions, ['Degraded', { status: 'True', reason: 'CrashLoopBackOff', message: crashing }]]),
+    };
+    const before = nextStatus(undefined, deploying, t0);
+    const after = nextStatus(before, degraded, t1);
+    expect(transitions(before, after)).toEqual([
+      { type: 'Warning', reason: 'Degraded', message: crashing },
+      { type: 'Warning', reason: 'Degraded', message: `True (CrashLoopBackOff): ${crashing}` },
+    ]);
+    expect(transitions(after, nextStatus(after, deploying, t1))).toEqual([
+      { type: 'Normal', reason: 'Deploying', message: deploying.message },
+      { type: 'Normal', reason: 'Degraded', message: 'False (NoFailure): nothing failed' },
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import { GENERATED_KEYS } from '@shop/cdk8s';
 import { parseRewrapSummary, type RewrapSummary } from '@shop/runtime';
+import { InvalidObjectError } from '../kube/errors.ts';
 
 const ROTATION_PHASES = ['Settled', 'Adding', 'Switching', 'Rewrapping'] as const;
 /**
@@ -55,7 +56,7 @@ const ANNOTATION = {
 /** On the Deployments' pod templates: a new revision rolls them out, so the pods read the Secret again. */
 export const KEYS_REVISION_ANNOTATION = ANNOTATION.revision;
 
-/** The KeySet the generated Secret holds. Throws on annotations the operator did not write. */
+/** The KeySet the generated Secret holds. Throws InvalidObjectError on annotations the operator did not write. */
 export function keySetOf(secret: V1Secret): KeySet {
   const name = secret.metadata?.name ?? 'the generated keys Secret';
   const annotations = secret.metadata?.annotations ?? {};
@@ -65,26 +66,26 @@ export function keySetOf(secret: V1Secret): KeySet {
   };
   const required = (key: string): string => {
     const value = data(key);
-    if (!value) throw new Error(`Secret ${name} has no ${key}`);
+    if (!value) throw new InvalidObjectError(`Secret ${name} has no ${key}`);
     return value;
   };
   const time = (text: string | undefined, what: string): Date | undefined => {
     if (text === undefined) return undefined;
     const date = new Date(text);
-    if (Number.isNaN(date.getTime())) throw new Error(`Secret ${name}: ${what} is not a time: ${text}`);
+    if (Number.isNaN(date.getTime())) throw new InvalidObjectError(`Secret ${name}: ${what} is not a time: ${text}`);
     return date;
   };
 
   const phase = annotations[ANNOTATION.phase] ?? 'Settled';
-  if (!(ROTATION_PHASES as readonly string[]).includes(phase)) throw new Error(`Secret ${name}: ${ANNOTATION.phase} is not one of ${ROTATION_PHASES.join(', ')}: ${phase}`);
+  if (!(ROTATION_PHASES as readonly string[]).includes(phase)) throw new InvalidObjectError(`Secret ${name}: ${ANNOTATION.phase} is not one of ${ROTATION_PHASES.join(', ')}: ${phase}`);
   const revision = Number(annotations[ANNOTATION.revision] ?? '0');
-  if (!Number.isSafeInteger(revision) || revision < 0) throw new Error(`Secret ${name}: ${ANNOTATION.revision} is not a revision: ${annotations[ANNOTATION.revision]}`);
+  if (!Number.isSafeInteger(revision) || revision < 0) throw new InvalidObjectError(`Secret ${name}: ${ANNOTATION.revision} is not a revision: ${annotations[ANNOTATION.revision]}`);
 
   const rotatingFrom = (data(GENERATED_KEYS.secretsMasterKeyRotatingFrom) ?? '').split(',').filter((key) => key !== '');
   const incomingMasterKey = phase === 'Adding' ? rotatingFrom.shift() : undefined;
-  const removeAfters = (JSON.parse(annotations[ANNOTATION.retiring] ?? '[]') as unknown[]).map((text) => time(String(text), ANNOTATION.retiring));
+  const removeAfters = jsonList(annotations[ANNOTATION.retiring] ?? '[]', `Secret ${name}: ${ANNOTATION.retiring}`).map((text) => time(String(text), ANNOTATION.retiring));
   if (removeAfters.length !== rotatingFrom.length) {
-    throw new Error(`Secret ${name}: ${ANNOTATION.retiring} names ${removeAfters.length} removal times for ${rotatingFrom.length} retiring master keys`);
+    throw new InvalidObjectError(`Secret ${name}: ${ANNOTATION.retiring} names ${removeAfters.length} removal times for ${rotatingFrom.length} retiring master keys`);
   }
   const previousSigning = data(GENERATED_KEYS.secretKeyPrevious);
   const previousRemoveAfter = time(annotations[ANNOTATION.previousSigningKeyRemoveAfter], ANNOTATION.previousSigningKeyRemoveAfter);
@@ -103,6 +104,17 @@ export function keySetOf(secret: V1Secret): KeySet {
   };
 }
 
+function jsonList(text: string, what: string): unknown[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new InvalidObjectError(`${what} is not JSON: ${text}`);
+  }
+  if (!Array.isArray(value)) throw new InvalidObjectError(`${what} is not a JSON list: ${text}`);
+  return value;
+}
+
 function optional<K extends string>(key: K, value: string | undefined): { [key in K]?: string } {
   return value === undefined ? {} : ({ [key]: value } as { [key in K]: string });
 }
@@ -110,7 +122,7 @@ function optional<K extends string>(key: K, value: string | undefined): { [key i
 function rewrapCountOf(text: string | undefined, secretName: string): { rewrapCount?: RewrapSummary } {
   if (text === undefined) return {};
   const rewrapCount = parseRewrapSummary(text);
-  if (!rewrapCount) throw new Error(`Secret ${secretName}: ${ANNOTATION.rewrapCount} is not a rewrap count: ${text}`);
+  if (!rewrapCount) throw new InvalidObjectError(`Secret ${secretName}: ${ANNOTATION.rewrapCount} is not a rewrap count: ${text}`);
   return { rewrapCount };
 }
 

@@ -2,9 +2,7 @@ import type { V1Job } from '@kubernetes/client-node';
 import type { ShopStatus } from '@shop/cdk8s';
 import { parseRewrapSummary, type RewrapSummary } from '@shop/runtime';
 import type { KubeClients } from '../kube/clients.ts';
-
-/** The label the Job controller puts on the pods of one Job (of that uid, not of an earlier Job of the same name). */
-const CONTROLLER_UID_LABEL = 'batch.kubernetes.io/controller-uid';
+import { jobPodSelector } from '../kube/workload-state.ts';
 
 type KeyRotationStatus = NonNullable<ShopStatus['keyRotation']>;
 
@@ -17,13 +15,13 @@ type KeyRotationStatus = NonNullable<ShopStatus['keyRotation']>;
  * before writing it).
  */
 export async function rewrapCount(clients: KubeClients, job: V1Job, status?: KeyRotationStatus): Promise<RewrapSummary | undefined> {
-  const { namespace, uid, creationTimestamp } = job.metadata ?? {};
-  if (!namespace || !uid) throw new Error(`Job ${job.metadata?.name} has no namespace or uid`);
+  const { namespace, creationTimestamp } = job.metadata ?? {};
+  if (!namespace) throw new Error(`Job ${job.metadata?.name} has no namespace`);
   const { rowsPerKeyId, rowsCountedAt } = status ?? {};
   if (rowsPerKeyId && rowsCountedAt && creationTimestamp && Date.parse(rowsCountedAt) >= new Date(creationTimestamp).getTime()) {
     return { countedAt: rowsCountedAt, rowsPerKeyId };
   }
-  const pods = await clients.core.listNamespacedPod({ namespace, labelSelector: `${CONTROLLER_UID_LABEL}=${uid}` });
+  const pods = await clients.core.listNamespacedPod({ namespace, labelSelector: jobPodSelector(job) });
   const counts = pods.items
     .flatMap((pod) => pod.status?.containerStatuses ?? [])
     .map((container) => parseRewrapSummary(container.state?.terminated?.message ?? ''))

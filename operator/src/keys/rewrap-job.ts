@@ -6,7 +6,11 @@ const COMPONENT = 'key-rewrap';
 
 interface JobShape {
   metadata: { name: string; labels?: Record<string, string> };
-  spec: { template: { metadata?: { labels?: Record<string, string> }; spec: { containers: Array<{ name: string; command?: string[] }> } } };
+  spec: {
+    activeDeadlineSeconds?: number;
+    podFailurePolicy?: { rules: Array<{ onExitCodes?: unknown }> };
+    template: { metadata?: { labels?: Record<string, string> }; spec: { containers: Array<{ name: string; command?: string[] }> } };
+  };
 }
 
 /** `<shop>-keys-<revision>`: a DNS label for every Shop name the renderer accepts (at most 54 characters) up to revision 999. */
@@ -24,12 +28,17 @@ export function suppliedRewrapJobName(shopName: string, keyIds: readonly string[
 /**
  * The Job that runs `npm run secrets:rewrap` (its command without npm) once for a set of keys. It is the migration Job with another name, label and command: the same image,
  * configuration, environment (both master-key variables), resources and
- * locked-down pod. It exits 0 only once every stored secret is under SECRETS_MASTER_KEY.
+ * locked-down pod. It exits 0 only once every stored secret is under SECRETS_MASTER_KEY. Without the
+ * migration's deadline (it takes as long as the rows do at SECRETS_REWRAP_ROWS_PER_SECOND) and its
+ * rules on exit codes (the migration command's).
  */
 export function rewrapJob(migrationJob: KubeObject, name: string): KubeObject {
   const job = structuredClone(migrationJob) as unknown as JobShape;
   job.metadata.name = name;
   job.metadata.labels = { ...job.metadata.labels, [COMPONENT_LABEL]: COMPONENT };
+  delete job.spec.activeDeadlineSeconds;
+  const policy = job.spec.podFailurePolicy;
+  if (policy) policy.rules = policy.rules.filter((rule) => rule.onExitCodes === undefined);
   const template = job.spec.template;
   template.metadata = { ...template.metadata, labels: { ...template.metadata?.labels, [COMPONENT_LABEL]: COMPONENT } };
   const [container, ...others] = template.spec.containers;

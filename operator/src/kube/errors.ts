@@ -18,6 +18,14 @@ export function isRejected(error: unknown): boolean {
   return code !== undefined && code >= 400 && code < 500 && code !== 404 && code !== 409 && code !== 429;
 }
 
+/**
+ * An object the operator reads (an annotation, a Secret's data) is not what it expects: retrying
+ * cannot help until someone changes it, so the Shop's status says what is wrong.
+ */
+export class InvalidObjectError extends Error {
+  override readonly name = 'InvalidObjectError';
+}
+
 /** The API server's own message (a Status object's `message`) instead of client-node's dump of headers and body. */
 export function describeError(error: unknown): string {
   if (error instanceof ApiException) {

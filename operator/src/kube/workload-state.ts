@@ -13,6 +13,24 @@ export function jobOutcome(job: V1Job): JobOutcome {
   return isTrue('Complete') ? { state: 'complete' } : { state: 'running' };
 }
 
+/** The label the Job controller puts on the pods of one Job (of that uid, not of an earlier Job of the same name). */
+const CONTROLLER_UID_LABEL = 'batch.kubernetes.io/controller-uid';
+
+/** Selects the pods of `job`. */
+export function jobPodSelector(job: V1Job): string {
+  const uid = job.metadata?.uid;
+  if (!uid) throw new Error(`Job ${job.metadata?.name} has no uid`);
+  return `${CONTROLLER_UID_LABEL}=${uid}`;
+}
+
+/** Selects the pods of `deployment` (its matchLabels: the renderer uses no expressions). */
+export function deploymentPodSelector(deployment: V1Deployment): string {
+  const selector = Object.entries(deployment.spec?.selector.matchLabels ?? {}).map(([key, value]) => `${key}=${value}`).join(',');
+  // An empty selector would select every pod of the namespace.
+  if (!selector) throw new Error(`Deployment ${deployment.metadata?.name} selects its pods by no label`);
+  return selector;
+}
+
 export interface Rollout {
   /** Every replica runs the current template and is available. */
   readonly done: boolean;

@@ -4,10 +4,10 @@ export type Condition = NonNullable<ShopStatus['conditions']>[number];
 export type ConditionStatus = Condition['status'];
 
 /** The conditions this reconcile loop sets, in the order they are written. Others on the Shop are left alone. */
-export const CONDITION_TYPES = ['Ready', 'MigrationsApplied', 'ApiAvailable', 'WorkerAvailable', 'ConsumerAvailable', 'MonitoringProvisioned', 'KeysCurrent'] as const;
+export const CONDITION_TYPES = ['Ready', 'Degraded', 'MigrationsApplied', 'ApiAvailable', 'WorkerAvailable', 'ConsumerAvailable', 'MonitoringProvisioned', 'KeysCurrent'] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
-/** The conditions set by the steps; Ready sums them up. */
-export type StepConditionType = Exclude<ConditionType, 'Ready'>;
+/** The conditions set by the steps; Ready and Degraded sum them up. */
+export type StepConditionType = Exclude<ConditionType, 'Ready' | 'Degraded'>;
 
 export interface ConditionReport {
   readonly status: ConditionStatus;

@@ -14,12 +14,13 @@ export interface Transition {
 /**
  * The changes worth an Event between two statuses: a new phase, and a condition whose status changed.
  * A condition appearing as False is not news (everything starts that way), and Ready moves with the
- * phase, which already has its Event.
+ * phase, which already has its Event. Failures are Warnings: phase Failed or Degraded, Degraded True,
+ * a reason ending in Failed.
  */
 export function transitions(previous: ShopStatus | undefined, next: ShopStatus): Transition[] {
   const found: Transition[] = [];
   if (next.phase !== undefined && next.phase !== previous?.phase) {
-    found.push({ type: next.phase === 'Failed' ? 'Warning' : 'Normal', reason: next.phase, message: next.message ?? '' });
+    found.push({ type: next.phase === 'Failed' || next.phase === 'Degraded' ? 'Warning' : 'Normal', reason: next.phase, message: next.message ?? '' });
   }
   for (const type of CONDITION_TYPES) {
     if (type === 'Ready') continue;
@@ -27,7 +28,7 @@ export function transitions(previous: ShopStatus | undefined, next: ShopStatus):
     const after = next.conditions?.find((condition) => condition.type === type);
     if (!after || after.status === before?.status || (!before && after.status === 'False')) continue;
     found.push({
-      type: after.reason.endsWith('Failed') ? 'Warning' : 'Normal',
+      type: after.reason.endsWith('Failed') || (type === 'Degraded' && after.status === 'True') ? 'Warning' : 'Normal',
       reason: type,
       message: `${after.status} (${after.reason}): ${after.message}`,
     });

@@ -3,6 +3,7 @@ import type { KubeObject, ShopManifests, ShopStatus } from '@shop/cdk8s';
 import type { KeySet } from '../keys/key-set.ts';
 import type { KeyRotationStatus } from '../keys/rotation-report.ts';
 import type { KubeClients } from '../kube/clients.ts';
+import type { FailureThresholds } from '../kube/pod-failures.ts';
 import type { StoredShop } from '../shop-resource.ts';
 import type { ConditionReport, StepConditionType } from './conditions.ts';
 
@@ -33,6 +34,8 @@ export interface Pass {
   readonly now: Date;
   /** The operator's RUNBOOK_BASE_URL (ending in /); the alert rules keep their generated runbook_url when undefined. */
   readonly runbookBaseUrl: string | undefined;
+  /** When a pod that does not run counts as failed rather than still starting. */
+  readonly failureThresholds: FailureThresholds;
   /** status.migratedVersion as this pass will write it. */
   migratedVersion: string | undefined;
   /** The generated keys, when the Shop uses any of them. */

@@ -1,6 +1,7 @@
-import type { Shop } from '@shop/cdk8s';
+import type { Shop, ShopStatus } from '@shop/cdk8s';
 import type { KubeClients } from '../kube/clients.ts';
-import { describeError, isConflict, isNotFound, isRejected } from '../kube/errors.ts';
+import { DEFAULT_FAILURE_THRESHOLDS, type FailureThresholds } from '../kube/pod-failures.ts';
+import { InvalidObjectError, describeError, isConflict, isNotFound, isRejected } from '../kube/errors.ts';
 import { ownedManifests } from '../kube/ownership.ts';
 import type { Logger } from '@shop/runtime';
 import { SHOP_API, isStoredShop, parseShopKey, type ShopKey, type StoredShop } from '../shop-resource.ts';
@@ -29,6 +30,10 @@ export interface ReconcilerOptions {
   readonly jobHistoryLimit?: number;
   /** Told each Shop's phase once its status is written, and undefined once the Shop is gone. */
   readonly onPhase?: (key: string, phase: Phase | undefined) => void;
+  /** When a pod that does not run counts as failed; CRASH_LOOP_RESTARTS and DEFAULT_POD_START_TIMEOUT_MS unless given. */
+  readonly failureThresholds?: FailureThresholds;
+  /** Told each Shop's status once a pass worked it out (and wrote it when it changed), and undefined once the Shop is gone. */
+  readonly onStatus?: (key: string, status: ShopStatus | undefined) => void;
 }
 
 /**
@@ -41,7 +46,7 @@ export async function reconcileShop(key: string, options: ReconcilerOptions): Pr
   // A deleted Shop's objects go with it: they all carry its ownerReference.
   if (!shop || shop.metadata.deletionTimestamp) {
     options.renders.forget(key);
-    options.onPhase?.(key, undefined);
+    options.onStatus?.(key, undefined);
     return undefined;
   }
 
@@ -77,7 +82,7 @@ export async function reconcileShop(key: string, options: ReconcilerOptions): Pr
       options.logger.warn({ shop: key, error: describeError(error) }, 'could not record events'),
     );
   }
-  options.onPhase?.(key, phase);
+  options.onStatus?.(key, status);
   if (result.rejected !== undefined) throw result.rejected; // retried with backoff; the status says why
   const requeueAfterMs = Math.min(halt?.requeueAfterMs ?? Infinity, result.requeueAfterMs ?? Infinity);
   return requeueAfterMs === Infinity ? undefined : { requeueAfterMs };
@@ -102,7 +107,10 @@ interface StepsResult {
   readonly keyRotation?: Pass['keyRotation'];
   /** The steps asked to look again after this long. */
   readonly requeueAfterMs?: number;
-  /** The API server refused a write: the pass is Failed, and retried with backoff in case the cause goes away. */
+  /**
+   * The API server refused a write, or an object read is invalid: the pass is Failed, and retried with
+   * backoff in case the cause goes away (RBAC fixed, an unwatched Secret repaired).
+   */
   readonly rejected?: unknown;
 }
 
@@ -121,6 +129,7 @@ async function runSteps(shop: StoredShop, options: ReconcilerOptions, now: Date)
     clients: options.clients,
     now,
     runbookBaseUrl: options.runbookBaseUrl,
+    failureThresholds: options.failureThresholds ?? DEFAULT_FAILURE_THRESHOLDS,
     migratedVersion: shop.status?.migratedVersion,
     generatedKeys: undefined,
     referencedSecrets: new Map(),
@@ -143,19 +152,30 @@ async function runSteps(shop: StoredShop, options: ReconcilerOptions, now: Date)
     try {
       halt = await step.run(pass);
     } catch (error) {
-      if (!isRejected(error)) throw error; // transient: retried with backoff, the status stays as it was
+      const invalid = error instanceof InvalidObjectError;
+      if (!invalid && !isRejected(error)) throw error; // transient: retried with backoff, the status stays as it was
       const message = `${step.name}: ${describeError(error)}`;
-      return outcome({ halt: { phase: 'Failed', reason: 'ApplyRejected', message }, rejected: error });
+      return outcome({ halt: { phase: 'Failed', reason: invalid ? 'InvalidObject' : 'ApplyRejected', message }, rejected: error });
     }
     if (halt) return outcome({ halt });
   }
   return outcome({});
 }
 
-/** Each step's own reports; the conditions of steps the pass did not reach take the halt's reason; Ready sums up. */
+const NOT_DEGRADED: ConditionReport = { status: 'False', reason: 'NoFailure', message: 'the steps this pass reached found nothing failed' };
+
+/**
+ * Each step's own reports; the conditions of steps the pass did not reach take the halt's reason;
+ * Ready sums up, and Degraded is True with a halt that is a failure rather than a wait.
+ */
 function conditionsOf(result: StepsResult, steps: readonly ReconcileStep[], readyMessage: string): Map<ConditionType, ConditionReport> {
-  const halted: ConditionReport | undefined = result.halt && { status: 'False', reason: result.halt.reason, message: result.halt.message };
-  const conditions = new Map<ConditionType, ConditionReport>([['Ready', halted ?? { status: 'True', reason: 'Ready', message: readyMessage }]]);
+  const { halt } = result;
+  const halted: ConditionReport | undefined = halt && { status: 'False', reason: halt.reason, message: halt.message };
+  const failed = halt?.phase === 'Degraded' || halt?.phase === 'Failed';
+  const conditions = new Map<ConditionType, ConditionReport>([
+    ['Ready', halted ?? { status: 'True', reason: 'Ready', message: readyMessage }],
+    ['Degraded', failed ? { status: 'True', reason: halt.reason, message: halt.message } : NOT_DEGRADED],
+  ]);
   for (const type of steps.flatMap((step) => step.conditions)) {
     const report = result.reports.get(type) ?? halted;
     if (report) conditions.set(type, report);

@@ -21,6 +21,7 @@ async function updateStatus(kube: KubeRequest, path: string, status: (object: St
 }
 
 const jobPath = (namespace: string, name: string) => `/apis/batch/v1/namespaces/${namespace}/jobs/${name}`;
+const deploymentPath = (namespace: string, name: string) => `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`;
 const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 
 /** The status the Job controller writes when the Job's one pod has succeeded. */
@@ -38,7 +39,7 @@ export function completedJobStatus(): Record<string, unknown> {
 
 interface StoredJob {
   metadata: { uid: string };
-  spec: { template: { metadata?: { labels?: Record<string, string> }; spec: { containers: Array<{ name: string; image: string }> } } };
+  spec: { template: PodTemplate };
 }
 
 /**
@@ -47,12 +48,6 @@ interface StoredJob {
  * termination message file, if anything.
  */
 async function createEndedPod(kube: KubeRequest, namespace: string, name: string, ended: { exitCode: number; terminationMessage?: string }): Promise<void> {
-  const job = await kube<StoredJob>('GET', jobPath(namespace, name));
-  if (job.status !== 200) throw new Error(`GET Job ${name}: HTTP ${job.status}`);
-  const { template } = job.body.spec;
-  const labels = { ...template.metadata?.labels, 'batch.kubernetes.io/controller-uid': job.body.metadata.uid, 'batch.kubernetes.io/job-name': name, 'job-name': name };
-  const created = await kube<{ metadata: { name: string } }>('POST', `/api/v1/namespaces/${namespace}/pods`, { metadata: { generateName: `${name}-`, labels }, spec: template.spec });
-  if (created.status !== 201) throw new Error(`POST a pod of Job ${name}: HTTP ${created.status}: ${JSON.stringify(created.body)}`);
   const terminated = {
     exitCode: ended.exitCode,
     reason: ended.exitCode === 0 ? 'Completed' : 'Error',
@@ -60,16 +55,74 @@ async function createEndedPod(kube: KubeRequest, namespace: string, name: string
     finishedAt: now(),
     ...(ended.terminationMessage === undefined ? {} : { message: ended.terminationMessage }),
   };
-  await updateStatus(kube, `/api/v1/namespaces/${namespace}/pods/${created.body.metadata.name}`, () => ({
+  await createJobPod(kube, namespace, name, (containers) => ({
     phase: ended.exitCode === 0 ? 'Succeeded' : 'Failed',
-    containerStatuses: template.spec.containers.map((container) => ({
-      name: container.name,
-      image: container.image,
-      imageID: '',
-      ready: false,
-      restartCount: 0,
-      state: { terminated },
-    })),
+    containerStatuses: containers.map((container) => containerStatus(container, { state: { terminated } })),
+  }));
+}
+
+type Container = { name: string; image: string };
+/** The pod's status, from its containers. */
+export type PodStatus = (containers: readonly Container[]) => Record<string, unknown>;
+
+/** A container's status as the kubelet writes it, not ready and never restarted unless `state` says otherwise. */
+export function containerStatus(container: Container, state: Record<string, unknown>): Record<string, unknown> {
+  return { name: container.name, image: container.image, imageID: '', ready: false, restartCount: 0, ...state };
+}
+
+interface PodTemplate {
+  metadata?: { labels?: Record<string, string> };
+  spec: { containers: Container[] };
+}
+
+/** Creates a pod of `template` as its controller would, then writes the status the scheduler and the kubelet would. */
+async function createPod(kube: KubeRequest, namespace: string, owner: string, template: PodTemplate, labels: Record<string, string>, status: PodStatus): Promise<string> {
+  const body = { metadata: { generateName: `${owner}-`, labels: { ...template.metadata?.labels, ...labels } }, spec: template.spec };
+  const created = await kube<{ metadata: { name: string } }>('POST', `/api/v1/namespaces/${namespace}/pods`, body);
+  if (created.status !== 201) throw new Error(`POST a pod of ${owner}: HTTP ${created.status}: ${JSON.stringify(created.body)}`);
+  const name = created.body.metadata.name;
+  await setPodStatus(kube, namespace, name, status(template.spec.containers));
+  return name;
+}
+
+/** The Job's pod (labelled with the Job's uid and name, as the Job controller does), in the state `status` gives it. Resolves with its name. */
+export async function createJobPod(kube: KubeRequest, namespace: string, name: string, status: PodStatus): Promise<string> {
+  const job = await kube<StoredJob>('GET', jobPath(namespace, name));
+  if (job.status !== 200) throw new Error(`GET Job ${name}: HTTP ${job.status}`);
+  const labels = { 'batch.kubernetes.io/controller-uid': job.body.metadata.uid, 'batch.kubernetes.io/job-name': name, 'job-name': name };
+  return createPod(kube, namespace, name, job.body.spec.template, labels, status);
+}
+
+/** A pod of the Deployment's current template, as its ReplicaSet creates it, in the state `status` gives it. Resolves with its name. */
+export async function createDeploymentPod(kube: KubeRequest, namespace: string, name: string, status: PodStatus): Promise<string> {
+  const deployment = await kube<{ spec: { template: PodTemplate } }>('GET', deploymentPath(namespace, name));
+  if (deployment.status !== 200) throw new Error(`GET Deployment ${name}: HTTP ${deployment.status}`);
+  return createPod(kube, namespace, name, deployment.body.spec.template, {}, status);
+}
+
+/** What the scheduler or the kubelet writes next about the pod. */
+export function setPodStatus(kube: KubeRequest, namespace: string, name: string, status: Record<string, unknown>): Promise<void> {
+  return updateStatus(kube, `/api/v1/namespaces/${namespace}/pods/${name}`, () => status);
+}
+
+/** The Deployment controller's status of the Deployment: its conditions replaced by `conditions`, the replicas as they were. */
+export function setDeploymentConditions(kube: KubeRequest, namespace: string, name: string, conditions: ReadonlyArray<Record<string, string>>): Promise<void> {
+  return updateStatus(kube, deploymentPath(namespace, name), (deployment) => ({
+    ...deployment.status,
+    observedGeneration: deployment.metadata.generation,
+    conditions: conditions.map((condition) => ({ lastUpdateTime: now(), lastTransitionTime: now(), ...condition })),
+  }));
+}
+
+/** The Job has failed with `reason` (e.g. DeadlineExceeded, BackoffLimitExceeded), as the Job controller says it. */
+export function markJobFailed(kube: KubeRequest, namespace: string, name: string, reason: string, message: string): Promise<void> {
+  return updateStatus(kube, jobPath(namespace, name), () => ({
+    startTime: now(),
+    failed: 1,
+    conditions: [
+      { type: 'FailureTarget', status: 'True', reason, message, lastTransitionTime: now() },
+      { type: 'Failed', status: 'True', reason, message, lastTransitionTime: now() },
+    ],
   }));
 }
 
@@ -82,14 +135,7 @@ export async function completeJob(kube: KubeRequest, namespace: string, name: st
 /** The Job's pod ended with exit 1 (with `terminationMessage`), and the Job has Failed. */
 export async function failJob(kube: KubeRequest, namespace: string, name: string, reason: string, message: string, terminationMessage?: string): Promise<void> {
   await createEndedPod(kube, namespace, name, { exitCode: 1, terminationMessage });
-  await updateStatus(kube, jobPath(namespace, name), () => ({
-    startTime: now(),
-    failed: 1,
-    conditions: [
-      { type: 'FailureTarget', status: 'True', reason, message, lastTransitionTime: now() },
-      { type: 'Failed', status: 'True', reason, message, lastTransitionTime: now() },
-    ],
-  }));
+  await markJobFailed(kube, namespace, name, reason, message);
 }
 
 /** The status the Deployment controller writes once every replica of the current generation is updated and available. */
@@ -107,5 +153,5 @@ export function availableDeploymentStatus(deployment: Stored): Record<string, un
 
 /** All replicas of the Deployment's current generation updated and available. */
 export function markDeploymentAvailable(kube: KubeRequest, namespace: string, name: string): Promise<void> {
-  return updateStatus(kube, `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`, availableDeploymentStatus);
+  return updateStatus(kube, deploymentPath(namespace, name), availableDeploymentStatus);
 }

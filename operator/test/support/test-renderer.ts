@@ -9,6 +9,8 @@ export const testRender: RenderShop = (shop: Shop) => {
   const { tag, repository } = shop.spec.image;
   const image = `${repository}:${tag}`;
   const selector = (component: string) => ({ 'app.kubernetes.io/instance': name, 'app.kubernetes.io/component': component });
+  // As the renderer's: the operator watches pods by the managed-by label and maps them to the Shop by instance.
+  const podLabels = (component: string) => ({ ...selector(component), 'app.kubernetes.io/managed-by': 'shop-operator' });
   const podSpec = (component: string, restartPolicy?: string) => ({
     ...(restartPolicy ? { restartPolicy } : {}),
     containers: [{ name: component, image, envFrom: [{ configMapRef: { name: `${name}-config` } }] }],
@@ -20,7 +22,7 @@ export const testRender: RenderShop = (shop: Shop) => {
     spec: {
       replicas,
       selector: { matchLabels: selector(component) },
-      template: { metadata: { labels: selector(component) }, spec: podSpec(component) },
+      template: { metadata: { labels: podLabels(component) }, spec: podSpec(component) },
     },
   });
   return {
@@ -29,7 +31,7 @@ export const testRender: RenderShop = (shop: Shop) => {
       apiVersion: 'batch/v1',
       kind: 'Job',
       metadata: { name: `${name}-migrate-${tag.replaceAll(/[^a-z0-9-]/g, '-')}` },
-      spec: { backoffLimit: 0, template: { metadata: { labels: selector('migrations') }, spec: podSpec('migrations', 'Never') } },
+      spec: { backoffLimit: 0, activeDeadlineSeconds: 3600, template: { metadata: { labels: podLabels('migrations') }, spec: podSpec('migrations', 'Never') } },
     },
     api: {
       deployment: deployment('api', shop.spec.api?.replicas ?? 2),

@@ -9,14 +9,14 @@ export const api: ReconcileStep = {
   conditions: ['ApiAvailable'],
   async run(pass) {
     const { deployment, service, disruptionBudget } = pass.manifests.api;
-    const rollout = await rollOut(pass, deployment, 'ApiAvailable');
+    const rollout = await rollOut(pass, 'api', deployment, 'ApiAvailable');
     await apply(pass.clients.objects, service);
     await apply(pass.clients.objects, disruptionBudget);
     if (rollout.done) return undefined;
     const older = await olderBackgroundVersions(pass);
-    if (older.length === 0) return { phase: 'Deploying', reason: 'ApiRollingOut', message: rollout.message };
-    const message = `${rollout.message}; ${older.join(' and ')} keep running until the api of ${pass.shop.spec.image.tag} is available`;
-    return { phase: 'Upgrading', reason: 'ApiRollingOut', message };
+    const held = older.length === 0 ? '' : `; ${older.join(' and ')} keep running until the api of ${pass.shop.spec.image.tag} is available`;
+    if (rollout.failure) return { phase: 'Degraded', reason: rollout.failure.reason, message: `${rollout.failure.message}${held}` };
+    return { phase: older.length === 0 ? 'Deploying' : 'Upgrading', reason: 'ApiRollingOut', message: `${rollout.message}${held}` };
   },
 };
 

@@ -1,12 +1,20 @@
-import type { V1Job } from '@kubernetes/client-node';
+import { PatchStrategy, setHeaderOptions, type KubernetesObject, type V1Job } from '@kubernetes/client-node';
 import { apply, readCurrent } from '../../kube/apply.ts';
-import { jobOutcome } from '../../kube/workload-state.ts';
-import type { ReconcileStep } from '../pass.ts';
+import { isNotFound } from '../../kube/errors.ts';
+import { lastTermination } from '../../kube/pod-failures.ts';
+import { jobOutcome, jobPodSelector } from '../../kube/workload-state.ts';
+import { SHOP_API } from '../../shop-resource.ts';
+import type { Halt, Pass, ReconcileStep } from '../pass.ts';
+import { jobStartFailure } from '../workload-failures.ts';
+
+/** Set on a Shop (any value) to run its failed migration Job again; the operator removes it. */
+export const RETRY_MIGRATION_ANNOTATION = 'shop.dev/retry-migration';
 
 /**
  * The migration Job of spec.image.tag, once per version. Nothing after this step runs until the Job is
- * complete; a failed Job stops the Shop in phase Failed until the tag changes or the Job is deleted
- * (then it is created again and the migrations run again).
+ * complete. A failed Job (or one past its activeDeadlineSeconds) stops the Shop in phase Failed until
+ * the tag changes, the Job is deleted, or the Shop gets the retry annotation (then it is created again
+ * and the migrations run again). A Job whose pod cannot start makes the Shop Degraded meanwhile.
  */
 export const migrations: ReconcileStep = {
   name: 'migrations',
@@ -15,6 +23,7 @@ export const migrations: ReconcileStep = {
     const tag = pass.shop.spec.image.tag;
     const job = pass.manifests.migrationJob;
     const name = job.metadata.name;
+    if (pass.shop.metadata.annotations?.[RETRY_MIGRATION_ANNOTATION] !== undefined) await retry(pass);
     if (pass.migratedVersion === tag) {
       // Not even read: a Job removed after it completed (e.g. by a TTL) must not migrate again.
       pass.report('MigrationsApplied', { status: 'True', reason: 'MigrationsComplete', message: `the migrations of ${tag} are applied` });
@@ -22,6 +31,10 @@ export const migrations: ReconcileStep = {
     }
     // A Job's template cannot change, so an existing Job is only read, never applied again.
     const current = (await readCurrent<V1Job>(pass.clients.objects, job)) ?? (await apply<V1Job>(pass.clients.objects, job));
+    if (current.metadata?.deletionTimestamp) {
+      // Its deletion is watched: the pass that sees it gone creates it again.
+      return halted(pass, { phase: 'Migrating', reason: 'MigrationRetrying', message: `Job ${name} is being deleted; it is created again once it is gone` });
+    }
     const outcome = jobOutcome(current);
     if (outcome.state === 'complete') {
       pass.migratedVersion = tag;
@@ -29,12 +42,56 @@ export const migrations: ReconcileStep = {
       return undefined;
     }
     if (outcome.state === 'failed') {
-      const message = `Job ${name} failed (${outcome.reason}): ${outcome.message}`;
-      pass.report('MigrationsApplied', { status: 'False', reason: 'MigrationFailed', message });
-      return { phase: 'Failed', reason: 'MigrationFailed', message };
+      const pods = (await pass.clients.core.listNamespacedPod({ namespace: pass.shop.metadata.namespace, labelSelector: jobPodSelector(current) })).items;
+      const lastPod = lastTermination(pods);
+      const detail = `${outcome.message}${lastPod ? `; ${lastPod}` : ''}`;
+      const retryHint = `set the annotation ${RETRY_MIGRATION_ANNOTATION} on the Shop to run it again`;
+      if (outcome.reason === 'DeadlineExceeded') {
+        const deadline = current.spec?.activeDeadlineSeconds;
+        const message = `Job ${name} did not finish within its activeDeadlineSeconds${deadline === undefined ? '' : ` (${deadline} s)`}: ${detail}; ${retryHint}`;
+        return halted(pass, { phase: 'Failed', reason: 'MigrationTimedOut', message });
+      }
+      return halted(pass, { phase: 'Failed', reason: 'MigrationFailed', message: `Job ${name} failed (${outcome.reason}): ${detail}; ${retryHint}` });
     }
-    const message = `Job ${name} is applying the migrations of ${tag}`;
-    pass.report('MigrationsApplied', { status: 'False', reason: 'MigrationRunning', message });
-    return { phase: 'Migrating', reason: 'MigrationRunning', message };
+    const failure = await jobStartFailure(pass, current, 'migrations');
+    if (failure) return halted(pass, { phase: 'Degraded', ...failure });
+    return halted(pass, { phase: 'Migrating', reason: 'MigrationRunning', message: `Job ${name} is applying the migrations of ${tag}` });
   },
 };
+
+/** MigrationsApplied says what the halt says. */
+function halted(pass: Pass, halt: Halt): Halt {
+  pass.report('MigrationsApplied', { status: 'False', reason: halt.reason, message: halt.message });
+  return halt;
+}
+
+/**
+ * The retry annotation: a failed migration Job of the tag is deleted (this one, by its uid, with its
+ * pods), then the annotation is removed, whatever the Job's state, so that it acts once. Removed
+ * second: when that fails, the next pass finds no failed Job and only removes it.
+ */
+async function retry(pass: Pass): Promise<void> {
+  const { objects } = pass.clients;
+  const stored = await readCurrent<V1Job>(objects, pass.manifests.migrationJob);
+  if (stored && jobOutcome(stored).state === 'failed' && pass.migratedVersion !== pass.shop.spec.image.tag) {
+    try {
+      // In the body, which overrides the query: a Job's default is to orphan its pods.
+      await objects.delete(stored as KubernetesObject, undefined, undefined, undefined, undefined, undefined, { propagationPolicy: 'Background', preconditions: { uid: stored.metadata?.uid } });
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+  const { name, namespace, resourceVersion } = pass.shop.metadata;
+  // With the resourceVersion read: an annotation set again meanwhile is not removed unseen (409, and the pass runs again).
+  await pass.clients.customObjects.patchNamespacedCustomObject(
+    {
+      group: SHOP_API.group,
+      version: SHOP_API.version,
+      plural: SHOP_API.plural,
+      namespace,
+      name,
+      body: { metadata: { resourceVersion, annotations: { [RETRY_MIGRATION_ANNOTATION]: null } } },
+    },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
+}

@@ -3,6 +3,7 @@ import type { V1Deployment, V1PodTemplateSpec } from '@kubernetes/client-node';
 import { generatedKeysSecretName, type KubeObject } from '@shop/cdk8s';
 import { KEYS_REVISION_ANNOTATION } from '../../keys/key-set.ts';
 import { apply } from '../../kube/apply.ts';
+import type { WorkloadFailure } from '../../kube/pod-failures.ts';
 import { deploymentRollout, type Rollout } from '../../kube/workload-state.ts';
 import type { StepConditionType } from '../conditions.ts';
 import type { Pass } from '../pass.ts';
@@ -10,18 +11,29 @@ import { referencedSecret } from './referenced-secrets.ts';
 
 /** On the Deployments' pod templates: a hash of the referenced Secret values their containers read. */
 export const SECRETS_HASH_ANNOTATION = 'shop.dev/secrets-hash';
+import { deploymentFailure } from '../workload-failures.ts';
+
+export interface ComponentRollout extends Rollout {
+  /** Why a rollout that is not done will not get done by waiting (reason and message of Degraded). */
+  readonly failure: WorkloadFailure | undefined;
+}
 
 /**
  * Applies a component's Deployment and reports its condition: True once its current template is fully
- * rolled out. `note` is added to the condition's message, for what the replicas alone do not say.
+ * rolled out; while it is not, the pods, ReplicaSets and progress deadline say whether it failed (the
+ * condition's reason is then the failure's). `note` is added to the condition's message, for what the
+ * replicas alone do not say.
  */
-export async function rollOut(pass: Pass, deployment: KubeObject, condition: StepConditionType, note?: string): Promise<Rollout> {
+export async function rollOut(pass: Pass, component: string, deployment: KubeObject, condition: StepConditionType, note?: string): Promise<ComponentRollout> {
   const template = (deployment.spec as { template: V1PodTemplateSpec }).template;
   const annotations = { ...(await secretsHash(pass, template)), ...keysRevision(pass.generatedKeys?.keys.revision ?? 0) };
-  const rollout = deploymentRollout(await apply<V1Deployment>(pass.clients.objects, withTemplateAnnotations(deployment, annotations)));
-  const message = note === undefined ? rollout.message : `${rollout.message}; ${note}`;
-  pass.report(condition, { status: rollout.done ? 'True' : 'False', reason: rollout.done ? 'RolledOut' : 'RollingOut', message });
-  return rollout;
+  const stored = await apply<V1Deployment>(pass.clients.objects, withTemplateAnnotations(deployment, annotations));
+  const rollout = deploymentRollout(stored);
+  // A rolled-out Deployment's pods are all available: nothing to list.
+  const failure = rollout.done ? undefined : await deploymentFailure(pass, stored, component);
+  const message = [failure?.message ?? rollout.message, ...(note === undefined ? [] : [note])].join('; ');
+  pass.report(condition, { status: rollout.done ? 'True' : 'False', reason: rollout.done ? 'RolledOut' : (failure?.reason ?? 'RollingOut'), message });
+  return { ...rollout, failure };
 }
 
 /**

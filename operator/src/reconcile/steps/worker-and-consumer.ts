@@ -13,9 +13,12 @@ export const workerAndConsumer: ReconcileStep = {
   name: 'worker and consumer',
   conditions: ['WorkerAvailable', 'ConsumerAvailable'],
   async run(pass) {
-    const worker = await rollOut(pass, pass.manifests.worker.deployment, 'WorkerAvailable', pass.shop.spec.secrets.workflowHost === undefined ? WORKFLOWS_OFF : undefined);
-    const consumer = await rollOut(pass, pass.manifests.consumer.deployment, 'ConsumerAvailable');
+    const worker = await rollOut(pass, 'worker', pass.manifests.worker.deployment, 'WorkerAvailable', pass.shop.spec.secrets.workflowHost === undefined ? WORKFLOWS_OFF : undefined);
+    const consumer = await rollOut(pass, 'consumer', pass.manifests.consumer.deployment, 'ConsumerAvailable');
     if (worker.done && consumer.done) return undefined;
+    const failures = [worker, consumer].flatMap((rollout) => rollout.failure ?? []);
+    const [first] = failures;
+    if (first) return { phase: 'Degraded', reason: first.reason, message: failures.map((failure) => failure.message).join('; ') };
     const message = [worker, consumer].flatMap((rollout) => (rollout.done ? [] : [rollout.message])).join('; ');
     return { phase: 'Deploying', reason: worker.done ? 'ConsumerRollingOut' : 'WorkerRollingOut', message };
   },

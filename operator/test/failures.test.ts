@@ -1,0 +1,315 @@
+// Failures of the Shop's workloads reach its status, Events and metrics: the tests play the kubelet,
+// the scheduler and the controllers by writing pods' and workloads' status through the API server.
+import type { Shop, ShopStatus } from '@shop/cdk8s';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../../test/support/wait.ts';
+import type { RunningOperator } from '../src/operator.ts';
+import { RETRY_MIGRATION_ANNOTATION } from '../src/reconcile/steps/migrations.ts';
+import {
+  completeJob,
+  containerStatus,
+  createDeploymentPod,
+  createJobPod,
+  failJob,
+  markDeploymentAvailable,
+  markJobFailed,
+  setDeploymentConditions,
+  setPodStatus,
+} from './support/fake-controllers.ts';
+import { metricValue, runOperator } from './support/run-operator.ts';
+import { createReferencedSecrets, createShop, readShop, shopManifest, updateShop } from './support/shops.ts';
+import { expectStatus, startTestCluster, type TestCluster } from './support/test-cluster.ts';
+
+/** Short, so a pod that never starts is reported within a test. */
+const POD_START_TIMEOUT_MS = 2_000;
+
+let cluster: TestCluster;
+let operator: RunningOperator;
+
+beforeAll(async () => {
+  cluster = await startTestCluster();
+  operator = await runOperator(cluster, { podStartTimeoutMs: POD_START_TIMEOUT_MS });
+}, 180_000);
+
+afterAll(async () => {
+  await operator?.stop();
+  await cluster?.dispose();
+});
+
+const jobPath = (ns: string, name: string) => `/apis/batch/v1/namespaces/${ns}/jobs/${name}`;
+const MIGRATION_JOB = 'shop-migrate-1-0-0';
+
+async function newShop(prefix: string, shop: Shop = shopManifest('shop', '1.0.0')): Promise<string> {
+  const ns = await cluster.namespace(prefix);
+  await createReferencedSecrets(cluster.kube, ns);
+  await createShop(cluster.kube, ns, shop);
+  return ns;
+}
+
+function statusOf(ns: string, expected: Record<string, unknown>): Promise<ShopStatus> {
+  return eventually(async () => {
+    const { status } = await readShop(cluster.kube, ns, 'shop');
+    expect(status).toMatchObject(expected);
+    return status as ShopStatus;
+  });
+}
+
+const condition = (type: string, status: string, reason: string) => expect.objectContaining({ type, status, reason });
+
+async function jobUid(ns: string): Promise<string | undefined> {
+  const reply = await cluster.kube<{ metadata: { uid: string } }>('GET', jobPath(ns, MIGRATION_JOB));
+  return reply.status === 200 ? reply.body.metadata.uid : undefined;
+}
+
+async function migrate(ns: string): Promise<void> {
+  await eventually(async () => expect(await jobUid(ns)).toBeDefined());
+  await completeJob(cluster.kube, ns, MIGRATION_JOB);
+  await statusOf(ns, { phase: 'Deploying', migratedVersion: '1.0.0' });
+}
+
+async function deploymentExists(ns: string, name: string): Promise<void> {
+  await eventually(async () => expectStatus(await cluster.kube('GET', `/apis/apps/v1/namespaces/${ns}/deployments/${name}`), 200));
+}
+
+async function markReady(ns: string): Promise<ShopStatus> {
+  await markDeploymentAvailable(cluster.kube, ns, 'shop-api');
+  for (const name of ['shop-worker', 'shop-consumer']) {
+    await deploymentExists(ns, name);
+    await markDeploymentAvailable(cluster.kube, ns, name);
+  }
+  return statusOf(ns, { phase: 'Ready' });
+}
+
+/** The value of the operator's sample named `name` with (at least) these labels. */
+async function sample(name: string, labels: Record<string, string>): Promise<number | undefined> {
+  const text = await (await fetch(`http://127.0.0.1:${operator.metricsPort}/metrics`)).text();
+  const line = text
+    .split('\n')
+    .find((candidate) => candidate.startsWith(`${name}{`) && Object.entries(labels).every(([key, value]) => candidate.includes(`${key}="${value}"`)));
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+async function warnings(ns: string): Promise<Array<{ reason: string; message: string }>> {
+  const selector = encodeURIComponent('involvedObject.kind=Shop,type=Warning');
+  const reply = await cluster.kube<{ items: Array<{ reason: string; message: string }> }>('GET', `/api/v1/namespaces/${ns}/events?fieldSelector=${selector}`);
+  return reply.body.items;
+}
+
+const crashLooping = (restartCount: number) => ({
+  restartCount,
+  state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 40s restarting failed container=api' } },
+  lastState: { terminated: { exitCode: 1, reason: 'Error', message: 'Error: connect ECONNREFUSED 10.0.0.7:5432\n    at TCPConnectWrap.afterConnect' } },
+});
+
+describe('a component whose pods do not run', () => {
+  it('is Degraded from the third crash of its container, with the pod, the exit code and its last log lines; Ready once it runs', async () => {
+    const ns = await newShop('crash');
+    await migrate(ns);
+    await deploymentExists(ns, 'shop-api');
+    const pod = await createDeploymentPod(cluster.kube, ns, 'shop-api', (containers) => ({
+      phase: 'Running',
+      containerStatuses: containers.map((container) => containerStatus(container, crashLooping(3))),
+    }));
+
+    const status = await statusOf(ns, { phase: 'Degraded' });
+    expect(status.message).toBe(
+      `api: pod ${pod}: container api CrashLoopBackOff: back-off 40s restarting failed container=api; restarted 3 times; ` +
+        'last run exited with code 1 (Error): Error: connect ECONNREFUSED 10.0.0.7:5432\n    at TCPConnectWrap.afterConnect',
+    );
+    expect(status.conditions).toEqual(
+      expect.arrayContaining([
+        condition('Ready', 'False', 'CrashLoopBackOff'),
+        condition('Degraded', 'True', 'CrashLoopBackOff'),
+        condition('ApiAvailable', 'False', 'CrashLoopBackOff'),
+        condition('MigrationsApplied', 'True', 'MigrationsComplete'),
+      ]),
+    );
+    await eventually(async () => expect((await warnings(ns)).map((event) => event.reason)).toEqual(expect.arrayContaining(['Degraded'])));
+    expect(await sample('shop_operator_shop_ready', { namespace: ns, shop: 'shop' })).toBe(0);
+    expect(await sample('shop_operator_shop_condition', { namespace: ns, shop: 'shop', condition: 'Degraded', status: 'True', reason: 'CrashLoopBackOff' })).toBe(1);
+
+    await setPodStatus(cluster.kube, ns, pod, { phase: 'Running', containerStatuses: [containerStatus({ name: 'api', image: 'x' }, { ready: true, restartCount: 3, state: { running: {} } })] });
+    const ready = await markReady(ns);
+    expect(ready.conditions).toEqual(expect.arrayContaining([condition('Degraded', 'False', 'NoFailure'), condition('Ready', 'True', 'Ready')]));
+    await expect.poll(() => sample('shop_operator_shop_ready', { namespace: ns, shop: 'shop' })).toBe(1);
+    expect(await sample('shop_operator_shop_condition', { namespace: ns, shop: 'shop', condition: 'Degraded', status: 'False', reason: 'NoFailure' })).toBe(1);
+    expect(await sample('shop_operator_shop_condition', { namespace: ns, shop: 'shop', condition: 'Degraded', status: 'True' })).toBeUndefined();
+  });
+
+  it('is Degraded at once when the image cannot be pulled, naming the component; Ready once the pod runs', async () => {
+    const ns = await newShop('pull');
+    await migrate(ns);
+    await markDeploymentAvailable(cluster.kube, ns, 'shop-api');
+    await deploymentExists(ns, 'shop-worker');
+    const pod = await createDeploymentPod(cluster.kube, ns, 'shop-worker', (containers) => ({
+      phase: 'Pending',
+      containerStatuses: containers.map((container) =>
+        containerStatus(container, { state: { waiting: { reason: 'ErrImagePull', message: 'failed to pull "registry.example.com/shop/platform:1.0.0": 401 Unauthorized' } } }),
+      ),
+    }));
+
+    const status = await statusOf(ns, { phase: 'Degraded' });
+    expect(status.message).toContain(`worker: pod ${pod}: container worker ErrImagePull: failed to pull "registry.example.com/shop/platform:1.0.0": 401 Unauthorized`);
+    expect(status.conditions).toEqual(
+      expect.arrayContaining([condition('Degraded', 'True', 'ImagePullBackOff'), condition('WorkerAvailable', 'False', 'ImagePullBackOff'), condition('ApiAvailable', 'True', 'RolledOut')]),
+    );
+
+    await expectStatus(await cluster.kube('DELETE', `/api/v1/namespaces/${ns}/pods/${pod}`), 200);
+    await markReady(ns);
+  });
+
+  it.each([
+    [
+      'FailedCreate',
+      { type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: 'pods "shop-api-7c9-x" is forbidden: exceeded quota: pods, requested: pods=1, used: pods=4, limited: pods=4' },
+      'api: Deployment shop-api cannot create pods: pods "shop-api-7c9-x" is forbidden: exceeded quota',
+    ],
+    [
+      'ProgressDeadlineExceeded',
+      { type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: 'ReplicaSet "shop-api-7c9" has timed out progressing.' },
+      'api: Deployment shop-api: ReplicaSet "shop-api-7c9" has timed out progressing.',
+    ],
+  ])('is Degraded with %s from the Deployment controller; Ready once it rolls out', async (reason, deploymentCondition, message) => {
+    const ns = await newShop(reason.toLowerCase());
+    await migrate(ns);
+    await deploymentExists(ns, 'shop-api');
+    await setDeploymentConditions(cluster.kube, ns, 'shop-api', [deploymentCondition]);
+
+    const status = await statusOf(ns, { phase: 'Degraded', conditions: expect.arrayContaining([condition('Degraded', 'True', reason)]) });
+    expect(status.message).toContain(message);
+    await markReady(ns);
+  });
+});
+
+describe('a migration', () => {
+  it('whose Job creates no pod is Degraded after the start timeout with the Job controller’s FailedCreate Event, and goes on once its pod runs', async () => {
+    const ns = await newShop('no-pod');
+    await eventually(async () => expect(await jobUid(ns)).toBeDefined());
+    const refused = 'Error creating: pods "shop-migrate-1-0-0-x" is forbidden: exceeded quota: compute, requested: cpu=1, used: cpu=4, limited: cpu=4';
+    const event = {
+      metadata: { generateName: 'shop-migrate-1-0-0.' },
+      involvedObject: { apiVersion: 'batch/v1', kind: 'Job', name: MIGRATION_JOB, namespace: ns, uid: await jobUid(ns) },
+      type: 'Warning',
+      reason: 'FailedCreate',
+      message: refused,
+      source: { component: 'job-controller' },
+      lastTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    };
+    await expectStatus(await cluster.kube('POST', `/api/v1/namespaces/${ns}/events`, event), 201);
+
+    // Nothing watched changes: the pass that reports it is the one requeued for the end of the timeout.
+    const status = await statusOf(ns, { phase: 'Degraded' });
+    expect(status.message).toBe(`migrations: Job ${MIGRATION_JOB} has no pod 2 s after it was created: ${refused}`);
+    expect(status.conditions).toEqual(expect.arrayContaining([condition('MigrationsApplied', 'False', 'FailedCreate'), condition('Degraded', 'True', 'FailedCreate')]));
+
+    await createJobPod(cluster.kube, ns, MIGRATION_JOB, (containers) => ({
+      phase: 'Running',
+      containerStatuses: containers.map((container) => containerStatus(container, { state: { running: {} } })),
+    }));
+    await statusOf(ns, { phase: 'Migrating', conditions: expect.arrayContaining([condition('Degraded', 'False', 'NoFailure')]) });
+    await completeJob(cluster.kube, ns, MIGRATION_JOB);
+    await statusOf(ns, { phase: 'Deploying', migratedVersion: '1.0.0' });
+  });
+
+  it('whose pod is not scheduled is Degraded with the scheduler’s reason once the start timeout ends', async () => {
+    const ns = await newShop('unscheduled');
+    await eventually(async () => expect(await jobUid(ns)).toBeDefined());
+    const pod = await createJobPod(cluster.kube, ns, MIGRATION_JOB, () => ({
+      phase: 'Pending',
+      conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/3 nodes are available: 3 Insufficient memory.', lastTransitionTime: new Date().toISOString() }],
+    }));
+
+    const status = await statusOf(ns, { phase: 'Degraded' });
+    expect(status.message).toBe(`migrations: pod ${pod} has not started 2 s after it was created: Unschedulable: 0/3 nodes are available: 3 Insufficient memory.`);
+    expect(status.conditions).toEqual(expect.arrayContaining([condition('MigrationsApplied', 'False', 'Unschedulable')]));
+  });
+
+  it('past its activeDeadlineSeconds is Failed as timed out, saying how to run it again', async () => {
+    const ns = await newShop('timeout');
+    await eventually(async () => expect(await jobUid(ns)).toBeDefined());
+    await markJobFailed(cluster.kube, ns, MIGRATION_JOB, 'DeadlineExceeded', 'Job was active longer than specified deadline');
+
+    const status = await statusOf(ns, { phase: 'Failed' });
+    expect(status.message).toBe(
+      `Job ${MIGRATION_JOB} did not finish within its activeDeadlineSeconds (3600 s): Job was active longer than specified deadline; set the annotation ${RETRY_MIGRATION_ANNOTATION} on the Shop to run it again`,
+    );
+    expect(status.conditions).toEqual(expect.arrayContaining([condition('MigrationsApplied', 'False', 'MigrationTimedOut'), condition('Degraded', 'True', 'MigrationTimedOut')]));
+  });
+
+  it('that failed runs again once per retry annotation, which the operator removes', async () => {
+    const ns = await newShop('retry');
+    await eventually(async () => expect(await jobUid(ns)).toBeDefined());
+    const first = await jobUid(ns);
+    await failJob(cluster.kube, ns, MIGRATION_JOB, 'BackoffLimitExceeded', 'Job has reached the specified backoff limit', 'error: relation "Order" does not exist');
+    const failed = await statusOf(ns, { phase: 'Failed' });
+    expect(failed.message).toContain('failed (BackoffLimitExceeded): Job has reached the specified backoff limit; pod shop-migrate-1-0-0-');
+    expect(failed.message).toContain(': container migrations exited with code 1 (Error): error: relation "Order" does not exist');
+
+    const annotate = () => updateShop(cluster.kube, ns, 'shop', (shop) => (shop.metadata = { ...shop.metadata, annotations: { [RETRY_MIGRATION_ANNOTATION]: 'please' } }));
+    await annotate();
+    const second = await eventually(async () => {
+      const uid = await jobUid(ns);
+      expect(uid).toBeDefined();
+      expect(uid).not.toBe(first);
+      return uid;
+    });
+    await statusOf(ns, { phase: 'Migrating' });
+    expect((await readShop(cluster.kube, ns, 'shop')).metadata.annotations?.[RETRY_MIGRATION_ANNOTATION]).toBeUndefined();
+
+    // Failed again: the pass that reports it sees the failed Job and no annotation, and keeps the Job.
+    await failJob(cluster.kube, ns, MIGRATION_JOB, 'BackoffLimitExceeded', 'Job has reached the specified backoff limit');
+    await statusOf(ns, { phase: 'Failed' });
+    expect(await jobUid(ns)).toBe(second);
+
+    await annotate();
+    await eventually(async () => expect(await jobUid(ns)).not.toBe(second));
+    await completeJob(cluster.kube, ns, MIGRATION_JOB);
+    await statusOf(ns, { phase: 'Deploying', migratedVersion: '1.0.0' });
+  });
+
+  it('that runs keeps its Job when annotated for a retry, and the annotation is removed', async () => {
+    const ns = await newShop('retry-running');
+    await eventually(async () => expect(await jobUid(ns)).toBeDefined());
+    const running = await jobUid(ns);
+    await updateShop(cluster.kube, ns, 'shop', (shop) => (shop.metadata = { ...shop.metadata, annotations: { [RETRY_MIGRATION_ANNOTATION]: 'x' } }));
+    await eventually(async () => expect((await readShop(cluster.kube, ns, 'shop')).metadata.annotations?.[RETRY_MIGRATION_ANNOTATION]).toBeUndefined());
+    expect(await jobUid(ns)).toBe(running);
+    await statusOf(ns, { phase: 'Migrating' });
+  });
+});
+
+describe('an object the operator cannot read', () => {
+  it('puts a malformed annotation in the status, retries with backoff rather than at once, and goes on once it is repaired', async () => {
+    const ns = await newShop('malformed');
+    await migrate(ns);
+    const secretPath = `/api/v1/namespaces/${ns}/secrets/shop-generated-keys`;
+    const annotateSecret = async (value: string | undefined) => {
+      const secret = await cluster.kube<{ metadata: { annotations?: Record<string, string> } }>('GET', secretPath);
+      const { 'shop.dev/keys-revision': _revision, ...others } = secret.body.metadata.annotations ?? {};
+      const annotations = value === undefined ? others : { ...others, 'shop.dev/keys-revision': value };
+      return cluster.kube('PUT', secretPath, { ...secret.body, metadata: { ...secret.body.metadata, annotations } });
+    };
+    expectStatus(await annotateSecret('two'), 200);
+    // Secrets are not watched: a change to the Shop brings the pass.
+    await updateShop(cluster.kube, ns, 'shop', (shop) => (shop.metadata = { ...shop.metadata, labels: { touched: 'yes' } }));
+
+    const status = await statusOf(ns, { phase: 'Failed' });
+    expect(status.message).toBe('generated keys: Secret shop-generated-keys: shop.dev/keys-revision is not a revision: two');
+    expect(status.conditions).toEqual(expect.arrayContaining([condition('Ready', 'False', 'InvalidObject'), condition('Degraded', 'True', 'InvalidObject')]));
+    await expect.poll(() => sample('shop_operator_shop_reconcile_error', { namespace: ns, shop: 'shop' })).toBe(1);
+
+    const errorsBefore = (await metricValue(operator, 'shop_operator_reconcile_total{result="error"}')) ?? 0;
+    const { resourceVersion } = (await readShop(cluster.kube, ns, 'shop')).metadata;
+    // A fixed window, on purpose: what is measured is how often the pass is retried in it.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const retries = ((await metricValue(operator, 'shop_operator_reconcile_total{result="error"}')) ?? 0) - errorsBefore;
+    // Backoff from 100 ms doubling to 2 s (runOperator's): at most 5 retries in 3 s, where a hot loop makes hundreds.
+    expect(retries).toBeGreaterThanOrEqual(1);
+    expect(retries).toBeLessThanOrEqual(5);
+    expect((await readShop(cluster.kube, ns, 'shop')).metadata.resourceVersion).toBe(resourceVersion);
+
+    expectStatus(await annotateSecret(undefined), 200);
+    await statusOf(ns, { phase: 'Deploying' });
+    await expect.poll(() => sample('shop_operator_shop_reconcile_error', { namespace: ns, shop: 'shop' })).toBe(0);
+  });
+});
