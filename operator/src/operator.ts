@@ -29,6 +29,8 @@ export interface OperatorOptions {
   readonly logger: Logger;
   /** The operator's RUNBOOK_BASE_URL (ending in /): the provisioned alert rules link their runbooks there. */
   readonly runbookBaseUrl?: string;
+  /** The time a pass runs at; the system clock unless given (tests move it past a key's retention). */
+  readonly now?: () => Date;
 }
 
 export interface RunningOperator {
@@ -66,6 +68,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       backoff: options.backoff ?? DEFAULT_BACKOFF,
       concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
       runbookBaseUrl: options.runbookBaseUrl,
+      now: options.now,
     });
     metrics.leader.set(1);
   };
