@@ -447,7 +447,7 @@ export interface ShopSpec {
      */
     interval?: string;
     /**
-     * How long an old master key stays readable after it stopped being current, as a positive whole number of hours, minutes or seconds, e.g. 336h (14 days). It is removed only after this, and only once a rewrap left no rows under it.
+     * How long an old key stays readable after it stopped being current (from the end of the rollout that made the new key current), as a positive whole number of hours, minutes or seconds, e.g. 336h (14 days); at least 15m, the access-token lifetime, so that tokens the previous signing key signed verify until they expire. A master key is removed only after this, and only once a rewrap left no rows under it.
      */
     retention?: string;
     /**
@@ -532,9 +532,9 @@ export interface ShopStatus {
        */
       keyId: string;
       /**
-       * When its retention ends; it is removed at the first pass after this once a rewrap left no rows under it.
+       * When its retention ends, counted from the end of the rollout that made another key current (unset until then). It is removed after this, once no pod of an older keys revision is left (Terminating ones included) and a rewrap run again then (the removal check Job) counted no row under it.
        */
-      removeAfter: string;
+      removeAfter?: string;
     }[];
     /**
      * Rows of stored secrets per master key id when the last rewrap Job ended (of the generated keys' rotation, or of secretsMasterKeyRotatingFrom), from its pod's termination message; unset when its pod did not say (e.g. it was gone before the operator read it). Once read, it stays when the pod is gone.

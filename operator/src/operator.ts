@@ -36,6 +36,8 @@ export interface OperatorOptions {
   readonly jobHistoryLimit?: number;
   /** How long a pod may stay Pending before the Shop is Degraded; DEFAULT_POD_START_TIMEOUT_MS unless given. */
   readonly podStartTimeoutMs?: number;
+  /** The time a pass runs at; the system clock unless given (tests move it past a key's retention). */
+  readonly now?: () => Date;
 }
 
 export interface RunningOperator {
@@ -76,6 +78,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       runbookBaseUrl: options.runbookBaseUrl,
       jobHistoryLimit: options.jobHistoryLimit,
       failureThresholds: { ...DEFAULT_FAILURE_THRESHOLDS, ...(options.podStartTimeoutMs === undefined ? {} : { podStartTimeoutMs: options.podStartTimeoutMs }) },
+      now: options.now,
     });
     metrics.leader.set(1);
   };

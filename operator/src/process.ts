@@ -3,21 +3,20 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { RenderShop } from '@shop/cdk8s';
 import { ConfigError, createLogger, loadOrExit } from '@shop/runtime';
 import { loadConfig, type OperatorConfig } from './config.ts';
-import { startOperator } from './operator.ts';
-import type { ReconcileStep } from './reconcile/pass.ts';
+import { startOperator, type OperatorOptions } from './operator.ts';
 
 /**
  * The operator as a process: configuration from the environment (one line per bad variable, exit 78),
  * then reconciling until SIGTERM or SIGINT, which stops the watches, lets the pass under way finish,
  * releases the Lease and exits 0. A second signal kills the process at once.
  */
-export async function runOperatorProcess(render: RenderShop, steps?: readonly ReconcileStep[]): Promise<void> {
+export async function runOperatorProcess(render: RenderShop, overrides: Pick<OperatorOptions, 'steps' | 'now'> = {}): Promise<void> {
   const { config, kubeConfig } = loadOrExit(configure);
   const logger = createLogger({ level: config.logLevel, service: 'shop-operator' });
   const operator = await startOperator({
     kubeConfig,
     render,
-    steps,
+    ...overrides,
     namespace: config.watchNamespace,
     secretNamespaces: config.secretNamespaces,
     metricsPort: config.metricsPort,

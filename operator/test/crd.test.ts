@@ -102,7 +102,7 @@ describe('the Shop CRD on a real API server', () => {
 
   it('accepts a rotation interval in seconds, for short rotations', async () => {
     const shop = validShop('seconds');
-    shop.spec.keyRotation = { interval: '90s', retention: '30s' };
+    shop.spec.keyRotation = { interval: '90s', retention: '900s' };
     expect((await kube('POST', shops, shop)).status).toBe(201);
   });
 

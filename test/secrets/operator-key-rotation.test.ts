@@ -11,13 +11,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createLogger, parseRewrapSummary, type RewrapSummary } from '@shop/runtime';
+import { createLogger, formatRewrapSummary, parseRewrapSummary, type RewrapSummary } from '@shop/runtime';
 import { GENERATED_KEYS, REWRAP_COMMAND, type ShopSpec, type ShopStatus } from '@shop/cdk8s';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { tokenSettingsOf } from '../../services/api/src/auth/token-settings-of.ts';
 import { signAccessToken, verifyAccessToken } from '../../services/domain/src/auth/access-tokens.ts';
 import type { Principal } from '../../services/domain/src/auth/principal.ts';
-import type { TokenSettings } from '../../services/domain/src/auth/token-settings.ts';
+import { DEFAULT_TOKEN_SETTINGS, type TokenSettings } from '../../services/domain/src/auth/token-settings.ts';
 import { loadConfig, type Config } from '../../services/platform/src/config/config.ts';
 import { SecretUnreadableError } from '../../services/platform/src/secrets/envelope.ts';
 import { keyringOf, masterKeyring, type MasterKeyring } from '../../services/platform/src/secrets/keyring.ts';
@@ -27,22 +27,32 @@ import { readStoredSecret, setStoredSecret } from '../../services/platform/src/s
 import { openSecretsDatabase, type SecretsDatabase } from '../../services/platform/test/secrets/secrets-database.ts';
 import { eventually } from '../support/wait.ts';
 import { KEYS_REVISION_ANNOTATION } from '../../operator/src/keys/key-set.ts';
-import { suppliedRewrapJobName } from '../../operator/src/keys/rewrap-job.ts';
+import { removalCheckJobName, suppliedRewrapJobName } from '../../operator/src/keys/rewrap-job.ts';
 import { ROTATE_KEYS_ANNOTATION } from '../../operator/src/keys/rotation-policy.ts';
 import type { RunningOperator } from '../../operator/src/operator.ts';
 import { spawnOperator, type ChildOperator } from '../../operator/test/support/child-operator.ts';
-import { completeJob, failJob, markDeploymentAvailable } from '../../operator/test/support/fake-controllers.ts';
+import { completeJob, createTerminatingPod, failJob, markDeploymentAvailable } from '../../operator/test/support/fake-controllers.ts';
 import { runOperator } from '../../operator/test/support/run-operator.ts';
-import { createReferencedSecrets, createShop, readShop, shopManifest, updateShop } from '../../operator/test/support/shops.ts';
+import { createReferencedSecrets, createShop, readShop, shopManifest, shopsPath, updateShop } from '../../operator/test/support/shops.ts';
 import { expectStatus, startTestCluster, type TestCluster } from '../../operator/test/support/test-cluster.ts';
 
 let cluster: TestCluster;
 let operator: RunningOperator;
 let db: SecretsDatabase;
 
+/**
+ * The operator's clock and the access tokens': moved ahead past a retention (at least 15 minutes,
+ * the CRD says) instead of waiting for it. Only moved forward within a test.
+ */
+let clockOffsetMs = 0;
+const clock = (): Date => new Date(Date.now() + clockOffsetMs);
+/** The shortest retention the CRD accepts, which these tests use. */
+const RETENTION = '15m';
+const RETENTION_MS = 15 * 60_000;
+
 beforeAll(async () => {
   [cluster, db] = await Promise.all([startTestCluster(), openSecretsDatabase('key_rotation')]);
-  operator = await runOperator(cluster);
+  operator = await runOperator(cluster, { now: clock });
 }, 180_000);
 
 // Each test's Shop has keys of its own: rows left by another would be under keys it does not hold.
@@ -58,7 +68,7 @@ afterAll(async () => {
 /** Stops the operator and starts a new one: everything it needs is in the cluster, so it picks up where the old one was. */
 async function restartOperator(): Promise<void> {
   await operator.stop();
-  operator = await runOperator(cluster);
+  operator = await runOperator(cluster, { now: clock });
 }
 
 type Component = 'api' | 'worker' | 'consumer';
@@ -123,34 +133,43 @@ class ShopUnderTest {
   readonly signers = new Map<Component, TokenSettings>();
   /** Every row written so far and its value. */
   readonly rows = new Map<string, string>();
-  /** Every access token issued so far, and when. */
-  readonly tokens = new Map<string, string>();
+  /** Every access token issued so far: when, with which key, until when. */
+  readonly tokens = new Map<string, { readonly issued: string; readonly signingKey: string; readonly expiresAt: Date }>();
 
   readonly ns: string;
   /** Where the pods get their master keys: the generated Secret unless the spec names others. */
   readonly masterKeys: () => Promise<MasterKeys>;
+  /** Where the pods get their signing keys: the generated Secret unless the spec names others. */
+  readonly signingKeys: () => Promise<Pick<GeneratedSecret, 'signingKey' | 'previousSigningKey'>>;
 
-  constructor(ns: string, masterKeys?: () => Promise<MasterKeys>) {
+  constructor(ns: string, supplied: { masterKeys?: () => Promise<MasterKeys>; signingKeys?: ShopUnderTest['signingKeys'] } = {}) {
     this.ns = ns;
-    this.masterKeys = masterKeys ?? (() => generatedSecret(ns));
+    this.masterKeys = supplied.masterKeys ?? (() => generatedSecret(ns));
+    this.signingKeys = supplied.signingKeys ?? (() => generatedSecret(ns));
   }
 
   /** New pods of the component start: they read the Secret as it is now. */
   async startPods(component: Component): Promise<void> {
-    const config = podConfig(await this.masterKeys(), await generatedSecret(this.ns));
+    const config = podConfig(await this.masterKeys(), await this.signingKeys());
     this.pods.set(component, keyringOf(config));
-    this.signers.set(component, tokenSettingsOf(config));
+    this.signers.set(component, { ...tokenSettingsOf(config), now: clock });
     await markDeploymentAvailable(cluster.kube, this.ns, `shop-${component}`);
   }
 
   /**
    * Each component writes a row with its current key and issues an access token, then every
-   * component reads every row and verifies every token issued so far: nobody is signed out.
+   * component reads every row and verifies every token issued so far that has not expired: nobody
+   * is signed out.
    */
   async writeAndReadEverywhere(moment: string): Promise<void> {
-    for (const [component, settings] of this.signers) this.tokens.set((await signAccessToken(STAFF, settings)).token, `${moment} by the ${component}`);
     for (const [component, settings] of this.signers) {
-      for (const [token, issued] of this.tokens) expect(await verifyAccessToken(token, settings), `token issued ${issued}, verified by the ${component}`).toEqual(STAFF);
+      const { token, expiresAt } = await signAccessToken(STAFF, settings);
+      this.tokens.set(token, { issued: `${moment} by the ${component}`, signingKey: settings.secret, expiresAt });
+    }
+    for (const [component, settings] of this.signers) {
+      for (const [token, { issued, expiresAt }] of this.tokens) {
+        if (expiresAt > clock()) expect(await verifyAccessToken(token, settings), `token issued ${issued}, verified by the ${component}`).toEqual(STAFF);
+      }
     }
     for (const [component, keyring] of this.pods) {
       const key = `rotation.${moment}_${component}`;
@@ -228,6 +247,17 @@ class ShopUnderTest {
     );
   }
 
+  /** Moves the clock past `time`, and brings the Shop a pass: the operator's requeue was set for the system clock. */
+  async passTime(time: Date): Promise<void> {
+    clockOffsetMs += Math.max(time.getTime() - clock().getTime(), 0) + 1_000;
+    await updateShop(cluster.kube, this.ns, 'shop', (stored) => void (stored.metadata = { ...stored.metadata, labels: { ...stored.metadata?.labels, clock: String(clockOffsetMs) } }));
+  }
+
+  /** The tokens signed with `signingKey` that have not expired. */
+  unexpiredTokensOf(signingKey: string): string[] {
+    return [...this.tokens.values()].filter((token) => token.signingKey === signingKey && token.expiresAt > clock()).map((token) => token.issued);
+  }
+
   requestRotation(value: string): Promise<void> {
     return updateShop(cluster.kube, this.ns, 'shop', (shop) => void (shop.metadata = { ...shop.metadata, annotations: { [ROTATE_KEYS_ANNOTATION]: value } }));
   }
@@ -247,14 +277,14 @@ const keysCurrent = (status: string, reason: string) => expect.arrayContaining([
 async function readyShop(
   prefix: string,
   spec: Partial<ShopSpec>,
-  supplied?: { secret: { name: string; data: Record<string, string> }; masterKeys: () => Promise<MasterKeys> },
+  supplied?: { secret: { name: string; data: Record<string, string> }; masterKeys?: ShopUnderTest['masterKeys']; signingKeys?: ShopUnderTest['signingKeys'] },
 ): Promise<ShopUnderTest> {
   const ns = await cluster.namespace(prefix);
   await createReferencedSecrets(cluster.kube, ns);
   if (supplied) expectStatus(await cluster.kube('POST', `/api/v1/namespaces/${ns}/secrets`, { metadata: { name: supplied.secret.name }, stringData: supplied.secret.data }), 201);
   const manifest = shopManifest('shop', '1.0.0', spec);
   await createShop(cluster.kube, ns, { ...manifest, spec: { ...manifest.spec, ...spec, secrets: { ...manifest.spec.secrets, ...spec.secrets } } });
-  const shop = new ShopUnderTest(ns, supplied?.masterKeys);
+  const shop = new ShopUnderTest(ns, supplied);
   await eventually(async () => expect(await shop.job('shop-migrate-1-0-0')).toBeDefined());
   await completeJob(cluster.kube, ns, 'shop-migrate-1-0-0');
   await eventually(async () => expect((await cluster.kube('GET', `/apis/apps/v1/namespaces/${ns}/deployments/shop-api`)).status).toBe(200));
@@ -268,8 +298,8 @@ async function readyShop(
 }
 
 describe('rotation of the generated keys', () => {
-  it('adds, switches (api first), rewraps and removes the old master key only after the rewrap and the retention; every row reads and every token verifies at every moment, across operator restarts', async () => {
-    const shop = await readyShop('rotation', { keyRotation: { enabled: false, interval: '1h', retention: '45s' } });
+  it('adds, switches (api first), rewraps and removes the old keys only after the retention, counted from the end of the switch, once no pod of an older revision is left and a removal check counted no row under the old key; a rotation asked for meanwhile waits for the previous signing key; every row reads and every unexpired token verifies at every moment, across operator restarts', async () => {
+    const shop = await readyShop('rotation', { keyRotation: { enabled: false, interval: '1h', retention: RETENTION } });
     await shop.status({ conditions: keysCurrent('True', 'KeysCurrent') });
     const original = await generatedSecret(shop.ns);
     expect(original).toMatchObject({ revision: undefined, rotatingFrom: [], previousSigningKey: undefined });
@@ -291,7 +321,12 @@ describe('rotation of the generated keys', () => {
     const switching = await generatedSecret(shop.ns);
     expect(switching).toMatchObject({ revision: '2', masterKey: newKey, rotatingFrom: [original.masterKey], signingKey: adding.previousSigningKey, previousSigningKey: original.signingKey });
     await restartOperator();
-    await shop.rollOutKeys('switching');
+    // The worker's and the consumer's new pods take a minute to start: until then they use the old keys.
+    let lastPodsSwitchedAt = new Date(0);
+    await shop.rollOutKeys('switching', async () => {
+      clockOffsetMs += 60_000;
+      lastPodsSwitchedAt = clock();
+    });
 
     // (c) The rewrap Job runs the platform's rewrap command.
     const rewrapping = await shop.status({ keyRotation: { phase: 'Rewrapping' }, conditions: keysCurrent('False', 'Rewrapping') });
@@ -307,35 +342,79 @@ describe('rotation of the generated keys', () => {
     const counted = await shop.runRewrapJob('shop-keys-2');
     expect(counted.rowsPerKeyId).toEqual({ [idOf(newKey)]: shop.rows.size });
 
-    // (d) Every row is under the new key, as the Job's pod counted, but the old one stays until its retention has passed.
+    // (d) Every row is under the new key, as the Job's pod counted, but the old one stays until its
+    // retention has passed, counted from the end of the switch's rollout (the worker and the consumer
+    // used the old keys until then), not from when the switch was written.
     const settled = await shop.status({ keyRotation: { phase: 'Settled', currentKeyId: idOf(newKey), ...statusCount(counted) }, conditions: keysCurrent('True', 'RetiringKeys') });
     const removeAfter = new Date(settled.keyRotation?.retiringKeys?.[0]?.removeAfter ?? 0);
+    expect(removeAfter.getTime()).toBeGreaterThanOrEqual(Math.floor(lastPodsSwitchedAt.getTime() / 1000) * 1000 + RETENTION_MS);
+    expect(removeAfter.getTime()).toBeLessThan(clock().getTime() + RETENTION_MS);
     expect(Object.fromEntries(await rowsPerKeyId(db.database.pool))).toEqual({ [idOf(newKey)]: shop.rows.size });
     expect((await generatedSecret(shop.ns)).rotatingFrom).toEqual([original.masterKey]);
-    expect(Date.now()).toBeLessThan(removeAfter.getTime());
     await restartOperator();
     await shop.writeAndReadEverywhere('settled');
 
-    // The operator looks again when the retention ends, removes the old keys and rolls them out.
-    await shop.status({ keyRotation: { phase: 'Settled', retiringKeys: [] }, conditions: keysCurrent('True', 'KeysCurrent') }, 60_000);
-    expect(Date.now()).toBeGreaterThanOrEqual(removeAfter.getTime());
-    const removed = await generatedSecret(shop.ns);
-    expect(removed).toMatchObject({ revision: '3', masterKey: newKey, rotatingFrom: [], signingKey: adding.previousSigningKey, previousSigningKey: undefined });
-    // Access tokens live 15 minutes, far less than the retention: in a real Shop those signed with the
-    // removed signing key have expired long before it goes.
-    shop.tokens.clear();
+    // A second rotation asked for now waits: SECRET_KEY_PREVIOUS holds the signing key from before
+    // the first one, whose tokens verify until its own retention ends.
+    await shop.requestRotation('second');
+    await shop.status({ keyRotation: { phase: 'Settled' }, conditions: keysCurrent('True', 'RotationDeferred') });
+    expect(await generatedSecret(shop.ns)).toMatchObject({ revision: '2', previousSigningKey: original.signingKey });
+    expect(shop.unexpiredTokensOf(original.signingKey)).not.toEqual([]);
+    await shop.writeAndReadEverywhere('deferred');
+
+    // A pod of the Adding revision is still terminating, and writes a row under the old key after the rewrap.
+    const terminating = await createTerminatingPod(cluster.kube, shop.ns, 'shop-api', { [KEYS_REVISION_ANNOTATION]: '1' });
+    const oldPod = keyringFrom({ masterKey: original.masterKey, rotatingFrom: [newKey] });
+    await setStoredSecret(db.database.prisma, oldPod, { key: 'rotation.straggler', value: 'written while terminating', setAt: new Date(), setByStaffUserId: null });
+    shop.rows.set('rotation.straggler', 'written while terminating');
+
+    // Past the retention, nothing is removed while that pod is there.
+    await shop.passTime(removeAfter);
+    const held = await shop.status({ conditions: keysCurrent('False', 'OlderPodsLeft') });
+    expect(held.conditions?.find((condition) => condition.type === 'KeysCurrent')?.message).toContain(terminating.name);
+    expect(await generatedSecret(shop.ns)).toMatchObject({ revision: '2', rotatingFrom: [original.masterKey], previousSigningKey: original.signingKey });
+
+    // Once it is gone, the removal check (the rewrap run again) is created. Its pod counts the row
+    // under the old key: the master key stays; the signing key goes, every token it signed expired.
+    await terminating.release();
+    const check = removalCheckJobName('shop', idOf(newKey), [idOf(original.masterKey)]);
+    const firstCheck = await eventually(async () => {
+      const found = await shop.job(check);
+      expect(found?.spec.template.spec.containers[0]?.command).toEqual(REWRAP_COMMAND);
+      return found as StoredJob;
+    });
+    await shop.status({ conditions: keysCurrent('False', 'CheckingRemoval') });
+    await completeJob(cluster.kube, shop.ns, check, formatRewrapSummary(await rowsPerKeyId(db.database.pool), new Date()));
+    await eventually(async () => expect(await generatedSecret(shop.ns)).toMatchObject({ revision: '3', rotatingFrom: [original.masterKey], previousSigningKey: undefined }));
+    expect(shop.unexpiredTokensOf(original.signingKey)).toEqual([]);
+    await shop.rollOutKeys('signing_key_removed');
+    await shop.status({ conditions: keysCurrent('False', 'RowsUnderRetiringKey') });
+    expect((await generatedSecret(shop.ns)).rotatingFrom).toEqual([original.masterKey]);
+
+    // Deleting the check runs it again: it moves that row, counts none under the old key, and the key goes.
+    expectStatus(await cluster.kube('DELETE', `/apis/batch/v1/namespaces/${shop.ns}/jobs/${check}`, { propagationPolicy: 'Background' }), 200);
+    await eventually(async () => expect((await shop.job(check))?.metadata.uid).not.toBeOneOf([undefined, firstCheck.metadata.uid]));
+    const recounted = await shop.runRewrapJob(check);
+    expect(recounted.rowsPerKeyId).toEqual({ [idOf(newKey)]: shop.rows.size });
+    await eventually(async () => expect(await generatedSecret(shop.ns)).toMatchObject({ revision: '4', masterKey: newKey, rotatingFrom: [], signingKey: adding.previousSigningKey }));
     await shop.rollOutKeys('removed');
-    await shop.status({ phase: 'Ready', conditions: keysCurrent('True', 'KeysCurrent') });
     for (const keyring of shop.pods.values()) expect(keyring.ids).toEqual([idOf(newKey)]);
+
+    // SECRET_KEY_PREVIOUS is free: the rotation asked for starts.
+    await shop.status({ keyRotation: { phase: 'Adding', retiringKeys: [], ...statusCount(recounted) }, conditions: keysCurrent('False', 'AddingKeys') });
+    const secondRotation = await generatedSecret(shop.ns);
+    expect(secondRotation).toMatchObject({ revision: '5', signingKey: adding.previousSigningKey });
+    expect(secondRotation.previousSigningKey).not.toBeOneOf([undefined, original.signingKey, adding.previousSigningKey]);
+    await shop.rollOutKeys('second_adding');
 
     // A ciphertext swapped into another row is refused, even under the current key.
     const [first, second] = [...shop.rows.keys()] as [string, string];
     await db.database.pool.query('UPDATE stored_secrets SET ciphertext = (SELECT ciphertext FROM stored_secrets WHERE key = $2) WHERE key = $1', [first, second]);
     await expect(readStoredSecret(db.database.prisma, shop.pods.get('api') as MasterKeyring, first)).rejects.toBeInstanceOf(SecretUnreadableError);
-  }, 150_000);
+  }, 180_000);
 
   it('keeps the old master key past its retention while the rewrap has not completed, and a process without it refuses to start', async () => {
-    const shop = await readyShop('rewrap-fails', { keyRotation: { enabled: false, interval: '1h', retention: '1s' } });
+    const shop = await readyShop('rewrap-fails', { keyRotation: { enabled: false, interval: '1h', retention: RETENTION } });
     const original = await generatedSecret(shop.ns);
     await shop.requestRotation('once');
     await shop.status({ keyRotation: { phase: 'Adding' } });
@@ -347,9 +426,8 @@ describe('rotation of the generated keys', () => {
     const failed = await shop.status({ keyRotation: { phase: 'Rewrapping' }, conditions: keysCurrent('False', 'RewrapFailed') });
     const removeAfter = new Date(failed.keyRotation?.retiringKeys?.[0]?.removeAfter ?? 0);
 
-    // Past the retention (a metadata change brings a pass), the key is still there: rows are under it.
-    await eventually(() => expect(Date.now()).toBeGreaterThan(removeAfter.getTime()));
-    await updateShop(cluster.kube, shop.ns, 'shop', (stored) => void (stored.metadata = { ...stored.metadata, labels: { touched: 'yes' } }));
+    // Past the retention, the key is still there: rows are under it.
+    await shop.passTime(removeAfter);
     await shop.status({ keyRotation: { phase: 'Rewrapping', retiringKeys: [{ keyId: idOf(original.masterKey) }] }, conditions: keysCurrent('False', 'RewrapFailed') });
     expect((await generatedSecret(shop.ns)).rotatingFrom).toEqual([original.masterKey]);
 
@@ -365,14 +443,18 @@ describe('rotation of the generated keys', () => {
     guard.stop();
     expect(refusals).toEqual([expect.stringContaining(idOf(original.masterKey))]);
 
-    // Deleting the failed Job runs it again; once it completes, the retention being over, the key goes.
+    // Deleting the failed Job runs it again; once it completes, the retention being over, the removal
+    // check runs, and the key goes.
     const failedJob = (await shop.job('shop-keys-2')) as StoredJob;
     expectStatus(await cluster.kube('DELETE', `/apis/batch/v1/namespaces/${shop.ns}/jobs/shop-keys-2`, { propagationPolicy: 'Background' }), 200);
     await eventually(async () => expect((await shop.job('shop-keys-2'))?.metadata.uid).not.toBeOneOf([undefined, failedJob.metadata.uid]));
     await shop.runRewrapJob('shop-keys-2');
+    const check = removalCheckJobName('shop', idOf((await generatedSecret(shop.ns)).masterKey), [idOf(original.masterKey)]);
+    await eventually(async () => expect(await shop.job(check)).toBeDefined());
+    await shop.runRewrapJob(check);
     await shop.status({ keyRotation: { phase: 'Settled', retiringKeys: [] } });
     expect((await generatedSecret(shop.ns)).rotatingFrom).toEqual([]);
-    shop.tokens.clear(); // as above: the previous signing key went with the retention
+    expect(shop.unexpiredTokensOf(original.signingKey)).toEqual([]);
     await shop.rollOutKeys('removed');
     await shop.status({ phase: 'Ready', conditions: keysCurrent('True', 'KeysCurrent') });
   });
@@ -396,6 +478,7 @@ describe('an operator killed in each phase', () => {
       LEASE_NAMESPACE: ns,
       ...leaseEnv,
       POD_NAME: `operator-${spawned}`,
+      TEST_CLOCK_OFFSET_MS: String(clockOffsetMs),
       ...(frozenAfterKeyRotation ? { TEST_FREEZE_AFTER_STEP: 'key rotation' } : {}),
     });
   }
@@ -419,7 +502,7 @@ describe('an operator killed in each phase', () => {
   const statusPhase = async (shop: ShopUnderTest) => (await readShop(cluster.kube, shop.ns, 'shop')).status?.keyRotation?.phase;
 
   it('converges after a kill in each phase, each move on left half done, and every row reads and every token verifies throughout', async () => {
-    const shop = await readyShop('killed', { keyRotation: { enabled: false, interval: '1h', retention: '1s' } });
+    const shop = await readyShop('killed', { keyRotation: { enabled: false, interval: '1h', retention: RETENTION } });
     const original = await generatedSecret(shop.ns);
     // From here on only the processes of this test reconcile.
     await operator.stop();
@@ -457,24 +540,31 @@ describe('an operator killed in each phase', () => {
       expect(await passThenKilled(shop)).toBe('2');
       expect(await statusPhase(shop)).toBe('Switching');
 
-      // Settled, the retention (1 s) over: one pass removes the old keys and is killed.
+      // Settled, the retention over (the processes from here on run that much ahead): one pass creates
+      // the removal check and is killed; the check completes meanwhile; the next pass removes the old
+      // keys and is killed.
+      clockOffsetMs += RETENTION_MS + 60_000;
+      expect(await passThenKilled(shop)).toBe('2');
+      const check = removalCheckJobName('shop', idOf(newKey), [idOf(original.masterKey)]);
+      expect(await shop.job(check)).toBeDefined();
+      const recounted = await shop.runRewrapJob(check);
       expect(await passThenKilled(shop)).toBe('3');
       expect(await generatedSecret(shop.ns)).toMatchObject({ masterKey: newKey, rotatingFrom: [], previousSigningKey: undefined });
+      expect(shop.unexpiredTokensOf(original.signingKey)).toEqual([]);
 
       // The last one rolls the removal out and reports the count the killed pass recorded.
       live = spawnFor(shop.ns, false);
-      shop.tokens.clear(); // the previous signing key went with the retention (see the first test)
       await shop.rollOutKeys('killed_removed');
       await shop.status({
         phase: 'Ready',
-        keyRotation: { phase: 'Settled', currentKeyId: idOf(newKey), retiringKeys: [], ...statusCount(counted) },
+        keyRotation: { phase: 'Settled', currentKeyId: idOf(newKey), retiringKeys: [], ...statusCount(recounted) },
         conditions: keysCurrent('True', 'KeysCurrent'),
       });
       expect(Object.fromEntries(await rowsPerKeyId(db.database.pool))).toEqual({ [idOf(newKey)]: shop.rows.size });
       for (const keyring of shop.pods.values()) expect(keyring.ids).toEqual([idOf(newKey)]);
     } finally {
       if (live) await kill(live);
-      operator = await runOperator(cluster);
+      operator = await runOperator(cluster, { now: clock });
     }
   }, 180_000);
 });
@@ -482,15 +572,24 @@ describe('an operator killed in each phase', () => {
 describe('scheduled rotation', () => {
   it('starts no rotation while an upgrade migrates, starts the one due once it is rolled out, and the next one by itself at the interval', async () => {
     // 40 s: the rotation the test plays (rollouts, the rewrap Job) must end before the next one is due,
-    // or the Settled between them may pass unseen on a busy machine.
-    const shop = await readyShop('scheduled', { keyRotation: { enabled: true, interval: '40s', retention: '1h' } });
+    // or the Settled between them may pass unseen on a busy machine. The signing key is supplied: a
+    // generated one would hold the next rotation until its retention (1 h) ends.
+    // The first interval counts from the generated Secret's creation, the API server's time: this test
+    // runs on the system clock (the Shops of the tests before it are done).
+    clockOffsetMs = 0;
+    const signingKey = randomBytes(48).toString('base64url');
+    const shop = await readyShop(
+      'scheduled',
+      { keyRotation: { enabled: true, interval: '40s', retention: '1h' }, secrets: { ...shopManifest('shop', '1.0.0').spec.secrets, secretKey: { name: 'signing', key: 'key' } } },
+      { secret: { name: 'signing', data: { key: signingKey } }, signingKeys: async () => ({ signingKey, previousSigningKey: undefined }) },
+    );
     const settled = await shop.status({ keyRotation: { phase: 'Settled', nextRotationAt: expect.any(String) } });
     const due = new Date(settled.keyRotation?.nextRotationAt ?? 0);
 
     // An upgrade: its migration runs past the due time, and the keys stay as they are meanwhile.
     await updateShop(cluster.kube, shop.ns, 'shop', (stored) => void (stored.spec.image.tag = '1.1.0'));
     await shop.status({ phase: 'Migrating' });
-    await eventually(() => expect(Date.now()).toBeGreaterThan(due.getTime() + 1_000), { timeoutMs: 60_000, intervalMs: 250 });
+    await eventually(() => expect(clock().getTime()).toBeGreaterThan(due.getTime() + 1_000), { timeoutMs: 60_000, intervalMs: 250 });
     await updateShop(cluster.kube, shop.ns, 'shop', (stored) => void (stored.metadata = { ...stored.metadata, labels: { touched: 'yes' } }));
     await shop.status({ phase: 'Migrating', keyRotation: { phase: 'Settled' } });
     expect((await generatedSecret(shop.ns)).revision).toBeUndefined();
@@ -513,10 +612,23 @@ describe('scheduled rotation', () => {
     // Nothing changes any more: the operator's requeue at the next due time starts the next rotation.
     const next = new Date(rotated.keyRotation?.nextRotationAt ?? 0);
     const adding = await shop.status({ keyRotation: { phase: 'Adding' } }, 90_000);
-    expect(Date.now()).toBeGreaterThanOrEqual(next.getTime());
+    expect(clock().getTime()).toBeGreaterThanOrEqual(next.getTime());
     expect(adding.keyRotation?.retiringKeys).toHaveLength(1);
     expect((await generatedSecret(shop.ns)).revision).toBe('3');
   }, 240_000);
+});
+
+describe('spec.keyRotation.retention', () => {
+  it('is refused by the API server below the access-token lifetime, so tokens the previous signing key signed verify until they expire', async () => {
+    const ns = await cluster.namespace('retention');
+    const lifetime = DEFAULT_TOKEN_SETTINGS.accessTokenSeconds;
+    const create = (name: string, retention: string) => cluster.kube<{ message: string }>('POST', shopsPath(ns), shopManifest(name, '1.0.0', { keyRotation: { retention } }));
+    const refused = await create('too-short', `${lifetime - 1}s`);
+    expect(refused.status).toBe(422);
+    expect(refused.body.message).toContain('spec.keyRotation.retention');
+    expect(refused.body.message).toContain(`must be at least ${lifetime / 60}m, the access-token lifetime`);
+    expect((await create('long-enough', `${lifetime}s`)).status).toBe(201);
+  });
 });
 
 describe('a supplied master key with earlier keys', () => {

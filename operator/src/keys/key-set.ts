@@ -11,10 +11,10 @@ const ROTATION_PHASES = ['Settled', 'Adding', 'Switching', 'Rewrapping'] as cons
  */
 export type RotationPhase = (typeof ROTATION_PHASES)[number];
 
-/** An earlier key still accepted, and when its retention ends. */
-interface RetiringKey {
+/** An earlier key still accepted, and when its retention ends: unset until the switch away from it is rolled out. */
+export interface RetiringKey {
   readonly key: string;
-  readonly removeAfter: Date;
+  readonly removeAfter?: Date;
 }
 
 /** The generated keys and where their rotation stands, as kept on the generated Secret (data and annotations). */
@@ -30,7 +30,10 @@ export interface KeySet {
   readonly retiringMasterKeys: readonly RetiringKey[];
   /** SECRET_KEY. */
   readonly signingKey: string;
-  /** SECRET_KEY_PREVIOUS: in Adding the next signing key; afterwards the one before the current, until its removeAfter. */
+  /**
+   * SECRET_KEY_PREVIOUS: in Adding the next signing key; afterwards the one before the current, until
+   * its removeAfter (unset until the switch is rolled out). A rotation starts only once it is gone.
+   */
   readonly previousSigningKey?: { readonly key: string; readonly removeAfter?: Date };
   /** When the current keys became current (the Secret's creation before the first rotation). */
   readonly rotatedAt: Date;
@@ -83,7 +86,7 @@ export function keySetOf(secret: V1Secret): KeySet {
 
   const rotatingFrom = (data(GENERATED_KEYS.secretsMasterKeyRotatingFrom) ?? '').split(',').filter((key) => key !== '');
   const incomingMasterKey = phase === 'Adding' ? rotatingFrom.shift() : undefined;
-  const removeAfters = jsonList(annotations[ANNOTATION.retiring] ?? '[]', `Secret ${name}: ${ANNOTATION.retiring}`).map((text) => time(String(text), ANNOTATION.retiring));
+  const removeAfters = jsonList(annotations[ANNOTATION.retiring] ?? '[]', `Secret ${name}: ${ANNOTATION.retiring}`).map((text) => (text === null ? undefined : time(String(text), ANNOTATION.retiring)));
   if (removeAfters.length !== rotatingFrom.length) {
     throw new InvalidObjectError(`Secret ${name}: ${ANNOTATION.retiring} names ${removeAfters.length} removal times for ${rotatingFrom.length} retiring master keys`);
   }
@@ -94,7 +97,7 @@ export function keySetOf(secret: V1Secret): KeySet {
     revision,
     masterKey: required(GENERATED_KEYS.secretsMasterKey),
     ...(incomingMasterKey === undefined ? {} : { incomingMasterKey }),
-    retiringMasterKeys: rotatingFrom.map((key, index) => ({ key, removeAfter: removeAfters[index] as Date })),
+    retiringMasterKeys: rotatingFrom.map((key, index) => ({ key, removeAfter: removeAfters[index] })),
     signingKey: required(GENERATED_KEYS.secretKey),
     ...(previousSigning === undefined ? {} : { previousSigningKey: { key: previousSigning, removeAfter: previousRemoveAfter } }),
     rotatedAt: time(annotations[ANNOTATION.rotatedAt], ANNOTATION.rotatedAt) ?? new Date(secret.metadata?.creationTimestamp ?? 0),
@@ -144,7 +147,7 @@ export function secretWith(secret: V1Secret, keys: KeySet): V1Secret {
     [ANNOTATION.phase]: keys.phase,
     [ANNOTATION.revision]: String(keys.revision),
     [ANNOTATION.rotatedAt]: keys.rotatedAt.toISOString(),
-    [ANNOTATION.retiring]: JSON.stringify(keys.retiringMasterKeys.map((retiring) => retiring.removeAfter.toISOString())),
+    [ANNOTATION.retiring]: JSON.stringify(keys.retiringMasterKeys.map((retiring) => retiring.removeAfter?.toISOString() ?? null)),
   });
   if (keys.previousSigningKey?.removeAfter) annotations[ANNOTATION.previousSigningKeyRemoveAfter] = keys.previousSigningKey.removeAfter.toISOString();
   if (keys.rewrappedTo !== undefined) annotations[ANNOTATION.rewrappedTo] = keys.rewrappedTo;

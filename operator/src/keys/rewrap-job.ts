@@ -8,6 +8,7 @@ interface JobShape {
   metadata: { name: string; labels?: Record<string, string> };
   spec: {
     activeDeadlineSeconds?: number;
+    ttlSecondsAfterFinished?: number;
     podFailurePolicy?: { rules: Array<{ onExitCodes?: unknown }> };
     template: { metadata?: { labels?: Record<string, string> }; spec: { containers: Array<{ name: string; command?: string[] }> } };
   };
@@ -20,23 +21,37 @@ export const rewrapJobName = (shopName: string, revision: number): string => `${
  * `<shop>-keys-<hash>` for supplied keys: one Job per set of key ids. The hash (of the Shop's name
  * too) keeps the name unique when a long Shop name is cut to fit a DNS label.
  */
-export function suppliedRewrapJobName(shopName: string, keyIds: readonly string[]): string {
-  const hash = createHash('sha256').update([shopName, ...keyIds].join('\0')).digest('hex').slice(0, 8);
+export const suppliedRewrapJobName = (shopName: string, keyIds: readonly string[]): string => hashedJobName(shopName, keyIds);
+
+/**
+ * `<shop>-keys-<hash>` for the removal check of generated master keys whose retention has ended: one
+ * Job per current key id and set of key ids to remove, so a removal of the signing key alone in
+ * between does not ask for another.
+ */
+export const removalCheckJobName = (shopName: string, currentKeyId: string, dueKeyIds: readonly string[]): string =>
+  hashedJobName(shopName, ['removal-check', currentKeyId, ...dueKeyIds]);
+
+function hashedJobName(shopName: string, parts: readonly string[]): string {
+  const hash = createHash('sha256').update([shopName, ...parts].join('\0')).digest('hex').slice(0, 8);
   return `${shopName.slice(0, 49)}-keys-${hash}`;
 }
 
 /**
- * The Job that runs `npm run secrets:rewrap` (its command without npm) once for a set of keys. It is the migration Job with another name, label and command: the same image,
- * configuration, environment (both master-key variables), resources and
- * locked-down pod. It exits 0 only once every stored secret is under SECRETS_MASTER_KEY. Without the
- * migration's deadline (it takes as long as the rows do at SECRETS_REWRAP_ROWS_PER_SECOND) and its
- * rules on exit codes (the migration command's).
+ * The Job that runs `npm run secrets:rewrap` (its command without npm) once for a set of keys: the
+ * rewrap of a rotation, of supplied earlier keys, or the removal check. It is the migration Job with
+ * another name, label and command: the same image, configuration, environment (both master-key
+ * variables), resources and locked-down pod. It exits 0 only once every stored secret is under
+ * SECRETS_MASTER_KEY, and its pod's termination message holds the rows per key id at its end. Without the
+ * migration's deadline (it takes as long as the rows do at SECRETS_REWRAP_ROWS_PER_SECOND), its rules
+ * on exit codes (the migration command's) and its TTL (the operator reads the count from the pod,
+ * maybe long after the Job ended; the Job history limit removes old ones).
  */
 export function rewrapJob(migrationJob: KubeObject, name: string): KubeObject {
   const job = structuredClone(migrationJob) as unknown as JobShape;
   job.metadata.name = name;
   job.metadata.labels = { ...job.metadata.labels, [COMPONENT_LABEL]: COMPONENT };
   delete job.spec.activeDeadlineSeconds;
+  delete job.spec.ttlSecondsAfterFinished;
   const policy = job.spec.podFailurePolicy;
   if (policy) policy.rules = policy.rules.filter((rule) => rule.onExitCodes === undefined);
   const template = job.spec.template;

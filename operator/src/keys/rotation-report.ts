@@ -3,7 +3,7 @@ import { masterKeyIdOf, type RewrapSummary } from '@shop/runtime';
 import type { JobOutcome } from '../kube/workload-state.ts';
 import { kubeTime, type ConditionReport } from '../reconcile/conditions.ts';
 import type { KeySet } from './key-set.ts';
-import { isRewrapped, nextRotationAt, type RotationPolicy } from './rotation-phases.ts';
+import { isRewrapped, nextRotationAt, type RotationBlock, type RotationPolicy } from './rotation-phases.ts';
 import { rewrapJobName } from './rewrap-job.ts';
 
 export type KeyRotationStatus = NonNullable<ShopStatus['keyRotation']>;
@@ -20,7 +20,7 @@ export function keyRotationStatus(keys: KeySet, policy: RotationPolicy, count = 
     phase: keys.phase,
     ...(policy.rotatesMasterKey ? { currentKeyId: keyIdOf(keys.masterKey) } : {}),
     ...(policy.enabled ? { nextRotationAt: kubeTime(nextRotationAt(keys, policy)) } : {}),
-    retiringKeys: keys.retiringMasterKeys.map((retiring) => ({ keyId: keyIdOf(retiring.key), removeAfter: kubeTime(retiring.removeAfter) })),
+    retiringKeys: keys.retiringMasterKeys.map((retiring) => ({ keyId: keyIdOf(retiring.key), ...(retiring.removeAfter ? { removeAfter: kubeTime(retiring.removeAfter) } : {}) })),
     ...(count ? rowsCounted(count) : {}),
   };
 }
@@ -54,9 +54,41 @@ export function keysCurrentReport(keys: KeySet, policy: RotationPolicy, shopName
 function settledReport(keys: KeySet, policy: RotationPolicy, current: string): ConditionReport {
   const schedule = policy.enabled ? `next rotation at ${kubeTime(nextRotationAt(keys, policy))}` : 'scheduled rotation is off (spec.keyRotation.enabled)';
   if (keys.retiringMasterKeys.length === 0) return { status: 'True', reason: 'KeysCurrent', message: `${current} is current; ${schedule}` };
-  const retiring = keys.retiringMasterKeys.map((key) => `${keyIdOf(key.key)} (retention ends ${kubeTime(key.removeAfter)})`).join(', ');
+  const retiring = keys.retiringMasterKeys
+    .map((key) => `${keyIdOf(key.key)} (${key.removeAfter ? `retention ends ${kubeTime(key.removeAfter)}` : 'retention starts once the switch is rolled out'})`)
+    .join(', ');
   if (!isRewrapped(keys)) {
     return { status: 'False', reason: 'NotRewrapped', message: `${current} is current, but no rewrap has moved the stored secrets off ${retiring}, so they are kept; ${schedule}` };
   }
   return { status: 'True', reason: 'RetiringKeys', message: `every stored secret is under ${current}; earlier master keys stay readable until their retention ends: ${retiring}; ${schedule}` };
+}
+
+/** KeysCurrent while a key whose retention has ended, or a rotation that is due, is held back; `checkJob` is the removal check's name. */
+export function blockedReport(block: RotationBlock, checkJob: string | undefined): ConditionReport {
+  const job = `Job ${checkJob ?? '(removal check)'}`;
+  const rerun = 'delete the Job to run the check again';
+  switch (block.kind) {
+    case 'olderPods':
+      return {
+        status: 'False',
+        reason: 'OlderPodsLeft',
+        message: `keys whose retention has ended are kept while pods of an older keys revision are left, Terminating ones included: ${block.pods.join(', ')}`,
+      };
+    case 'checkRunning':
+      return { status: 'False', reason: 'CheckingRemoval', message: `${job} runs the rewrap again and counts the rows under the master keys whose retention has ended before they are removed` };
+    case 'checkFailed':
+      return { status: 'False', reason: 'RemovalCheckFailed', message: `${job} failed (${block.reason}): ${block.message}; the master keys whose retention has ended are kept; ${rerun}` };
+    case 'notCounted':
+      return { status: 'False', reason: 'RemovalNotCounted', message: `${job} completed, but no pod of it said how many rows are under each key; the master keys whose retention has ended are kept; ${rerun}` };
+    case 'rowsRemain': {
+      const rows = Object.entries(block.rowsPerKeyId).map(([keyId, count]) => `${keyId} (${count} ${count === 1 ? 'row' : 'rows'})`);
+      return { status: 'False', reason: 'RowsUnderRetiringKey', message: `${job} counted rows under master keys whose retention has ended: ${rows.join(', ')}; they are kept; ${rerun}` };
+    }
+    case 'signingKeyRetained':
+      return {
+        status: 'True',
+        reason: 'RotationDeferred',
+        message: `a rotation is due; it starts once the previous signing key's retention ends at ${kubeTime(block.removeAfter)}, so that the access tokens it signed verify until then`,
+      };
+  }
 }

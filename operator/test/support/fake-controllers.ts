@@ -155,3 +155,39 @@ export function availableDeploymentStatus(deployment: Stored): Record<string, un
 export function markDeploymentAvailable(kube: KubeRequest, namespace: string, name: string): Promise<void> {
   return updateStatus(kube, deploymentPath(namespace, name), availableDeploymentStatus);
 }
+
+interface StoredDeployment {
+  spec: { selector: { matchLabels: Record<string, string> }; template: { spec: Record<string, unknown> } };
+}
+
+const HOLD_FINALIZER = 'test.shop.dev/hold';
+
+/**
+ * A pod of the Deployment as its ReplicaSet made it from an earlier template (with `annotations`),
+ * now Terminating: deleted, and kept with its deletionTimestamp as a kubelet keeps a pod until its
+ * containers stopped (here by a finalizer). `release` lets it go.
+ */
+export async function createTerminatingPod(
+  kube: KubeRequest,
+  namespace: string,
+  deploymentName: string,
+  annotations: Record<string, string>,
+): Promise<{ name: string; release(): Promise<void> }> {
+  const deployment = await kube<StoredDeployment>('GET', `/apis/apps/v1/namespaces/${namespace}/deployments/${deploymentName}`);
+  if (deployment.status !== 200) throw new Error(`GET Deployment ${deploymentName}: HTTP ${deployment.status}`);
+  const { selector, template } = deployment.body.spec;
+  const metadata = { generateName: `${deploymentName}-`, labels: selector.matchLabels, annotations, finalizers: [HOLD_FINALIZER] };
+  const created = await kube<{ metadata: { name: string } }>('POST', `/api/v1/namespaces/${namespace}/pods`, { metadata, spec: template.spec });
+  if (created.status !== 201) throw new Error(`POST a pod of Deployment ${deploymentName}: HTTP ${created.status}: ${JSON.stringify(created.body)}`);
+  const path = `/api/v1/namespaces/${namespace}/pods/${created.body.metadata.name}`;
+  const deleted = await kube('DELETE', path);
+  if (deleted.status !== 200) throw new Error(`DELETE ${path}: HTTP ${deleted.status}`);
+  return {
+    name: created.body.metadata.name,
+    release: async () => {
+      const current = await kube<{ metadata: Record<string, unknown> }>('GET', path);
+      const released = await kube('PUT', path, { ...current.body, metadata: { ...current.body.metadata, finalizers: [] } });
+      if (released.status !== 200) throw new Error(`PUT ${path} without its finalizer: HTTP ${released.status}: ${JSON.stringify(released.body)}`);
+    },
+  };
+}

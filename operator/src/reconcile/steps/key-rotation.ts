@@ -1,10 +1,13 @@
 import type { V1Job, V1Secret } from '@kubernetes/client-node';
-import { keySetOf, secretWith } from '../../keys/key-set.ts';
-import { nextRotationAction } from '../../keys/rotation-phases.ts';
+import type { KubeObject } from '@shop/cdk8s';
+import { masterKeyIdOf } from '@shop/runtime';
+import { keySetOf, secretWith, type KeySet } from '../../keys/key-set.ts';
+import { olderKeyPods } from '../../keys/older-key-pods.ts';
+import { keysDue, nextRotationAction, type RotationFacts } from '../../keys/rotation-phases.ts';
 import { rotationPolicy, rotationRequest } from '../../keys/rotation-policy.ts';
-import { keyRotationStatus, keysCurrentReport } from '../../keys/rotation-report.ts';
+import { blockedReport, keyRotationStatus, keysCurrentReport } from '../../keys/rotation-report.ts';
 import { rewrapCount } from '../../keys/rewrap-count.ts';
-import { rewrapJob, rewrapJobName } from '../../keys/rewrap-job.ts';
+import { removalCheckJobName, rewrapJob, rewrapJobName } from '../../keys/rewrap-job.ts';
 import { suppliedKeysReport } from '../../keys/supplied-keys.ts';
 import { apply, readCurrent } from '../../kube/apply.ts';
 import { jobOutcome, type JobOutcome } from '../../kube/workload-state.ts';
@@ -36,8 +39,8 @@ export const keyRotation: ReconcileStep = {
 
 /**
  * The Secret is written with its resourceVersion, so two writers never both move a phase on. Secrets
- * are not watched: after a write the Shop is looked at again at once, and while waiting it is
- * requeued at the next due time.
+ * and pods are not watched: after a write the Shop is looked at again at once, and while waiting it
+ * is requeued at the next due time.
  */
 async function rotateGeneratedKeys(pass: Pass, { keys, secret }: GeneratedKeys): Promise<void> {
   const { shop } = pass;
@@ -47,17 +50,22 @@ async function rotateGeneratedKeys(pass: Pass, { keys, secret }: GeneratedKeys):
   const stored = keys.phase === 'Rewrapping' ? await readCurrent<V1Job>(pass.clients.objects, job) : undefined;
   let rewrap: JobOutcome | undefined = stored && jobOutcome(stored);
   const count = stored && rewrap?.state !== 'running' ? await rewrapCount(pass.clients, stored, shop.status?.keyRotation) : undefined;
+  const removal = await removalFacts(pass, keys);
 
   const action = nextRotationAction(keys, policy, {
     now: pass.now,
     requested: rotationRequest(shop),
     rewrap,
     rewrapCount: count,
+    olderPods: removal.olderPods,
+    removalCheck: removal.check,
     fresh: { masterKey: newMasterKey(), signingKey: newSigningKey() },
   });
   if (action.kind === 'rewrap') {
     // Created once per revision; a Job's template cannot change, so an existing one is only read.
     rewrap = jobOutcome(await apply<V1Job>(pass.clients.objects, job));
+  } else if (action.kind === 'check' && removal.checkJob) {
+    await apply<V1Job>(pass.clients.objects, removal.checkJob);
   } else if (action.kind === 'write') {
     const written = await pass.clients.core.replaceNamespacedSecret({
       name: secret.metadata?.name ?? '',
@@ -66,11 +74,36 @@ async function rotateGeneratedKeys(pass: Pass, { keys, secret }: GeneratedKeys):
     });
     pass.generatedKeys = { secret: written, keys: keySetOf(written) };
     pass.requeueAfter(0);
-  } else if (action.until) {
+  } else if (action.kind === 'wait' && action.until) {
     pass.requeueAfter(Math.min(Math.max(action.until.getTime() - pass.now.getTime(), 0), MAX_REQUEUE_MS));
   }
 
   const latest = pass.generatedKeys?.keys ?? keys;
-  pass.keyRotation = keyRotationStatus(latest, policy, count);
-  pass.report('KeysCurrent', keysCurrentReport(latest, policy, shop.metadata.name, rewrap));
+  pass.keyRotation = keyRotationStatus(latest, policy, count ?? removal.check?.count);
+  const blocked = action.kind === 'wait' ? action.blocked : undefined;
+  pass.report('KeysCurrent', blocked ? blockedReport(blocked, removal.checkJob?.metadata.name) : keysCurrentReport(latest, policy, shop.metadata.name, rewrap));
+}
+
+interface RemovalFacts {
+  readonly olderPods: readonly string[];
+  /** The removal check Job of the master keys due, as it would be created. */
+  readonly checkJob: KubeObject | undefined;
+  readonly check: RotationFacts['removalCheck'];
+}
+
+/** What a removal waits on, looked up only once a key's retention has ended. */
+async function removalFacts(pass: Pass, keys: KeySet): Promise<RemovalFacts> {
+  const due = keysDue(keys, pass.now);
+  if (due.masterKeys.length === 0 && !due.signingKey) return { olderPods: [], checkJob: undefined, check: undefined };
+  const { api, worker, consumer } = pass.manifests;
+  const olderPods = await olderKeyPods(pass.clients, pass.shop.metadata.namespace, [api.deployment, worker.deployment, consumer.deployment], keys.revision);
+  if (due.masterKeys.length === 0) return { olderPods, checkJob: undefined, check: undefined };
+  const idOf = (key: string) => masterKeyIdOf(Buffer.from(key, 'base64'));
+  const name = removalCheckJobName(pass.shop.metadata.name, idOf(keys.masterKey), due.masterKeys.map((retiring) => idOf(retiring.key)));
+  const checkJob = rewrapJob(pass.manifests.migrationJob, name);
+  const stored = await readCurrent<V1Job>(pass.clients.objects, checkJob);
+  if (!stored) return { olderPods, checkJob, check: undefined };
+  const outcome = jobOutcome(stored);
+  const count = outcome.state === 'running' ? undefined : await rewrapCount(pass.clients, stored, pass.shop.status?.keyRotation);
+  return { olderPods, checkJob, check: { outcome, count } };
 }
