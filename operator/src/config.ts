@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { ConfigError, EnvReader, LOG_LEVELS, type LogLevel } from '@shop/runtime';
 import { DEFAULT_LEASE_TIMINGS, type LeaseTimings } from './leader-election.ts';
 import { DEFAULT_POD_START_TIMEOUT_MS } from './kube/pod-failures.ts';
-import { DEFAULT_RESYNC_MS } from './operator.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from './kube/request-deadline.ts';
+import { DEFAULT_PASS_TIMEOUT_MS, DEFAULT_RESYNC_MS } from './operator.ts';
 import { DEFAULT_JOB_HISTORY_LIMIT } from './reconcile/reconciler.ts';
 
 /** The operator's settings, from environment variables. */
@@ -28,6 +29,10 @@ export interface OperatorConfig {
   readonly jobHistoryLimit: number;
   /** How long a pod may stay Pending before the Shop is Degraded. */
   readonly podStartTimeoutMs: number;
+  /** How long one API request may take, its answer included. */
+  readonly requestTimeoutMs: number;
+  /** How long one reconcile pass may take before its requests are aborted. */
+  readonly passTimeoutMs: number;
 }
 
 /** What the configuration reads besides the environment, replaceable in tests. */
@@ -73,6 +78,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = syst
   const runbookBase = read.url('RUNBOOK_BASE_URL', ['https', 'http']);
   const jobHistoryLimit = read.integer('JOB_HISTORY_LIMIT', DEFAULT_JOB_HISTORY_LIMIT, 1, 100);
   const podStartTimeoutMs = read.integer('POD_START_TIMEOUT_SECONDS', DEFAULT_POD_START_TIMEOUT_MS / 1000, 1, 86_400) * 1000;
+  const requestTimeoutMs = read.integer('API_REQUEST_TIMEOUT_SECONDS', DEFAULT_REQUEST_TIMEOUT_MS / 1000, 1, 600) * 1000;
+  const passTimeoutMs = read.integer('PASS_TIMEOUT_SECONDS', DEFAULT_PASS_TIMEOUT_MS / 1000, 1, 3_600) * 1000;
+  if (passTimeoutMs <= requestTimeoutMs) read.problem('PASS_TIMEOUT_SECONDS', `must be more than API_REQUEST_TIMEOUT_SECONDS (${requestTimeoutMs / 1000})`);
 
   let leaderElection: OperatorConfig['leaderElection'];
   const election = read.optional('LEADER_ELECTION') ?? 'true';
@@ -105,5 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = syst
     runbookBaseUrl: runbookBase === undefined || runbookBase.endsWith('/') ? runbookBase : `${runbookBase}/`,
     jobHistoryLimit,
     podStartTimeoutMs,
+    requestTimeoutMs,
+    passTimeoutMs,
   };
 }

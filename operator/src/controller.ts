@@ -2,6 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { RenderShop } from '@shop/cdk8s';
 import type { BackoffPolicy } from './backoff.ts';
 import { describeError } from './kube/errors.ts';
+import { cancellableBy } from './kube/request-deadline.ts';
 import type { Logger } from '@shop/runtime';
 import type { OperatorMetrics } from './metrics.ts';
 import { reconcileShop, type ReconcilerOptions } from './reconcile/reconciler.ts';
@@ -23,11 +24,17 @@ export interface ControllerOptions extends Omit<ReconcilerOptions, 'renders'> {
   readonly backoff: BackoffPolicy;
   /** Passes of different Shops that may run at once. */
   readonly concurrency: number;
+  /** How long a pass may run before its API requests are aborted and its Shop is retried with backoff. */
+  readonly passTimeoutMs: number;
 }
 
 export interface RunningController {
   /** Shops waiting for a pass. */
   depth(): number;
+  /** Shops whose pass runs on after its deadline aborted it. */
+  overduePasses(): string[];
+  /** Aborts the passes under way: their API requests fail, so they write nothing more. */
+  cancelPasses(reason: Error): void;
   /** Stops the watches and the resync, then waits for the passes under way to finish. */
   stop(): Promise<void>;
 }
@@ -40,9 +47,11 @@ export function startController(options: ControllerOptions): RunningController {
     renders: new RenderCache(options.render),
     onStatus: (key, status) => metrics.reportShop(key, status),
   };
+  const cancelled = new AbortController();
   const queue = new WorkQueue({
-    handle: (key) => metrics.observe(key, () => reconcileShop(key, reconcilerOptions)),
+    handle: (key, deadline) => metrics.observe(key, () => cancellableBy(AbortSignal.any([deadline, cancelled.signal]), () => reconcileShop(key, reconcilerOptions))),
     concurrency: options.concurrency,
+    passTimeoutMs: options.passTimeoutMs,
     backoff: options.backoff,
     onError: (key, error, retryInMs) => logger.warn({ shop: key, error: describeError(error), retryInMs }, 'reconcile failed; retrying'),
   });
@@ -52,6 +61,8 @@ export function startController(options: ControllerOptions): RunningController {
   }, options.resyncMs);
   return {
     depth: () => queue.depth(),
+    overduePasses: () => queue.overdue(),
+    cancelPasses: (reason) => cancelled.abort(reason),
     stop: async () => {
       clearInterval(resync);
       await watches.stop();

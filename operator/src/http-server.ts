@@ -7,17 +7,23 @@ export interface ProbeServer {
   close(): Promise<void>;
 }
 
+export interface ProbeChecks {
+  /** Why the process should be restarted, or undefined while it is healthy. */
+  readonly unhealthy: () => string | undefined;
+}
+
 /**
- * GET /metrics (Prometheus text) and GET /healthz. Every instance answers /healthz with 200, leader or
- * not: a follower waiting for the Lease is healthy.
+ * GET /metrics (Prometheus text) and GET /healthz. /healthz answers 200 on every instance, leader or
+ * not (a follower waiting for the Lease is healthy), and 500 with the reason while `unhealthy` gives one.
  */
-export async function startProbeServer(port: number, registry: Registry): Promise<ProbeServer> {
+export async function startProbeServer(port: number, registry: Registry, checks: ProbeChecks): Promise<ProbeServer> {
   const server: Server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     if (request.method !== 'GET') {
       response.writeHead(405, { allow: 'GET' }).end();
     } else if (path === '/healthz') {
-      response.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
+      const problem = checks.unhealthy();
+      response.writeHead(problem === undefined ? 200 : 500, { 'content-type': 'text/plain' }).end(`${problem ?? 'ok'}\n`);
     } else if (path === '/metrics') {
       registry.metrics().then(
         (text) => response.writeHead(200, { 'content-type': registry.contentType }).end(text),

@@ -22,8 +22,11 @@ export interface LeaderElectionOptions {
   readonly identity: string;
   readonly timings: LeaseTimings;
   readonly onStartedLeading: () => Promise<void>;
-  /** Resolves once this instance has stopped acting; the Lease is released only after that. */
-  readonly onStoppedLeading: () => Promise<void>;
+  /**
+   * Resolves once this instance has stopped acting; the Lease is released only after that. `lost`:
+   * another holder has the Lease, or the renew deadline passed; otherwise stop() was called.
+   */
+  readonly onStoppedLeading: (lost: boolean) => Promise<void>;
   readonly logger: Logger;
 }
 
@@ -38,7 +41,7 @@ export class LeaderElector {
   readonly #stopping = new AbortController();
   #leading = false;
   #loop: Promise<void> | undefined;
-  #observed: { record: string; at: number } | undefined;
+  #observed: { record: string; holder: string | undefined; at: number } | undefined;
 
   constructor(options: LeaderElectionOptions) {
     this.#options = options;
@@ -62,37 +65,38 @@ export class LeaderElector {
     const { timings, logger } = this.#options;
     let lastRenewal: number | undefined;
     while (!this.#stopping.signal.aborted) {
-      const attempt = this.#acquireOrRenew().catch((error: unknown) => {
+      const attempt = this.#acquireOrRenew().catch((error: unknown): Attempt => {
         logger.warn({ error: describeError(error) }, 'could not acquire or renew the leader Lease');
-        return false;
+        return 'failed';
       });
-      // A leader waits for an answer only until its renew deadline: a request that hangs (the client has
-      // no timeout of its own) would keep it acting after a follower took over. A late answer is
+      // A leader waits for an answer only until its renew deadline, even when the request's own
+      // timeout is longer: it must not keep acting after a follower took over. A late answer is
       // ignored; the next attempt reads the Lease again.
-      const renewed = this.#leading && lastRenewal !== undefined ? await settledBefore(attempt, lastRenewal + timings.renewDeadlineMs) : await attempt;
-      if (renewed) {
+      const result = this.#leading && lastRenewal !== undefined ? await settledBefore(attempt, lastRenewal + timings.renewDeadlineMs) : await attempt;
+      if (result === 'held') {
         lastRenewal = Date.now();
         if (!this.#leading) {
           this.#leading = true;
           logger.info({ identity: this.#options.identity }, 'became the leader');
           await this.#options.onStartedLeading();
         }
-      } else if (this.#leading && lastRenewal !== undefined && Date.now() - lastRenewal >= timings.renewDeadlineMs) {
-        logger.error({ identity: this.#options.identity }, 'lost the leader Lease: stopping reconciling');
-        await this.#stepDown();
+      } else if (this.#leading && (result === 'taken' || (lastRenewal !== undefined && Date.now() - lastRenewal >= timings.renewDeadlineMs))) {
+        logger.error({ identity: this.#options.identity, holder: this.#observed?.holder }, 'lost the leader Lease: stopping reconciling');
+        await this.#stepDown(true);
       }
       await sleep(timings.retryPeriodMs, undefined, { signal: this.#stopping.signal }).catch(() => undefined);
     }
-    if (this.#leading) await this.#stepDown();
+    if (this.#leading) await this.#stepDown(false);
     if (lastRenewal !== undefined) await this.#release();
   }
 
-  async #stepDown(): Promise<void> {
+  async #stepDown(lost: boolean): Promise<void> {
     this.#leading = false;
-    await this.#options.onStoppedLeading();
+    await this.#options.onStoppedLeading(lost);
   }
 
-  async #acquireOrRenew(): Promise<boolean> {
+  /** `held`: this instance holds the Lease now; `taken`: another holder's record has not expired. */
+  async #acquireOrRenew(): Promise<Attempt> {
     const { coordination, namespace, name, identity, timings } = this.#options;
     const now = new V1MicroTime();
     const ours: V1LeaseSpec = {
@@ -106,22 +110,22 @@ export class LeaderElector {
     try {
       if (!lease) {
         await coordination.createNamespacedLease({ namespace, body: { metadata: { name, namespace }, spec: ours } });
-        return true;
+        return 'held';
       }
       const current = lease.spec ?? {};
       const seenAt = this.#observe(current);
       const holder = current.holderIdentity;
       const renewing = holder === identity;
-      if (holder && !renewing && Date.now() < seenAt + (current.leaseDurationSeconds ?? 0) * 1000) return false;
+      if (holder && !renewing && Date.now() < seenAt + (current.leaseDurationSeconds ?? 0) * 1000) return 'taken';
       const spec: V1LeaseSpec = {
         ...ours,
         acquireTime: renewing ? current.acquireTime : now,
         leaseTransitions: (current.leaseTransitions ?? 0) + (renewing ? 0 : 1),
       };
       await coordination.replaceNamespacedLease({ name, namespace, body: { ...lease, spec } });
-      return true;
+      return 'held';
     } catch (error) {
-      if (isConflict(error)) return false; // another candidate wrote first
+      if (isConflict(error)) return 'failed'; // another candidate wrote first: the next attempt reads who
       throw error;
     }
   }
@@ -129,7 +133,7 @@ export class LeaderElector {
   /** When this instance first saw the Lease's current record (holder and renewal). */
   #observe(spec: V1LeaseSpec): number {
     const record = JSON.stringify([spec.holderIdentity, spec.renewTime, spec.leaseTransitions]);
-    if (this.#observed?.record !== record) this.#observed = { record, at: Date.now() };
+    if (this.#observed?.record !== record) this.#observed = { record, holder: spec.holderIdentity, at: Date.now() };
     return this.#observed.at;
   }
 
@@ -158,10 +162,12 @@ export class LeaderElector {
   }
 }
 
-/** The attempt's result if it settles before `deadline` (a Date.now() value), false otherwise. */
-async function settledBefore(attempt: Promise<boolean>, deadline: number): Promise<boolean> {
+type Attempt = 'held' | 'taken' | 'failed';
+
+/** The attempt's result if it settles before `deadline` (a Date.now() value), 'failed' otherwise. */
+async function settledBefore(attempt: Promise<Attempt>, deadline: number): Promise<Attempt> {
   let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()))));
+  const expired = new Promise<Attempt>((resolve) => (timer = setTimeout(() => resolve('failed'), Math.max(0, deadline - Date.now()))));
   try {
     return await Promise.race([attempt, expired]);
   } finally {

@@ -5,6 +5,7 @@ import type { BackoffPolicy } from './backoff.ts';
 import { startController, type RunningController } from './controller.ts';
 import { startProbeServer } from './http-server.ts';
 import { kubeClients } from './kube/clients.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from './kube/request-deadline.ts';
 import { DEFAULT_FAILURE_THRESHOLDS } from './kube/pod-failures.ts';
 import { DEFAULT_LEASE_TIMINGS, LeaderElector, type LeaseTimings } from './leader-election.ts';
 import { OperatorMetrics } from './metrics.ts';
@@ -38,6 +39,15 @@ export interface OperatorOptions {
   readonly podStartTimeoutMs?: number;
   /** The time a pass runs at; the system clock unless given (tests move it past a key's retention). */
   readonly now?: () => Date;
+  /** How long one API request may take, its answer included; DEFAULT_REQUEST_TIMEOUT_MS unless given. */
+  readonly requestTimeoutMs?: number;
+  /** How long one pass may take before its requests are aborted; DEFAULT_PASS_TIMEOUT_MS unless given. */
+  readonly passTimeoutMs?: number;
+  /**
+   * Called once another holder has the Lease or the renew deadline passed, after the passes under
+   * way were cancelled (the process exits here); without it, the instance waits to lead again.
+   */
+  readonly onLostLeadership?: () => void;
 }
 
 export interface RunningOperator {
@@ -50,16 +60,22 @@ export interface RunningOperator {
 }
 
 export const DEFAULT_RESYNC_MS = 5 * 60_000;
+// A pass takes well under a second when the API server answers; this allows several slow requests.
+export const DEFAULT_PASS_TIMEOUT_MS = 2 * 60_000;
 const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 1_000, maxMs: 5 * 60_000 };
 // Passes mostly wait on the API server, so many can run at once; one Shop is still never in two.
 const DEFAULT_CONCURRENCY = 16;
 
 export async function startOperator(options: OperatorOptions): Promise<RunningOperator> {
   const { logger } = options;
-  const clients = kubeClients(options.kubeConfig);
+  const clients = kubeClients(options.kubeConfig, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
   let controller: RunningController | undefined;
   const metrics = new OperatorMetrics(() => controller?.depth() ?? 0);
-  const probes = await startProbeServer(options.metricsPort, metrics.registry);
+  const overdue = (): string | undefined => {
+    const keys = controller?.overduePasses() ?? [];
+    return keys.length === 0 ? undefined : `passes still running after their deadline aborted them: ${keys.join(', ')}`;
+  };
+  const probes = await startProbeServer(options.metricsPort, metrics.registry, { unhealthy: overdue });
 
   const lead = async (): Promise<void> => {
     controller = startController({
@@ -75,6 +91,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       resyncMs: options.resyncMs ?? DEFAULT_RESYNC_MS,
       backoff: options.backoff ?? DEFAULT_BACKOFF,
       concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+      passTimeoutMs: options.passTimeoutMs ?? DEFAULT_PASS_TIMEOUT_MS,
       runbookBaseUrl: options.runbookBaseUrl,
       jobHistoryLimit: options.jobHistoryLimit,
       failureThresholds: { ...DEFAULT_FAILURE_THRESHOLDS, ...(options.podStartTimeoutMs === undefined ? {} : { podStartTimeoutMs: options.podStartTimeoutMs }) },
@@ -82,10 +99,15 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     });
     metrics.leader.set(1);
   };
-  const stepDown = async (): Promise<void> => {
+  const stepDown = async (lost = false): Promise<void> => {
     metrics.leader.set(0);
     const stopping = controller;
     controller = undefined;
+    if (lost) {
+      // Another instance may be reconciling already: a pass of this one must not write after it.
+      stopping?.cancelPasses(new Error('this instance lost the leader Lease'));
+      options.onLostLeadership?.();
+    }
     await stopping?.stop();
   };
 

@@ -8,7 +8,8 @@ import { startOperator, type OperatorOptions } from './operator.ts';
 /**
  * The operator as a process: configuration from the environment (one line per bad variable, exit 78),
  * then reconciling until SIGTERM or SIGINT, which stops the watches, lets the pass under way finish,
- * releases the Lease and exits 0. A second signal kills the process at once.
+ * releases the Lease and exits 0. A second signal kills the process at once. On losing the Lease it
+ * cancels the passes under way and exits 1 at once: the Deployment starts it again as a follower.
  */
 export async function runOperatorProcess(render: RenderShop, overrides: Pick<OperatorOptions, 'steps' | 'now'> = {}): Promise<void> {
   const { config, kubeConfig } = loadOrExit(configure);
@@ -26,6 +27,12 @@ export async function runOperatorProcess(render: RenderShop, overrides: Pick<Ope
     runbookBaseUrl: config.runbookBaseUrl,
     jobHistoryLimit: config.jobHistoryLimit,
     podStartTimeoutMs: config.podStartTimeoutMs,
+    requestTimeoutMs: config.requestTimeoutMs,
+    passTimeoutMs: config.passTimeoutMs,
+    onLostLeadership: () => {
+      logger.error('exiting: lost the leader Lease');
+      process.exit(1);
+    },
     logger,
   });
   logger.info({

@@ -6,12 +6,22 @@ export interface PassOutcome {
 }
 
 export interface WorkQueueOptions {
-  /** One pass for one key. A throw retries the key with exponential backoff. */
-  readonly handle: (key: string) => Promise<PassOutcome | undefined>;
+  /**
+   * One pass for one key. A throw retries the key with exponential backoff. `signal` aborts at the
+   * pass deadline: the pass is to give up then (a rejection with the signal's reason).
+   */
+  readonly handle: (key: string, signal: AbortSignal) => Promise<PassOutcome | undefined>;
   /** Passes of different keys that may run at once. */
   readonly concurrency: number;
+  /** How long a pass may run before its signal aborts. */
+  readonly passTimeoutMs: number;
   readonly backoff: BackoffPolicy;
   readonly onError?: (key: string, error: unknown, retryInMs: number) => void;
+}
+
+/** A pass that ran past its deadline. */
+export class PassTimeoutError extends Error {
+  override readonly name = 'PassTimeoutError';
 }
 
 /**
@@ -23,7 +33,7 @@ export class WorkQueue {
   readonly #options: WorkQueueOptions;
   /** A Set keeps insertion order: first in, first out. */
   readonly #waiting = new Set<string>();
-  readonly #running = new Map<string, Promise<void>>();
+  readonly #running = new Map<string, { readonly done: Promise<void>; readonly deadline: number }>();
   readonly #addedWhileRunning = new Set<string>();
   readonly #scheduled = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   readonly #failures = new Map<string, number>();
@@ -63,6 +73,12 @@ export class WorkQueue {
     return this.#waiting.size;
   }
 
+  /** Keys whose pass still runs after its deadline aborted it: a pass that ignores cancellation holds its key. */
+  overdue(): string[] {
+    const now = Date.now();
+    return [...this.#running].filter(([, pass]) => now > pass.deadline).map(([key]) => key);
+  }
+
   /** Takes no more keys, drops those waiting and resolves once the running passes have finished. */
   async stop(): Promise<void> {
     this.#stopped = true;
@@ -70,7 +86,7 @@ export class WorkQueue {
     this.#scheduled.clear();
     this.#waiting.clear();
     this.#addedWhileRunning.clear();
-    await Promise.all(this.#running.values());
+    await Promise.all([...this.#running.values()].map((pass) => pass.done));
   }
 
   #startPasses(): void {
@@ -82,13 +98,17 @@ export class WorkQueue {
       const pending = this.#scheduled.get(key);
       if (pending) clearTimeout(pending.timer);
       this.#scheduled.delete(key);
-      this.#running.set(key, this.#pass(key));
+      const deadline = Date.now() + this.#options.passTimeoutMs;
+      this.#running.set(key, { done: this.#pass(key), deadline });
     }
   }
 
   async #pass(key: string): Promise<void> {
+    const { passTimeoutMs } = this.#options;
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new PassTimeoutError(`the pass did not finish within ${passTimeoutMs / 1000} s`)), passTimeoutMs);
     try {
-      const outcome = await this.#options.handle(key);
+      const outcome = await this.#options.handle(key, deadline.signal);
       this.#failures.delete(key);
       if (outcome?.requeueAfterMs !== undefined) this.addAfter(key, outcome.requeueAfterMs);
     } catch (error) {
@@ -98,6 +118,7 @@ export class WorkQueue {
       this.#options.onError?.(key, error, retryInMs);
       this.addAfter(key, retryInMs);
     } finally {
+      clearTimeout(timer);
       this.#running.delete(key);
       if (this.#addedWhileRunning.delete(key)) this.add(key);
       this.#startPasses();

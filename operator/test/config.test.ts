@@ -28,6 +28,8 @@ describe('loadConfig', () => {
       identity: 'shop-operator-7d9f-x2',
       jobHistoryLimit: 3,
       podStartTimeoutMs: 300_000,
+      requestTimeoutMs: 30_000,
+      passTimeoutMs: 120_000,
     });
   });
 
@@ -58,6 +60,13 @@ describe('loadConfig', () => {
     const outside = { KUBECONFIG: '/home/me/.kube/config', LEADER_ELECTION: 'false' };
     expect(loadConfig({ ...outside, JOB_HISTORY_LIMIT: '10' }, outsideCluster).jobHistoryLimit).toBe(10);
     expect(problemsOf({ ...outside, JOB_HISTORY_LIMIT: '0' })).toEqual([expect.stringMatching(/^JOB_HISTORY_LIMIT: must be a whole number from 1 to 100/)]);
+  });
+
+  it('API_REQUEST_TIMEOUT_SECONDS and PASS_TIMEOUT_SECONDS: a pass outlasts one request', () => {
+    const outside = { KUBECONFIG: '/home/me/.kube/config', LEADER_ELECTION: 'false' };
+    expect(loadConfig({ ...outside, API_REQUEST_TIMEOUT_SECONDS: '5', PASS_TIMEOUT_SECONDS: '20' }, outsideCluster)).toMatchObject({ requestTimeoutMs: 5_000, passTimeoutMs: 20_000 });
+    expect(problemsOf({ ...outside, API_REQUEST_TIMEOUT_SECONDS: 'soon' })).toEqual([expect.stringMatching(/^API_REQUEST_TIMEOUT_SECONDS: must be a whole number from 1 to 600/)]);
+    expect(problemsOf({ ...outside, PASS_TIMEOUT_SECONDS: '30' })).toEqual(['PASS_TIMEOUT_SECONDS: must be more than API_REQUEST_TIMEOUT_SECONDS (30)']);
   });
 
   it('SECRET_NAMESPACES: namespace names, and only for an operator of all namespaces', () => {

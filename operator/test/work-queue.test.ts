@@ -14,7 +14,7 @@ function gate() {
 const quietPeriod = () => new Promise((resolve) => setTimeout(resolve, 50));
 
 function queue(handle: WorkQueueOptions['handle'], options: Partial<WorkQueueOptions> = {}): WorkQueue {
-  return new WorkQueue({ handle, concurrency: 4, backoff: { initialMs: 10, maxMs: 40 }, ...options });
+  return new WorkQueue({ handle, concurrency: 4, backoff: { initialMs: 10, maxMs: 40 }, passTimeoutMs: 10_000, ...options });
 }
 
 describe('WorkQueue', () => {
@@ -93,6 +93,47 @@ describe('WorkQueue', () => {
     work.add('shop');
     await eventually(async () => expect(times).toHaveLength(2));
     expect((times[1] ?? 0) - (times[0] ?? 0)).toBeGreaterThanOrEqual(95);
+    await work.stop();
+  });
+
+  it('aborts a pass at its deadline and retries its key, while other keys go on', async () => {
+    const errors: unknown[] = [];
+    const passes: string[] = [];
+    const work = queue(
+      async (key, signal) => {
+        passes.push(key);
+        if (key !== 'hung' || passes.filter((pass) => pass === 'hung').length > 1) return undefined;
+        await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error)));
+        return undefined;
+      },
+      { concurrency: 1, passTimeoutMs: 100, onError: (_key, error) => errors.push(error) },
+    );
+    work.add('hung');
+    work.add('other');
+    await eventually(async () => expect(passes).toEqual(['hung', 'other', 'hung']));
+    expect(errors).toEqual([expect.objectContaining({ name: 'PassTimeoutError', message: 'the pass did not finish within 0.1 s' })]);
+    expect(work.overdue()).toEqual([]);
+    await work.stop();
+  });
+
+  it('reports a pass that runs on after its deadline as overdue, and keeps its key', async () => {
+    const hold = gate();
+    let passes = 0;
+    const work = queue(
+      async () => {
+        passes += 1;
+        await hold.closed; // ignores its signal
+        return undefined;
+      },
+      { passTimeoutMs: 50 },
+    );
+    work.add('stuck');
+    await eventually(async () => expect(work.overdue()).toEqual(['stuck']));
+    work.add('stuck');
+    await quietPeriod();
+    expect(passes).toBe(1);
+    hold.open();
+    await eventually(async () => expect(work.overdue()).toEqual([]));
     await work.stop();
   });
 

@@ -1,4 +1,5 @@
 import { reuseConnections } from './connection-reuse.ts';
+import { limitRequestTime } from './request-deadline.ts';
 import { CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubernetesObjectApi, type KubeConfig } from '@kubernetes/client-node';
 
 /** The API clients the operator uses, made once from one KubeConfig. */
@@ -13,8 +14,10 @@ export interface KubeClients {
   readonly coordination: CoordinationV1Api;
 }
 
-export function kubeClients(kubeConfig: KubeConfig): KubeClients {
+/** `requestTimeoutMs`: how long each request may take, its answer included. */
+export function kubeClients(kubeConfig: KubeConfig, requestTimeoutMs: number): KubeClients {
   reuseConnections(kubeConfig);
+  limitRequestTime(kubeConfig, requestTimeoutMs);
   return {
     objects: KubernetesObjectApi.makeApiClient(kubeConfig),
     customObjects: kubeConfig.makeApiClient(CustomObjectsApi),
