@@ -95,6 +95,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = syst
       retryPeriodMs: seconds('LEASE_RETRY_PERIOD_SECONDS', DEFAULT_LEASE_TIMINGS.retryPeriodMs, 1),
     };
     if (timings.renewDeadlineMs >= timings.leaseDurationMs) read.problem('LEASE_RENEW_DEADLINE_SECONDS', 'must be less than LEASE_DURATION_SECONDS');
+    // A renewal starts a retry period after the last one and must be answered before the deadline.
+    else if (timings.renewDeadlineMs <= timings.retryPeriodMs) read.problem('LEASE_RENEW_DEADLINE_SECONDS', 'must be more than LEASE_RETRY_PERIOD_SECONDS');
     if (leaseNamespace === undefined) read.problem('LEASE_NAMESPACE', 'is required with LEADER_ELECTION=true outside a cluster (or set POD_NAMESPACE)');
     else leaderElection = { namespace: leaseNamespace, name: leaseName, timings };
   }

@@ -90,5 +90,8 @@ describe('loadConfig', () => {
     expect(problemsOf({ KUBERNETES_SERVICE_HOST: '10.0.0.1', LEASE_DURATION_SECONDS: '5', LEASE_RENEW_DEADLINE_SECONDS: '5' }, inCluster)).toEqual([
       'LEASE_RENEW_DEADLINE_SECONDS: must be less than LEASE_DURATION_SECONDS',
     ]);
+    expect(problemsOf({ KUBERNETES_SERVICE_HOST: '10.0.0.1', LEASE_RENEW_DEADLINE_SECONDS: '2', LEASE_RETRY_PERIOD_SECONDS: '2' }, inCluster)).toEqual([
+      'LEASE_RENEW_DEADLINE_SECONDS: must be more than LEASE_RETRY_PERIOD_SECONDS',
+    ]);
   });
 });

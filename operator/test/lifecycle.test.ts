@@ -95,8 +95,8 @@ describe('the operator process', () => {
     METRICS_PORT: '0',
     LEASE_NAMESPACE: ns,
     LEASE_NAME,
-    LEASE_DURATION_SECONDS: '2',
-    LEASE_RENEW_DEADLINE_SECONDS: '1',
+    LEASE_DURATION_SECONDS: '3',
+    LEASE_RENEW_DEADLINE_SECONDS: '2',
     LEASE_RETRY_PERIOD_SECONDS: '1',
     POD_NAME: podName,
   });
@@ -146,6 +146,30 @@ describe('the operator process', () => {
     expect(code).toBe(0);
     expect(await leaseHolder(ns)).toBeUndefined();
     expect(await operator.waitForLine('"stopped"')).toContain('"level":"INFO"');
+  });
+
+  it('exits 1 as soon as another holder has the Lease, and writes nothing more', async () => {
+    const ns = await cluster.namespace('usurped');
+    const operator = spawnOperator(processEnv(ns, 'usurped'));
+    await createReferencedSecrets(cluster.kube, ns);
+    await createShop(cluster.kube, ns, shopManifest('shop', '1.0.0'));
+    await statusOf(ns, { phase: 'Migrating' }, 20_000);
+    const leasePath = `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/${LEASE_NAME}`;
+    const { body: lease } = await cluster.kube<{ metadata: { resourceVersion: string }; spec: Record<string, unknown> }>('GET', leasePath);
+    const taken = await cluster.kube<{ metadata: { resourceVersion: string } }>('PUT', leasePath, {
+      ...lease,
+      spec: { ...lease.spec, holderIdentity: 'usurper', leaseDurationSeconds: 60, renewTime: new Date().toISOString().replace('Z', '000Z') },
+    });
+    expect(taken.status).toBe(200);
+    const takenAt = Date.now();
+    const { code } = await operator.exited();
+    // It reads the Lease once per retry period (1 s): it notices at its next attempt.
+    expect(Date.now() - takenAt).toBeLessThan(3_000);
+    expect(code).toBe(1);
+    expect(await operator.waitForLine('lost the leader Lease')).toContain('"holder":"usurper"');
+    // Neither renewed nor released: the Lease is as the new holder wrote it.
+    const { body: after } = await cluster.kube<{ metadata: { resourceVersion: string } }>('GET', leasePath);
+    expect(after.metadata.resourceVersion).toBe(taken.body.metadata.resourceVersion);
   });
 
   it('with a bad variable prints one line naming it and exits 78', async () => {

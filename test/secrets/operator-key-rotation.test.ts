@@ -462,11 +462,11 @@ describe('rotation of the generated keys', () => {
 
 describe('an operator killed in each phase', () => {
   // Operator processes (test/support/operator-process.ts) with leader election, as deployed: a killed
-  // one leaves its Lease to expire (2 s), and the next takes it. Each phase moves on in a pass of a
+  // one leaves its Lease to expire (3 s), and the next takes it. Each phase moves on in a pass of a
   // process made to freeze right after the key rotation step (TEST_FREEZE_AFTER_STEP), which is then
   // killed: the generated Secret has moved on, the status written at the end of the pass never was,
   // and no requeue was left behind. The rollouts in between are run by a process killed before they end.
-  const leaseEnv = { LEASE_NAME: 'shop-operator', LEASE_DURATION_SECONDS: '2', LEASE_RENEW_DEADLINE_SECONDS: '1', LEASE_RETRY_PERIOD_SECONDS: '1' };
+  const leaseEnv = { LEASE_NAME: 'shop-operator', LEASE_DURATION_SECONDS: '3', LEASE_RENEW_DEADLINE_SECONDS: '2', LEASE_RETRY_PERIOD_SECONDS: '1' };
   let spawned = 0;
 
   function spawnFor(ns: string, frozenAfterKeyRotation: boolean): ChildOperator {
