@@ -199,11 +199,12 @@ describe('shop-operator Deployment', () => {
     expect(names.filter((name) => !read.has(name))).toEqual([]);
   });
 
-  it('probes /healthz on the metrics port, which the Service exposes', async () => {
+  it('probes /healthz and /readyz on the metrics port, which the Service exposes', async () => {
     const objects = await template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values: { metrics: { port: 9100 } } });
     const container = containerOf(one(objects, 'Deployment'));
     expect(container.ports).toEqual([{ name: 'metrics', containerPort: 9100, protocol: 'TCP' }]);
-    for (const probe of ['livenessProbe', 'readinessProbe']) expect(container[probe]).toMatchObject({ httpGet: { path: '/healthz', port: 'metrics' } });
+    expect(container.livenessProbe).toMatchObject({ httpGet: { path: '/healthz', port: 'metrics' } });
+    expect(container.readinessProbe).toMatchObject({ httpGet: { path: '/readyz', port: 'metrics' } });
     expect(container.env).toContainEqual({ name: 'METRICS_PORT', value: '9100' });
     expect(one(objects, 'Service')).toMatchObject({ spec: { ports: [{ name: 'metrics', port: 9100, targetPort: 'metrics' }] } });
   });

@@ -31,6 +31,8 @@ export interface ControllerOptions extends Omit<ReconcilerOptions, 'renders'> {
 export interface RunningController {
   /** Shops waiting for a pass. */
   depth(): number;
+  /** The watched kinds whose first list has not arrived. */
+  unsyncedWatches(): string[];
   /** Shops whose pass runs on after its deadline aborted it. */
   overduePasses(): string[];
   /** Aborts the passes under way: their API requests fail, so they write nothing more. */
@@ -62,6 +64,7 @@ export function startController(options: ControllerOptions): RunningController {
   return {
     depth: () => queue.depth(),
     overduePasses: () => queue.overdue(),
+    unsyncedWatches: () => watches.unsynced(),
     cancelPasses: (reason) => cancelled.abort(reason),
     stop: async () => {
       clearInterval(resync);

@@ -10,20 +10,24 @@ export interface ProbeServer {
 export interface ProbeChecks {
   /** Why the process should be restarted, or undefined while it is healthy. */
   readonly unhealthy: () => string | undefined;
+  /** Why the process is not ready yet, or undefined once it is. */
+  readonly unready: () => string | undefined;
 }
 
 /**
- * GET /metrics (Prometheus text) and GET /healthz. /healthz answers 200 on every instance, leader or
- * not (a follower waiting for the Lease is healthy), and 500 with the reason while `unhealthy` gives one.
+ * GET /metrics (Prometheus text), GET /healthz and GET /readyz. /healthz answers 200 on every
+ * instance, leader or not (a follower waiting for the Lease is healthy), and 500 with the reason while
+ * `unhealthy` gives one; /readyz answers 503 with the reason while `unready` gives one.
  */
 export async function startProbeServer(port: number, registry: Registry, checks: ProbeChecks): Promise<ProbeServer> {
   const server: Server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     if (request.method !== 'GET') {
       response.writeHead(405, { allow: 'GET' }).end();
-    } else if (path === '/healthz') {
-      const problem = checks.unhealthy();
-      response.writeHead(problem === undefined ? 200 : 500, { 'content-type': 'text/plain' }).end(`${problem ?? 'ok'}\n`);
+    } else if (path === '/healthz' || path === '/readyz') {
+      const problem = path === '/healthz' ? checks.unhealthy() : checks.unready();
+      const failing = path === '/healthz' ? 500 : 503;
+      response.writeHead(problem === undefined ? 200 : failing, { 'content-type': 'text/plain' }).end(`${problem ?? 'ok'}\n`);
     } else if (path === '/metrics') {
       registry.metrics().then(
         (text) => response.writeHead(200, { 'content-type': registry.contentType }).end(text),

@@ -51,7 +51,7 @@ export interface OperatorOptions {
 }
 
 export interface RunningOperator {
-  /** The port /metrics and /healthz listen on. */
+  /** The port /metrics, /healthz and /readyz listen on. */
   readonly metricsPort: number;
   /** Whether this instance reconciles now. */
   isLeader(): boolean;
@@ -75,7 +75,12 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
     const keys = controller?.overduePasses() ?? [];
     return keys.length === 0 ? undefined : `passes still running after their deadline aborted them: ${keys.join(', ')}`;
   };
-  const probes = await startProbeServer(options.metricsPort, metrics.registry, { unhealthy: overdue });
+  // A follower is ready: waiting for the Lease is its job. A leader is once its caches are filled.
+  const unsynced = (): string | undefined => {
+    const kinds = controller?.unsyncedWatches() ?? [];
+    return kinds.length === 0 ? undefined : `watches not synced yet: ${kinds.join(', ')}`;
+  };
+  const probes = await startProbeServer(options.metricsPort, metrics.registry, { unhealthy: overdue, unready: unsynced });
 
   const lead = async (): Promise<void> => {
     controller = startController({

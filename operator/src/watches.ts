@@ -10,6 +10,8 @@ import { SHOP_API, SHOP_API_VERSION, shopKey } from './shop-resource.ts';
 export interface ShopWatches {
   /** The Shops currently known from the Shop watch, as queue keys. */
   shopKeys(): string[];
+  /** The kinds whose first list has not arrived yet: an empty list once every cache is filled. */
+  unsynced(): string[];
   stop(): Promise<void>;
 }
 
@@ -44,6 +46,7 @@ export function watchShops(options: ShopWatchOptions): ShopWatches {
   ];
   return {
     shopKeys: () => shops.informer.list().flatMap((shop) => shopKeyOf(shop) ?? []),
+    unsynced: () => [shops, ...owned].filter((running) => !running.synced()).map((running) => running.kind),
     stop: async () => {
       await Promise.all([shops, ...owned].map((running) => running.stop()));
     },
@@ -112,6 +115,9 @@ interface WatchedKind {
 
 interface RunningWatch<T extends KubernetesObject> {
   readonly informer: Informer<T> & { list(): readonly T[] };
+  readonly kind: string;
+  /** Whether the first list arrived (a restarted watch keeps its cache). */
+  synced(): boolean;
   stop(): Promise<void>;
 }
 
@@ -122,7 +128,12 @@ function startWatch<T extends KubernetesObject>(options: ShopWatchOptions, watch
   const path = options.namespace ? `${group}/namespaces/${options.namespace}/${plural}` : `${group}/${plural}`;
   const kubeConfig = watched.metadataOnly ? metadataOnly(options.kubeConfig, path) : options.kubeConfig;
   const objects = watched.metadataOnly ? KubernetesObjectApi.makeApiClient(kubeConfig) : options.clients.objects;
-  const list = () => objects.list<T>(apiVersion, kind, options.namespace, undefined, undefined, undefined, undefined, labelSelector) as Promise<KubernetesListObject<T>>;
+  let listed = false;
+  const list = async () => {
+    const objectList = (await objects.list<T>(apiVersion, kind, options.namespace, undefined, undefined, undefined, undefined, labelSelector)) as KubernetesListObject<T>;
+    listed = true;
+    return objectList;
+  };
   const informer = makeInformer<T>(kubeConfig, path, list, labelSelector);
 
   let stopped = false;
@@ -148,6 +159,8 @@ function startWatch<T extends KubernetesObject>(options: ShopWatchOptions, watch
   begin();
   return {
     informer,
+    kind,
+    synced: () => listed,
     stop: async () => {
       stopped = true;
       clearTimeout(restart);

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createLogger } from '@shop/runtime';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { RunningOperator } from '../src/operator.ts';
 import { eventually } from '../../test/support/wait.ts';
 import { runOperator } from './support/run-operator.ts';
@@ -13,16 +13,18 @@ import { startTestCluster, type TestCluster } from './support/test-cluster.ts';
 
 let cluster: TestCluster;
 let proxy: Server;
-let operator: RunningOperator | undefined;
+/** Parts of the paths the proxy does not answer. */
+let stalled: string[] = [];
+const operators: RunningOperator[] = [];
 
 /**
  * Plain HTTP in front of the API server that never answers a request whose path contains one of
  * `stalled` (a namespace's requests): an API server that accepted the request and hangs.
  */
-async function startStallingProxy(stalled: () => readonly string[]): Promise<Server> {
+async function startStallingProxy(): Promise<Server> {
   const { url, caData } = cluster.server;
   const server = createServer((incoming, outgoing) => {
-    if (stalled().some((part) => incoming.url?.includes(part))) return;
+    if (stalled.some((part) => incoming.url?.includes(part))) return;
     const upstream = request(new URL(incoming.url ?? '/', url), { method: incoming.method, headers: { ...incoming.headers, host: new URL(url).host }, ca: caData }, (answer) => {
       outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(outgoing);
@@ -34,11 +36,11 @@ async function startStallingProxy(stalled: () => readonly string[]): Promise<Ser
   return server;
 }
 
-function kubeConfigThrough(server: Server): KubeConfig {
+function kubeConfigThroughProxy(): KubeConfig {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromOptions({
     // client-node refuses plain HTTP unless told to skip TLS verification; there is no TLS to verify.
-    clusters: [{ name: 'proxy', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
+    clusters: [{ name: 'proxy', server: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, skipTLSVerify: true }],
     users: [{ name: 'admin', token: cluster.server.token }],
     contexts: [{ name: 'proxy', cluster: 'proxy', user: 'admin' }],
     currentContext: 'proxy',
@@ -60,10 +62,15 @@ function capturedLogger() {
 
 beforeAll(async () => {
   cluster = await startTestCluster();
+  proxy = await startStallingProxy();
 }, 180_000);
 
+afterEach(async () => {
+  stalled = [];
+  await Promise.all(operators.splice(0).map((operator) => operator.stop()));
+});
+
 afterAll(async () => {
-  await operator?.stop();
   proxy?.closeAllConnections();
   proxy?.close();
   await cluster?.dispose();
@@ -72,12 +79,13 @@ afterAll(async () => {
 it('aborts the requests of a Shop the API server does not answer at their timeout, and reconciles the other Shops meanwhile', async () => {
   const hung = await cluster.namespace('hung');
   const healthy = await cluster.namespace('healthy');
-  proxy = await startStallingProxy(() => [`/namespaces/${hung}/`]);
+  stalled = [`/namespaces/${hung}/`];
   await createReferencedSecrets(cluster.kube, healthy);
   await createShop(cluster.kube, hung, shopManifest('stuck', '1.0.0'));
   const { lines, logger } = capturedLogger();
   // One pass at a time: a pass that never ends would hold the only slot, and the healthy Shop would wait forever.
-  operator = await runOperator(cluster, { kubeConfig: kubeConfigThrough(proxy), logger, concurrency: 1, requestTimeoutMs: 1_000, passTimeoutMs: 5_000 });
+  const operator = await runOperator(cluster, { kubeConfig: kubeConfigThroughProxy(), logger, concurrency: 1, requestTimeoutMs: 1_000, passTimeoutMs: 5_000 });
+  operators.push(operator);
   const failures = () => lines.filter((line) => line.msg === 'reconcile failed; retrying' && line.shop === `${hung}/stuck`);
   await eventually(() => expect(failures().length).toBeGreaterThanOrEqual(1), { timeoutMs: 10_000 });
   expect(failures()[0]?.error).toBe(`GET /apis/shop.dev/v1alpha1/namespaces/${hung}/shops/stuck: no answer within 1 s`);
@@ -88,4 +96,24 @@ it('aborts the requests of a Shop the API server does not answer at their timeou
   await eventually(() => expect(failures().length).toBeGreaterThanOrEqual(2), { timeoutMs: 10_000 });
   const health = await fetch(`http://127.0.0.1:${operator.metricsPort}/healthz`);
   expect(health.status).toBe(200);
+}, 60_000);
+
+it('is ready only once every watch has listed its kind, and healthy meanwhile', async () => {
+  const ns = await cluster.namespace('unsynced');
+  stalled = ['/api/v1/secrets'];
+  const operator = await runOperator(cluster, { kubeConfig: kubeConfigThroughProxy(), requestTimeoutMs: 1_000, passTimeoutMs: 5_000 });
+  operators.push(operator);
+  const probe = async (path: string) => {
+    const reply = await fetch(`http://127.0.0.1:${operator.metricsPort}${path}`);
+    return `${reply.status} ${(await reply.text()).trim()}`;
+  };
+  await createShop(cluster.kube, ns, shopManifest('shop', '1.0.0'));
+  // The Shop watch synced: its pass ran; the Secret list has not answered.
+  await eventually(async () => expect((await readShop(cluster.kube, ns, 'shop')).status?.phase).toBeDefined());
+  expect(await probe('/readyz')).toBe('503 watches not synced yet: Secret');
+  expect(await probe('/healthz')).toBe('200 ok');
+
+  stalled = [];
+  // The Secret watch starts again with backoff (1 s, then 2 s, ...) after each timed-out list.
+  await eventually(async () => expect(await probe('/readyz')).toBe('200 ok'), { timeoutMs: 20_000 });
 }, 60_000);
