@@ -5,6 +5,7 @@ import { describeError } from './kube/errors.ts';
 import { cancellableBy } from './kube/request-deadline.ts';
 import type { Logger } from '@shop/runtime';
 import type { OperatorMetrics } from './metrics.ts';
+import type { RateLimit } from './rate-limit.ts';
 import { reconcileShop, type ReconcilerOptions } from './reconcile/reconciler.ts';
 import { RenderCache } from './reconcile/render-cache.ts';
 import { watchShops } from './watches.ts';
@@ -26,6 +27,8 @@ export interface ControllerOptions extends Omit<ReconcilerOptions, 'renders'> {
   readonly concurrency: number;
   /** How long a pass may run before its API requests are aborted and its Shop is retried with backoff. */
   readonly passTimeoutMs: number;
+  /** Retries and requeues of all Shops together come no faster than this. */
+  readonly requeueRateLimit: RateLimit;
 }
 
 export interface RunningController {
@@ -54,6 +57,7 @@ export function startController(options: ControllerOptions): RunningController {
     handle: (key, deadline) => metrics.observe(key, () => cancellableBy(AbortSignal.any([deadline, cancelled.signal]), () => reconcileShop(key, reconcilerOptions))),
     concurrency: options.concurrency,
     passTimeoutMs: options.passTimeoutMs,
+    rateLimit: options.requeueRateLimit,
     backoff: options.backoff,
     onError: (key, error, retryInMs) => logger.warn({ shop: key, error: describeError(error), retryInMs }, 'reconcile failed; retrying'),
   });

@@ -65,6 +65,8 @@ export const DEFAULT_PASS_TIMEOUT_MS = 2 * 60_000;
 const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 1_000, maxMs: 5 * 60_000 };
 // Passes mostly wait on the API server, so many can run at once; one Shop is still never in two.
 const DEFAULT_CONCURRENCY = 16;
+// client-go's default for its work queues: after 100 at once, 10 a second.
+const REQUEUE_RATE_LIMIT = { perSecond: 10, burst: 100 };
 
 export async function startOperator(options: OperatorOptions): Promise<RunningOperator> {
   const { logger } = options;
@@ -97,6 +99,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       backoff: options.backoff ?? DEFAULT_BACKOFF,
       concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
       passTimeoutMs: options.passTimeoutMs ?? DEFAULT_PASS_TIMEOUT_MS,
+      requeueRateLimit: REQUEUE_RATE_LIMIT,
       runbookBaseUrl: options.runbookBaseUrl,
       jobHistoryLimit: options.jobHistoryLimit,
       failureThresholds: { ...DEFAULT_FAILURE_THRESHOLDS, ...(options.podStartTimeoutMs === undefined ? {} : { podStartTimeoutMs: options.podStartTimeoutMs }) },

@@ -1,4 +1,5 @@
 import { backoffDelay, type BackoffPolicy } from './backoff.ts';
+import { TokenBucket, type RateLimit } from './rate-limit.ts';
 
 export interface PassOutcome {
   /** Run the key again after this long even if nothing changes (e.g. to poll something not watched). */
@@ -16,8 +17,15 @@ export interface WorkQueueOptions {
   /** How long a pass may run before its signal aborts. */
   readonly passTimeoutMs: number;
   readonly backoff: BackoffPolicy;
+  /** Retries and requeues of all keys together come no faster than this; unlimited when undefined. */
+  readonly rateLimit?: RateLimit;
+  /** In [0, 1): each retry and requeue is delayed by up to JITTER more, so keys failing together spread out. Math.random unless given. */
+  readonly random?: () => number;
   readonly onError?: (key: string, error: unknown, retryInMs: number) => void;
 }
+
+/** The largest share of a retry's or requeue's delay added to it. */
+export const JITTER = 0.1;
 
 /** A pass that ran past its deadline. */
 export class PassTimeoutError extends Error {
@@ -37,10 +45,12 @@ export class WorkQueue {
   readonly #addedWhileRunning = new Set<string>();
   readonly #scheduled = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   readonly #failures = new Map<string, number>();
+  readonly #bucket: TokenBucket | undefined;
   #stopped = false;
 
   constructor(options: WorkQueueOptions) {
     this.#options = options;
+    this.#bucket = options.rateLimit && new TokenBucket(options.rateLimit);
   }
 
   add(key: string): void {
@@ -110,11 +120,11 @@ export class WorkQueue {
     try {
       const outcome = await this.#options.handle(key, deadline.signal);
       this.#failures.delete(key);
-      if (outcome?.requeueAfterMs !== undefined) this.addAfter(key, outcome.requeueAfterMs);
+      if (outcome?.requeueAfterMs !== undefined) this.addAfter(key, this.#delayed(outcome.requeueAfterMs));
     } catch (error) {
       const failures = (this.#failures.get(key) ?? 0) + 1;
       this.#failures.set(key, failures);
-      const retryInMs = backoffDelay(failures, this.#options.backoff);
+      const retryInMs = this.#delayed(backoffDelay(failures, this.#options.backoff));
       this.#options.onError?.(key, error, retryInMs);
       this.addAfter(key, retryInMs);
     } finally {
@@ -123,5 +133,15 @@ export class WorkQueue {
       if (this.#addedWhileRunning.delete(key)) this.add(key);
       this.#startPasses();
     }
+  }
+
+  /**
+   * A retry's or requeue's delay with jitter, and no earlier than the rate limit allows: Shops that
+   * fail or poll together spread out instead of coming back at once. 0 (look again now) stays 0.
+   */
+  #delayed(delayMs: number): number {
+    if (delayMs <= 0) return 0;
+    const jittered = Math.round(delayMs * (1 + JITTER * (this.#options.random ?? Math.random)()));
+    return Math.max(jittered, this.#bucket?.reserve() ?? 0);
   }
 }

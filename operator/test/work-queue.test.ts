@@ -14,7 +14,7 @@ function gate() {
 const quietPeriod = () => new Promise((resolve) => setTimeout(resolve, 50));
 
 function queue(handle: WorkQueueOptions['handle'], options: Partial<WorkQueueOptions> = {}): WorkQueue {
-  return new WorkQueue({ handle, concurrency: 4, backoff: { initialMs: 10, maxMs: 40 }, passTimeoutMs: 10_000, ...options });
+  return new WorkQueue({ handle, concurrency: 4, backoff: { initialMs: 10, maxMs: 40 }, passTimeoutMs: 10_000, random: () => 0, ...options });
 }
 
 describe('WorkQueue', () => {
@@ -84,6 +84,45 @@ describe('WorkQueue', () => {
     work.add('shop');
     await eventually(async () => expect(passes).toBe(7));
     expect(retries).toEqual([10, 20, 40, 40, 10]);
+    await work.stop();
+  });
+
+  it('adds up to a tenth to each retry and requeue, drawn anew each time', async () => {
+    const draws = [0.5, 0.99, 0];
+    let passes = 0;
+    const retries: number[] = [];
+    const work = queue(
+      async () => {
+        passes += 1;
+        if (passes <= 3) throw new Error('transient');
+        return undefined;
+      },
+      { random: () => draws.shift() ?? 0, backoff: { initialMs: 100, maxMs: 1_000 }, onError: (_key, _error, retryInMs) => retries.push(retryInMs) },
+    );
+    work.add('shop');
+    await eventually(async () => expect(passes).toBe(4));
+    expect(retries).toEqual([105, 220, 400]);
+    await work.stop();
+  });
+
+  it('spaces the retries of all keys by the rate limit once its burst is spent', async () => {
+    const starts = new Map<string, number[]>();
+    const work = queue(
+      async (key) => {
+        const times = starts.get(key) ?? [];
+        starts.set(key, [...times, Date.now()]);
+        if (times.length === 0) throw new Error('transient');
+        return undefined;
+      },
+      { rateLimit: { perSecond: 10, burst: 1 }, backoff: { initialMs: 1, maxMs: 1 } },
+    );
+    for (const key of ['a', 'b', 'c']) work.add(key);
+    await eventually(async () => expect([...starts.values()].every((times) => times.length === 2)).toBe(true));
+    const retriedAt = [...starts.values()].map((times) => times[1] ?? 0).sort((x, y) => x - y);
+    const firstAt = Math.min(...[...starts.values()].map((times) => times[0] ?? 0));
+    // The burst lets one retry through at once; the next come a tenth of a second apart.
+    expect((retriedAt[1] ?? 0) - firstAt).toBeGreaterThanOrEqual(90);
+    expect((retriedAt[2] ?? 0) - firstAt).toBeGreaterThanOrEqual(190);
     await work.stop();
   });
 
