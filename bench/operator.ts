@@ -30,6 +30,7 @@ const SHOPS = Number(process.env.BENCH_SHOPS ?? 50);
 const NAMESPACES = 5;
 const ONE_SHOP_SAMPLES = 3;
 const READY_TIMEOUT_MS = 180_000;
+const START_TIMEOUT_MS = 60_000;
 
 function emit(figure: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify({ bench: 'operator', ...figure })}\n`);
@@ -286,15 +287,25 @@ async function startOperatorProcess(cluster: TestCluster): Promise<OperatorProce
   void exit.then(([code, signal]) => {
     if (!stopping) failure = new Error(`the operator exited (${code ?? signal}): ${stderr}`);
   });
+  const lastLines: string[] = [];
   const started = new Promise<Pick<OperatorProcess, 'metricsPort' | 'heap'>>((resolve, reject) => {
+    // Without a deadline a missed line would wait forever, printing nothing (it did, when the log's
+    // message key changed from `message` to pino's `msg`).
+    const deadline = setTimeout(() => {
+      reject(new Error(`the operator logged no "started" line within ${START_TIMEOUT_MS / 1000} s; its last output:\n${[...lastLines, stderr].join('\n')}`));
+    }, START_TIMEOUT_MS);
+    void exit.then(() => clearTimeout(deadline));
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-      let entry: { level?: string; message?: string; metricsPort?: number; nodeFlags?: string; heapLimitMb?: number };
+      lastLines.push(line);
+      if (lastLines.length > 20) lastLines.shift();
+      let entry: { level?: string; msg?: string; metricsPort?: number; nodeFlags?: string; heapLimitMb?: number };
       try {
         entry = JSON.parse(line);
       } catch {
         return;
       }
-      if (entry.message === 'started' && typeof entry.metricsPort === 'number') {
+      if (entry.msg === 'started' && typeof entry.metricsPort === 'number') {
+        clearTimeout(deadline);
         resolve({ metricsPort: entry.metricsPort, heap: { nodeFlags: entry.nodeFlags ?? '', limitMb: entry.heapLimitMb ?? Number.NaN } });
       }
       if (entry.level !== 'INFO') warnings.push(line);
