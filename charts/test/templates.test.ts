@@ -26,11 +26,11 @@ const SHOP_RULES = [
   'batch jobs: get list watch create patch delete',
   'apps deployments: get list watch create patch delete',
   'apps replicasets: list',
-  'core services: list create patch delete',
-  'core configmaps: list create patch delete',
+  'core services: list watch create patch delete',
+  'core configmaps: list watch create patch delete',
   'monitoring.coreos.com prometheusrules: list create patch delete',
   'monitoring.coreos.com podmonitors: list create patch delete',
-  'policy poddisruptionbudgets: list create patch delete',
+  'policy poddisruptionbudgets: list watch create patch delete',
   'core secrets: get list watch create update',
   'core pods: list watch',
   'core events: create list',
@@ -177,7 +177,7 @@ describe('shop-operator Deployment', () => {
     const env = Object.fromEntries(container.env.map((variable) => [variable.name, variable.value ?? variable.valueFrom]));
     expect(env).toEqual({
       METRICS_PORT: '8081',
-      RESYNC_SECONDS: '300',
+      RESYNC_SECONDS: '1800',
       LEADER_ELECTION: 'true',
       JOB_HISTORY_LIMIT: '3',
       LEASE_NAME: 'shop-operator',

@@ -9,7 +9,7 @@ import type { RateLimit } from './rate-limit.ts';
 import { reconcileShop, type ReconcilerOptions } from './reconcile/reconciler.ts';
 import { RenderCache } from './reconcile/render-cache.ts';
 import { watchShops } from './watches.ts';
-import { WorkQueue } from './work-queue.ts';
+import { JITTER, WorkQueue } from './work-queue.ts';
 
 export interface ControllerOptions extends Omit<ReconcilerOptions, 'renders'> {
   readonly kubeConfig: KubeConfig;
@@ -62,8 +62,9 @@ export function startController(options: ControllerOptions): RunningController {
     onError: (key, error, retryInMs) => logger.warn({ shop: key, error: describeError(error), retryInMs }, 'reconcile failed; retrying'),
   });
   const watches = watchShops({ ...options, enqueue: (key) => queue.add(key) });
+  // Each Shop at a random moment of the period's first tenth, so that thousands do not come at once.
   const resync = setInterval(() => {
-    for (const key of watches.shopKeys()) queue.add(key);
+    for (const key of watches.shopKeys()) queue.addAfter(key, Math.random() * options.resyncMs * JITTER);
   }, options.resyncMs);
   return {
     depth: () => queue.depth(),

@@ -59,7 +59,8 @@ export interface RunningOperator {
   stop(): Promise<void>;
 }
 
-export const DEFAULT_RESYNC_MS = 5 * 60_000;
+// Every kind the operator renders is watched; the resync is for missed events and the monitoring objects.
+export const DEFAULT_RESYNC_MS = 30 * 60_000;
 // A pass takes well under a second when the API server answers; this allows several slow requests.
 export const DEFAULT_PASS_TIMEOUT_MS = 2 * 60_000;
 const DEFAULT_BACKOFF: BackoffPolicy = { initialMs: 1_000, maxMs: 5 * 60_000 };

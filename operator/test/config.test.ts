@@ -23,7 +23,7 @@ describe('loadConfig', () => {
       watchNamespace: undefined,
       metricsPort: 8081,
       leaderElection: { namespace: 'shop-system', name: 'shop-operator', timings: { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 } },
-      resyncMs: 300_000,
+      resyncMs: 1_800_000,
       logLevel: 'INFO',
       identity: 'shop-operator-7d9f-x2',
       jobHistoryLimit: 3,

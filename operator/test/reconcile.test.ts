@@ -280,6 +280,17 @@ describe('a Ready Shop', () => {
     await statusOf(ns, 'shop', { phase: 'Deploying', conditions: expect.arrayContaining([condition('WorkerAvailable', 'False', 'RollingOut')]) });
   });
 
+  it('gets a deleted Service, ConfigMap and PodDisruptionBudget back without waiting for the resync', async () => {
+    const ns = await newShop('deleted-watched');
+    await deployReady(ns);
+    // The resync is 30 min away: only a watch brings these passes.
+    for (const path of [paths.service(ns, 'shop-api'), paths.configMap(ns, 'shop-config'), paths.pdb(ns, 'shop-api')]) {
+      const before = await read(path);
+      expect((await cluster.kube('DELETE', path)).status).toBe(200);
+      await eventually(async () => expect((await read(path)).metadata.uid).not.toBe(before.metadata.uid));
+    }
+  });
+
   it('keeps its generated keys across passes and versions', async () => {
     const ns = await newShop('keys');
     await deployReady(ns);
