@@ -40,10 +40,27 @@ export const monitoring: ReconcileStep = {
   },
 };
 
-/** The API server refused an object (RBAC of an older chart, an admission webhook): reported, and the Shop runs on. Transient errors are retried. */
+/** The API server refused the discovery request: reported, and the Shop runs on. Transient errors are retried. */
 function refusedMonitoring(error: unknown): ConditionReport {
   if (!isRejected(error)) throw error;
-  return { status: 'False', reason: 'ApplyRejected', message: `the API server refused a monitoring object: ${describeError(error)}` };
+  return { status: 'False', reason: 'ApplyRejected', message: `the API server refused the monitoring API's discovery: ${describeError(error)}` };
+}
+
+/**
+ * Applies each object; one the API server refuses (RBAC of an older chart, an admission webhook) does
+ * not keep the others from being applied. Resolves with what each refused one was told.
+ */
+async function applyEach(pass: Pass, objects: readonly KubeObject[]): Promise<string[]> {
+  const refused: string[] = [];
+  for (const object of objects) {
+    try {
+      await apply(pass.clients.objects, object);
+    } catch (error) {
+      if (!isRejected(error)) throw error;
+      refused.push(`${object.kind} ${object.metadata.name}: ${describeError(error)}`);
+    }
+  }
+  return refused;
 }
 
 function monitoringParts(shop: StoredShop, runbookBaseUrl: string | undefined): MonitoringPart[] {
@@ -70,7 +87,11 @@ async function provision(pass: Pass): Promise<ConditionReport> {
   const objects = wanted.filter((part) => !unserved.includes(part)).flatMap((part) => part.objects().map((object) => ownedBy(shop, object)));
   // Listed before the first apply: one refused must not get the others pruned.
   pass.provisioned.push(...objects);
-  for (const object of objects) await apply(clients.objects, object);
+  const refused = await applyEach(pass, objects);
+  if (refused.length > 0) {
+    const message = `the API server refused ${refused.length} of ${objects.length} monitoring objects (the others are applied): ${refused.join('; ')}`;
+    return { status: 'False', reason: 'ApplyRejected', message };
+  }
 
   const provisioned = `provisioned: ${describe(wanted.filter((part) => !unserved.includes(part))) || 'nothing'}`;
   if (unserved.length === 0) return { status: 'True', reason: 'Provisioned', message: provisioned };
