@@ -48,6 +48,8 @@ export interface Pass {
   readonly provisioned: KubeObject[];
   /** How many Jobs of each kind (migrations, key rewrap) pruning keeps. */
   readonly jobHistoryLimit: number;
+  /** The Prometheus Operator's kinds the API server serves, asked of discovery once per pass. */
+  servedMonitoringKinds(): Promise<ReadonlySet<string>>;
   report(type: StepConditionType, report: ConditionReport): void;
   /** Look at the Shop again after this long at the latest, also when no step halts (e.g. when a rotation is due). */
   requeueAfter(ms: number): void;

@@ -1,5 +1,7 @@
 import type { Shop, ShopStatus } from '@shop/cdk8s';
+import { servedKinds } from '../kube/api-discovery.ts';
 import type { KubeClients } from '../kube/clients.ts';
+import { MONITORING_API_VERSION } from '../monitoring/prometheus-rule.ts';
 import { DEFAULT_FAILURE_THRESHOLDS, type FailureThresholds } from '../kube/pod-failures.ts';
 import { InvalidObjectError, describeError, isConflict, isNotFound, isRejected } from '../kube/errors.ts';
 import { ownedManifests } from '../kube/ownership.ts';
@@ -123,6 +125,7 @@ async function runSteps(shop: StoredShop, options: ReconcilerOptions, now: Date)
   } catch (error) {
     return { halt: { phase: 'Failed', reason: 'InvalidSpec', message: describeError(error) }, reports, migratedVersion: shop.status?.migratedVersion, keyRotation: shop.status?.keyRotation };
   }
+  let monitoringKinds: Promise<ReadonlySet<string>> | undefined;
   const pass: Pass = {
     shop,
     manifests,
@@ -137,6 +140,7 @@ async function runSteps(shop: StoredShop, options: ReconcilerOptions, now: Date)
     keyRotation: shop.status?.keyRotation,
     provisioned: [],
     jobHistoryLimit: options.jobHistoryLimit ?? DEFAULT_JOB_HISTORY_LIMIT,
+    servedMonitoringKinds: () => (monitoringKinds ??= servedKinds(options.clients.customObjects, MONITORING_API_VERSION)),
     report: (type, report) => void reports.set(type, report),
     requeueAfter: (ms) => void (requeueAfterMs = Math.min(ms, requeueAfterMs ?? ms)),
   };

@@ -1,5 +1,4 @@
 import type { KubeObject } from '@shop/cdk8s';
-import { servedKinds } from '../../kube/api-discovery.ts';
 import { apply } from '../../kube/apply.ts';
 import { describeError, isRejected } from '../../kube/errors.ts';
 import { ownedBy } from '../../kube/ownership.ts';
@@ -22,7 +21,6 @@ interface MonitoringPart {
   readonly operatorKind?: string;
 }
 
-const [MONITORING_GROUP = '', MONITORING_VERSION = ''] = MONITORING_API_VERSION.split('/');
 
 const DISABLED: ConditionReport = { status: 'False', reason: 'Disabled', message: 'spec.monitoring enables no dashboards, alert rules or PodMonitor' };
 
@@ -78,11 +76,11 @@ function monitoringParts(shop: StoredShop, runbookBaseUrl: string | undefined): 
 }
 
 async function provision(pass: Pass): Promise<ConditionReport> {
-  const { shop, clients, runbookBaseUrl } = pass;
+  const { shop, runbookBaseUrl } = pass;
   const wanted = monitoringParts(shop, runbookBaseUrl).filter((part) => part.wanted);
   if (wanted.length === 0) return DISABLED;
 
-  const served = await servedKinds(clients.customObjects, MONITORING_GROUP, MONITORING_VERSION);
+  const served = await pass.servedMonitoringKinds();
   const unserved = wanted.filter((part) => part.operatorKind !== undefined && !served.has(part.operatorKind));
   const objects = wanted.filter((part) => !unserved.includes(part)).flatMap((part) => part.objects().map((object) => ownedBy(shop, object)));
   // Listed before the first apply: one refused must not get the others pruned.

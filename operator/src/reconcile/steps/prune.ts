@@ -1,6 +1,5 @@
 import type { KubernetesListObject, KubernetesObject, V1Deployment, V1Job, V1PodTemplateSpec, V1ReplicaSet } from '@kubernetes/client-node';
 import { manifestList } from '@shop/cdk8s';
-import { servedKinds } from '../../kube/api-discovery.ts';
 import { deleteStored } from '../../kube/apply.ts';
 import { INSTANCE_LABEL, isOwnedBy, ownedSelector } from '../../kube/ownership.ts';
 import { jobOutcome } from '../../kube/workload-state.ts';
@@ -22,7 +21,6 @@ const BUILT_IN_KINDS: readonly Kind[] = [
 ];
 /** The Prometheus Operator's kinds, listed only where the cluster serves them. */
 const MONITORING_KINDS = ['PrometheusRule', 'PodMonitor'];
-const [MONITORING_GROUP = '', MONITORING_VERSION = ''] = MONITORING_API_VERSION.split('/');
 
 const COMPONENT_LABEL = 'app.kubernetes.io/component';
 
@@ -56,8 +54,8 @@ export const prune: ReconcileStep = {
 const kindAndName = (object: { readonly kind?: string; readonly metadata?: { readonly name?: string } }): string => `${object.kind}/${object.metadata?.name}`;
 
 /** The objects of every prunable kind that carry the Shop's labels and are owned by this Shop, with their kind set. */
-async function listOwned({ shop, clients }: Pass): Promise<KubernetesObject[]> {
-  const served = await servedKinds(clients.customObjects, MONITORING_GROUP, MONITORING_VERSION);
+async function listOwned({ shop, clients, servedMonitoringKinds }: Pass): Promise<KubernetesObject[]> {
+  const served = await servedMonitoringKinds();
   const kinds = [...BUILT_IN_KINDS, ...MONITORING_KINDS.filter((kind) => served.has(kind)).map((kind) => ({ apiVersion: MONITORING_API_VERSION, kind }))];
   const lists = await Promise.all(
     kinds.map(async ({ apiVersion, kind }) => {
