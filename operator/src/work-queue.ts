@@ -24,6 +24,9 @@ export interface WorkQueueOptions {
   readonly onError?: (key: string, error: unknown, retryInMs: number) => void;
 }
 
+/** setTimeout's largest delay, about 24.8 days. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** The largest share of a retry's or requeue's delay added to it. */
 export const JITTER = 0.1;
 
@@ -71,10 +74,11 @@ export class WorkQueue {
     const pending = this.#scheduled.get(key);
     if (pending && pending.at <= at) return;
     if (pending) clearTimeout(pending.timer);
+    // A longer timer fires at once (Node treats it as 1 ms); a key due later gets an early pass, which asks again.
     const timer = setTimeout(() => {
       this.#scheduled.delete(key);
       this.add(key);
-    }, delayMs);
+    }, Math.min(delayMs, MAX_TIMER_MS));
     this.#scheduled.set(key, { at, timer });
   }
 

@@ -207,4 +207,17 @@ describe('backoffDelay', () => {
     const policy = { initialMs: 1_000, maxMs: 300_000 };
     expect([1, 2, 3, 4, 9, 10, 1_000].map((failures) => backoffDelay(failures, policy))).toEqual([1_000, 2_000, 4_000, 8_000, 256_000, 300_000, 300_000]);
   });
+
+  it('waits for a requeue further off than a timer can count (a key rotation a month away) instead of running again at once', async () => {
+    let passes = 0;
+    const work = queue(async () => {
+      passes += 1;
+      return { requeueAfterMs: 30 * 24 * 3_600_000 };
+    });
+    work.add('shop');
+    await eventually(async () => expect(passes).toBe(1));
+    await quietPeriod();
+    expect(passes).toBe(1);
+    await work.stop();
+  });
 });
