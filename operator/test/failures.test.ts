@@ -262,7 +262,11 @@ describe('a migration', () => {
     expect(await jobUid(ns)).toBe(second);
 
     await annotate();
-    await eventually(async () => expect(await jobUid(ns)).not.toBe(second));
+    await eventually(async () => {
+      const uid = await jobUid(ns);
+      expect(uid).toBeDefined(); // deleted, and not yet created again, is not enough
+      expect(uid).not.toBe(second);
+    });
     await completeJob(cluster.kube, ns, MIGRATION_JOB);
     await statusOf(ns, { phase: 'Deploying', migratedVersion: '1.0.0' });
   });
