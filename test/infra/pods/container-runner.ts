@@ -92,11 +92,12 @@ export class ContainerRunner {
   }
 
   status(): ContainerStatus {
-    const { container, image } = this.options;
+    const { container } = this.options;
     return {
       name: container.name,
       image: container.image ?? '',
-      imageID: image.config.Labels['org.opencontainers.image.revision'] ?? '',
+      // A kubelet reports the pulled image's digest; an unpacked root filesystem has none.
+      imageID: '',
       state: this.state,
       lastState: this.lastState,
       restartCount: this.restartCount,
