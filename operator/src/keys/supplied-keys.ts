@@ -36,7 +36,7 @@ export async function suppliedKeysReport(pass: Pass): Promise<ConditionReport> {
   pass.provisioned.push(job);
   const stored = (await readCurrent<V1Job>(pass.clients.objects, job)) ?? (await apply<V1Job>(pass.clients.objects, job));
   const outcome = jobOutcome(stored);
-  const count = outcome.state === 'running' ? undefined : await rewrapCount(pass.clients, stored, pass.shop.status?.keyRotation);
+  const count = outcome.state === 'running' ? undefined : await rewrapCount(pass.clients, stored);
   if (count) pass.keyRotation = { ...pass.keyRotation, ...rowsCounted(count) };
   if (outcome.state === 'complete') {
     return {

@@ -49,7 +49,7 @@ async function rotateGeneratedKeys(pass: Pass, { keys, secret }: GeneratedKeys):
   pass.provisioned.push(job);
   const stored = keys.phase === 'Rewrapping' ? await readCurrent<V1Job>(pass.clients.objects, job) : undefined;
   let rewrap: JobOutcome | undefined = stored && jobOutcome(stored);
-  const count = stored && rewrap?.state !== 'running' ? await rewrapCount(pass.clients, stored, shop.status?.keyRotation) : undefined;
+  const count = stored && rewrap?.state !== 'running' ? await rewrapCount(pass.clients, stored) : undefined;
   const removal = await removalFacts(pass, keys);
 
   const action = nextRotationAction(keys, policy, {
@@ -104,6 +104,6 @@ async function removalFacts(pass: Pass, keys: KeySet): Promise<RemovalFacts> {
   const stored = await readCurrent<V1Job>(pass.clients.objects, checkJob);
   if (!stored) return { olderPods, checkJob, check: undefined };
   const outcome = jobOutcome(stored);
-  const count = outcome.state === 'running' ? undefined : await rewrapCount(pass.clients, stored, pass.shop.status?.keyRotation);
+  const count = outcome.state === 'running' ? undefined : await rewrapCount(pass.clients, stored);
   return { olderPods, checkJob, check: { outcome, count } };
 }
