@@ -598,9 +598,11 @@ describe('scheduled rotation', () => {
     await completeJob(cluster.kube, shop.ns, 'shop-migrate-1-1-0');
     await eventually(async () => expect((await cluster.kube<{ spec: { template: { spec: { containers: Array<{ image: string }> } } } }>('GET', `/apis/apps/v1/namespaces/${shop.ns}/deployments/shop-api`)).body.spec.template.spec.containers[0]?.image).toMatch(/:1\.1\.0$/));
     await shop.startPods('api');
-    await eventually(async () => expect((await cluster.kube<{ metadata: { annotations: Record<string, string> } }>('GET', `/apis/apps/v1/namespaces/${shop.ns}/deployments/shop-worker`)).body.metadata.annotations['shop.dev/version']).toBe('1.1.0'));
-    await shop.startPods('worker');
-    await shop.startPods('consumer');
+    // The worker and the consumer are applied one after the other: each is marked available only once its new template is there.
+    for (const component of ['worker', 'consumer'] as const) {
+      await eventually(async () => expect((await cluster.kube<{ metadata: { annotations: Record<string, string> } }>('GET', `/apis/apps/v1/namespaces/${shop.ns}/deployments/shop-${component}`)).body.metadata.annotations['shop.dev/version']).toBe('1.1.0'));
+      await shop.startPods(component);
+    }
     await shop.status({ keyRotation: { phase: 'Adding' } });
     await shop.rollOutKeys('adding');
     await shop.status({ keyRotation: { phase: 'Switching' } });
