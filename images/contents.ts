@@ -2,7 +2,7 @@
 // Containerfile's build stage and the offline builder both call assembleApp() with it, and
 // test/images/containerfile.test.ts checks the Containerfile's runtime settings against it.
 import { readFileSync } from 'node:fs';
-import { API, CONSUMER, MIGRATE_COMMAND, REWRAP_COMMAND, WORKER } from '../cdk8s/src/components.ts';
+import { API, CONSUMER, MIGRATE_COMMAND, REWRAP_COMMAND, START_API_PATH, WORKER } from '../cdk8s/src/components.ts';
 import { RUN_AS_USER } from '../cdk8s/src/security.ts';
 
 export type ImageTarget = 'platform' | 'operator' | 'storefront';
@@ -49,8 +49,6 @@ export const RUN_AS = `${RUN_AS_USER}:${RUN_AS_USER}`;
 export const EXCLUDED = [/(^|\/)test\//, /\.test\.ts$/, /(^|\/)tsconfig[^/]*\.json$/, /(^|\/)README\.md$/];
 /** The embedded database's relative `.data` folder (services/platform/src/db/database.ts), made a link into WRITABLE_DIR. */
 export const DATA_LINK = { path: '.data', target: WRITABLE_DIR } as const;
-/** Starts the api with API_WORKERS from the CPU quota. */
-const START_API_PATH = '/usr/local/bin/start-api';
 /** Prints the CPUs the container may use; start-api calls it. */
 export const CPU_COUNT_PATH = '/usr/local/bin/cpu-count';
 

@@ -5,15 +5,14 @@ import type { ShopConfigMap } from './config-map.ts';
 import { selectorLabels } from './labels.ts';
 import { shopObjectNames } from './names.ts';
 import { podTemplate } from './pod-template.ts';
-import type { ComponentResources } from './resources.ts';
 import type { ShopContext } from './shop-context.ts';
 
 export interface ComponentDeploymentProps {
   readonly shop: ShopContext;
   readonly process: ServiceProcess;
   readonly config: ShopConfigMap;
-  readonly replicas: number;
-  readonly resources: ComponentResources | undefined;
+  /** None when an autoscaler owns them. */
+  readonly replicas: number | undefined;
   /** Surge one new pod before an old one stops; or stop the old pod first, so that two never run at once. */
   readonly strategy: 'RollingUpdate' | 'Recreate';
 }
@@ -38,9 +37,8 @@ export class ComponentDeployment extends Construct {
         template: podTemplate({
           shop,
           component: process.component,
-          command: ['node', process.entrypoint],
+          command: process.command,
           configMapName: props.config.name,
-          resources: props.resources,
           restartPolicy: 'Always',
           http: process.http,
         }),

@@ -16,6 +16,8 @@ export interface ServiceProcess {
   readonly component: Exclude<Component, 'migrations'>;
   /** Relative to the image's working directory, the repository root. */
   readonly entrypoint: string;
+  /** What the container runs: the entrypoint, for the api through START_API_PATH. */
+  readonly command: readonly string[];
   readonly http: HttpPort;
 }
 
@@ -25,9 +27,17 @@ const API_PORT: HttpPort = { variable: 'PORT', port: 3000, readinessPath: '/serv
 const CONSUMER_PORT: HttpPort = { variable: 'CONSUMER_PORT', port: 9464, readinessPath: '/ready' };
 const WORKER_PORT: HttpPort = { variable: 'WORKER_PORT', port: 9465, readinessPath: '/ready' };
 
-export const API: ServiceProcess = { component: 'api', entrypoint: 'services/api/src/main.ts', http: API_PORT };
-export const WORKER: ServiceProcess = { component: 'worker', entrypoint: 'services/worker/src/main.ts', http: WORKER_PORT };
-export const CONSUMER: ServiceProcess = { component: 'consumer', entrypoint: 'services/consumer/src/main.ts', http: CONSUMER_PORT };
+/**
+ * The platform image's entry point (images/platform/start-api.sh): runs the api's entrypoint with
+ * API_WORKERS, when unset, at the CPUs of the container's limit, so the api uses the CPUs it is given.
+ */
+export const START_API_PATH = '/usr/local/bin/start-api';
+
+const service = (component: ServiceProcess['component'], entrypoint: string, http: HttpPort, command = ['node', entrypoint]): ServiceProcess => ({ component, entrypoint, command, http });
+
+export const API = service('api', 'services/api/src/main.ts', API_PORT, [START_API_PATH]);
+export const WORKER = service('worker', 'services/worker/src/main.ts', WORKER_PORT);
+export const CONSUMER = service('consumer', 'services/consumer/src/main.ts', CONSUMER_PORT);
 
 /** `npm run db:migrate` without npm: npm would want a writable home for its logs, and the root filesystem is read-only. */
 export const MIGRATE_COMMAND = ['node', 'services/platform/src/db/migrations/cli.ts', 'deploy'];

@@ -33,8 +33,9 @@ export interface ShopManifests {
   readonly configMap: KubeObject;
   /** Runs the migrations of spec.image.tag; its name carries the version, so each version migrates once. */
   readonly migrationJob: KubeObject;
-  readonly api: { readonly deployment: KubeObject; readonly service: KubeObject; readonly disruptionBudget: KubeObject };
-  readonly worker: { readonly deployment: KubeObject };
+  /** `autoscaler`: a HorizontalPodAutoscaler, when spec.<component>.autoscaling is set; the Deployment then has no replicas. */
+  readonly api: { readonly deployment: KubeObject; readonly service: KubeObject; readonly disruptionBudget: KubeObject; readonly autoscaler?: KubeObject };
+  readonly worker: { readonly deployment: KubeObject; readonly disruptionBudget: KubeObject; readonly autoscaler?: KubeObject };
   /** Exactly one replica with the Recreate strategy: one instance per consumer group. */
   readonly consumer: { readonly deployment: KubeObject };
 }

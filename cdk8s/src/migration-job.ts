@@ -47,8 +47,6 @@ export class MigrationJob extends Construct {
           component: 'migrations',
           command: MIGRATE_COMMAND,
           configMapName: config.name,
-          // Sized like the api, the process closest to it; the spec has no size for the Job.
-          resources: shop.spec.api?.resources,
           restartPolicy: 'Never',
         }),
       },

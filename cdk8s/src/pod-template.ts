@@ -3,7 +3,8 @@ import type { HttpPort } from './components.ts';
 import { containerEnvironment } from './environment.ts';
 import { componentLabels, type Component } from './labels.ts';
 import { HTTP_PORT_NAME, httpProbes } from './probes.ts';
-import { containerResources, type ComponentResources } from './resources.ts';
+import { componentSpec, podSettings } from './pod-settings.ts';
+import { containerResources } from './resources.ts';
 import { CONTAINER_SECURITY_CONTEXT, POD_SECURITY_CONTEXT } from './security.ts';
 import { imageOf, type ShopContext } from './shop-context.ts';
 
@@ -12,7 +13,6 @@ export interface PodTemplateProps {
   readonly component: Component;
   readonly command: readonly string[];
   readonly configMapName: string;
-  readonly resources: ComponentResources | undefined;
   readonly restartPolicy: 'Always' | 'Never';
   /** The server the probes reach; none for a run-to-completion Job. */
   readonly http?: HttpPort;
@@ -20,7 +20,10 @@ export interface PodTemplateProps {
 
 const TMP_VOLUME = 'tmp';
 
-/** One container of the platform image, locked down, with the Shop's environment and a writable /tmp. */
+/**
+ * One container of the platform image, locked down, with the Shop's environment, the component's
+ * resources and pod settings (scheduling, pull secrets, service account), and a writable /tmp.
+ */
 export function podTemplate(props: PodTemplateProps): k8s.PodTemplateSpec {
   const { shop, component, http } = props;
   const container: k8s.Container = {
@@ -30,7 +33,7 @@ export function podTemplate(props: PodTemplateProps): k8s.PodTemplateSpec {
     ...containerEnvironment(shop, props.configMapName, http),
     ports: http ? [{ name: HTTP_PORT_NAME, containerPort: http.port, protocol: 'TCP' }] : undefined,
     ...(http ? httpProbes(http.readinessPath) : {}),
-    resources: containerResources(props.resources),
+    resources: containerResources(componentSpec(shop.spec, component)?.resources, component),
     securityContext: CONTAINER_SECURITY_CONTEXT,
     volumeMounts: [{ name: TMP_VOLUME, mountPath: '/tmp' }],
     // A container that fails without writing its termination message leaves its last log lines there: the operator shows them in the Shop's status.
@@ -39,6 +42,7 @@ export function podTemplate(props: PodTemplateProps): k8s.PodTemplateSpec {
   return {
     metadata: { labels: componentLabels(shop, component) },
     spec: {
+      ...podSettings(shop.spec, component),
       containers: [container],
       restartPolicy: props.restartPolicy,
       securityContext: POD_SECURITY_CONTEXT,

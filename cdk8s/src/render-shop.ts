@@ -15,8 +15,17 @@ export function renderShop(shop: Shop): ShopManifests {
   const manifests: ShopManifests = {
     configMap: take('ConfigMap', configMapName(context)),
     migrationJob: take('Job', migrationJobName(context.name, context.spec.image.tag)),
-    api: { deployment: take('Deployment', names.api), service: take('Service', names.api), disruptionBudget: take('PodDisruptionBudget', names.api) },
-    worker: { deployment: take('Deployment', names.worker) },
+    api: {
+      deployment: take('Deployment', names.api),
+      service: take('Service', names.api),
+      disruptionBudget: take('PodDisruptionBudget', names.api),
+      autoscaler: take.optional('HorizontalPodAutoscaler', names.api),
+    },
+    worker: {
+      deployment: take('Deployment', names.worker),
+      disruptionBudget: take('PodDisruptionBudget', names.worker),
+      autoscaler: take.optional('HorizontalPodAutoscaler', names.worker),
+    },
     consumer: { deployment: take('Deployment', names.consumer) },
   };
   const left = take.remaining();
@@ -32,7 +41,10 @@ export function manifestList(manifests: ShopManifests): KubeObject[] {
     manifests.api.deployment,
     manifests.api.service,
     manifests.api.disruptionBudget,
+    ...(manifests.api.autoscaler ? [manifests.api.autoscaler] : []),
     manifests.worker.deployment,
+    manifests.worker.disruptionBudget,
+    ...(manifests.worker.autoscaler ? [manifests.worker.autoscaler] : []),
     manifests.consumer.deployment,
   ];
 }
@@ -45,5 +57,7 @@ function objectTaker(objects: readonly KubeObject[]) {
     byKey.delete(`${kind}/${name}`);
     return object;
   };
-  return Object.assign(take, { remaining: () => [...byKey.keys()] });
+  /** The object when the chart rendered one (an optional part of the Shop). */
+  const optional = (kind: string, name: string): KubeObject | undefined => (byKey.has(`${kind}/${name}`) ? take(kind, name) : undefined);
+  return Object.assign(take, { optional, remaining: () => [...byKey.keys()] });
 }

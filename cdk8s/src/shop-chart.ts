@@ -1,8 +1,9 @@
 import { Chart } from 'cdk8s';
 import type { Construct } from 'constructs';
-import { ApiDisruptionBudget } from './api-disruption-budget.ts';
 import { ApiService } from './api-service.ts';
+import { ComponentAutoscaler } from './component-autoscaler.ts';
 import { ComponentDeployment } from './component-deployment.ts';
+import { DisruptionBudget } from './disruption-budget.ts';
 import { API, CONSUMER, WORKER } from './components.ts';
 import { ShopConfigMap } from './config-map.ts';
 import { shopLabels } from './labels.ts';
@@ -16,32 +17,35 @@ export class ShopChart extends Chart {
     const { spec } = shop;
     const config = new ShopConfigMap(this, 'config', shop);
     new MigrationJob(this, 'migration', shop, config);
+    const apiAutoscaling = spec.api?.autoscaling;
     new ComponentDeployment(this, 'api', {
       shop,
       process: API,
       config,
-      replicas: spec.api?.replicas ?? SPEC_DEFAULTS.apiReplicas,
-      resources: spec.api?.resources,
+      replicas: apiAutoscaling ? undefined : (spec.api?.replicas ?? SPEC_DEFAULTS.apiReplicas),
       strategy: 'RollingUpdate',
     });
+    if (apiAutoscaling) new ComponentAutoscaler(this, 'api-autoscaler', shop, API, apiAutoscaling);
     new ApiService(this, 'api-service', shop);
-    new ApiDisruptionBudget(this, 'api-disruption-budget', shop);
+    new DisruptionBudget(this, 'api-disruption-budget', shop, API);
     // The worker refuses to start without a workflow engine; the api then runs the sweeps itself.
+    const workflows = spec.secrets.workflowHost !== undefined;
+    const workerAutoscaling = workflows ? spec.worker?.autoscaling : undefined;
     new ComponentDeployment(this, 'worker', {
       shop,
       process: WORKER,
       config,
-      replicas: spec.secrets.workflowHost === undefined ? 0 : (spec.worker?.replicas ?? SPEC_DEFAULTS.workerReplicas),
-      resources: spec.worker?.resources,
+      replicas: !workflows ? 0 : workerAutoscaling ? undefined : (spec.worker?.replicas ?? SPEC_DEFAULTS.workerReplicas),
       strategy: 'RollingUpdate',
     });
+    if (workerAutoscaling) new ComponentAutoscaler(this, 'worker-autoscaler', shop, WORKER, workerAutoscaling);
+    new DisruptionBudget(this, 'worker-disruption-budget', shop, WORKER);
     // A consumer group runs in one instance only: never two pods, not even during a rollout; 0 pauses it.
     new ComponentDeployment(this, 'consumer', {
       shop,
       process: CONSUMER,
       config,
       replicas: Math.min(spec.consumer?.replicas ?? 1, 1),
-      resources: spec.consumer?.resources,
       strategy: 'Recreate',
     });
   }

@@ -47,15 +47,78 @@ export interface ShopSpec {
     pullPolicy?: "Always" | "IfNotPresent" | "Never";
   };
   /**
-   * The api: how many pods and their resources.
+   * Scheduling and identity for every pod of the Shop (api, worker, consumer and the Jobs); a field set on a component replaces the one here.
+   */
+  podDefaults?: {
+    /**
+     * Secrets in the Shop's namespace the kubelet pulls the image with, for the Shop's pods, as in a Pod's imagePullSecrets.
+     */
+    imagePullSecrets?: {
+      /**
+       * Name of the Secret.
+       */
+      name: string;
+    }[];
+    /**
+     * The ServiceAccount the Shop's pods run as, e.g. one bound to a cloud identity. Its token is still not mounted: the processes never call the Kubernetes API.
+     */
+    serviceAccountName?: string;
+    /**
+     * Node labels the Shop's pods must be scheduled on, as in a Pod's nodeSelector.
+     */
+    nodeSelector?: {
+      [k: string]: string;
+    };
+    /**
+     * Taints the Shop's pods tolerate, as in a Pod's tolerations.
+     */
+    tolerations?: {
+      [k: string]: unknown;
+    }[];
+    /**
+     * Node and pod affinity of the Shop's pods, as in a Pod's affinity.
+     */
+    affinity?: {
+      [k: string]: unknown;
+    };
+    /**
+     * How the Shop's pods spread over zones or nodes, as in a Pod's topologySpreadConstraints; their labelSelector may select the component's pods by app.kubernetes.io/instance and app.kubernetes.io/component.
+     */
+    topologySpreadConstraints?: {
+      [k: string]: unknown;
+    }[];
+    /**
+     * The PriorityClass of the Shop's pods.
+     */
+    priorityClassName?: string;
+  };
+  /**
+   * The api: its pods, their resources and where they run. Scheduling fields set here replace those of podDefaults, field by field.
    */
   api?: {
     /**
-     * Number of api pods. The api scales horizontally.
+     * Number of api pods. The api scales horizontally. Not applied while api.autoscaling is set.
      */
     replicas?: number;
     /**
-     * CPU and memory for each api container, as in a Pod's resources.
+     * A HorizontalPodAutoscaler for the api (<shop>-api) on CPU utilization, measured against the CPU requests. When set, it owns the Deployment's replicas and api.replicas is not applied.
+     */
+    autoscaling?: {
+      /**
+       * Fewest pods.
+       */
+      minReplicas: number;
+      /**
+       * Most pods.
+       */
+      maxReplicas: number;
+      /**
+       * Average CPU use, in percent of the requests, the autoscaler keeps the pods at; 70 when unset.
+       */
+      targetCPUUtilizationPercentage?: number;
+    };
+    /**
+     * CPU and memory for each api container, as in a Pod's resources. When unset, the operator's defaults (docs/operator.md).
      */
     resources?: {
       /**
@@ -85,17 +148,75 @@ export interface ShopSpec {
         memory?: number | string;
       };
     };
+    /**
+     * Secrets in the Shop's namespace the kubelet pulls the image with, for the api pods and the migration and rewrap Jobs' pods, as in a Pod's imagePullSecrets.
+     */
+    imagePullSecrets?: {
+      /**
+       * Name of the Secret.
+       */
+      name: string;
+    }[];
+    /**
+     * The ServiceAccount the api pods and the migration and rewrap Jobs' pods run as, e.g. one bound to a cloud identity. Its token is still not mounted: the processes never call the Kubernetes API.
+     */
+    serviceAccountName?: string;
+    /**
+     * Node labels the api pods and the migration and rewrap Jobs' pods must be scheduled on, as in a Pod's nodeSelector.
+     */
+    nodeSelector?: {
+      [k: string]: string;
+    };
+    /**
+     * Taints the api pods and the migration and rewrap Jobs' pods tolerate, as in a Pod's tolerations.
+     */
+    tolerations?: {
+      [k: string]: unknown;
+    }[];
+    /**
+     * Node and pod affinity of the api pods and the migration and rewrap Jobs' pods, as in a Pod's affinity.
+     */
+    affinity?: {
+      [k: string]: unknown;
+    };
+    /**
+     * How the api pods and the migration and rewrap Jobs' pods spread over zones or nodes, as in a Pod's topologySpreadConstraints; their labelSelector may select the component's pods by app.kubernetes.io/instance and app.kubernetes.io/component.
+     */
+    topologySpreadConstraints?: {
+      [k: string]: unknown;
+    }[];
+    /**
+     * The PriorityClass of the api pods and the migration and rewrap Jobs' pods.
+     */
+    priorityClassName?: string;
   };
   /**
-   * The worker: how many pods and their resources.
+   * The worker: its pods, their resources and where they run. Scheduling fields set here replace those of podDefaults, field by field.
    */
   worker?: {
     /**
-     * Number of worker pods. Workflow work is shared among workers automatically. The worker runs only with secrets.workflowHost set; without it the Shop runs no worker pods and the api runs the periodic sweeps itself.
+     * Number of worker pods. Workflow work is shared among workers automatically. The worker runs only with secrets.workflowHost set; without it the Shop runs no worker pods and the api runs the periodic sweeps itself. Not applied while worker.autoscaling is set.
      */
     replicas?: number;
     /**
-     * CPU and memory for each worker container, as in a Pod's resources.
+     * A HorizontalPodAutoscaler for the worker (<shop>-worker) on CPU utilization, measured against the CPU requests. When set, it owns the Deployment's replicas and worker.replicas is not applied.
+     */
+    autoscaling?: {
+      /**
+       * Fewest pods.
+       */
+      minReplicas: number;
+      /**
+       * Most pods.
+       */
+      maxReplicas: number;
+      /**
+       * Average CPU use, in percent of the requests, the autoscaler keeps the pods at; 70 when unset.
+       */
+      targetCPUUtilizationPercentage?: number;
+    };
+    /**
+     * CPU and memory for each worker container, as in a Pod's resources. When unset, the operator's defaults (docs/operator.md).
      */
     resources?: {
       /**
@@ -125,9 +246,50 @@ export interface ShopSpec {
         memory?: number | string;
       };
     };
+    /**
+     * Secrets in the Shop's namespace the kubelet pulls the image with, for the worker pods, as in a Pod's imagePullSecrets.
+     */
+    imagePullSecrets?: {
+      /**
+       * Name of the Secret.
+       */
+      name: string;
+    }[];
+    /**
+     * The ServiceAccount the worker pods run as, e.g. one bound to a cloud identity. Its token is still not mounted: the processes never call the Kubernetes API.
+     */
+    serviceAccountName?: string;
+    /**
+     * Node labels the worker pods must be scheduled on, as in a Pod's nodeSelector.
+     */
+    nodeSelector?: {
+      [k: string]: string;
+    };
+    /**
+     * Taints the worker pods tolerate, as in a Pod's tolerations.
+     */
+    tolerations?: {
+      [k: string]: unknown;
+    }[];
+    /**
+     * Node and pod affinity of the worker pods, as in a Pod's affinity.
+     */
+    affinity?: {
+      [k: string]: unknown;
+    };
+    /**
+     * How the worker pods spread over zones or nodes, as in a Pod's topologySpreadConstraints; their labelSelector may select the component's pods by app.kubernetes.io/instance and app.kubernetes.io/component.
+     */
+    topologySpreadConstraints?: {
+      [k: string]: unknown;
+    }[];
+    /**
+     * The PriorityClass of the worker pods.
+     */
+    priorityClassName?: string;
   };
   /**
-   * The consumer: how many pods and their resources.
+   * The consumer: its pods, their resources and where they run. Scheduling fields set here replace those of podDefaults, field by field.
    */
   consumer?: {
     /**
@@ -135,7 +297,7 @@ export interface ShopSpec {
      */
     replicas?: number;
     /**
-     * CPU and memory for each consumer container, as in a Pod's resources.
+     * CPU and memory for each consumer container, as in a Pod's resources. When unset, the operator's defaults (docs/operator.md).
      */
     resources?: {
       /**
@@ -165,6 +327,47 @@ export interface ShopSpec {
         memory?: number | string;
       };
     };
+    /**
+     * Secrets in the Shop's namespace the kubelet pulls the image with, for the consumer pods, as in a Pod's imagePullSecrets.
+     */
+    imagePullSecrets?: {
+      /**
+       * Name of the Secret.
+       */
+      name: string;
+    }[];
+    /**
+     * The ServiceAccount the consumer pods run as, e.g. one bound to a cloud identity. Its token is still not mounted: the processes never call the Kubernetes API.
+     */
+    serviceAccountName?: string;
+    /**
+     * Node labels the consumer pods must be scheduled on, as in a Pod's nodeSelector.
+     */
+    nodeSelector?: {
+      [k: string]: string;
+    };
+    /**
+     * Taints the consumer pods tolerate, as in a Pod's tolerations.
+     */
+    tolerations?: {
+      [k: string]: unknown;
+    }[];
+    /**
+     * Node and pod affinity of the consumer pods, as in a Pod's affinity.
+     */
+    affinity?: {
+      [k: string]: unknown;
+    };
+    /**
+     * How the consumer pods spread over zones or nodes, as in a Pod's topologySpreadConstraints; their labelSelector may select the component's pods by app.kubernetes.io/instance and app.kubernetes.io/component.
+     */
+    topologySpreadConstraints?: {
+      [k: string]: unknown;
+    }[];
+    /**
+     * The PriorityClass of the consumer pods.
+     */
+    priorityClassName?: string;
   };
   /**
    * Plain configuration passed to every component as environment variables, e.g. LOG_LEVEL or EVENT_SCHEMA_MODE. Secrets go in spec.secrets, never here.

@@ -14,6 +14,7 @@ const COLLECTIONS: Record<string, string> = {
   'apps/v1/Deployment': 'deployments',
   'batch/v1/Job': 'jobs',
   'policy/v1/PodDisruptionBudget': 'poddisruptionbudgets',
+  'autoscaling/v2/HorizontalPodAutoscaler': 'horizontalpodautoscalers',
 };
 
 function collectionOf(object: KubeObject): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderShop, ShopNameError } from '../src/index.ts';
+import { manifestList, renderShop, ShopNameError } from '../src/index.ts';
 import { migrationJobName, versionLabel } from '../src/names.ts';
 import { minimalShop } from './shops.ts';
 
@@ -18,7 +18,7 @@ describe('object names', () => {
 
   it('puts every object in the Shop namespace, and in none when the Shop has none', () => {
     const namespaces = (namespace?: string) =>
-      Object.values(flatten(renderShop(minimalShop((shop) => (shop.metadata = { name: 'acme', namespace }))))).map((o) => o.metadata.namespace);
+      manifestList(renderShop(minimalShop((shop) => (shop.metadata = { name: 'acme', namespace })))).map((o) => o.metadata.namespace);
     expect(new Set(namespaces('shops'))).toEqual(new Set(['shops']));
     expect(new Set(namespaces(undefined))).toEqual(new Set([undefined]));
   });
@@ -82,13 +82,3 @@ describe('the version label', () => {
     expect(versionLabel('x'.repeat(128))).not.toBe(versionLabel(`${'x'.repeat(127)}y`));
   });
 });
-
-function flatten(manifests: ReturnType<typeof renderShop>) {
-  return {
-    configMap: manifests.configMap,
-    migrationJob: manifests.migrationJob,
-    ...manifests.api,
-    worker: manifests.worker.deployment,
-    consumer: manifests.consumer.deployment,
-  };
-}

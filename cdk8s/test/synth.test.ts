@@ -63,7 +63,9 @@ describe('npm run synth', () => {
       'Deployment/acme-api',
       'Service/acme-api',
       'PodDisruptionBudget/acme-api',
+      'HorizontalPodAutoscaler/acme-api',
       'Deployment/acme-worker',
+      'PodDisruptionBudget/acme-worker',
       'Deployment/acme-consumer',
     ]);
     expect(objects).toEqual(manifestList(renderShop(await readShopFile(path.join(REPO_ROOT, EXAMPLE)))));

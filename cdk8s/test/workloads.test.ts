@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderShop, type KubeObject } from '../src/index.ts';
+import { manifestList, renderShop, type KubeObject, type Shop } from '../src/index.ts';
 import { containerOf, minimalShop, workload } from './shops.ts';
 
 const manifests = renderShop(minimalShop());
@@ -49,8 +49,8 @@ describe('deployments', () => {
     expect(containerOf(always.migrationJob).imagePullPolicy).toBe('Always');
   });
 
-  it('starts each component with node and its entrypoint', () => {
-    expect(containerOf(deployments.api).command).toEqual(['node', 'services/api/src/main.ts']);
+  it('starts the api through the image\'s start-api (API_WORKERS from the CPU limit), the others with node and their entrypoint', () => {
+    expect(containerOf(deployments.api).command).toEqual(['/usr/local/bin/start-api']);
     expect(containerOf(deployments.worker).command).toEqual(['node', 'services/worker/src/main.ts']);
     expect(containerOf(deployments.consumer).command).toEqual(['node', 'services/consumer/src/main.ts']);
   });
@@ -75,7 +75,7 @@ describe('deployments', () => {
     }
   });
 
-  it('gives each container the resources of its component, and none when the spec sets none', () => {
+  it('gives each container the resources of its component, and the defaults when the spec sets none', () => {
     const sized = renderShop(
       minimalShop((shop) =>
         Object.assign(shop.spec, {
@@ -86,8 +86,14 @@ describe('deployments', () => {
     );
     expect(containerOf(sized.api.deployment).resources).toEqual({ requests: { cpu: '250m', memory: '256Mi' }, limits: { memory: '512Mi' } });
     expect(containerOf(sized.consumer.deployment).resources).toEqual({ requests: { cpu: 1 } });
-    expect(containerOf(sized.worker.deployment).resources).toBeUndefined();
+    expect(containerOf(sized.worker.deployment).resources).toEqual({ requests: { cpu: '100m', memory: '256Mi' }, limits: { memory: '512Mi' } });
     expect(containerOf(sized.migrationJob).resources).toEqual(containerOf(sized.api.deployment).resources);
+  });
+
+  it('limits the api to one CPU by default, so start-api runs one api process, and the others only in memory', () => {
+    expect(containerOf(deployments.api).resources).toEqual({ requests: { cpu: '250m', memory: '256Mi' }, limits: { cpu: '1', memory: '512Mi' } });
+    expect(containerOf(deployments.consumer).resources).toEqual({ requests: { cpu: '100m', memory: '192Mi' }, limits: { memory: '384Mi' } });
+    expect(containerOf(manifests.migrationJob).resources).toEqual(containerOf(deployments.api).resources);
   });
 });
 
@@ -130,11 +136,17 @@ describe('probes and ports', () => {
     expect(manifests.api.service.spec).toMatchObject({ type: 'ClusterIP', ports: [{ name: 'http', port: 80, targetPort: 'http' }] });
   });
 
-  it('keeps at most one api pod out at a time, whatever the replicas', () => {
+  it('keeps at most one api pod and one worker pod out at a time, whatever the replicas', () => {
     for (const replicas of [1, 2, 7]) {
-      const budget = renderShop(minimalShop((shop) => (shop.spec.api = { replicas }))).api.disruptionBudget;
-      expect(budget).toMatchObject({ apiVersion: 'policy/v1', spec: { maxUnavailable: 1, selector: workload(deployments.api).spec.selector } });
-      expect(budget.spec).not.toHaveProperty('minAvailable');
+      const rendered = renderShop(minimalShop((shop) => Object.assign(shop.spec, { api: { replicas }, worker: { replicas } })));
+      for (const [budget, deployment] of [[rendered.api.disruptionBudget, deployments.api], [rendered.worker.disruptionBudget, deployments.worker]] as const) {
+        expect(budget).toMatchObject({
+          apiVersion: 'policy/v1',
+          metadata: { name: deployment.metadata.name },
+          spec: { maxUnavailable: 1, selector: workload(deployment).spec.selector, unhealthyPodEvictionPolicy: 'AlwaysAllow' },
+        });
+        expect(budget.spec).not.toHaveProperty('minAvailable');
+      }
     }
   });
 });
@@ -248,5 +260,98 @@ describe('renderShop', () => {
     const copy = structuredClone(shop);
     renderShop(shop);
     expect(shop).toEqual(copy);
+  });
+});
+
+describe('pod settings', () => {
+  const spread = { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { 'app.kubernetes.io/component': 'api' } } };
+  const affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'pool', operator: 'In', values: ['shop'] }] }] } } };
+  const podSpec = (object: KubeObject) => workload(object).spec.template.spec as unknown as Record<string, unknown>;
+  const settled = renderShop(
+    minimalShop((shop) =>
+      Object.assign(shop.spec, {
+        podDefaults: {
+          imagePullSecrets: [{ name: 'registry' }],
+          serviceAccountName: 'shop',
+          nodeSelector: { pool: 'general' },
+          tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'shop', effect: 'NoSchedule' }],
+          priorityClassName: 'shop-normal',
+        },
+        api: { nodeSelector: { pool: 'web' }, affinity, topologySpreadConstraints: [spread], priorityClassName: 'shop-high' },
+        worker: { tolerations: [] },
+      }),
+    ),
+  );
+
+  it('takes each field from the component when set there, else from podDefaults, and passes it unchanged', () => {
+    expect(podSpec(settled.api.deployment)).toMatchObject({
+      imagePullSecrets: [{ name: 'registry' }],
+      serviceAccountName: 'shop',
+      nodeSelector: { pool: 'web' },
+      tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'shop', effect: 'NoSchedule' }],
+      affinity,
+      topologySpreadConstraints: [spread],
+      priorityClassName: 'shop-high',
+    });
+    // An empty list on the component replaces the default's.
+    expect(podSpec(settled.worker.deployment)).toMatchObject({ nodeSelector: { pool: 'general' }, tolerations: [], priorityClassName: 'shop-normal' });
+    expect(podSpec(settled.consumer.deployment)).toMatchObject({ serviceAccountName: 'shop', nodeSelector: { pool: 'general' }, priorityClassName: 'shop-normal' });
+    expect(podSpec(settled.consumer.deployment)).not.toHaveProperty('affinity');
+  });
+
+  it('schedules the migration Job like the api, whose database it migrates ahead of', () => {
+    const job = podSpec(settled.migrationJob);
+    expect(job).toMatchObject({ imagePullSecrets: [{ name: 'registry' }], nodeSelector: { pool: 'web' }, affinity, priorityClassName: 'shop-high' });
+  });
+
+  it('sets none of them when the Shop sets none', () => {
+    for (const object of Object.values(podWorkloads)) {
+      for (const field of ['imagePullSecrets', 'serviceAccountName', 'nodeSelector', 'tolerations', 'affinity', 'topologySpreadConstraints', 'priorityClassName']) {
+        expect(podSpec(object)).not.toHaveProperty(field);
+      }
+    }
+  });
+});
+
+describe('autoscaling', () => {
+  const withWorkflows = (shop: Shop) => (shop.spec.secrets.workflowHost = { name: 'acme-temporal', key: 'address' });
+
+  it('renders no autoscaler unless the spec asks for one', () => {
+    expect(manifests.api.autoscaler).toBeUndefined();
+    expect(manifests.worker.autoscaler).toBeUndefined();
+    expect(manifestList(manifests).map((object) => object.kind)).not.toContain('HorizontalPodAutoscaler');
+  });
+
+  it('scales the api and the worker on CPU with an autoscaler of the same name, and leaves their replicas out', () => {
+    const scaled = renderShop(
+      minimalShop((shop) => {
+        withWorkflows(shop);
+        Object.assign(shop.spec, { api: { replicas: 3, autoscaling: { minReplicas: 2, maxReplicas: 8 } }, worker: { autoscaling: { minReplicas: 1, maxReplicas: 3, targetCPUUtilizationPercentage: 50 } } });
+      }),
+    );
+    for (const [component, deployment, autoscaler, bounds, target] of [
+      ['api', scaled.api.deployment, scaled.api.autoscaler, [2, 8], 70],
+      ['worker', scaled.worker.deployment, scaled.worker.autoscaler, [1, 3], 50],
+    ] as const) {
+      expect(workload(deployment).spec).not.toHaveProperty('replicas');
+      expect(autoscaler).toMatchObject({
+        apiVersion: 'autoscaling/v2',
+        kind: 'HorizontalPodAutoscaler',
+        metadata: { name: `acme-${component}`, namespace: 'shops', labels: { 'app.kubernetes.io/component': component } },
+        spec: {
+          scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: `acme-${component}` },
+          minReplicas: bounds[0],
+          maxReplicas: bounds[1],
+          metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: target } } }],
+        },
+      });
+    }
+    expect(manifestList(scaled)).toEqual(expect.arrayContaining([scaled.api.autoscaler, scaled.worker.autoscaler]));
+  });
+
+  it('runs no worker and no worker autoscaler without a workflow engine, whatever the autoscaling asks', () => {
+    const idle = renderShop(minimalShop((shop) => (shop.spec.worker = { autoscaling: { minReplicas: 1, maxReplicas: 3 } })));
+    expect(workload(idle.worker.deployment).spec.replicas).toBe(0);
+    expect(idle.worker.autoscaler).toBeUndefined();
   });
 });

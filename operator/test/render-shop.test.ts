@@ -6,8 +6,8 @@ import type { RunningOperator } from '../src/operator.ts';
 import { eventually } from '../../test/support/wait.ts';
 import { completeJob, markDeploymentAvailable } from './support/fake-controllers.ts';
 import { runOperator } from './support/run-operator.ts';
-import { createReferencedSecrets, createShop, readShop, shopManifest } from './support/shops.ts';
-import { startTestCluster, type TestCluster } from './support/test-cluster.ts';
+import { createReferencedSecrets, createShop, readShop, shopManifest, updateShop } from './support/shops.ts';
+import { expectStatus, startTestCluster, type TestCluster } from './support/test-cluster.ts';
 
 let cluster: TestCluster;
 let operator: RunningOperator;
@@ -36,10 +36,26 @@ async function stored(object: KubeObject, plural: string): Promise<Record<string
 }
 
 describe('the operator with renderShop', () => {
-  it('applies the rendered objects unchanged, in rollout order, up to Ready', async () => {
+  it('applies the rendered objects unchanged, pod settings included, in rollout order, up to Ready', async () => {
     const ns = await cluster.namespace('rendered');
     await createReferencedSecrets(cluster.kube, ns);
-    const shop: Shop = shopManifest('shop', '1.4.0', { config: { LOG_LEVEL: 'DEBUG' } });
+    // Admission refuses a pod whose PriorityClass or ServiceAccount does not exist.
+    expectStatus(await cluster.kube('POST', '/apis/scheduling.k8s.io/v1/priorityclasses', { metadata: { name: 'shop-normal' }, value: 1000 }), 201);
+    expectStatus(await cluster.kube('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { metadata: { name: 'shop' } }), 201);
+    const shop: Shop = shopManifest('shop', '1.4.0', {
+      config: { LOG_LEVEL: 'DEBUG' },
+      podDefaults: {
+        imagePullSecrets: [{ name: 'registry' }],
+        serviceAccountName: 'shop',
+        nodeSelector: { pool: 'shop' },
+        tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'shop', effect: 'NoSchedule' }],
+        priorityClassName: 'shop-normal',
+      },
+      api: {
+        affinity: { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { 'app.kubernetes.io/component': 'api' } } } }] } },
+        topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { 'app.kubernetes.io/component': 'api' } } }],
+      },
+    });
     await createShop(cluster.kube, ns, shop);
     const rendered = renderShop({ ...shop, metadata: { ...shop.metadata, namespace: ns } });
 
@@ -86,5 +102,37 @@ describe('the operator with renderShop', () => {
       expect(byName.get('S3_ACCESS_KEY')).toEqual({ name: 'S3_ACCESS_KEY', valueFrom: { secretKeyRef: { name: 'shop-s3', key: 'access' } } });
       expect(byName.get('S3_SECRET_KEY')).toEqual({ name: 'S3_SECRET_KEY', valueFrom: { secretKeyRef: { name: 'shop-s3', key: 'secret' } } });
     }
+  });
+
+  it('leaves the replicas of an autoscaled api to its HorizontalPodAutoscaler, through a pass that applies a new template', async () => {
+    const ns = await cluster.namespace('autoscaled');
+    await createReferencedSecrets(cluster.kube, ns);
+    const shop: Shop = shopManifest('shop', '1.4.0', { api: { replicas: 2, autoscaling: { minReplicas: 2, maxReplicas: 6 } } });
+    await createShop(cluster.kube, ns, shop);
+    const rendered = renderShop({ ...shop, metadata: { ...shop.metadata, namespace: ns } });
+    expect(rendered.api.deployment.spec).not.toHaveProperty('replicas');
+    await stored(rendered.migrationJob, 'jobs');
+    await completeJob(cluster.kube, ns, rendered.migrationJob.metadata.name);
+    await stored(rendered.api.deployment, 'deployments');
+    const autoscaler = rendered.api.autoscaler;
+    if (!autoscaler) throw new Error('renderShop rendered no autoscaler for spec.api.autoscaling');
+    expect(await stored(autoscaler, 'horizontalpodautoscalers')).toMatchObject({
+      spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'shop-api' }, minReplicas: 2, maxReplicas: 6, metrics: [{ resource: { name: 'cpu', target: { averageUtilization: 70 } } }] },
+    });
+
+    // As the HPA controller scales: an update of the scale subresource, as kube-controller-manager.
+    const scalePath = `${pathOf(rendered.api.deployment, 'deployments')}/scale`;
+    const scale = (await cluster.kube<{ spec: { replicas?: number } }>('GET', scalePath)).body;
+    expectStatus(await cluster.kube('PUT', `${scalePath}?fieldManager=kube-controller-manager`, { ...scale, spec: { replicas: 4 } }), 200);
+
+    await updateShop(cluster.kube, ns, 'shop', (changed) => (changed.spec.config = { LOG_LEVEL: 'DEBUG' }));
+    const generation = (await readShop(cluster.kube, ns, 'shop')).metadata.generation;
+    await eventually(async () => expect((await readShop(cluster.kube, ns, 'shop')).status).toMatchObject({ observedGeneration: generation }));
+    type Deployment = { spec: { replicas: number; template: { spec: { containers: Array<{ envFrom: Array<{ configMapRef: { name: string } }> }> } } } };
+    const api = (await cluster.kube<Deployment>('GET', pathOf(rendered.api.deployment, 'deployments'))).body;
+    const reconfigured = renderShop({ ...shop, spec: { ...shop.spec, config: { LOG_LEVEL: 'DEBUG' } }, metadata: { ...shop.metadata, namespace: ns } });
+    // The pass applied the Deployment (its template names the new ConfigMap) and left the replicas as scaled.
+    expect(api.spec.template.spec.containers[0]?.envFrom).toEqual([{ configMapRef: { name: reconfigured.configMap.metadata.name } }]);
+    expect(api.spec.replicas).toBe(4);
   });
 });

@@ -67,7 +67,9 @@ function forTypes(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(forTypes);
   if (value === null || typeof value !== 'object') return value;
   const entries = Object.entries(value).filter(([key]) => !key.startsWith('x-kubernetes-') && key !== 'pattern');
-  const plain = Object.fromEntries(entries.map(([key, inner]) => [key, forTypes(inner)]));
+  const plain: Record<string, unknown> = Object.fromEntries(entries.map(([key, inner]) => [key, forTypes(inner)]));
+  // A Kubernetes type the schema keeps opaque (affinity, tolerations): any fields, as the API server takes them.
+  if ((value as Record<string, unknown>)['x-kubernetes-preserve-unknown-fields'] === true) plain.additionalProperties = true;
   return 'anyOf' in plain ? { description: plain.description, type: ['integer', 'string'] } : plain;
 }
 

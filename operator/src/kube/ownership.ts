@@ -50,11 +50,21 @@ export function ownedManifests(shop: StoredShop, manifests: ShopManifests): Shop
     const owned = ownedBy(shop, object);
     return { ...owned, metadata: { ...owned.metadata, annotations: { ...owned.metadata.annotations, [VERSION_ANNOTATION]: shop.spec.image.tag } } };
   };
+  const ownOptional = (object: KubeObject | undefined): KubeObject | undefined => (object === undefined ? undefined : own(object));
   return {
     configMap: own(manifests.configMap),
     migrationJob: own(manifests.migrationJob),
-    api: { deployment: own(manifests.api.deployment), service: own(manifests.api.service), disruptionBudget: own(manifests.api.disruptionBudget) },
-    worker: { deployment: own(manifests.worker.deployment) },
+    api: {
+      deployment: own(manifests.api.deployment),
+      service: own(manifests.api.service),
+      disruptionBudget: own(manifests.api.disruptionBudget),
+      autoscaler: ownOptional(manifests.api.autoscaler),
+    },
+    worker: {
+      deployment: own(manifests.worker.deployment),
+      disruptionBudget: own(manifests.worker.disruptionBudget),
+      autoscaler: ownOptional(manifests.worker.autoscaler),
+    },
     consumer: { deployment: own(manifests.consumer.deployment) },
   };
 }

@@ -25,6 +25,12 @@ export const testRender: RenderShop = (shop: Shop) => {
       template: { metadata: { labels: podLabels(component) }, spec: podSpec(component) },
     },
   });
+  const disruptionBudget = (component: string): KubeObject => ({
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name: `${name}-${component}` },
+    spec: { maxUnavailable: 1, selector: { matchLabels: selector(component) } },
+  });
   return {
     configMap: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-config` }, data: { ...shop.spec.config } },
     migrationJob: {
@@ -41,14 +47,9 @@ export const testRender: RenderShop = (shop: Shop) => {
         metadata: { name: `${name}-api` },
         spec: { selector: selector('api'), ports: [{ name: 'http', port: 80, targetPort: 8080 }] },
       },
-      disruptionBudget: {
-        apiVersion: 'policy/v1',
-        kind: 'PodDisruptionBudget',
-        metadata: { name: `${name}-api` },
-        spec: { maxUnavailable: 1, selector: { matchLabels: selector('api') } },
-      },
+      disruptionBudget: disruptionBudget('api'),
     },
-    worker: { deployment: deployment('worker', shop.spec.worker?.replicas ?? 1) },
+    worker: { deployment: deployment('worker', shop.spec.worker?.replicas ?? 1), disruptionBudget: disruptionBudget('worker') },
     consumer: { deployment: deployment('consumer', shop.spec.consumer?.replicas ?? 1) },
   };
 };

@@ -3,15 +3,16 @@ import { appliedVersion } from '../../kube/ownership.ts';
 import type { Pass, ReconcileStep } from '../pass.ts';
 import { rollOut } from './roll-out.ts';
 
-/** The api Deployment, its Service and its PodDisruptionBudget, once the migrations of the version are applied. */
+/** The api Deployment, its Service, its PodDisruptionBudget and its autoscaler if any, once the migrations of the version are applied. */
 export const api: ReconcileStep = {
   name: 'api',
   conditions: ['ApiAvailable'],
   async run(pass) {
-    const { deployment, service, disruptionBudget } = pass.manifests.api;
+    const { deployment, service, disruptionBudget, autoscaler } = pass.manifests.api;
     const rollout = await rollOut(pass, 'api', deployment, 'ApiAvailable');
     await apply(pass.clients.objects, service);
     await apply(pass.clients.objects, disruptionBudget);
+    if (autoscaler) await apply(pass.clients.objects, autoscaler);
     if (rollout.done) return undefined;
     const older = await olderBackgroundVersions(pass);
     const held = older.length === 0 ? '' : `; ${older.join(' and ')} keep running until the api of ${pass.shop.spec.image.tag} is available`;

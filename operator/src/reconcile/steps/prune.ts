@@ -18,6 +18,7 @@ const BUILT_IN_KINDS: readonly Kind[] = [
   { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' },
   { apiVersion: 'apps/v1', kind: 'Deployment' },
   { apiVersion: 'batch/v1', kind: 'Job' },
+  { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler' },
 ];
 /** The Prometheus Operator's kinds, listed only where the cluster serves them. */
 const MONITORING_KINDS = ['PrometheusRule', 'PodMonitor'];
