@@ -29,8 +29,14 @@ export const API: ServiceProcess = { component: 'api', entrypoint: 'services/api
 export const WORKER: ServiceProcess = { component: 'worker', entrypoint: 'services/worker/src/main.ts', http: WORKER_PORT };
 export const CONSUMER: ServiceProcess = { component: 'consumer', entrypoint: 'services/consumer/src/main.ts', http: CONSUMER_PORT };
 
-/** `npm run db:migrate` without npm: npm would want a writable home for its logs, and the root filesystem is read-only. */
-export const MIGRATE_COMMAND = ['node', 'services/platform/src/db/migrations/cli.ts', 'deploy'];
+/**
+ * `npm run db:migrate` without npm: npm would want a writable home for its logs, and the root filesystem
+ * is read-only. It leaves the schema version it recorded (or the one it refused to run older code on) in
+ * the container's termination message, where the operator reads it.
+ */
+export const MIGRATE_COMMAND = ['node', 'services/platform/src/db/migrations/cli.ts', 'deploy', '--summary-file=/dev/termination-log'];
+/** Added to MIGRATE_COMMAND for a Shop with ALLOW_DOWNGRADE_ANNOTATION: run even when a newer version migrated the schema. */
+export const ALLOW_DOWNGRADE_FLAG = '--allow-downgrade';
 
 /**
  * `npm run secrets:rewrap` without npm: moves every stored secret to SECRETS_MASTER_KEY (docs/secrets.md),

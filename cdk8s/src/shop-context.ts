@@ -6,10 +6,20 @@ export interface ShopContext {
   readonly name: string;
   readonly namespace: string | undefined;
   readonly spec: ShopSpec;
+  /** The Shop has ALLOW_DOWNGRADE_ANNOTATION. */
+  readonly allowDowngrade: boolean;
 }
 
+/** Set on a Shop (any value) to run its image's migrate command even when a newer version migrated the schema. */
+export const ALLOW_DOWNGRADE_ANNOTATION = 'shop.dev/allow-downgrade';
+
 export function shopContext(shop: Shop): ShopContext {
-  return { name: checkShopName(shop.metadata?.name), namespace: shop.metadata?.namespace, spec: shop.spec };
+  return {
+    name: checkShopName(shop.metadata?.name),
+    namespace: shop.metadata?.namespace,
+    spec: shop.spec,
+    allowDowngrade: shop.metadata?.annotations?.[ALLOW_DOWNGRADE_ANNOTATION] !== undefined,
+  };
 }
 
 /** The CRD's defaults, for a Shop read from a file rather than from the API server (which fills them in). */

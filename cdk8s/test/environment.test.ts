@@ -151,9 +151,9 @@ describe('agreement with the rest of the repository', () => {
     for (const process of [API, WORKER, CONSUMER]) expect(String(process.http.port)).toBe(defaults[process.http.variable]);
   });
 
-  it('migrates with the command behind `npm run db:migrate`', async () => {
+  it('migrates with the command behind `npm run db:migrate`, writing its summary as the termination message', async () => {
     const rootPackage = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
-    expect(MIGRATE_COMMAND.join(' ')).toBe(rootPackage.scripts['db:migrate']);
+    expect(MIGRATE_COMMAND.join(' ')).toBe(`${rootPackage.scripts['db:migrate']} --summary-file=/dev/termination-log`);
   });
 
   it('names the command behind `npm run secrets:rewrap` for the operator\'s rewrap Job, writing its summary as the termination message', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderShop, type KubeObject } from '../src/index.ts';
+import { ALLOW_DOWNGRADE_ANNOTATION, renderShop, type KubeObject } from '../src/index.ts';
 import { containerOf, minimalShop, workload } from './shops.ts';
 
 const manifests = renderShop(minimalShop());
@@ -175,22 +175,28 @@ describe('the migration Job', () => {
     expect(job.spec).toMatchObject({ activeDeadlineSeconds: 3_600, ttlSecondsAfterFinished: 7 * 86_400 });
   });
 
-  it('does not count an evicted pod as a retry, and fails at once on a usage or configuration error', () => {
+  it('does not count an evicted pod as a retry, and fails at once on a usage or configuration error or a refused downgrade', () => {
     expect(job.spec.podFailurePolicy?.rules).toEqual([
       { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] },
-      { action: 'FailJob', onExitCodes: { containerName: 'migrations', operator: 'In', values: [64, 78] } },
+      { action: 'FailJob', onExitCodes: { containerName: 'migrations', operator: 'In', values: [64, 65, 78] } },
     ]);
     expect(containerOf(manifests.migrationJob).name).toBe('migrations');
   });
 
   it('runs the migrate command with the same environment as the services, and no probes', () => {
     const container = containerOf(manifests.migrationJob);
-    expect(container.command).toEqual(['node', 'services/platform/src/db/migrations/cli.ts', 'deploy']);
+    expect(container.command).toEqual(['node', 'services/platform/src/db/migrations/cli.ts', 'deploy', '--summary-file=/dev/termination-log']);
     const withoutPort = (object: KubeObject) => containerOf(object).env.filter((variable) => variable.name !== 'PORT');
     expect(container.env).toEqual(withoutPort(deployments.api));
     expect(container.envFrom).toEqual(containerOf(deployments.api).envFrom);
     expect(container.ports).toBeUndefined();
     expect(container.livenessProbe).toBeUndefined();
+  });
+
+  it('lets a Shop with the allow-downgrade annotation run older code on a newer schema, and no other', () => {
+    const allowed = renderShop(minimalShop((shop) => (shop.metadata = { ...shop.metadata, annotations: { [ALLOW_DOWNGRADE_ANNOTATION]: '' } })));
+    expect(containerOf(allowed.migrationJob).command).toEqual([...containerOf(manifests.migrationJob).command, '--allow-downgrade']);
+    expect(containerOf(manifests.migrationJob).command).not.toContain('--allow-downgrade');
   });
 
   it('names the ConfigMap of the config it is rendered with (the operator never applies an existing Job again)', () => {
