@@ -455,6 +455,10 @@ export interface ShopSpec {
      */
     allowKeySourceSwitch?: boolean;
   };
+  /**
+   * True: the operator changes nothing of this Shop (no object applied, deleted or pruned, no Job started) and reports phase Paused, until it is false again.
+   */
+  paused?: boolean;
 }
 /**
  * What the operator observed and did.
@@ -465,9 +469,9 @@ export interface ShopStatus {
    */
   observedGeneration?: number;
   /**
-   * Summary: Pending, Migrating, Deploying, Ready, Upgrading, Degraded or Failed.
+   * Summary: Pending, Migrating, Deploying, Ready, Upgrading, Degraded, Failed or Paused.
    */
-  phase?: "Pending" | "Migrating" | "Deploying" | "Ready" | "Upgrading" | "Degraded" | "Failed";
+  phase?: "Pending" | "Migrating" | "Deploying" | "Ready" | "Upgrading" | "Degraded" | "Failed" | "Paused";
   /**
    * The image tag whose migrations are applied.
    */

@@ -1,6 +1,6 @@
 // Going back to an older version: the migration Job's refusal (its termination message) stops the Shop
-// with its reason and an Event until the allow-downgrade annotation lets it through. The tests play the
-// Job controller and the kubelet by writing Job and pod status through the API server.
+// with its reason and an Event until the allow-downgrade annotation lets it through; and spec.paused.
+// The tests play the Job controller and the kubelet by writing Job and pod status through the API server.
 import { ALLOW_DOWNGRADE_ANNOTATION, renderShop, type ShopStatus } from '@shop/cdk8s';
 import { formatMigrationSummary } from '@shop/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -114,5 +114,51 @@ describe('a Shop moved to an older version', () => {
     const { generation } = (await readShop(cluster.kube, ns, 'shop')).metadata;
     await statusOf(ns, { phase: 'Failed', observedGeneration: generation });
     expect((await job(ns, JOB_1_0))?.metadata.uid).toBe(failed.metadata.uid);
+  });
+});
+
+describe('a paused Shop', () => {
+  const logLevels = async (ns: string) => {
+    const reply = await cluster.kube<{ items: Array<{ data?: Record<string, string> }> }>('GET', `/api/v1/namespaces/${ns}/configmaps`);
+    return reply.body.items.map((item) => item.data?.LOG_LEVEL).filter((level) => level !== undefined);
+  };
+  const generationSeen = async (ns: string, expected: Record<string, unknown>) => {
+    const { generation } = (await readShop(cluster.kube, ns, 'shop')).metadata;
+    return statusOf(ns, { observedGeneration: generation, ...expected });
+  };
+
+  it('gets no write while paused, says so in its phase, and catches up once resumed', async () => {
+    const ns = await cluster.namespace('paused');
+    await createReferencedSecrets(cluster.kube, ns);
+    await createShop(cluster.kube, ns, shopManifest('shop', '1.0.0', { config: { LOG_LEVEL: 'info' } }));
+    await jobCreated(ns, JOB_1_0);
+    expect(await logLevels(ns)).toEqual(['info']);
+
+    await updateShop(cluster.kube, ns, 'shop', (shop) => {
+      shop.spec.paused = true;
+      shop.spec.image.tag = '1.1.0';
+      shop.spec.config = { LOG_LEVEL: 'debug' };
+    });
+    const paused = await generationSeen(ns, { phase: 'Paused' });
+    expect(paused.message).toBe('spec.paused is true: the operator changes nothing of this Shop until it is false');
+    expect(paused.conditions).toEqual(expect.arrayContaining([condition('Ready', 'False', 'Paused'), condition('Degraded', 'False', 'NoFailure')]));
+    expect(await logLevels(ns)).toEqual(['info']);
+    expect(await job(ns, JOB_1_1)).toBeUndefined();
+
+    await updateShop(cluster.kube, ns, 'shop', (shop) => (shop.spec.paused = false));
+    await jobCreated(ns, JOB_1_1);
+    await generationSeen(ns, { phase: 'Migrating' });
+    expect(await logLevels(ns)).toContain('debug');
+  });
+
+  it('is created without an object of its own until resumed', async () => {
+    const ns = await cluster.namespace('paused-new');
+    await createReferencedSecrets(cluster.kube, ns);
+    await createShop(cluster.kube, ns, shopManifest('shop', '1.0.0', { paused: true, config: { LOG_LEVEL: 'info' } }));
+    await generationSeen(ns, { phase: 'Paused' });
+    expect(await logLevels(ns)).toEqual([]);
+    expect(await job(ns, JOB_1_0)).toBeUndefined();
+    const secrets = await cluster.kube<{ items: Array<{ metadata: { name: string } }> }>('GET', `/api/v1/namespaces/${ns}/secrets`);
+    expect(secrets.body.items.map((secret) => secret.metadata.name).sort()).toEqual(['shop-cache', 'shop-db', 'shop-kafka']);
   });
 });
