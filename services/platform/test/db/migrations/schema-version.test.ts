@@ -1,5 +1,5 @@
-// The schema version the migrate command records, and its refusal to run older code on a newer schema, as the
-// command runs on the test PostgreSQL.
+// The schema version the migrate command records, its refusal to run older code on a newer schema, and the
+// extensions' migrations it applies, as the command runs on the test PostgreSQL.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -7,9 +7,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EXIT_DOWNGRADE_REFUSED, parseMigrationSummary } from '@shop/runtime';
+import { disabledLogger, EXIT_DOWNGRADE_REFUSED, parseMigrationSummary } from '@shop/runtime';
 import { createTestDatabase } from '../../../../../test/infra/isolation.ts';
 import { applyMigrations, compareVersions, DowngradeRefusedError, imageVersion, recordedSchemaVersion, withSchemaVersion } from '../../../src/db/migrations/index.ts';
+import { discoverExtensions } from '../../../src/extensions/discovery.ts';
+import { extensionRevisionMismatch } from '../../../src/extensions/extension-migrations.ts';
 import { REPO_ROOT } from '../../../src/repository.ts';
 
 const CLI = path.join(REPO_ROOT, 'services/platform/src/db/migrations/cli.ts');
@@ -73,6 +75,19 @@ describe('npm run db:migrate and the schema version', () => {
     expect(result).toEqual({ code: 0, stderr: '', summary: { schemaVersion: version, imageVersion: version, downgradeRefused: false } });
     expect(await recorded(url)).toBe(version);
     expect(await coreMigrated(url)).toBe(true);
+  });
+
+  it('applies the extensions\' migrations with the core\'s, so that the worker and consumer find them at their head', async () => {
+    const url = await freshDatabase();
+    const extensions = await discoverExtensions({ root: REPO_ROOT, devDir: undefined, logger: disabledLogger() });
+    expect(extensions.filter((extension) => extension.manifest.migrations !== undefined).map((extension) => extension.id)).toContain('order-notes');
+    const pool = new pg.Pool({ connectionString: url });
+    cleanups.push(() => pool.end());
+    expect(await extensionRevisionMismatch(pool, extensions)).toContain('extension order-notes: the database is at revision none');
+
+    expect((await deploy(url)).code).toBe(0);
+
+    expect(await extensionRevisionMismatch(pool, extensions)).toBeUndefined();
   });
 
   it('refuses, with its own exit code and one line, to migrate a schema a newer version migrated, and applies nothing', async () => {
