@@ -43,4 +43,9 @@ export const ALLOW_DOWNGRADE_FLAG = '--allow-downgrade';
  * at SECRETS_REWRAP_ROWS_PER_SECOND (spec.config), and leaves the rows per key id in the container's
  * termination message (the default terminationMessagePath), where the operator reads them.
  */
+/**
+ * `npm run db:seed -- --admin-only` without npm: the first admin staff user from SEED_ADMIN_EMAIL and
+ * SEED_ADMIN_PASSWORD (SEED_ADMIN_NAME optional), no demo catalog. The operator's seed Job of spec.seed.
+ */
+export const SEED_COMMAND = ['node', 'services/api/src/seed.ts', '--admin-only'];
 export const REWRAP_COMMAND = ['node', 'services/platform/src/secrets/cli.ts', 'rewrap', '--summary-file=/dev/termination-log'];

@@ -456,6 +456,15 @@ export interface ShopSpec {
     allowKeySourceSwitch?: boolean;
   };
   /**
+   * The first install's seed: once the migrations of the first version are applied, a Job runs `npm run db:seed -- --admin-only` once, creating the first admin staff user (none is created when one with that email exists); status.seededAt records it, and it never runs again.
+   */
+  seed?: {
+    /**
+     * A Secret in the Shop's namespace with the admin's `email` and `password` (10 to 200 characters), and optionally `name`.
+     */
+    adminSecretName: string;
+  };
+  /**
    * True: the operator changes nothing of this Shop (no object applied, deleted or pruned, no Job started) and reports phase Paused, until it is false again.
    */
   paused?: boolean;
@@ -476,6 +485,10 @@ export interface ShopStatus {
    * The image tag whose migrations are applied.
    */
   migratedVersion?: string;
+  /**
+   * When the seed Job of spec.seed completed; it is not run again.
+   */
+  seededAt?: string;
   /**
    * Why the Shop is in this phase, for people.
    */

@@ -162,3 +162,59 @@ describe('a paused Shop', () => {
     expect(secrets.body.items.map((secret) => secret.metadata.name).sort()).toEqual(['shop-cache', 'shop-db', 'shop-kafka']);
   });
 });
+
+describe('the seed of a first install', () => {
+  interface SeedJob {
+    metadata: { uid: string };
+    spec: { template: { spec: { containers: Array<{ command: string[]; env: Array<{ name: string; valueFrom?: unknown }> }> } } };
+  }
+
+  it('runs once after the migrations, with the admin from the Secret the Shop names, and never again once recorded', async () => {
+    const ns = await cluster.namespace('seed');
+    await createReferencedSecrets(cluster.kube, ns);
+    await createShop(cluster.kube, ns, shopManifest('shop', '1.0.0', { seed: { adminSecretName: 'shop-admin' } }));
+    await jobCreated(ns, JOB_1_0);
+    expect(await job(ns, 'shop-seed')).toBeUndefined();
+    await completeJob(cluster.kube, ns, JOB_1_0);
+
+    const running = await statusOf(ns, { phase: 'Migrating', migratedVersion: '1.0.0' });
+    expect(running.conditions).toEqual(expect.arrayContaining([condition('Ready', 'False', 'SeedRunning')]));
+    const seedJob = (await cluster.kube<SeedJob>('GET', `/apis/batch/v1/namespaces/${ns}/jobs/shop-seed`)).body;
+    const [container] = seedJob.spec.template.spec.containers;
+    expect(container?.command).toEqual(['node', 'services/api/src/seed.ts', '--admin-only']);
+    expect(container?.env).toEqual(
+      expect.arrayContaining([
+        { name: 'SEED_ADMIN_EMAIL', valueFrom: { secretKeyRef: { name: 'shop-admin', key: 'email' } } },
+        { name: 'SEED_ADMIN_PASSWORD', valueFrom: { secretKeyRef: { name: 'shop-admin', key: 'password' } } },
+        { name: 'SEED_ADMIN_NAME', valueFrom: { secretKeyRef: { name: 'shop-admin', key: 'name', optional: true } } },
+      ]),
+    );
+
+    await completeJob(cluster.kube, ns, 'shop-seed');
+    const seeded = await statusOf(ns, { phase: 'Deploying' });
+    expect(Date.parse(seeded.seededAt ?? '')).not.toBeNaN();
+
+    // Gone (as its TTL would remove it), and a new generation: the recorded seed is not run again.
+    await cluster.kube('DELETE', `/apis/batch/v1/namespaces/${ns}/jobs/shop-seed`, { propagationPolicy: 'Background' });
+    await eventually(async () => expect(await job(ns, 'shop-seed')).toBeUndefined());
+    await updateShop(cluster.kube, ns, 'shop', (shop) => (shop.spec.config = { LOG_LEVEL: 'debug' }));
+    const { generation } = (await readShop(cluster.kube, ns, 'shop')).metadata;
+    await statusOf(ns, { observedGeneration: generation, phase: 'Deploying', seededAt: seeded.seededAt });
+    expect(await job(ns, 'shop-seed')).toBeUndefined();
+  });
+
+  it('stops the Shop as SeedFailed when the seed fails', async () => {
+    const ns = await cluster.namespace('seed-failed');
+    await createReferencedSecrets(cluster.kube, ns);
+    await createShop(cluster.kube, ns, shopManifest('shop', '1.0.0', { seed: { adminSecretName: 'shop-admin' } }));
+    await jobCreated(ns, JOB_1_0);
+    await completeJob(cluster.kube, ns, JOB_1_0);
+    await jobCreated(ns, 'shop-seed');
+    await failJob(cluster.kube, ns, 'shop-seed', 'BackoffLimitExceeded', 'Job has reached the specified backoff limit', 'seed error: SEED_ADMIN_PASSWORD: password must be at least 10 characters');
+
+    const failed = await statusOf(ns, { phase: 'Failed', conditions: expect.arrayContaining([condition('Degraded', 'True', 'SeedFailed')]) });
+    expect(failed.message).toContain('seed Job shop-seed failed (BackoffLimitExceeded): Job has reached the specified backoff limit; pod shop-seed-');
+    expect(failed.message).toContain('exited with code 1 (Error): seed error: SEED_ADMIN_PASSWORD: password must be at least 10 characters; delete the Job to run it again');
+    expect(failed.seededAt).toBeUndefined();
+  });
+});

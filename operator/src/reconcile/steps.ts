@@ -8,6 +8,7 @@ import { monitoring } from './steps/monitoring.ts';
 import { paused } from './steps/paused.ts';
 import { prune } from './steps/prune.ts';
 import { referencedSecrets } from './steps/referenced-secrets.ts';
+import { seed } from './steps/seed.ts';
 import { workerAndConsumer } from './steps/worker-and-consumer.ts';
 
 /**
@@ -23,6 +24,8 @@ export const shopSteps: readonly ReconcileStep[] = [
   monitoring,
   referencedSecrets,
   migrations,
+  // The first admin, before the api serves.
+  seed,
   api,
   workerAndConsumer,
   // Each phase of a rotation moves on only once the api, the worker and the consumer run the keys.
