@@ -30,5 +30,6 @@ export const SPEC_DEFAULTS = {
 } as const;
 
 export function imageOf(spec: ShopSpec): { image: string; imagePullPolicy: string } {
-  return { image: `${spec.image.repository}:${spec.image.tag}`, imagePullPolicy: spec.image.pullPolicy ?? SPEC_DEFAULTS.pullPolicy };
+  const { repository, tag, digest } = spec.image;
+  return { image: digest === undefined ? `${repository}:${tag}` : `${repository}@${digest}`, imagePullPolicy: spec.image.pullPolicy ?? SPEC_DEFAULTS.pullPolicy };
 }

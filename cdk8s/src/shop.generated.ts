@@ -42,6 +42,10 @@ export interface ShopSpec {
      */
     tag: string;
     /**
+     * Pins the image: the pods run repository@digest, whatever the tag points to now; the tag still names the version (the migration Job, the labels). status.migratedDigest records the digest the migration Job ran.
+     */
+    digest?: string;
+    /**
      * When the kubelet pulls the image.
      */
     pullPolicy?: "Always" | "IfNotPresent" | "Never";
@@ -485,6 +489,10 @@ export interface ShopStatus {
    * The image tag whose migrations are applied.
    */
   migratedVersion?: string;
+  /**
+   * The image digest the migration Job of migratedVersion ran, from its pod (sha256:…); unset when its pod was gone before the operator read it.
+   */
+  migratedDigest?: string;
   /**
    * When the seed Job of spec.seed completed; it is not run again.
    */

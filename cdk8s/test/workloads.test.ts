@@ -49,6 +49,16 @@ describe('deployments', () => {
     expect(containerOf(always.migrationJob).imagePullPolicy).toBe('Always');
   });
 
+  it('runs the pinned digest instead of the tag, while the tag still names the version', () => {
+    const digest = `sha256:${'ab'.repeat(32)}`;
+    const pinned = renderShop(minimalShop((shop) => (shop.spec.image.digest = digest)));
+    for (const object of [pinned.api.deployment, pinned.worker.deployment, pinned.consumer.deployment, pinned.migrationJob]) {
+      expect(containerOf(object).image).toBe(`registry.example.com/shop/platform@${digest}`);
+    }
+    expect(pinned.migrationJob.metadata.name).toBe(manifests.migrationJob.metadata.name);
+    expect(pinned.api.deployment.metadata.labels?.['app.kubernetes.io/version']).toBe('1.4.0');
+  });
+
   it('starts each component with node and its entrypoint', () => {
     expect(containerOf(deployments.api).command).toEqual(['node', 'services/api/src/main.ts']);
     expect(containerOf(deployments.worker).command).toEqual(['node', 'services/worker/src/main.ts']);

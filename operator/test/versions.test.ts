@@ -6,7 +6,7 @@ import { formatMigrationSummary } from '@shop/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../test/support/wait.ts';
 import type { RunningOperator } from '../src/operator.ts';
-import { completeJob, failJob } from './support/fake-controllers.ts';
+import { completeJob, containerStatus, createJobPod, failJob } from './support/fake-controllers.ts';
 import { runOperator } from './support/run-operator.ts';
 import { createReferencedSecrets, createShop, readShop, shopManifest, updateShop } from './support/shops.ts';
 import { startTestCluster, type TestCluster } from './support/test-cluster.ts';
@@ -216,5 +216,35 @@ describe('the seed of a first install', () => {
     expect(failed.message).toContain('seed Job shop-seed failed (BackoffLimitExceeded): Job has reached the specified backoff limit; pod shop-seed-');
     expect(failed.message).toContain('exited with code 1 (Error): seed error: SEED_ADMIN_PASSWORD: password must be at least 10 characters; delete the Job to run it again');
     expect(failed.seededAt).toBeUndefined();
+  });
+});
+
+describe('a pinned image', () => {
+  it('records the digest its migration Job ran, and forgets it for a new version migrated without one', async () => {
+    const digest = `sha256:${'c0'.repeat(32)}`;
+    const ns = await cluster.namespace('digest');
+    await createReferencedSecrets(cluster.kube, ns);
+    const shop = shopManifest('shop', '1.0.0');
+    shop.spec.image.digest = digest;
+    await createShop(cluster.kube, ns, shop);
+    await jobCreated(ns, JOB_1_0);
+    // The kubelet's imageID: the runtime's prefix, the repository and the digest it resolved.
+    await createJobPod(cluster.kube, ns, JOB_1_0, (containers) => ({
+      phase: 'Succeeded',
+      containerStatuses: containers.map((container) => ({
+        ...containerStatus(container, { state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: new Date().toISOString(), finishedAt: new Date().toISOString() } } }),
+        imageID: `docker-pullable://registry.example.com/shop/platform@${digest}`,
+      })),
+    }));
+    await completeJob(cluster.kube, ns, JOB_1_0);
+    await statusOf(ns, { migratedVersion: '1.0.0', migratedDigest: digest });
+
+    await updateShop(cluster.kube, ns, 'shop', (stored) => {
+      stored.spec.image = { repository: stored.spec.image.repository, tag: '1.1.0' };
+    });
+    await jobCreated(ns, JOB_1_1);
+    await completeJob(cluster.kube, ns, JOB_1_1);
+    const upgraded = await statusOf(ns, { migratedVersion: '1.1.0' });
+    expect(upgraded.migratedDigest).toBeUndefined();
   });
 });

@@ -43,6 +43,7 @@ export const migrations: ReconcileStep = {
     const outcome = jobOutcome(current);
     if (outcome.state === 'complete') {
       pass.migratedVersion = tag;
+      pass.migratedDigest = ranDigest(await jobPods(pass, current));
       pass.report('MigrationsApplied', { status: 'True', reason: 'MigrationsComplete', message: `Job ${name} applied the migrations of ${tag}` });
       return undefined;
     }
@@ -79,6 +80,15 @@ function halted(pass: Pass, halt: Halt): Halt {
 
 function jobPods(pass: Pass, job: V1Job): Promise<V1Pod[]> {
   return pass.clients.core.listNamespacedPod({ namespace: pass.shop.metadata.namespace, labelSelector: jobPodSelector(job) }).then((list) => list.items);
+}
+
+/** The digest of the image a pod of the Job completed with, from the kubelet's imageID (e.g. `docker-pullable://repo@sha256:…`). */
+function ranDigest(pods: readonly V1Pod[]): string | undefined {
+  return pods
+    .flatMap((pod) => pod.status?.containerStatuses ?? [])
+    .filter((container) => container.state?.terminated?.exitCode === 0)
+    .map((container) => /sha256:[a-f0-9]{64}$/.exec(container.imageID)?.[0])
+    .find((digest) => digest !== undefined);
 }
 
 /** The summary of a pod of the Job whose migrate command refused a downgrade, from its termination message. */
