@@ -39,12 +39,23 @@ export const API = service('api', 'services/api/src/main.ts', API_PORT, [START_A
 export const WORKER = service('worker', 'services/worker/src/main.ts', WORKER_PORT);
 export const CONSUMER = service('consumer', 'services/consumer/src/main.ts', CONSUMER_PORT);
 
-/** `npm run db:migrate` without npm: npm would want a writable home for its logs, and the root filesystem is read-only. */
-export const MIGRATE_COMMAND = ['node', 'services/platform/src/db/migrations/cli.ts', 'deploy'];
+/**
+ * `npm run db:migrate` without npm: npm would want a writable home for its logs, and the root filesystem
+ * is read-only. It leaves the schema version it recorded (or the one it refused to run older code on) in
+ * the container's termination message, where the operator reads it.
+ */
+export const MIGRATE_COMMAND = ['node', 'services/platform/src/db/migrations/cli.ts', 'deploy', '--summary-file=/dev/termination-log'];
+/** Added to MIGRATE_COMMAND for a Shop with ALLOW_DOWNGRADE_ANNOTATION: run even when a newer version migrated the schema. */
+export const ALLOW_DOWNGRADE_FLAG = '--allow-downgrade';
 
 /**
  * `npm run secrets:rewrap` without npm: moves every stored secret to SECRETS_MASTER_KEY (docs/secrets.md),
  * at SECRETS_REWRAP_ROWS_PER_SECOND (spec.config), and leaves the rows per key id in the container's
  * termination message (the default terminationMessagePath), where the operator reads them.
  */
+/**
+ * `npm run db:seed -- --admin-only` without npm: the first admin staff user from SEED_ADMIN_EMAIL and
+ * SEED_ADMIN_PASSWORD (SEED_ADMIN_NAME optional), no demo catalog. The operator's seed Job of spec.seed.
+ */
+export const SEED_COMMAND = ['node', 'services/api/src/seed.ts', '--admin-only'];
 export const REWRAP_COMMAND = ['node', 'services/platform/src/secrets/cli.ts', 'rewrap', '--summary-file=/dev/termination-log'];

@@ -1,6 +1,7 @@
 export type * from './shop.generated.ts';
 export type { KubeObject, OwnerReference, RenderShop, ShopManifests } from './manifests.ts';
 export { GENERATED_KEYS, generatedKeysSecretName } from './manifests.ts';
-export { REWRAP_COMMAND } from './components.ts';
+export { ALLOW_DOWNGRADE_FLAG, REWRAP_COMMAND, SEED_COMMAND } from './components.ts';
+export { ALLOW_DOWNGRADE_ANNOTATION } from './shop-context.ts';
 export { manifestList, renderShop } from './render-shop.ts';
 export { ShopNameError } from './names.ts';

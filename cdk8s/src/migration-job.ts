@@ -1,6 +1,6 @@
 import { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-33';
-import { MIGRATE_COMMAND } from './components.ts';
+import { ALLOW_DOWNGRADE_FLAG, MIGRATE_COMMAND } from './components.ts';
 import type { ShopConfigMap } from './config-map.ts';
 import { migrationJobName } from './names.ts';
 import { podTemplate } from './pod-template.ts';
@@ -15,14 +15,17 @@ export const MIGRATION_DEADLINE_SECONDS = 3_600;
  * is deleted by hand.
  */
 export const MIGRATION_TTL_SECONDS = 7 * 86_400;
-/** The migration command's exits for a usage or configuration error (sysexits EX_USAGE, EX_CONFIG): a retry cannot help. */
-const CONFIGURATION_EXIT_CODES = [64, 78];
+/**
+ * The migration command's exits for a usage or configuration error (sysexits EX_USAGE, EX_CONFIG) and
+ * for a schema newer than the image (EXIT_DOWNGRADE_REFUSED of @shop/runtime): a retry cannot help.
+ */
+const FINAL_EXIT_CODES = [64, 65, 78];
 
 /**
  * Applies the migrations of spec.image.tag once: the Job's name carries the version. Its pod template
  * is immutable, so it carries nothing that changes without the version (no config hash). A pod
- * evicted or preempted does not count as a retry; an exit for a usage or configuration error fails
- * the Job at once.
+ * evicted or preempted does not count as a retry; an exit for a usage or configuration error, or a
+ * refused downgrade, fails the Job at once.
  */
 export class MigrationJob extends Construct {
   readonly name: string;
@@ -39,13 +42,13 @@ export class MigrationJob extends Construct {
         podFailurePolicy: {
           rules: [
             { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] },
-            { action: 'FailJob', onExitCodes: { containerName: 'migrations', operator: 'In', values: CONFIGURATION_EXIT_CODES } },
+            { action: 'FailJob', onExitCodes: { containerName: 'migrations', operator: 'In', values: FINAL_EXIT_CODES } },
           ],
         },
         template: podTemplate({
           shop,
           component: 'migrations',
-          command: MIGRATE_COMMAND,
+          command: shop.allowDowngrade ? [...MIGRATE_COMMAND, ALLOW_DOWNGRADE_FLAG] : MIGRATE_COMMAND,
           configMapName: config.name,
           restartPolicy: 'Never',
         }),

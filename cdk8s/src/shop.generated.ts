@@ -42,6 +42,10 @@ export interface ShopSpec {
      */
     tag: string;
     /**
+     * Pins the image: the pods run repository@digest, whatever the tag points to now; the tag still names the version (the migration Job, the labels). status.migratedDigest records the digest the migration Job ran.
+     */
+    digest?: string;
+    /**
      * When the kubelet pulls the image.
      */
     pullPolicy?: "Always" | "IfNotPresent" | "Never";
@@ -658,6 +662,19 @@ export interface ShopSpec {
      */
     allowKeySourceSwitch?: boolean;
   };
+  /**
+   * The first install's seed: once the migrations of the first version are applied, a Job runs `npm run db:seed -- --admin-only` once, creating the first admin staff user (none is created when one with that email exists); status.seededAt records it, and it never runs again.
+   */
+  seed?: {
+    /**
+     * A Secret in the Shop's namespace with the admin's `email` and `password` (10 to 200 characters), and optionally `name`.
+     */
+    adminSecretName: string;
+  };
+  /**
+   * True: the operator changes nothing of this Shop (no object applied, deleted or pruned, no Job started) and reports phase Paused, until it is false again.
+   */
+  paused?: boolean;
 }
 /**
  * What the operator observed and did.
@@ -668,13 +685,21 @@ export interface ShopStatus {
    */
   observedGeneration?: number;
   /**
-   * Summary: Pending, Migrating, Deploying, Ready, Upgrading, Degraded or Failed.
+   * Summary: Pending, Migrating, Deploying, Ready, Upgrading, Degraded, Failed or Paused.
    */
-  phase?: "Pending" | "Migrating" | "Deploying" | "Ready" | "Upgrading" | "Degraded" | "Failed";
+  phase?: "Pending" | "Migrating" | "Deploying" | "Ready" | "Upgrading" | "Degraded" | "Failed" | "Paused";
   /**
    * The image tag whose migrations are applied.
    */
   migratedVersion?: string;
+  /**
+   * The image digest the migration Job of migratedVersion ran, from its pod (sha256:…); unset when its pod was gone before the operator read it.
+   */
+  migratedDigest?: string;
+  /**
+   * When the seed Job of spec.seed completed; it is not run again.
+   */
+  seededAt?: string;
   /**
    * Why the Shop is in this phase, for people.
    */

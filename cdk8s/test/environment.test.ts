@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { VARIABLES } from '../../services/platform/src/config/variables.ts';
 import { GENERATED_KEYS, renderShop, type KubeObject } from '../src/index.ts';
-import { API, CONSUMER, MIGRATE_COMMAND, REWRAP_COMMAND, WORKER } from '../src/components.ts';
+import { API, CONSUMER, MIGRATE_COMMAND, REWRAP_COMMAND, SEED_COMMAND, WORKER } from '../src/components.ts';
 import { SPEC_DEFAULTS } from '../src/shop-context.ts';
 import { containerOf, minimalShop, type EnvVar } from './shops.ts';
 
@@ -151,9 +151,14 @@ describe('agreement with the rest of the repository', () => {
     for (const process of [API, WORKER, CONSUMER]) expect(String(process.http.port)).toBe(defaults[process.http.variable]);
   });
 
-  it('migrates with the command behind `npm run db:migrate`', async () => {
+  it('migrates with the command behind `npm run db:migrate`, writing its summary as the termination message', async () => {
     const rootPackage = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
-    expect(MIGRATE_COMMAND.join(' ')).toBe(rootPackage.scripts['db:migrate']);
+    expect(MIGRATE_COMMAND.join(' ')).toBe(`${rootPackage.scripts['db:migrate']} --summary-file=/dev/termination-log`);
+  });
+
+  it('names the command behind `npm run db:seed` for the operator\'s seed Job, the admin alone', async () => {
+    const rootPackage = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+    expect(SEED_COMMAND.join(' ')).toBe(`${rootPackage.scripts['db:seed']} --admin-only`);
   });
 
   it('names the command behind `npm run secrets:rewrap` for the operator\'s rewrap Job, writing its summary as the termination message', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { manifestList, renderShop, type KubeObject, type Shop } from '../src/index.ts';
+import { ALLOW_DOWNGRADE_ANNOTATION, manifestList, renderShop, type KubeObject, type Shop } from '../src/index.ts';
 import { containerOf, minimalShop, workload } from './shops.ts';
 
 const manifests = renderShop(minimalShop());
@@ -47,6 +47,16 @@ describe('deployments', () => {
     }
     expect(containerOf(always.consumer.deployment).imagePullPolicy).toBe('Always');
     expect(containerOf(always.migrationJob).imagePullPolicy).toBe('Always');
+  });
+
+  it('runs the pinned digest instead of the tag, while the tag still names the version', () => {
+    const digest = `sha256:${'ab'.repeat(32)}`;
+    const pinned = renderShop(minimalShop((shop) => (shop.spec.image.digest = digest)));
+    for (const object of [pinned.api.deployment, pinned.worker.deployment, pinned.consumer.deployment, pinned.migrationJob]) {
+      expect(containerOf(object).image).toBe(`registry.example.com/shop/platform@${digest}`);
+    }
+    expect(pinned.migrationJob.metadata.name).toBe(manifests.migrationJob.metadata.name);
+    expect(pinned.api.deployment.metadata.labels?.['app.kubernetes.io/version']).toBe('1.4.0');
   });
 
   it('starts the api through the image\'s start-api (API_WORKERS from the CPU limit), the others with node and their entrypoint', () => {
@@ -187,22 +197,28 @@ describe('the migration Job', () => {
     expect(job.spec).toMatchObject({ activeDeadlineSeconds: 3_600, ttlSecondsAfterFinished: 7 * 86_400 });
   });
 
-  it('does not count an evicted pod as a retry, and fails at once on a usage or configuration error', () => {
+  it('does not count an evicted pod as a retry, and fails at once on a usage or configuration error or a refused downgrade', () => {
     expect(job.spec.podFailurePolicy?.rules).toEqual([
       { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] },
-      { action: 'FailJob', onExitCodes: { containerName: 'migrations', operator: 'In', values: [64, 78] } },
+      { action: 'FailJob', onExitCodes: { containerName: 'migrations', operator: 'In', values: [64, 65, 78] } },
     ]);
     expect(containerOf(manifests.migrationJob).name).toBe('migrations');
   });
 
   it('runs the migrate command with the same environment as the services, and no probes', () => {
     const container = containerOf(manifests.migrationJob);
-    expect(container.command).toEqual(['node', 'services/platform/src/db/migrations/cli.ts', 'deploy']);
+    expect(container.command).toEqual(['node', 'services/platform/src/db/migrations/cli.ts', 'deploy', '--summary-file=/dev/termination-log']);
     const withoutPort = (object: KubeObject) => containerOf(object).env.filter((variable) => variable.name !== 'PORT');
     expect(container.env).toEqual(withoutPort(deployments.api));
     expect(container.envFrom).toEqual(containerOf(deployments.api).envFrom);
     expect(container.ports).toBeUndefined();
     expect(container.livenessProbe).toBeUndefined();
+  });
+
+  it('lets a Shop with the allow-downgrade annotation run older code on a newer schema, and no other', () => {
+    const allowed = renderShop(minimalShop((shop) => (shop.metadata = { ...shop.metadata, annotations: { [ALLOW_DOWNGRADE_ANNOTATION]: '' } })));
+    expect(containerOf(allowed.migrationJob).command).toEqual([...containerOf(manifests.migrationJob).command, '--allow-downgrade']);
+    expect(containerOf(manifests.migrationJob).command).not.toContain('--allow-downgrade');
   });
 
   it('names the ConfigMap of the config it is rendered with (the operator never applies an existing Job again)', () => {

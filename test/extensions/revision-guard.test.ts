@@ -10,7 +10,7 @@ import { migrateRepositoryExtensions } from '../support/extensions.ts';
 const WORKER_MAIN = path.resolve(import.meta.dirname, '../../services/worker/src/main.ts');
 const CONSUMER_MAIN = path.resolve(import.meta.dirname, '../../services/consumer/src/main.ts');
 const HEAD = '20261127100000_create_order_note_digests';
-const REFUSAL = `config error: extension order-notes: the database is at revision none but the package's head is ${HEAD}; start the api first, it applies extension migrations`;
+const REFUSAL = `config error: extension order-notes: the database is at revision none but the package's head is ${HEAD}; run npm run db:migrate (on Kubernetes, the Shop's migration Job) or start the api first, either applies extension migrations`;
 
 let database: TestDatabase;
 

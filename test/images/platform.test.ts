@@ -2,7 +2,7 @@
 // buildah's chroot isolation on the host's network: the api on embedded defaults answering from
 // outside, the migration Job's command against PostgreSQL, the seed, the worker and consumer
 // refusing a bad configuration, API_WORKERS from the CPU quota, and nothing written outside /tmp.
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -96,8 +96,12 @@ describe('the shop/platform image', () => {
   });
 
   it('applies every migration to PostgreSQL with the command the migration Job runs, then seeds', async () => {
-    const migrate = await container.run(MIGRATE_COMMAND, { env: { DATABASE_URL: database.url } });
+    // The kubelet provides /dev/termination-log in a pod; here the summary goes to the writable directory.
+    const summaryFile = `${WRITABLE_DIR}/termination-log`;
+    const command = MIGRATE_COMMAND.map((arg) => (arg.startsWith('--summary-file=') ? `--summary-file=${summaryFile}` : arg));
+    const migrate = await container.run(command, { env: { DATABASE_URL: database.url } });
     expect(migrate.code, migrate.output).toBe(0);
+    expect(JSON.parse(await readFile(join(container.rootDir, summaryFile), 'utf8'))).toMatchObject({ downgradeRefused: false });
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     try {

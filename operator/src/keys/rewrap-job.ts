@@ -1,18 +1,6 @@
 import { createHash } from 'node:crypto';
 import { REWRAP_COMMAND, type KubeObject } from '@shop/cdk8s';
-
-const COMPONENT_LABEL = 'app.kubernetes.io/component';
-const COMPONENT = 'key-rewrap';
-
-interface JobShape {
-  metadata: { name: string; labels?: Record<string, string> };
-  spec: {
-    activeDeadlineSeconds?: number;
-    ttlSecondsAfterFinished?: number;
-    podFailurePolicy?: { rules: Array<{ onExitCodes?: unknown }> };
-    template: { metadata?: { labels?: Record<string, string> }; spec: { containers: Array<{ name: string; command?: string[] }> } };
-  };
-}
+import { derivedJob } from '../kube/derived-job.ts';
 
 /** `<shop>-keys-<revision>`: a DNS label for every Shop name the renderer accepts (at most 54 characters) up to revision 999. */
 export const rewrapJobName = (shopName: string, revision: number): string => `${shopName}-keys-${revision}`;
@@ -47,18 +35,8 @@ function hashedJobName(shopName: string, parts: readonly string[]): string {
  * maybe long after the Job ended; the Job history limit removes old ones).
  */
 export function rewrapJob(migrationJob: KubeObject, name: string): KubeObject {
-  const job = structuredClone(migrationJob) as unknown as JobShape;
-  job.metadata.name = name;
-  job.metadata.labels = { ...job.metadata.labels, [COMPONENT_LABEL]: COMPONENT };
+  const job = derivedJob(migrationJob, name, 'key-rewrap', REWRAP_COMMAND);
   delete job.spec.activeDeadlineSeconds;
   delete job.spec.ttlSecondsAfterFinished;
-  const policy = job.spec.podFailurePolicy;
-  if (policy) policy.rules = policy.rules.filter((rule) => rule.onExitCodes === undefined);
-  const template = job.spec.template;
-  template.metadata = { ...template.metadata, labels: { ...template.metadata?.labels, [COMPONENT_LABEL]: COMPONENT } };
-  const [container, ...others] = template.spec.containers;
-  if (!container || others.length > 0) throw new Error(`the migration Job ${migrationJob.metadata.name} does not have exactly one container`);
-  container.name = COMPONENT;
-  container.command = [...REWRAP_COMMAND];
   return job as unknown as KubeObject;
 }

@@ -38,6 +38,10 @@ export interface Pass {
   readonly failureThresholds: FailureThresholds;
   /** status.migratedVersion as this pass will write it. */
   migratedVersion: string | undefined;
+  /** status.migratedDigest as this pass will write it. */
+  migratedDigest: string | undefined;
+  /** status.seededAt as this pass will write it. */
+  seededAt: string | undefined;
   /** The generated keys, when the Shop uses any of them. */
   generatedKeys: GeneratedKeys | undefined;
   /** The Secrets spec.secrets names, by name, as the referenced-secrets step read them (undefined: it does not exist). */

@@ -65,6 +65,8 @@ export async function reconcileShop(key: string, options: ReconcilerOptions): Pr
       phase,
       message: halt?.message ?? readyMessage,
       migratedVersion: result.migratedVersion,
+      migratedDigest: result.migratedDigest,
+      seededAt: result.seededAt,
       keyRotation: result.keyRotation,
       conditions: conditionsOf(result, options.steps, readyMessage),
     },
@@ -106,6 +108,8 @@ interface StepsResult {
   readonly halt?: Halt;
   readonly reports: ReadonlyMap<StepConditionType, ConditionReport>;
   readonly migratedVersion: string | undefined;
+  readonly migratedDigest?: string;
+  readonly seededAt?: string;
   readonly keyRotation?: Pass['keyRotation'];
   /** The steps asked to look again after this long. */
   readonly requeueAfterMs?: number;
@@ -123,7 +127,7 @@ async function runSteps(shop: StoredShop, options: ReconcilerOptions, now: Date)
   try {
     manifests = ownedManifests(shop, options.renders.render(shop));
   } catch (error) {
-    return { halt: { phase: 'Failed', reason: 'InvalidSpec', message: describeError(error) }, reports, migratedVersion: shop.status?.migratedVersion, keyRotation: shop.status?.keyRotation };
+    return { halt: { phase: 'Failed', reason: 'InvalidSpec', message: describeError(error) }, reports, migratedVersion: shop.status?.migratedVersion, migratedDigest: shop.status?.migratedDigest, seededAt: shop.status?.seededAt, keyRotation: shop.status?.keyRotation };
   }
   let monitoringKinds: Promise<ReadonlySet<string>> | undefined;
   const pass: Pass = {
@@ -134,6 +138,8 @@ async function runSteps(shop: StoredShop, options: ReconcilerOptions, now: Date)
     runbookBaseUrl: options.runbookBaseUrl,
     failureThresholds: options.failureThresholds ?? DEFAULT_FAILURE_THRESHOLDS,
     migratedVersion: shop.status?.migratedVersion,
+    migratedDigest: shop.status?.migratedDigest,
+    seededAt: shop.status?.seededAt,
     generatedKeys: undefined,
     referencedSecrets: new Map(),
     // Kept as it was until the generated-keys step reads the Secret: a pass that fails before leaves it alone.
@@ -144,10 +150,12 @@ async function runSteps(shop: StoredShop, options: ReconcilerOptions, now: Date)
     report: (type, report) => void reports.set(type, report),
     requeueAfter: (ms) => void (requeueAfterMs = Math.min(ms, requeueAfterMs ?? ms)),
   };
-  const outcome = (rest: Omit<StepsResult, 'reports' | 'migratedVersion' | 'keyRotation' | 'requeueAfterMs'>): StepsResult => ({
+  const outcome = (rest: Omit<StepsResult, 'reports' | 'migratedVersion' | 'migratedDigest' | 'seededAt' | 'keyRotation' | 'requeueAfterMs'>): StepsResult => ({
     ...rest,
     reports,
     migratedVersion: pass.migratedVersion,
+    migratedDigest: pass.migratedDigest,
+    seededAt: pass.seededAt,
     keyRotation: pass.keyRotation,
     ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }),
   });

@@ -12,6 +12,8 @@ export interface Observation {
   readonly phase: Phase;
   readonly message: string;
   readonly migratedVersion: string | undefined;
+  readonly migratedDigest?: string;
+  readonly seededAt?: string;
   readonly keyRotation?: ShopStatus['keyRotation'];
   readonly conditions: ReadonlyMap<ConditionType, ConditionReport>;
 }
@@ -24,6 +26,8 @@ export function nextStatus(previous: ShopStatus | undefined, observation: Observ
     phase: observation.phase,
     message: observation.message,
     ...(observation.migratedVersion === undefined ? {} : { migratedVersion: observation.migratedVersion }),
+    ...(observation.migratedDigest === undefined ? {} : { migratedDigest: observation.migratedDigest }),
+    ...(observation.seededAt === undefined ? {} : { seededAt: observation.seededAt }),
     ...(observation.keyRotation === undefined ? {} : { keyRotation: observation.keyRotation }),
     conditions: CONDITION_TYPES.map((type) =>
       nextCondition(
@@ -47,7 +51,7 @@ function ownFields(status: ShopStatus | undefined): unknown {
     const found = status?.conditions?.find((candidate) => candidate.type === type);
     return found && [found.status, found.reason, found.message, found.observedGeneration, found.lastTransitionTime];
   };
-  return [status?.observedGeneration, status?.phase, status?.message, status?.migratedVersion, status?.keyRotation, CONDITION_TYPES.map(condition)];
+  return [status?.observedGeneration, status?.phase, status?.message, status?.migratedVersion, status?.migratedDigest, status?.seededAt, status?.keyRotation, CONDITION_TYPES.map(condition)];
 }
 
 /**

@@ -5,8 +5,10 @@ import { generatedKeys } from './steps/generated-keys.ts';
 import { keyRotation } from './steps/key-rotation.ts';
 import { migrations } from './steps/migrations.ts';
 import { monitoring } from './steps/monitoring.ts';
+import { paused } from './steps/paused.ts';
 import { prune } from './steps/prune.ts';
 import { referencedSecrets } from './steps/referenced-secrets.ts';
+import { seed } from './steps/seed.ts';
 import { workerAndConsumer } from './steps/worker-and-consumer.ts';
 
 /**
@@ -14,12 +16,16 @@ import { workerAndConsumer } from './steps/worker-and-consumer.ts';
  * later pass (triggered by a watched change, a requeue or the periodic resync).
  */
 export const shopSteps: readonly ReconcileStep[] = [
+  // First: a paused Shop gets no write at all.
+  paused,
   generatedKeys,
   configMap,
   // Before anything that can halt, so a Shop stuck migrating is still monitored.
   monitoring,
   referencedSecrets,
   migrations,
+  // The first admin, before the api serves.
+  seed,
   api,
   workerAndConsumer,
   // Each phase of a rotation moves on only once the api, the worker and the consumer run the keys.

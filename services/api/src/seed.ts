@@ -1,5 +1,6 @@
 // npm run db:seed: the admin staff user from SEED_ADMIN_EMAIL / SEED_ADMIN_PASSWORD and a demo
-// catalog. Idempotent: what exists already (matched by email, code, name, slug or SKU) is left as it is.
+// catalog; with --admin-only (the operator's seed Job, for a real shop) the admin alone. Idempotent:
+// what exists already (matched by email, code, name, slug or SKU) is left as it is.
 import {
   createEmitter,
   createLogger,
@@ -145,6 +146,11 @@ export async function seedShop(transaction: RunTransaction, deps: DomainDeps, ad
   }, SEED_TRANSACTION);
 }
 
+/** The admin alone, for a shop whose catalog is its own. */
+export async function seedAdmin(transaction: RunTransaction, admin: SeedAdmin): Promise<{ adminCreated: boolean }> {
+  return transaction(async (tx) => ({ adminCreated: (await ensureAdmin(tx, admin)).created }));
+}
+
 export class SeedInputError extends Error {}
 
 /** The admin from the environment; SeedInputError naming the variable when one is missing. */
@@ -160,9 +166,10 @@ export function seedAdminFrom(env: NodeJS.ProcessEnv): SeedAdmin {
 
 const VARIABLE_OF_FIELD: Readonly<Record<string, string>> = { email: 'SEED_ADMIN_EMAIL', password: 'SEED_ADMIN_PASSWORD', name: 'SEED_ADMIN_NAME' };
 
-async function main(): Promise<void> {
+async function main(argv: readonly string[]): Promise<void> {
   let admin: SeedAdmin;
   try {
+    if (argv.some((arg) => arg !== '--admin-only')) throw new SeedInputError(`unknown argument ${argv.find((arg) => arg !== '--admin-only')}: the only one is --admin-only`);
     admin = seedAdminFrom(process.env);
   } catch (error) {
     if (!(error instanceof SeedInputError)) throw error;
@@ -176,7 +183,13 @@ async function main(): Promise<void> {
     platform = await openPlatform(config, logger, 'seed');
     const { database } = platform;
     const emitter = createEmitter({ mode: config.eventSchemaMode, logger, metrics: outboxMetrics(platform.metrics, database.pool) });
-    const report = await seedShop((work, options) => emitter.transaction(database.prisma, work, options), { emit: emitter.emit, now: () => new Date() }, admin);
+    const transaction: RunTransaction = (work, options) => emitter.transaction(database.prisma, work, options);
+    if (argv.includes('--admin-only')) {
+      const { adminCreated } = await seedAdmin(transaction, admin);
+      process.stdout.write(`seeded: admin ${admin.email} ${adminCreated ? 'created' : 'already there'}\n`);
+      return;
+    }
+    const report = await seedShop(transaction, { emit: emitter.emit, now: () => new Date() }, admin);
     logger.info({ ...report, channelId: report.channelId.toString(), locationId: report.locationId.toString() }, 'seeded');
     process.stdout.write(
       `seeded: admin ${admin.email} ${report.adminCreated ? 'created' : 'already there'}; channel ${DEMO_CHANNEL.code} (id ${report.channelId}); ` +
@@ -197,4 +210,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (import.meta.main) await main();
+if (import.meta.main) await main(process.argv.slice(2));

@@ -2,6 +2,9 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import pg from 'pg';
+import { applyMigrations } from '@shop/platform';
+import { createTestDatabase } from '../../../test/infra/isolation.ts';
 import { DEMO_PRODUCTS, seedAdminFrom, seedShop } from '../src/seed.ts';
 import { openGraphqlApi, type GraphqlApi } from './graphql-harness.ts';
 
@@ -20,10 +23,10 @@ afterAll(async () => {
   await api?.close();
 });
 
-async function seedCli(env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+async function seedCli(env: NodeJS.ProcessEnv, args: readonly string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
   const base = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'test', LOG_LEVEL: 'ERROR', CACHE_URL: inject('redisUrl') };
   try {
-    const { stdout, stderr } = await run(process.execPath, [SEED], { env: { ...base, ...env }, timeout: 60_000 });
+    const { stdout, stderr } = await run(process.execPath, [SEED, ...args], { env: { ...base, ...env }, timeout: 60_000 });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -89,5 +92,30 @@ describe('npm run db:seed', () => {
     const second = await seedCli(env);
     expect(second.stdout).toMatch(/^seeded: admin cli@shop.test already there; /);
     expect(await api.prisma.staffUser.count({ where: { email: 'cli@shop.test' } })).toBe(1);
+  });
+
+  it('with --admin-only creates the admin alone, as the operator\'s seed Job runs it on a first install', async () => {
+    const database = await createTestDatabase('seed_admin_only');
+    try {
+      await applyMigrations(database.url);
+      const env = { DATABASE_URL: database.url, SEED_ADMIN_EMAIL: 'first@shop.test', SEED_ADMIN_PASSWORD: 'first-password-12' };
+      const first = await seedCli(env, ['--admin-only']);
+      expect(first).toMatchObject({ code: 0, stdout: 'seeded: admin first@shop.test created\n' });
+      expect((await seedCli(env, ['--admin-only'])).stdout).toBe('seeded: admin first@shop.test already there\n');
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      const counts = await client.query<{ admins: string; products: string; channels: string }>(
+        "SELECT (SELECT count(*) FROM staff_users WHERE email = 'first@shop.test') AS admins, (SELECT count(*) FROM products) AS products, (SELECT count(*) FROM channels) AS channels",
+      );
+      await client.end();
+      expect(counts.rows[0]).toEqual({ admins: '1', products: '0', channels: '0' });
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('refuses an unknown argument in one line', async () => {
+    const refused = await seedCli({ DATABASE_URL: databaseUrl, SEED_ADMIN_EMAIL: 'x@shop.test', SEED_ADMIN_PASSWORD: 'x-password-123' }, ['--catalog-only']);
+    expect(refused).toMatchObject({ code: 1, stderr: 'seed error: unknown argument --catalog-only: the only one is --admin-only\n' });
   });
 });

@@ -5,3 +5,4 @@ export { isProcessAlive } from './process-alive.ts';
 export { EXIT_USAGE, runCommand } from './run-command.ts';
 export { keyIdOf, masterKeyIdOf } from './key-id.ts';
 export { formatRewrapSummary, parseRewrapSummary, type RewrapSummary } from './rewrap-summary.ts';
+export { EXIT_DOWNGRADE_REFUSED, formatMigrationSummary, parseMigrationSummary, type MigrationSummary } from './migration-summary.ts';

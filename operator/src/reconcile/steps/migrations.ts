@@ -1,4 +1,6 @@
-import { PatchStrategy, setHeaderOptions, type KubernetesObject, type V1Job } from '@kubernetes/client-node';
+import { PatchStrategy, setHeaderOptions, type KubernetesObject, type V1Job, type V1Pod } from '@kubernetes/client-node';
+import { ALLOW_DOWNGRADE_ANNOTATION, ALLOW_DOWNGRADE_FLAG } from '@shop/cdk8s';
+import { parseMigrationSummary, type MigrationSummary } from '@shop/runtime';
 import { apply, readCurrent } from '../../kube/apply.ts';
 import { isNotFound } from '../../kube/errors.ts';
 import { lastTermination } from '../../kube/pod-failures.ts';
@@ -14,7 +16,9 @@ export const RETRY_MIGRATION_ANNOTATION = 'shop.dev/retry-migration';
  * The migration Job of spec.image.tag, once per version. Nothing after this step runs until the Job is
  * complete. A failed Job (or one past its activeDeadlineSeconds) stops the Shop in phase Failed until
  * the tag changes, the Job is deleted, or the Shop gets the retry annotation (then it is created again
- * and the migrations run again). A Job whose pod cannot start makes the Shop Degraded meanwhile.
+ * and the migrations run again). A Job whose pod cannot start makes the Shop Degraded meanwhile. A Job
+ * that refused to run older code on a schema a newer version migrated stops the Shop as
+ * DowngradeRefused; with the allow-downgrade annotation it is replaced by one that runs all the same.
  */
 export const migrations: ReconcileStep = {
   name: 'migrations',
@@ -24,6 +28,7 @@ export const migrations: ReconcileStep = {
     const job = pass.manifests.migrationJob;
     const name = job.metadata.name;
     if (pass.shop.metadata.annotations?.[RETRY_MIGRATION_ANNOTATION] !== undefined) await retry(pass);
+    else if (pass.shop.metadata.annotations?.[ALLOW_DOWNGRADE_ANNOTATION] !== undefined) await replaceRefusedJob(pass);
     if (pass.migratedVersion === tag) {
       // Not even read: a Job removed after it completed (e.g. by a TTL) must not migrate again.
       pass.report('MigrationsApplied', { status: 'True', reason: 'MigrationsComplete', message: `the migrations of ${tag} are applied` });
@@ -38,11 +43,19 @@ export const migrations: ReconcileStep = {
     const outcome = jobOutcome(current);
     if (outcome.state === 'complete') {
       pass.migratedVersion = tag;
+      pass.migratedDigest = ranDigest(await jobPods(pass, current));
       pass.report('MigrationsApplied', { status: 'True', reason: 'MigrationsComplete', message: `Job ${name} applied the migrations of ${tag}` });
       return undefined;
     }
     if (outcome.state === 'failed') {
-      const pods = (await pass.clients.core.listNamespacedPod({ namespace: pass.shop.metadata.namespace, labelSelector: jobPodSelector(current) })).items;
+      const pods = await jobPods(pass, current);
+      const refused = refusedDowngrade(pods);
+      if (refused) {
+        const message =
+          `Job ${name} refused to run the code of ${tag} (version ${refused.imageVersion}) on a database schema migrated by version ${refused.schemaVersion ?? 'unknown'}: ` +
+          `deploy a tag at least as new, or set the annotation ${ALLOW_DOWNGRADE_ANNOTATION} on the Shop to run it all the same`;
+        return halted(pass, { phase: 'Failed', reason: 'DowngradeRefused', message });
+      }
       const lastPod = lastTermination(pods);
       const detail = `${outcome.message}${lastPod ? `; ${lastPod}` : ''}`;
       const retryHint = `set the annotation ${RETRY_MIGRATION_ANNOTATION} on the Shop to run it again`;
@@ -65,6 +78,39 @@ function halted(pass: Pass, halt: Halt): Halt {
   return halt;
 }
 
+function jobPods(pass: Pass, job: V1Job): Promise<V1Pod[]> {
+  return pass.clients.core.listNamespacedPod({ namespace: pass.shop.metadata.namespace, labelSelector: jobPodSelector(job) }).then((list) => list.items);
+}
+
+/** The digest of the image a pod of the Job completed with, from the kubelet's imageID (e.g. `docker-pullable://repo@sha256:…`). */
+function ranDigest(pods: readonly V1Pod[]): string | undefined {
+  return pods
+    .flatMap((pod) => pod.status?.containerStatuses ?? [])
+    .filter((container) => container.state?.terminated?.exitCode === 0)
+    .map((container) => /sha256:[a-f0-9]{64}$/.exec(container.imageID)?.[0])
+    .find((digest) => digest !== undefined);
+}
+
+/** The summary of a pod of the Job whose migrate command refused a downgrade, from its termination message. */
+function refusedDowngrade(pods: readonly V1Pod[]): MigrationSummary | undefined {
+  return pods
+    .flatMap((pod) => pod.status?.containerStatuses ?? [])
+    .map((container) => parseMigrationSummary(container.state?.terminated?.message ?? ''))
+    .find((summary) => summary?.downgradeRefused);
+}
+
+/**
+ * The allow-downgrade annotation on a Shop whose migration Job refused a downgrade (its template
+ * cannot change): the Job is deleted, and the pass that sees it gone creates it with the flag. A Job
+ * that failed otherwise is kept (the retry annotation runs it again).
+ */
+async function replaceRefusedJob(pass: Pass): Promise<void> {
+  const stored = await readCurrent<V1Job>(pass.clients.objects, pass.manifests.migrationJob);
+  const command = stored?.spec?.template.spec?.containers.find((container) => container.name === 'migrations')?.command ?? [];
+  if (!stored || jobOutcome(stored).state !== 'failed' || command.includes(ALLOW_DOWNGRADE_FLAG) || pass.migratedVersion === pass.shop.spec.image.tag) return;
+  if (refusedDowngrade(await jobPods(pass, stored))) await deleteJob(pass, stored);
+}
+
 /**
  * The retry annotation: a failed migration Job of the tag is deleted (this one, by its uid, with its
  * pods), then the annotation is removed, whatever the Job's state, so that it acts once. Removed
@@ -73,14 +119,7 @@ function halted(pass: Pass, halt: Halt): Halt {
 async function retry(pass: Pass): Promise<void> {
   const { objects } = pass.clients;
   const stored = await readCurrent<V1Job>(objects, pass.manifests.migrationJob);
-  if (stored && jobOutcome(stored).state === 'failed' && pass.migratedVersion !== pass.shop.spec.image.tag) {
-    try {
-      // In the body, which overrides the query: a Job's default is to orphan its pods.
-      await objects.delete(stored as KubernetesObject, undefined, undefined, undefined, undefined, undefined, { propagationPolicy: 'Background', preconditions: { uid: stored.metadata?.uid } });
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
-  }
+  if (stored && jobOutcome(stored).state === 'failed' && pass.migratedVersion !== pass.shop.spec.image.tag) await deleteJob(pass, stored);
   const { name, namespace, resourceVersion } = pass.shop.metadata;
   // With the resourceVersion read: an annotation set again meanwhile is not removed unseen (409, and the pass runs again).
   await pass.clients.customObjects.patchNamespacedCustomObject(
@@ -94,4 +133,14 @@ async function retry(pass: Pass): Promise<void> {
     },
     setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
   );
+}
+
+/** This Job (by its uid), with its pods. */
+async function deleteJob(pass: Pass, job: V1Job): Promise<void> {
+  try {
+    // In the body, which overrides the query: a Job's default is to orphan its pods.
+    await pass.clients.objects.delete(job as KubernetesObject, undefined, undefined, undefined, undefined, undefined, { propagationPolicy: 'Background', preconditions: { uid: job.metadata?.uid } });
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
 }

@@ -98,7 +98,7 @@ export async function extensionRevisionMismatch(pool: pg.Pool, extensions: reado
   for (const extension of extensions.filter(hasMigrations)) {
     const revision = await extensionRevision(pool, extension.id);
     if (revision !== extension.manifest.migrations.head) {
-      return `extension ${extension.id}: the database is at revision ${revision ?? 'none'} but the package's head is ${extension.manifest.migrations.head}; start the api first, it applies extension migrations`;
+      return `extension ${extension.id}: the database is at revision ${revision ?? 'none'} but the package's head is ${extension.manifest.migrations.head}; run npm run db:migrate (on Kubernetes, the Shop's migration Job) or start the api first, either applies extension migrations`;
     }
   }
   return undefined;

@@ -55,7 +55,7 @@ describe('an extension migration chain', () => {
     await addMigration(ext, '20260102000000_colour', 'ALTER TABLE gift_wrap_papers ADD COLUMN colour text;');
     const extensions = [packaged('gift-wrap', '20260102000000_colour'), { ...packaged('no-tables', 'none'), manifest: { id: 'no-tables' } }];
     expect(await extensionRevisionMismatch(pool, extensions)).toBe(
-      "extension gift-wrap: the database is at revision none but the package's head is 20260102000000_colour; start the api first, it applies extension migrations",
+      "extension gift-wrap: the database is at revision none but the package's head is 20260102000000_colour; run npm run db:migrate (on Kubernetes, the Shop's migration Job) or start the api first, either applies extension migrations",
     );
 
     expect(await migrateExtensions(pool, extensions)).toEqual(new Map([['gift-wrap', ['20260101000000_papers', '20260102000000_colour']]]));
@@ -73,7 +73,7 @@ describe('an extension migration chain', () => {
     await migrateExtensions(pool, [packaged('loyalty', '20260101000000_points')]);
     await addMigration(ext, '20260201000000_tiers', 'CREATE TABLE loyalty_tiers (name text PRIMARY KEY);');
     expect(await extensionRevisionMismatch(pool, [packaged('loyalty', '20260201000000_tiers')])).toBe(
-      "extension loyalty: the database is at revision 20260101000000_points but the package's head is 20260201000000_tiers; start the api first, it applies extension migrations",
+      "extension loyalty: the database is at revision 20260101000000_points but the package's head is 20260201000000_tiers; run npm run db:migrate (on Kubernetes, the Shop's migration Job) or start the api first, either applies extension migrations",
     );
   });
 

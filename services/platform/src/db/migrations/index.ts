@@ -3,3 +3,4 @@ export { createMigration, pendingSchemaChanges, type CreateMigrationOptions, typ
 export { pgliteAdapter, postgresAdapter } from './database-adapters.ts';
 export { MigrationDriftError, MigrationError, MigrationFailedError } from './errors.ts';
 export { defaultMigrationsDir, defaultSchemaPath } from './migrations-directory.ts';
+export { compareVersions, DowngradeRefusedError, imageVersion, recordedSchemaVersion, withSchemaVersion } from './schema-version.ts';
