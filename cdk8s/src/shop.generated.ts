@@ -701,6 +701,10 @@ export interface ShopStatus {
    */
   seededAt?: string;
   /**
+   * A hash of the objects the operator rendered for this Shop when it last reconciled it. When an upgraded operator renders the same spec differently, Shops whose hash differs roll a few at a time (ROLLOUT_BATCH_SIZE per ROLLOUT_INTERVAL_SECONDS, docs/operator.md).
+   */
+  renderHash?: string;
+  /**
    * Why the Shop is in this phase, for people.
    */
   message?: string;

@@ -181,6 +181,8 @@ describe('shop-operator Deployment', () => {
       RESYNC_SECONDS: '1800',
       LEADER_ELECTION: 'true',
       JOB_HISTORY_LIMIT: '3',
+      ROLLOUT_BATCH_SIZE: '5',
+      ROLLOUT_INTERVAL_SECONDS: '60',
       LEASE_NAME: 'shop-operator',
       LEASE_DURATION_SECONDS: '15',
       LEASE_RENEW_DEADLINE_SECONDS: '10',

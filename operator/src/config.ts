@@ -7,6 +7,7 @@ import { DEFAULT_POD_START_TIMEOUT_MS } from './kube/pod-failures.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './kube/request-deadline.ts';
 import { DEFAULT_PASS_TIMEOUT_MS, DEFAULT_RESYNC_MS } from './operator.ts';
 import { DEFAULT_JOB_HISTORY_LIMIT } from './reconcile/reconciler.ts';
+import { DEFAULT_ROLLOUT_PACE, type RolloutPace } from './reconcile/rollout-gate.ts';
 
 /** The operator's settings, from environment variables. */
 export interface OperatorConfig {
@@ -29,6 +30,8 @@ export interface OperatorConfig {
   readonly jobHistoryLimit: number;
   /** How long a pod may stay Pending before the Shop is Degraded. */
   readonly podStartTimeoutMs: number;
+  /** How many Shops an upgraded operator that renders them differently rolls per interval. */
+  readonly rolloutPace: RolloutPace;
   /** How long one API request may take, its answer included. */
   readonly requestTimeoutMs: number;
   /** How long one reconcile pass may take before its requests are aborted. */
@@ -78,6 +81,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = syst
   const runbookBase = read.url('RUNBOOK_BASE_URL', ['https', 'http']);
   const jobHistoryLimit = read.integer('JOB_HISTORY_LIMIT', DEFAULT_JOB_HISTORY_LIMIT, 1, 100);
   const podStartTimeoutMs = read.integer('POD_START_TIMEOUT_SECONDS', DEFAULT_POD_START_TIMEOUT_MS / 1000, 1, 86_400) * 1000;
+  const rolloutPace: RolloutPace = {
+    batchSize: read.integer('ROLLOUT_BATCH_SIZE', DEFAULT_ROLLOUT_PACE.batchSize, 1, 10_000),
+    intervalMs: read.integer('ROLLOUT_INTERVAL_SECONDS', DEFAULT_ROLLOUT_PACE.intervalMs / 1000, 0, 86_400) * 1000,
+  };
   const requestTimeoutMs = read.integer('API_REQUEST_TIMEOUT_SECONDS', DEFAULT_REQUEST_TIMEOUT_MS / 1000, 1, 600) * 1000;
   const passTimeoutMs = read.integer('PASS_TIMEOUT_SECONDS', DEFAULT_PASS_TIMEOUT_MS / 1000, 1, 3_600) * 1000;
   if (passTimeoutMs <= requestTimeoutMs) read.problem('PASS_TIMEOUT_SECONDS', `must be more than API_REQUEST_TIMEOUT_SECONDS (${requestTimeoutMs / 1000})`);
@@ -115,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = syst
     runbookBaseUrl: runbookBase === undefined || runbookBase.endsWith('/') ? runbookBase : `${runbookBase}/`,
     jobHistoryLimit,
     podStartTimeoutMs,
+    rolloutPace,
     requestTimeoutMs,
     passTimeoutMs,
   };

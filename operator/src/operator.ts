@@ -10,6 +10,7 @@ import { DEFAULT_FAILURE_THRESHOLDS } from './kube/pod-failures.ts';
 import { DEFAULT_LEASE_TIMINGS, LeaderElector, type LeaseTimings } from './leader-election.ts';
 import { OperatorMetrics } from './metrics.ts';
 import type { ReconcileStep } from './reconcile/pass.ts';
+import { DEFAULT_ROLLOUT_PACE, RolloutGate, type RolloutPace } from './reconcile/rollout-gate.ts';
 import { shopSteps } from './reconcile/steps.ts';
 
 export interface OperatorOptions {
@@ -37,6 +38,8 @@ export interface OperatorOptions {
   readonly jobHistoryLimit?: number;
   /** How long a pod may stay Pending before the Shop is Degraded; DEFAULT_POD_START_TIMEOUT_MS unless given. */
   readonly podStartTimeoutMs?: number;
+  /** How many Shops an upgraded operator that renders them differently rolls per interval; DEFAULT_ROLLOUT_PACE unless given. */
+  readonly rolloutPace?: RolloutPace;
   /** The time a pass runs at; the system clock unless given (tests move it past a key's retention). */
   readonly now?: () => Date;
   /** How long one API request may take, its answer included; DEFAULT_REQUEST_TIMEOUT_MS unless given. */
@@ -105,6 +108,7 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       jobHistoryLimit: options.jobHistoryLimit,
       failureThresholds: { ...DEFAULT_FAILURE_THRESHOLDS, ...(options.podStartTimeoutMs === undefined ? {} : { podStartTimeoutMs: options.podStartTimeoutMs }) },
       now: options.now,
+      rolloutGate: new RolloutGate(options.rolloutPace ?? DEFAULT_ROLLOUT_PACE, () => (options.now?.() ?? new Date()).getTime()),
     });
     metrics.leader.set(1);
   };

@@ -27,6 +27,7 @@ export async function runOperatorProcess(render: RenderShop, overrides: Pick<Ope
     runbookBaseUrl: config.runbookBaseUrl,
     jobHistoryLimit: config.jobHistoryLimit,
     podStartTimeoutMs: config.podStartTimeoutMs,
+    rolloutPace: config.rolloutPace,
     requestTimeoutMs: config.requestTimeoutMs,
     passTimeoutMs: config.passTimeoutMs,
     onLostLeadership: () => {

@@ -30,15 +30,16 @@ describe('loadConfig', () => {
       podStartTimeoutMs: 300_000,
       requestTimeoutMs: 30_000,
       passTimeoutMs: 120_000,
+      rolloutPace: { batchSize: 5, intervalMs: 60_000 },
     });
   });
 
   it('outside a cluster: a kubeconfig file and the Lease namespace named explicitly', () => {
     const config = loadConfig(
-      { KUBECONFIG: '/home/me/.kube/config', WATCH_NAMESPACE: 'shops', LEASE_NAMESPACE: 'shops', LEASE_NAME: 'my-lease', METRICS_PORT: '9000', RESYNC_SECONDS: '60', LOG_LEVEL: 'warning', POD_START_TIMEOUT_SECONDS: '120' },
+      { KUBECONFIG: '/home/me/.kube/config', WATCH_NAMESPACE: 'shops', LEASE_NAMESPACE: 'shops', LEASE_NAME: 'my-lease', METRICS_PORT: '9000', RESYNC_SECONDS: '60', LOG_LEVEL: 'warning', POD_START_TIMEOUT_SECONDS: '120', ROLLOUT_BATCH_SIZE: '2', ROLLOUT_INTERVAL_SECONDS: '0' },
       outsideCluster,
     );
-    expect(config).toMatchObject({ kubeconfigPath: '/home/me/.kube/config', watchNamespace: 'shops', metricsPort: 9000, resyncMs: 60_000, logLevel: 'WARNING', podStartTimeoutMs: 120_000 });
+    expect(config).toMatchObject({ kubeconfigPath: '/home/me/.kube/config', watchNamespace: 'shops', metricsPort: 9000, resyncMs: 60_000, logLevel: 'WARNING', podStartTimeoutMs: 120_000, rolloutPace: { batchSize: 2, intervalMs: 0 } });
     expect(config.leaderElection).toMatchObject({ namespace: 'shops', name: 'my-lease' });
     expect(config.identity).toMatch(/^laptop-[0-9a-f]{8}$/);
   });

@@ -1,4 +1,4 @@
-import type { Shop, ShopStatus } from '@shop/cdk8s';
+import type { Shop, ShopManifests, ShopStatus } from '@shop/cdk8s';
 import { servedKinds } from '../kube/api-discovery.ts';
 import type { KubeClients } from '../kube/clients.ts';
 import { MONITORING_API_VERSION } from '../monitoring/prometheus-rule.ts';
@@ -12,6 +12,7 @@ import type { ConditionReport, ConditionType, StepConditionType } from './condit
 import { recordEvents, transitions } from './events.ts';
 import type { Halt, Pass, Phase, ReconcileStep } from './pass.ts';
 import type { RenderCache } from './render-cache.ts';
+import { renderChangedByOperator, renderHash, type RolloutGate } from './rollout-gate.ts';
 import { nextStatus, statusChanged, writeStatus } from './status.ts';
 
 /** Finished Jobs stay for their logs and status; three versions back is enough to look into an upgrade. */
@@ -36,6 +37,8 @@ export interface ReconcilerOptions {
   readonly failureThresholds?: FailureThresholds;
   /** Told each Shop's status once a pass worked it out (and wrote it when it changed), and undefined once the Shop is gone. */
   readonly onStatus?: (key: string, status: ShopStatus | undefined) => void;
+  /** Paces the Shops an upgraded operator renders differently; unpaced when undefined. */
+  readonly rolloutGate?: RolloutGate;
 }
 
 /**
@@ -51,6 +54,8 @@ export async function reconcileShop(key: string, options: ReconcilerOptions): Pr
     options.onStatus?.(key, undefined);
     return undefined;
   }
+  const turnInMs = waitForTurn(key, shop, options);
+  if (turnInMs !== undefined) return { requeueAfterMs: turnInMs };
 
   const now = (options.now ?? (() => new Date()))();
   const result = await runSteps(shop, options, now);
@@ -68,6 +73,7 @@ export async function reconcileShop(key: string, options: ReconcilerOptions): Pr
       migratedDigest: result.migratedDigest,
       seededAt: result.seededAt,
       keyRotation: result.keyRotation,
+      renderHash: result.renderHash,
       conditions: conditionsOf(result, options.steps, readyMessage),
     },
     now,
@@ -92,6 +98,26 @@ export async function reconcileShop(key: string, options: ReconcilerOptions): Pr
   return requeueAfterMs === Infinity ? undefined : { requeueAfterMs };
 }
 
+/**
+ * How long the Shop waits for its turn to roll out a render that changed with the operator (the rollout
+ * gate); undefined when it goes on now. A spec the renderer refuses is left to the steps, which say so;
+ * a paused Shop takes no turn, as its pass changes nothing.
+ */
+function waitForTurn(key: string, shop: StoredShop, options: ReconcilerOptions): number | undefined {
+  if (!options.rolloutGate || shop.spec.paused === true) return undefined;
+  let hash: string;
+  try {
+    hash = renderHash(options.renders.render(shop));
+  } catch {
+    return undefined;
+  }
+  if (!renderChangedByOperator(shop, hash)) return undefined;
+  const admission = options.rolloutGate.admit(key);
+  if (admission.admitted) return undefined;
+  options.logger.debug({ shop: key, retryAfterMs: admission.retryAfterMs }, 'the operator renders this Shop differently; it rolls out when its turn comes');
+  return admission.retryAfterMs;
+}
+
 async function readShop(clients: KubeClients, { namespace, name }: ShopKey): Promise<StoredShop | undefined> {
   let shop: Shop;
   try {
@@ -111,6 +137,8 @@ interface StepsResult {
   readonly migratedDigest?: string;
   readonly seededAt?: string;
   readonly keyRotation?: Pass['keyRotation'];
+  /** Of the manifests this pass rendered; the status' as it was when the spec cannot be rendered. */
+  readonly renderHash: string | undefined;
   /** The steps asked to look again after this long. */
   readonly requeueAfterMs?: number;
   /**
@@ -124,10 +152,14 @@ async function runSteps(shop: StoredShop, options: ReconcilerOptions, now: Date)
   const reports = new Map<StepConditionType, ConditionReport>();
   let requeueAfterMs: number | undefined;
   let manifests: Pass['manifests'];
+  let rendered: ShopManifests;
   try {
-    manifests = ownedManifests(shop, options.renders.render(shop));
+    rendered = options.renders.render(shop);
+    manifests = ownedManifests(shop, rendered);
   } catch (error) {
-    return { halt: { phase: 'Failed', reason: 'InvalidSpec', message: describeError(error) }, reports, migratedVersion: shop.status?.migratedVersion, migratedDigest: shop.status?.migratedDigest, seededAt: shop.status?.seededAt, keyRotation: shop.status?.keyRotation };
+    const { migratedVersion, migratedDigest, seededAt, keyRotation } = shop.status ?? {};
+    const halt: Halt = { phase: 'Failed', reason: 'InvalidSpec', message: describeError(error) };
+    return { halt, reports, migratedVersion, migratedDigest, seededAt, keyRotation, renderHash: shop.status?.renderHash };
   }
   let monitoringKinds: Promise<ReadonlySet<string>> | undefined;
   const pass: Pass = {
@@ -150,9 +182,10 @@ async function runSteps(shop: StoredShop, options: ReconcilerOptions, now: Date)
     report: (type, report) => void reports.set(type, report),
     requeueAfter: (ms) => void (requeueAfterMs = Math.min(ms, requeueAfterMs ?? ms)),
   };
-  const outcome = (rest: Omit<StepsResult, 'reports' | 'migratedVersion' | 'migratedDigest' | 'seededAt' | 'keyRotation' | 'requeueAfterMs'>): StepsResult => ({
+  const outcome = (rest: Omit<StepsResult, 'reports' | 'migratedVersion' | 'migratedDigest' | 'seededAt' | 'keyRotation' | 'renderHash' | 'requeueAfterMs'>): StepsResult => ({
     ...rest,
     reports,
+    renderHash: renderHash(rendered),
     migratedVersion: pass.migratedVersion,
     migratedDigest: pass.migratedDigest,
     seededAt: pass.seededAt,

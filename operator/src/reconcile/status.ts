@@ -15,6 +15,7 @@ export interface Observation {
   readonly migratedDigest?: string;
   readonly seededAt?: string;
   readonly keyRotation?: ShopStatus['keyRotation'];
+  readonly renderHash?: string;
   readonly conditions: ReadonlyMap<ConditionType, ConditionReport>;
 }
 
@@ -29,6 +30,7 @@ export function nextStatus(previous: ShopStatus | undefined, observation: Observ
     ...(observation.migratedDigest === undefined ? {} : { migratedDigest: observation.migratedDigest }),
     ...(observation.seededAt === undefined ? {} : { seededAt: observation.seededAt }),
     ...(observation.keyRotation === undefined ? {} : { keyRotation: observation.keyRotation }),
+    ...(observation.renderHash === undefined ? {} : { renderHash: observation.renderHash }),
     conditions: CONDITION_TYPES.map((type) =>
       nextCondition(
         type,
@@ -51,7 +53,7 @@ function ownFields(status: ShopStatus | undefined): unknown {
     const found = status?.conditions?.find((candidate) => candidate.type === type);
     return found && [found.status, found.reason, found.message, found.observedGeneration, found.lastTransitionTime];
   };
-  return [status?.observedGeneration, status?.phase, status?.message, status?.migratedVersion, status?.migratedDigest, status?.seededAt, status?.keyRotation, CONDITION_TYPES.map(condition)];
+  return [status?.observedGeneration, status?.phase, status?.message, status?.migratedVersion, status?.migratedDigest, status?.seededAt, status?.keyRotation, status?.renderHash, CONDITION_TYPES.map(condition)];
 }
 
 /**
