@@ -4,7 +4,7 @@ import { renderShop, type KubeObject, type Shop } from '@shop/cdk8s';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningOperator } from '../src/operator.ts';
 import { eventually } from '../../test/support/wait.ts';
-import { completeJob, markDeploymentAvailable } from './support/fake-controllers.ts';
+import { completeJob, markDeploymentAvailable } from '../../test/infra/workloads.ts';
 import { runOperator } from './support/run-operator.ts';
 import { createReferencedSecrets, createShop, readShop, shopManifest } from './support/shops.ts';
 import { startTestCluster, type TestCluster } from './support/test-cluster.ts';
