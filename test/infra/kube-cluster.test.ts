@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/wait.ts';
+import { withEmptyInfraCache } from './empty-cache.ts';
 import { startKubeCluster, type KubeCluster } from './kube-cluster.ts';
+import { startKubeControllers } from './kube-controllers.ts';
 import { OUTCOME_ANNOTATION, TERMINATION_MESSAGE_ANNOTATION, type PodOutcome } from './node-agent.ts';
 import { completeJob, failJob, markDeploymentAvailable } from './workloads.ts';
 
@@ -202,5 +204,13 @@ describe('the workload helpers, on pods the agent holds', () => {
     expect((await pods(ns, 'held-ok'))[0]?.status.containerStatuses?.[0]?.state.terminated).toMatchObject({ exitCode: 0, message: 'done' });
     await failJob(cluster.kube, ns, 'held-bad', 'BackoffLimitExceeded', 'Job has reached the specified backoff limit');
     expect((await pods(ns, 'held-bad'))[0]?.status.phase).toBe('Failed');
+  });
+});
+
+describe('unprovisioned controllers', () => {
+  it('fail with the command that provisions them, before starting anything', async () => {
+    await withEmptyInfraCache(async () => {
+      await expect(startKubeControllers(cluster.server)).rejects.toThrow(/kube-controller-manager 1\.37\.2 .* is not provisioned; run: node test\/infra\/provision\.ts/);
+    });
   });
 });

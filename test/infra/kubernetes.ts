@@ -167,6 +167,8 @@ async function startApiServerOn(etcdUrl: string): Promise<ApiServerStart> {
       '--service-cluster-ip-range=10.0.0.0/24',
       '--authorization-mode=RBAC',
       '--allow-privileged=true',
+      // On by default too: named so that tests of Pod Security Standards and quotas keep real admission.
+      '--enable-admission-plugins=PodSecurity,ResourceQuota',
       // Nothing would create the service account tokens it insists on, so pods could not be created.
       '--disable-admission-plugins=ServiceAccount',
       `--service-account-issuer=${url}`,
