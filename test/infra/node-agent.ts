@@ -129,6 +129,8 @@ export async function startNodeAgent(server: KubeApiServer, options: NodeAgentOp
   /** Per Pod uid: the outcome last written, so that the agent's own status writes (watch events too) change nothing. */
   const applied = new Map<string, string>();
   const restartTimers = new Map<string, NodeJS.Timeout>();
+  /** Pods being deleted that the agent has reported ended and deleted with grace period 0. */
+  const finished = new Set<string>();
   /** Per Pod uid: the sync under way; the next one waits for it. */
   const syncs = new Map<string, Promise<void>>();
 
@@ -219,7 +221,13 @@ export async function startNodeAgent(server: KubeApiServer, options: NodeAgentOp
   };
 
   const sync = async (pod: Pod): Promise<void> => {
-    if (pod.metadata.deletionTimestamp !== undefined) return finish(pod);
+    if (pod.metadata.deletionTimestamp !== undefined) {
+      // Once: a Pod with finalizers (a Job's) stays until its controller removes them, and changes meanwhile.
+      if (finished.has(pod.metadata.uid)) return;
+      await finish(pod);
+      finished.add(pod.metadata.uid);
+      return;
+    }
     if (isTerminal(pod)) return;
     const outcome = pod.metadata.annotations?.[OUTCOME_ANNOTATION] ?? defaultOutcome;
     const message = pod.metadata.annotations?.[TERMINATION_MESSAGE_ANNOTATION];
@@ -227,7 +235,12 @@ export async function startNodeAgent(server: KubeApiServer, options: NodeAgentOp
     if (applied.get(pod.metadata.uid) === key) return;
     forget(pod.metadata.uid);
     applied.set(pod.metadata.uid, key);
-    await apply(pod, outcome, message);
+    try {
+      await apply(pod, outcome, message);
+    } catch (error) {
+      applied.delete(pod.metadata.uid); // the Pod's next event tries again
+      throw error;
+    }
   };
 
   const serialized = (uid: string, work: () => Promise<void>): Promise<void> => {
@@ -245,7 +258,11 @@ export async function startNodeAgent(server: KubeApiServer, options: NodeAgentOp
 
   const watching = watchPods(server, kube, nodeName, aborter.signal, {
     changed: (pod) => void serialized(pod.metadata.uid, () => sync(pod)),
-    deleted: (pod) => void serialized(pod.metadata.uid, async () => forget(pod.metadata.uid)),
+    deleted: (pod) =>
+      void serialized(pod.metadata.uid, async () => {
+        forget(pod.metadata.uid);
+        finished.delete(pod.metadata.uid);
+      }),
   });
 
   return {
