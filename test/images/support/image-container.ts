@@ -15,6 +15,10 @@ export interface RunOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** buildah `--mount` specifications, e.g. `type=bind,src=/host/dir,dst=/in/container`. */
   readonly mounts?: readonly string[];
+  /** `uid[:gid]` instead of the image's user. */
+  readonly user?: string;
+  /** Instead of the image's working directory. */
+  readonly workingDir?: string;
 }
 
 export interface Exit {
@@ -36,6 +40,7 @@ export interface ImageConfig {
   readonly User: string;
   readonly WorkingDir: string;
   readonly Entrypoint: string[];
+  readonly Cmd?: string[];
   readonly Env: string[];
   readonly Labels: Record<string, string>;
   readonly ExposedPorts: Record<string, object>;
@@ -125,6 +130,8 @@ export async function openContainer(archive: string): Promise<ImageContainer> {
     'chroot',
     ...Object.entries(options.env ?? {}).flatMap(([name, value]) => ['--env', `${name}=${value}`]),
     ...(options.mounts ?? []).flatMap((mount) => ['--mount', mount]),
+    ...(options.user === undefined ? [] : ['--user', options.user]),
+    ...(options.workingDir === undefined ? [] : ['--workingdir', options.workingDir]),
     container,
     '--',
     ...args,
