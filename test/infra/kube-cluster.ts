@@ -3,6 +3,7 @@ import { kubeClient, installCrd, type KubeRequest } from './kube-client.ts';
 import { startKubeControllers, type KubeControllers } from './kube-controllers.ts';
 import { startKubeApiServer, type KubeApiServer } from './kubernetes.ts';
 import { startNodeAgent, type NodeAgent, type PodOutcome } from './node-agent.ts';
+import type { ProcessRuntimeOptions } from './pods/pod-host.ts';
 
 export interface KubeCluster {
   readonly server: KubeApiServer;
@@ -19,6 +20,8 @@ export interface KubeClusterOptions {
   readonly crdFiles?: ReadonlyArray<string | URL>;
   /** What the node agent does with Pods that carry no outcome annotation (see node-agent.ts). */
   readonly defaultOutcome?: PodOutcome;
+  /** Run the Pods' containers for real as processes (node-agent.ts) instead of reporting outcomes. */
+  readonly processes?: ProcessRuntimeOptions;
 }
 
 export async function startKubeCluster(options: KubeClusterOptions = {}): Promise<KubeCluster> {
@@ -37,7 +40,7 @@ export async function startKubeCluster(options: KubeClusterOptions = {}): Promis
     for (const file of options.crdFiles ?? []) await installCrd(kube, file);
     const [controllers, agent] = await Promise.allSettled([
       startKubeControllers(server),
-      startNodeAgent(server, { defaultOutcome: options.defaultOutcome }),
+      startNodeAgent(server, { defaultOutcome: options.defaultOutcome, ...(options.processes ? { processes: options.processes } : {}) }),
     ]);
     if (controllers.status === 'fulfilled') parts.controllers = controllers.value;
     if (agent.status === 'fulfilled') parts.agent = agent.value;

@@ -4,8 +4,10 @@
 // then ends, or crash-loops when its restart policy restarts them). It runs no processes: the outcome
 // is read from the Pod's annotation, else the agent's default. Pods being deleted are finished at once
 // (grace period 0), as a kubelet does once their containers are gone.
+import type { V1Pod } from '@kubernetes/client-node';
 import type { KubeApiServer } from './kubernetes.ts';
 import { kubeClient, type KubeRequest } from './kube-client.ts';
+import { podHost, type ProcessRuntimeOptions } from './pods/pod-host.ts';
 
 /**
  * `running`: started and ready. `pending`: never started (waiting in ContainerCreating). `exit <code>`:
@@ -24,6 +26,11 @@ export interface NodeAgentOptions {
   readonly defaultOutcome?: PodOutcome;
   /** The delay before each restart of a crash-looping container doubles from `initialMs` up to `maxMs` (a kubelet: 10 s to 5 min). */
   readonly crashLoopBackOff?: { readonly initialMs: number; readonly maxMs: number };
+  /**
+   * Run every Pod's containers for real, as processes of its image's root filesystem (test/infra/pods),
+   * instead of reporting an outcome: probes, exits, restarts and termination messages are the processes'.
+   */
+  readonly processes?: ProcessRuntimeOptions;
 }
 
 export interface NodeAgent {
@@ -155,6 +162,17 @@ export async function startNodeAgent(server: KubeApiServer, options: NodeAgentOp
     }
   };
 
+  const host =
+    options.processes &&
+    podHost({
+      ...options.processes,
+      ...(options.crashLoopBackOff ? { backOff: options.crashLoopBackOff } : {}),
+      server,
+      kube,
+      writeStatus: (pod, status) => writeStatus(pod as unknown as Pod, (current) => ({ ...current.status, ...status })),
+      onError: (error) => console.error(`[node-agent] ${error instanceof Error ? error.message : String(error)}`),
+    });
+
   const crashLoop = (pod: Pod, exitCode: number, message: string | undefined, restartCount: number): Promise<void> => {
     const delayMs = Math.min(backOff.initialMs * 2 ** restartCount, backOff.maxMs);
     const state: ContainerState = {
@@ -224,11 +242,13 @@ export async function startNodeAgent(server: KubeApiServer, options: NodeAgentOp
     if (pod.metadata.deletionTimestamp !== undefined) {
       // Once: a Pod with finalizers (a Job's) stays until its controller removes them, and changes meanwhile.
       if (finished.has(pod.metadata.uid)) return;
+      await host?.stop(pod.metadata.uid);
       await finish(pod);
       finished.add(pod.metadata.uid);
       return;
     }
     if (isTerminal(pod)) return;
+    if (host) return host.run(pod as unknown as V1Pod);
     const outcome = pod.metadata.annotations?.[OUTCOME_ANNOTATION] ?? defaultOutcome;
     const message = pod.metadata.annotations?.[TERMINATION_MESSAGE_ANNOTATION];
     const key = JSON.stringify([outcome, message]);
@@ -260,6 +280,7 @@ export async function startNodeAgent(server: KubeApiServer, options: NodeAgentOp
     changed: (pod) => void serialized(pod.metadata.uid, () => sync(pod)),
     deleted: (pod) =>
       void serialized(pod.metadata.uid, async () => {
+        await host?.stop(pod.metadata.uid);
         forget(pod.metadata.uid);
         finished.delete(pod.metadata.uid);
       }),
@@ -273,6 +294,7 @@ export async function startNodeAgent(server: KubeApiServer, options: NodeAgentOp
       restartTimers.clear();
       await watching;
       await Promise.all(syncs.values());
+      await host?.stopAll();
     },
   };
 }
