@@ -12,7 +12,6 @@ import { MANAGED_BY_SELECTOR, managedFor, ownedManifests } from '../operator/src
 import { CONDITION_TYPES, type ConditionReport, type ConditionType } from '../operator/src/reconcile/conditions.ts';
 import { nextStatus } from '../operator/src/reconcile/status.ts';
 import { SHOP_API_VERSION, shopKey, type StoredShop } from '../operator/src/shop-resource.ts';
-import { availableDeploymentStatus, completedJobStatus } from '../operator/test/support/fake-controllers.ts';
 import { createReferencedSecrets, shopManifest, shopsPath } from '../operator/test/support/shops.ts';
 import { expectStatus, startTestCluster, type TestCluster } from '../operator/test/support/test-cluster.ts';
 
@@ -129,7 +128,37 @@ async function watchCollection(cluster: TestCluster, path: string, labelSelector
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The fake kubelet: completes every migration Job and makes every Deployment available, at once.
+// The fake kubelet: completes every migration Job and makes every Deployment available, at once. The
+// tests run the real controllers and a node agent (test/infra/kube-cluster.ts); here they would be
+// what is measured, so the benchmark's API server runs none and this writes their statuses instead.
+
+const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+
+/** The status the Job controller writes when the Job's one pod has succeeded. */
+function completedJobStatus(): Record<string, unknown> {
+  return {
+    startTime: now(),
+    completionTime: now(),
+    succeeded: 1,
+    conditions: [
+      { type: 'SuccessCriteriaMet', status: 'True', lastTransitionTime: now() },
+      { type: 'Complete', status: 'True', lastTransitionTime: now() },
+    ],
+  };
+}
+
+/** The status the Deployment controller writes once every replica of the current generation is updated and available. */
+function availableDeploymentStatus(deployment: { metadata: { generation?: number }; spec?: { replicas?: number } }): Record<string, unknown> {
+  const replicas = deployment.spec?.replicas ?? 1;
+  return {
+    observedGeneration: deployment.metadata.generation,
+    replicas,
+    updatedReplicas: replicas,
+    readyReplicas: replicas,
+    availableReplicas: replicas,
+    conditions: [{ type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.', lastUpdateTime: now(), lastTransitionTime: now() }],
+  };
+}
 
 interface KubeletRecord {
   readonly kind: 'Job' | 'Deployment';
@@ -540,7 +569,7 @@ async function baseline(cluster: TestCluster, shops: ReadonlyArray<{ namespace: 
 // ---------------------------------------------------------------------------------------------------
 
 export async function benchOperator(): Promise<void> {
-  const cluster = await startTestCluster();
+  const cluster = await startTestCluster({ bare: true });
   let operator: OperatorProcess | undefined;
   let kubelet: FakeKubelet | undefined;
   let shops: ShopWatcher | undefined;

@@ -9,9 +9,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { eventually } from '../../test/support/wait.ts';
-import { completeJob, markDeploymentAvailable } from '../../operator/test/support/fake-controllers.ts';
-import { startKubeApiServer, type KubeApiServer } from '../../test/infra/kubernetes.ts';
-import { kubeClient, type KubeRequest } from '../../test/infra/kube-client.ts';
+import { completeJob, markDeploymentAvailable } from '../../test/infra/workloads.ts';
+import { startKubeCluster, type KubeCluster } from '../../test/infra/kube-cluster.ts';
+import type { KubeApiServer } from '../../test/infra/kubernetes.ts';
+import type { KubeRequest } from '../../test/infra/kube-client.ts';
 import { freePort } from '../../test/infra/proc.ts';
 import { helm, one, OPERATOR_CHART, REPO_ROOT, SHOP_CHART, valueArgs, type Release, type RenderedObject } from './helm.ts';
 import { create, createNamespace } from './kube.ts';
@@ -40,19 +41,21 @@ const MODES: Array<[string, Mode]> = [
 ];
 
 describe("the operator with the chart's ServiceAccount and RBAC, on a real API server", () => {
+  let cluster: KubeCluster | undefined;
   let server: KubeApiServer;
   let kube: KubeRequest;
   const processes = new Set<ChildProcess>();
   const tempDirs: string[] = [];
 
   beforeAll(async () => {
-    server = await startKubeApiServer();
-    kube = kubeClient(server);
+    // The chart installs the CRD. The node agent holds every pod until the test lets it end or run.
+    cluster = await startKubeCluster({ defaultOutcome: 'pending' });
+    ({ server, kube } = cluster);
   }, 180_000);
 
   afterAll(async () => {
     for (const child of processes) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await server?.dispose();
+    await cluster?.dispose();
     await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
   });
 
@@ -148,7 +151,7 @@ describe("the operator with the chart's ServiceAccount and RBAC, on a real API s
         return jobs.body.items[0]?.metadata.name as string;
       });
       expect((await kube<{ items: unknown[] }>('GET', apps)).body.items).toEqual([]); // nothing runs before the migrations
-      // No Job or Deployment controller runs here: the test plays them, through the status subresource.
+      // The migration's pod ends, then the Deployments' pods run.
       await completeJob(kube, shopNamespace, job);
       await eventually(
         async () => {

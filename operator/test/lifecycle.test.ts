@@ -6,7 +6,7 @@ import type { LeaseTimings } from '../src/leader-election.ts';
 import type { RunningOperator } from '../src/operator.ts';
 import { spawnOperator } from './support/child-operator.ts';
 import { eventually } from '../../test/support/wait.ts';
-import { completeJob, markDeploymentAvailable } from './support/fake-controllers.ts';
+import { completeJob, markDeploymentAvailable } from '../../test/infra/workloads.ts';
 import { metricValue, runOperator } from './support/run-operator.ts';
 import { createReferencedSecrets, createShop, readShop, shopManifest } from './support/shops.ts';
 import { startTestCluster, type TestCluster } from './support/test-cluster.ts';

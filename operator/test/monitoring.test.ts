@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prometheusOperatorCrdFile } from '../../test/infra/prometheus.ts';
 import { eventually } from '../../test/support/wait.ts';
 import type { RunningOperator } from '../src/operator.ts';
-import { completeJob, markDeploymentAvailable } from './support/fake-controllers.ts';
+import { completeJob, markDeploymentAvailable } from '../../test/infra/workloads.ts';
 import { runOperator } from './support/run-operator.ts';
 import { createReferencedSecrets, createShop, readShop, shopManifest, updateShop } from './support/shops.ts';
 import { installCrd, startTestCluster, type TestCluster } from './support/test-cluster.ts';

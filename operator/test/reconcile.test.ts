@@ -2,7 +2,7 @@ import { GENERATED_KEYS, type Shop, type ShopStatus } from '@shop/cdk8s';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningOperator } from '../src/operator.ts';
 import { eventually } from '../../test/support/wait.ts';
-import { completeJob, failJob, markDeploymentAvailable } from './support/fake-controllers.ts';
+import { completeJob, failJob, markDeploymentAvailable } from '../../test/infra/workloads.ts';
 import { metricValue, runOperator } from './support/run-operator.ts';
 import { createReferencedSecrets, createShop, readShop, shopManifest, updateShop } from './support/shops.ts';
 import { startTestCluster, type TestCluster } from './support/test-cluster.ts';

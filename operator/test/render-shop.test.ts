@@ -4,7 +4,7 @@ import { renderShop, type KubeObject, type Shop } from '@shop/cdk8s';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningOperator } from '../src/operator.ts';
 import { eventually } from '../../test/support/wait.ts';
-import { completeJob, markDeploymentAvailable } from './support/fake-controllers.ts';
+import { completeJob, markDeploymentAvailable } from '../../test/infra/workloads.ts';
 import { runOperator } from './support/run-operator.ts';
 import { createReferencedSecrets, createShop, readShop, shopManifest, updateShop } from './support/shops.ts';
 import { expectStatus, startTestCluster, type TestCluster } from './support/test-cluster.ts';
@@ -35,6 +35,16 @@ async function stored(object: KubeObject, plural: string): Promise<Record<string
   });
 }
 
+/** Adds `labels` to the node agent's Node (the only one), which the agent keeps updating: hence the retry on a conflict. */
+async function labelNode(labels: Record<string, string>): Promise<void> {
+  await eventually(async () => {
+    type Node = { metadata: { name: string; labels?: Record<string, string> } };
+    const [node] = (await cluster.kube<{ items: Node[] }>('GET', '/api/v1/nodes')).body.items;
+    if (!node) throw new Error('the cluster has no Node');
+    expectStatus(await cluster.kube('PUT', `/api/v1/nodes/${node.metadata.name}`, { ...node, metadata: { ...node.metadata, labels: { ...node.metadata.labels, ...labels } } }), 200);
+  });
+}
+
 describe('the operator with renderShop', () => {
   it('applies the rendered objects unchanged, pod settings included, in rollout order, up to Ready', async () => {
     const ns = await cluster.namespace('rendered');
@@ -42,6 +52,8 @@ describe('the operator with renderShop', () => {
     // Admission refuses a pod whose PriorityClass or ServiceAccount does not exist.
     expectStatus(await cluster.kube('POST', '/apis/scheduling.k8s.io/v1/priorityclasses', { metadata: { name: 'shop-normal' }, value: 1000 }), 201);
     expectStatus(await cluster.kube('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { metadata: { name: 'shop' } }), 201);
+    // The scheduler places the pods only on a Node of the pool their nodeSelector names.
+    await labelNode({ pool: 'shop' });
     const shop: Shop = shopManifest('shop', '1.4.0', {
       config: { LOG_LEVEL: 'DEBUG' },
       podDefaults: {

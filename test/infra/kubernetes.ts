@@ -1,5 +1,6 @@
 // A real Kubernetes API server for tests, envtest style: kube-apiserver on kine (the etcd API on SQLite).
-// No kubelet, no scheduler, no controller manager: objects are stored and served, nothing reconciles them.
+// By itself nothing reconciles the objects it stores: kube-controllers.ts adds the controllers and the scheduler,
+// node-agent.ts a stand-in for the kubelet.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -32,7 +33,7 @@ export interface KubeApiServer {
   dispose(): Promise<void>;
 }
 
-function requireTool(tool: GoTool): string {
+export function requireTool(tool: GoTool): string {
   requireProvisioned(`${tool.label} (${tool.binary})`, isToolProvisioned(tool));
   return tool.binary;
 }
@@ -102,10 +103,11 @@ function startKine(): Promise<ServerHandle> {
   });
 }
 
-/** GET `path` over TLS verified against `ca`; resolves with the body when the status is 200. */
-function getVerified(url: string, path: string, token: string, ca: string): Promise<string> {
+/** GET `path` over TLS verified against `ca`, with the bearer `token` if any; resolves with the body when the status is 200. */
+export function getVerified(url: string, path: string, token: string | undefined, ca: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = request(new URL(path, url), { ca, headers: { authorization: `Bearer ${token}` }, timeout: 5_000 }, (res) => {
+    const headers = token === undefined ? {} : { authorization: `Bearer ${token}` };
+    const req = request(new URL(path, url), { ca, headers, timeout: 5_000 }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
@@ -165,6 +167,8 @@ async function startApiServerOn(etcdUrl: string): Promise<ApiServerStart> {
       '--service-cluster-ip-range=10.0.0.0/24',
       '--authorization-mode=RBAC',
       '--allow-privileged=true',
+      // On by default too: named so that tests of Pod Security Standards and quotas keep real admission.
+      '--enable-admission-plugins=PodSecurity,ResourceQuota',
       // Nothing would create the service account tokens it insists on, so pods could not be created.
       '--disable-admission-plugins=ServiceAccount',
       `--service-account-issuer=${url}`,

@@ -81,6 +81,15 @@ export function kubeApiServerTool(): GoTool {
   return goTool(`kube-apiserver ${KUBERNETES_VERSION}`, 'kubernetes', KUBERNETES_VERSION, 'kube-apiserver');
 }
 
+/** The Deployment, ReplicaSet, Job, garbage collector, namespace and quota controllers the tests run beside the API server. */
+export function kubeControllerManagerTool(): GoTool {
+  return goTool(`kube-controller-manager ${KUBERNETES_VERSION}`, 'kube-controller-manager', KUBERNETES_VERSION, 'kube-controller-manager');
+}
+
+export function kubeSchedulerTool(): GoTool {
+  return goTool(`kube-scheduler ${KUBERNETES_VERSION}`, 'kube-scheduler', KUBERNETES_VERSION, 'kube-scheduler');
+}
+
 export function kineTool(): GoTool {
   return goTool(`kine ${KINE_VERSION}`, 'kine', KINE_VERSION, 'kine');
 }

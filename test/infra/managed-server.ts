@@ -12,7 +12,17 @@ import {
   type ServerProcess,
 } from './proc.ts';
 
-export type ServerName = 'postgres' | 'redis' | 'kafka' | 'temporal' | 'kine' | 'kube-apiserver' | 'versitygw' | 'prometheus';
+export type ServerName =
+  | 'postgres'
+  | 'redis'
+  | 'kafka'
+  | 'temporal'
+  | 'kine'
+  | 'kube-apiserver'
+  | 'kube-controller-manager'
+  | 'kube-scheduler'
+  | 'versitygw'
+  | 'prometheus';
 
 export interface ServerHandle {
   readonly name: ServerName;

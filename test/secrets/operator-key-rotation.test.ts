@@ -1,6 +1,6 @@
 // The operator's rotation of the generated keys on the real API server, with the stored secrets in
 // real PostgreSQL (here, not in operator/test: the operator's own code never imports the platform).
-// There are no kubelets: the test plays the pods. A component's pods hold the keys the generated
+// The node agent runs no processes: the test plays what the pods run. A component's pods hold the keys the generated
 // Secret had when the test marks its Deployment available (when new pods would start and read it),
 // and the rewrap Job runs the platform's own rewrap against the database with the Secret's keys.
 // At every step each component writes stored secrets and issues access tokens, and every component
@@ -31,7 +31,7 @@ import { removalCheckJobName, suppliedRewrapJobName } from '../../operator/src/k
 import { ROTATE_KEYS_ANNOTATION } from '../../operator/src/keys/rotation-policy.ts';
 import type { RunningOperator } from '../../operator/src/operator.ts';
 import { spawnOperator, type ChildOperator } from '../../operator/test/support/child-operator.ts';
-import { completeJob, createTerminatingPod, failJob, markDeploymentAvailable } from '../../operator/test/support/fake-controllers.ts';
+import { completeJob, createTerminatingPod, failJob, markDeploymentAvailable } from '../../test/infra/workloads.ts';
 import { runOperator } from '../../operator/test/support/run-operator.ts';
 import { createReferencedSecrets, createShop, readShop, shopManifest, shopsPath, updateShop } from '../../operator/test/support/shops.ts';
 import { expectStatus, startTestCluster, type TestCluster } from '../../operator/test/support/test-cluster.ts';

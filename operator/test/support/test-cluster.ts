@@ -1,12 +1,17 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import { startKubeApiServer, type KubeApiServer } from '../../../test/infra/kubernetes.ts';
 import { installCrd, kubeClient, type KubeRequest } from '../../../test/infra/kube-client.ts';
+import { startKubeCluster } from '../../../test/infra/kube-cluster.ts';
+import { startKubeApiServer, type KubeApiServer } from '../../../test/infra/kubernetes.ts';
 
 export { installCrd } from '../../../test/infra/kube-client.ts';
 
 const CRD_FILE = new URL('../../crd/shops.shop.dev.yaml', import.meta.url);
 
-/** A real API server with the Shop CRD installed, shared by the tests of one file. */
+/**
+ * A real API server with the Shop CRD installed, shared by the tests of one file, with the controllers,
+ * the scheduler and the node agent. The agent holds every pod (never started) until a test moves it on
+ * with test/infra/workloads.ts (completeJob, markDeploymentAvailable, ...), so each test steps the rollout.
+ */
 export interface TestCluster {
   readonly server: KubeApiServer;
   /** Plain JSON requests as the cluster admin. */
@@ -18,10 +23,21 @@ export interface TestCluster {
   dispose(): Promise<void>;
 }
 
-export async function startTestCluster(): Promise<TestCluster> {
+export interface TestClusterOptions {
+  /** Only the API server: nothing acts on Jobs, Deployments or Pods but the caller (the operator benchmark plays them itself). */
+  readonly bare?: boolean;
+}
+
+async function startServer(bare: boolean): Promise<{ server: KubeApiServer; kube: KubeRequest; dispose: () => Promise<void> }> {
+  if (!bare) return startKubeCluster({ crdFiles: [CRD_FILE], defaultOutcome: 'pending' });
   const server = await startKubeApiServer();
   const kube = kubeClient(server);
   await installCrd(kube, CRD_FILE);
+  return { server, kube, dispose: () => server.dispose() };
+}
+
+export async function startTestCluster(options: TestClusterOptions = {}): Promise<TestCluster> {
+  const { server, kube, dispose } = await startServer(options.bare === true);
   let namespaces = 0;
   return {
     server,
@@ -37,7 +53,7 @@ export async function startTestCluster(): Promise<TestCluster> {
       expectStatus(await kube('POST', '/api/v1/namespaces', { metadata: { name } }), 201);
       return name;
     },
-    dispose: () => server.dispose(),
+    dispose,
   };
 }
 

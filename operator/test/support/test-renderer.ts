@@ -11,8 +11,10 @@ export const testRender: RenderShop = (shop: Shop) => {
   const selector = (component: string) => ({ 'app.kubernetes.io/instance': name, 'app.kubernetes.io/component': component });
   // As the renderer's: the operator watches pods by the managed-by label and maps them to the Shop by instance.
   const podLabels = (component: string) => ({ ...selector(component), 'app.kubernetes.io/managed-by': 'shop-operator' });
+  const nodeSelector = shop.spec.podDefaults?.nodeSelector;
   const podSpec = (component: string, restartPolicy?: string) => ({
     ...(restartPolicy ? { restartPolicy } : {}),
+    ...(nodeSelector ? { nodeSelector } : {}),
     containers: [{ name: component, image, envFrom: [{ configMapRef: { name: `${name}-config` } }] }],
   });
   const deployment = (component: string, replicas: number): KubeObject => ({
