@@ -151,6 +151,9 @@ export async function createTerminatingPod(kube: KubeRequest, namespace: string,
       const current = await get<{ metadata: Record<string, unknown> }>(kube, path);
       const released = await kube('PUT', path, { ...current, metadata: { ...current.metadata, finalizers: [] } });
       if (released.status !== 200) throw new Error(`PUT ${path} without its finalizer: HTTP ${released.status}: ${JSON.stringify(released.body)}`);
+      // No kubelet on that Node confirms the containers stopped: end the grace period as a drain's force delete does.
+      const gone = await kube('DELETE', path, { gracePeriodSeconds: 0 });
+      if (gone.status !== 200 && gone.status !== 404) throw new Error(`DELETE ${path} at once: HTTP ${gone.status}: ${JSON.stringify(gone.body)}`);
     },
   };
 }
