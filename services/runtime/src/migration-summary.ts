@@ -1,3 +1,5 @@
+import { jsonObjectOf } from './json-object.ts';
+
 /**
  * What the migrate command leaves in its container's termination message (the Job sets
  * --summary-file=/dev/termination-log): the schema version recorded in the database, the image's
@@ -20,14 +22,9 @@ export function formatMigrationSummary(summary: MigrationSummary): string {
 
 /** The summary in `text`, or undefined when it is not one (e.g. the message of a container that died before writing it). */
 export function parseMigrationSummary(text: string): MigrationSummary | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const { schemaVersion, imageVersion, downgradeRefused } = parsed as Record<string, unknown>;
+  const parsed = jsonObjectOf(text);
+  if (parsed === undefined) return undefined;
+  const { schemaVersion, imageVersion, downgradeRefused } = parsed;
   if (typeof imageVersion !== 'string' || typeof downgradeRefused !== 'boolean') return undefined;
   if (schemaVersion !== undefined && typeof schemaVersion !== 'string') return undefined;
   return { imageVersion, downgradeRefused, ...(schemaVersion === undefined ? {} : { schemaVersion }) };

@@ -1,3 +1,5 @@
+import { jsonObjectOf } from './json-object.ts';
+
 /**
  * What the rewrap command leaves in its container's termination message (the Job sets
  * --summary-file=/dev/termination-log): the rows of stored secrets per master key id once it ended.
@@ -22,14 +24,9 @@ export function formatRewrapSummary(rowsPerKeyId: ReadonlyMap<string, number>, c
 
 /** The summary in `text`, or undefined when it is not one (e.g. the message of a container that died before writing it). */
 export function parseRewrapSummary(text: string): RewrapSummary | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const { countedAt, rowsPerKeyId } = parsed as Record<string, unknown>;
+  const parsed = jsonObjectOf(text);
+  if (parsed === undefined) return undefined;
+  const { countedAt, rowsPerKeyId } = parsed;
   if (typeof countedAt !== 'string' || Number.isNaN(Date.parse(countedAt))) return undefined;
   if (typeof rowsPerKeyId !== 'object' || rowsPerKeyId === null || Array.isArray(rowsPerKeyId)) return undefined;
   const counts = Object.entries(rowsPerKeyId);
