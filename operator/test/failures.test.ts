@@ -174,6 +174,10 @@ describe('a component whose pods do not run', () => {
   it('is Degraded with ProgressDeadlineExceeded from the Deployment controller; Ready once it rolls out', async () => {
     const ns = await newShop('progress');
     await migrate(ns);
+    // Started but never ready: no pod failure of its own, only the Deployment's lack of progress.
+    const replicas = (await cluster.kube<{ spec: { replicas: number } }>('GET', `/apis/apps/v1/namespaces/${ns}/deployments/shop-api`)).body.spec.replicas;
+    const selector = 'app.kubernetes.io/instance=shop,app.kubernetes.io/component=api';
+    for (const pod of await podsOf(ns, selector, replicas)) await directPod(cluster.kube, pod, 'unready');
     // The renderer leaves the deadline at Kubernetes' 10 minutes; a second lets the controller give up at once on pods that never start.
     await eventually(async () => {
       const path = `/apis/apps/v1/namespaces/${ns}/deployments/shop-api`;

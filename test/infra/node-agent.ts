@@ -10,10 +10,11 @@ import { kubeClient, type KubeRequest } from './kube-client.ts';
 import { podHost, type ProcessRuntimeOptions } from './pods/pod-host.ts';
 
 /**
- * `running`: started and ready. `pending`: never started (waiting in ContainerCreating). `exit <code>`:
+ * `running`: started and ready. `unready`: started, its readiness probe failing. `pending`: never
+ * started (waiting in ContainerCreating). `exit <code>`:
  * every container exits with the code. `ErrImagePull`, `ImagePullBackOff`: the image cannot be pulled.
  */
-export type PodOutcome = 'running' | 'pending' | `exit ${number}` | 'ErrImagePull' | 'ImagePullBackOff';
+export type PodOutcome = 'running' | 'unready' | 'pending' | `exit ${number}` | 'ErrImagePull' | 'ImagePullBackOff';
 
 /** Set on a Pod (or in a Pod template) to choose its outcome. */
 export const OUTCOME_ANNOTATION = 'node-agent.shop.test/outcome';
@@ -55,7 +56,7 @@ export interface Pod {
   status?: { phase?: string; conditions?: Condition[]; startTime?: string };
 }
 
-const OUTCOME = /^(running|pending|ErrImagePull|ImagePullBackOff|exit (\d{1,3}))$/;
+const OUTCOME = /^(running|unready|pending|ErrImagePull|ImagePullBackOff|exit (\d{1,3}))$/;
 
 const now = (): string => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 
@@ -67,7 +68,7 @@ const isTerminal = (pod: Pod): boolean => pod.status?.phase === 'Succeeded' || p
 
 /** The status a kubelet reports for `pod` with every container in `state`. */
 function podStatus(pod: Pod, phase: string, state: ContainerState): Record<string, unknown> {
-  const ready = phase === 'Running' && state.running;
+  const ready = phase === 'Running' && state.running && state.unready !== true;
   const ended = phase === 'Succeeded' || phase === 'Failed';
   const notReady = ended ? (phase === 'Succeeded' ? 'PodCompleted' : 'PodFailed') : 'ContainersNotReady';
   const scheduled = pod.status?.conditions?.find((candidate) => candidate.type === 'PodScheduled') ?? condition('PodScheduled', true);
@@ -104,6 +105,8 @@ function podStatus(pod: Pod, phase: string, state: ContainerState): Record<strin
 interface ContainerState {
   readonly sandbox: boolean;
   readonly running: boolean;
+  /** Running, but its readiness probe fails. */
+  readonly unready?: boolean;
   readonly restartCount: number;
   readonly lastState?: Record<string, unknown>;
   describe(container: Container): Record<string, unknown>;
@@ -208,9 +211,10 @@ export async function startNodeAgent(server: KubeApiServer, options: NodeAgentOp
       return writeStatus(pod, (current) => podStatus(current, exitCode === 0 ? 'Succeeded' : 'Failed', state));
     }
     switch (outcome) {
-      case 'running': {
+      case 'running':
+      case 'unready': {
         const startedAt = now();
-        const state: ContainerState = { sandbox: true, running: true, restartCount: 0, describe: () => ({ running: { startedAt } }) };
+        const state: ContainerState = { sandbox: true, running: true, unready: outcome === 'unready', restartCount: 0, describe: () => ({ running: { startedAt } }) };
         return writeStatus(pod, (current) => podStatus(current, 'Running', state));
       }
       case 'pending':
@@ -223,7 +227,7 @@ export async function startNodeAgent(server: KubeApiServer, options: NodeAgentOp
       default:
         // A kubelet refuses a container it cannot configure the same way.
         return writeStatus(pod, (current) =>
-          podStatus(current, 'Pending', waiting('CreateContainerConfigError', () => `${OUTCOME_ANNOTATION} "${outcome}" is not one of running, pending, exit <code>, ErrImagePull, ImagePullBackOff`)),
+          podStatus(current, 'Pending', waiting('CreateContainerConfigError', () => `${OUTCOME_ANNOTATION} "${outcome}" is not one of running, unready, pending, exit <code>, ErrImagePull, ImagePullBackOff`)),
         );
     }
   };
