@@ -5,3 +5,4 @@ export { ALLOW_DOWNGRADE_FLAG, REWRAP_COMMAND, SEED_COMMAND } from './components
 export { ALLOW_DOWNGRADE_ANNOTATION } from './shop-context.ts';
 export { manifestList, renderShop } from './render-shop.ts';
 export { ShopNameError } from './names.ts';
+export { sha256Hex } from './hash.ts';

@@ -7,11 +7,12 @@ import type { Logger } from '@shop/runtime';
 import type { OperatorMetrics } from './metrics.ts';
 import type { RateLimit } from './rate-limit.ts';
 import { reconcileShop, type ReconcilerOptions } from './reconcile/reconciler.ts';
+import { LastApplied } from './reconcile/last-applied.ts';
 import { RenderCache } from './reconcile/render-cache.ts';
 import { watchShops } from './watches.ts';
 import { JITTER, WorkQueue } from './work-queue.ts';
 
-export interface ControllerOptions extends Omit<ReconcilerOptions, 'renders'> {
+export interface ControllerOptions extends Omit<ReconcilerOptions, 'renders' | 'lastApplied' | 'watchCache'> {
   readonly kubeConfig: KubeConfig;
   readonly render: RenderShop;
   /** Watch one namespace; all namespaces when undefined. */
@@ -47,10 +48,15 @@ export interface RunningController {
 /** Watches feeding a work queue of Shop keys, one reconcile pass per key at a time. Runs while this instance leads. */
 export function startController(options: ControllerOptions): RunningController {
   const { logger, metrics } = options;
+  // Events come once the first lists arrive, after the queue exists.
+  const watches = watchShops({ ...options, enqueue: (key) => queue.add(key) });
   const reconcilerOptions: ReconcilerOptions = {
     ...options,
     renders: new RenderCache(options.render),
+    lastApplied: new LastApplied(),
+    watchCache: watches,
     onStatus: (key, status) => metrics.reportShop(key, status),
+    onMonitoringApply: (result) => metrics.monitoringApplies.inc({ result }),
   };
   const cancelled = new AbortController();
   const queue = new WorkQueue({
@@ -61,7 +67,6 @@ export function startController(options: ControllerOptions): RunningController {
     backoff: options.backoff,
     onError: (key, error, retryInMs) => logger.warn({ shop: key, error: describeError(error), retryInMs }, 'reconcile failed; retrying'),
   });
-  const watches = watchShops({ ...options, enqueue: (key) => queue.add(key) });
   // Each Shop at a random moment of the period's first tenth, so that thousands do not come at once.
   const resync = setInterval(() => {
     for (const key of watches.shopKeys()) queue.addAfter(key, Math.random() * options.resyncMs * JITTER);

@@ -4,6 +4,8 @@ import { CONDITION_TYPES } from './reconcile/conditions.ts';
 import { parseShopKey } from './shop-resource.ts';
 
 export type PassResult = 'success' | 'error';
+/** What became of one monitoring object in a pass. */
+export type MonitoringApplyResult = 'applied' | 'unchanged' | 'refused';
 
 /** The operator's Prometheus metrics, in a registry of its own (two operators in one process do not collide). */
 export class OperatorMetrics {
@@ -18,6 +20,12 @@ export class OperatorMetrics {
     name: 'shop_operator_reconcile_duration_seconds',
     help: 'Time one reconcile pass of one Shop takes.',
     buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  readonly monitoringApplies = new Counter({
+    name: 'shop_operator_monitoring_applies_total',
+    help: 'Monitoring objects (dashboard ConfigMaps, PrometheusRules, PodMonitors) a pass provisions, by result: applied, unchanged (stored as this instance last applied it: not sent), or refused by the API server.',
+    labelNames: ['result'] as const,
     registers: [this.registry],
   });
   readonly leader = new Gauge({
@@ -88,6 +96,7 @@ export class OperatorMetrics {
     });
     this.leader.set(0);
     for (const result of ['success', 'error'] as const) this.reconciles.inc({ result }, 0);
+    for (const result of ['applied', 'unchanged', 'refused'] as const) this.monitoringApplies.inc({ result }, 0);
     collectDefaultMetrics({ register: this.registry });
   }
 

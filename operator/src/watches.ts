@@ -1,13 +1,22 @@
-import { KubernetesObjectApi, makeInformer, type Informer, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
-import type { Shop } from '@shop/cdk8s';
+import { KubernetesObjectApi, makeInformer, type Informer, type KubeConfig, type KubernetesListObject, type KubernetesObject, type ObjectCache } from '@kubernetes/client-node';
+import type { KubeObject, Shop } from '@shop/cdk8s';
 import { backoffDelay } from './backoff.ts';
 import type { KubeClients } from './kube/clients.ts';
 import { describeError } from './kube/errors.ts';
 import { MANAGED_BY_SELECTOR, controllingShopKey } from './kube/ownership.ts';
 import type { Logger } from '@shop/runtime';
+import { MONITORING_API_VERSION } from './monitoring/prometheus-rule.ts';
 import { SHOP_API, SHOP_API_VERSION, shopKey } from './shop-resource.ts';
 
-export interface ShopWatches {
+/** What the passes read of the watches. */
+export interface WatchCache {
+  /** The owned object as its watch holds it; undefined when none does (absent, its kind not watched, or not listed yet). */
+  cached(object: KubeObject): KubernetesObject | undefined;
+  /** Watches the Prometheus Operator's kinds that discovery says are served, and no longer those that are not (their CRD was removed). */
+  watchMonitoringKinds(served: ReadonlySet<string>): void;
+}
+
+export interface ShopWatches extends WatchCache {
   /** The Shops currently known from the Shop watch, as queue keys. */
   shopKeys(): string[];
   /** The kinds whose first list has not arrived yet: an empty list once every cache is filled. */
@@ -29,30 +38,57 @@ export interface ShopWatchOptions {
 
 const RESTART_BACKOFF = { initialMs: 1_000, maxMs: 30_000 };
 
+/** The Prometheus Operator's kinds the operator provisions, watched only while the API server serves them. */
+const MONITORING_KINDS = [
+  { kind: 'PrometheusRule', plural: 'prometheusrules' },
+  { kind: 'PodMonitor', plural: 'podmonitors' },
+];
+
 /**
- * Watches Shops, the Jobs, Deployments, Services, ConfigMaps, PodDisruptionBudgets and
- * HorizontalPodAutoscalers the operator created (selected by label) and their pods, and Secrets, mapping each event to Shop keys: a Shop by its own name, an owned object by its controlling
+ * Watches Shops, the Jobs, Deployments, Services, ConfigMaps, PodDisruptionBudgets,
+ * HorizontalPodAutoscalers, PrometheusRules and PodMonitors the operator created (selected by label)
+ * and their pods, and Secrets, mapping each event to Shop keys: a Shop by its own name, an owned object by its controlling
  * ownerReference, a pod by its Shop label, a Secret by the Shops whose spec.secrets name it.
+ * PrometheusRules and PodMonitors only once watchMonitoringKinds() says they are served: their CRDs may be missing.
  */
 export function watchShops(options: ShopWatchOptions): ShopWatches {
   const watch = <T extends KubernetesObject>(apiVersion: string, kind: string, plural: string, toKey: (object: T) => string | undefined, labelSelector?: string) =>
     startWatch<T>(options, { apiVersion, kind, plural, labelSelector }, toKey);
   const shops = watch<Shop>(SHOP_API_VERSION, SHOP_API.kind, SHOP_API.plural, shopKeyOf);
-  const owned = [
-    watch('batch/v1', 'Job', 'jobs', controllingShopKey, MANAGED_BY_SELECTOR),
-    watch('apps/v1', 'Deployment', 'deployments', controllingShopKey, MANAGED_BY_SELECTOR),
-    watch('v1', 'Service', 'services', controllingShopKey, MANAGED_BY_SELECTOR),
-    watch('v1', 'ConfigMap', 'configmaps', controllingShopKey, MANAGED_BY_SELECTOR),
-    watch('policy/v1', 'PodDisruptionBudget', 'poddisruptionbudgets', controllingShopKey, MANAGED_BY_SELECTOR),
-    watch('autoscaling/v2', 'HorizontalPodAutoscaler', 'horizontalpodautoscalers', controllingShopKey, MANAGED_BY_SELECTOR),
+  /** The watches of the owned objects, by kind. */
+  const owned = new Map<string, RunningWatch<KubernetesObject>>();
+  const watchOwned = (apiVersion: string, kind: string, plural: string) => void owned.set(kind, watch(apiVersion, kind, plural, controllingShopKey, MANAGED_BY_SELECTOR));
+  watchOwned('batch/v1', 'Job', 'jobs');
+  watchOwned('apps/v1', 'Deployment', 'deployments');
+  watchOwned('v1', 'Service', 'services');
+  watchOwned('v1', 'ConfigMap', 'configmaps');
+  watchOwned('policy/v1', 'PodDisruptionBudget', 'poddisruptionbudgets');
+  watchOwned('autoscaling/v2', 'HorizontalPodAutoscaler', 'horizontalpodautoscalers');
+  const others = [
     ...(options.secretNamespaces?.map((namespace) => watchReferencedSecrets({ ...options, namespace }, () => shops.informer.list())) ?? [watchReferencedSecrets(options, () => shops.informer.list())]),
     watchShopPods(options),
   ];
+  // Readiness does not wait for the monitoring kinds: without their cache, the monitoring step applies.
+  const awaited = [shops, ...owned.values(), ...others];
+  let stopped = false;
   return {
     shopKeys: () => shops.informer.list().flatMap((shop) => shopKeyOf(shop) ?? []),
-    unsynced: () => [shops, ...owned].filter((running) => !running.synced()).map((running) => running.kind),
+    unsynced: () => awaited.filter((running) => !running.synced()).map((running) => running.kind),
+    cached: (object) => owned.get(object.kind)?.informer.get(object.metadata.name, object.metadata.namespace),
+    watchMonitoringKinds: (served) => {
+      if (stopped) return; // a pass still running as the controller stops
+      for (const { kind, plural } of MONITORING_KINDS) {
+        const running = owned.get(kind);
+        if (served.has(kind) && !running) watchOwned(MONITORING_API_VERSION, kind, plural);
+        if (!served.has(kind) && running) {
+          owned.delete(kind);
+          void running.stop();
+        }
+      }
+    },
     stop: async () => {
-      await Promise.all([shops, ...owned].map((running) => running.stop()));
+      stopped = true;
+      await Promise.all([shops, ...owned.values(), ...others].map((running) => running.stop()));
     },
   };
 }
@@ -118,7 +154,7 @@ interface WatchedKind {
 }
 
 interface RunningWatch<T extends KubernetesObject> {
-  readonly informer: Informer<T> & { list(): readonly T[] };
+  readonly informer: Informer<T> & ObjectCache<T>;
   readonly kind: string;
   /** Whether the first list arrived (a restarted watch keeps its cache). */
   synced(): boolean;

@@ -4,7 +4,7 @@ import { prometheusOperatorCrdFile } from '../../test/infra/prometheus.ts';
 import { eventually } from '../../test/support/wait.ts';
 import type { RunningOperator } from '../src/operator.ts';
 import { completeJob, markDeploymentAvailable } from '../../test/infra/workloads.ts';
-import { runOperator } from './support/run-operator.ts';
+import { metricValue, runOperator } from './support/run-operator.ts';
 import { createReferencedSecrets, createShop, readShop, shopManifest, updateShop } from './support/shops.ts';
 import { installCrd, startTestCluster, type TestCluster } from './support/test-cluster.ts';
 
@@ -168,5 +168,79 @@ describe('with the Prometheus Operator CRDs', () => {
     expect(status.phase).toBe('Ready');
     expect((await get(paths.podMonitor(ns, 'shop'))).status).toBe(404);
     expect(await dashboardConfigMaps(ns)).toEqual([]);
+  });
+
+  describe('applying only what changed', () => {
+    let ns: string;
+    const MONITORING_OBJECTS = DASHBOARD_COUNT + 2;
+    const applies = async () => ({
+      applied: (await metricValue(operator, 'shop_operator_monitoring_applies_total{result="applied"}')) ?? NaN,
+      unchanged: (await metricValue(operator, 'shop_operator_monitoring_applies_total{result="unchanged"}')) ?? NaN,
+    });
+    /** A plain update, as `kubectl edit` makes. */
+    async function edit(path: string, change: (object: Stored) => void): Promise<void> {
+      const { body } = await get(path);
+      change(body);
+      expect((await cluster.kube('PUT', path, body)).status).toBe(200);
+    }
+    const dashboardPath = async () => `/api/v1/namespaces/${ns}/configmaps/${(await dashboardConfigMaps(ns))[0]?.metadata.name}`;
+
+    beforeAll(async () => {
+      // An operator of this namespace alone: its metrics count this Shop's applies only.
+      await operator.stop();
+      ns = await cluster.namespace('changes');
+      operator = await runOperator(cluster, { runbookBaseUrl: RUNBOOK_BASE_URL, namespace: ns });
+      await createReferencedSecrets(cluster.kube, ns);
+      await createShop(cluster.kube, ns, shopManifest('shop', '1.0.0', { monitoring: ALL_ON }));
+      await deployReady(ns);
+      await monitoringCondition(ns, { status: 'True', reason: 'Provisioned' });
+    }, 120_000);
+
+    it('each object carries the hash of its content, and a pass with nothing changed applies none of them', async () => {
+      for (const object of [...(await dashboardConfigMaps(ns)), (await get(paths.prometheusRule(ns, 'shop-alerts'))).body, (await get(paths.podMonitor(ns, 'shop'))).body]) {
+        expect(object.metadata.annotations?.['shop.dev/content-hash']).toMatch(/^[0-9a-f]{16}$/);
+      }
+      const before = await applies();
+      expect(before.applied).toBeGreaterThanOrEqual(MONITORING_OBJECTS);
+      await updateShop(cluster.kube, ns, 'shop', (shop) => void (shop.metadata = { ...shop.metadata, labels: { touched: 'yes' } }));
+      await eventually(async () => expect((await applies()).unchanged).toBeGreaterThanOrEqual(before.unchanged + MONITORING_OBJECTS));
+      expect((await applies()).applied).toBe(before.applied);
+    });
+
+    it('an object someone else changes is put back, alone', async () => {
+      const path = await dashboardPath();
+      const before = await applies();
+      await edit(path, (configMap) => {
+        configMap.metadata.labels = { ...configMap.metadata.labels, team: 'edited' };
+        configMap.data = Object.fromEntries(Object.keys(configMap.data ?? {}).map((key) => [key, '{}']));
+      });
+      await eventually(async () => {
+        const { body } = await get(path);
+        expect(body.metadata.labels).toMatchObject({ team: 'sre' });
+        expect(JSON.parse(Object.values(body.data ?? {})[0] ?? '{}')).toMatchObject({ title: expect.stringContaining(`(${ns}/shop)`) });
+      });
+      expect((await applies()).applied).toBe(before.applied + 1);
+
+      await edit(paths.prometheusRule(ns, 'shop-alerts'), (rule) => void (rule.metadata.labels = { ...rule.metadata.labels, release: 'edited' }));
+      await eventually(async () => expect((await get(paths.prometheusRule(ns, 'shop-alerts'))).body.metadata.labels).toMatchObject({ release: 'prometheus' }));
+      expect((await applies()).applied).toBe(before.applied + 2);
+    });
+
+    it('an object someone else deletes is created again', async () => {
+      const path = await dashboardPath();
+      for (const deleted of [path, paths.podMonitor(ns, 'shop')]) {
+        expect((await cluster.kube('DELETE', deleted)).status).toBe(200);
+        await eventually(async () => expect((await get(deleted)).status).toBe(200));
+      }
+    });
+
+    it('a changed spec.monitoring applies only the object it changes', async () => {
+      const before = await applies();
+      const alerts = { ...ALL_ON.alerts, labels: { release: 'prometheus', team: 'payments' } };
+      await updateShop(cluster.kube, ns, 'shop', (shop) => void (shop.spec.monitoring = { ...ALL_ON, alerts }));
+      await eventually(async () => expect((await get(paths.prometheusRule(ns, 'shop-alerts'))).body.metadata.labels).toMatchObject({ team: 'payments' }));
+      await eventually(async () => expect((await applies()).unchanged).toBeGreaterThanOrEqual(before.unchanged + MONITORING_OBJECTS - 1));
+      expect((await applies()).applied).toBe(before.applied + 1);
+    });
   });
 });

@@ -1,9 +1,10 @@
-import type { V1Secret } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Secret } from '@kubernetes/client-node';
 import type { KubeObject, ShopManifests, ShopStatus } from '@shop/cdk8s';
 import type { KeySet } from '../keys/key-set.ts';
 import type { KeyRotationStatus } from '../keys/rotation-report.ts';
 import type { KubeClients } from '../kube/clients.ts';
 import type { FailureThresholds } from '../kube/pod-failures.ts';
+import type { MonitoringApplyResult } from '../metrics.ts';
 import type { StoredShop } from '../shop-resource.ts';
 import type { ConditionReport, StepConditionType } from './conditions.ts';
 
@@ -54,6 +55,11 @@ export interface Pass {
   readonly jobHistoryLimit: number;
   /** The Prometheus Operator's kinds the API server serves, asked of discovery once per pass. */
   servedMonitoringKinds(): Promise<ReadonlySet<string>>;
+  /** The owned object as the operator's watches hold it; undefined when they hold none (absent, not watched, not listed yet). */
+  cached(object: KubeObject): KubernetesObject | undefined;
+  /** The resourceVersion the operator's last apply of each monitoring object returned, by `kind/name`; kept between passes. */
+  readonly lastApplied: Map<string, string>;
+  countMonitoringApply(result: MonitoringApplyResult): void;
   report(type: StepConditionType, report: ConditionReport): void;
   /** Look at the Shop again after this long at the latest, also when no step halts (e.g. when a rotation is due). */
   requeueAfter(ms: number): void;

@@ -6,11 +6,14 @@ import { DEFAULT_FAILURE_THRESHOLDS, type FailureThresholds } from '../kube/pod-
 import { InvalidObjectError, describeError, isConflict, isNotFound, isRejected } from '../kube/errors.ts';
 import { ownedManifests } from '../kube/ownership.ts';
 import type { Logger } from '@shop/runtime';
-import { SHOP_API, isStoredShop, parseShopKey, type ShopKey, type StoredShop } from '../shop-resource.ts';
+import type { MonitoringApplyResult } from '../metrics.ts';
+import type { WatchCache } from '../watches.ts';
+import { SHOP_API, isStoredShop, parseShopKey, shopKey, type ShopKey, type StoredShop } from '../shop-resource.ts';
 import type { PassOutcome } from '../work-queue.ts';
 import type { ConditionReport, ConditionType, StepConditionType } from './conditions.ts';
 import { recordEvents, transitions } from './events.ts';
 import type { Halt, Pass, Phase, ReconcileStep } from './pass.ts';
+import type { LastApplied } from './last-applied.ts';
 import type { RenderCache } from './render-cache.ts';
 import { renderChangedByOperator, renderHash, type RolloutGate } from './rollout-gate.ts';
 import { nextStatus, statusChanged, writeStatus } from './status.ts';
@@ -22,6 +25,12 @@ export interface ReconcilerOptions {
   readonly clients: KubeClients;
   /** Renders each Shop again only when its spec changed. */
   readonly renders: RenderCache;
+  /** What the operator last applied of each Shop's monitoring objects. */
+  readonly lastApplied: LastApplied;
+  /** The watches' caches; told which monitoring kinds discovery found served. */
+  readonly watchCache: WatchCache;
+  /** Told what became of each monitoring object a pass provisions. */
+  readonly onMonitoringApply?: (result: MonitoringApplyResult) => void;
   readonly steps: readonly ReconcileStep[];
   /** This operator instance, as named in the Events it records. */
   readonly instance: string;
@@ -43,14 +52,15 @@ export interface ReconcilerOptions {
 
 /**
  * One pass over one Shop: run the steps until one halts, then write the status they add up to and
- * record an Event per transition. Everything is read from the cluster, nothing is remembered between
- * passes, so any instance can pick up where another stopped.
+ * record an Event per transition. Everything is read from the cluster; what is kept between passes
+ * (renders, what was last applied) only saves work, so any instance can pick up where another stopped.
  */
 export async function reconcileShop(key: string, options: ReconcilerOptions): Promise<PassOutcome | undefined> {
   const shop = await readShop(options.clients, parseShopKey(key));
   // A deleted Shop's objects go with it: they all carry its ownerReference.
   if (!shop || shop.metadata.deletionTimestamp) {
     options.renders.forget(key);
+    options.lastApplied.forget(key);
     options.onStatus?.(key, undefined);
     return undefined;
   }
@@ -178,7 +188,14 @@ async function runSteps(shop: StoredShop, options: ReconcilerOptions, now: Date)
     keyRotation: shop.status?.keyRotation,
     provisioned: [],
     jobHistoryLimit: options.jobHistoryLimit ?? DEFAULT_JOB_HISTORY_LIMIT,
-    servedMonitoringKinds: () => (monitoringKinds ??= servedKinds(options.clients.customObjects, MONITORING_API_VERSION)),
+    servedMonitoringKinds: () =>
+      (monitoringKinds ??= servedKinds(options.clients.customObjects, MONITORING_API_VERSION).then((served) => {
+        options.watchCache.watchMonitoringKinds(served);
+        return served;
+      })),
+    cached: (object) => options.watchCache.cached(object),
+    lastApplied: options.lastApplied.of(shopKey(shop.metadata.namespace, shop.metadata.name)),
+    countMonitoringApply: (result) => options.onMonitoringApply?.(result),
     report: (type, report) => void reports.set(type, report),
     requeueAfter: (ms) => void (requeueAfterMs = Math.min(ms, requeueAfterMs ?? ms)),
   };

@@ -1,4 +1,4 @@
-import type { KubeObject } from '@shop/cdk8s';
+import { sha256Hex, type KubeObject } from '@shop/cdk8s';
 import { apply } from '../../kube/apply.ts';
 import { describeError, isRejected } from '../../kube/errors.ts';
 import { ownedBy } from '../../kube/ownership.ts';
@@ -44,21 +44,46 @@ function refusedMonitoring(error: unknown): ConditionReport {
   return { status: 'False', reason: 'ApplyRejected', message: `the API server refused the monitoring API's discovery: ${describeError(error)}` };
 }
 
+/** On each monitoring object: a hash of it as rendered, to tell whether the stored one is of the same content. */
+export const CONTENT_HASH_ANNOTATION = 'shop.dev/content-hash';
+
 /**
- * Applies each object; one the API server refuses (RBAC of an older chart, an admission webhook) does
- * not keep the others from being applied. Resolves with what each refused one was told.
+ * Applies each object that changed; one the API server refuses (RBAC of an older chart, an admission
+ * webhook) does not keep the others from being applied. Resolves with what each refused one was told.
  */
 async function applyEach(pass: Pass, objects: readonly KubeObject[]): Promise<string[]> {
   const refused: string[] = [];
   for (const object of objects) {
     try {
-      await apply(pass.clients.objects, object);
+      pass.countMonitoringApply(await applyChanged(pass, object));
     } catch (error) {
       if (!isRejected(error)) throw error;
       refused.push(`${object.kind} ${object.metadata.name}: ${describeError(error)}`);
+      pass.countMonitoringApply('refused');
     }
   }
   return refused;
+}
+
+/**
+ * Applies the object unless the watch cache holds it with the same content hash and the very
+ * resourceVersion this instance's last apply of it returned: then nobody changed or deleted it since
+ * (their change would be a newer version), and the apply would change nothing.
+ */
+async function applyChanged(pass: Pass, object: KubeObject): Promise<'applied' | 'unchanged'> {
+  const key = `${object.kind}/${object.metadata.name}`;
+  const stored = pass.cached(object)?.metadata;
+  const sameContent = stored?.annotations?.[CONTENT_HASH_ANNOTATION] === object.metadata.annotations?.[CONTENT_HASH_ANNOTATION];
+  if (stored && sameContent && stored.resourceVersion === pass.lastApplied.get(key)) return 'unchanged';
+  const { metadata } = await apply(pass.clients.objects, object);
+  if (metadata?.resourceVersion) pass.lastApplied.set(key, metadata.resourceVersion);
+  return 'applied';
+}
+
+/** The rendered object annotated with its content hash, then owned by the Shop. */
+function hashedAndOwned(shop: StoredShop, object: KubeObject): KubeObject {
+  const annotations = { ...object.metadata.annotations, [CONTENT_HASH_ANNOTATION]: sha256Hex(JSON.stringify(object), 16) };
+  return ownedBy(shop, { ...object, metadata: { ...object.metadata, annotations } });
 }
 
 function monitoringParts(shop: StoredShop, runbookBaseUrl: string | undefined): MonitoringPart[] {
@@ -82,7 +107,7 @@ async function provision(pass: Pass): Promise<ConditionReport> {
 
   const served = await pass.servedMonitoringKinds();
   const unserved = wanted.filter((part) => part.operatorKind !== undefined && !served.has(part.operatorKind));
-  const objects = wanted.filter((part) => !unserved.includes(part)).flatMap((part) => part.objects().map((object) => ownedBy(shop, object)));
+  const objects = wanted.filter((part) => !unserved.includes(part)).flatMap((part) => part.objects().map((object) => hashedAndOwned(shop, object)));
   // Listed before the first apply: one refused must not get the others pruned.
   pass.provisioned.push(...objects);
   const refused = await applyEach(pass, objects);
