@@ -62,7 +62,7 @@ export interface RunningOperator {
   stop(): Promise<void>;
 }
 
-// Every kind the operator renders is watched; the resync is for missed events and the monitoring objects.
+// Every kind the operator applies is watched; the resync is for missed events, and notices the Prometheus Operator CRDs once installed.
 export const DEFAULT_RESYNC_MS = 30 * 60_000;
 // A pass takes well under a second when the API server answers; this allows several slow requests.
 export const DEFAULT_PASS_TIMEOUT_MS = 2 * 60_000;
