@@ -59,6 +59,7 @@ export interface Pass {
   cached(object: KubeObject): KubernetesObject | undefined;
   /** The resourceVersion the operator's last apply of each monitoring object returned, by `kind/name`; kept between passes. */
   readonly lastApplied: Map<string, string>;
+  /** Counts what became of one monitoring object (shop_operator_monitoring_applies_total). */
   countMonitoringApply(result: MonitoringApplyResult): void;
   report(type: StepConditionType, report: ConditionReport): void;
   /** Look at the Shop again after this long at the latest, also when no step halts (e.g. when a rotation is due). */

@@ -45,7 +45,7 @@ function refusedMonitoring(error: unknown): ConditionReport {
 }
 
 /** On each monitoring object: a hash of it as rendered, to tell whether the stored one is of the same content. */
-export const CONTENT_HASH_ANNOTATION = 'shop.dev/content-hash';
+const CONTENT_HASH_ANNOTATION = 'shop.dev/content-hash';
 
 /**
  * Applies each object that changed; one the API server refuses (RBAC of an older chart, an admission
