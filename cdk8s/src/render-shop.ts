@@ -1,9 +1,10 @@
 import { App } from 'cdk8s';
 import { configMapName } from './config-map.ts';
-import type { KubeObject, ShopManifests } from './manifests.ts';
+import { explicitVariables, type JobWorkload } from './environment.ts';
+import type { JobEnvVar, KubeObject, ShopManifests } from './manifests.ts';
 import { shopObjectNames, migrationJobName } from './names.ts';
 import { ShopChart } from './shop-chart.ts';
-import { shopContext } from './shop-context.ts';
+import { shopContext, type ShopContext } from './shop-context.ts';
 import type { Shop } from './shop.generated.ts';
 
 /** Renders the objects of a Shop from its spec alone: no cluster, no clock, no randomness. */
@@ -27,6 +28,7 @@ export function renderShop(shop: Shop): ShopManifests {
       autoscaler: take.optional('HorizontalPodAutoscaler', names.worker),
     },
     consumer: { deployment: take('Deployment', names.consumer) },
+    jobEnvironments: { seed: jobEnvironment(context, 'seed'), 'key-rewrap': jobEnvironment(context, 'key-rewrap') },
   };
   const left = take.remaining();
   if (left.length > 0) throw new Error(`renderShop: the chart rendered objects ShopManifests has no field for: ${left.join(', ')}`);
@@ -47,6 +49,11 @@ export function manifestList(manifests: ShopManifests): KubeObject[] {
     ...(manifests.worker.autoscaler ? [manifests.worker.autoscaler] : []),
     manifests.consumer.deployment,
   ];
+}
+
+/** As JSON, the form of the rendered objects (no undefined fields). */
+function jobEnvironment(shop: ShopContext, workload: JobWorkload): JobEnvVar[] {
+  return JSON.parse(JSON.stringify(explicitVariables(shop, workload))) as JobEnvVar[];
 }
 
 function objectTaker(objects: readonly KubeObject[]) {

@@ -183,6 +183,39 @@ describe('referenced Secrets', () => {
   });
 });
 
+describe('referenced Secrets per component', () => {
+  it('roll only the components that read the changed value: the search-only key the api alone', async () => {
+    const ns = await cluster.namespace('component-secrets');
+    await createReferencedSecrets(cluster.kube, ns);
+    expectStatus(await cluster.kube('POST', `/api/v1/namespaces/${ns}/secrets`, { metadata: { name: 'shop-search' }, stringData: { 'search-only': 'a', admin: 'a' } }), 201);
+    const shop = shopManifest('shop', '1.0.0');
+    Object.assign(shop.spec.secrets, { storefrontSearchOnlyKey: { name: 'shop-search', key: 'search-only' }, adminSearchApiKey: { name: 'shop-search', key: 'admin' } });
+    await createShop(cluster.kube, ns, shop);
+    await deployReady(ns, '1.0.0');
+    const hashes = async () =>
+      Object.fromEntries(await Promise.all(['api', 'worker', 'consumer'].map(async (component) => [component, secretsHashOf(await read(paths.deployment(ns, `shop-${component}`)))])));
+    const before = await hashes();
+
+    // Read by the api alone.
+    await setSecretKey(ns, 'shop-search', 'search-only', 'b');
+    await eventually(async () => expect((await hashes()).api).not.toBe(before.api));
+    await markDeploymentAvailable(cluster.kube, ns, 'shop-api');
+    await statusOf(ns, { phase: 'Ready' });
+    expect({ ...(await hashes()), api: before.api }).toEqual(before);
+
+    // Read by the api and the consumer (its search indexing), not the worker.
+    const middle = await hashes();
+    await setSecretKey(ns, 'shop-search', 'admin', 'b');
+    await eventually(async () => expect((await hashes()).api).not.toBe(middle.api));
+    await markDeploymentAvailable(cluster.kube, ns, 'shop-api');
+    await eventually(async () => expect((await hashes()).consumer).not.toBe(middle.consumer));
+    await markDeploymentAvailable(cluster.kube, ns, 'shop-consumer');
+    await statusOf(ns, { phase: 'Ready' });
+    // The pass that rolled the consumer applied the worker too, with the hash it had from the start.
+    expect((await hashes()).worker).toBe(before.worker);
+  });
+});
+
 describe('the ConfigMap', () => {
   it('gets a new name with new content; the old one stays while the old ReplicaSet still runs a pod, then is pruned', async () => {
     const ns = await readyShop('config');

@@ -66,6 +66,7 @@ export function ownedManifests(shop: StoredShop, manifests: ShopManifests): Shop
       autoscaler: ownOptional(manifests.worker.autoscaler),
     },
     consumer: { deployment: own(manifests.consumer.deployment) },
+    jobEnvironments: manifests.jobEnvironments,
   };
 }
 
