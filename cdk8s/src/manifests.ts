@@ -39,6 +39,11 @@ export interface ShopManifests {
   /** Exactly one replica with the Recreate strategy: one instance per consumer group. */
   readonly consumer: { readonly deployment: KubeObject };
   /**
+   * With spec.networkPolicy.enabled: `<shop>-default-deny` (every pod of the Shop accepts nothing) and
+   * `<shop>-api`, `<shop>-worker`, `<shop>-consumer` (each component's http port, from the peers the spec names).
+   */
+  readonly networkPolicies?: { readonly defaultDeny: KubeObject; readonly api: KubeObject; readonly worker: KubeObject; readonly consumer: KubeObject };
+  /**
    * The explicit variables (the container's `env`) of the Jobs the operator derives from the migration
    * Job (the seed and the key rewrap): their programs read other secrets than the migrate command.
    */

@@ -1,6 +1,7 @@
 import { App } from 'cdk8s';
 import { configMapName } from './config-map.ts';
 import { explicitVariables, type JobWorkload } from './environment.ts';
+import { defaultDenyPolicyName } from './network-policy.ts';
 import type { JobEnvVar, KubeObject, ShopManifests } from './manifests.ts';
 import { shopObjectNames, migrationJobName } from './names.ts';
 import { ShopChart } from './shop-chart.ts';
@@ -13,6 +14,7 @@ export function renderShop(shop: Shop): ShopManifests {
   const objects = new ShopChart(new App(), context).toJson() as KubeObject[];
   const take = objectTaker(objects);
   const names = shopObjectNames(context.name);
+  const defaultDeny = take.optional('NetworkPolicy', defaultDenyPolicyName(context.name));
   const manifests: ShopManifests = {
     configMap: take('ConfigMap', configMapName(context)),
     migrationJob: take('Job', migrationJobName(context.name, context.spec.image.tag)),
@@ -28,6 +30,12 @@ export function renderShop(shop: Shop): ShopManifests {
       autoscaler: take.optional('HorizontalPodAutoscaler', names.worker),
     },
     consumer: { deployment: take('Deployment', names.consumer) },
+    networkPolicies: defaultDeny && {
+      defaultDeny,
+      api: take('NetworkPolicy', names.api),
+      worker: take('NetworkPolicy', names.worker),
+      consumer: take('NetworkPolicy', names.consumer),
+    },
     jobEnvironments: { seed: jobEnvironment(context, 'seed'), 'key-rewrap': jobEnvironment(context, 'key-rewrap') },
   };
   const left = take.remaining();
@@ -40,6 +48,7 @@ export function manifestList(manifests: ShopManifests): KubeObject[] {
   return [
     manifests.migrationJob,
     manifests.configMap,
+    ...(manifests.networkPolicies ? Object.values(manifests.networkPolicies) : []),
     manifests.api.deployment,
     manifests.api.service,
     manifests.api.disruptionBudget,

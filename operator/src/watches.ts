@@ -30,8 +30,8 @@ export interface ShopWatchOptions {
 const RESTART_BACKOFF = { initialMs: 1_000, maxMs: 30_000 };
 
 /**
- * Watches Shops, the Jobs, Deployments, Services, ConfigMaps, PodDisruptionBudgets and
- * HorizontalPodAutoscalers the operator created (selected by label) and their pods, and Secrets, mapping each event to Shop keys: a Shop by its own name, an owned object by its controlling
+ * Watches Shops, the Jobs, Deployments, Services, ConfigMaps, PodDisruptionBudgets,
+ * HorizontalPodAutoscalers and NetworkPolicies the operator created (selected by label) and their pods, and Secrets, mapping each event to Shop keys: a Shop by its own name, an owned object by its controlling
  * ownerReference, a pod by its Shop label, a Secret by the Shops whose spec.secrets name it.
  */
 export function watchShops(options: ShopWatchOptions): ShopWatches {
@@ -45,6 +45,7 @@ export function watchShops(options: ShopWatchOptions): ShopWatches {
     watch('v1', 'ConfigMap', 'configmaps', controllingShopKey, MANAGED_BY_SELECTOR),
     watch('policy/v1', 'PodDisruptionBudget', 'poddisruptionbudgets', controllingShopKey, MANAGED_BY_SELECTOR),
     watch('autoscaling/v2', 'HorizontalPodAutoscaler', 'horizontalpodautoscalers', controllingShopKey, MANAGED_BY_SELECTOR),
+    watch('networking.k8s.io/v1', 'NetworkPolicy', 'networkpolicies', controllingShopKey, MANAGED_BY_SELECTOR),
     ...(options.secretNamespaces?.map((namespace) => watchReferencedSecrets({ ...options, namespace }, () => shops.informer.list())) ?? [watchReferencedSecrets(options, () => shops.informer.list())]),
     watchShopPods(options),
   ];

@@ -50,6 +50,7 @@ const paths = {
   replicaSets: (ns: string) => `/apis/apps/v1/namespaces/${ns}/replicasets`,
   configMaps: (ns: string) => `/api/v1/namespaces/${ns}/configmaps`,
   secret: (ns: string, name: string) => `/api/v1/namespaces/${ns}/secrets/${name}`,
+  networkPolicies: (ns: string) => `/apis/networking.k8s.io/v1/namespaces/${ns}/networkpolicies`,
 };
 
 async function list(path: string): Promise<Stored[]> {
@@ -138,6 +139,27 @@ describe('pruning', () => {
     // Everything the Shop renders is still there.
     const configMap = configMapOf(await read(paths.deployment(ns, 'shop-api')));
     expect(names(await list(paths.configMaps(ns))).filter((name) => name.startsWith('shop-config-'))).toEqual([configMap]);
+  });
+
+  it('creates the NetworkPolicies of spec.networkPolicy, owned by the Shop, applies a changed source, and deletes them when it is turned off', async () => {
+    const monitoring = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } };
+    const ns = await readyShop('network-policy', { networkPolicy: { enabled: true, metricsFrom: [monitoring] } });
+    type Policy = Stored & { spec: { ingress: Array<{ from?: unknown[] }> } };
+    const policies = async () => (await list(paths.networkPolicies(ns))) as Policy[];
+    const created = await policies();
+    expect(names(created)).toEqual(['shop-api', 'shop-consumer', 'shop-default-deny', 'shop-worker']);
+    const { uid } = (await readShop(cluster.kube, ns, 'shop')).metadata;
+    for (const policy of created) expect(policy.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'Shop', name: 'shop', uid })]);
+    expect(created.find((policy) => policy.metadata.name === 'shop-worker')?.spec.ingress[0]?.from).toEqual([monitoring]);
+
+    // Another source: applied in place.
+    const prometheus = { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } };
+    await updateShop(cluster.kube, ns, 'shop', (shop) => void (shop.spec.networkPolicy = { enabled: true, metricsFrom: [prometheus] }));
+    await eventually(async () => expect((await policies()).find((policy) => policy.metadata.name === 'shop-consumer')?.spec.ingress[0]?.from).toEqual([prometheus]));
+
+    await updateShop(cluster.kube, ns, 'shop', (shop) => void (shop.spec.networkPolicy = { enabled: false }));
+    await statusOf(ns, { phase: 'Ready', observedGeneration: 3 });
+    await eventually(async () => expect(await policies()).toEqual([]));
   });
 
   it(`keeps the newest ${JOB_HISTORY_LIMIT} migration Jobs and deletes the older ones`, async () => {

@@ -63,6 +63,11 @@ describe('the operator with renderShop', () => {
         tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'shop', effect: 'NoSchedule' }],
         priorityClassName: 'shop-normal',
       },
+      networkPolicy: {
+        enabled: true,
+        apiFrom: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress' } }, podSelector: { matchExpressions: [{ key: 'app', operator: 'In', values: ['ingress'] }] } }],
+        metricsFrom: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+      },
       api: {
         affinity: { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { 'app.kubernetes.io/component': 'api' } } } }] } },
         topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { 'app.kubernetes.io/component': 'api' } } }],
@@ -75,6 +80,8 @@ describe('the operator with renderShop', () => {
     // Every rendered field survives (the client's serializer drops fields it does not know).
     expect(job).toMatchObject({ spec: rendered.migrationJob.spec });
     expect(await stored(rendered.configMap, 'configmaps')).toMatchObject({ data: rendered.configMap.data });
+    for (const policy of Object.values(rendered.networkPolicies ?? {})) expect(await stored(policy, 'networkpolicies')).toMatchObject({ spec: policy.spec });
+    expect(Object.keys(rendered.networkPolicies ?? {})).toHaveLength(4);
     expect((await cluster.kube('GET', pathOf(rendered.api.deployment, 'deployments'))).status).toBe(404);
 
     await completeJob(cluster.kube, ns, rendered.migrationJob.metadata.name);
