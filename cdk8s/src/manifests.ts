@@ -38,6 +38,23 @@ export interface ShopManifests {
   readonly worker: { readonly deployment: KubeObject; readonly disruptionBudget: KubeObject; readonly autoscaler?: KubeObject };
   /** Exactly one replica with the Recreate strategy: one instance per consumer group. */
   readonly consumer: { readonly deployment: KubeObject };
+  /**
+   * With spec.networkPolicy.enabled: `<shop>-default-deny` (every pod of the Shop accepts nothing) and
+   * `<shop>-api`, `<shop>-worker`, `<shop>-consumer` (each component's http port, from the peers the spec names).
+   */
+  readonly networkPolicies?: { readonly defaultDeny: KubeObject; readonly api: KubeObject; readonly worker: KubeObject; readonly consumer: KubeObject };
+  /**
+   * The explicit variables (the container's `env`) of the Jobs the operator derives from the migration
+   * Job (the seed and the key rewrap): their programs read other secrets than the migrate command.
+   */
+  readonly jobEnvironments: Readonly<Record<'seed' | 'key-rewrap', readonly JobEnvVar[]>>;
+}
+
+/** A container variable, plain or from a Secret's key. */
+export interface JobEnvVar {
+  readonly name: string;
+  readonly value?: string;
+  readonly valueFrom?: { readonly secretKeyRef: { readonly name: string; readonly key: string; readonly optional?: boolean } };
 }
 
 export type RenderShop = (shop: Shop) => ShopManifests;

@@ -30,7 +30,7 @@ export function podTemplate(props: PodTemplateProps): k8s.PodTemplateSpec {
     name: component,
     ...imageOf(shop.spec),
     command: [...props.command],
-    ...containerEnvironment(shop, props.configMapName, http),
+    ...containerEnvironment(shop, component, props.configMapName, http),
     ports: http ? [{ name: HTTP_PORT_NAME, containerPort: http.port, protocol: 'TCP' }] : undefined,
     ...(http ? httpProbes(http.readinessPath) : {}),
     resources: containerResources(componentSpec(shop.spec, component)?.resources, component),

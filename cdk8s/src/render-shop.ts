@@ -1,9 +1,11 @@
 import { App } from 'cdk8s';
 import { configMapName } from './config-map.ts';
-import type { KubeObject, ShopManifests } from './manifests.ts';
+import { explicitVariables, type JobWorkload } from './environment.ts';
+import { defaultDenyPolicyName } from './network-policy.ts';
+import type { JobEnvVar, KubeObject, ShopManifests } from './manifests.ts';
 import { shopObjectNames, migrationJobName } from './names.ts';
 import { ShopChart } from './shop-chart.ts';
-import { shopContext } from './shop-context.ts';
+import { shopContext, type ShopContext } from './shop-context.ts';
 import type { Shop } from './shop.generated.ts';
 
 /** Renders the objects of a Shop from its spec alone: no cluster, no clock, no randomness. */
@@ -12,6 +14,7 @@ export function renderShop(shop: Shop): ShopManifests {
   const objects = new ShopChart(new App(), context).toJson() as KubeObject[];
   const take = objectTaker(objects);
   const names = shopObjectNames(context.name);
+  const defaultDeny = take.optional('NetworkPolicy', defaultDenyPolicyName(context.name));
   const manifests: ShopManifests = {
     configMap: take('ConfigMap', configMapName(context)),
     migrationJob: take('Job', migrationJobName(context.name, context.spec.image.tag)),
@@ -27,6 +30,13 @@ export function renderShop(shop: Shop): ShopManifests {
       autoscaler: take.optional('HorizontalPodAutoscaler', names.worker),
     },
     consumer: { deployment: take('Deployment', names.consumer) },
+    networkPolicies: defaultDeny && {
+      defaultDeny,
+      api: take('NetworkPolicy', names.api),
+      worker: take('NetworkPolicy', names.worker),
+      consumer: take('NetworkPolicy', names.consumer),
+    },
+    jobEnvironments: { seed: jobEnvironment(context, 'seed'), 'key-rewrap': jobEnvironment(context, 'key-rewrap') },
   };
   const left = take.remaining();
   if (left.length > 0) throw new Error(`renderShop: the chart rendered objects ShopManifests has no field for: ${left.join(', ')}`);
@@ -38,6 +48,7 @@ export function manifestList(manifests: ShopManifests): KubeObject[] {
   return [
     manifests.migrationJob,
     manifests.configMap,
+    ...(manifests.networkPolicies ? Object.values(manifests.networkPolicies) : []),
     manifests.api.deployment,
     manifests.api.service,
     manifests.api.disruptionBudget,
@@ -47,6 +58,11 @@ export function manifestList(manifests: ShopManifests): KubeObject[] {
     ...(manifests.worker.autoscaler ? [manifests.worker.autoscaler] : []),
     manifests.consumer.deployment,
   ];
+}
+
+/** As JSON, the form of the rendered objects (no undefined fields). */
+function jobEnvironment(shop: ShopContext, workload: JobWorkload): JobEnvVar[] {
+  return JSON.parse(JSON.stringify(explicitVariables(shop, workload))) as JobEnvVar[];
 }
 
 function objectTaker(objects: readonly KubeObject[]) {

@@ -8,6 +8,7 @@ import { API, CONSUMER, WORKER } from './components.ts';
 import { ShopConfigMap } from './config-map.ts';
 import { shopLabels } from './labels.ts';
 import { MigrationJob } from './migration-job.ts';
+import { ComponentNetworkPolicy, ShopDefaultDenyPolicy } from './network-policy.ts';
 import { SPEC_DEFAULTS, type ShopContext } from './shop-context.ts';
 
 /** Every object one Shop runs, in its namespace, with the Shop's labels. */
@@ -48,5 +49,14 @@ export class ShopChart extends Chart {
       replicas: Math.min(spec.consumer?.replicas ?? 1, 1),
       strategy: 'Recreate',
     });
+    // Optional: what may connect to the Shop's pods. The api's port from anywhere unless apiFrom names peers; the metrics ports from metricsFrom alone.
+    const networkPolicy = spec.networkPolicy;
+    if (networkPolicy?.enabled) {
+      new ShopDefaultDenyPolicy(this, 'default-deny-policy', shop);
+      new ComponentNetworkPolicy(this, 'api-network-policy', { shop, process: API, from: networkPolicy.apiFrom?.length ? networkPolicy.apiFrom : undefined });
+      for (const process of [WORKER, CONSUMER]) {
+        new ComponentNetworkPolicy(this, `${process.component}-network-policy`, { shop, process, from: networkPolicy.metricsFrom ?? [] });
+      }
+    }
   }
 }

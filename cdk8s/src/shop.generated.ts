@@ -642,6 +642,101 @@ export interface ShopSpec {
     };
   };
   /**
+   * NetworkPolicies (networking.k8s.io/v1) owned by the Shop that restrict what may connect to its pods: the api accepts connections on its http port only, the worker and the consumer on their metrics port (the server of /metrics and the probes) only, and every other pod of the Shop (the Jobs) nothing. Egress is not restricted: the database, cache, broker, workflow engine, search and storage are outside what the Shop knows of the cluster. Off by default; turning it off again deletes them. Enforced only by a network plugin that implements NetworkPolicy.
+   */
+  networkPolicy?: {
+    /**
+     * Render the NetworkPolicies: <shop>-api, <shop>-worker, <shop>-consumer, and <shop>-default-deny for every other pod of the Shop.
+     */
+    enabled?: boolean;
+    /**
+     * Where the api's http port accepts connections from (an ingress controller's namespace, the storefronts' pods), any one of these peers. Unset or empty: from anywhere, outside the cluster too.
+     */
+    apiFrom?: {
+      /**
+       * Namespaces by their labels ({} for every namespace), e.g. matchLabels: {kubernetes.io/metadata.name: monitoring}. With podSelector: those pods in those namespaces.
+       */
+      namespaceSelector?: {
+        /**
+         * Labels the selected objects carry, all of them.
+         */
+        matchLabels?: {
+          [k: string]: string;
+        };
+        /**
+         * Label requirements, all of them (as in any Kubernetes label selector).
+         */
+        matchExpressions?: {
+          key: string;
+          operator: "In" | "NotIn" | "Exists" | "DoesNotExist";
+          values?: string[];
+        }[];
+      };
+      /**
+       * Pods by their labels; alone, pods in the Shop's namespace.
+       */
+      podSelector?: {
+        /**
+         * Labels the selected objects carry, all of them.
+         */
+        matchLabels?: {
+          [k: string]: string;
+        };
+        /**
+         * Label requirements, all of them (as in any Kubernetes label selector).
+         */
+        matchExpressions?: {
+          key: string;
+          operator: "In" | "NotIn" | "Exists" | "DoesNotExist";
+          values?: string[];
+        }[];
+      };
+    }[];
+    /**
+     * Where the worker's and the consumer's metrics ports accept connections from, any one of these peers, e.g. [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: monitoring}}}] for a Prometheus in namespace monitoring. Unset or empty: from no pod (the kubelet's probes, from the node, are let through by most network plugins).
+     */
+    metricsFrom?: {
+      /**
+       * Namespaces by their labels ({} for every namespace), e.g. matchLabels: {kubernetes.io/metadata.name: monitoring}. With podSelector: those pods in those namespaces.
+       */
+      namespaceSelector?: {
+        /**
+         * Labels the selected objects carry, all of them.
+         */
+        matchLabels?: {
+          [k: string]: string;
+        };
+        /**
+         * Label requirements, all of them (as in any Kubernetes label selector).
+         */
+        matchExpressions?: {
+          key: string;
+          operator: "In" | "NotIn" | "Exists" | "DoesNotExist";
+          values?: string[];
+        }[];
+      };
+      /**
+       * Pods by their labels; alone, pods in the Shop's namespace.
+       */
+      podSelector?: {
+        /**
+         * Labels the selected objects carry, all of them.
+         */
+        matchLabels?: {
+          [k: string]: string;
+        };
+        /**
+         * Label requirements, all of them (as in any Kubernetes label selector).
+         */
+        matchExpressions?: {
+          key: string;
+          operator: "In" | "NotIn" | "Exists" | "DoesNotExist";
+          values?: string[];
+        }[];
+      };
+    }[];
+  };
+  /**
    * Rotation of the keys the operator generates (SECRETS_MASTER_KEY and SECRET_KEY when unset in secrets): a new key every interval; an old master key is removed once the retention has passed and the rewrap Job moved every stored secret off it. Keys given in secrets are never rotated. See docs/secrets.md.
    */
   keyRotation?: {

@@ -15,6 +15,7 @@ const COLLECTIONS: Record<string, string> = {
   'batch/v1/Job': 'jobs',
   'policy/v1/PodDisruptionBudget': 'poddisruptionbudgets',
   'autoscaling/v2/HorizontalPodAutoscaler': 'horizontalpodautoscalers',
+  'networking.k8s.io/v1/NetworkPolicy': 'networkpolicies',
 };
 
 function collectionOf(object: KubeObject): string {

@@ -1,15 +1,65 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../services/platform/src/config/config.ts';
 import { VARIABLES } from '../../services/platform/src/config/variables.ts';
-import { GENERATED_KEYS, renderShop, type KubeObject } from '../src/index.ts';
+import { readConsumerSettings } from '../../services/consumer/src/settings.ts';
+import { workerProblems } from '../../services/worker/src/worker-settings.ts';
+import { GENERATED_KEYS, renderShop, WORKLOAD_SECRETS, type KubeObject, type SecretUse, type SecretVariable, type Workload } from '../src/index.ts';
 import { API, CONSUMER, MIGRATE_COMMAND, REWRAP_COMMAND, SEED_COMMAND, WORKER } from '../src/components.ts';
 import { SPEC_DEFAULTS } from '../src/shop-context.ts';
 import { containerOf, minimalShop, type EnvVar } from './shops.ts';
 
-const secretRef = (env: EnvVar[], name: string) => env.find((variable) => variable.name === name)?.valueFrom?.secretKeyRef;
+const secretRef = (env: readonly EnvVar[], name: string) => env.find((variable) => variable.name === name)?.valueFrom?.secretKeyRef;
 const everyContainerEnv = (manifests: ReturnType<typeof renderShop>): EnvVar[][] =>
   [manifests.migrationJob, manifests.api.deployment, manifests.worker.deployment, manifests.consumer.deployment].map(
     (object: KubeObject) => containerOf(object).env,
+  );
+/** The explicit variables of every workload: the rendered containers', and those the operator gives the Jobs it derives from the migration Job. */
+const workloadEnvs = (manifests: ReturnType<typeof renderShop>): Array<[Workload, readonly EnvVar[]]> => [
+  ['api', containerOf(manifests.api.deployment).env],
+  ['worker', containerOf(manifests.worker.deployment).env],
+  ['consumer', containerOf(manifests.consumer.deployment).env],
+  ['migrations', containerOf(manifests.migrationJob).env],
+  ['seed', manifests.jobEnvironments.seed as EnvVar[]],
+  ['key-rewrap', manifests.jobEnvironments['key-rewrap'] as EnvVar[]],
+];
+const secretNames = (env: readonly EnvVar[]) => env.filter((variable) => variable.valueFrom?.secretKeyRef).map((variable) => variable.name).sort();
+/** The variables a workload's table gives it, from a Shop referencing every secret (SECRET_KEY_PREVIOUS comes only from the generated Secret). */
+const givenVariables = (workload: Workload) =>
+  (Object.entries(WORKLOAD_SECRETS[workload]) as Array<[SecretVariable, SecretUse]>)
+    .filter(([variable, use]) => use !== false && variable !== 'SECRET_KEY_PREVIOUS')
+    .map(([variable]) => variable)
+    .sort();
+
+const FULL_REFERENCES: Partial<Record<SecretVariable, { name: string; key: string }>> = {
+  DATABASE_URL: { name: 'acme-database', key: 'url' },
+  CACHE_URL: { name: 'acme-cache', key: 'url' },
+  BROKER_ADDRESS: { name: 'acme-kafka', key: 'bootstrap' },
+  WORKFLOW_HOST: { name: 'temporal', key: 'address' },
+  SECRET_KEY: { name: 'jwt', key: 'signing' },
+  SECRETS_MASTER_KEY: { name: 'vault', key: 'master' },
+  SECRETS_MASTER_KEY_ROTATING_FROM: { name: 'vault', key: 'earlier' },
+  ADMIN_SEARCH_API_KEY: { name: 'search', key: 'admin' },
+  STOREFRONT_SEARCH_API_KEY: { name: 'search', key: 'storefront' },
+  STOREFRONT_SEARCH_ONLY_KEY: { name: 'search', key: 'search-only' },
+  S3_ACCESS_KEY: { name: 's3', key: 'access' },
+  S3_SECRET_KEY: { name: 's3', key: 'secret' },
+};
+
+/** A Shop that references every secret of spec.secrets. */
+const fullShop = () =>
+  minimalShop((shop) =>
+    Object.assign(shop.spec.secrets, {
+      workflowHost: { name: 'temporal', key: 'address' },
+      secretKey: { name: 'jwt', key: 'signing' },
+      secretsMasterKey: { name: 'vault', key: 'master' },
+      secretsMasterKeyRotatingFrom: { name: 'vault', key: 'earlier' },
+      adminSearchApiKey: { name: 'search', key: 'admin' },
+      storefrontSearchApiKey: { name: 'search', key: 'storefront' },
+      storefrontSearchOnlyKey: { name: 'search', key: 'search-only' },
+      s3AccessKey: { name: 's3', key: 'access' },
+      s3SecretKey: { name: 's3', key: 'secret' },
+    }),
   );
 
 describe('environment', () => {
@@ -22,42 +72,21 @@ describe('environment', () => {
     }
   });
 
-  it('takes every referenced secret from the Secret and key the spec names', () => {
-    const manifests = renderShop(
-      minimalShop((shop) =>
-        Object.assign(shop.spec.secrets, {
-          workflowHost: { name: 'temporal', key: 'address' },
-          secretKey: { name: 'jwt', key: 'signing' },
-          secretsMasterKey: { name: 'vault', key: 'master' },
-          secretsMasterKeyRotatingFrom: { name: 'vault', key: 'earlier' },
-          adminSearchApiKey: { name: 'search', key: 'admin' },
-          storefrontSearchApiKey: { name: 'search', key: 'storefront' },
-          storefrontSearchOnlyKey: { name: 'search', key: 'search-only' },
-          s3AccessKey: { name: 's3', key: 'access' },
-          s3SecretKey: { name: 's3', key: 'secret' },
-        }),
-      ),
-    );
-    for (const env of everyContainerEnv(manifests)) {
-      expect(secretRef(env, 'DATABASE_URL')).toEqual({ name: 'acme-database', key: 'url' });
-      expect(secretRef(env, 'CACHE_URL')).toEqual({ name: 'acme-cache', key: 'url' });
-      expect(secretRef(env, 'BROKER_ADDRESS')).toEqual({ name: 'acme-kafka', key: 'bootstrap' });
-      expect(secretRef(env, 'WORKFLOW_HOST')).toEqual({ name: 'temporal', key: 'address' });
-      expect(secretRef(env, 'SECRET_KEY')).toEqual({ name: 'jwt', key: 'signing' });
-      expect(secretRef(env, 'SECRETS_MASTER_KEY')).toEqual({ name: 'vault', key: 'master' });
-      expect(secretRef(env, 'SECRETS_MASTER_KEY_ROTATING_FROM')).toEqual({ name: 'vault', key: 'earlier' });
-      expect(secretRef(env, 'ADMIN_SEARCH_API_KEY')).toEqual({ name: 'search', key: 'admin' });
-      expect(secretRef(env, 'STOREFRONT_SEARCH_API_KEY')).toEqual({ name: 'search', key: 'storefront' });
-      expect(secretRef(env, 'STOREFRONT_SEARCH_ONLY_KEY')).toEqual({ name: 'search', key: 'search-only' });
-      expect(secretRef(env, 'S3_ACCESS_KEY')).toEqual({ name: 's3', key: 'access' });
-      expect(secretRef(env, 'S3_SECRET_KEY')).toEqual({ name: 's3', key: 'secret' });
+  it('takes every referenced secret from the Secret and key the spec names, in each workload whose table gives it', () => {
+    const manifests = renderShop(fullShop());
+    for (const [workload, env] of workloadEnvs(manifests)) {
+      const given = secretNames(env);
+      expect(given, workload).toEqual(givenVariables(workload));
+      for (const variable of given) expect(secretRef(env, variable), `${workload} ${variable}`).toEqual(FULL_REFERENCES[variable as SecretVariable]);
       // A referenced master key is rotated by whoever owns it: nothing points at the generated Secret.
       expect(env.some((variable) => variable.valueFrom?.secretKeyRef?.name === 'acme-generated-keys')).toBe(false);
     }
+    expect(givenVariables('api')).toHaveLength(Object.keys(WORKLOAD_SECRETS.api).length - 1); // all but SECRET_KEY_PREVIOUS, which is generated only
   });
 
   it("takes SECRET_KEY and SECRETS_MASTER_KEY from the operator's generated Secret when the spec does not reference them", () => {
-    for (const env of everyContainerEnv(renderShop(minimalShop()))) {
+    for (const [workload, env] of workloadEnvs(renderShop(minimalShop()))) {
+      if (workload === 'migrations') continue;
       expect(secretRef(env, 'SECRET_KEY')).toEqual({ name: 'acme-generated-keys', key: GENERATED_KEYS.secretKey });
       expect(secretRef(env, 'SECRETS_MASTER_KEY')).toEqual({ name: 'acme-generated-keys', key: GENERATED_KEYS.secretsMasterKey });
       expect(secretRef(env, 'SECRETS_MASTER_KEY_ROTATING_FROM')).toEqual({
@@ -65,6 +94,27 @@ describe('environment', () => {
         key: GENERATED_KEYS.secretsMasterKeyRotatingFrom,
         optional: true,
       });
+      const previous = secretRef(env, 'SECRET_KEY_PREVIOUS');
+      expect(previous, workload).toEqual(workload === 'api' ? { name: 'acme-generated-keys', key: GENERATED_KEYS.secretKeyPrevious, optional: true } : undefined);
+    }
+  });
+
+  it('gives each workload only the secrets its program reads or its configuration demands', () => {
+    const envs = new Map(workloadEnvs(renderShop(fullShop())));
+    const names = (workload: Workload) => secretNames(envs.get(workload) ?? []);
+    // The migrate command reads DATABASE_URL alone.
+    expect(names('migrations')).toEqual(['DATABASE_URL']);
+    // The worker signs nothing it checks later, searches nothing and stores no files.
+    for (const absent of ['SECRET_KEY_PREVIOUS', 'ADMIN_SEARCH_API_KEY', 'STOREFRONT_SEARCH_API_KEY', 'STOREFRONT_SEARCH_ONLY_KEY', 'S3_ACCESS_KEY', 'S3_SECRET_KEY']) {
+      expect(names('worker')).not.toContain(absent);
+    }
+    // The consumer indexes the search engines but runs no workflows, hands out no scoped keys and stores no files.
+    expect(names('consumer')).toEqual(expect.arrayContaining(['ADMIN_SEARCH_API_KEY', 'STOREFRONT_SEARCH_API_KEY']));
+    for (const absent of ['WORKFLOW_HOST', 'SECRET_KEY_PREVIOUS', 'STOREFRONT_SEARCH_ONLY_KEY', 'S3_ACCESS_KEY', 'S3_SECRET_KEY']) expect(names('consumer')).not.toContain(absent);
+    // The Jobs the operator derives: the seed and the key rewrap read the master keys, neither searches nor stores files.
+    for (const job of ['seed', 'key-rewrap'] as const) {
+      expect(names(job)).toEqual(expect.arrayContaining(['DATABASE_URL', 'SECRETS_MASTER_KEY', 'SECRETS_MASTER_KEY_ROTATING_FROM']));
+      for (const absent of ['WORKFLOW_HOST', 'SECRET_KEY_PREVIOUS', 'ADMIN_SEARCH_API_KEY', 'STOREFRONT_SEARCH_API_KEY', 'S3_ACCESS_KEY']) expect(names(job)).not.toContain(absent);
     }
   });
 
@@ -103,9 +153,11 @@ describe('environment', () => {
     for (const env of everyContainerEnv(manifests)) {
       const plain = Object.fromEntries(env.filter((variable) => variable.value !== undefined).map((variable) => [variable.name, variable.value]));
       expect(plain).toMatchObject({ FILE_STORAGE_PROVIDER: 's3', S3_ENDPOINT: 'https://s3.example.com', S3_BUCKET: 'media', S3_PUBLIC_URL: 'https://cdn.example.com' });
-      expect(secretRef(env, 'S3_ACCESS_KEY')).toEqual({ name: 's3', key: 'access' });
-      expect(secretRef(env, 'S3_SECRET_KEY')).toEqual({ name: 's3', key: 'secret' });
     }
+    // The keys only where files are stored: the api.
+    const apiEnv = containerOf(manifests.api.deployment).env;
+    expect(secretRef(apiEnv, 'S3_ACCESS_KEY')).toEqual({ name: 's3', key: 'access' });
+    expect(secretRef(apiEnv, 'S3_SECRET_KEY')).toEqual({ name: 's3', key: 'secret' });
     // The ConfigMap keeps its copy, but an explicit variable wins over envFrom.
     expect(manifests.configMap).toMatchObject({ data: { S3_BUCKET: 'from-config' } });
   });
@@ -121,6 +173,66 @@ describe('environment', () => {
     const secretNames = new Set(VARIABLES.filter((variable) => variable.secret).map((variable) => variable.name));
     for (const env of everyContainerEnv(renderShop(minimalShop()))) {
       for (const variable of env.filter((v) => secretNames.has(v.name))) expect(variable.value).toBeUndefined();
+    }
+  });
+});
+
+/** A valid production value for each secret variable, as a Secret would hold it. */
+const SECRET_VALUES: Record<SecretVariable, string> = {
+  DATABASE_URL: 'postgresql://shop:password@db.example:5432/shop',
+  CACHE_URL: 'redis://cache.example:6379',
+  BROKER_ADDRESS: 'kafka.example:9092',
+  WORKFLOW_HOST: 'temporal.example:7233',
+  SECRET_KEY: 'k'.repeat(48),
+  SECRET_KEY_PREVIOUS: 'p'.repeat(48),
+  SECRETS_MASTER_KEY: Buffer.alloc(32, 1).toString('base64'),
+  SECRETS_MASTER_KEY_ROTATING_FROM: Buffer.alloc(32, 2).toString('base64'),
+  ADMIN_SEARCH_API_KEY: 'admin-key',
+  STOREFRONT_SEARCH_API_KEY: 'storefront-key',
+  STOREFRONT_SEARCH_ONLY_KEY: 'search-only-key',
+  S3_ACCESS_KEY: 'access',
+  S3_SECRET_KEY: 'secret',
+};
+
+/** The environment a workload's container starts with: its explicit variables, secrets filled in, over a ConfigMap that sets the search engines. */
+function startingEnvironment(env: readonly EnvVar[]): NodeJS.ProcessEnv {
+  const config = { ADMIN_SEARCH_URL: 'http://search.example:7700', STOREFRONT_SEARCH_URL: 'http://search.example:7700' };
+  const explicit = env.map((variable) => [variable.name, variable.value ?? SECRET_VALUES[variable.name as SecretVariable]] as const);
+  return { ...config, ...Object.fromEntries(explicit) };
+}
+
+describe('agreement with the programs', () => {
+  // Without secrets.workflowHost the worker runs no pods; it is given here so that the worker's own rules are checked too.
+  const shops = {
+    'every secret referenced': fullShop(),
+    'the keys generated': minimalShop((shop) => (shop.spec.secrets.workflowHost = { name: 'temporal', key: 'address' })),
+  };
+
+  for (const [label, shop] of Object.entries(shops)) {
+    it(`starts each program's configuration with the variables rendered for it alone (${label})`, () => {
+      for (const [workload, env] of workloadEnvs(renderShop(shop))) {
+        const environment = startingEnvironment(env);
+        if (workload === 'migrations') {
+          // The migrate command reads DATABASE_URL itself and no configuration.
+          expect(environment.DATABASE_URL).toBeDefined();
+          continue;
+        }
+        const config = loadConfig(environment);
+        if (workload === 'worker') expect(workerProblems(config)).toEqual([]);
+        if (workload === 'consumer') expect(readConsumerSettings(config).problems).toEqual([]);
+      }
+    });
+  }
+
+  it("marks `validated` only what the configuration refuses to start without, and gives it", () => {
+    for (const [workload, env] of workloadEnvs(renderShop(fullShop()))) {
+      for (const [variable, use] of Object.entries(WORKLOAD_SECRETS[workload]) as Array<[SecretVariable, SecretUse]>) {
+        if (use !== 'validated') continue;
+        const environment = startingEnvironment(env);
+        expect(environment[variable], `${workload} ${variable}`).toBeDefined();
+        const without = Object.fromEntries(Object.entries(environment).filter(([name]) => name !== variable));
+        expect(() => loadConfig(without), `${workload} without ${variable}`).toThrow(variable);
+      }
     }
   });
 });

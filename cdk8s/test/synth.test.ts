@@ -60,6 +60,10 @@ describe('npm run synth', () => {
     expect(objects.map((object) => `${object.kind}/${object.metadata.name}`)).toEqual([
       'Job/acme-migrate-1-4-0-ef83d5fc',
       'ConfigMap/acme-config-a974061e4d',
+      'NetworkPolicy/acme-default-deny',
+      'NetworkPolicy/acme-api',
+      'NetworkPolicy/acme-worker',
+      'NetworkPolicy/acme-consumer',
       'Deployment/acme-api',
       'Service/acme-api',
       'PodDisruptionBudget/acme-api',

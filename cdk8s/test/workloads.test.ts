@@ -205,11 +205,13 @@ describe('the migration Job', () => {
     expect(containerOf(manifests.migrationJob).name).toBe('migrations');
   });
 
-  it('runs the migrate command with the same environment as the services, and no probes', () => {
+  it('runs the migrate command with the configuration of the services, DATABASE_URL its only secret, and no probes', () => {
     const container = containerOf(manifests.migrationJob);
     expect(container.command).toEqual(['node', 'services/platform/src/db/migrations/cli.ts', 'deploy', '--summary-file=/dev/termination-log']);
-    const withoutPort = (object: KubeObject) => containerOf(object).env.filter((variable) => variable.name !== 'PORT');
-    expect(container.env).toEqual(withoutPort(deployments.api));
+    expect(container.env).toEqual([
+      { name: 'NODE_ENV', value: 'production' },
+      { name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: 'acme-database', key: 'url' } } },
+    ]);
     expect(container.envFrom).toEqual(containerOf(deployments.api).envFrom);
     expect(container.ports).toBeUndefined();
     expect(container.livenessProbe).toBeUndefined();

@@ -32,13 +32,14 @@ const SHOP_RULES = [
   'monitoring.coreos.com podmonitors: list watch create patch delete',
   'policy poddisruptionbudgets: list watch create patch delete',
   'autoscaling horizontalpodautoscalers: list watch create patch delete',
+  'networking.k8s.io networkpolicies: list watch create patch delete',
   'core secrets: get list watch create update',
   'core pods: list watch',
   'core events: create list',
 ];
 
 /** The kinds the operator renders for a Shop, and prunes (operator/src/reconcile/steps/prune.ts); a retry deletes a failed migration Job. */
-const PRUNED_RESOURCES = ['jobs', 'deployments', 'services', 'configmaps', 'prometheusrules', 'podmonitors', 'poddisruptionbudgets', 'horizontalpodautoscalers'];
+const PRUNED_RESOURCES = ['jobs', 'deployments', 'services', 'configmaps', 'prometheusrules', 'podmonitors', 'poddisruptionbudgets', 'horizontalpodautoscalers', 'networkpolicies'];
 
 /** One line per group, resource and resource name: "apps deployments: get list", "coordination.k8s.io leases[x]: get". */
 function ruleLines(rules: readonly PolicyRule[]): string[] {

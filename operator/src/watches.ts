@@ -46,7 +46,7 @@ const MONITORING_KINDS = [
 
 /**
  * Watches Shops, the Jobs, Deployments, Services, ConfigMaps, PodDisruptionBudgets,
- * HorizontalPodAutoscalers, PrometheusRules and PodMonitors the operator created (selected by label)
+ * HorizontalPodAutoscalers, NetworkPolicies, PrometheusRules and PodMonitors the operator created (selected by label)
  * and their pods, and Secrets, mapping each event to Shop keys: a Shop by its own name, an owned object by its controlling
  * ownerReference, a pod by its Shop label, a Secret by the Shops whose spec.secrets name it.
  * PrometheusRules and PodMonitors only once watchMonitoringKinds() says they are served: their CRDs may be missing.
@@ -64,6 +64,7 @@ export function watchShops(options: ShopWatchOptions): ShopWatches {
   watchOwned('v1', 'ConfigMap', 'configmaps');
   watchOwned('policy/v1', 'PodDisruptionBudget', 'poddisruptionbudgets');
   watchOwned('autoscaling/v2', 'HorizontalPodAutoscaler', 'horizontalpodautoscalers');
+  watchOwned('networking.k8s.io/v1', 'NetworkPolicy', 'networkpolicies');
   const others = [
     ...(options.secretNamespaces?.map((namespace) => watchReferencedSecrets({ ...options, namespace }, () => shops.informer.list())) ?? [watchReferencedSecrets(options, () => shops.informer.list())]),
     watchShopPods(options),

@@ -50,6 +50,7 @@ const paths = {
   replicaSets: (ns: string) => `/apis/apps/v1/namespaces/${ns}/replicasets`,
   configMaps: (ns: string) => `/api/v1/namespaces/${ns}/configmaps`,
   secret: (ns: string, name: string) => `/api/v1/namespaces/${ns}/secrets/${name}`,
+  networkPolicies: (ns: string) => `/apis/networking.k8s.io/v1/namespaces/${ns}/networkpolicies`,
 };
 
 async function list(path: string): Promise<Stored[]> {
@@ -140,6 +141,27 @@ describe('pruning', () => {
     expect(names(await list(paths.configMaps(ns))).filter((name) => name.startsWith('shop-config-'))).toEqual([configMap]);
   });
 
+  it('creates the NetworkPolicies of spec.networkPolicy, owned by the Shop, applies a changed source, and deletes them when it is turned off', async () => {
+    const monitoring = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } };
+    const ns = await readyShop('network-policy', { networkPolicy: { enabled: true, metricsFrom: [monitoring] } });
+    type Policy = Stored & { spec: { ingress: Array<{ from?: unknown[] }> } };
+    const policies = async () => (await list(paths.networkPolicies(ns))) as Policy[];
+    const created = await policies();
+    expect(names(created)).toEqual(['shop-api', 'shop-consumer', 'shop-default-deny', 'shop-worker']);
+    const { uid } = (await readShop(cluster.kube, ns, 'shop')).metadata;
+    for (const policy of created) expect(policy.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'Shop', name: 'shop', uid })]);
+    expect(created.find((policy) => policy.metadata.name === 'shop-worker')?.spec.ingress[0]?.from).toEqual([monitoring]);
+
+    // Another source: applied in place.
+    const prometheus = { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } };
+    await updateShop(cluster.kube, ns, 'shop', (shop) => void (shop.spec.networkPolicy = { enabled: true, metricsFrom: [prometheus] }));
+    await eventually(async () => expect((await policies()).find((policy) => policy.metadata.name === 'shop-consumer')?.spec.ingress[0]?.from).toEqual([prometheus]));
+
+    await updateShop(cluster.kube, ns, 'shop', (shop) => void (shop.spec.networkPolicy = { enabled: false }));
+    await statusOf(ns, { phase: 'Ready', observedGeneration: 3 });
+    await eventually(async () => expect(await policies()).toEqual([]));
+  });
+
   it(`keeps the newest ${JOB_HISTORY_LIMIT} migration Jobs and deletes the older ones`, async () => {
     const ns = await readyShop('jobs');
     for (const tag of ['1.1.0', '1.2.0', '1.3.0']) {
@@ -180,6 +202,39 @@ describe('referenced Secrets', () => {
     });
     expect(rolled.metadata.generation).toBeGreaterThan(before.metadata.generation ?? 0);
     await statusOf(ns, { phase: 'Deploying' });
+  });
+});
+
+describe('referenced Secrets per component', () => {
+  it('roll only the components that read the changed value: the search-only key the api alone', async () => {
+    const ns = await cluster.namespace('component-secrets');
+    await createReferencedSecrets(cluster.kube, ns);
+    expectStatus(await cluster.kube('POST', `/api/v1/namespaces/${ns}/secrets`, { metadata: { name: 'shop-search' }, stringData: { 'search-only': 'a', admin: 'a' } }), 201);
+    const shop = shopManifest('shop', '1.0.0');
+    Object.assign(shop.spec.secrets, { storefrontSearchOnlyKey: { name: 'shop-search', key: 'search-only' }, adminSearchApiKey: { name: 'shop-search', key: 'admin' } });
+    await createShop(cluster.kube, ns, shop);
+    await deployReady(ns, '1.0.0');
+    const hashes = async () =>
+      Object.fromEntries(await Promise.all(['api', 'worker', 'consumer'].map(async (component) => [component, secretsHashOf(await read(paths.deployment(ns, `shop-${component}`)))])));
+    const before = await hashes();
+
+    // Read by the api alone.
+    await setSecretKey(ns, 'shop-search', 'search-only', 'b');
+    await eventually(async () => expect((await hashes()).api).not.toBe(before.api));
+    await markDeploymentAvailable(cluster.kube, ns, 'shop-api');
+    await statusOf(ns, { phase: 'Ready' });
+    expect({ ...(await hashes()), api: before.api }).toEqual(before);
+
+    // Read by the api and the consumer (its search indexing), not the worker.
+    const middle = await hashes();
+    await setSecretKey(ns, 'shop-search', 'admin', 'b');
+    await eventually(async () => expect((await hashes()).api).not.toBe(middle.api));
+    await markDeploymentAvailable(cluster.kube, ns, 'shop-api');
+    await eventually(async () => expect((await hashes()).consumer).not.toBe(middle.consumer));
+    await markDeploymentAvailable(cluster.kube, ns, 'shop-consumer');
+    await statusOf(ns, { phase: 'Ready' });
+    // The pass that rolled the consumer applied the worker too, with the hash it had from the start.
+    expect((await hashes()).worker).toBe(before.worker);
   });
 });
 

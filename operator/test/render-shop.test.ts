@@ -63,6 +63,11 @@ describe('the operator with renderShop', () => {
         tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'shop', effect: 'NoSchedule' }],
         priorityClassName: 'shop-normal',
       },
+      networkPolicy: {
+        enabled: true,
+        apiFrom: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress' } }, podSelector: { matchExpressions: [{ key: 'app', operator: 'In', values: ['ingress'] }] } }],
+        metricsFrom: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+      },
       api: {
         affinity: { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { 'app.kubernetes.io/component': 'api' } } } }] } },
         topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { 'app.kubernetes.io/component': 'api' } } }],
@@ -75,6 +80,8 @@ describe('the operator with renderShop', () => {
     // Every rendered field survives (the client's serializer drops fields it does not know).
     expect(job).toMatchObject({ spec: rendered.migrationJob.spec });
     expect(await stored(rendered.configMap, 'configmaps')).toMatchObject({ data: rendered.configMap.data });
+    for (const policy of Object.values(rendered.networkPolicies ?? {})) expect(await stored(policy, 'networkpolicies')).toMatchObject({ spec: policy.spec });
+    expect(Object.keys(rendered.networkPolicies ?? {})).toHaveLength(4);
     expect((await cluster.kube('GET', pathOf(rendered.api.deployment, 'deployments'))).status).toBe(404);
 
     await completeJob(cluster.kube, ns, rendered.migrationJob.metadata.name);
@@ -92,7 +99,7 @@ describe('the operator with renderShop', () => {
     await eventually(async () => expect((await readShop(cluster.kube, ns, 'shop')).status).toMatchObject({ phase: 'Ready', migratedVersion: '1.4.0' }));
   });
 
-  it('runs the api, worker and consumer with spec.fileStorage as variables and the S3 keys from their Secret', async () => {
+  it('runs the api, worker and consumer with spec.fileStorage as variables, and the api alone with the S3 keys from their Secret', async () => {
     const ns = await cluster.namespace('object-storage');
     await createReferencedSecrets(cluster.kube, ns);
     await cluster.kube('POST', `/api/v1/namespaces/${ns}/secrets`, { metadata: { name: 'shop-s3' }, stringData: { access: 'AKIAEXAMPLE', secret: 's'.repeat(40) } });
@@ -111,9 +118,47 @@ describe('the operator with renderShop', () => {
       const byName = new Map((deployment.spec.template.spec.containers[0]?.env ?? []).map((variable) => [variable.name, variable]));
       const values = ['FILE_STORAGE_PROVIDER', 'S3_ENDPOINT', 'S3_BUCKET', 'S3_PUBLIC_URL'].map((variable) => byName.get(variable)?.value);
       expect([object.metadata.name, values]).toEqual([object.metadata.name, ['s3', 'https://s3.example.com', 'shop-media', 'https://cdn.example.com']]);
-      expect(byName.get('S3_ACCESS_KEY')).toEqual({ name: 'S3_ACCESS_KEY', valueFrom: { secretKeyRef: { name: 'shop-s3', key: 'access' } } });
-      expect(byName.get('S3_SECRET_KEY')).toEqual({ name: 'S3_SECRET_KEY', valueFrom: { secretKeyRef: { name: 'shop-s3', key: 'secret' } } });
+      if (object === rendered.api.deployment) {
+        expect(byName.get('S3_ACCESS_KEY')).toEqual({ name: 'S3_ACCESS_KEY', valueFrom: { secretKeyRef: { name: 'shop-s3', key: 'access' } } });
+        expect(byName.get('S3_SECRET_KEY')).toEqual({ name: 'S3_SECRET_KEY', valueFrom: { secretKeyRef: { name: 'shop-s3', key: 'secret' } } });
+      } else {
+        // Only the api stores files.
+        expect([object.metadata.name, byName.has('S3_ACCESS_KEY'), byName.has('S3_SECRET_KEY')]).toEqual([object.metadata.name, false, false]);
+      }
     }
+  });
+
+  it('gives each Job the secrets its program reads: the migration Job DATABASE_URL alone, the seed Job the platform and the master keys', async () => {
+    const ns = await cluster.namespace('job-secrets');
+    await createReferencedSecrets(cluster.kube, ns);
+    const shop: Shop = shopManifest('shop', '1.4.0', { seed: { adminSecretName: 'shop-admin' } });
+    Object.assign(shop.spec.secrets, { workflowHost: { name: 'shop-temporal', key: 'address' }, storefrontSearchOnlyKey: { name: 'shop-search', key: 'search-only' } });
+    for (const [name, data] of [['shop-temporal', { address: 'temporal.example:7233' }], ['shop-search', { 'search-only': 'k' }], ['shop-admin', { email: 'a@example.com', password: 'p'.repeat(16) }]] as const) {
+      expectStatus(await cluster.kube('POST', `/api/v1/namespaces/${ns}/secrets`, { metadata: { name }, stringData: data }), 201);
+    }
+    await createShop(cluster.kube, ns, shop);
+    const rendered = renderShop({ ...shop, metadata: { ...shop.metadata, namespace: ns } });
+    type Job = { spec: { template: { spec: { containers: Array<{ env: Array<{ name: string; valueFrom?: { secretKeyRef?: { name: string } } }> }> } } } };
+    const secretVariables = (job: Job) => (job.spec.template.spec.containers[0]?.env ?? []).filter((variable) => variable.valueFrom?.secretKeyRef).map((variable) => variable.name);
+
+    const migration = (await stored(rendered.migrationJob, 'jobs')) as unknown as Job;
+    expect(secretVariables(migration)).toEqual(['DATABASE_URL']);
+    await completeJob(cluster.kube, ns, rendered.migrationJob.metadata.name);
+    const seedJob = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'shop-seed', namespace: ns } };
+    const seed = (await stored(seedJob, 'jobs')) as unknown as Job;
+    expect(secretVariables(seed).sort()).toEqual(
+      [
+        'DATABASE_URL',
+        'CACHE_URL',
+        'BROKER_ADDRESS',
+        'SECRET_KEY',
+        'SECRETS_MASTER_KEY',
+        'SECRETS_MASTER_KEY_ROTATING_FROM',
+        'SEED_ADMIN_EMAIL',
+        'SEED_ADMIN_PASSWORD',
+        'SEED_ADMIN_NAME',
+      ].sort(),
+    );
   });
 
   it('leaves the replicas of an autoscaled api to its HorizontalPodAutoscaler, through a pass that applies a new template', async () => {

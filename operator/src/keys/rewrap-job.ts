@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { REWRAP_COMMAND, type KubeObject } from '@shop/cdk8s';
+import { REWRAP_COMMAND, type KubeObject, type ShopManifests } from '@shop/cdk8s';
 import { derivedJob } from '../kube/derived-job.ts';
 
 /** `<shop>-keys-<revision>`: a DNS label for every Shop name the renderer accepts (at most 54 characters) up to revision 999. */
@@ -27,15 +27,15 @@ function hashedJobName(shopName: string, parts: readonly string[]): string {
 /**
  * The Job that runs `npm run secrets:rewrap` (its command without npm) once for a set of keys: the
  * rewrap of a rotation, of supplied earlier keys, or the removal check. It is the migration Job with
- * another name, label and command: the same image, configuration, environment (both master-key
- * variables), resources and locked-down pod. It exits 0 only once every stored secret is under
- * SECRETS_MASTER_KEY, and its pod's termination message holds the rows per key id at its end. Without the
+ * another name, label, command and secrets (`manifests.jobEnvironments`: both master-key variables,
+ * where the migration has the database URL alone): the same image, configuration, resources and
+ * locked-down pod. It exits 0 only once every stored secret is under SECRETS_MASTER_KEY, and its pod's termination message holds the rows per key id at its end. Without the
  * migration's deadline (it takes as long as the rows do at SECRETS_REWRAP_ROWS_PER_SECOND), its rules
  * on exit codes (the migration command's) and its TTL (the operator reads the count from the pod,
  * maybe long after the Job ended; the Job history limit removes old ones).
  */
-export function rewrapJob(migrationJob: KubeObject, name: string): KubeObject {
-  const job = derivedJob(migrationJob, name, 'key-rewrap', REWRAP_COMMAND);
+export function rewrapJob(manifests: ShopManifests, name: string): KubeObject {
+  const job = derivedJob(manifests, name, 'key-rewrap', REWRAP_COMMAND);
   delete job.spec.activeDeadlineSeconds;
   delete job.spec.ttlSecondsAfterFinished;
   return job as unknown as KubeObject;

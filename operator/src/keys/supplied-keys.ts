@@ -30,7 +30,7 @@ export async function suppliedKeysReport(pass: Pass): Promise<ConditionReport> {
     .map(idOf);
   const earlier = earlierIds.join(', ') || 'none';
 
-  const job = rewrapJob(pass.manifests.migrationJob, suppliedRewrapJobName(pass.shop.metadata.name, [currentId, ...earlierIds]));
+  const job = rewrapJob(pass.manifests, suppliedRewrapJobName(pass.shop.metadata.name, [currentId, ...earlierIds]));
   const name = job.metadata.name;
   // Created once per set of keys; a Job's template cannot change, so an existing one is only read.
   pass.provisioned.push(job);

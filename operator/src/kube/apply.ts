@@ -9,7 +9,19 @@ import { FIELD_MANAGER } from './ownership.ts';
  * Resolves with the object as stored, status included.
  */
 export function apply<T extends KubernetesObject>(objects: KubernetesObjectApi, object: KubeObject): Promise<T> {
-  return objects.patch(object as KubernetesObject, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply) as Promise<T>;
+  return objects.patch(inClientModel(object) as KubernetesObject, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply) as Promise<T>;
+}
+
+/**
+ * client-node serializes a built-in kind through its model, whose property names are JavaScript's: a
+ * NetworkPolicy ingress rule's `from` is `_from` there, and a plain `from` would be dropped without a
+ * word (the rule would then let in every source). The only such field of the kinds the operator applies.
+ */
+function inClientModel(object: KubeObject): KubeObject {
+  if (object.kind !== 'NetworkPolicy') return object;
+  const spec = object.spec as { ingress?: Array<Record<string, unknown>> };
+  const ingress = spec.ingress?.map(({ from, ...rule }) => (from === undefined ? rule : { ...rule, _from: from }));
+  return { ...object, spec: { ...spec, ingress } };
 }
 
 /** The stored object with the same kind, namespace and name as `object`, or undefined when there is none. */

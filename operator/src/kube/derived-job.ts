@@ -1,4 +1,4 @@
-import type { KubeObject } from '@shop/cdk8s';
+import type { JobEnvVar, ShopManifests } from '@shop/cdk8s';
 
 const COMPONENT_LABEL = 'app.kubernetes.io/component';
 
@@ -10,17 +10,19 @@ export interface JobShape {
     podFailurePolicy?: { rules: Array<{ onExitCodes?: unknown }> };
     template: {
       metadata?: { labels?: Record<string, string> };
-      spec: { containers: Array<{ name: string; command?: string[]; env?: Array<Record<string, unknown>> }> };
+      spec: { containers: Array<{ name: string; command?: string[]; env?: JobEnvVar[] }> };
     };
   };
 }
 
 /**
- * The migration Job with another name, component (label and container name) and command: the same
- * image, configuration, environment, resources and locked-down pod, without the rules on the migration
+ * The migration Job with another name, component (label and container name), command and explicit
+ * variables (the secrets its program reads, rendered as `manifests.jobEnvironments`): the same image,
+ * configuration (the ConfigMap), resources and locked-down pod, without the rules on the migration
  * command's exit codes.
  */
-export function derivedJob(migrationJob: KubeObject, name: string, component: string, command: readonly string[]): JobShape {
+export function derivedJob(manifests: ShopManifests, name: string, component: keyof ShopManifests['jobEnvironments'], command: readonly string[]): JobShape {
+  const migrationJob = manifests.migrationJob;
   const job = structuredClone(migrationJob) as unknown as JobShape;
   job.metadata.name = name;
   job.metadata.labels = { ...job.metadata.labels, [COMPONENT_LABEL]: component };
@@ -32,5 +34,6 @@ export function derivedJob(migrationJob: KubeObject, name: string, component: st
   if (!container || others.length > 0) throw new Error(`the migration Job ${migrationJob.metadata.name} does not have exactly one container`);
   container.name = component;
   container.command = [...command];
+  container.env = structuredClone([...manifests.jobEnvironments[component]]);
   return job;
 }

@@ -66,6 +66,13 @@ export function ownedManifests(shop: StoredShop, manifests: ShopManifests): Shop
       autoscaler: ownOptional(manifests.worker.autoscaler),
     },
     consumer: { deployment: own(manifests.consumer.deployment) },
+    networkPolicies: manifests.networkPolicies && {
+      defaultDeny: own(manifests.networkPolicies.defaultDeny),
+      api: own(manifests.networkPolicies.api),
+      worker: own(manifests.networkPolicies.worker),
+      consumer: own(manifests.networkPolicies.consumer),
+    },
+    jobEnvironments: manifests.jobEnvironments,
   };
 }
 

@@ -5,6 +5,7 @@ import { generatedKeys } from './steps/generated-keys.ts';
 import { keyRotation } from './steps/key-rotation.ts';
 import { migrations } from './steps/migrations.ts';
 import { monitoring } from './steps/monitoring.ts';
+import { networkPolicies } from './steps/network-policies.ts';
 import { paused } from './steps/paused.ts';
 import { prune } from './steps/prune.ts';
 import { referencedSecrets } from './steps/referenced-secrets.ts';
@@ -20,6 +21,7 @@ export const shopSteps: readonly ReconcileStep[] = [
   paused,
   generatedKeys,
   configMap,
+  networkPolicies,
   // Before anything that can halt, so a Shop stuck migrating is still monitored.
   monitoring,
   referencedSecrets,

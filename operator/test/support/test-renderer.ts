@@ -53,5 +53,6 @@ export const testRender: RenderShop = (shop: Shop) => {
     },
     worker: { deployment: deployment('worker', shop.spec.worker?.replicas ?? 1), disruptionBudget: disruptionBudget('worker') },
     consumer: { deployment: deployment('consumer', shop.spec.consumer?.replicas ?? 1) },
+    jobEnvironments: { seed: [], 'key-rewrap': [] },
   };
 };

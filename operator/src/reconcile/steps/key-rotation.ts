@@ -45,7 +45,7 @@ export const keyRotation: ReconcileStep = {
 async function rotateGeneratedKeys(pass: Pass, { keys, secret }: GeneratedKeys): Promise<void> {
   const { shop } = pass;
   const policy = rotationPolicy(shop);
-  const job = rewrapJob(pass.manifests.migrationJob, rewrapJobName(shop.metadata.name, keys.revision));
+  const job = rewrapJob(pass.manifests, rewrapJobName(shop.metadata.name, keys.revision));
   pass.provisioned.push(job);
   const stored = keys.phase === 'Rewrapping' ? await readCurrent<V1Job>(pass.clients.objects, job) : undefined;
   let rewrap: JobOutcome | undefined = stored && jobOutcome(stored);
@@ -100,7 +100,7 @@ async function removalFacts(pass: Pass, keys: KeySet): Promise<RemovalFacts> {
   if (due.masterKeys.length === 0) return { olderPods, checkJob: undefined, check: undefined };
   const idOf = (key: string) => masterKeyIdOf(Buffer.from(key, 'base64'));
   const name = removalCheckJobName(pass.shop.metadata.name, idOf(keys.masterKey), due.masterKeys.map((retiring) => idOf(retiring.key)));
-  const checkJob = rewrapJob(pass.manifests.migrationJob, name);
+  const checkJob = rewrapJob(pass.manifests, name);
   const stored = await readCurrent<V1Job>(pass.clients.objects, checkJob);
   if (!stored) return { olderPods, checkJob, check: undefined };
   const outcome = jobOutcome(stored);

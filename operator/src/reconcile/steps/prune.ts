@@ -19,6 +19,7 @@ const BUILT_IN_KINDS: readonly Kind[] = [
   { apiVersion: 'apps/v1', kind: 'Deployment' },
   { apiVersion: 'batch/v1', kind: 'Job' },
   { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler' },
+  { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy' },
 ];
 /** The Prometheus Operator's kinds, listed only where the cluster serves them. */
 const MONITORING_KINDS = ['PrometheusRule', 'PodMonitor'];

@@ -52,7 +52,7 @@ export const seed: ReconcileStep = {
 };
 
 function seedJob(pass: Pass, secretName: string): KubeObject {
-  const job = derivedJob(pass.manifests.migrationJob, seedJobName(pass.shop.metadata.name), 'seed', SEED_COMMAND);
+  const job = derivedJob(pass.manifests, seedJobName(pass.shop.metadata.name), 'seed', SEED_COMMAND);
   const [container] = job.spec.template.spec.containers;
   if (container) {
     const variables = ADMIN_KEYS.map(({ variable, key, optional }) => ({ name: variable, valueFrom: { secretKeyRef: { name: secretName, key, ...(optional ? { optional } : {}) } } }));
