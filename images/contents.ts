@@ -86,6 +86,11 @@ const platform: ImageSpec = {
     // Outside production the api binds 127.0.0.1, which nothing outside the container reaches.
     HOST: '0.0.0.0',
     FILE_STORAGE_DIR: `${WRITABLE_DIR}/uploads`,
+    // The worker's workflow bundler (@swc/core) unpacks its native addon into $HOME/.cache (/tmp) and
+    // refuses a cache under a folder others may write without the sticky bit. A pod's /tmp is an
+    // emptyDir, mode 0777 without it, written only by the pod's own user: without this the worker
+    // cannot start on Kubernetes.
+    SWC_NATIVE_BINDING_CACHE_SKIP_SECURITY_CHECK: '1',
   },
   // 448 MB when set: Node 127 MB, node_modules about 250 MB (Prisma's client runtime, Temporal's
   // native bridge and workflow bundler), the Debian base 60 MB.

@@ -109,7 +109,8 @@ export async function startPod(pod: V1Pod, options: PodRunnerOptions): Promise<R
           ...(container.volumeMounts ?? []).map((mount) => {
             const source = volumes.get(mount.name);
             if (!source) throw new Error(`container ${container.name} mounts volume ${mount.name}, which the pod does not define`);
-            return `type=bind,src=${source},dst=${mount.mountPath}${mount.readOnly ? ',ro' : ''}`;
+            // buildah binds read-only unless told otherwise; a volume mount is writable unless it says readOnly.
+            return `type=bind,src=${source},dst=${mount.mountPath},${mount.readOnly ? 'ro' : 'rw'}`;
           }),
           `type=bind,src=${messageFile},dst=${container.terminationMessagePath ?? '/dev/termination-log'}`,
           ...(account ? [`type=bind,src=${accountDir},dst=${SERVICE_ACCOUNT_DIR},ro`] : []),
