@@ -1,4 +1,4 @@
-// Collections followed by LIST then WATCH, the latest object of each kept, and waits on them that end
+// Collections followed by LIST then WATCH (again when the server ends it), the latest object of each kept, and waits on them that end
 // at a deadline with what they were waiting for.
 import type { TestCluster } from '../../operator/test/support/test-cluster.ts';
 import { expectStatus } from '../../operator/test/support/test-cluster.ts';
@@ -64,40 +64,71 @@ export async function track(
   };
 
   const query = new URLSearchParams(options.labelSelector ? { labelSelector: options.labelSelector } : {});
-  let list = await cluster.kube<{ metadata: { resourceVersion: string }; items: Watched[] }>('GET', `${path}?${query}`);
-  // A CRD established a moment ago may still answer 429 "storage is (re)initializing".
-  for (let attempt = 1; list.status === 429 && attempt < 30; attempt += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    list = await cluster.kube('GET', `${path}?${query}`);
-  }
-  expectStatus(list, 200);
-  for (const object of list.body.items) onEvent({ type: 'ADDED', object });
-  query.set('watch', 'true');
-  query.set('resourceVersion', list.body.metadata.resourceVersion);
   const abort = new AbortController();
-  const response = await fetch(new URL(`${path}?${query}`, cluster.server.url), {
-    headers: { authorization: `Bearer ${cluster.server.token}`, accept: 'application/json' },
-    signal: abort.signal,
-  });
-  if (!response.ok || !response.body) throw new Error(`WATCH ${path}: HTTP ${response.status}`);
-  const body = response.body;
-  let failure: Error | undefined;
-  const reading = (async () => {
+  let resourceVersion = '';
+  /** LIST, and forget what it no longer holds (deleted while no watch was open). */
+  const list = async (): Promise<void> => {
+    let reply = await cluster.kube<{ metadata: { resourceVersion: string }; items: Watched[] }>('GET', `${path}?${query}`);
+    // A CRD established a moment ago may still answer 429 "storage is (re)initializing".
+    for (let attempt = 1; reply.status === 429 && attempt < 30; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      reply = await cluster.kube('GET', `${path}?${query}`);
+    }
+    expectStatus(reply, 200);
+    const listed = new Set(reply.body.items.map(keyOf));
+    for (const key of latest.keys()) if (!listed.has(key)) latest.delete(key);
+    for (const object of reply.body.items) onEvent({ type: 'ADDED', object });
+    resourceVersion = reply.body.metadata.resourceVersion;
+  };
+  /** WATCH from `resourceVersion`; undefined when it is too old (410 Gone). */
+  const open = async (): Promise<ReadableStream<Uint8Array> | undefined> => {
+    const watch = new URLSearchParams(query);
+    watch.set('watch', 'true');
+    watch.set('allowWatchBookmarks', 'true');
+    watch.set('resourceVersion', resourceVersion);
+    const response = await fetch(new URL(`${path}?${watch}`, cluster.server.url), {
+      headers: { authorization: `Bearer ${cluster.server.token}`, accept: 'application/json' },
+      signal: abort.signal,
+    });
+    if (response.status === 410) return undefined;
+    if (!response.ok || !response.body) throw new Error(`WATCH ${path}: HTTP ${response.status}`);
+    return response.body;
+  };
+  /** Reads the events until the server ends the watch: 'expired' when it said the resourceVersion is too old. */
+  const read = async (body: ReadableStream<Uint8Array>): Promise<'ended' | 'expired'> => {
     const decoder = new TextDecoder();
     let buffer = '';
-    try {
-      for await (const chunk of body) {
-        buffer += decoder.decode(chunk, { stream: true });
-        for (let newline = buffer.indexOf('\n'); newline >= 0; newline = buffer.indexOf('\n')) {
-          const line = buffer.slice(0, newline);
-          buffer = buffer.slice(newline + 1);
-          if (line.trim() === '') continue;
-          const event = JSON.parse(line) as WatchEvent;
-          if (event.type === 'ERROR') throw new Error(`WATCH ${path}: ${JSON.stringify(event.object)}`);
-          onEvent(event);
+    for await (const chunk of body) {
+      buffer += decoder.decode(chunk, { stream: true });
+      for (let newline = buffer.indexOf('\n'); newline >= 0; newline = buffer.indexOf('\n')) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        if (line.trim() === '') continue;
+        const event = JSON.parse(line) as WatchEvent;
+        if (event.type === 'ERROR') {
+          if ((event.object as unknown as { code?: number }).code === 410) return 'expired';
+          throw new Error(`WATCH ${path}: ${JSON.stringify(event.object)}`);
         }
+        resourceVersion = event.object.metadata.resourceVersion;
+        onEvent(event);
       }
-      if (!abort.signal.aborted) failure = new Error(`WATCH ${path} ended`);
+    }
+    return 'ended';
+  };
+
+  await list();
+  let body = await open();
+  if (!body) throw new Error(`WATCH ${path}: the resourceVersion of the LIST just made is gone`);
+  let failure: Error | undefined;
+  // The API server ends a watch after a while: it is opened again from the last event, or from a new LIST.
+  const reading = (async () => {
+    try {
+      while (!abort.signal.aborted) {
+        const ended = body ? await read(body) : 'expired';
+        if (abort.signal.aborted) return;
+        if (ended === 'expired') await list();
+        body = await open();
+      }
     } catch (error) {
       if (!abort.signal.aborted) failure = error instanceof Error ? error : new Error(String(error));
     }
