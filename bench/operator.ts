@@ -12,7 +12,7 @@ import { emit, note, percentile, round1, seconds } from './operator/report.ts';
 import { measureSecretRoll } from './operator/secret-roll.ts';
 import { createAndWait, expectChildren, prepare, trackShops, type ShopName } from './operator/shops.ts';
 import type { Tracker } from './operator/watch.ts';
-import { baseline, timeline, trackWorkloads, type Workloads } from './operator/workloads.ts';
+import { baseline, phases, timeline, trackWorkloads, type Workloads } from './operator/workloads.ts';
 
 const ONE_SHOP_GOAL_S = 2;
 const FIFTY_SHOPS_GOAL_S = 30;
@@ -85,6 +85,7 @@ export async function benchOperator(): Promise<void> {
     const requestsBefore = await apiRequests(cluster);
     const hostBefore = host();
     const run = await createAndWait(cluster, shops, fifty, { timeoutMs: timeouts.shops, failure });
+    const fiftyPhases = phases(workloads, fifty, run.startedAt, run.readyAt);
     const requests = requestsSince(requestsBefore, await apiRequests(cluster));
     const metricsAfter = await operatorSamples(operator);
     const memory = await memoryMb(operator.pid);
@@ -136,6 +137,7 @@ export async function benchOperator(): Promise<void> {
       per_shop_p50_s: seconds(percentile(manyRun.eachMs, 50)),
       first_ready_s: seconds(Math.min(...manyRun.eachMs)),
       shops_already_there: 1 + ONE_SHOP_SAMPLES + SHOPS,
+      phases: phases(workloads, many, manyRun.startedAt, manyRun.readyAt),
       host: manyHost,
     });
     emit({
@@ -200,6 +202,7 @@ export async function benchOperator(): Promise<void> {
       ratio_to_baseline: round1(run.totalMs / baselineMs),
       per_shop_p50_s: seconds(percentile(run.eachMs, 50)),
       first_ready_s: seconds(Math.min(...run.eachMs)),
+      phases: fiftyPhases,
       passes_per_shop: round1(passes / SHOPS),
       mean_pass_ms: Math.round((delta('shop_operator_reconcile_duration_seconds_sum') / Math.max(1, passes)) * 1000),
       operator_cpu_s: round1(delta('process_cpu_seconds_total')),

@@ -63,7 +63,7 @@ export async function createAndWait(
   shops: Tracker,
   names: readonly ShopName[],
   wait: Omit<WaitOptions, 'what'>,
-): Promise<{ totalMs: number; eachMs: number[]; startedAt: number }> {
+): Promise<{ totalMs: number; eachMs: number[]; startedAt: number; readyAt: Map<string, number> }> {
   const startedAt = performance.now();
   const keys = names.map(shopKeyOf);
   const ready = shops.until(keys, isReady, { ...wait, what: `${names.length} Shops to be Ready` });
@@ -71,7 +71,7 @@ export async function createAndWait(
   await Promise.all(names.map(async ({ namespace, name }) => expectStatus(await cluster.kube('POST', shopsPath(namespace), shopManifest(name, TAG)), 201)));
   const readyAt = await ready;
   const eachMs = keys.map((key) => (readyAt.get(key) as number) - startedAt);
-  return { totalMs: Math.max(...eachMs), eachMs, startedAt };
+  return { totalMs: Math.max(...eachMs), eachMs, startedAt, readyAt };
 }
 
 /** Every child of every Shop exists: checked after the clock stopped. */

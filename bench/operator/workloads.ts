@@ -8,6 +8,7 @@ import { nextStatus } from '../../operator/src/reconcile/status.ts';
 import type { StoredShop } from '../../operator/src/shop-resource.ts';
 import { shopManifest, shopsPath } from '../../operator/test/support/shops.ts';
 import { expectStatus, type TestCluster } from '../../operator/test/support/test-cluster.ts';
+import { percentile, seconds } from './report.ts';
 import { TAG, type ShopName } from './shops.ts';
 import { keyOf, track, type Tracker, type WaitOptions, type Watched } from './watch.ts';
 
@@ -63,6 +64,29 @@ export function timeline(workloads: Workloads, namespace: string, startedAt: num
   }
   points.shop_ready = Math.round(readyAt - startedAt);
   return Object.fromEntries(Object.entries(points).sort(([, a], [, b]) => a - b));
+}
+
+/**
+ * Across `shops`, in s from `startedAt`: the median and the last of when each Shop's Job was created and
+ * completed, its first Deployment created, its last one created and rolled out, and the Shop Ready. The
+ * gaps say whose time it is: created to done the controllers' and the agent's, done to the next created
+ * the operator's.
+ */
+export function phases(workloads: Workloads, shops: readonly ShopName[], startedAt: number, readyAt: ReadonlyMap<string, number>): Record<string, { p50_s: number; max_s: number }> {
+  const columns: Record<string, number[]> = { job_created: [], job_complete: [], first_deployment_created: [], last_deployment_created: [], last_deployment_available: [], shop_ready: [] };
+  const of = (times: ReadonlyMap<string, number>, prefix: string) => [...times].filter(([key]) => key.startsWith(prefix)).map(([, at]) => at - startedAt);
+  for (const shop of shops) {
+    const prefix = `${shop.namespace}/${shop.name}-`;
+    const add = (column: string, values: number[], pick: (...values: number[]) => number) => void (values.length > 0 && columns[column]?.push(pick(...values)));
+    add('job_created', of(workloads.{t}.seenAt, prefix), Math.min);
+    add('job_complete', of(workloads.{t}.doneAt, prefix), Math.min);
+    add('first_deployment_created', of(workloads.{t}.seenAt, prefix), Math.min);
+    add('last_deployment_created', of(workloads.{t}.seenAt, prefix), Math.max);
+    add('last_deployment_available', of(workloads.{t}.doneAt, prefix), Math.max);
+    const ready = readyAt.get(`${shop.namespace}/${shop.name}`);
+    if (ready !== undefined) columns.shop_ready?.push(ready - startedAt);
+  }
+  return Object.fromEntries(Object.entries(columns).map(([column, values]) => [column, { p50_s: seconds(percentile(values, 50)), max_s: seconds(Math.max(...values)) }]));
 }
 
 const PLURALS: Record<string, string> = {
