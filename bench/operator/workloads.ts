@@ -78,11 +78,11 @@ export function phases(workloads: Workloads, shops: readonly ShopName[], started
   for (const shop of shops) {
     const prefix = `${shop.namespace}/${shop.name}-`;
     const add = (column: string, values: number[], pick: (...values: number[]) => number) => void (values.length > 0 && columns[column]?.push(pick(...values)));
-    add('job_created', of(workloads.{t}.seenAt, prefix), Math.min);
-    add('job_complete', of(workloads.{t}.doneAt, prefix), Math.min);
-    add('first_deployment_created', of(workloads.{t}.seenAt, prefix), Math.min);
-    add('last_deployment_created', of(workloads.{t}.seenAt, prefix), Math.max);
-    add('last_deployment_available', of(workloads.{t}.doneAt, prefix), Math.max);
+    add('job_created', of(workloads.jobs.seenAt, prefix), Math.min);
+    add('job_complete', of(workloads.jobs.doneAt, prefix), Math.min);
+    add('first_deployment_created', of(workloads.deployments.seenAt, prefix), Math.min);
+    add('last_deployment_created', of(workloads.deployments.seenAt, prefix), Math.max);
+    add('last_deployment_available', of(workloads.deployments.doneAt, prefix), Math.max);
     const ready = readyAt.get(`${shop.namespace}/${shop.name}`);
     if (ready !== undefined) columns.shop_ready?.push(ready - startedAt);
   }
