@@ -49,6 +49,8 @@ export async function track(
   const seenAt = new Map<string, number>();
   const doneAt = new Map<string, number>();
   const waiters = new Set<(key: string, object: Watched, at: number) => void>();
+  /** Ends each wait under way: stop() rejects them, so that none keeps its timers (and the process) alive. */
+  const finishers = new Set<(error: Error) => void>();
   const onEvent = (event: WatchEvent): void => {
     if (event.type === 'BOOKMARK') return;
     const key = keyOf(event.object);
@@ -142,6 +144,7 @@ export async function track(
         clearInterval(checking);
         clearTimeout(deadline);
         waiters.delete(waiter);
+        finishers.delete(finish);
         if (error) reject(error);
         else resolve(met);
       };
@@ -160,6 +163,7 @@ export async function track(
         finish(new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}: ${missing.length} of ${keys.length} not there; ${shown.join('; ')}${missing.length > shown.length ? '; ...' : ''}`));
       }, timeoutMs);
       waiters.add(waiter);
+      finishers.add(finish);
       if (wanted.size === 0) finish();
       for (const key of keys) {
         const object = latest.get(key);
@@ -175,6 +179,7 @@ export async function track(
     failure: () => failure,
     stop: async () => {
       abort.abort();
+      for (const finish of finishers) finish(new Error(`the watch of ${path} was stopped`));
       await reading;
     },
   };
