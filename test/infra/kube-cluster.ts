@@ -2,7 +2,7 @@
 import { kubeClient, installCrd, type KubeRequest } from './kube-client.ts';
 import { startKubeControllers, type KubeControllers } from './kube-controllers.ts';
 import { startKubeApiServer, type KubeApiServer } from './kubernetes.ts';
-import { startNodeAgent, type NodeAgent, type PodOutcome } from './node-agent.ts';
+import { startNodeAgent, type NodeAgent, type NodeAgentOptions } from './node-agent.ts';
 import type { ProcessRuntimeOptions } from './pods/pod-host.ts';
 
 export interface KubeCluster {
@@ -19,7 +19,9 @@ export interface KubeClusterOptions {
   /** CRD manifests installed before the controllers start, so the garbage collector knows their kinds from the first moment. */
   readonly crdFiles?: ReadonlyArray<string | URL>;
   /** What the node agent does with Pods that carry no outcome annotation (see node-agent.ts). */
-  readonly defaultOutcome?: PodOutcome;
+  readonly defaultOutcome?: NodeAgentOptions['defaultOutcome'];
+  /** The node agent's back-off between restarts of a crash-looping container (see node-agent.ts). */
+  readonly crashLoopBackOff?: NodeAgentOptions['crashLoopBackOff'];
   /** Run the Pods' containers for real as processes (node-agent.ts) instead of reporting outcomes. */
   readonly processes?: ProcessRuntimeOptions;
 }
@@ -40,7 +42,11 @@ export async function startKubeCluster(options: KubeClusterOptions = {}): Promis
     for (const file of options.crdFiles ?? []) await installCrd(kube, file);
     const [controllers, agent] = await Promise.allSettled([
       startKubeControllers(server),
-      startNodeAgent(server, { defaultOutcome: options.defaultOutcome, ...(options.processes ? { processes: options.processes } : {}) }),
+      startNodeAgent(server, {
+        defaultOutcome: options.defaultOutcome,
+        ...(options.crashLoopBackOff ? { crashLoopBackOff: options.crashLoopBackOff } : {}),
+        ...(options.processes ? { processes: options.processes } : {}),
+      }),
     ]);
     if (controllers.status === 'fulfilled') parts.controllers = controllers.value;
     if (agent.status === 'fulfilled') parts.agent = agent.value;

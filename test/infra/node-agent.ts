@@ -23,8 +23,8 @@ export const TERMINATION_MESSAGE_ANNOTATION = 'node-agent.shop.test/termination-
 
 export interface NodeAgentOptions {
   readonly nodeName?: string;
-  /** For Pods without the annotation; `running` unless given. */
-  readonly defaultOutcome?: PodOutcome;
+  /** For Pods without the annotation, or a choice per Pod (e.g. `exit 0` for a Job's); `running` unless given. */
+  readonly defaultOutcome?: PodOutcome | ((pod: Pod) => PodOutcome);
   /** The delay before each restart of a crash-looping container doubles from `initialMs` up to `maxMs` (a kubelet: 10 s to 5 min). */
   readonly crashLoopBackOff?: { readonly initialMs: number; readonly maxMs: number };
   /**
@@ -51,7 +51,7 @@ interface Condition {
 }
 
 export interface Pod {
-  metadata: { name: string; namespace: string; uid: string; resourceVersion: string; annotations?: Record<string, string>; deletionTimestamp?: string };
+  metadata: { name: string; namespace: string; uid: string; resourceVersion: string; labels?: Record<string, string>; annotations?: Record<string, string>; deletionTimestamp?: string };
   spec: { nodeName?: string; restartPolicy?: 'Always' | 'OnFailure' | 'Never'; containers: Container[] };
   status?: { phase?: string; conditions?: Condition[]; startTime?: string };
 }
@@ -254,7 +254,7 @@ export async function startNodeAgent(server: KubeApiServer, options: NodeAgentOp
     }
     if (isTerminal(pod)) return;
     if (host) return host.run(pod as unknown as V1Pod);
-    const outcome = pod.metadata.annotations?.[OUTCOME_ANNOTATION] ?? defaultOutcome;
+    const outcome = pod.metadata.annotations?.[OUTCOME_ANNOTATION] ?? (typeof defaultOutcome === 'function' ? defaultOutcome(pod) : defaultOutcome);
     const message = pod.metadata.annotations?.[TERMINATION_MESSAGE_ANNOTATION];
     const key = JSON.stringify([outcome, message]);
     if (applied.get(pod.metadata.uid) === key) return;

@@ -1,7 +1,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import { installCrd, kubeClient, type KubeRequest } from '../../../test/infra/kube-client.ts';
-import { startKubeCluster } from '../../../test/infra/kube-cluster.ts';
-import { startKubeApiServer, type KubeApiServer } from '../../../test/infra/kubernetes.ts';
+import type { KubeRequest } from '../../../test/infra/kube-client.ts';
+import { startKubeCluster, type KubeClusterOptions } from '../../../test/infra/kube-cluster.ts';
+import type { KubeApiServer } from '../../../test/infra/kubernetes.ts';
 
 export { installCrd } from '../../../test/infra/kube-client.ts';
 
@@ -23,21 +23,11 @@ export interface TestCluster {
   dispose(): Promise<void>;
 }
 
-export interface TestClusterOptions {
-  /** Only the API server: nothing acts on Jobs, Deployments or Pods but the caller (the operator benchmark plays them itself). */
-  readonly bare?: boolean;
-}
-
-async function startServer(bare: boolean): Promise<{ server: KubeApiServer; kube: KubeRequest; dispose: () => Promise<void> }> {
-  if (!bare) return startKubeCluster({ crdFiles: [CRD_FILE], defaultOutcome: 'pending' });
-  const server = await startKubeApiServer();
-  const kube = kubeClient(server);
-  await installCrd(kube, CRD_FILE);
-  return { server, kube, dispose: () => server.dispose() };
-}
+/** The node agent's behaviour (kube-cluster.ts); by default it holds every pod, never started. */
+export type TestClusterOptions = Pick<KubeClusterOptions, 'defaultOutcome' | 'crashLoopBackOff'>;
 
 export async function startTestCluster(options: TestClusterOptions = {}): Promise<TestCluster> {
-  const { server, kube, dispose } = await startServer(options.bare === true);
+  const { server, kube, dispose } = await startKubeCluster({ defaultOutcome: 'pending', ...options, crdFiles: [CRD_FILE] });
   let namespaces = 0;
   return {
     server,
