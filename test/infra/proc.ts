@@ -107,20 +107,22 @@ export function isPortFree(port: number): Promise<boolean> {
   });
 }
 
-/** Tries a TCP connection to 127.0.0.1: resolves 'connected', or the socket error's code (e.g. ECONNREFUSED). */
-export function connectOutcome(port: number): Promise<string> {
+/** Tries a TCP connection: resolves 'connected', or the socket error's code (e.g. ECONNREFUSED, ETIMEDOUT after 2 s). */
+export function connectOutcome(port: number, host = '127.0.0.1'): Promise<string> {
   return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
+    const socket = connect({ host, port, timeout: 2000 });
+    const done = (outcome: string) => {
       socket.destroy();
-      resolve('connected');
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+      resolve(outcome);
+    };
+    socket.once('connect', () => done('connected'));
+    socket.once('timeout', () => done('ETIMEDOUT'));
+    socket.once('error', (error: NodeJS.ErrnoException) => done(error.code ?? error.message));
   });
 }
 
-export async function isPortOpen(port: number): Promise<boolean> {
-  return (await connectOutcome(port)) === 'connected';
+export async function isPortOpen(port: number, host?: string): Promise<boolean> {
+  return (await connectOutcome(port, host)) === 'connected';
 }
 
 export async function waitForPortClosed(port: number, timeoutMs: number): Promise<void> {

@@ -2,7 +2,7 @@
 // (unshare), /proc, a fresh /dev with the usual devices, /sys read-only, the pod's bind mounts (its
 // emptyDir volumes and its termination message file at /dev/termination-log), then chroot into the
 // image's root filesystem as the pod's user, in its working directory, with only the image's and
-// the pod's environment. The network is the host's. buildah's chroot isolation cannot be used for
+// the pod's environment; in the pod's network namespace when given its `enter` words. buildah's chroot isolation cannot be used for
 // this: it binds the host's /dev read-only over anything mounted below it.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -55,13 +55,14 @@ function environment(config: ImageConfig, env: Readonly<Record<string, string>>)
   return [...merged].map(([name, value]) => `${name}=${value}`);
 }
 
-export function startInRoot(rootDir: string, config: ImageConfig, argv: readonly string[], options: RunOptions = {}): ContainerProcess {
+export function startInRoot(rootDir: string, config: ImageConfig, argv: readonly string[], options: RunOptions = {}, enter: readonly string[] = []): ContainerProcess {
   const mounts = (options.mounts ?? []).map(parseMount).flatMap(({ source, target, readOnly }) => [source, target, readOnly ? 'ro' : 'rw']);
   const user = options.user ?? config.User;
   const workingDir = options.workingDir ?? (config.WorkingDir || '/');
   const inRoot = ['chroot', ...(user ? [`--userspec=${user}`] : []), rootDir, '/usr/bin/env', '-i', ...environment(config, options.env ?? {}), '/bin/sh', '-c', 'cd "$1" && shift && exec "$@"', 'sh', workingDir, ...argv];
   // Its own process group, so that a stuck process and whatever it started can be killed whole.
-  const child = spawn('unshare', ['--mount', '--propagation', 'private', '/bin/sh', '-c', SETUP, 'setup', rootDir, ...mounts, '--', ...inRoot], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [command, ...args] = [...enter, 'unshare', '--mount', '--propagation', 'private', '/bin/sh', '-c', SETUP, 'setup', rootDir, ...mounts, '--', ...inRoot] as [string, ...string[]];
+  const child = spawn(command, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

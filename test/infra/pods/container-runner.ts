@@ -8,6 +8,7 @@ import type { V1Container, V1Probe } from '@kubernetes/client-node';
 import type { ContainerProcess, ImageContainer, RunOptions } from '../../images/support/image-container.ts';
 import { startInRoot } from './chroot-process.ts';
 import { lastLines } from '../proc.ts';
+import type { PodNetwork } from './pod-network.ts';
 import { runProbe, type ProbeResult } from './probe.ts';
 
 export interface BackOff {
@@ -26,6 +27,8 @@ export interface ContainerRunnerOptions {
   readonly container: V1Container;
   /** The image's root filesystem (shared by every pod of the image: each process mounts its own view) and configuration. */
   readonly image: RootImage;
+  /** The pod's: its processes run in it and its probes go to its address. */
+  readonly network: Pick<PodNetwork, 'ip' | 'enter'>;
   /** Environment, mounts (the termination message file among them), user and working directory. */
   readonly run: RunOptions;
   readonly restartPolicy: RestartPolicy;
@@ -148,11 +151,11 @@ export class ContainerRunner {
   }
 
   private async runOnce(): Promise<TerminatedState> {
-    const { container, image, run, terminationMessageFile } = this.options;
+    const { container, image, network, run, terminationMessageFile } = this.options;
     await writeFile(terminationMessageFile, '');
     const startedAt = timestamp();
     this.killReason = undefined;
-    const process = startInRoot(image.rootDir, image.config, containerArgv(container, image), run);
+    const process = startInRoot(image.rootDir, image.config, containerArgv(container, image), run, network.enter);
     this.process = process;
     this.set(() => {
       this.state = { running: { startedAt } };
@@ -175,16 +178,16 @@ export class ContainerRunner {
 
   /** Startup first; once it passed (or there is none), liveness and readiness side by side. */
   private probe(process: ContainerProcess): { stop(): void } {
-    const { container, image } = this.options;
+    const { container, image, network } = this.options;
     let active = true;
     const alive = () => active && process.exitReason() === undefined;
     const exec = async (command: readonly string[], timeoutMs: number) => {
-      const probing = startInRoot(image.rootDir, image.config, command, this.options.run);
+      const probing = startInRoot(image.rootDir, image.config, command, this.options.run, network.enter);
       const result = await Promise.race([probing.exited(), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), timeoutMs).unref())]);
       if (result === undefined) await probing.stop();
       return result === undefined ? null : result.code;
     };
-    const attempt = (probe: V1Probe) => runProbe(probe, container, exec);
+    const attempt = (probe: V1Probe) => runProbe(probe, container, network.ip, exec);
     const kill = (reason: string) => {
       this.killReason = reason;
       void process.stop();

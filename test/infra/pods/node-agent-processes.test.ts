@@ -37,7 +37,7 @@ afterAll(async () => {
 
 interface Pod {
   metadata: { name: string; uid: string };
-  status: { phase?: string; reason?: string; message?: string; containerStatuses?: Array<{ ready: boolean; state: Record<string, { exitCode?: number; message?: string }> }> };
+  status: { phase?: string; podIP?: string; containerStatuses?: Array<{ ready: boolean; state: Record<string, { exitCode?: number; message?: string }> }> };
 }
 
 const podsOf = async (selector: string) => (await cluster.kube<{ items: Pod[] }>('GET', `/api/v1/namespaces/real/pods?labelSelector=${selector}`)).body.items;
@@ -45,7 +45,7 @@ const podsOf = async (selector: string) => (await cluster.kube<{ items: Pod[] }>
 const server = (port: number) => ({
   name: 'web',
   image: IMAGE,
-  command: ['node', '-e', `require('http').createServer((q, r) => r.end(process.env.GREETING)).listen(${port}, '127.0.0.1')`],
+  command: ['node', '-e', `require('http').createServer((q, r) => r.end(process.env.GREETING)).listen(${port})`],
   env: [{ name: 'GREETING', valueFrom: { secretKeyRef: { name: 'greeting', key: 'text' } } }],
   ports: [{ containerPort: port }],
   readinessProbe: { httpGet: { path: '/', port }, periodSeconds: 1 },
@@ -58,16 +58,19 @@ describe('the node agent with real processes', () => {
     const deployment = { metadata: { name: 'web' }, spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [server(port)] } } } };
     expect((await cluster.kube('POST', '/apis/apps/v1/namespaces/real/deployments', deployment)).status).toBe(201);
     await eventually(async () => expect((await cluster.kube<{ status: { availableReplicas?: number } }>('GET', '/apis/apps/v1/namespaces/real/deployments/web')).body.status.availableReplicas).toBe(1), { timeoutMs: 60_000 });
-    expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('hello from a Secret');
 
-    // A second Pod on the same port: the host network has one.
-    const clash = { metadata: { name: 'clash', labels: { app: 'clash' } }, spec: { containers: [server(port)] } };
-    expect((await cluster.kube('POST', '/api/v1/namespaces/real/pods', clash)).status).toBe(201);
-    await eventually(async () => expect((await podsOf('app=clash'))[0]?.status).toMatchObject({ phase: 'Failed', reason: 'HostPortConflict' }), { timeoutMs: 30_000 });
+    // A second Pod on the same port runs beside it: each Pod has an address of its own.
+    const beside = { metadata: { name: 'beside', labels: { app: 'beside' } }, spec: { containers: [server(port)] } };
+    expect((await cluster.kube('POST', '/api/v1/namespaces/real/pods', beside)).status).toBe(201);
+    await eventually(async () => expect((await podsOf('app=beside'))[0]?.status.containerStatuses?.[0]?.ready).toBe(true), { timeoutMs: 30_000 });
+    const addresses = [...(await podsOf('app=web')), ...(await podsOf('app=beside'))].map((pod) => pod.status.podIP as string);
+    expect(new Set(addresses).size).toBe(2);
+    for (const address of addresses) expect(await (await fetch(`http://${address}:${port}/`)).text()).toBe('hello from a Secret');
 
     expect((await cluster.kube('DELETE', '/apis/apps/v1/namespaces/real/deployments/web', { propagationPolicy: 'Foreground' })).status).toBe(200);
     await eventually(async () => expect(await podsOf('app=web')).toEqual([]), { timeoutMs: 60_000 });
-    expect(await isPortOpen(port)).toBe(false);
+    expect(await isPortOpen(port, addresses[0])).toBe(false);
+    expect(await isPortOpen(port, addresses[1])).toBe(true);
   }, 120_000);
 
   it("completes a Job whose process exits 0, with the process's termination message on its pod", async () => {

@@ -1,18 +1,23 @@
 // The node agent's real-process mode: each Pod bound to the node runs as processes of its image's root
 // filesystem (pod-runner.ts), its Secrets and ConfigMaps read from the API server, its ServiceAccount
-// token requested for it, and every change of its status written back. Pods share the host's
-// network, so a Pod that declares a port another running Pod declares is refused.
+// token requested for it, and every change of its status written back. Each Pod has a network and an
+// address of its own (pod-network.ts).
 import type { V1Pod } from '@kubernetes/client-node';
 import type { KubeApiServer } from '../kubernetes.ts';
 import type { KubeRequest } from '../kube-client.ts';
 import type { BackOff, RootImage } from './container-runner.ts';
 import type { SourceLookup } from './pod-env.ts';
-import { declaredPorts, startPod, type PodStatus, type RunningPod } from './pod-runner.ts';
+import { startPod, type PodStatus, type RunningPod } from './pod-runner.ts';
 
 export interface ProcessRuntimeOptions {
   /** The image a container names, opened once (e.g. from the built OCI archive). */
   readonly image: (reference: string) => Promise<RootImage>;
   readonly backOff?: BackOff;
+  /**
+   * The ports of the test servers on the host's 127.0.0.1 the pods use (PostgreSQL, Kafka…), which a
+   * pod reaches at its own 127.0.0.1; the API server's is added.
+   */
+  readonly hostPorts?: readonly number[];
 }
 
 export interface PodHostOptions extends ProcessRuntimeOptions {
@@ -67,7 +72,7 @@ async function serviceAccountOf(server: KubeApiServer, kube: KubeRequest, pod: V
 }
 
 export function podHost(options: PodHostOptions): PodHost {
-  const running = new Map<string, { pod: RunningPod; ports: readonly number[] }>();
+  const running = new Map<string, RunningPod>();
   const starting = new Map<string, Promise<void>>();
 
   /** Status writes of one Pod, one at a time; changes during a write make one more. */
@@ -94,23 +99,16 @@ export function podHost(options: PodHostOptions): PodHost {
   };
 
   const start = async (pod: V1Pod): Promise<void> => {
-    const uid = pod.metadata?.uid as string;
-    const ports = declaredPorts(pod);
-    const taken = [...running.entries()].find(([, other]) => other.ports.some((port) => ports.includes(port)));
-    if (taken) {
-      const port = ports.find((candidate) => taken[1].ports.includes(candidate));
-      await options.writeStatus(pod, { phase: 'Failed', reason: 'HostPortConflict', message: `port ${port} is taken on this node's network by pod uid ${taken[0]}` });
-      return;
-    }
     let report: () => void = () => undefined;
     const started = await startPod(pod, {
       image: options.image,
       lookup: secretLookup(options.kube, pod.metadata?.namespace ?? 'default'),
       serviceAccount: (target) => serviceAccountOf(options.server, options.kube, target),
       ...(options.backOff ? { backOff: options.backOff } : {}),
+      hostPorts: [Number(new URL(options.server.url).port), ...(options.hostPorts ?? [])],
       onChange: () => report(),
     });
-    running.set(uid, { pod: started, ports });
+    running.set(pod.metadata?.uid as string, started);
     report = reporter(pod, () => started.status());
     report();
   };
@@ -125,15 +123,14 @@ export function podHost(options: PodHostOptions): PodHost {
     },
     async stop(uid) {
       await starting.get(uid);
-      // Its ports stay taken until its processes are gone.
-      await running.get(uid)?.pod.stop();
+      await running.get(uid)?.stop();
       running.delete(uid);
     },
     async stopAll() {
       await Promise.all([...starting.values()]);
       const entries = [...running.values()];
       running.clear();
-      await Promise.all(entries.map((entry) => entry.pod.stop()));
+      await Promise.all(entries.map((entry) => entry.stop()));
     },
   };
 }

@@ -1,6 +1,8 @@
 // The pod runtime on the built shop/platform image: containers run for real as processes of its root
 // filesystem, with the pod's command, environment (Secrets and the downward API), user and working
-// directory; probes decide started and ready; crashes restart with back-off; stop ends the processes.
+// directory, in a network of its own; probes decide started and ready; crashes restart with back-off;
+// stop ends the processes.
+import { createServer } from 'node:net';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BUILD_TIMEOUT_MS, openBuiltImage } from '../../images/support/built-image.ts';
@@ -33,8 +35,9 @@ function podOf(containers: V1Container[], spec: Partial<NonNullable<V1Pod['spec'
   };
 }
 
-async function run(pod: V1Pod, secrets: Record<string, Record<string, string>> = SECRETS, serviceAccount?: PodRunnerOptions['serviceAccount']): Promise<RunningPod> {
+async function run(pod: V1Pod, secrets: Record<string, Record<string, string>> = SECRETS, serviceAccount?: PodRunnerOptions['serviceAccount'], hostPorts: number[] = []): Promise<RunningPod> {
   const started = await startPod(pod, {
+    hostPorts,
     ...(serviceAccount ? { serviceAccount } : {}),
     image: async (reference) => {
       expect(reference).toBe('shop/platform:test');
@@ -112,7 +115,7 @@ describe('the pod runtime', () => {
     const port = await freePort();
     const probe = { httpGet: { path: '/health', port: 'http' }, periodSeconds: 1, failureThreshold: 60 };
     const pod = await run(podOf([container({ env: [{ name: 'PORT', value: String(port) }], ports: [{ name: 'http', containerPort: port }], startupProbe: probe, readinessProbe: probe })]));
-    expect(pod.ports).toEqual([port]);
+    expect(statusOf(pod)).toMatchObject({ podIP: pod.ip, podIPs: [{ ip: pod.ip }] });
     expect(only(statusOf(pod)).started).toBe(false);
     await eventually(
       async () => {
@@ -122,14 +125,41 @@ describe('the pod runtime', () => {
       },
       { timeoutMs: 90_000 },
     );
+    // It listens in its own network: at its address, not on the host's.
+    expect(await isPortOpen(port, pod.ip)).toBe(true);
+    expect(await isPortOpen(port)).toBe(false);
     await pod.stop();
     running.splice(running.indexOf(pod), 1);
-    expect(await isPortOpen(port)).toBe(false);
+    expect(await isPortOpen(port, pod.ip)).toBe(false);
   }, 120_000);
+
+  it('gives each pod an address of its own, so two listen on one port, and leads its 127.0.0.1 to the servers on the host', async () => {
+    const host = createServer((socket) => socket.end(`host server, reached from ${socket.remoteAddress}`)).listen(0, '127.0.0.1');
+    await new Promise((resolve) => host.once('listening', resolve));
+    const hostPort = (host.address() as { port: number }).port;
+    try {
+      const port = await freePort();
+      const script = `
+        require('net').connect(${hostPort}, '127.0.0.1').on('data', (reply) => require('fs').writeFileSync('/dev/termination-log', String(reply)));
+        require('http').createServer((q, r) => r.end(process.env.NAME)).listen(${port});`;
+      const pods = await Promise.all(['one', 'two'].map((name) => run(podOf([container({ ...node(script), env: [{ name: 'NAME', value: name }], ports: [{ containerPort: port }] })]), SECRETS, undefined, [hostPort])));
+      expect(new Set(pods.map((pod) => pod.ip)).size).toBe(2);
+      for (const [index, pod] of pods.entries()) {
+        const answer = await eventually(async () => (await fetch(`http://${pod.ip}:${port}/`)).text(), { timeoutMs: 30_000 });
+        expect(answer).toBe(['one', 'two'][index]);
+        await pod.stop();
+        running.splice(running.indexOf(pod), 1);
+        // Stopped, its container's message says what the host server answered it.
+        expect(only(statusOf(pod)).state).toMatchObject({ terminated: { message: `host server, reached from ${pod.ip}` } });
+      }
+    } finally {
+      host.close();
+    }
+  }, 90_000);
 
   it('kills and restarts a container whose liveness probe fails', async () => {
     const port = await freePort();
-    const server = `require('http').createServer((q, r) => { r.statusCode = 500; r.end(); }).listen(${port}, '127.0.0.1')`;
+    const server = `require('http').createServer((q, r) => { r.statusCode = 500; r.end(); }).listen(${port})`;
     const pod = await run(podOf([container({ ...node(server), livenessProbe: { httpGet: { path: '/healthz', port }, periodSeconds: 1, failureThreshold: 2 } })]));
     const status = await eventually(
       async () => {

@@ -1,5 +1,5 @@
 // A pod run for real: each container a process of the image's root filesystem (container-runner.ts),
-// on the host's network, with its emptyDir volumes as fresh host directories and its termination
+// in a network of the pod's own (pod-network.ts), with its emptyDir volumes as fresh host directories and its termination
 // message file bound in; the pod's status (phase, conditions, container statuses) as the kubelet
 // would write it.
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -9,6 +9,7 @@ import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import { trackTempDir, untrackTempDir } from '../proc.ts';
 import { ContainerRunner, KUBELET_BACKOFF, type BackOff, type ContainerStatus, type RestartPolicy, type RootImage } from './container-runner.ts';
 import { ContainerConfigError, containerEnv, type SourceLookup } from './pod-env.ts';
+import { openPodNetwork } from './pod-network.ts';
 
 export interface PodRunnerOptions {
   /** The opened image a container names (the agent opens each image once). */
@@ -16,6 +17,8 @@ export interface PodRunnerOptions {
   /** Secrets and ConfigMaps of the pod's namespace. */
   readonly lookup: SourceLookup;
   readonly backOff?: BackOff;
+  /** The ports of the host's 127.0.0.1 (its test servers) that the pod reaches at its own 127.0.0.1. */
+  readonly hostPorts: readonly number[];
   /**
    * What the kubelet gives a pod that mounts its ServiceAccount token: the files `token`, `ca.crt` and
    * `namespace`, and the KUBERNETES_SERVICE_HOST and _PORT variables in-cluster clients read.
@@ -42,22 +45,18 @@ export interface PodStatus {
 }
 
 export interface RunningPod {
-  /** The ports its containers declare: pods share the host's network. */
-  readonly ports: readonly number[];
+  /** Its address: each pod has a network of its own. */
+  readonly ip: string;
   status(): PodStatus;
   /** The output of a container's latest process. */
   output(container: string): string;
-  /** Stops every container and removes the pod's volumes. */
+  /** Stops every container and removes the pod's volumes and network. */
   stop(): Promise<void>;
 }
 
 const timestamp = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 const RETRY_CONFIG_MS = 1000;
 const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
-
-export function declaredPorts(pod: V1Pod): number[] {
-  return (pod.spec?.containers ?? []).flatMap((container) => (container.ports ?? []).map((port) => port.hostPort ?? port.containerPort));
-}
 
 function userOf(pod: V1Pod, container: V1Container): string | undefined {
   const uid = container.securityContext?.runAsUser ?? pod.spec?.securityContext?.runAsUser;
@@ -75,6 +74,7 @@ export async function startPod(pod: V1Pod, options: PodRunnerOptions): Promise<R
   const spec = pod.spec;
   if (!spec) throw new Error(`pod ${pod.metadata?.name} has no spec`);
   if (spec.initContainers?.length) throw new Error(`pod ${pod.metadata?.name}: the pod runtime does not run init containers`);
+  const network = await openPodNetwork(options.hostPorts);
   const podDir = await mkdtemp(join(tmpdir(), 'shop-pod-'));
   trackTempDir(podDir);
   const volumes = new Map<string, string>();
@@ -123,6 +123,7 @@ export async function startPod(pod: V1Pod, options: PodRunnerOptions): Promise<R
           new ContainerRunner({
             container,
             image,
+            network,
             run: { env, mounts, ...(user ? { user } : {}), ...(container.workingDir ? { workingDir: container.workingDir } : {}) },
             restartPolicy,
             backOff: options.backOff ?? KUBELET_BACKOFF,
@@ -162,7 +163,7 @@ export async function startPod(pod: V1Pod, options: PodRunnerOptions): Promise<R
   };
 
   return {
-    ports: declaredPorts(pod),
+    ip: network.ip,
     status(): PodStatus {
       const containerStatuses = spec.containers.map((container) => runners.get(container.name)?.status() ?? (waiting.get(container.name) as ContainerStatus));
       const everRan = containerStatuses.every((status) => !('waiting' in status.state) || status.restartCount > 0 || 'terminated' in status.lastState);
@@ -174,8 +175,8 @@ export async function startPod(pod: V1Pod, options: PodRunnerOptions): Promise<R
         phase,
         conditions: [condition('PodScheduled', true), condition('Initialized', true), condition('ContainersReady', ready), condition('Ready', ready)],
         hostIP: '127.0.0.1',
-        podIP: '127.0.0.1',
-        podIPs: [{ ip: '127.0.0.1' }],
+        podIP: network.ip,
+        podIPs: [{ ip: network.ip }],
         startTime,
         containerStatuses,
       };
@@ -187,6 +188,7 @@ export async function startPod(pod: V1Pod, options: PodRunnerOptions): Promise<R
       await Promise.all([...runners.values()].map((runner) => runner.stop()));
       await rm(podDir, { recursive: true, force: true });
       untrackTempDir(podDir);
+      await network.close();
     },
   };
 }

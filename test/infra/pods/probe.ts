@@ -1,6 +1,6 @@
 // One probe attempt, as the kubelet makes it: an HTTP GET answered 200-399, a TCP connect, or a command
-// in the container that exits 0, each within the probe's timeout. Pods share the host's network, so
-// the host is 127.0.0.1 unless the probe names another.
+// in the container that exits 0, each within the probe's timeout, at the pod's address unless the
+// probe names another host.
 import { connect } from 'node:net';
 import type { V1Container, V1Probe } from '@kubernetes/client-node';
 
@@ -21,9 +21,9 @@ function portNumber(port: number | string, container: V1Container): number {
   throw new Error(`the probe names port "${port}", which container ${container.name} does not declare`);
 }
 
-async function httpGet(probe: NonNullable<V1Probe['httpGet']>, container: V1Container, timeoutMs: number): Promise<ProbeResult> {
+async function httpGet(probe: NonNullable<V1Probe['httpGet']>, container: V1Container, podIp: string, timeoutMs: number): Promise<ProbeResult> {
   const scheme = (probe.scheme ?? 'HTTP').toLowerCase();
-  const url = `${scheme}://${probe.host ?? '127.0.0.1'}:${portNumber(probe.port as number | string, container)}${probe.path ?? '/'}`;
+  const url = `${scheme}://${probe.host ?? podIp}:${portNumber(probe.port as number | string, container)}${probe.path ?? '/'}`;
   const headers = Object.fromEntries((probe.httpHeaders ?? []).map(({ name, value }) => [name, value]));
   try {
     const reply = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
@@ -34,24 +34,25 @@ async function httpGet(probe: NonNullable<V1Probe['httpGet']>, container: V1Cont
   }
 }
 
-function tcpSocket(probe: NonNullable<V1Probe['tcpSocket']>, container: V1Container, timeoutMs: number): Promise<ProbeResult> {
+function tcpSocket(probe: NonNullable<V1Probe['tcpSocket']>, container: V1Container, podIp: string, timeoutMs: number): Promise<ProbeResult> {
   const port = portNumber(probe.port as number | string, container);
+  const host = probe.host ?? podIp;
   return new Promise((resolve) => {
-    const socket = connect({ host: probe.host ?? '127.0.0.1', port, timeout: timeoutMs });
+    const socket = connect({ host, port, timeout: timeoutMs });
     const done = (result: ProbeResult) => {
       socket.destroy();
       resolve(result);
     };
     socket.once('connect', () => done({ ok: true }));
-    socket.once('timeout', () => done({ ok: false, message: `dial tcp 127.0.0.1:${port}: i/o timeout` }));
-    socket.once('error', (error) => done({ ok: false, message: `dial tcp 127.0.0.1:${port}: ${error.message}` }));
+    socket.once('timeout', () => done({ ok: false, message: `dial tcp ${host}:${port}: i/o timeout` }));
+    socket.once('error', (error) => done({ ok: false, message: `dial tcp ${host}:${port}: ${error.message}` }));
   });
 }
 
-export async function runProbe(probe: V1Probe, container: V1Container, exec: ExecInContainer): Promise<ProbeResult> {
+export async function runProbe(probe: V1Probe, container: V1Container, podIp: string, exec: ExecInContainer): Promise<ProbeResult> {
   const timeoutMs = (probe.timeoutSeconds ?? 1) * 1000;
-  if (probe.httpGet) return httpGet(probe.httpGet, container, timeoutMs);
-  if (probe.tcpSocket) return tcpSocket(probe.tcpSocket, container, timeoutMs);
+  if (probe.httpGet) return httpGet(probe.httpGet, container, podIp, timeoutMs);
+  if (probe.tcpSocket) return tcpSocket(probe.tcpSocket, container, podIp, timeoutMs);
   if (probe.exec?.command) {
     const code = await exec(probe.exec.command, timeoutMs);
     return code === 0 ? { ok: true } : { ok: false, message: `command ${JSON.stringify(probe.exec.command)} exited with ${code ?? 'a signal'}` };
