@@ -1,6 +1,6 @@
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { lastTermination, podFailure, progressDeadlineFailure, replicaFailure, startDeadline } from '../src/kube/pod-failures.ts';
+import { DEFAULT_FAILURE_THRESHOLDS, lastTermination, podFailure, progressDeadlineFailure, replicaFailure, startDeadline } from '../src/kube/pod-failures.ts';
 
 const created = new Date('2026-01-01T10:00:00Z');
 const thresholds = { crashLoopRestarts: 3, podStartTimeoutMs: 300_000 };
@@ -26,6 +26,9 @@ describe('podFailure', () => {
     const crashing = (restarts: number) =>
       pod('Running', { ...waiting('CrashLoopBackOff', 'back-off 40s restarting failed container', restarts), lastState: { terminated: { exitCode: 1, reason: 'Error', message: 'DATABASE_URL: connection refused\n' } } });
     expect(podFailure(crashing(2), thresholds, at(60))).toBeUndefined();
+    // By default: once it crashed again after a restart.
+    expect(podFailure(crashing(0), DEFAULT_FAILURE_THRESHOLDS, at(60))).toBeUndefined();
+    expect(podFailure(crashing(1), DEFAULT_FAILURE_THRESHOLDS, at(60))?.reason).toBe('CrashLoopBackOff');
     expect(podFailure(crashing(3), thresholds, at(60))).toEqual({
       reason: 'CrashLoopBackOff',
       message: 'pod shop-api-1: container api CrashLoopBackOff: back-off 40s restarting failed container; restarted 3 times; last run exited with code 1 (Error): DATABASE_URL: connection refused',

@@ -15,10 +15,12 @@ export interface FailureThresholds {
 }
 
 /**
- * One start that fails after a restart or two is normal (a database not reachable yet); three restarts
- * with the kubelet's back-off (10 s, 20 s, 40 s) is a container that keeps failing.
+ * A container that crashed again after a restart, now held back by the kubelet: reported within the
+ * first back-off (10 s), or at once by a kubelet that restarts the first crash without waiting. The
+ * condition clears as soon as the pod runs ready, so a dependency that was briefly down shows as a
+ * short Degraded with its reason rather than as a Deploying that says nothing for a minute.
  */
-export const CRASH_LOOP_RESTARTS = 3;
+export const CRASH_LOOP_RESTARTS = 1;
 
 /** Longer than an image pull and a scheduling round take, shorter than a Deployment's default progress deadline (10 min). */
 export const DEFAULT_POD_START_TIMEOUT_MS = 5 * 60_000;
