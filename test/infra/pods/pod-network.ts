@@ -7,8 +7,9 @@
 // advertises that address, so inside the pod 127.0.0.1 leads to the host for the ports it is given
 // (every other stays the pod's own, e.g. an embedded database's): a DNAT to the host's end of the pair
 // in the pod's namespace (route_localnet lets a loopback address leave it), and on the host a DNAT of
-// what arrives on that end to 127.0.0.1. Pods do not reach each other (the host does not forward), as
-// nothing here needs them to.
+// what arrives on that end to 127.0.0.1 and a SNAT from 127.0.0.1, as the servers trust only loopback
+// clients (PostgreSQL's pg_hba.conf, Redis's protected mode). Pods do not reach each other (the host
+// does not forward), as nothing here needs them to.
 //
 // The host interface's name is the slot's lock (`ip link add` fails on a taken name), so node agents of
 // concurrent test files never share an address. A namespace is named after its slot and the process
@@ -32,8 +33,15 @@ const NETNS_DIR = '/run/netns';
 const address = (slot: number, host: number) => `10.250.${(slot * 4) >> 8}.${((slot * 4) & 255) + host}`;
 const hostInterface = (slot: number) => `shp${slot}`;
 
-/** The host's rule that takes what a pod sends to the host's end of its pair to the host's loopback. */
-const hostRule = (slot: number) => ['PREROUTING', '-i', hostInterface(slot), '-p', 'tcp', '-m', 'addrtype', '--dst-type', 'LOCAL', '-j', 'DNAT', '--to-destination', '127.0.0.1'];
+/** The host's rules that take what a pod sends to the host's end of its pair to the host's loopback, from it. */
+const hostRules = (slot: number) => [
+  ['PREROUTING', '-i', hostInterface(slot), '-p', 'tcp', '-m', 'addrtype', '--dst-type', 'LOCAL', '-j', 'DNAT', '--to-destination', '127.0.0.1'],
+  ['INPUT', '-i', hostInterface(slot), '-p', 'tcp', '-j', 'SNAT', '--to-source', '127.0.0.1'],
+];
+
+async function removeHostRules(slot: number): Promise<void> {
+  for (const rule of hostRules(slot)) await iptables('-D', ...rule).catch(() => undefined);
+}
 
 const ip = (...args: string[]) => run('ip', args);
 const iptables = (...args: string[]) => run('iptables', ['-w', '-t', 'nat', ...args]);
@@ -53,7 +61,7 @@ async function removeAbandoned(): Promise<void> {
   for (const name of names) {
     const match = new RegExp(`^${NAMESPACE_PREFIX}(\\d+)-(\\d+)$`).exec(name);
     if (!match || alive(Number(match[2]))) continue;
-    await iptables('-D', ...hostRule(Number(match[1]))).catch(() => undefined);
+    await removeHostRules(Number(match[1]));
     await ip('netns', 'del', name).catch(() => undefined);
   }
 }
@@ -87,7 +95,7 @@ export async function openPodNetwork(hostPorts: readonly number[]): Promise<PodN
   const podIp = address(slot, 2);
   const inPod = (...args: string[]) => run('ip', ['netns', 'exec', namespace, ...args]);
   const close = async () => {
-    await iptables('-D', ...hostRule(slot)).catch(() => undefined);
+    await removeHostRules(slot);
     await ip('netns', 'del', namespace).catch(() => undefined);
     await ip('link', 'del', hostInterface(slot)).catch(() => undefined);
   };
@@ -97,7 +105,7 @@ export async function openPodNetwork(hostPorts: readonly number[]): Promise<PodN
     await ip('addr', 'add', `${hostIp}/30`, 'dev', hostInterface(slot));
     await ip('link', 'set', hostInterface(slot), 'up');
     await run('sysctl', ['-qw', `net.ipv4.conf.${hostInterface(slot)}.route_localnet=1`]);
-    await iptables('-A', ...hostRule(slot));
+    for (const rule of hostRules(slot)) await iptables('-A', ...rule);
     await ip('-n', namespace, 'addr', 'add', `${podIp}/30`, 'dev', 'eth0');
     await ip('-n', namespace, 'link', 'set', 'eth0', 'up');
     await ip('-n', namespace, 'link', 'set', 'lo', 'up');
