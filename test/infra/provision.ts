@@ -82,6 +82,9 @@ function systemRequirements(): SystemRequirement[] {
     // The container images are built and run without a daemon (images/README.md).
     { label: 'buildah (for the container images)', aptPackage: 'buildah', location: () => findOnPath('buildah') },
     { label: 'debootstrap (for the images\' base)', aptPackage: 'debootstrap', location: () => (existsSync(DEBOOTSTRAP) ? DEBOOTSTRAP : undefined) },
+    // The node agent gives each pod it runs a network namespace of its own (pods/pod-network.ts).
+    { label: 'iproute2 (for pod networks)', aptPackage: 'iproute2', location: () => findOnPath('ip') },
+    { label: 'iptables (for pod networks)', aptPackage: 'iptables', location: () => findOnPath('iptables') },
   ];
   // Python with venv and pip is only needed to install Schemathesis.
   if (!isPythonToolProvisioned(schemathesisTool())) {
