@@ -11,6 +11,10 @@
 // clients (PostgreSQL's pg_hba.conf, Redis's protected mode). Pods do not reach each other (the host
 // does not forward), as nothing here needs them to.
 //
+// The whole range is routed nowhere on the host (an `unreachable` route, which each pod's /30
+// overrides), as a cluster routes its pod range: a deleted pod's address refuses at once instead of
+// leaving by the default route, where this machine's network answers some ports for any address.
+//
 // The host interface's name is the slot's lock (`ip link add` fails on a taken name), so node agents of
 // concurrent test files never share an address. A namespace is named after its slot and the process
 // that made it; one whose process is gone (a killed test run) is removed by the next agent that opens one.
@@ -26,7 +30,8 @@ export interface PodNetwork {
   close(): Promise<void>;
 }
 
-const SLOTS = 16_384; // /30s in 10.250.0.0/16
+const RANGE = '10.250.0.0/16';
+const SLOTS = 16_384; // /30s in RANGE
 const NAMESPACE_PREFIX = 'shop-pod-';
 const NETNS_DIR = '/run/netns';
 
@@ -80,7 +85,7 @@ async function claimSlot(): Promise<number> {
     );
     if (claimed) return slot;
   }
-  throw new Error('every pod network slot in 10.250.0.0/16 is taken');
+  throw new Error(`every pod network slot in ${RANGE} is taken`);
 }
 
 /** iptables' multiport match takes at most 15 ports. */
@@ -89,6 +94,7 @@ const MULTIPORT_MAX = 15;
 /** A network for a pod whose 127.0.0.1:`port` is the host's for each of `hostPorts`. */
 export async function openPodNetwork(hostPorts: readonly number[]): Promise<PodNetwork> {
   await removeAbandoned();
+  await ip('route', 'replace', 'unreachable', RANGE);
   const slot = await claimSlot();
   const namespace = `${NAMESPACE_PREFIX}${slot}-${process.pid}`;
   const hostIp = address(slot, 1);

@@ -1,0 +1,75 @@
+// GraphQL over HTTP against a running api, as a BFF calls it: staff with a bearer token, a guest
+// with the session the api issued, every request for the `web` channel.
+import { randomUUID } from 'node:crypto';
+
+export interface GraphqlCaller {
+  <T>(query: string, variables?: Record<string, unknown>): Promise<T>;
+}
+
+export interface CallerOptions {
+  readonly accessToken?: string;
+  readonly sessionId?: string;
+}
+
+export function graphqlCaller(apiUrl: string, options: CallerOptions = {}): GraphqlCaller {
+  return async <T>(query: string, variables: Record<string, unknown> = {}): Promise<T> => {
+    const response = await fetch(`${apiUrl}/graphql`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-channel-id': 'web',
+        ...(options.accessToken ? { authorization: `Bearer ${options.accessToken}` } : {}),
+        ...(options.sessionId ? { 'x-session-id': options.sessionId } : {}),
+      },
+      body: JSON.stringify({ query, variables }),
+    });
+    const body = (await response.json()) as { data?: T; errors?: unknown[] };
+    if (body.errors !== undefined || body.data === undefined) throw new Error(`${query.trim().split('\n')[0]}: HTTP ${response.status} ${JSON.stringify(body.errors)}`);
+    return body.data;
+  };
+}
+
+export interface StockedProduct {
+  readonly productId: string;
+}
+
+/** Signs the admin in and puts one product on sale in a new `web` channel with stock; resolves with the admin's access token. */
+export async function stockOneProduct(apiUrl: string, admin: { email: string; password: string }): Promise<{ accessToken: string; product: StockedProduct }> {
+  const anonymous = graphqlCaller(apiUrl);
+  const { loginStaff } = await anonymous<{ loginStaff: { accessToken: string } }>('mutation ($email: String!, $password: String!) { loginStaff(email: $email, password: $password) { accessToken } }', admin);
+  const staff = graphqlCaller(apiUrl, { accessToken: loginStaff.accessToken });
+  const { createChannel } = await staff<{ createChannel: { id: string } }>('mutation { createChannel(input: { code: "web", name: "Web shop", defaultCurrency: "EUR" }) { id } }');
+  const { createStockLocation } = await staff<{ createStockLocation: { id: string } }>('mutation { createStockLocation(name: "Main warehouse") { id } }');
+  const { createProduct } = await staff<{ createProduct: { id: string } }>(
+    'mutation ($channelId: ID!) { createProduct(input: { sku: "E2E-TEE", name: "End-to-end tee", slug: "e2e-tee", price: "19.90", currency: "EUR", channelIds: [$channelId] }) { id } }',
+    { channelId: createChannel.id },
+  );
+  await staff('mutation ($productId: ID!, $locationId: ID!) { setStockOnHand(input: { productId: $productId, locationId: $locationId, onHand: 10 }) { onHand } }', {
+    productId: createProduct.id,
+    locationId: createStockLocation.id,
+  });
+  return { accessToken: loginStaff.accessToken, product: { productId: createProduct.id } };
+}
+
+export interface PlacedOrder {
+  readonly id: string;
+  readonly status: string;
+  readonly total: string;
+}
+
+/** A guest's visit: a session, a cart with two of the product, and an order without payment. */
+export async function placeGuestOrder(apiUrl: string, product: StockedProduct): Promise<PlacedOrder> {
+  const { startGuestSession } = await graphqlCaller(apiUrl)<{ startGuestSession: string }>('mutation { startGuestSession }');
+  const guest = graphqlCaller(apiUrl, { sessionId: startGuestSession });
+  const { createCart } = await guest<{ createCart: { id: string } }>('mutation { createCart { id } }');
+  await guest('mutation ($cartId: ID!, $productId: ID!) { addCartLine(cartId: $cartId, productId: $productId, quantity: 2) { itemCount } }', { cartId: createCart.id, productId: product.productId });
+  const { placeOrder } = await guest<{ placeOrder: PlacedOrder }>('mutation ($input: PlaceOrderInput!) { placeOrder(input: $input) { id status total } }', {
+    input: {
+      cartId: createCart.id,
+      email: 'ada@example.com',
+      billingAddress: { name: 'Ada Lovelace', line1: 'Main Street 1', postalCode: '10115', city: 'Berlin', countryCode: 'DE' },
+      idempotencyKey: randomUUID(),
+    },
+  });
+  return placeOrder;
+}
