@@ -46,6 +46,15 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+    },
+  },
   { files: ['services/runtime/**'], rules: forbid(['platform', 'domain', 'api', 'worker', 'consumer']) },
   { files: ['operator/**', 'services/storefront-example/**'], rules: forbid(['platform', 'domain', 'api', 'worker', 'consumer']) },
   { files: ['services/platform/**'], rules: forbid(['domain', 'api', 'worker', 'consumer']) },

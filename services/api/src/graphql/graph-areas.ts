@@ -48,7 +48,8 @@ function withPermissions(resolvers: Resolvers, permissions: ReadonlyMap<string, 
 
 export function addGraphArea(app: FastifyInstance, area: GraphArea): void {
   const { schema, permissions } = gateStaffFields(area.schema, area.permissions);
-  app.graphql.extendSchema(schema);
+  // Typed Promise | void for mercurius's gateway mode; without a gateway it extends the schema at once.
+  void app.graphql.extendSchema(schema);
   app.graphql.defineResolvers(withPermissions(area.resolvers, permissions));
   if (area.loaders !== undefined) app.graphql.defineLoaders(area.loaders);
 }

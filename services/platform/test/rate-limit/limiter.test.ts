@@ -129,7 +129,7 @@ function limiterContract(name: string, open: () => Promise<Cache>, extraStores: 
     it('never allows more than capacity to 50 concurrent takes, from several connections', async () => {
       const key = policies.add(10, 0.001);
       const limiters = [limiter, ...(await extraStores()).map((extra) => new RateLimiter({ store: extra, policies, metrics, logger: quietLogger, timeoutMs: 2_000 }))];
-      const decisions = await Promise.all(Array.from({ length: 50 }, (_, i) => limiters[i % limiters.length]?.take(key, 'concurrent')));
+      const decisions = await Promise.all(Array.from({ length: 50 }, (_, i) => (limiters[i % limiters.length] as RateLimiter).take(key, 'concurrent')));
       expect(allowedCount(decisions)).toBe(10);
       expect(decisions.filter((decision) => decision?.result === 'limited')).toHaveLength(40);
     });
