@@ -71,6 +71,8 @@ async function componentPods(): Promise<Pod[]> {
 }
 
 const componentOf = (pod: Pod) => pod.metadata.labels?.['app.kubernetes.io/component'] ?? '';
+/** The HTTP port the pod's component listens on. */
+const portOfPod = (pod: Pod) => COMPONENTS.find(({ component }) => component === componentOf(pod))?.port ?? 0;
 
 /** The api as a client reaches it: at its ready pod's address. */
 async function apiUrl(): Promise<string> {
@@ -200,7 +202,7 @@ describe('a Shop on a cluster, end to end', () => {
     expect(unfinished.rows[0]?.n).toBe(0);
     const ready = await fetch(`${await apiUrl()}/ready`);
     expect(ready.status, await ready.clone().text()).toBe(200);
-    for (const pod of await componentPods()) expect(await isPortOpen(COMPONENTS.find(({ component }) => component === componentOf(pod))?.port ?? 0, pod.status?.podIP)).toBe(true);
+    for (const pod of await componentPods()) expect(await isPortOpen(portOfPod(pod), pod.status?.podIP)).toBe(true);
   }, ROLLOUT_TIMEOUT_MS + 30_000);
 
   it('takes an order through the api pod; the consumer pod handles its event and the worker pod runs its workflow', async () => {
@@ -276,7 +278,7 @@ describe('a Shop on a cluster, end to end', () => {
   }, ROLLOUT_TIMEOUT_MS + 60_000);
 
   it('deleting the Shop stops every process it ran', async () => {
-    const listening = (await componentPods()).map((pod) => ({ address: pod.status?.podIP, port: COMPONENTS.find(({ component }) => component === componentOf(pod))?.port ?? 0 }));
+    const listening = (await componentPods()).map((pod) => ({ address: pod.status?.podIP, port: portOfPod(pod) }));
     expect(listening).toHaveLength(3);
     const deleted = await cluster.kube('DELETE', `${shopsPath(NAMESPACE)}/${SHOP}`);
     expect(deleted.status).toBe(200);

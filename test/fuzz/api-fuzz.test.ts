@@ -15,6 +15,7 @@ import { TRACK_OPENAPI_FILE } from '../../services/api/src/tracking/openapi.ts';
 import { runApi } from '../../services/api/test/run-api.ts';
 import { createTestDatabase, type TestDatabase } from '../infra/isolation.ts';
 import { isPythonToolProvisioned, PROVISION_COMMAND, schemathesisTool } from '../infra/layout.ts';
+import { graphqlCaller } from '../support/graphql-http.ts';
 import { liftRateLimits } from '../support/rate-limits.ts';
 import { spawnService, type ServiceProcess } from '../support/service-process.ts';
 
@@ -54,17 +55,6 @@ afterAll(async () => {
   await database?.drop();
   if (workDir !== undefined) await rm(workDir, { recursive: true, force: true });
 });
-
-async function graphqlData<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
-  const response = await fetch(`${apiUrl}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query, variables }),
-  });
-  const body = (await response.json()) as { data?: T | null };
-  if (body.data == null) throw new Error(`${query} failed: ${JSON.stringify(body)}`);
-  return body.data;
-}
 
 interface FuzzRun {
   readonly name: string;
@@ -142,13 +132,13 @@ it(`sends at least ${MIN_REQUESTS} generated requests to /track and /graphql and
   if (!isPythonToolProvisioned(schemathesisTool())) throw new Error(`Schemathesis is not provisioned; run: ${PROVISION_COMMAND}`);
   const graphqlSchema = path.join(workDir, 'schema.graphql');
   await writeFile(graphqlSchema, servedSchemaSource());
-  const { loginStaff } = await graphqlData<{ loginStaff: { accessToken: string } }>(
+  const { loginStaff } = await graphqlCaller(apiUrl)<{ loginStaff: { accessToken: string } }>(
     'mutation ($email: String!, $password: String!) { loginStaff(email: $email, password: $password) { accessToken } }',
     ADMIN,
   );
   const staff = { Authorization: `Bearer ${loginStaff.accessToken}` };
   // A guest session the api issued, so the cart and checkout operations reach their carts.
-  const { startGuestSession } = await graphqlData<{ startGuestSession: string }>('mutation { startGuestSession }');
+  const { startGuestSession } = await graphqlCaller(apiUrl)<{ startGuestSession: string }>('mutation { startGuestSession }');
   const guest = { 'X-Session-ID': startGuestSession };
   // /track answers its declared statuses and bodies, and refuses exactly what its description refuses.
   const trackChecks = 'not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,positive_data_acceptance,negative_data_rejection';

@@ -1,32 +1,11 @@
-// GraphQL over HTTP against a running api, as a BFF calls it: staff with a bearer token, a guest
-// with the session the api issued, every request for the `web` channel.
+// A storefront's and an admin's calls against a running api, every request for the `web` channel.
 import { randomUUID } from 'node:crypto';
+import { graphqlCaller as callerFor, type CallerOptions, type GraphqlCaller } from '../../support/graphql-http.ts';
 
-export interface GraphqlCaller {
-  <T>(query: string, variables?: Record<string, unknown>): Promise<T>;
-}
+const CHANNEL = 'web';
 
-export interface CallerOptions {
-  readonly accessToken?: string;
-  readonly sessionId?: string;
-}
-
-export function graphqlCaller(apiUrl: string, options: CallerOptions = {}): GraphqlCaller {
-  return async <T>(query: string, variables: Record<string, unknown> = {}): Promise<T> => {
-    const response = await fetch(`${apiUrl}/graphql`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-channel-id': 'web',
-        ...(options.accessToken ? { authorization: `Bearer ${options.accessToken}` } : {}),
-        ...(options.sessionId ? { 'x-session-id': options.sessionId } : {}),
-      },
-      body: JSON.stringify({ query, variables }),
-    });
-    const body = (await response.json()) as { data?: T; errors?: unknown[] };
-    if (body.errors !== undefined || body.data === undefined) throw new Error(`${query.trim().split('\n')[0]}: HTTP ${response.status} ${JSON.stringify(body.errors)}`);
-    return body.data;
-  };
+export function graphqlCaller(apiUrl: string, options: Omit<CallerOptions, 'channel'> = {}): GraphqlCaller {
+  return callerFor(apiUrl, { ...options, channel: CHANNEL });
 }
 
 export interface StockedProduct {
@@ -38,7 +17,7 @@ export async function stockOneProduct(apiUrl: string, admin: { email: string; pa
   const anonymous = graphqlCaller(apiUrl);
   const { loginStaff } = await anonymous<{ loginStaff: { accessToken: string } }>('mutation ($email: String!, $password: String!) { loginStaff(email: $email, password: $password) { accessToken } }', admin);
   const staff = graphqlCaller(apiUrl, { accessToken: loginStaff.accessToken });
-  const { createChannel } = await staff<{ createChannel: { id: string } }>('mutation { createChannel(input: { code: "web", name: "Web shop", defaultCurrency: "EUR" }) { id } }');
+  const { createChannel } = await staff<{ createChannel: { id: string } }>(`mutation { createChannel(input: { code: "${CHANNEL}", name: "Web shop", defaultCurrency: "EUR" }) { id } }`);
   const { createStockLocation } = await staff<{ createStockLocation: { id: string } }>('mutation { createStockLocation(name: "Main warehouse") { id } }');
   const { createProduct } = await staff<{ createProduct: { id: string } }>(
     'mutation ($channelId: ID!) { createProduct(input: { sku: "E2E-TEE", name: "End-to-end tee", slug: "e2e-tee", price: "19.90", currency: "EUR", channelIds: [$channelId] }) { id } }',
