@@ -17,7 +17,7 @@
 //
 // The host interface's name is the slot's lock (`ip link add` fails on a taken name), so node agents of
 // concurrent test files never share an address. A namespace is named after its slot and the process
-// that made it; one whose process is gone (a killed test run) is removed by the next agent that opens one.
+// that made it; one whose process is gone (a killed test run) is removed by the next process that opens one.
 import { readdir } from 'node:fs/promises';
 import { run } from '../proc.ts';
 
@@ -49,6 +49,10 @@ async function removeHostRules(slot: number): Promise<void> {
 }
 
 const ip = (...args: string[]) => run('ip', args);
+
+/** Once per process, before its first pod network: the sweep and the range's route. */
+let prepared: Promise<void> | undefined;
+const prepare = () => (prepared ??= sweepAbandoned().then(() => ip('route', 'replace', 'unreachable', RANGE).then(() => undefined)));
 const iptables = (...args: string[]) => run('iptables', ['-w', '-t', 'nat', ...args]);
 
 function alive(pid: number): boolean {
@@ -61,7 +65,7 @@ function alive(pid: number): boolean {
 }
 
 /** Removes the namespaces (and with them the pairs) of processes that ended without closing them. */
-async function removeAbandoned(): Promise<void> {
+async function sweepAbandoned(): Promise<void> {
   const names = await readdir(NETNS_DIR).catch(() => [] as string[]);
   for (const name of names) {
     const match = new RegExp(`^${NAMESPACE_PREFIX}(\\d+)-(\\d+)$`).exec(name);
@@ -93,8 +97,7 @@ const MULTIPORT_MAX = 15;
 
 /** A network for a pod whose 127.0.0.1:`port` is the host's for each of `hostPorts`. */
 export async function openPodNetwork(hostPorts: readonly number[]): Promise<PodNetwork> {
-  await removeAbandoned();
-  await ip('route', 'replace', 'unreachable', RANGE);
+  await prepare();
   const slot = await claimSlot();
   const namespace = `${NAMESPACE_PREFIX}${slot}-${process.pid}`;
   const hostIp = address(slot, 1);
