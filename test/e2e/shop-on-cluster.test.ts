@@ -29,6 +29,7 @@ import { BUILD_TIMEOUT_MS } from '../images/support/built-image.ts';
 import { openContainer, type ImageContainer } from '../images/support/image-container.ts';
 import { startKubeCluster, type KubeCluster } from '../infra/kube-cluster.ts';
 import { createTestDatabase, createTestNamespace, type TestDatabase } from '../infra/isolation.ts';
+import { openPodNetworks } from '../infra/pods/pod-network.ts';
 import { isPortOpen } from '../infra/proc.ts';
 import { eventually } from '../support/wait.ts';
 import { graphqlCaller, placeGuestOrder, stockOneProduct, type StockedProduct } from './support/storefront-client.ts';
@@ -284,5 +285,7 @@ describe('a Shop on a cluster, end to end', () => {
     expect(deleted.status).toBe(200);
     await eventually(async () => expect((await podsIn(NAMESPACE)).map((pod) => pod.metadata.name)).toEqual([]), { timeoutMs: 120_000, intervalMs: 500 });
     for (const { address, port } of listening) expect([address, port, await isPortOpen(port, address)]).toEqual([address, port, false]);
+    // A pod's network goes only once no process is left in it: the operator's is the one left.
+    expect(await openPodNetworks()).toHaveLength((await podsIn(OPERATOR_NAMESPACE)).length);
   }, 150_000);
 });

@@ -92,6 +92,11 @@ async function claimSlot(): Promise<number> {
   throw new Error(`every pod network slot in ${RANGE} is taken`);
 }
 
+/** The pod networks this process holds open: one per pod that runs, none once every pod stopped. */
+export async function openPodNetworks(): Promise<string[]> {
+  return (await readdir(NETNS_DIR).catch(() => [] as string[])).filter((name) => name.startsWith(NAMESPACE_PREFIX) && name.endsWith(`-${process.pid}`));
+}
+
 /** iptables' multiport match takes at most 15 ports. */
 const MULTIPORT_MAX = 15;
 
@@ -104,6 +109,10 @@ export async function openPodNetwork(hostPorts: readonly number[]): Promise<PodN
   const podIp = address(slot, 2);
   const inPod = (...args: string[]) => run('ip', ['netns', 'exec', namespace, ...args]);
   const close = async () => {
+    // Only an empty namespace goes: deleting its pair would cut a process that outlived its pod off
+    // the network and hide it.
+    const left = (await run('ip', ['netns', 'pids', namespace]).catch(() => '')).trim();
+    if (left) throw new Error(`pod network ${namespace} still has processes ${left.split('\n').join(', ')}`);
     await removeHostRules(slot);
     await ip('netns', 'del', namespace).catch(() => undefined);
     await ip('link', 'del', hostInterface(slot)).catch(() => undefined);
