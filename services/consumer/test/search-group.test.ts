@@ -4,7 +4,7 @@ import { ADMIN_INDEX, searchSubscription } from '@shop/domain';
 import { uniqueName } from '../../../test/infra/isolation.ts';
 import { registerCustomer } from '../../domain/src/accounts/customers.ts';
 import { addCartLine, createCart } from '../../domain/src/carts/carts.ts';
-import { placeOrder } from '../../domain/src/orders/checkout.ts';
+import { placeOrder } from '../../domain/src/flows/place-order.ts';
 import { ADDRESS, openCommerce, seedCatalog, type Commerce } from '../../domain/test/commerce/support.ts';
 import { startConsumerService, type ConsumerService } from '../src/consumer-service.ts';
 import { consumerGroupOf } from '../src/groups.ts';

@@ -1,9 +1,9 @@
 export { topicSubscriptions } from './subscriptions/index.ts';
-export { defineSubscription, subscriptionListeners, type TopicEvent, type TopicSubscription } from './subscriptions/topic-subscription.ts';
-export { extensionSubscriptions } from './subscriptions/extension-subscriptions.ts';
+export { defineSubscription, subscriptionListeners, type TopicEvent, type TopicSubscription } from './events/topic-subscription.ts';
+export { extensionSubscriptions } from './events/extension-subscriptions.ts';
 export { auditSubscription } from './audit/audit-subscription.ts';
-export { DomainError, notFound, type DomainErrorCode } from './errors/domain-error.ts';
-export { moneyString } from './money.ts';
+export { DomainError, notFound, type DomainErrorCode } from './kernel/domain-error.ts';
+export { moneyString } from './kernel/money.ts';
 export { ORDER_TRANSITIONS, assertTransition, canTransition, holdsReservations } from './orders/order-status.ts';
 export {
   PASSWORD_MAX_LENGTH,
@@ -45,7 +45,7 @@ export { signAccessToken, verifyAccessToken, type AccessTokenRejection } from '.
 export { issueGuestSessionId, verifyGuestSessionId } from './auth/guest-sessions.ts';
 export { FINISHED_SIGN_IN_GRACE_HOURS, pruneFinishedSignIns, revokeAllRefreshTokens, revokeRefreshToken } from './auth/refresh-tokens.ts';
 export { issueTokens, refreshTokens, type RefreshRejection, type TokenPair } from './auth/tokens.ts';
-export { idString, optionalId, type DomainDeps, type Shopper, type Tx } from './context.ts';
+export { idString, optionalId, type DomainDeps, type Shopper, type Tx } from './kernel/context.ts';
 export { createBrand, createCategory, createChannel, createProduct, type ProductInput } from './catalog/catalog-admin.ts';
 export {
   deleteBrand,
@@ -87,8 +87,8 @@ export {
 export { setStockOnHand } from './inventory/stock.ts';
 export { countStock, createStockLocation, listStockLocations, type StockCount } from './inventory/stock-locations.ts';
 export { addCartLine, createCart, MAX_LINE_QUANTITY, setCartLineQuantity, viewCart, type CartView } from './carts/carts.ts';
-export { placeOrder, type PlaceOrderInput } from './orders/checkout.ts';
-export { checkout } from './orders/checkout-steps.ts';
+export { placeOrder, type PlaceOrderInput } from './flows/place-order.ts';
+export { checkout } from './flows/checkout.ts';
 export {
   customerStoreCreditAccount,
   customerStoreCreditBalances,
@@ -105,8 +105,8 @@ export {
   type IssueStoreCredit,
   type Overdraft,
   type StoreCreditDebit,
-} from './payments/store-credit.ts';
-export { executeRefund, REFUND_EXCEEDS_CAPTURED, refundKeys, runRefundRequest, type RefundRequestProgress } from './payments/refund-execution.ts';
+} from './store-credit/store-credit.ts';
+export { executeRefund, REFUND_EXCEEDS_CAPTURED, refundKeys, runRefundRequest, type RefundRequestProgress } from './refunds/refund-execution.ts';
 export {
   refundRequestsOfOrders,
   refundRequestView,
@@ -117,10 +117,10 @@ export {
   type RefundSource,
   type RefundView,
   type RequestRefundInput,
-} from './payments/refund-requests.ts';
-export { STALE_CARD_AUTHORIZATION } from './payments/cart-tenders.ts';
-export { voidIdleCartTenders } from './payments/idle-cart-tenders.ts';
-export { captureAtFulfilment, captureOrderTenders, captureTender, GATEWAY_TRANSACTION, tenderKeys, tendersOfOrder, tendersOfOrders, type FulfilmentCapture } from './payments/tenders.ts';
+} from './refunds/refund-requests.ts';
+export { STALE_CARD_AUTHORIZATION } from './tenders/cart-tenders.ts';
+export { voidIdleCartTenders } from './tenders/idle-cart-tenders.ts';
+export { captureAtFulfilment, captureOrderTenders, captureTender, GATEWAY_TRANSACTION, tenderKeys, tendersOfOrder, tendersOfOrders, type FulfilmentCapture } from './tenders/tenders.ts';
 export {
   cancelReturn,
   closeReturn,
@@ -138,8 +138,8 @@ export {
   type ReturnReceiptResult,
 } from './returns/returns.ts';
 export type { ReturnDetail } from './returns/return-events.ts';
-export { submitReturnWithCreditInAdvance, type CreditedReturn } from './returns/credit-in-advance.ts';
-export { creditInAdvanceKeys } from './returns/credit-clawback.ts';
+export { submitReturnWithCreditInAdvance, type CreditedReturn } from './flows/credit-in-advance.ts';
+export { creditInAdvanceKeys } from './flows/credit-clawback.ts';
 export type { Address } from './orders/address.ts';
 export type { OrderWithLines } from './orders/order-events.ts';
 export { findOrder, listOrders, type OrderListing } from './orders/order-listing.ts';
@@ -158,15 +158,15 @@ export {
   orderLifecycleView,
   type OrderLifecycleView,
   type StaleReservationSweep,
-} from './orders/hold-expiry.ts';
+} from './flows/order-expiry.ts';
 export { remindOrderApproval } from './orders/order-approval.ts';
 export { customerApprovalView, expireCustomerApproval, remindCustomerApproval, type CustomerApprovalView } from './accounts/customer-approval.ts';
 export { deleteExpiredCarts } from './carts/expired-carts.ts';
 export { DEFAULT_WORKFLOW_SETTINGS, WORKFLOW_SETTINGS_KEY, workflowSettings, type WorkflowSettings } from './settings/workflow-settings.ts';
-export { restartStrandedRefundsPass, SWEEP_PASSES, type SweepPass, type SweepPassDeps, type SweepPassInput } from './workflows/sweep-passes.ts';
-export { sweepPace, type SweepPace } from './workflows/sweep-pace.ts';
-export { restartStrandedCaptures, restartStrandedRefundRequests, STRANDED_AFTER_MINUTES, type StrandedPass } from './payments/stranded-money.ts';
-export { recordWorkflowFault, workflowFaults, type WorkflowFault, type WorkflowFaultFilter, type WorkflowRun } from './workflows/faults.ts';
+export { restartStrandedRefundsPass, SWEEP_PASSES, type SweepPass, type SweepPassDeps, type SweepPassInput } from './flows/sweeps.ts';
+export { sweepPace, type SweepPace } from './workflow-runs/sweep-pace.ts';
+export { restartStrandedCaptures, restartStrandedRefundRequests, STRANDED_AFTER_MINUTES, type StrandedPass } from './flows/stranded-money.ts';
+export { recordWorkflowFault, workflowFaults, type WorkflowFault, type WorkflowFaultFilter, type WorkflowRun } from './workflow-runs/faults.ts';
 export { readSetting, storeSetting } from './settings/settings-store.ts';
 export { secretStatus, storeSecret, type SecretInput } from './settings/secret-settings.ts';
 export { extensionSettingViews, resetExtensionSetting, storeExtensionSecret, storeExtensionSetting, type ExtensionSettingView } from './settings/extension-settings.ts';

@@ -1,6 +1,6 @@
 import { OrderStatus } from '@shop/platform';
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../src/errors/domain-error.ts';
+import { DomainError } from '../src/kernel/domain-error.ts';
 import { assertTransition, canTransition, ORDER_TRANSITIONS } from '../src/orders/order-status.ts';
 
 const STATES = Object.values(OrderStatus);

@@ -1,6 +1,6 @@
 import { ReturnStatus } from '@shop/platform';
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../src/errors/domain-error.ts';
+import { DomainError } from '../src/kernel/domain-error.ts';
 import { RETURN_TRANSITIONS, returnStatusAfter, unitsHeld, type ReturnMove } from '../src/returns/return-status.ts';
 
 const STATUSES = Object.values(ReturnStatus);

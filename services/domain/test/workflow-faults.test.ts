@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Tx } from '../src/context.ts';
-import { recordWorkflowFault, workflowFaults, type WorkflowFault, type WorkflowRun } from '../src/workflows/faults.ts';
+import type { Tx } from '../src/kernel/context.ts';
+import { recordWorkflowFault, workflowFaults, type WorkflowFault, type WorkflowRun } from '../src/workflow-runs/faults.ts';
 import { openAccountsTest, type AccountsTest } from './accounts/accounts-test-support.ts';
 
 let t: AccountsTest;

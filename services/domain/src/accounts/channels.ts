@@ -1,5 +1,5 @@
-import type { Tx } from '../context.ts';
-import { DomainError } from '../errors/domain-error.ts';
+import type { Tx } from '../kernel/context.ts';
+import { DomainError } from '../kernel/domain-error.ts';
 
 /** Throws NOT_FOUND when the channel does not exist. */
 export async function assertChannelExists(tx: Tx, channelId: bigint): Promise<void> {

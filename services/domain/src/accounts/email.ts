@@ -1,4 +1,4 @@
-import { DomainError } from '../errors/domain-error.ts';
+import { DomainError } from '../kernel/domain-error.ts';
 
 export const EMAIL_MAX_LENGTH = 320;
 

@@ -1,9 +1,9 @@
 import type { Prisma } from '@shop/platform';
-import { idString, type DomainDeps, type Tx } from '../context.ts';
-import { DomainError } from '../errors/domain-error.ts';
+import { idString, type DomainDeps, type Tx } from '../kernel/context.ts';
+import { DomainError } from '../kernel/domain-error.ts';
 import { assertChannelExists } from './channels.ts';
 import { normalizeEmail } from './email.ts';
-import { optionalText } from './text.ts';
+import { optionalText } from '../kernel/text.ts';
 
 export interface CaptureLeadInput {
   readonly channelId: bigint;

@@ -1,6 +1,6 @@
-import { DomainError } from '../errors/domain-error.ts';
-import type { Tx } from '../context.ts';
-import { requiredText } from '../accounts/text.ts';
+import { DomainError } from '../kernel/domain-error.ts';
+import type { Tx } from '../kernel/context.ts';
+import { requiredText } from '../kernel/text.ts';
 import type { Principal } from './principal.ts';
 
 export interface PermissionDeclaration {

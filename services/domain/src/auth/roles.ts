@@ -1,7 +1,7 @@
 import type { Prisma } from '@shop/platform';
-import type { Tx } from '../context.ts';
-import { DomainError } from '../errors/domain-error.ts';
-import { optionalText, requiredText } from '../accounts/text.ts';
+import type { Tx } from '../kernel/context.ts';
+import { DomainError } from '../kernel/domain-error.ts';
+import { optionalText, requiredText } from '../kernel/text.ts';
 
 export interface EnsureRoleInput {
   readonly name: string;

@@ -1,10 +1,10 @@
 import type { Prisma } from '@shop/platform';
-import type { Tx } from '../context.ts';
-import { DomainError } from '../errors/domain-error.ts';
+import type { Tx } from '../kernel/context.ts';
+import { DomainError } from '../kernel/domain-error.ts';
 import { normalizeEmail } from '../accounts/email.ts';
 import { assertPasswordPolicy, checkPassword, hashPassword, upgradedHash } from '../accounts/passwords.ts';
-import { requiredText } from '../accounts/text.ts';
-import { isUniqueViolation } from '../accounts/unique-violation.ts';
+import { requiredText } from '../kernel/text.ts';
+import { isUniqueViolation } from '../kernel/unique-violation.ts';
 import { ADMIN_ROLE, CORE_PERMISSIONS, permissionsOf, upsertPermissions } from './permissions.ts';
 import { ensureRole } from './roles.ts';
 

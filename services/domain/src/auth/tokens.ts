@@ -1,6 +1,6 @@
 import type { PrismaClient } from '@shop/platform';
-import type { Tx } from '../context.ts';
-import { DomainError } from '../errors/domain-error.ts';
+import type { Tx } from '../kernel/context.ts';
+import { DomainError } from '../kernel/domain-error.ts';
 import { signAccessToken } from './access-tokens.ts';
 import { customerPrincipal, staffPrincipal, type Principal } from './principal.ts';
 import { issueRefreshToken, presentedHash, revokeFamily } from './refresh-tokens.ts';

@@ -1,8 +1,8 @@
-import { DomainError } from '../errors/domain-error.ts';
-import { idString, optionalId, type DomainDeps, type Shopper, type Tx } from '../context.ts';
+import { DomainError } from '../kernel/domain-error.ts';
+import { idString, optionalId, type DomainDeps, type Shopper, type Tx } from '../kernel/context.ts';
 import { sellableProducts } from '../catalog/sellable-products.ts';
 import { checkoutSettings, type CheckoutSettings } from '../settings/checkout-settings.ts';
-import { money, moneyString, roundMoney, sum, type Money } from '../money.ts';
+import { money, moneyString, roundMoney, sum, type Money } from '../kernel/money.ts';
 
 export const MAX_LINE_QUANTITY = 999;
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,4 +1,4 @@
-import type { Tx } from '../context.ts';
+import type { Tx } from '../kernel/context.ts';
 
 /**
  * One bounded pass of CleanupExpiredCarts: deletes up to `limit` ACTIVE carts whose expiry

@@ -1,6 +1,6 @@
-import { DomainError } from '../errors/domain-error.ts';
-import type { DomainDeps, Tx } from '../context.ts';
-import { requireCurrency, requireDescription, requirePrice, requireSlug, requireText } from './catalog-fields.ts';
+import { DomainError } from '../kernel/domain-error.ts';
+import type { DomainDeps, Tx } from '../kernel/context.ts';
+import { requireCurrency, requireDescription, requirePrice, requireSlug, requireText } from '../kernel/fields.ts';
 import { productsChanged } from './product-changes.ts';
 import { productReferencesExist } from './product-references.ts';
 

@@ -1,7 +1,7 @@
-import { DomainError, notFound } from '../errors/domain-error.ts';
+import { DomainError, notFound } from '../kernel/domain-error.ts';
 import { productReferencesExist } from './product-references.ts';
-import type { DomainDeps, Tx } from '../context.ts';
-import { requireCurrency, requireDescription, requirePrice, requireSlug, requireText } from './catalog-fields.ts';
+import type { DomainDeps, Tx } from '../kernel/context.ts';
+import { requireCurrency, requireDescription, requirePrice, requireSlug, requireText } from '../kernel/fields.ts';
 import { productsChanged, productsOfBrand, productsUnderCategory } from './product-changes.ts';
 
 /** Only the fields present change. null is refused with a clear error, except where a field says it clears. */

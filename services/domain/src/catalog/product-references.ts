@@ -1,5 +1,5 @@
-import { DomainError, notFound } from '../errors/domain-error.ts';
-import type { Tx } from '../context.ts';
+import { DomainError, notFound } from '../kernel/domain-error.ts';
+import type { Tx } from '../kernel/context.ts';
 
 interface ProductReferences {
   readonly brandId?: bigint | null;

@@ -1,6 +1,6 @@
-import { DomainError } from '../errors/domain-error.ts';
-import type { Tx } from '../context.ts';
-import { money, type Money } from '../money.ts';
+import { DomainError } from '../kernel/domain-error.ts';
+import type { Tx } from '../kernel/context.ts';
+import { money, type Money } from '../kernel/money.ts';
 
 /** A product as carts and orders see it: price, and the category and brand ids reports need. */
 export interface SellableProduct {

@@ -1,5 +1,5 @@
-import { notFound } from '../errors/domain-error.ts';
-import { money, moneyString } from '../money.ts';
+import { notFound } from '../kernel/domain-error.ts';
+import { money, moneyString } from '../kernel/money.ts';
 
 /**
  * The storefront's catalog reads (listings, a product, and the fields loaded per page) in SQL on

@@ -1,5 +1,5 @@
-import { DomainError, notFound } from '../errors/domain-error.ts';
-import type { DomainDeps, Tx } from '../context.ts';
+import { DomainError, notFound } from '../kernel/domain-error.ts';
+import type { DomainDeps, Tx } from '../kernel/context.ts';
 import { setStockOnHand } from './stock.ts';
 
 const LOCATION_NAME_MAX_LENGTH = 200;

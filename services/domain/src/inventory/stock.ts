@@ -1,5 +1,5 @@
-import { DomainError } from '../errors/domain-error.ts';
-import { idString, type DomainDeps, type Tx } from '../context.ts';
+import { DomainError } from '../kernel/domain-error.ts';
+import { idString, type DomainDeps, type Tx } from '../kernel/context.ts';
 
 type StockReason = 'adjustment' | 'reservation' | 'reservation_released' | 'sale' | 'return' | 'restock';
 

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { DomainError } from '../errors/domain-error.ts';
-import type { Tx } from '../context.ts';
+import { DomainError } from '../kernel/domain-error.ts';
+import type { Tx } from '../kernel/context.ts';
 import { checkoutTotals, type ActiveCart } from '../carts/carts.ts';
 import type { SellableProduct } from '../catalog/sellable-products.ts';
 import type { CheckoutSettings } from '../settings/checkout-settings.ts';
-import { money, moneyString, sum, type Money } from '../money.ts';
+import { money, moneyString, sum, type Money } from '../kernel/money.ts';
 
 /** What checkout charges for a cart now: its lines at today's prices and the totals. */
 export interface CartQuote {

@@ -1,5 +1,5 @@
-import type { Tx } from '../context.ts';
-import { money, moneyString, type Money } from '../money.ts';
+import type { Tx } from '../kernel/context.ts';
+import { money, moneyString, type Money } from '../kernel/money.ts';
 import type { FraudRules } from '../settings/checkout-settings.ts';
 
 export interface TrippedRule {

@@ -1,6 +1,6 @@
 import type { Order, OrderLine, OrderStatus } from '@shop/platform';
-import { idString, optionalId, type DomainDeps, type Tx } from '../context.ts';
-import { moneyString } from '../money.ts';
+import { idString, optionalId, type DomainDeps, type Tx } from '../kernel/context.ts';
+import { moneyString } from '../kernel/money.ts';
 
 export type OrderWithLines = Order & { lines: OrderLine[] };
 

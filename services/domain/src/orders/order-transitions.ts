@@ -1,12 +1,12 @@
 import type { OrderStatus } from '@shop/platform';
-import { DomainError } from '../errors/domain-error.ts';
-import type { DomainDeps, Tx } from '../context.ts';
+import { DomainError } from '../kernel/domain-error.ts';
+import type { DomainDeps, Tx } from '../kernel/context.ts';
 import { commitReservations, releaseReservations, returnCommittedStock } from '../inventory/stock.ts';
 import { checkoutSettings } from '../settings/checkout-settings.ts';
 import { validAddress, type Address } from './address.ts';
 import { orderCompleted, orderModified, orderStatusChanged, type OrderWithLines } from './order-events.ts';
 import { assertTransition } from './order-status.ts';
-import { releaseOrderTenders, type CardRelease } from '../payments/tenders.ts';
+import { releaseOrderTenders, type CardRelease } from '../tenders/tenders.ts';
 
 /** What a transition needs of an order its caller has locked (`FOR UPDATE`). */
 export type LockedOrder = Pick<OrderWithLines, 'id' | 'number' | 'status'>;

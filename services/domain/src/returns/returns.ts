@@ -1,12 +1,12 @@
 import type { Prisma, ReturnReceipt, ReturnStatus } from '@shop/platform';
-import { requiredText } from '../accounts/text.ts';
-import { DomainError, notFound } from '../errors/domain-error.ts';
-import type { DomainDeps, Tx } from '../context.ts';
-import { moneyString, sum } from '../money.ts';
+import { requiredText } from '../kernel/text.ts';
+import { DomainError, notFound } from '../kernel/domain-error.ts';
+import type { DomainDeps, Tx } from '../kernel/context.ts';
+import { moneyString, sum } from '../kernel/money.ts';
 import { goodsHaveLeft } from '../orders/order-status.ts';
-import { refundRequestView, requestRefund, type RefundRequestView } from '../payments/refund-requests.ts';
+import { refundRequestView, requestRefund, type RefundRequestView } from '../refunds/refund-requests.ts';
 import { workflowSettings } from '../settings/workflow-settings.ts';
-import { clawBackCreditInAdvance } from './credit-clawback.ts';
+import { clawBackCreditInAdvance } from '../flows/credit-clawback.ts';
 import { returnStatusChanged, type ReturnDetail } from './return-events.ts';
 import { returnStatusAfter, unitsHeld } from './return-status.ts';
 

@@ -1,6 +1,6 @@
 import type { SearchDocument } from '@shop/platform';
-import { idString, type Tx } from '../context.ts';
-import { moneyString } from '../money.ts';
+import { idString, type Tx } from '../kernel/context.ts';
+import { moneyString } from '../kernel/money.ts';
 import { adminDocumentId } from './search-indexes.ts';
 import { searchText } from './search-text.ts';
 

@@ -1,6 +1,6 @@
 import type { OrderStatus, SearchEngine, SearchResult } from '@shop/platform';
-import { idString, optionalId } from '../context.ts';
-import { DomainError } from '../errors/domain-error.ts';
+import { idString, optionalId } from '../kernel/context.ts';
+import { DomainError } from '../kernel/domain-error.ts';
 import { ADMIN_INDEX, STOREFRONT_INDEX } from './search-indexes.ts';
 
 export interface SearchPage {

@@ -1,5 +1,5 @@
-import type { Tx } from '../context.ts';
-import { money, type Money } from '../money.ts';
+import type { Tx } from '../kernel/context.ts';
+import { money, type Money } from '../kernel/money.ts';
 
 /** Rules that trip a fraud check on an order; each can be switched off by setting it to null. */
 export interface FraudRules {

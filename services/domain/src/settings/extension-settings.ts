@@ -11,8 +11,8 @@ import {
   type ExtensionSettingValue,
   type MasterKeyring,
 } from '@shop/platform';
-import type { Tx } from '../context.ts';
-import { DomainError } from '../errors/domain-error.ts';
+import type { Tx } from '../kernel/context.ts';
+import { DomainError } from '../kernel/domain-error.ts';
 import { storeSecret } from './secret-settings.ts';
 import { SETTING_MAX_BYTES } from './settings-store.ts';
 

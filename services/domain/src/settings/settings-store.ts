@@ -1,6 +1,6 @@
 import type { Prisma } from '@shop/platform';
-import { DomainError } from '../errors/domain-error.ts';
-import type { Tx } from '../context.ts';
+import { DomainError } from '../kernel/domain-error.ts';
+import type { Tx } from '../kernel/context.ts';
 import { CHECKOUT_SETTINGS_KEY } from './checkout-settings.ts';
 import { WORKFLOW_SETTINGS_KEY } from './workflow-settings.ts';
 

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Tx } from '../context.ts';
-import { notFound } from '../errors/domain-error.ts';
-import { requiredText } from '../accounts/text.ts';
+import type { Tx } from '../kernel/context.ts';
+import { notFound } from '../kernel/domain-error.ts';
+import { requiredText } from '../kernel/text.ts';
 
 /** A storefront access token as staff see it: never the token. */
 export interface StorefrontToken {

@@ -1,7 +1,7 @@
 import { Prisma, type PrismaClient } from '@shop/platform';
-import type { Tx } from '../context.ts';
-import { DomainError } from '../errors/domain-error.ts';
-import { money, moneyString } from '../money.ts';
+import type { Tx } from '../kernel/context.ts';
+import { DomainError } from '../kernel/domain-error.ts';
+import { money, moneyString } from '../kernel/money.ts';
 import { ATTRIBUTION_WINDOW_MS } from './attribution.ts';
 import { TRACKED_ENTITY_TYPES, type TrackedEntityType } from './tracking-events.ts';
 

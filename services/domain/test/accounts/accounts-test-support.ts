@@ -2,8 +2,8 @@
 import { expect } from 'vitest';
 import { startOutbox, type Platform, type PrismaClient, type RunningOutbox } from '@shop/platform';
 import { openTestPlatform } from '../../../../test/support/test-platform.ts';
-import type { DomainDeps } from '../../src/context.ts';
-import { DomainError, type DomainErrorCode } from '../../src/errors/domain-error.ts';
+import type { DomainDeps } from '../../src/kernel/context.ts';
+import { DomainError, type DomainErrorCode } from '../../src/kernel/domain-error.ts';
 
 export interface AccountsTest {
   readonly prisma: PrismaClient;

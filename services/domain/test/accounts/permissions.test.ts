@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_ROLE, CORE_PERMISSIONS, authorizeStaff, permissionsOf, requirePermission, upsertPermissions } from '../../src/auth/permissions.ts';
 import { ensureRole } from '../../src/auth/roles.ts';
 import { authenticateStaff, createStaffUser, ensureAdmin } from '../../src/auth/staff.ts';
-import type { Tx } from '../../src/context.ts';
+import type { Tx } from '../../src/kernel/context.ts';
 import { expectDomainError, openAccountsTest, type AccountsTest } from './accounts-test-support.ts';
 
 let t: AccountsTest;

@@ -8,7 +8,7 @@ import { pruneFinishedSignIns, revokeAllRefreshTokens, revokeRefreshToken } from
 import { createStaffUser } from '../../src/auth/staff.ts';
 import { tokenSettings, type TokenSettings } from '../../src/auth/token-settings.ts';
 import { issueTokens, refreshTokens } from '../../src/auth/tokens.ts';
-import type { Tx } from '../../src/context.ts';
+import type { Tx } from '../../src/kernel/context.ts';
 import { createChannel, expectDomainError, openAccountsTest, type AccountsTest } from './accounts-test-support.ts';
 
 const SECRET = 'a-test-secret-that-is-long-enough-for-hs256-keys';

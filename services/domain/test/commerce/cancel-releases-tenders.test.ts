@@ -3,15 +3,15 @@
 // the payment deadline, the sweep of stale holds and staff. Each path runs twice and credits once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestGatewayControl } from '../../../platform/src/payments/test-gateway/index.ts';
-import type { DomainDeps } from '../../src/context.ts';
+import type { DomainDeps } from '../../src/kernel/context.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
-import { checkout } from '../../src/orders/checkout-steps.ts';
-import { expireStaleReservations, expireUnpaidOrder } from '../../src/orders/hold-expiry.ts';
+import { checkout } from '../../src/flows/checkout.ts';
+import { expireStaleReservations, expireUnpaidOrder } from '../../src/flows/order-expiry.ts';
 import type { OrderWithLines } from '../../src/orders/order-events.ts';
 import { approveOrder, cancelOrder } from '../../src/orders/order-transitions.ts';
-import { voidExpiringAuthorizations } from '../../src/payments/expiring-authorizations.ts';
-import { customerStoreCreditAccount, issueGiftCard, issueStoreCredit, storeCreditBalance, storeCreditKeys } from '../../src/payments/store-credit.ts';
-import { tenderKeys } from '../../src/payments/tenders.ts';
+import { voidExpiringAuthorizations } from '../../src/flows/expiring-authorizations.ts';
+import { customerStoreCreditAccount, issueGiftCard, issueStoreCredit, storeCreditBalance, storeCreditKeys } from '../../src/store-credit/store-credit.ts';
+import { tenderKeys } from '../../src/tenders/tenders.ts';
 import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
 import { ADDRESS, refusal, type Catalog, type Commerce } from './support.ts';
 

@@ -3,13 +3,13 @@
 // changed since the authorization is refused and its authorization voided, as the gateway logs show.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestGatewayControl } from '../../../platform/src/payments/test-gateway/index.ts';
-import type { DomainDeps } from '../../src/context.ts';
+import type { DomainDeps } from '../../src/kernel/context.ts';
 import { addCartLine, setCartLineQuantity } from '../../src/carts/carts.ts';
 import { deleteExpiredCarts } from '../../src/carts/expired-carts.ts';
 import { setStockOnHand } from '../../src/inventory/stock.ts';
-import { placeOrder } from '../../src/orders/checkout.ts';
-import { STALE_CARD_AUTHORIZATION } from '../../src/payments/cart-tenders.ts';
-import { tenderKeys } from '../../src/payments/tenders.ts';
+import { placeOrder } from '../../src/flows/place-order.ts';
+import { STALE_CARD_AUTHORIZATION } from '../../src/tenders/cart-tenders.ts';
+import { tenderKeys } from '../../src/tenders/tenders.ts';
 import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
 import { ADDRESS, refusal, type Catalog, type Commerce } from './support.ts';
 

@@ -3,18 +3,18 @@
 // authorization in minor units, its capture and partial refunds; and the refusal of amounts with
 // more decimals than their currency has.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DomainDeps } from '../../src/context.ts';
+import type { DomainDeps } from '../../src/kernel/context.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
 import { createChannel, createProduct } from '../../src/catalog/catalog-admin.ts';
 import { updateProduct } from '../../src/catalog/catalog-changes.ts';
 import { setStockOnHand } from '../../src/inventory/stock.ts';
-import { money, moneyString, exponentOf, roundMoney } from '../../src/money.ts';
-import { checkout } from '../../src/orders/checkout-steps.ts';
+import { money, moneyString, exponentOf, roundMoney } from '../../src/kernel/money.ts';
+import { checkout } from '../../src/flows/checkout.ts';
 import { fulfilOrder } from '../../src/orders/order-transitions.ts';
-import { executeRefund } from '../../src/payments/refund-execution.ts';
-import { requestRefund } from '../../src/payments/refund-requests.ts';
-import { issueStoreCredit } from '../../src/payments/store-credit.ts';
-import { captureOrderTenders } from '../../src/payments/tenders.ts';
+import { executeRefund } from '../../src/refunds/refund-execution.ts';
+import { requestRefund } from '../../src/refunds/refund-requests.ts';
+import { issueStoreCredit } from '../../src/store-credit/store-credit.ts';
+import { captureOrderTenders } from '../../src/tenders/tenders.ts';
 import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
 import { ADDRESS, refusal, type Catalog, type Commerce } from './support.ts';
 

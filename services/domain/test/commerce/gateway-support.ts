@@ -1,10 +1,10 @@
 import { givenCredentials, HttpPaymentGateway, type Prisma } from '@shop/platform';
 import { startTestGateway, TestGatewayControl } from '../../../platform/src/payments/test-gateway/index.ts';
-import type { DomainDeps } from '../../src/context.ts';
+import type { DomainDeps } from '../../src/kernel/context.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
-import { checkout } from '../../src/orders/checkout-steps.ts';
+import { checkout } from '../../src/flows/checkout.ts';
 import type { OrderWithLines } from '../../src/orders/order-events.ts';
-import { GATEWAY_TRANSACTION } from '../../src/payments/tenders.ts';
+import { GATEWAY_TRANSACTION } from '../../src/tenders/tenders.ts';
 import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from './support.ts';
 
 export interface GuestCart {

@@ -3,14 +3,14 @@
 // recorded once per run. The workflow around them: test/workflows/refund-execution.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestGatewayControl } from '../../../platform/src/payments/test-gateway/index.ts';
-import type { DomainDeps } from '../../src/context.ts';
-import { DomainError } from '../../src/errors/domain-error.ts';
+import type { DomainDeps } from '../../src/kernel/context.ts';
+import { DomainError } from '../../src/kernel/domain-error.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
-import { checkout } from '../../src/orders/checkout-steps.ts';
+import { checkout } from '../../src/flows/checkout.ts';
 import { fulfilOrder } from '../../src/orders/order-transitions.ts';
-import { executeRefund, REFUND_EXCEEDS_CAPTURED, refundKeys, runRefundRequest } from '../../src/payments/refund-execution.ts';
-import { refundToStoreCredit, requestRefund, retryRefund } from '../../src/payments/refund-requests.ts';
-import { captureOrderTenders } from '../../src/payments/tenders.ts';
+import { executeRefund, REFUND_EXCEEDS_CAPTURED, refundKeys, runRefundRequest } from '../../src/refunds/refund-execution.ts';
+import { refundToStoreCredit, requestRefund, retryRefund } from '../../src/refunds/refund-requests.ts';
+import { captureOrderTenders } from '../../src/tenders/tenders.ts';
 import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
 import { ADDRESS, type Catalog, type Commerce } from './support.ts';
 

@@ -2,15 +2,15 @@
 // credit first, then cards), the caller's key, and concurrent requests that together never ask more
 // than was captured. Executing the refunds is RefundExecutionWorkflow's (test/workflows/refund-execution.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DomainDeps } from '../../src/context.ts';
-import type { DomainError } from '../../src/errors/domain-error.ts';
+import type { DomainDeps } from '../../src/kernel/context.ts';
+import type { DomainError } from '../../src/kernel/domain-error.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
-import { checkout } from '../../src/orders/checkout-steps.ts';
+import { checkout } from '../../src/flows/checkout.ts';
 import { fulfilOrder } from '../../src/orders/order-transitions.ts';
-import { requestRefund, retryRefund, type RefundSource, type RequestRefundInput } from '../../src/payments/refund-requests.ts';
-import { issueStoreCredit } from '../../src/payments/store-credit.ts';
+import { requestRefund, retryRefund, type RefundSource, type RequestRefundInput } from '../../src/refunds/refund-requests.ts';
+import { issueStoreCredit } from '../../src/store-credit/store-credit.ts';
 import { createReturnDraft } from '../../src/returns/returns.ts';
-import { captureOrderTenders } from '../../src/payments/tenders.ts';
+import { captureOrderTenders } from '../../src/tenders/tenders.ts';
 import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
 import { ADDRESS, refusal, type Catalog, type Commerce } from './support.ts';
 

@@ -4,16 +4,16 @@
 // already spent as a REFUND_CLAWBACK overdraft draft.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
-import { placeOrder } from '../../src/orders/checkout.ts';
-import { checkout } from '../../src/orders/checkout-steps.ts';
-import type { DomainDeps } from '../../src/context.ts';
+import { placeOrder } from '../../src/flows/place-order.ts';
+import { checkout } from '../../src/flows/checkout.ts';
+import type { DomainDeps } from '../../src/kernel/context.ts';
 import { fulfilOrder, markOrderPaid } from '../../src/orders/order-transitions.ts';
-import { captureOrderTenders } from '../../src/payments/tenders.ts';
-import { executeRefund } from '../../src/payments/refund-execution.ts';
-import { requestRefund } from '../../src/payments/refund-requests.ts';
-import { customerStoreCreditAccount, debitStoreCredit, issueStoreCredit, storeCreditBalance } from '../../src/payments/store-credit.ts';
-import { creditInAdvanceKeys } from '../../src/returns/credit-clawback.ts';
-import { submitReturnWithCreditInAdvance } from '../../src/returns/credit-in-advance.ts';
+import { captureOrderTenders } from '../../src/tenders/tenders.ts';
+import { executeRefund } from '../../src/refunds/refund-execution.ts';
+import { requestRefund } from '../../src/refunds/refund-requests.ts';
+import { customerStoreCreditAccount, debitStoreCredit, issueStoreCredit, storeCreditBalance } from '../../src/store-credit/store-credit.ts';
+import { creditInAdvanceKeys } from '../../src/flows/credit-clawback.ts';
+import { submitReturnWithCreditInAdvance } from '../../src/flows/credit-in-advance.ts';
 import { cancelReturn, closeReturn, createReturnDraft, expireUnreceivedReturns, findReturn, receiveReturn, type ReturnActor, type ReturnLineInput } from '../../src/returns/returns.ts';
 import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
 import { ADDRESS, refusal, type Catalog, type Commerce } from './support.ts';

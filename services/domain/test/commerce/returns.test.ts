@@ -1,13 +1,13 @@
 // Returns (RMAs) on real PostgreSQL: a customer or staff ask back units of a fulfilled order, never
 // more than returns together leave; staff receive them in one or several receipts, once per key.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DomainError } from '../../src/errors/domain-error.ts';
+import type { DomainError } from '../../src/kernel/domain-error.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
-import { placeOrder } from '../../src/orders/checkout.ts';
+import { placeOrder } from '../../src/flows/place-order.ts';
 import { fulfilOrder, markOrderPaid } from '../../src/orders/order-transitions.ts';
-import { runRefundRequest } from '../../src/payments/refund-execution.ts';
-import { requestRefund } from '../../src/payments/refund-requests.ts';
-import { customerStoreCreditAccount, issueStoreCredit, storeCreditBalance } from '../../src/payments/store-credit.ts';
+import { runRefundRequest } from '../../src/refunds/refund-execution.ts';
+import { requestRefund } from '../../src/refunds/refund-requests.ts';
+import { customerStoreCreditAccount, issueStoreCredit, storeCreditBalance } from '../../src/store-credit/store-credit.ts';
 import {
   cancelReturn,
   closeReturn,

@@ -3,14 +3,14 @@
 // the credit back.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestGatewayControl } from '../../../platform/src/payments/test-gateway/index.ts';
-import type { DomainDeps } from '../../src/context.ts';
-import { DomainError } from '../../src/errors/domain-error.ts';
+import type { DomainDeps } from '../../src/kernel/context.ts';
+import { DomainError } from '../../src/kernel/domain-error.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
-import { placeOrder, type PlaceOrderInput } from '../../src/orders/checkout.ts';
-import { checkout as checkoutInSteps } from '../../src/orders/checkout-steps.ts';
+import { placeOrder, type PlaceOrderInput } from '../../src/flows/place-order.ts';
+import { checkout as checkoutInSteps } from '../../src/flows/checkout.ts';
 import { cancelOrder } from '../../src/orders/order-transitions.ts';
-import { customerStoreCreditAccount, findGiftCard, issueGiftCard, issueStoreCredit, storeCreditBalance, storeCreditKeys } from '../../src/payments/store-credit.ts';
-import { tenderKeys } from '../../src/payments/tenders.ts';
+import { customerStoreCreditAccount, findGiftCard, issueGiftCard, issueStoreCredit, storeCreditBalance, storeCreditKeys } from '../../src/store-credit/store-credit.ts';
+import { tenderKeys } from '../../src/tenders/tenders.ts';
 import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
 import { ADDRESS, type Catalog, type Commerce } from './support.ts';
 

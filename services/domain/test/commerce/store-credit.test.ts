@@ -1,8 +1,8 @@
 // Store credit on real PostgreSQL: the balance is derived from the ledger, concurrent debits queue
 // on the account's row lock, and a balance goes below zero only through a recorded overdraft draft.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DomainError } from '../../src/errors/domain-error.ts';
-import { customerStoreCreditAccount, debitStoreCredit, expireOverdraftDrafts, issueStoreCredit, storeCreditBalance } from '../../src/payments/store-credit.ts';
+import { DomainError } from '../../src/kernel/domain-error.ts';
+import { customerStoreCreditAccount, debitStoreCredit, expireOverdraftDrafts, issueStoreCredit, storeCreditBalance } from '../../src/store-credit/store-credit.ts';
 import { openCommerce, seedCatalog, type Catalog, type Commerce } from './support.ts';
 
 let commerce: Commerce;

@@ -14,8 +14,8 @@ import {
 } from '@shop/platform';
 import { createTestDatabase, type TestDatabase } from '../../../../test/infra/isolation.ts';
 import { closeAfterAudit } from '../../../../test/support/money-audit.ts';
-import type { DomainDeps } from '../../src/context.ts';
-import { DomainError } from '../../src/errors/domain-error.ts';
+import type { DomainDeps } from '../../src/kernel/context.ts';
+import { DomainError } from '../../src/kernel/domain-error.ts';
 import { createBrand, createCategory, createChannel, createProduct } from '../../src/catalog/catalog-admin.ts';
 import { setStockOnHand } from '../../src/inventory/stock.ts';
 

@@ -2,8 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
 import { deleteExpiredCarts } from '../../src/carts/expired-carts.ts';
-import { placeOrder } from '../../src/orders/checkout.ts';
-import { expireStaleReservations, expireUnpaidOrder, HELD_FOR_SETTLED_ORDER, orderLifecycleView } from '../../src/orders/hold-expiry.ts';
+import { placeOrder } from '../../src/flows/place-order.ts';
+import { expireStaleReservations, expireUnpaidOrder, HELD_FOR_SETTLED_ORDER, orderLifecycleView } from '../../src/flows/order-expiry.ts';
 import { remindOrderApproval } from '../../src/orders/order-approval.ts';
 import { markOrderPaid } from '../../src/orders/order-transitions.ts';
 import { registerCustomer } from '../../src/accounts/customers.ts';

@@ -4,7 +4,7 @@ import { updateProduct } from '../../src/catalog/catalog-changes.ts';
 import { createChannel } from '../../src/catalog/catalog-admin.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
 import { registerCustomer } from '../../src/accounts/customers.ts';
-import { placeOrder } from '../../src/orders/checkout.ts';
+import { placeOrder } from '../../src/flows/place-order.ts';
 import { customerDocuments } from '../../src/search/customer-documents.ts';
 import { orderDocuments } from '../../src/search/order-documents.ts';
 import { productDocuments } from '../../src/search/product-documents.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { postgresSearchEngine, startOutbox, type RunningOutbox, type SearchEngine } from '@shop/platform';
 import { registerCustomer } from '../../src/accounts/customers.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
-import { placeOrder } from '../../src/orders/checkout.ts';
+import { placeOrder } from '../../src/flows/place-order.ts';
 import { updateBrand, updateCategory, updateProduct } from '../../src/catalog/catalog-changes.ts';
 import { cancelOrder, changeOrderAddresses } from '../../src/orders/order-transitions.ts';
 import { ADMIN_INDEX, STOREFRONT_INDEX } from '../../src/search/search-indexes.ts';

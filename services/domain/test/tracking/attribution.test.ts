@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOutbox, type EventPayloads, type RunningOutbox } from '@shop/platform';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
 import { registerCustomer } from '../../src/accounts/customers.ts';
-import { placeOrder } from '../../src/orders/checkout.ts';
+import { placeOrder } from '../../src/flows/place-order.ts';
 import { completeOrder, fulfilOrder, markOrderPaid } from '../../src/orders/order-transitions.ts';
 import { attributeCartAdd, attributePurchase, trackingListeners } from '../../src/tracking/attribution.ts';
 import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from '../commerce/support.ts';

@@ -1,5 +1,5 @@
-import type { DomainDeps, Tx } from '../context.ts';
-import { idString } from '../context.ts';
+import type { DomainDeps, Tx } from '../kernel/context.ts';
+import { idString } from '../kernel/context.ts';
 import { CAPTURE_REFUSED } from '../workflows/contract.ts';
 
 /**

@@ -1,9 +1,9 @@
 import type { GatewayOperation, PaymentGateway, PaymentTender, TenderEventKind } from '@shop/platform';
-import { DomainError } from '../errors/domain-error.ts';
-import { idString, optionalId, type DomainDeps, type Tx } from '../context.ts';
-import { moneyString, sum, type Money } from '../money.ts';
+import { DomainError } from '../kernel/domain-error.ts';
+import { idString, optionalId, type DomainDeps, type Tx } from '../kernel/context.ts';
+import { moneyString, sum, type Money } from '../kernel/money.ts';
 import { settled } from './gateway-answers.ts';
-import { creditBackStoreCreditTender } from './store-credit.ts';
+import { creditBackStoreCreditTender } from '../store-credit/store-credit.ts';
 import { toMinorUnits } from './minor-units.ts';
 
 /**

@@ -1,11 +1,11 @@
 import type { OrderStatus, RunTransaction } from '@shop/platform';
-import type { DomainDeps, Tx } from '../context.ts';
-import { DomainError } from '../errors/domain-error.ts';
+import type { DomainDeps, Tx } from '../kernel/context.ts';
+import { DomainError } from '../kernel/domain-error.ts';
 import { cancelOrder } from '../orders/order-transitions.ts';
 import { workflowSettings } from '../settings/workflow-settings.ts';
-import { recordWorkflowFault, type WorkflowRun } from '../workflows/faults.ts';
+import { recordWorkflowFault, type WorkflowRun } from '../workflow-runs/faults.ts';
 import { WORKFLOW_TYPES } from '../workflows/contract.ts';
-import { GATEWAY_TRANSACTION, releaseTender } from './tenders.ts';
+import { GATEWAY_TRANSACTION, releaseTender } from '../tenders/tenders.ts';
 
 /** The fault of a void the gateway refused for good: the tender stays AUTHORIZED for staff, and the sweep does not try it again. */
 export const VOID_REFUSED = 'void_refused';

@@ -1,6 +1,6 @@
 import type { Money as GatewayMoney } from '@shop/platform';
-import { DomainError } from '../errors/domain-error.ts';
-import { exponentOf, money, type Money } from '../money.ts';
+import { DomainError } from '../kernel/domain-error.ts';
+import { exponentOf, money, type Money } from '../kernel/money.ts';
 
 /** A stored amount as gateways take it, in integer minor units; refused when the currency has no such fraction (0.50 JPY). */
 export function toMinorUnits(amount: Money, currency: string): GatewayMoney {

@@ -1,4 +1,4 @@
-import { DomainError } from '../errors/domain-error.ts';
+import { DomainError } from './domain-error.ts';
 
 /** Trimmed; null when absent or blank; BAD_USER_INPUT naming the field when longer than `max`. */
 export function optionalText(field: string, value: string | null | undefined, max: number): string | null {

@@ -1,8 +1,8 @@
-import type { DomainDeps, Tx } from '../context.ts';
-import { moneyString, sum, type Money } from '../money.ts';
-import { customerStoreCreditAccount, debitStoreCredit, type StoreCreditDebit } from '../payments/store-credit.ts';
+import type { DomainDeps, Tx } from '../kernel/context.ts';
+import { moneyString, sum, type Money } from '../kernel/money.ts';
+import { customerStoreCreditAccount, debitStoreCredit, type StoreCreditDebit } from '../store-credit/store-credit.ts';
 import { workflowSettings } from '../settings/workflow-settings.ts';
-import type { ReturnDetail } from './return-events.ts';
+import type { ReturnDetail } from '../returns/return-events.ts';
 
 /** The keys of a return credited in advance, stable across retries (docs/money.md, Returns). */
 export const creditInAdvanceKeys = {

@@ -1,15 +1,15 @@
 import type { RunTransaction, WorkflowMetrics } from '@shop/platform';
-import type { DomainDeps } from '../context.ts';
+import type { DomainDeps } from '../kernel/context.ts';
 import { deleteExpiredCarts } from '../carts/expired-carts.ts';
-import { expireStaleReservations } from '../orders/hold-expiry.ts';
-import { expireOverdraftDrafts } from '../payments/store-credit.ts';
+import { expireStaleReservations } from './order-expiry.ts';
+import { expireOverdraftDrafts } from '../store-credit/store-credit.ts';
 import { expireReturnDrafts, expireUnreceivedReturns } from '../returns/returns.ts';
-import { voidExpiringAuthorizations } from '../payments/expiring-authorizations.ts';
-import { voidIdleCartTenders } from '../payments/idle-cart-tenders.ts';
-import { restartStrandedCaptures, restartStrandedRefundRequests } from '../payments/stranded-money.ts';
-import { WORKFLOW_TYPES, type SweepBatch, type SweepWorkflowType } from './contract.ts';
-import type { WorkflowRun } from './faults.ts';
-import { pacedPass, type SweepPace } from './sweep-pace.ts';
+import { voidExpiringAuthorizations } from './expiring-authorizations.ts';
+import { voidIdleCartTenders } from '../tenders/idle-cart-tenders.ts';
+import { restartStrandedCaptures, restartStrandedRefundRequests } from './stranded-money.ts';
+import { WORKFLOW_TYPES, type SweepBatch, type SweepWorkflowType } from '../workflows/contract.ts';
+import type { WorkflowRun } from '../workflow-runs/faults.ts';
+import { pacedPass, type SweepPace } from '../workflow-runs/sweep-pace.ts';
 
 export interface SweepPassDeps {
   /** An outbox transaction: the pass's events commit with it. */

@@ -1,18 +1,18 @@
 import type { Order, OrderLine } from '@shop/platform';
-import { DomainError } from '../errors/domain-error.ts';
-import { idString, optionalId, type DomainDeps, type Shopper, type Tx } from '../context.ts';
+import { DomainError } from '../kernel/domain-error.ts';
+import { idString, optionalId, type DomainDeps, type Shopper, type Tx } from '../kernel/context.ts';
 import { activeCartOf, type ActiveCart } from '../carts/carts.ts';
 import type { SellableProduct } from '../catalog/sellable-products.ts';
 import { reserveStock } from '../inventory/stock.ts';
 import { checkoutSettings } from '../settings/checkout-settings.ts';
-import { money, moneyString, type Money } from '../money.ts';
-import { validAddress, type Address } from './address.ts';
-import { orderPlaced, orderStatusChanged, type OrderWithLines } from './order-events.ts';
-import { trippedFraudRules } from './fraud-rules.ts';
-import { markOrderPaid } from './order-transitions.ts';
-import { creditCoverAtCheckout, spendGiftCardAtCheckout, spendStoreCreditAtCheckout } from '../payments/store-credit.ts';
-import { hasCartTender, lockedCartTender, payWithCartTender, type CartCard } from '../payments/cart-tenders.ts';
-import { quoteCart } from './cart-quote.ts';
+import { money, moneyString, type Money } from '../kernel/money.ts';
+import { validAddress, type Address } from '../orders/address.ts';
+import { orderPlaced, orderStatusChanged, type OrderWithLines } from '../orders/order-events.ts';
+import { trippedFraudRules } from '../orders/fraud-rules.ts';
+import { markOrderPaid } from '../orders/order-transitions.ts';
+import { creditCoverAtCheckout, spendGiftCardAtCheckout, spendStoreCreditAtCheckout } from '../store-credit/store-credit.ts';
+import { hasCartTender, lockedCartTender, payWithCartTender, type CartCard } from '../tenders/cart-tenders.ts';
+import { quoteCart } from '../orders/cart-quote.ts';
 
 export interface PlaceOrderInput {
   readonly cartId: bigint;

@@ -1,9 +1,9 @@
 import type { RunTransaction } from '@shop/platform';
-import type { DomainDeps } from '../context.ts';
-import { DomainError } from '../errors/domain-error.ts';
-import { authorizeCartTender, staleCartTenderOf, voidCartTender } from '../payments/cart-tenders.ts';
-import { cardCheckoutStep, placeOrder, type PlaceOrderInput } from './checkout.ts';
-import type { OrderWithLines } from './order-events.ts';
+import type { DomainDeps } from '../kernel/context.ts';
+import { DomainError } from '../kernel/domain-error.ts';
+import { authorizeCartTender, staleCartTenderOf, voidCartTender } from '../tenders/cart-tenders.ts';
+import { cardCheckoutStep, placeOrder, type PlaceOrderInput } from './place-order.ts';
+import type { OrderWithLines } from '../orders/order-events.ts';
 
 /**
  * What the placeOrder mutation runs. Without a card: placeOrder in one transaction. With a card, in

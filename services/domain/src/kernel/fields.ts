@@ -1,5 +1,5 @@
-import { DomainError } from '../errors/domain-error.ts';
-import { exponentOf, fitsCurrency, money, moneyString, type Money } from '../money.ts';
+import { DomainError } from './domain-error.ts';
+import { exponentOf, fitsCurrency, money, moneyString, type Money } from './money.ts';
 
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const CURRENCY = /^[A-Z]{3}$/;

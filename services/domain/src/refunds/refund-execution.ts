@@ -1,13 +1,13 @@
 import type { GatewayOperation, PaymentTender, Refund, RefundRequestStatus, RunTransaction } from '@shop/platform';
-import { DomainError } from '../errors/domain-error.ts';
-import { idString, optionalId, type DomainDeps, type Tx } from '../context.ts';
-import { recordWorkflowFault, type WorkflowRun } from '../workflows/faults.ts';
-import { moneyString } from '../money.ts';
-import { toMinorUnits } from './minor-units.ts';
+import { DomainError } from '../kernel/domain-error.ts';
+import { idString, optionalId, type DomainDeps, type Tx } from '../kernel/context.ts';
+import { recordWorkflowFault, type WorkflowRun } from '../workflow-runs/faults.ts';
+import { moneyString } from '../kernel/money.ts';
+import { toMinorUnits } from '../tenders/minor-units.ts';
 import { refundRequestView, type RefundRequestView } from './refund-requests.ts';
 import { settleReturnOfRefundRequest } from '../returns/returns.ts';
-import { accountOfStoreCreditTender, creditBack, customerStoreCreditAccount } from './store-credit.ts';
-import { GATEWAY_TRANSACTION, gatewayOf, lockedTender, recordMovement } from './tenders.ts';
+import { accountOfStoreCreditTender, creditBack, customerStoreCreditAccount } from '../store-credit/store-credit.ts';
+import { GATEWAY_TRANSACTION, gatewayOf, lockedTender, recordMovement } from '../tenders/tenders.ts';
 
 /**
  * Running a refund request's refunds (RefundExecutionWorkflow's activity, or the api in-process

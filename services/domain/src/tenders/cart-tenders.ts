@@ -1,7 +1,7 @@
 import type { PaymentTender, RunTransaction } from '@shop/platform';
-import type { DomainDeps, Tx } from '../context.ts';
-import { DomainError } from '../errors/domain-error.ts';
-import { moneyString, type Money } from '../money.ts';
+import type { DomainDeps, Tx } from '../kernel/context.ts';
+import { DomainError } from '../kernel/domain-error.ts';
+import { moneyString, type Money } from '../kernel/money.ts';
 import { workflowSettings } from '../settings/workflow-settings.ts';
 import { settled } from './gateway-answers.ts';
 import { fromMinorUnits, toMinorUnits } from './minor-units.ts';

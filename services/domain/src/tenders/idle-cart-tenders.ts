@@ -1,10 +1,10 @@
 import type { RunTransaction } from '@shop/platform';
-import type { DomainDeps } from '../context.ts';
-import { DomainError } from '../errors/domain-error.ts';
-import { recordWorkflowFault, type WorkflowRun } from '../workflows/faults.ts';
+import type { DomainDeps } from '../kernel/context.ts';
+import { DomainError } from '../kernel/domain-error.ts';
+import { recordWorkflowFault, type WorkflowRun } from '../workflow-runs/faults.ts';
 import { WORKFLOW_TYPES } from '../workflows/contract.ts';
 import { voidCartTender } from './cart-tenders.ts';
-import { VOID_REFUSED } from './expiring-authorizations.ts';
+import { VOID_REFUSED } from '../flows/expiring-authorizations.ts';
 
 export interface IdleCartTendersPass {
   readonly voided: number;

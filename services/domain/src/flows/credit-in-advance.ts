@@ -1,12 +1,12 @@
-import { DomainError } from '../errors/domain-error.ts';
-import type { DomainDeps, Tx } from '../context.ts';
-import { moneyString } from '../money.ts';
-import { executeRefund } from '../payments/refund-execution.ts';
-import { refundRequestView, requestRefund, type RefundRequestView } from '../payments/refund-requests.ts';
+import { DomainError } from '../kernel/domain-error.ts';
+import type { DomainDeps, Tx } from '../kernel/context.ts';
+import { moneyString } from '../kernel/money.ts';
+import { executeRefund } from '../refunds/refund-execution.ts';
+import { refundRequestView, requestRefund, type RefundRequestView } from '../refunds/refund-requests.ts';
 import { workflowSettings } from '../settings/workflow-settings.ts';
 import { creditInAdvanceKeys, unitsWorth } from './credit-clawback.ts';
-import type { ReturnDetail } from './return-events.ts';
-import { lockOrderOfReturn, RETURN_DETAIL, submitReturn } from './returns.ts';
+import type { ReturnDetail } from '../returns/return-events.ts';
+import { lockOrderOfReturn, RETURN_DETAIL, submitReturn } from '../returns/returns.ts';
 
 export interface CreditedReturn {
   readonly rma: ReturnDetail;

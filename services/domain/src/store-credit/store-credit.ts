@@ -1,10 +1,10 @@
 import type { OverdraftReason, PaymentTender, StoreCreditAccount, StoreCreditEntry, StoreCreditOverdraftDraft } from '@shop/platform';
 import { randomBytes } from 'node:crypto';
-import { requiredText } from '../accounts/text.ts';
-import { requireAmount, requireCurrency } from '../catalog/catalog-fields.ts';
-import { DomainError } from '../errors/domain-error.ts';
-import { idString, optionalId, type DomainDeps, type Tx } from '../context.ts';
-import { money, moneyString, type Money } from '../money.ts';
+import { requiredText } from '../kernel/text.ts';
+import { requireAmount, requireCurrency } from '../kernel/fields.ts';
+import { DomainError } from '../kernel/domain-error.ts';
+import { idString, optionalId, type DomainDeps, type Tx } from '../kernel/context.ts';
+import { money, moneyString, type Money } from '../kernel/money.ts';
 
 /**
  * Store credit: an account per customer and currency (a gift card is an account with a code), a

@@ -1,9 +1,9 @@
 import type { OrderStatus } from '@shop/platform';
-import { idString, type DomainDeps, type Tx } from '../context.ts';
+import { idString, type DomainDeps, type Tx } from '../kernel/context.ts';
 import { expireReservationsOf } from '../inventory/stock.ts';
-import { recordWorkflowFault, type WorkflowRun } from '../workflows/faults.ts';
-import { holdsReservations } from './order-status.ts';
-import { cancelLockedOrder, type LockedOrder } from './order-transitions.ts';
+import { recordWorkflowFault, type WorkflowRun } from '../workflow-runs/faults.ts';
+import { holdsReservations } from '../orders/order-status.ts';
+import { cancelLockedOrder, type LockedOrder } from '../orders/order-transitions.ts';
 
 const EXPIRY_REASONS = {
   PENDING_PAYMENT: 'the stock hold expired before payment',
