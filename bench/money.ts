@@ -20,7 +20,11 @@ import {
   type Platform,
   type RunTransaction,
 } from '@shop/platform';
-import { checkout, createChannel, createProduct, DomainError, markOrderPaid, placeOrder, setStockOnHand, type DomainDeps, type PlaceOrderInput } from '@shop/domain';
+import { createChannel, createProduct } from '@shop/domain/catalog';
+import { checkout, placeOrder, type PlaceOrderInput } from '@shop/domain/flows';
+import { setStockOnHand } from '@shop/domain/inventory';
+import { DomainError, type DomainDeps } from '@shop/domain/kernel';
+import { markOrderPaid } from '@shop/domain/orders';
 import { freePort } from '../test/infra/proc.ts';
 import { startPostgres } from '../test/infra/servers.ts';
 import { cpuSeconds } from './cpu.ts';

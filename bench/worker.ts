@@ -10,7 +10,7 @@ import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type pg from 'pg';
 import { applyMigrations, createEmitter, createLogger, loadConfig, openPlatform, outboxMetrics, workflowMetrics, type Platform } from '@shop/platform';
-import { sweepPace } from '@shop/domain';
+import { sweepPace } from '@shop/domain/workflow-runs';
 import { SIGNALS, TASK_QUEUE, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import { processStat } from '../test/infra/proc-stat.ts';
 import { startPostgres, startRedis, startTemporal, type ServerHandle } from '../test/infra/servers.ts';

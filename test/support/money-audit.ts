@@ -1,7 +1,7 @@
 // The money audit after every money test file: the shared test support's close() runs it on the file's
 // database before dropping it, so a test that leaves the books unbalanced fails its file.
 import type { PrismaClient } from '@shop/platform';
-import { auditMoney, failedChecks, formatMoneyAudit } from '../../services/domain/src/money-audit/money-audit.ts';
+import { auditMoney, failedChecks, formatMoneyAudit } from '@shop/domain/money-audit';
 
 /** Throws the audit's report when any money check finds offending rows in `prisma`'s database. */
 export async function expectBooksBalance(prisma: PrismaClient): Promise<void> {

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approveBusinessCustomer, approveOrder, cancelOrder, registerCustomer } from '@shop/domain';
+import { approveBusinessCustomer, registerCustomer } from '@shop/domain/accounts';
+import { approveOrder } from '@shop/domain/orders';
 import { WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import { waitFor } from '../support/wait.ts';
 import { APPROVAL_WINDOW_MS, openWorkflowShop, type WorkflowShop } from './support.ts';
+import { cancelOrder } from '@shop/domain/flows';
 
 let shop: WorkflowShop;
 let registered = 0;

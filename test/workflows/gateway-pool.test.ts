@@ -4,7 +4,10 @@
 // the same (the key is kept, and the worker runs fewer activities at once than it has connections).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { givenCredentials, HttpPaymentGateway } from '@shop/platform';
-import { addCartLine, checkout, createCart, fulfilOrder, type DomainDeps } from '@shop/domain';
+import { addCartLine, createCart } from '@shop/domain/carts';
+import { checkout } from '@shop/domain/flows';
+import { type DomainDeps } from '@shop/domain/kernel';
+import { fulfilOrder } from '@shop/domain/orders';
 import { workflowIds } from '@shop/domain/workflows';
 import { waitFor } from '../support/wait.ts';
 import { ADDRESS } from '../../services/domain/test/commerce/support.ts';

@@ -3,7 +3,10 @@
 // runs out, once across two runs and a void the gateway committed and then failed; CleanupExpiredCarts
 // keeps such a cart until then.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addCartLine, checkout, createCart, tenderKeys, type DomainDeps } from '@shop/domain';
+import { addCartLine, createCart } from '@shop/domain/carts';
+import { checkout } from '@shop/domain/flows';
+import { type DomainDeps } from '@shop/domain/kernel';
+import { tenderKeys } from '@shop/domain/tenders';
 import { TASK_QUEUE, WORKFLOW_TYPES } from '@shop/domain/workflows';
 import { ADDRESS } from '../../services/domain/test/commerce/support.ts';
 import { openShopGateway, openWorkflowShop, type ShopGateway, type WorkflowShop } from './support.ts';

@@ -1,7 +1,7 @@
 // GcExpiredOverdraftDraftsWorkflow on the real Temporal server and PostgreSQL: a balance below zero
 // through a recorded overdraft draft comes back to zero when the draft expires, once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { customerStoreCreditAccount, debitStoreCredit, issueStoreCredit, storeCreditBalance } from '@shop/domain';
+import { customerStoreCreditAccount, debitStoreCredit, issueStoreCredit, storeCreditBalance } from '@shop/domain/store-credit';
 import { TASK_QUEUE, WORKFLOW_TYPES } from '@shop/domain/workflows';
 import { openWorkflowShop, type WorkflowShop } from './support.ts';
 

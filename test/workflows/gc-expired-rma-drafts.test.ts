@@ -1,7 +1,8 @@
 // GcExpiredRmaDraftsWorkflow on the real Temporal server and PostgreSQL: a return drafted and never
 // submitted expires once its draft lifetime is over, freeing its units; a rerun changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReturnDraft, fulfilOrder, markOrderPaid, submitReturn, type ReturnActor } from '@shop/domain';
+import { fulfilOrder, markOrderPaid } from '@shop/domain/orders';
+import { createReturnDraft, submitReturn, type ReturnActor } from '@shop/domain/returns';
 import { TASK_QUEUE, WORKFLOW_TYPES } from '@shop/domain/workflows';
 import { openWorkflowShop, type WorkflowShop } from './support.ts';
 

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { givenCredentials, HttpPaymentGateway, type EventPayloads } from '@shop/platform';
-import { addCartLine, cancelOrder, checkout, completeOrder, createCart, fulfilOrder, GATEWAY_TRANSACTION, markOrderPaid, tenderKeys, type DomainDeps } from '@shop/domain';
-import { releaseTender } from '../../services/domain/src/tenders/tenders.ts';
+import { addCartLine, createCart } from '@shop/domain/carts';
+import { cancelOrder, checkout } from '@shop/domain/flows';
+import { type DomainDeps } from '@shop/domain/kernel';
+import { completeOrder, fulfilOrder, markOrderPaid } from '@shop/domain/orders';
+import { GATEWAY_TRANSACTION, releaseTender, tenderKeys } from '@shop/domain/tenders';
 import { TestGatewayControl } from '../../services/platform/src/payments/test-gateway/index.ts';
 import { QUERIES, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import { workflowStarters } from '../../services/api/src/workflows/workflow-starters.ts';

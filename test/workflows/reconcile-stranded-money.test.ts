@@ -2,7 +2,12 @@
 // than the outbox's retries: the captures of a fulfilled order and of one fulfilled and completed, and a
 // refund request, whose events parked meanwhile are captured and refunded once the server is back and the sweep has run, once each at the gateway.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addCartLine, checkout, completeOrder, createCart, fulfilOrder, requestRefund, STRANDED_AFTER_MINUTES, tenderKeys, type DomainDeps } from '@shop/domain';
+import { addCartLine, createCart } from '@shop/domain/carts';
+import { checkout, STRANDED_AFTER_MINUTES } from '@shop/domain/flows';
+import { type DomainDeps } from '@shop/domain/kernel';
+import { completeOrder, fulfilOrder } from '@shop/domain/orders';
+import { requestRefund } from '@shop/domain/refunds';
+import { tenderKeys } from '@shop/domain/tenders';
 import { TASK_QUEUE, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import { ADDRESS } from '../../services/domain/test/commerce/support.ts';
 import { startTemporal, type TemporalHandle } from '../infra/temporal.ts';

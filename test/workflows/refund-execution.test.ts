@@ -4,23 +4,13 @@
 // ends NEEDS_ATTENTION for staff to retry or send to store credit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type GatewayOperation } from '@shop/platform';
-import {
-  addCartLine,
-  captureOrderTenders,
-  checkout,
-  createCart,
-  fulfilOrder,
-  GATEWAY_TRANSACTION,
-  issueStoreCredit,
-  REFUND_EXCEEDS_CAPTURED,
-  refundKeys,
-  refundToStoreCredit,
-  requestRefund,
-  retryRefund,
-  storeCreditBalance,
-  type DomainDeps,
-  type RefundRequestView,
-} from '@shop/domain';
+import { addCartLine, createCart } from '@shop/domain/carts';
+import { checkout, REFUND_EXCEEDS_CAPTURED } from '@shop/domain/flows';
+import { type DomainDeps } from '@shop/domain/kernel';
+import { fulfilOrder } from '@shop/domain/orders';
+import { refundKeys, refundToStoreCredit, requestRefund, retryRefund, type RefundRequestView } from '@shop/domain/refunds';
+import { issueStoreCredit, storeCreditBalance } from '@shop/domain/store-credit';
+import { captureOrderTenders, GATEWAY_TRANSACTION } from '@shop/domain/tenders';
 import { WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import { ADDRESS } from '../../services/domain/test/commerce/support.ts';
 import { waitFor } from '../support/wait.ts';

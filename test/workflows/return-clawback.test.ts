@@ -3,20 +3,11 @@
 // part already spent as a REFUND_CLAWBACK overdraft draft); GcExpiredOverdraftDraftsWorkflow then
 // expires the draft. A partly received one is closed past its window, clawing back only the units that never came.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  addCartLine,
-  createCart,
-  createReturnDraft,
-  creditInAdvanceKeys,
-  customerStoreCreditAccount,
-  debitStoreCredit,
-  fulfilOrder,
-  issueStoreCredit,
-  placeOrder,
-  receiveReturn,
-  storeCreditBalance,
-  submitReturnWithCreditInAdvance,
-} from '@shop/domain';
+import { addCartLine, createCart } from '@shop/domain/carts';
+import { creditInAdvanceKeys, placeOrder, submitReturnWithCreditInAdvance } from '@shop/domain/flows';
+import { fulfilOrder } from '@shop/domain/orders';
+import { createReturnDraft, receiveReturn } from '@shop/domain/returns';
+import { customerStoreCreditAccount, debitStoreCredit, issueStoreCredit, storeCreditBalance } from '@shop/domain/store-credit';
 import { TASK_QUEUE, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import { ADDRESS } from '../../services/domain/test/commerce/support.ts';
 import { openWorkflowShop, type WorkflowShop } from './support.ts';

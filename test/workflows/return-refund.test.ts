@@ -1,19 +1,11 @@
 // A return's receipt on the real path: its refund request starts RefundExecutionWorkflow through the
 // outbox, the worker refunds the store credit the order was paid with, and the return ends REFUNDED.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  addCartLine,
-  createCart,
-  createReturnDraft,
-  customerStoreCreditAccount,
-  fulfilOrder,
-  issueStoreCredit,
-  placeOrder,
-  receiveReturn,
-  storeCreditBalance,
-  submitReturn,
-  type ReturnActor,
-} from '@shop/domain';
+import { addCartLine, createCart } from '@shop/domain/carts';
+import { placeOrder } from '@shop/domain/flows';
+import { fulfilOrder } from '@shop/domain/orders';
+import { createReturnDraft, receiveReturn, submitReturn, type ReturnActor } from '@shop/domain/returns';
+import { customerStoreCreditAccount, issueStoreCredit, storeCreditBalance } from '@shop/domain/store-credit';
 import { workflowIds } from '@shop/domain/workflows';
 import { ADDRESS } from '../../services/domain/test/commerce/support.ts';
 import { openWorkflowShop, type WorkflowShop } from './support.ts';

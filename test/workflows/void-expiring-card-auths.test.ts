@@ -1,7 +1,11 @@
 // VoidExpiringCardAuthsWorkflow on the real Temporal server, PostgreSQL and the test gateway, asserted
 // on the gateway's own logs: what lapses within the margin is voided once, the rest is left alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addCartLine, cancelOrder, checkout, createCart, fulfilOrder, GATEWAY_TRANSACTION, tenderKeys, type DomainDeps } from '@shop/domain';
+import { addCartLine, createCart } from '@shop/domain/carts';
+import { cancelOrder, checkout } from '@shop/domain/flows';
+import { type DomainDeps } from '@shop/domain/kernel';
+import { fulfilOrder } from '@shop/domain/orders';
+import { GATEWAY_TRANSACTION, tenderKeys } from '@shop/domain/tenders';
 import { TASK_QUEUE, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import { ADDRESS } from '../../services/domain/test/commerce/support.ts';
 import { waitFor } from '../support/wait.ts';

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { Tx } from '@shop/domain';
+import type { Tx } from '@shop/domain/kernel';
 
 export interface OrderNotesDigest {
   readonly workflowId: string;

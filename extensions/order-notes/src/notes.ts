@@ -1,4 +1,4 @@
-import { DomainError, type Tx } from '@shop/domain';
+import { DomainError, type Tx } from '@shop/domain/kernel';
 
 export interface OrderNote {
   readonly id: string;

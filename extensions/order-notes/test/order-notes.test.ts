@@ -5,7 +5,7 @@
 // chain waits for them. Its workflow runs in test/extensions/extension-workflows.test.ts.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { ensureAdmin } from '@shop/domain';
+import { ensureAdmin } from '@shop/domain/auth';
 import { applyMigrations, readStoredSecret } from '@shop/platform';
 import { createTestDatabase } from '../../../test/infra/isolation.ts';
 import { openTestPlatform, type TestPlatform } from '../../../test/support/test-platform.ts';

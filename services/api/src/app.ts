@@ -1,6 +1,6 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { configuredGateway, createEmitter, openRateLimiter, outboxMetrics, searchEnginesFor, storefrontSearchKeys, type DiscoveredExtension, type Emitter, type RunningOutbox } from '@shop/platform';
-import { STOREFRONT_INDEX } from '@shop/domain';
+import { STOREFRONT_INDEX } from '@shop/domain/search';
 import { coreStorageRegistry, openFileStorage, type FileStorage } from '@shop/platform/storage';
 import { echoRequestId, requestIdFor } from './http/request-id.ts';
 import { logEveryRequest } from './http/access-log.ts';

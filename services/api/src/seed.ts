@@ -10,17 +10,10 @@ import {
   type Platform,
   type RunTransaction,
 } from '@shop/platform';
-import {
-  createBrand,
-  createCategory,
-  createChannel,
-  createProduct,
-  DomainError,
-  ensureAdmin,
-  setStockOnHand,
-  type DomainDeps,
-  type Tx,
-} from '@shop/domain';
+import { ensureAdmin } from '@shop/domain/auth';
+import { createBrand, createCategory, createChannel, createProduct } from '@shop/domain/catalog';
+import { setStockOnHand } from '@shop/domain/inventory';
+import { DomainError, type DomainDeps, type Tx } from '@shop/domain/kernel';
 
 export interface SeedAdmin {
   readonly email: string;

@@ -1,6 +1,9 @@
 import closeWithGrace from 'close-with-grace';
 import { discoverExtensionsOrExit, migrateExtensions, openPlatform, pruningLoop, startOutbox, type Config, type Logger, type Platform } from '@shop/platform';
-import { extensionSubscriptions, pruneFinishedSignIns, subscriptionListeners, topicSubscriptions, trackingListeners } from '@shop/domain';
+import { pruneFinishedSignIns } from '@shop/domain/auth';
+import { extensionSubscriptions, subscriptionListeners } from '@shop/domain/events';
+import { topicSubscriptions } from '@shop/domain/subscriptions';
+import { trackingListeners } from '@shop/domain/tracking';
 import { buildApp } from './app.ts';
 import { declarePermissions } from './auth/declare-permissions.ts';
 import { loadApiExtensions } from './extensions/api-extensions.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStaffUser, ensureRole, issueGuestSessionId, signAccessToken, tokenSettings } from '@shop/domain';
+import { createStaffUser, ensureRole, issueGuestSessionId, signAccessToken, tokenSettings } from '@shop/domain/auth';
 import { bearer, openGraphqlApi, TEST_SECRET, type GraphqlApi } from './graphql-harness.ts';
 
 let api: GraphqlApi;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it, inject } from 'vitest';
 import { applyMigrations, createLogger, loadConfig, openPlatform, type Platform } from '@shop/platform';
-import { CORE_PERMISSIONS } from '@shop/domain';
+import { CORE_PERMISSIONS } from '@shop/domain/auth';
 import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
 import { declarePermissions } from '../src/auth/declare-permissions.ts';
 

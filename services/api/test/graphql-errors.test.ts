@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GraphQLError } from 'graphql';
-import { DomainError } from '@shop/domain';
+import { DomainError } from '@shop/domain/kernel';
 import { toClientError } from '../src/graphql/errors.ts';
 import { openGraphqlApi, type GraphqlApi } from './graphql-harness.ts';
 

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { liftRateLimits } from '../../../test/support/rate-limits.ts';
 import { startOutbox, type Platform, type PrismaClient, type RunningOutbox } from '@shop/platform';
-import { ensureAdmin, tokenSettings, type TokenSettings } from '@shop/domain';
+import { ensureAdmin, tokenSettings, type TokenSettings } from '@shop/domain/auth';
 import { closeAfterAudit } from '../../../test/support/money-audit.ts';
 import { openTestPlatform } from '../../../test/support/test-platform.ts';
 import { buildApp, type AppOptions } from '../src/app.ts';

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStaffUser } from '@shop/domain';
+import { createStaffUser } from '@shop/domain/auth';
 import { eventually } from '../../../test/support/wait.ts';
 import { ADMIN, bearer, openGraphqlApi, type GraphqlApi } from './graphql-harness.ts';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresSearchEngine } from '@shop/platform';
-import { reindexSearch } from '@shop/domain';
+import { reindexSearch } from '@shop/domain/search';
 import { LocalFileStorage } from '@shop/platform/storage';
 import { freePort } from '../../../test/infra/proc.ts';
 import { openGraphqlApi, seedDemoShop, TEST_SECRET, type GraphqlApi } from './graphql-harness.ts';

@@ -4,16 +4,11 @@
 // is sent to store credit. Asserted on the gateway's own log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_API_KEY_SECRET, givenCredentials, HttpPaymentGateway, setStoredSecret, workflowMetrics, type EventPayloads } from '@shop/platform';
-import {
-  captureOrderTenders,
-  createStaffUser,
-  ensureRole,
-  GATEWAY_TRANSACTION,
-  restartStrandedRefundsPass,
-  STRANDED_AFTER_MINUTES,
-  sweepPace,
-  type DomainDeps,
-} from '@shop/domain';
+import { createStaffUser, ensureRole } from '@shop/domain/auth';
+import { restartStrandedRefundsPass, STRANDED_AFTER_MINUTES } from '@shop/domain/flows';
+import { type DomainDeps } from '@shop/domain/kernel';
+import { captureOrderTenders, GATEWAY_TRANSACTION } from '@shop/domain/tenders';
+import { sweepPace } from '@shop/domain/workflow-runs';
 import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../../platform/src/payments/test-gateway/index.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
 import { embeddedRefunds } from '../src/workflows/embedded-refunds.ts';

@@ -1,21 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventPayloads, Prisma } from '@shop/platform';
-import {
-  attributeCartAdd,
-  attributePurchase,
-  createStaffUser,
-  ensureRole,
-  insertTrackingEvents,
-  rawDailyStats,
-  rawRows,
-  rolledUpRows,
-  trackingReport,
-  type TrackedEntityType,
-  type TrackingEventRecord,
-  type TrackingReportQuery,
-  type TrackingReportRow,
-} from '@shop/domain';
+import { createStaffUser, ensureRole } from '@shop/domain/auth';
+import { attributeCartAdd, attributePurchase, insertTrackingEvents, rawDailyStats, rawRows, rolledUpRows, trackingReport, type TrackedEntityType, type TrackingEventRecord, type TrackingReportQuery, type TrackingReportRow } from '@shop/domain/tracking';
 import { bearer, openGraphqlApi, type GraphqlApi } from './graphql-harness.ts';
 
 let api: GraphqlApi;

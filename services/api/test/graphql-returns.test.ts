@@ -1,7 +1,7 @@
 // Returns through GraphQL: a customer drafts and submits a return of their own fulfilled order, staff
 // with returns.manage receive it in parts, and the order shows its returns to whoever reads it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStaffUser, ensureRole } from '@shop/domain';
+import { createStaffUser, ensureRole } from '@shop/domain/auth';
 import { bearer, openGraphqlApi, seedDemoShop, type GraphqlApi } from './graphql-harness.ts';
 
 const WEB = { 'x-channel-id': 'web' };

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'graphql';
 import { postgresSearchEngine } from '@shop/platform';
-import { createStaffUser, ensureRole, reindexSearch } from '@shop/domain';
+import { createStaffUser, ensureRole } from '@shop/domain/auth';
+import { reindexSearch } from '@shop/domain/search';
 import { checkQueryLimits } from '../src/graphql/query-limits.ts';
 import { bearer, openGraphqlApi, seedDemoShop, type GraphqlApi } from './graphql-harness.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signAccessToken, staffPrincipal, tokenSettings } from '@shop/domain';
+import { signAccessToken, staffPrincipal, tokenSettings } from '@shop/domain/auth';
 import { ADMIN, bearer, openGraphqlApi, type GraphqlApi } from './graphql-harness.ts';
 
 const PREVIOUS_SECRET = 'graphql-previous-secret-key-0123456789ab';

@@ -1,7 +1,7 @@
 // Store credit through GraphQL: staff with store_credit.issue credit a customer once per key, staff
 // with customers.read see the balance and the ledger, a customer sees their own balances.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStaffUser, ensureRole } from '@shop/domain';
+import { createStaffUser, ensureRole } from '@shop/domain/auth';
 import { bearer, openGraphqlApi, seedDemoShop, type GraphqlApi } from './graphql-harness.ts';
 
 const WEB = { 'x-channel-id': 'web' };

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStaffUser, ensureRole, recordWorkflowFault, type WorkflowFault, type WorkflowRun } from '@shop/domain';
+import { createStaffUser, ensureRole } from '@shop/domain/auth';
+import { recordWorkflowFault, type WorkflowFault, type WorkflowRun } from '@shop/domain/workflow-runs';
 import { bearer, openGraphqlApi, type GraphqlApi } from './graphql-harness.ts';
 
 let api: GraphqlApi;

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createStaffUser, createStorefrontToken, revokeStorefrontToken } from '@shop/domain';
+import { createStaffUser } from '@shop/domain/auth';
+import { createStorefrontToken, revokeStorefrontToken } from '@shop/domain/storefront-tokens';
 import { createLogger } from '@shop/platform';
 import { openTestPlatform, type TestPlatform } from '../../../test/support/test-platform.ts';
 import { StorefrontTokens } from '../src/storefront-tokens/token-cache.ts';

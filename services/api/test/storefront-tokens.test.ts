@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createStaffUser } from '@shop/domain';
+import { createStaffUser } from '@shop/domain/auth';
 import { bearer, openGraphqlApi, type GraphqlApi } from './graphql-harness.ts';
 
 // Storefront access tokens over the api's own database and the shared test Redis: created, listed and

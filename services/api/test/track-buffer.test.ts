@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, type Platform } from '@shop/platform';
-import { insertTrackingEvents, type TrackingEventRecord } from '@shop/domain';
+import { insertTrackingEvents, type TrackingEventRecord } from '@shop/domain/tracking';
 import { openTestPlatform, type TestPlatform } from '../../../test/support/test-platform.ts';
 import { EventBuffer, type EventBufferSettings } from '../src/tracking/event-buffer.ts';
 import { trackingMetrics, type TrackingMetrics } from '../src/tracking/tracking-metrics.ts';

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueGuestSessionId, signAccessToken, tokenSettings } from '@shop/domain';
+import { issueGuestSessionId, signAccessToken, tokenSettings } from '@shop/domain/auth';
 import { startApiOnOwnDatabase, type RunningApi } from './start-api.ts';
 import { waitFor } from '../../../test/support/wait.ts';
 import { metricValue, newEntityId, storedEvents, track } from './track-support.ts';

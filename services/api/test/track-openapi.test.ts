@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { MAX_BIGINT } from '@shop/domain';
+import { MAX_BIGINT } from '@shop/domain/tracking';
 import { positiveDecimalPattern, renderTrackOpenApi, TRACK_OPENAPI_FILE } from '../src/tracking/openapi.ts';
 import { parseBeacons } from '../src/tracking/track-body.ts';
 

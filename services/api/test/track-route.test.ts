@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signAccessToken, tokenSettings } from '@shop/domain';
+import { signAccessToken, tokenSettings } from '@shop/domain/auth';
 import { startApiOnOwnDatabase, type RunningApi } from './start-api.ts';
 import { metricValue, newEntityId, newSession, storedEvents, track } from './track-support.ts';
 

@@ -1,4 +1,5 @@
-import { topicSubscriptions, type TopicSubscription } from '@shop/domain';
+import { type TopicSubscription } from '@shop/domain/events';
+import { topicSubscriptions } from '@shop/domain/subscriptions';
 import type { SearchConfig } from '@shop/platform';
 import type { ConsumerGroupDefinition } from './group-definition.ts';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { createLogger, discoverExtensionsOrExit, gracefulStop, loadConfigOrExit, openPlatform, refuseExtensionRevisionMismatch, type Config, type Platform } from '@shop/platform';
-import { extensionSubscriptions } from '@shop/domain';
+import { extensionSubscriptions } from '@shop/domain/events';
 import type { ConsumerGroupDefinition } from './group-definition.ts';
 import { consumerGroupOf } from './groups.ts';
 import { startConsumerService, type ConsumerService, type ConsumerServiceOptions } from './consumer-service.ts';

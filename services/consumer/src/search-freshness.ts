@@ -1,4 +1,4 @@
-import { ADMIN_INDEX } from '@shop/domain';
+import { ADMIN_INDEX } from '@shop/domain/search';
 import { registerSearchFreshnessMetric, searchEnginesFor, type PrismaClient, type SearchConfig } from '@shop/platform';
 import type { Registry } from 'prom-client';
 

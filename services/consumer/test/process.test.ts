@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { applyMigrations } from '@shop/platform';
 import { createTestDatabase, uniqueName, type TestDatabase } from '../../../test/infra/isolation.ts';
-import { auditSubscription } from '@shop/domain';
+import { auditSubscription } from '@shop/domain/audit';
 import { EXIT_GROUP_TAKEN } from '../src/run-process.ts';
 import { CONSUMER_MAIN, COUNTING_CONSUMER, spawnConsumer, type ConsumerProcess } from './support/consumer-process.ts';
 import { createTopic, produceEvents, testEvent, testKafka } from './support/kafka.ts';

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { postgresSearchEngine, type TopicName } from '@shop/platform';
-import { ADMIN_INDEX, searchSubscription } from '@shop/domain';
+import { ADMIN_INDEX, searchSubscription } from '@shop/domain/search';
 import { uniqueName } from '../../../test/infra/isolation.ts';
-import { registerCustomer } from '../../domain/src/accounts/customers.ts';
-import { addCartLine, createCart } from '../../domain/src/carts/carts.ts';
-import { placeOrder } from '../../domain/src/flows/place-order.ts';
+import { registerCustomer } from '@shop/domain/accounts';
+import { addCartLine, createCart } from '@shop/domain/carts';
+import { placeOrder } from '@shop/domain/flows';
 import { ADDRESS, openCommerce, seedCatalog, type Commerce } from '../../domain/test/commerce/support.ts';
 import { startConsumerService, type ConsumerService } from '../src/consumer-service.ts';
 import { consumerGroupOf } from '../src/groups.ts';

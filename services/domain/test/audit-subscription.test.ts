@@ -3,7 +3,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startOutbox, type Platform, type RunningOutbox } from '@shop/platform';
 import { openTestPlatform, type TestPlatform } from '../../../test/support/test-platform.ts';
 import { examplePayload } from '../../platform/test/outbox/outbox-test-support.ts';
-import { subscriptionListeners, topicSubscriptions } from '../src/index.ts';
+import { subscriptionListeners } from '../src/events/topic-subscription.ts';
+import { topicSubscriptions } from '../src/subscriptions/index.ts';
 
 let test: TestPlatform;
 let platform: Platform;

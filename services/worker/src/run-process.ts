@@ -23,7 +23,7 @@ import {
   type RunTransaction,
 } from '@shop/platform';
 import { PERIODIC_WORKFLOWS, TASK_QUEUE } from '@shop/domain/workflows';
-import { sweepPace } from '@shop/domain';
+import { sweepPace } from '@shop/domain/workflow-runs';
 import { createActivities } from './activities/create-activities.ts';
 import { loadExtensionWorkflows, WorkflowDeclarationError } from './extension-workflows.ts';
 import { buildWorkerApp } from './http-app.ts';

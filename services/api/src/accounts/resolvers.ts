@@ -1,13 +1,5 @@
-import {
-  approveBusinessCustomer,
-  authenticateCustomer,
-  captureLead,
-  customerPrincipal,
-  issueTokens,
-  registerCustomer,
-  rejectBusinessCustomer,
-  signedInCustomer,
-} from '@shop/domain';
+import { approveBusinessCustomer, authenticateCustomer, captureLead, registerCustomer, rejectBusinessCustomer, signedInCustomer } from '@shop/domain/accounts';
+import { customerPrincipal, issueTokens } from '@shop/domain/auth';
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import { inTransaction } from '../graphql/context.ts';
 import { parseId } from '../graphql/ids.ts';

@@ -1,5 +1,5 @@
 import type { Prisma } from '@shop/platform';
-import type { CustomerAccount } from '@shop/domain';
+import type { CustomerAccount } from '@shop/domain/accounts';
 
 export const customerView = (customer: CustomerAccount) => ({
   id: customer.id.toString(),

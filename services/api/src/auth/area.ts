@@ -1,4 +1,4 @@
-import { limitPasswordQueue } from '@shop/domain';
+import { limitPasswordQueue } from '@shop/domain/accounts';
 import { areaPlugin } from '../area-plugin.ts';
 import { schemaBeside } from '../graphql/graph-areas.ts';
 import { authResolvers } from './resolvers.ts';

@@ -1,4 +1,5 @@
-import { DomainError, PASSWORD_MAX_LENGTH } from '@shop/domain';
+import { PASSWORD_MAX_LENGTH } from '@shop/domain/accounts';
+import { DomainError } from '@shop/domain/kernel';
 
 export interface Credentials {
   readonly email: string;

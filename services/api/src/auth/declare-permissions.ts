@@ -1,5 +1,5 @@
 import type { DiscoveredExtension, Logger, PrismaClient } from '@shop/platform';
-import { CORE_PERMISSIONS, upsertPermissions } from '@shop/domain';
+import { CORE_PERMISSIONS, upsertPermissions } from '@shop/domain/auth';
 
 export interface PermissionDeclaration {
   /** Settles once the permissions are declared (or the retries were stopped). */

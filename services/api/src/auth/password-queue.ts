@@ -1,5 +1,5 @@
 import mercurius, { type MercuriusContext } from 'mercurius';
-import { PasswordQueueFullError } from '@shop/domain';
+import { PasswordQueueFullError } from '@shop/domain/accounts';
 
 /**
  * Runs work that checks or hashes a password. When the process's queue of them is full

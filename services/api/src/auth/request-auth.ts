@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, verifyAccessToken, verifyGuestSessionId, type Principal, type TokenSettings } from '@shop/domain';
+import { verifyAccessToken, verifyGuestSessionId, type Principal, type TokenSettings } from '@shop/domain/auth';
+import { DomainError } from '@shop/domain/kernel';
 
 /** Who sent a request and for which shopper and channel, as its headers say. */
 export interface RequestIdentity {

@@ -1,4 +1,4 @@
-import { authenticateStaff, issueGuestSessionId, issueTokens, refreshTokens, revokeRefreshToken, signedInStaff, staffPrincipal } from '@shop/domain';
+import { authenticateStaff, issueGuestSessionId, issueTokens, refreshTokens, revokeRefreshToken, signedInStaff, staffPrincipal } from '@shop/domain/auth';
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import { inTransaction } from '../graphql/context.ts';
 import { boundedCredentials } from './credentials.ts';

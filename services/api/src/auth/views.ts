@@ -1,4 +1,4 @@
-import type { StaffAccount, TokenPair } from '@shop/domain';
+import type { StaffAccount, TokenPair } from '@shop/domain/auth';
 
 export const tokenPairView = (pair: TokenPair) => ({
   accessToken: pair.accessToken,

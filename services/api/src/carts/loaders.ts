@@ -1,5 +1,5 @@
 import type { MercuriusContext, MercuriusLoaders } from 'mercurius';
-import { productsByIds } from '@shop/domain';
+import { productsByIds } from '@shop/domain/catalog';
 import { productView } from '../catalog/views.ts';
 import type { CartLineView } from './views.ts';
 

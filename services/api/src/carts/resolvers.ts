@@ -1,4 +1,4 @@
-import { addCartLine, createCart, setCartLineQuantity, viewCart } from '@shop/domain';
+import { addCartLine, createCart, setCartLineQuantity, viewCart } from '@shop/domain/carts';
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import { inTransaction } from '../graphql/context.ts';
 import { parseId } from '../graphql/ids.ts';

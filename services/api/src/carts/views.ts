@@ -1,4 +1,4 @@
-import type { CartView as DomainCartView } from '@shop/domain';
+import type { CartView as DomainCartView } from '@shop/domain/carts';
 
 export interface CartLineView {
   readonly productId: string;

@@ -1,18 +1,5 @@
-import {
-  createBrand,
-  createCategory,
-  createChannel,
-  createProduct,
-  deleteBrand,
-  deleteCategory,
-  deleteProduct,
-  DomainError,
-  productImageUpload,
-  setProductImage,
-  updateBrand,
-  updateCategory,
-  updateProduct,
-} from '@shop/domain';
+import { createBrand, createCategory, createChannel, createProduct, deleteBrand, deleteCategory, deleteProduct, productImageUpload, setProductImage, updateBrand, updateCategory, updateProduct } from '@shop/domain/catalog';
+import { DomainError } from '@shop/domain/kernel';
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import { parseId, parseIds, parseOptionalId } from '../graphql/ids.ts';
 import { staffField } from '../graphql/staff-fields.ts';

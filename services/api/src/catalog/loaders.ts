@@ -1,5 +1,5 @@
 import type { MercuriusContext, MercuriusLoaders } from 'mercurius';
-import { availableUnits, brandsByIds, categoriesByIds, categoriesOfProducts, subcategories } from '@shop/domain';
+import { availableUnits, brandsByIds, categoriesByIds, categoriesOfProducts, subcategories } from '@shop/domain/catalog';
 import { brandView, categoryView, type BrandView, type CategoryView, type ProductView } from './views.ts';
 
 type Query<T> = { readonly obj: T };

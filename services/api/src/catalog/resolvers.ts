@@ -1,4 +1,5 @@
-import { DomainError, listBrands, listChannels, storefrontProduct, storefrontProducts, topCategories } from '@shop/domain';
+import { listBrands, listChannels, storefrontProduct, storefrontProducts, topCategories } from '@shop/domain/catalog';
+import { DomainError } from '@shop/domain/kernel';
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import { decodeCursor, pageOf, pageSize, parseOptionalId } from '../graphql/ids.ts';
 import { optionalArgument } from '../graphql/text-arguments.ts';

@@ -1,5 +1,6 @@
 import type { Prisma } from '@shop/platform';
-import { moneyString, type CategoryWithParent, type ProductWithRelations, type StorefrontBrand, type StorefrontCategory, type StorefrontProduct } from '@shop/domain';
+import { type CategoryWithParent, type ProductWithRelations, type StorefrontBrand, type StorefrontCategory, type StorefrontProduct } from '@shop/domain/catalog';
+import { moneyString } from '@shop/domain/kernel';
 
 // `key` fields keep the bigint ids the loaders need; they are not in the schema, so never sent.
 

@@ -1,5 +1,6 @@
 import type { PrismaClient } from '@shop/platform';
-import { DomainError, findChannel } from '@shop/domain';
+import { findChannel } from '@shop/domain/accounts';
+import { DomainError } from '@shop/domain/kernel';
 
 /** What a request needs of its channel. */
 export interface KnownChannel {

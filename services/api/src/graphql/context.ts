@@ -2,7 +2,9 @@ import type { FastifyRequest } from 'fastify';
 import type { MercuriusContext } from 'mercurius';
 import type { DiscoveredExtension, MasterKeyring, PrismaClient, RunTransaction, SearchEngines, StorefrontSearchKeys } from '@shop/platform';
 import type { FileStorage } from '@shop/platform/storage';
-import { DomainError, type CustomerPrincipal, type DomainDeps, type Shopper, type SqlReader, type StaffPrincipal, type TokenSettings, type Tx } from '@shop/domain';
+import { type CustomerPrincipal, type StaffPrincipal, type TokenSettings } from '@shop/domain/auth';
+import { type SqlReader } from '@shop/domain/catalog';
+import { DomainError, type DomainDeps, type Shopper, type Tx } from '@shop/domain/kernel';
 import { identityOf, type RequestIdentity } from '../auth/request-auth.ts';
 import type { ChannelDirectory, KnownChannel } from './channels.ts';
 

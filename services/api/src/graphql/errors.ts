@@ -1,6 +1,6 @@
 import mercurius from 'mercurius';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { DomainError } from '@shop/domain';
+import { DomainError } from '@shop/domain/kernel';
 
 type Formatter = typeof mercurius.defaultErrorFormatter;
 type Execution = Parameters<Formatter>[0];

@@ -1,4 +1,4 @@
-import { DomainError } from '@shop/domain';
+import { DomainError } from '@shop/domain/kernel';
 
 /** Database ids are positive bigints; GraphQL carries them as decimal strings. */
 const ID = /^[1-9][0-9]{0,18}$/;

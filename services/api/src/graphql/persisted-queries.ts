@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import mercurius, { type MercuriusContext } from 'mercurius';
-import { isActiveStaff } from '@shop/domain';
+import { isActiveStaff } from '@shop/domain/auth';
 import type { PersistedQueries } from '@shop/platform';
 
 /** The SHA-256 of a query's text in lowercase hex, the key of GRAPHQL_PERSISTED_QUERIES_FILE. */

@@ -1,6 +1,7 @@
 import type { MercuriusContext } from 'mercurius';
 import type { TransactionOptions } from '@shop/platform';
-import { authorizeStaff, type Tx } from '@shop/domain';
+import { authorizeStaff } from '@shop/domain/auth';
+import { type Tx } from '@shop/domain/kernel';
 
 /** What a staff field's work gets: the transaction its permission was checked in, and who asked. */
 export interface StaffCall {

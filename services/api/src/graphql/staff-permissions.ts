@@ -1,5 +1,5 @@
 import { Kind, parse, print, visit, type ConstDirectiveNode, type FieldDefinitionNode, type StringValueNode } from 'graphql';
-import { CORE_PERMISSIONS } from '@shop/domain';
+import { CORE_PERMISSIONS } from '@shop/domain/auth';
 
 /**
  * `@staff(permission: "orders.read")` on a field of an area's schema: the one place a permission

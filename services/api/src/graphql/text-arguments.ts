@@ -1,4 +1,4 @@
-import { DomainError } from '@shop/domain';
+import { DomainError } from '@shop/domain/kernel';
 
 /** Trimmed; BAD_USER_INPUT naming the argument when longer than `max`; undefined when blank. */
 export function optionalArgument(value: string | null | undefined, argument: string, max: number): string | undefined {

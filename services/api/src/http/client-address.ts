@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-import { TRACKING_FIELD_LENGTHS } from '@shop/domain';
+import { TRACKING_FIELD_LENGTHS } from '@shop/domain/tracking';
 
 /** `[2001:db8::1]:443`, `198.51.100.7:8080` and `::ffff:198.51.100.7` as plain addresses (IPv6 lower-cased, so one client is one key); anything else that is no IP as undefined. */
 export function plainAddress(raw: string | undefined): string | undefined {

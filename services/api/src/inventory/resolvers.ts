@@ -1,5 +1,5 @@
 import type { Prisma } from '@shop/platform';
-import { countStock, createStockLocation, listStockLocations } from '@shop/domain';
+import { countStock, createStockLocation, listStockLocations } from '@shop/domain/inventory';
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import { parseId } from '../graphql/ids.ts';
 import { staffField } from '../graphql/staff-fields.ts';

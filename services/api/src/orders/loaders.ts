@@ -1,5 +1,5 @@
 import type { MercuriusContext, MercuriusLoaders } from 'mercurius';
-import { tendersOfOrders } from '@shop/domain';
+import { tendersOfOrders } from '@shop/domain/tenders';
 import { tenderView } from './views.ts';
 
 /**

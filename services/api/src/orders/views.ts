@@ -1,5 +1,6 @@
 import type { PaymentTender } from '@shop/platform';
-import { moneyString, type Address, type OrderWithLines } from '@shop/domain';
+import { moneyString } from '@shop/domain/kernel';
+import { type Address, type OrderWithLines } from '@shop/domain/orders';
 
 const iso = (date: Date | null): string | null => (date === null ? null : date.toISOString());
 

@@ -1,5 +1,6 @@
 import type { MercuriusContext, MercuriusLoaders } from 'mercurius';
-import { holdsPermission, refundRequestsOfOrders } from '@shop/domain';
+import { holdsPermission } from '@shop/domain/auth';
+import { refundRequestsOfOrders } from '@shop/domain/refunds';
 import { customerRefundRequestView, refundRequestView } from './views.ts';
 
 /** Staff who may read orders see the whole request; anyone else (the customer, a guest) the customer's view. */

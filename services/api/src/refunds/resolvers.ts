@@ -1,4 +1,4 @@
-import { refundToStoreCredit, requestRefund, retryRefund } from '@shop/domain';
+import { refundToStoreCredit, requestRefund, retryRefund } from '@shop/domain/refunds';
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import { parseId } from '../graphql/ids.ts';
 import { staffField } from '../graphql/staff-fields.ts';

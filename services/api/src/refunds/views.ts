@@ -1,4 +1,4 @@
-import type { RefundRequestView } from '@shop/domain';
+import type { RefundRequestView } from '@shop/domain/refunds';
 
 const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
 

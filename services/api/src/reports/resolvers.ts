@@ -1,12 +1,5 @@
-import {
-  DomainError,
-  isUtcDay,
-  TRACKED_ENTITY_TYPES,
-  trackingReport,
-  type TrackedEntityType,
-  type TrackingReportKey,
-  type TrackingReportRow,
-} from '@shop/domain';
+import { DomainError } from '@shop/domain/kernel';
+import { isUtcDay, TRACKED_ENTITY_TYPES, trackingReport, type TrackedEntityType, type TrackingReportKey, type TrackingReportRow } from '@shop/domain/tracking';
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import { parseIds } from '../graphql/ids.ts';
 import { staffRead } from '../graphql/staff-fields.ts';

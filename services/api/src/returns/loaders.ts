@@ -1,5 +1,5 @@
 import type { MercuriusContext, MercuriusLoaders } from 'mercurius';
-import { returnsOfOrders } from '@shop/domain';
+import { returnsOfOrders } from '@shop/domain/returns';
 import { returnView } from './views.ts';
 
 /** Each order's returns, one query per page of orders. Whoever reads an Order may read its returns, as its tenders. */

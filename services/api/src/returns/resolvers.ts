@@ -1,15 +1,6 @@
-import {
-  authorizeStaff,
-  cancelReturn,
-  closeReturn,
-  createReturnDraft,
-  findReturn,
-  receiveReturn,
-  submitReturn,
-  submitReturnWithCreditInAdvance,
-  type ReturnActor,
-  type ReturnLineInput,
-} from '@shop/domain';
+import { authorizeStaff } from '@shop/domain/auth';
+import { cancelReturn, closeReturn, submitReturnWithCreditInAdvance } from '@shop/domain/flows';
+import { createReturnDraft, findReturn, receiveReturn, submitReturn, type ReturnActor, type ReturnLineInput } from '@shop/domain/returns';
 import type { CreateReturnInput, Resolvers, ReturnLineInput as ReturnLineArgument } from '../graphql/generated/resolver-types.ts';
 import { parseId } from '../graphql/ids.ts';
 import { staffField } from '../graphql/staff-fields.ts';

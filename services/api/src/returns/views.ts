@@ -1,4 +1,5 @@
-import { moneyString, type ReturnDetail } from '@shop/domain';
+import { moneyString } from '@shop/domain/kernel';
+import { type ReturnDetail } from '@shop/domain/returns';
 
 const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
 

@@ -1,5 +1,5 @@
 import type { SearchResult } from '@shop/platform';
-import { searchAdmin, searchStorefront, type AdminSearch, type SearchPage } from '@shop/domain';
+import { searchAdmin, searchStorefront, type AdminSearch, type SearchPage } from '@shop/domain/search';
 import type {
   AdminProductSearchHit,
   CustomerSearchHit,

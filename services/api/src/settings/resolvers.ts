@@ -1,5 +1,5 @@
 import type { StoredSecretStatus } from '@shop/platform';
-import { extensionSettingViews, readSetting, resetExtensionSetting, secretStatus, storeExtensionSecret, storeExtensionSetting, storeSecret, storeSetting } from '@shop/domain';
+import { extensionSettingViews, readSetting, resetExtensionSetting, secretStatus, storeExtensionSecret, storeExtensionSetting, storeSecret, storeSetting } from '@shop/domain/settings';
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import { staffField } from '../graphql/staff-fields.ts';
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { MercuriusContext } from 'mercurius';
 import { ConfigError, exitWithConfigProblems, type Config, type Logger } from '@shop/platform';
-import { DomainError } from '@shop/domain';
+import { DomainError } from '@shop/domain/kernel';
 import { coreStorageRegistry, LocalFileStorage, openFileStorage, type FileStorage } from '@shop/platform/storage';
 import type { StorageRegistration } from '../extensions/api-extensions.ts';
 import { localUploadRoutes } from './upload-routes.ts';

@@ -1,4 +1,5 @@
-import { customerStoreCreditBalances, findStoreCreditAccount, issueGiftCard, issueStoreCredit, storeCreditBalance, storeCreditEntries, type Tx } from '@shop/domain';
+import { type Tx } from '@shop/domain/kernel';
+import { customerStoreCreditBalances, findStoreCreditAccount, issueGiftCard, issueStoreCredit, storeCreditBalance, storeCreditEntries } from '@shop/domain/store-credit';
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import { parseId, pageSize } from '../graphql/ids.ts';
 import { staffField } from '../graphql/staff-fields.ts';

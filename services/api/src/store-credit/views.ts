@@ -1,5 +1,5 @@
 import type { Prisma, StoreCreditAccount, StoreCreditEntry } from '@shop/platform';
-import { moneyString } from '@shop/domain';
+import { moneyString } from '@shop/domain/kernel';
 
 /** Its entries come from the StoreCreditAccount.entries resolver. */
 export interface StoreCreditAccountView {

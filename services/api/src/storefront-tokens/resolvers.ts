@@ -1,4 +1,4 @@
-import { createStorefrontToken, listStorefrontTokens, revokeStorefrontToken } from '@shop/domain';
+import { createStorefrontToken, listStorefrontTokens, revokeStorefrontToken } from '@shop/domain/storefront-tokens';
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import { parseId } from '../graphql/ids.ts';
 import { staffField } from '../graphql/staff-fields.ts';

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
-import { activeStorefrontTokens, recordStorefrontTokenUse, storefrontTokenHash, LAST_USED_PRECISION_MS, type Tx } from '@shop/domain';
+import { type Tx } from '@shop/domain/kernel';
+import { activeStorefrontTokens, recordStorefrontTokenUse, storefrontTokenHash, LAST_USED_PRECISION_MS } from '@shop/domain/storefront-tokens';
 
 /** How long a process trusts what it read of storefront_tokens: a revocation elsewhere applies within this. */
 const TOKEN_CACHE_TTL_MS = 10_000;

@@ -1,4 +1,4 @@
-import type { StorefrontToken } from '@shop/domain';
+import type { StorefrontToken } from '@shop/domain/storefront-tokens';
 
 export const storefrontTokenView = (token: StorefrontToken) => ({
   id: token.id.toString(),

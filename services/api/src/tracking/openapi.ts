@@ -3,7 +3,7 @@
 // what this builds; the fuzz test (test/fuzz) checks the route against it.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { MAX_BIGINT, TRACKED_ENTITY_TYPES, TRACKING_EVENT_TYPES, TRACKING_FIELD_LENGTHS } from '@shop/domain';
+import { MAX_BIGINT, TRACKED_ENTITY_TYPES, TRACKING_EVENT_TYPES, TRACKING_FIELD_LENGTHS } from '@shop/domain/tracking';
 import { BODY_LIMIT_BYTES, MAX_BATCH_EVENTS } from './track-body.ts';
 
 export const TRACK_OPENAPI_FILE = path.resolve(import.meta.dirname, '../../../../schemas/openapi/track.json');

@@ -1,5 +1,5 @@
 import mercurius from 'mercurius';
-import { DomainError } from '@shop/domain';
+import { DomainError } from '@shop/domain/kernel';
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import type { BodyProblem } from './track-body.ts';
 import type { Tracker } from './tracker.ts';

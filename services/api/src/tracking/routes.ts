@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Platform } from '@shop/platform';
-import { RepeatClicks, insertTrackingEvents, type TrackingEventRecord } from '@shop/domain';
+import { RepeatClicks, insertTrackingEvents, type TrackingEventRecord } from '@shop/domain/tracking';
 import { tokenSettingsOf } from '../auth/token-settings-of.ts';
 import { ClientAddress } from '../http/client-address.ts';
 import { ChargeAndClaim, type Claims } from './charge-and-claim.ts';

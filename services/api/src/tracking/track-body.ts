@@ -1,4 +1,4 @@
-import { MAX_BIGINT, TRACKED_ENTITY_TYPES, TRACKING_EVENT_TYPES, type TrackedEntityType, type TrackingEventType } from '@shop/domain';
+import { MAX_BIGINT, TRACKED_ENTITY_TYPES, TRACKING_EVENT_TYPES, type TrackedEntityType, type TrackingEventType } from '@shop/domain/tracking';
 
 /** The most events one POST /track (or one track mutation) may carry. */
 export const MAX_BATCH_EVENTS = 50;

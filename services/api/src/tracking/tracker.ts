@@ -1,4 +1,5 @@
-import { TRACKING_FIELD_LENGTHS, fitText, type RepeatClicks, type tokenSettings, type TrackingEventRecord } from '@shop/domain';
+import { type tokenSettings } from '@shop/domain/auth';
+import { TRACKING_FIELD_LENGTHS, fitText, type RepeatClicks, type TrackingEventRecord } from '@shop/domain/tracking';
 import type { ClientAddress } from '../http/client-address.ts';
 import type { Claims } from './charge-and-claim.ts';
 import type { EventBuffer } from './event-buffer.ts';

@@ -1,4 +1,5 @@
-import { DomainError, verifyAccessToken, type AccessTokenRejection, type TokenSettings } from '@shop/domain';
+import { verifyAccessToken, type AccessTokenRejection, type TokenSettings } from '@shop/domain/auth';
+import { DomainError } from '@shop/domain/kernel';
 
 /** Who sent a beacon, as tracking_events records it. */
 export interface Viewer {

@@ -1,6 +1,6 @@
 import { configuredGateway, workflowMetrics, type Config, type EventListener, type Logger, type Platform, type RunningOutbox } from '@shop/platform';
 import { PERIODIC_WORKFLOWS } from '@shop/domain/workflows';
-import { sweepPace } from '@shop/domain';
+import { sweepPace } from '@shop/domain/workflow-runs';
 import { embeddedRefunds } from './embedded-refunds.ts';
 import { startEmbeddedSweeps } from './embedded-sweeps.ts';
 

@@ -1,5 +1,6 @@
 import type { EventListener, Logger, RunTransaction } from '@shop/platform';
-import { runRefundRequest, type DomainDeps } from '@shop/domain';
+import { type DomainDeps } from '@shop/domain/kernel';
+import { runRefundRequest } from '@shop/domain/flows';
 import { WORKFLOW_TYPES } from '@shop/domain/workflows';
 
 /** What the in-process refunds need once the outbox runs. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { PollingLoop, type Logger } from '@shop/platform';
-import { restartStrandedRefundsPass, SWEEP_PASSES, type SweepPass, type SweepPassDeps } from '@shop/domain';
+import { restartStrandedRefundsPass, SWEEP_PASSES, type SweepPass, type SweepPassDeps } from '@shop/domain/flows';
 import { PERIODIC_WORKFLOWS, WORKFLOW_TYPES, type SweepWorkflowType } from '@shop/domain/workflows';
 
 const BATCH = 500;

@@ -1,5 +1,6 @@
 import type { Prisma } from '@shop/platform';
-import { DomainError, workflowFaults, type WorkflowFaultFilter } from '@shop/domain';
+import { DomainError } from '@shop/domain/kernel';
+import { workflowFaults, type WorkflowFaultFilter } from '@shop/domain/workflow-runs';
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import { decodeCursor, pageOf, pageSize } from '../graphql/ids.ts';
 import { staffField } from '../graphql/staff-fields.ts';

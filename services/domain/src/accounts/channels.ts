@@ -1,5 +1,4 @@
-import type { Tx } from '../kernel/context.ts';
-import { DomainError } from '../kernel/domain-error.ts';
+import { DomainError, type Tx } from '../kernel/index.ts';
 
 /** Throws NOT_FOUND when the channel does not exist. */
 export async function assertChannelExists(tx: Tx, channelId: bigint): Promise<void> {

@@ -1,5 +1,5 @@
 import type { BusinessApproval } from '@shop/platform';
-import { idString, type DomainDeps, type Tx } from '../kernel/context.ts';
+import { idString, type DomainDeps, type Tx } from '../kernel/index.ts';
 
 export interface CustomerApprovalView {
   readonly approvalStatus: BusinessApproval;

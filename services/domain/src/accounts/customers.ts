@@ -1,12 +1,9 @@
 import type { BusinessApproval, Prisma } from '@shop/platform';
-import { idString, optionalId, type DomainDeps, type Tx } from '../kernel/context.ts';
-import { DomainError } from '../kernel/domain-error.ts';
+import { type DomainDeps, DomainError, idString, isUniqueViolation, optionalId, optionalText, type Tx } from '../kernel/index.ts';
 import { assertChannelExists } from './channels.ts';
 import { customerApprovalChanged } from './customer-approval.ts';
 import { normalizeEmail } from './email.ts';
 import { assertPasswordPolicy, checkPassword, hashPassword, upgradedHash } from './passwords.ts';
-import { optionalText } from '../kernel/text.ts';
-import { isUniqueViolation } from '../kernel/unique-violation.ts';
 
 const WITHOUT_SECRETS = { passwordHash: true } as const satisfies Prisma.CustomerOmit;
 

@@ -1,4 +1,4 @@
-import { DomainError } from '../kernel/domain-error.ts';
+import { DomainError } from '../kernel/index.ts';
 
 export const EMAIL_MAX_LENGTH = 320;
 

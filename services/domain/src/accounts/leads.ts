@@ -1,9 +1,7 @@
 import type { Prisma } from '@shop/platform';
-import { idString, type DomainDeps, type Tx } from '../kernel/context.ts';
-import { DomainError } from '../kernel/domain-error.ts';
+import { type DomainDeps, DomainError, idString, optionalText, type Tx } from '../kernel/index.ts';
 import { assertChannelExists } from './channels.ts';
 import { normalizeEmail } from './email.ts';
-import { optionalText } from '../kernel/text.ts';
 
 export interface CaptureLeadInput {
   readonly channelId: bigint;

@@ -1,5 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { DomainError } from '../kernel/domain-error.ts';
+import { DomainError } from '../kernel/index.ts';
 
 export const PASSWORD_MIN_LENGTH = 10;
 /** Also bounds the work one login attempt can cost. */

@@ -1,5 +1,5 @@
 import { partitionKeyOf } from '@shop/platform';
-import { defineSubscription } from '../events/topic-subscription.ts';
+import { defineSubscription } from '../events/index.ts';
 
 /** Keeps an append-only trail of account and lead creations in audit_entries, one row per event. */
 export const auditSubscription = defineSubscription({

@@ -1,7 +1,6 @@
 import { SignJWT, errors, jwtVerify, type JWTHeaderParameters, type JWTPayload } from 'jose';
 import { keyIdOf } from '@shop/platform';
-import { idString, optionalId } from '../kernel/context.ts';
-import { DomainError } from '../kernel/domain-error.ts';
+import { DomainError, idString, optionalId } from '../kernel/index.ts';
 import { subjectOf, type Principal } from './principal.ts';
 import type { TokenSettings } from './token-settings.ts';
 

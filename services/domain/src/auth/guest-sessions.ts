@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { DomainError } from '../kernel/domain-error.ts';
+import { DomainError } from '../kernel/index.ts';
 import type { TokenSettings } from './token-settings.ts';
 
 const RANDOM_BYTES = 16;

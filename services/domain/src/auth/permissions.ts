@@ -1,6 +1,4 @@
-import { DomainError } from '../kernel/domain-error.ts';
-import type { Tx } from '../kernel/context.ts';
-import { requiredText } from '../kernel/text.ts';
+import { DomainError, requiredText, type Tx } from '../kernel/index.ts';
 import type { Principal } from './principal.ts';
 
 export interface PermissionDeclaration {

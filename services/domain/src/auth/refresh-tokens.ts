@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { deleteInBatches } from '@shop/platform';
-import type { Tx } from '../kernel/context.ts';
+import type { Tx } from '../kernel/index.ts';
 import type { Principal } from './principal.ts';
 import type { TokenSettings } from './token-settings.ts';
 

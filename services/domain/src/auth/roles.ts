@@ -1,7 +1,5 @@
 import type { Prisma } from '@shop/platform';
-import type { Tx } from '../kernel/context.ts';
-import { DomainError } from '../kernel/domain-error.ts';
-import { optionalText, requiredText } from '../kernel/text.ts';
+import { DomainError, optionalText, requiredText, type Tx } from '../kernel/index.ts';
 
 export interface EnsureRoleInput {
   readonly name: string;

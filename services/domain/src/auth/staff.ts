@@ -1,10 +1,6 @@
 import type { Prisma } from '@shop/platform';
-import type { Tx } from '../kernel/context.ts';
-import { DomainError } from '../kernel/domain-error.ts';
-import { normalizeEmail } from '../accounts/email.ts';
-import { assertPasswordPolicy, checkPassword, hashPassword, upgradedHash } from '../accounts/passwords.ts';
-import { requiredText } from '../kernel/text.ts';
-import { isUniqueViolation } from '../kernel/unique-violation.ts';
+import { DomainError, isUniqueViolation, requiredText, type Tx } from '../kernel/index.ts';
+import { assertPasswordPolicy, checkPassword, hashPassword, normalizeEmail, upgradedHash } from '../accounts/index.ts';
 import { ADMIN_ROLE, CORE_PERMISSIONS, permissionsOf, upsertPermissions } from './permissions.ts';
 import { ensureRole } from './roles.ts';
 

@@ -1,6 +1,5 @@
 import type { PrismaClient } from '@shop/platform';
-import type { Tx } from '../kernel/context.ts';
-import { DomainError } from '../kernel/domain-error.ts';
+import { DomainError, type Tx } from '../kernel/index.ts';
 import { signAccessToken } from './access-tokens.ts';
 import { customerPrincipal, staffPrincipal, type Principal } from './principal.ts';
 import { issueRefreshToken, presentedHash, revokeFamily } from './refresh-tokens.ts';

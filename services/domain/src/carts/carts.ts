@@ -1,8 +1,6 @@
-import { DomainError } from '../kernel/domain-error.ts';
-import { idString, optionalId, type DomainDeps, type Shopper, type Tx } from '../kernel/context.ts';
-import { sellableProducts } from '../catalog/sellable-products.ts';
-import { checkoutSettings, type CheckoutSettings } from '../settings/checkout-settings.ts';
-import { money, moneyString, roundMoney, sum, type Money } from '../kernel/money.ts';
+import { type DomainDeps, DomainError, idString, money, type Money, moneyString, optionalId, roundMoney, type Shopper, sum, type Tx } from '../kernel/index.ts';
+import { sellableProducts } from '../catalog/index.ts';
+import { checkoutSettings, type CheckoutSettings } from '../settings/index.ts';
 
 export const MAX_LINE_QUANTITY = 999;
 const DAY_MS = 24 * 60 * 60 * 1000;

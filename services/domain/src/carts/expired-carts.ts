@@ -1,4 +1,4 @@
-import type { Tx } from '../kernel/context.ts';
+import type { Tx } from '../kernel/index.ts';
 
 /**
  * One bounded pass of CleanupExpiredCarts: deletes up to `limit` ACTIVE carts whose expiry

@@ -1,6 +1,4 @@
-import { DomainError } from '../kernel/domain-error.ts';
-import type { DomainDeps, Tx } from '../kernel/context.ts';
-import { requireCurrency, requireDescription, requirePrice, requireSlug, requireText } from '../kernel/fields.ts';
+import { type DomainDeps, DomainError, requireCurrency, requireDescription, requirePrice, requireSlug, requireText, type Tx } from '../kernel/index.ts';
 import { productsChanged } from './product-changes.ts';
 import { productReferencesExist } from './product-references.ts';
 

@@ -1,7 +1,5 @@
-import { DomainError, notFound } from '../kernel/domain-error.ts';
+import { type DomainDeps, DomainError, notFound, requireCurrency, requireDescription, requirePrice, requireSlug, requireText, type Tx } from '../kernel/index.ts';
 import { productReferencesExist } from './product-references.ts';
-import type { DomainDeps, Tx } from '../kernel/context.ts';
-import { requireCurrency, requireDescription, requirePrice, requireSlug, requireText } from '../kernel/fields.ts';
 import { productsChanged, productsOfBrand, productsUnderCategory } from './product-changes.ts';
 
 /** Only the fields present change. null is refused with a clear error, except where a field says it clears. */

@@ -1,5 +1,5 @@
 import type { Prisma } from '@shop/platform';
-import type { Tx } from '../kernel/context.ts';
+import type { Tx } from '../kernel/index.ts';
 
 const CATEGORY_ORDER = [{ position: 'asc' }, { id: 'asc' }] as const satisfies Prisma.CategoryOrderByWithRelationInput[];
 

@@ -1,5 +1,5 @@
 import type { EventPayloads } from '@shop/platform';
-import { idString, type DomainDeps, type Tx } from '../kernel/context.ts';
+import { idString, type DomainDeps, type Tx } from '../kernel/index.ts';
 
 export type ProductChangeCause = EventPayloads['shop.catalog.product_changed.v1']['cause'];
 

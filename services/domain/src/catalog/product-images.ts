@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Prisma } from '@shop/platform';
 import { StorageError, StorageInputError, type FileStorage, type SignedUpload } from '@shop/platform/storage';
-import { DomainError, notFound } from '../kernel/domain-error.ts';
-import type { DomainDeps, Tx } from '../kernel/context.ts';
+import { type DomainDeps, DomainError, notFound, type Tx } from '../kernel/index.ts';
 import { productsChanged } from './product-changes.ts';
 
 /** The image types every current browser shows, with the file extension their keys end in. */

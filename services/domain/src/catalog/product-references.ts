@@ -1,5 +1,4 @@
-import { DomainError, notFound } from '../kernel/domain-error.ts';
-import type { Tx } from '../kernel/context.ts';
+import { DomainError, notFound, type Tx } from '../kernel/index.ts';
 
 interface ProductReferences {
   readonly brandId?: bigint | null;

@@ -1,6 +1,4 @@
-import { DomainError } from '../kernel/domain-error.ts';
-import type { Tx } from '../kernel/context.ts';
-import { money, type Money } from '../kernel/money.ts';
+import { DomainError, money, type Money, type Tx } from '../kernel/index.ts';
 
 /** A product as carts and orders see it: price, and the category and brand ids reports need. */
 export interface SellableProduct {

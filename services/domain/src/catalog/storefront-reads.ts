@@ -1,5 +1,4 @@
-import { notFound } from '../kernel/domain-error.ts';
-import { money, moneyString } from '../kernel/money.ts';
+import { money, moneyString, notFound } from '../kernel/index.ts';
 
 /**
  * The storefront's catalog reads (listings, a product, and the fields loaded per page) in SQL on

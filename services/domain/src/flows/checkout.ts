@@ -1,9 +1,9 @@
 import type { RunTransaction } from '@shop/platform';
-import type { DomainDeps } from '../kernel/context.ts';
-import { DomainError } from '../kernel/domain-error.ts';
-import { authorizeCartTender, staleCartTenderOf, voidCartTender } from '../tenders/cart-tenders.ts';
+import { type DomainDeps, DomainError } from '../kernel/index.ts';
+import { authorizeCartTender, staleCartTenderOf, voidCartTender } from '../tenders/index.ts';
 import { cardCheckoutStep, placeOrder, type PlaceOrderInput } from './place-order.ts';
-import type { OrderWithLines } from '../orders/order-events.ts';
+import { runFlow } from './steps.ts';
+import type { OrderWithLines } from '../orders/index.ts';
 
 /**
  * What the placeOrder mutation runs. Without a card: placeOrder in one transaction. With a card, in
@@ -18,27 +18,37 @@ import type { OrderWithLines } from '../orders/order-events.ts';
  * tender already authorized, or has the gateway replay the authorization. A failed order transaction
  * leaves the tender for that retry, and GcExpiredCartTendersWorkflow voids it when nobody retries. A
  * tender refused as stale (the cart changed after the authorization) is voided at once.
+ *
+ * Guarantees: one order per idempotency key, the card authorized at most once for it, and no
+ * authorization left behind that neither an order nor the idle-tender sweep will settle.
  */
 export async function checkout(transaction: RunTransaction, deps: DomainDeps, input: PlaceOrderInput): Promise<OrderWithLines> {
   const { card } = input;
   if (card === undefined) return transaction((tx) => placeOrder(tx, deps, input));
-  const step = await transaction((tx) => cardCheckoutStep(tx, deps, { ...input, card }));
-  if ('placed' in step) return step.placed;
-  if (step.authorize !== null) await authorizeCartTender(transaction, deps, step.authorize);
-  try {
-    return await transaction((tx) => placeOrder(tx, deps, input));
-  } catch (error) {
-    const stale = staleCartTenderOf(error);
-    if (stale !== null) await voidStaleTender(transaction, deps, stale);
-    throw error;
-  }
+  return runFlow(async ({ step }) => {
+    const read = await step('read what to authorize', () => transaction((tx) => cardCheckoutStep(tx, deps, { ...input, card })));
+    if ('placed' in read) return read.placed;
+    const { authorize } = read;
+    // A step even when an earlier request authorized already: the compensation voids the cart's tender, whichever request made it.
+    await step('authorize the card for the cart', async () => (authorize === null ? null : authorizeCartTender(transaction, deps, authorize)), voidIfStale(transaction, deps));
+    return step('place the order with its tenders', () => transaction((tx) => placeOrder(tx, deps, input)));
+  });
 }
 
-/** The shopper's refusal is the stale authorization; a void the gateway does not take now is left to GcExpiredCartTendersWorkflow. */
-async function voidStaleTender(transaction: RunTransaction, deps: DomainDeps, tenderId: bigint): Promise<void> {
-  try {
-    await voidCartTender(transaction, deps, tenderId);
-  } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
-  }
-}
+/**
+ * The authorization's compensation: only the shopper's refusal, the stale authorization (the cart
+ * changed since), voids it at once; after any other failure it stays for the retry, and
+ * GcExpiredCartTendersWorkflow voids it when nobody retries. A void the gateway does not take now is
+ * left to that workflow too.
+ */
+const voidIfStale =
+  (transaction: RunTransaction, deps: DomainDeps) =>
+  async (_tender: unknown, failure: unknown): Promise<void> => {
+    const stale = staleCartTenderOf(failure);
+    if (stale === null) return;
+    try {
+      await voidCartTender(transaction, deps, stale);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+    }
+  };

@@ -1,8 +1,13 @@
-import type { DomainDeps, Tx } from '../kernel/context.ts';
-import { moneyString, sum, type Money } from '../kernel/money.ts';
-import { customerStoreCreditAccount, debitStoreCredit, type StoreCreditDebit } from '../store-credit/store-credit.ts';
-import { workflowSettings } from '../settings/workflow-settings.ts';
-import type { ReturnDetail } from '../returns/return-events.ts';
+import { type DomainDeps, type Money, moneyString, sum, type Tx } from '../kernel/index.ts';
+import { customerStoreCreditAccount, debitStoreCredit, type StoreCreditDebit } from '../store-credit/index.ts';
+import { workflowSettings } from '../settings/index.ts';
+import type { ReturnDetail } from '../returns/index.ts';
+
+/**
+ * Clawing back a credit in advance (returns, store credit). Guarantees: a return's credit is clawed back at
+ * most once (key clawback:return:{id}) and never beyond what was credited; what the balance no longer
+ * covers becomes a REFUND_CLAWBACK overdraft draft, in the transaction that closes the return.
+ */
 
 /** The keys of a return credited in advance, stable across retries (docs/money.md, Returns). */
 export const creditInAdvanceKeys = {

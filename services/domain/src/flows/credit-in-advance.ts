@@ -1,12 +1,14 @@
-import { DomainError } from '../kernel/domain-error.ts';
-import type { DomainDeps, Tx } from '../kernel/context.ts';
-import { moneyString } from '../kernel/money.ts';
-import { executeRefund } from '../refunds/refund-execution.ts';
-import { refundRequestView, requestRefund, type RefundRequestView } from '../refunds/refund-requests.ts';
-import { workflowSettings } from '../settings/workflow-settings.ts';
+import { type DomainDeps, DomainError, moneyString, type Tx } from '../kernel/index.ts';
+import { executeRefund, refundRequestView, type RefundRequestView, requestRefund } from '../refunds/index.ts';
+import { workflowSettings } from '../settings/index.ts';
 import { creditInAdvanceKeys, unitsWorth } from './credit-clawback.ts';
-import type { ReturnDetail } from '../returns/return-events.ts';
-import { lockOrderOfReturn, RETURN_DETAIL, submitReturn } from '../returns/returns.ts';
+import { lockOrderOfReturn, RETURN_DETAIL, type ReturnDetail, submitReturn } from '../returns/index.ts';
+
+/**
+ * Crediting a return in advance (returns, refunds, store credit). Guarantees: the return's submission and
+ * its store credit happen in one transaction or not at all, and a return is credited once (key
+ * rma:{id}:credit-in-advance).
+ */
 
 export interface CreditedReturn {
   readonly rma: ReturnDetail;

@@ -1,14 +1,17 @@
 import type { OrderStatus, RunTransaction } from '@shop/platform';
-import type { DomainDeps, Tx } from '../kernel/context.ts';
-import { DomainError } from '../kernel/domain-error.ts';
-import { cancelOrder } from '../orders/order-transitions.ts';
-import { workflowSettings } from '../settings/workflow-settings.ts';
-import { recordWorkflowFault, type WorkflowRun } from '../workflow-runs/faults.ts';
-import { WORKFLOW_TYPES } from '../workflows/contract.ts';
-import { GATEWAY_TRANSACTION, releaseTender } from '../tenders/tenders.ts';
+import { type DomainDeps, DomainError, type Tx } from '../kernel/index.ts';
+import { cancelOrder } from './order-cancellation.ts';
+import { workflowSettings } from '../settings/index.ts';
+import { recordWorkflowFault, type WorkflowRun } from '../workflow-runs/index.ts';
+import { WORKFLOW_TYPES } from '../workflows/index.ts';
+import { GATEWAY_TRANSACTION, releaseTender, VOID_REFUSED } from '../tenders/index.ts';
 
-/** The fault of a void the gateway refused for good: the tender stays AUTHORIZED for staff, and the sweep does not try it again. */
-export const VOID_REFUSED = 'void_refused';
+/**
+ * Voiding card authorizations before they lapse (tenders, orders). Guarantees: an unfulfilled order's
+ * authorization is voided before it lapses while the gateway takes voids, and the order is cancelled
+ * with it; a void refused for good is recorded once as a fault and not tried again.
+ */
+
 
 /** The reason an unfulfilled order is cancelled with when its authorization is voided. */
 export const AUTHORIZATION_EXPIRING = 'the card authorization was about to expire and was voided';

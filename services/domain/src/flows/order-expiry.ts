@@ -1,9 +1,15 @@
 import type { OrderStatus } from '@shop/platform';
-import { idString, type DomainDeps, type Tx } from '../kernel/context.ts';
-import { expireReservationsOf } from '../inventory/stock.ts';
-import { recordWorkflowFault, type WorkflowRun } from '../workflow-runs/faults.ts';
-import { holdsReservations } from '../orders/order-status.ts';
-import { cancelLockedOrder, type LockedOrder } from '../orders/order-transitions.ts';
+import { idString, type DomainDeps, type Tx } from '../kernel/index.ts';
+import { expireReservationsOf } from '../inventory/index.ts';
+import { recordWorkflowFault, type WorkflowRun } from '../workflow-runs/index.ts';
+import { holdsReservations, type LockedOrder } from '../orders/index.ts';
+import { cancelLockedOrder } from './order-cancellation.ts';
+
+/**
+ * Ending an order's stock hold with its payment or approval window (orders, inventory, tenders).
+ * Guarantees: the order is cancelled, its holds released and its ledger tenders credited back in one
+ * transaction; a hold left over by a settled order is released and recorded as a fault.
+ */
 
 const EXPIRY_REASONS = {
   PENDING_PAYMENT: 'the stock hold expired before payment',

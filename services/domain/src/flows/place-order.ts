@@ -1,18 +1,18 @@
 import type { Order, OrderLine } from '@shop/platform';
-import { DomainError } from '../kernel/domain-error.ts';
-import { idString, optionalId, type DomainDeps, type Shopper, type Tx } from '../kernel/context.ts';
-import { activeCartOf, type ActiveCart } from '../carts/carts.ts';
-import type { SellableProduct } from '../catalog/sellable-products.ts';
-import { reserveStock } from '../inventory/stock.ts';
-import { checkoutSettings } from '../settings/checkout-settings.ts';
-import { money, moneyString, type Money } from '../kernel/money.ts';
-import { validAddress, type Address } from '../orders/address.ts';
-import { orderPlaced, orderStatusChanged, type OrderWithLines } from '../orders/order-events.ts';
-import { trippedFraudRules } from '../orders/fraud-rules.ts';
-import { markOrderPaid } from '../orders/order-transitions.ts';
-import { creditCoverAtCheckout, spendGiftCardAtCheckout, spendStoreCreditAtCheckout } from '../store-credit/store-credit.ts';
-import { hasCartTender, lockedCartTender, payWithCartTender, type CartCard } from '../tenders/cart-tenders.ts';
-import { quoteCart } from '../orders/cart-quote.ts';
+import { type DomainDeps, DomainError, idString, money, type Money, moneyString, optionalId, type Shopper, type Tx } from '../kernel/index.ts';
+import { activeCartOf, type ActiveCart } from '../carts/index.ts';
+import type { SellableProduct } from '../catalog/index.ts';
+import { reserveStock } from '../inventory/index.ts';
+import { checkoutSettings } from '../settings/index.ts';
+import { type Address, markOrderPaid, orderPlaced, orderStatusChanged, type OrderWithLines, quoteCart, trippedFraudRules, validAddress } from '../orders/index.ts';
+import { creditCoverAtCheckout, spendGiftCardAtCheckout, spendStoreCreditAtCheckout } from '../store-credit/index.ts';
+import { hasCartTender, lockedCartTender, payWithCartTender, type CartCard } from '../tenders/index.ts';
+
+/**
+ * The order's transaction, checkout's last step (carts, catalog, inventory, orders, tenders, store
+ * credit). Guarantees: the order, its stock reservations, its tenders and its events are written in
+ * one transaction, and once per idempotency key when the request gives one.
+ */
 
 export interface PlaceOrderInput {
   readonly cartId: bigint;

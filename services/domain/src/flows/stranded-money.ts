@@ -1,6 +1,11 @@
-import type { DomainDeps, Tx } from '../kernel/context.ts';
-import { idString } from '../kernel/context.ts';
-import { CAPTURE_REFUSED } from '../workflows/contract.ts';
+import { type DomainDeps, idString, type Tx } from '../kernel/index.ts';
+import { CAPTURE_REFUSED } from '../workflows/index.ts';
+
+/**
+ * Restarting money work whose starting event was lost (refunds, tenders, orders). Guarantees: a refund
+ * request or a capture left waiting past STRANDED_AFTER_MINUTES is started again by the next run;
+ * starting twice is harmless because every movement it leads to is keyed.
+ */
 
 /**
  * A refund request still REQUESTED, or a fulfilled order's card still only AUTHORIZED, this long

@@ -1,15 +1,20 @@
 import type { RunTransaction, WorkflowMetrics } from '@shop/platform';
-import type { DomainDeps } from '../kernel/context.ts';
-import { deleteExpiredCarts } from '../carts/expired-carts.ts';
+import type { DomainDeps } from '../kernel/index.ts';
+import { deleteExpiredCarts } from '../carts/index.ts';
 import { expireStaleReservations } from './order-expiry.ts';
-import { expireOverdraftDrafts } from '../store-credit/store-credit.ts';
-import { expireReturnDrafts, expireUnreceivedReturns } from '../returns/returns.ts';
+import { expireOverdraftDrafts } from '../store-credit/index.ts';
+import { expireReturnDrafts } from '../returns/index.ts';
 import { voidExpiringAuthorizations } from './expiring-authorizations.ts';
-import { voidIdleCartTenders } from '../tenders/idle-cart-tenders.ts';
+import { voidIdleCartTenders } from '../tenders/index.ts';
 import { restartStrandedCaptures, restartStrandedRefundRequests } from './stranded-money.ts';
-import { WORKFLOW_TYPES, type SweepBatch, type SweepWorkflowType } from '../workflows/contract.ts';
-import type { WorkflowRun } from '../workflow-runs/faults.ts';
-import { pacedPass, type SweepPace } from '../workflow-runs/sweep-pace.ts';
+import { WORKFLOW_TYPES, type SweepBatch, type SweepWorkflowType } from '../workflows/index.ts';
+import { pacedPass, type SweepPace, type WorkflowRun } from '../workflow-runs/index.ts';
+import { expireUnreceivedReturns } from './return-closing.ts';
+
+/**
+ * The periodic sweeps' passes (carts, orders, returns, store credit, tenders, refunds). Guarantees: each
+ * pass works in paced chunks of short transactions, and a pass stopped anywhere can run again.
+ */
 
 export interface SweepPassDeps {
   /** An outbox transaction: the pass's events commit with it. */

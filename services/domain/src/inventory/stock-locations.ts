@@ -1,5 +1,4 @@
-import { DomainError, notFound } from '../kernel/domain-error.ts';
-import type { DomainDeps, Tx } from '../kernel/context.ts';
+import { type DomainDeps, DomainError, notFound, type Tx } from '../kernel/index.ts';
 import { setStockOnHand } from './stock.ts';
 
 const LOCATION_NAME_MAX_LENGTH = 200;

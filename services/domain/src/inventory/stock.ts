@@ -1,5 +1,4 @@
-import { DomainError } from '../kernel/domain-error.ts';
-import { idString, type DomainDeps, type Tx } from '../kernel/context.ts';
+import { type DomainDeps, DomainError, idString, type Tx } from '../kernel/index.ts';
 
 type StockReason = 'adjustment' | 'reservation' | 'reservation_released' | 'sale' | 'return' | 'restock';
 

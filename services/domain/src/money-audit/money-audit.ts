@@ -1,7 +1,7 @@
 // The money audit (`npm run money:audit`, and after every money test file): SQL checks of the books'
 // invariants, each answering the rows that break it (docs/money.md § Invariants and the audit).
 import { Prisma } from '@shop/platform';
-import type { Tx } from '../kernel/context.ts';
+import type { Tx } from '../kernel/index.ts';
 
 export interface MoneyCheck {
   readonly name: string;

@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
-import { DomainError } from '../kernel/domain-error.ts';
-import type { Tx } from '../kernel/context.ts';
-import { checkoutTotals, type ActiveCart } from '../carts/carts.ts';
-import type { SellableProduct } from '../catalog/sellable-products.ts';
-import type { CheckoutSettings } from '../settings/checkout-settings.ts';
-import { money, moneyString, sum, type Money } from '../kernel/money.ts';
+import { DomainError, money, type Money, moneyString, sum, type Tx } from '../kernel/index.ts';
+import { checkoutTotals, type ActiveCart } from '../carts/index.ts';
+import type { SellableProduct } from '../catalog/index.ts';
+import type { CheckoutSettings } from '../settings/index.ts';
 
 /** What checkout charges for a cart now: its lines at today's prices and the totals. */
 export interface CartQuote {

@@ -1,6 +1,5 @@
-import type { Tx } from '../kernel/context.ts';
-import { money, moneyString, type Money } from '../kernel/money.ts';
-import type { FraudRules } from '../settings/checkout-settings.ts';
+import { money, type Money, moneyString, type Tx } from '../kernel/index.ts';
+import type { FraudRules } from '../settings/index.ts';
 
 export interface TrippedRule {
   readonly rule: 'order_total_above' | 'orders_per_customer_hour' | 'country_mismatch';

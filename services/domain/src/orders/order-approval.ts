@@ -1,4 +1,4 @@
-import { idString, type DomainDeps, type Tx } from '../kernel/context.ts';
+import { idString, type DomainDeps, type Tx } from '../kernel/index.ts';
 
 /**
  * Emits shop.approvals.reminder_due.v1 for an order still waiting for approval (OrderApprovalWorkflow's

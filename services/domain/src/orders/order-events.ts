@@ -1,6 +1,5 @@
 import type { Order, OrderLine, OrderStatus } from '@shop/platform';
-import { idString, optionalId, type DomainDeps, type Tx } from '../kernel/context.ts';
-import { moneyString } from '../kernel/money.ts';
+import { type DomainDeps, idString, moneyString, optionalId, type Tx } from '../kernel/index.ts';
 
 export type OrderWithLines = Order & { lines: OrderLine[] };
 

@@ -1,5 +1,5 @@
 import type { OrderStatus, Prisma } from '@shop/platform';
-import type { Tx } from '../kernel/context.ts';
+import type { Tx } from '../kernel/index.ts';
 import type { OrderWithLines } from './order-events.ts';
 
 const LINES = { lines: { orderBy: { id: 'asc' } } } as const satisfies Prisma.OrderInclude;

@@ -1,5 +1,5 @@
 import type { OrderStatus } from '@shop/platform';
-import { DomainError } from '../kernel/domain-error.ts';
+import { DomainError } from '../kernel/index.ts';
 
 /**
  * The order lifecycle, in one place. Checkout creates an order in PENDING_PAYMENT (or

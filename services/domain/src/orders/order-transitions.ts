@@ -1,18 +1,16 @@
 import type { OrderStatus } from '@shop/platform';
-import { DomainError } from '../kernel/domain-error.ts';
-import type { DomainDeps, Tx } from '../kernel/context.ts';
-import { commitReservations, releaseReservations, returnCommittedStock } from '../inventory/stock.ts';
-import { checkoutSettings } from '../settings/checkout-settings.ts';
+import { type DomainDeps, DomainError, type Tx } from '../kernel/index.ts';
+import { commitReservations } from '../inventory/index.ts';
+import { checkoutSettings } from '../settings/index.ts';
 import { validAddress, type Address } from './address.ts';
 import { orderCompleted, orderModified, orderStatusChanged, type OrderWithLines } from './order-events.ts';
 import { assertTransition } from './order-status.ts';
-import { releaseOrderTenders, type CardRelease } from '../tenders/tenders.ts';
 
 /** What a transition needs of an order its caller has locked (`FOR UPDATE`). */
 export type LockedOrder = Pick<OrderWithLines, 'id' | 'number' | 'status'>;
 
 /** The order, locked for the rest of the transaction so two transitions never interleave. */
-async function lockedOrder(tx: Tx, orderId: bigint): Promise<OrderWithLines> {
+export async function lockedOrder(tx: Tx, orderId: bigint): Promise<OrderWithLines> {
   await tx.$executeRaw`SELECT 1 FROM orders WHERE id = ${orderId} FOR UPDATE`;
   const order = await tx.order.findUnique({ where: { id: orderId }, include: { lines: { orderBy: { id: 'asc' } } } });
   if (order === null) throw new DomainError('NOT_FOUND', `order ${orderId} does not exist`, { field: 'orderId' });
@@ -20,7 +18,7 @@ async function lockedOrder(tx: Tx, orderId: bigint): Promise<OrderWithLines> {
 }
 
 /** Every move emits order.status_changed, which the order's lifecycle workflow follows. */
-async function moveTo(tx: Tx, deps: DomainDeps, order: LockedOrder, to: OrderStatus, data: { cancelReason?: string } & Record<string, unknown> = {}): Promise<OrderWithLines> {
+export async function moveOrder(tx: Tx, deps: DomainDeps, order: LockedOrder, to: OrderStatus, data: { cancelReason?: string } & Record<string, unknown> = {}): Promise<OrderWithLines> {
   assertTransition(order.number, order.status, to);
   const moved = await tx.order.update({ where: { id: order.id }, data: { status: to, ...data }, include: { lines: { orderBy: { id: 'asc' } } } });
   await orderStatusChanged(tx, deps, order, { from: order.status, to, reason: data.cancelReason });
@@ -30,7 +28,7 @@ async function moveTo(tx: Tx, deps: DomainDeps, order: LockedOrder, to: OrderSta
 /** A business order approved by staff waits for payment; its stock is held for the payment window from now. */
 export async function approveOrder(tx: Tx, deps: DomainDeps, orderId: bigint): Promise<OrderWithLines> {
   const order = await lockedOrder(tx, orderId);
-  const approved = await moveTo(tx, deps, order, 'PENDING_PAYMENT');
+  const approved = await moveOrder(tx, deps, order, 'PENDING_PAYMENT');
   const { paymentWindowMinutes } = await checkoutSettings(tx);
   await tx.inventoryReservation.updateMany({
     where: { orderId, state: 'HELD' },
@@ -49,48 +47,19 @@ export async function markOrderPaid(tx: Tx, deps: DomainDeps, orderId: bigint): 
     throw new DomainError('BAD_USER_INPUT', `order ${order.number} can no longer be paid: its stock hold expired`, { field: 'orderId' });
   }
   await commitReservations(tx, orderId);
-  return moveTo(tx, deps, order, 'PLACED', { paidAt: deps.now() });
+  return moveOrder(tx, deps, order, 'PLACED', { paidAt: deps.now() });
 }
 
 export async function fulfilOrder(tx: Tx, deps: DomainDeps, orderId: bigint): Promise<OrderWithLines> {
-  return moveTo(tx, deps, await lockedOrder(tx, orderId), 'FULFILLED', { fulfilledAt: deps.now() });
+  return moveOrder(tx, deps, await lockedOrder(tx, orderId), 'FULFILLED', { fulfilledAt: deps.now() });
 }
 
 /** Emits the in-process order.completed that attribution listens to. */
 export async function completeOrder(tx: Tx, deps: DomainDeps, orderId: bigint): Promise<OrderWithLines> {
   const completedAt = deps.now();
-  const completed = await moveTo(tx, deps, await lockedOrder(tx, orderId), 'COMPLETED', { completedAt });
+  const completed = await moveOrder(tx, deps, await lockedOrder(tx, orderId), 'COMPLETED', { completedAt });
   await orderCompleted(tx, deps, completed, completedAt);
   return completed;
-}
-
-/**
- * The one way an order becomes CANCELLED, whoever cancels it (staff, the approval's expiry, the
- * payment deadline, the sweep of stale holds, the sweep of expiring authorizations): the order is
- * moved with its reason, the stock it still holds goes back to sale, a paid order's committed units
- * go back on the shelf, and its tenders are released (releaseOrderTenders): store credit and gift
- * cards credited back in this transaction, card tenders as `cards` says. With `cards: 'now'` the
- * gateway answers last, so a gateway that does not answer rolls the cancellation back and cancelling
- * again sends the same keys: run it with GATEWAY_TRANSACTION.
- */
-export async function cancelLockedOrder(
-  tx: Tx,
-  deps: DomainDeps,
-  order: LockedOrder,
-  cancellation: { reason: string; cards: CardRelease },
-): Promise<OrderWithLines> {
-  const cancelled = await moveTo(tx, deps, order, 'CANCELLED', { cancelledAt: deps.now(), cancelReason: cancellation.reason });
-  await releaseReservations(tx, deps, order.id, 'RELEASED');
-  if (order.status === 'PLACED') await returnCommittedStock(tx, deps, order.id);
-  await releaseOrderTenders(tx, deps, order.id, cancellation.cards);
-  return cancelled;
-}
-
-/** Staff's cancellation (and the sweep of expiring authorizations'): its card tenders are voided or refunded at once. */
-export async function cancelOrder(tx: Tx, deps: DomainDeps, orderId: bigint, reason: string): Promise<OrderWithLines> {
-  const trimmed = reason.trim();
-  if (trimmed.length === 0 || trimmed.length > 500) throw new DomainError('BAD_USER_INPUT', 'reason must be 1 to 500 characters', { field: 'reason' });
-  return cancelLockedOrder(tx, deps, await lockedOrder(tx, orderId), { reason: trimmed, cards: 'now' });
 }
 
 const ADDRESS_CHANGEABLE: readonly OrderStatus[] = ['AWAITING_APPROVAL', 'PENDING_PAYMENT', 'PLACED'];

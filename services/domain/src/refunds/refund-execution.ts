@@ -1,22 +1,13 @@
-import type { GatewayOperation, PaymentTender, Refund, RefundRequestStatus, RunTransaction } from '@shop/platform';
-import { DomainError } from '../kernel/domain-error.ts';
-import { idString, optionalId, type DomainDeps, type Tx } from '../kernel/context.ts';
-import { recordWorkflowFault, type WorkflowRun } from '../workflow-runs/faults.ts';
-import { moneyString } from '../kernel/money.ts';
-import { toMinorUnits } from '../tenders/minor-units.ts';
-import { refundRequestView, type RefundRequestView } from './refund-requests.ts';
-import { settleReturnOfRefundRequest } from '../returns/returns.ts';
-import { accountOfStoreCreditTender, creditBack, customerStoreCreditAccount } from '../store-credit/store-credit.ts';
-import { GATEWAY_TRANSACTION, gatewayOf, lockedTender, recordMovement } from '../tenders/tenders.ts';
+import type { GatewayOperation, PaymentTender, Refund, RefundRequestStatus } from '@shop/platform';
+import { type DomainDeps, DomainError, idString, moneyString, optionalId, type Tx } from '../kernel/index.ts';
+import { gatewayOf, lockedTender, recordMovement, toMinorUnits } from '../tenders/index.ts';
+import { accountOfStoreCreditTender, creditBack, customerStoreCreditAccount } from '../store-credit/index.ts';
 
 /**
  * Running a refund request's refunds (RefundExecutionWorkflow's activity, or the api in-process
  * without a workflow engine): each refund in a transaction of its own, under its tender's row lock,
  * keyed so that a retry after any crash moves money once (docs/money.md#refunds).
  */
-
-/** The fault of a refund the gateway refused as more than the tender captured: the shop's books and the gateway's disagree. */
-export const REFUND_EXCEEDS_CAPTURED = 'refund_exceeds_captured';
 
 export const refundKeys = {
   /** Each attempt at the gateway has its own key: a retry staff ask for after a refusal is a new request, a retry after a crash replays. */
@@ -26,22 +17,11 @@ export const refundKeys = {
 };
 
 /** Why a refund failed for good: the gateway's refusal, or the shop's own guard against refunding beyond the capture. */
-interface RefundFailure {
+export interface RefundFailure {
   readonly refundId: string;
   readonly tenderId: string;
   readonly code: string;
   readonly message: string;
-}
-
-/** What one run over a request's refunds left. */
-export interface RefundRequestProgress {
-  readonly status: RefundRequestStatus;
-  /** Refunds the gateway accepted that have not settled yet: look again later. */
-  readonly pending: number;
-  /** Refunds that failed for good in this run (each leaves the request NEEDS_ATTENTION). */
-  readonly failed: readonly RefundFailure[];
-  /** Faults this run recorded (`refund_exceeds_captured`), for the metric. */
-  readonly faults: number;
 }
 
 /** The request's status from its refunds: one failed is NEEDS_ATTENTION, all settled SUCCEEDED, else REQUESTED. */
@@ -161,31 +141,4 @@ export async function executeRefund(tx: Tx, deps: DomainDeps, refundId: bigint):
   else await settle(tx, deps, refund, tender, { operation: null, entryId: await creditLedger(tx, deps, refund, tender) });
   await updateRequestStatus(tx, refund.refundRequestId);
   return failure;
-}
-
-/**
- * One run over a request's refunds that are REQUESTED or PENDING, each in its own transaction. A
- * gateway that does not answer throws (the caller retries: what settled stays settled, the rest is
- * sent again under the same keys). A refusal of more than the tender captured is recorded as the
- * fault `refund_exceeds_captured` of `run`.
- */
-export async function runRefundRequest(transaction: RunTransaction, deps: DomainDeps, input: { requestId: bigint; run: WorkflowRun }): Promise<RefundRequestProgress> {
-  const open = await transaction((tx) =>
-    tx.refund.findMany({ where: { refundRequestId: input.requestId, status: { in: ['REQUESTED', 'PENDING'] } }, orderBy: { id: 'asc' }, select: { id: true } }),
-  );
-  const failed: RefundFailure[] = [];
-  let faults = 0;
-  for (const { id } of open) {
-    const failure = await transaction((tx) => executeRefund(tx, deps, id), GATEWAY_TRANSACTION);
-    if (failure === null) continue;
-    failed.push(failure);
-    if (failure.code === 'amount_exceeds_captured') {
-      const details = { refundId: failure.refundId, tenderId: failure.tenderId, refundRequestId: input.requestId.toString(), refused: failure.message };
-      if (await transaction((tx) => recordWorkflowFault(tx, input.run, { entityType: 'refund', entityId: failure.refundId, reason: REFUND_EXCEEDS_CAPTURED, details }))) faults += 1;
-    }
-  }
-  // Its own transaction, holding no tender lock: a receipt locks its return before the order's tenders.
-  await transaction((tx) => settleReturnOfRefundRequest(tx, deps, input.requestId));
-  const view: RefundRequestView = await transaction((tx) => refundRequestView(tx, input.requestId));
-  return { status: view.status, pending: view.refunds.filter((refund) => refund.status === 'PENDING').length, failed, faults };
 }

@@ -1,9 +1,7 @@
 import type { OrderStatus, PaymentTender, Prisma, RefundDestination, RefundRequestStatus, RefundStatus, TenderKind } from '@shop/platform';
-import { DomainError, notFound } from '../kernel/domain-error.ts';
-import { idString, optionalId, type DomainDeps, type Tx } from '../kernel/context.ts';
-import { money, moneyString, sum, type Money } from '../kernel/money.ts';
-import { goodsHaveLeft } from '../orders/order-status.ts';
-import { positiveAmount, storableText } from '../store-credit/store-credit.ts';
+import { type DomainDeps, DomainError, idString, money, type Money, moneyString, notFound, optionalId, sum, type Tx } from '../kernel/index.ts';
+import { goodsHaveLeft } from '../orders/index.ts';
+import { positiveAmount, storableText } from '../store-credit/index.ts';
 
 /**
  * Refund requests: an amount of an order to give back, split across the order's tenders into one

@@ -1,5 +1,5 @@
 import type { Order, OrderLine, ReturnAuthorization, ReturnAuthorizationLine, ReturnStatus } from '@shop/platform';
-import { idString, optionalId, type DomainDeps, type Tx } from '../kernel/context.ts';
+import { idString, optionalId, type DomainDeps, type Tx } from '../kernel/index.ts';
 
 /** A return with its order and its lines, each with the order line it gives back. */
 export type ReturnDetail = ReturnAuthorization & {

@@ -1,5 +1,5 @@
 import type { ReturnStatus } from '@shop/platform';
-import { DomainError } from '../kernel/domain-error.ts';
+import { DomainError } from '../kernel/index.ts';
 
 /** What can happen to a return: each move leads from some statuses to one other. */
 export type ReturnMove = 'submit' | 'receive_part' | 'receive_all' | 'refund' | 'cancel' | 'expire' | 'close';

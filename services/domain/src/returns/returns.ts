@@ -1,12 +1,8 @@
 import type { Prisma, ReturnReceipt, ReturnStatus } from '@shop/platform';
-import { requiredText } from '../kernel/text.ts';
-import { DomainError, notFound } from '../kernel/domain-error.ts';
-import type { DomainDeps, Tx } from '../kernel/context.ts';
-import { moneyString, sum } from '../kernel/money.ts';
-import { goodsHaveLeft } from '../orders/order-status.ts';
-import { refundRequestView, requestRefund, type RefundRequestView } from '../refunds/refund-requests.ts';
-import { workflowSettings } from '../settings/workflow-settings.ts';
-import { clawBackCreditInAdvance } from '../flows/credit-clawback.ts';
+import { type DomainDeps, DomainError, moneyString, notFound, requiredText, sum, type Tx } from '../kernel/index.ts';
+import { goodsHaveLeft } from '../orders/index.ts';
+import { refundRequestView, requestRefund, type RefundRequestView } from '../refunds/index.ts';
+import { workflowSettings } from '../settings/index.ts';
 import { returnStatusChanged, type ReturnDetail } from './return-events.ts';
 import { returnStatusAfter, unitsHeld } from './return-status.ts';
 
@@ -52,7 +48,7 @@ export async function lockOrderOfReturn(tx: Tx, returnId: bigint): Promise<void>
   await tx.$executeRaw`SELECT 1 FROM orders WHERE id = (SELECT order_id FROM return_authorizations WHERE id = ${returnId}) FOR UPDATE`;
 }
 
-async function lockedReturn(tx: Tx, returnId: bigint): Promise<ReturnDetail> {
+export async function lockedReturn(tx: Tx, returnId: bigint): Promise<ReturnDetail> {
   await tx.$executeRaw`SELECT 1 FROM return_authorizations WHERE id = ${returnId} FOR UPDATE`;
   const rma = await tx.returnAuthorization.findUnique({ where: { id: returnId }, include: RETURN_DETAIL });
   if (rma === null) throw notFound('return', returnId, 'returnId');
@@ -136,34 +132,14 @@ export async function submitReturn(tx: Tx, deps: DomainDeps, returnId: bigint, a
 }
 
 /**
- * Closes a locked return whose goods, or the rest of them, will not come (CANCELLED, EXPIRED or
- * CLOSED): it holds only the units that arrived, and a credit in advance is clawed back for the
- * units missing.
+ * Moves a locked return whose goods, or the rest of them, will not come to CANCELLED, EXPIRED or
+ * CLOSED: it holds only the units that arrived. A return credited in advance also needs its credit
+ * clawed back: callers go through flows/return-closing.ts, which does both.
  */
-async function closeWithoutGoods(tx: Tx, deps: DomainDeps, rma: ReturnDetail, to: ReturnStatus): Promise<ReturnDetail> {
+export async function moveReturnWithoutGoods(tx: Tx, deps: DomainDeps, rma: ReturnDetail, to: ReturnStatus): Promise<ReturnDetail> {
   const moved = await tx.returnAuthorization.update({ where: { id: rma.id }, data: { status: to, closedAt: deps.now() }, include: RETURN_DETAIL });
   await returnStatusChanged(tx, deps, moved, rma.status);
-  await clawBackCreditInAdvance(tx, deps, moved);
   return moved;
-}
-
-/**
- * DRAFT or REQUESTED -> CANCELLED: the units it held can be returned again. A return credited in
- * advance has its credit clawed back: its goods will not come.
- */
-export async function cancelReturn(tx: Tx, deps: DomainDeps, returnId: bigint): Promise<ReturnDetail> {
-  const rma = await lockedReturn(tx, returnId);
-  return closeWithoutGoods(tx, deps, rma, returnStatusAfter(rma.id, rma.status, 'cancel'));
-}
-
-/**
- * PARTIALLY_RECEIVED -> CLOSED by staff, when the rest of the goods will not come: the missing units
- * can be returned again, what arrived stays refunded (each receipt requested its refund). A return
- * credited in advance has the credit for the missing units clawed back.
- */
-export async function closeReturn(tx: Tx, deps: DomainDeps, returnId: bigint): Promise<ReturnDetail> {
-  const rma = await lockedReturn(tx, returnId);
-  return closeWithoutGoods(tx, deps, rma, returnStatusAfter(rma.id, rma.status, 'close'));
 }
 
 export interface ReceiveReturn {
@@ -305,25 +281,6 @@ export async function expireReturnDrafts(tx: Tx, deps: DomainDeps, input: { asOf
   for (const { id } of due) {
     const moved = await tx.returnAuthorization.update({ where: { id }, data: { status: returnStatusAfter(id, 'DRAFT', 'expire'), closedAt: deps.now() }, include: RETURN_DETAIL });
     await returnStatusChanged(tx, deps, moved, 'DRAFT');
-  }
-  return { expired: due.length, more: due.length === input.limit };
-}
-
-/**
- * Closes up to `limit` returns credited in advance still waiting for goods past their
- * `receipt_due_at` as of `asOf`, clawing back the credit for the units that did not arrive: a
- * REQUESTED one expires (nothing came), a PARTIALLY_RECEIVED one is CLOSED (it keeps the credit for
- * what came). Returns being received, cancelled or closed meanwhile are skipped (their row is
- * locked); a closed return is never selected again (GcExpiredRmaDraftsWorkflow's pass, after the drafts).
- */
-export async function expireUnreceivedReturns(tx: Tx, deps: DomainDeps, input: { asOf: Date; limit: number }): Promise<{ expired: number; more: boolean }> {
-  const due = await tx.$queryRaw<{ id: bigint }[]>`
-    SELECT id FROM return_authorizations
-     WHERE status IN ('REQUESTED', 'PARTIALLY_RECEIVED') AND receipt_due_at <= ${input.asOf}
-     ORDER BY receipt_due_at, id LIMIT ${input.limit} FOR UPDATE SKIP LOCKED`;
-  for (const { id } of due) {
-    const rma = await tx.returnAuthorization.findUniqueOrThrow({ where: { id }, include: RETURN_DETAIL });
-    await closeWithoutGoods(tx, deps, rma, returnStatusAfter(id, rma.status, rma.status === 'REQUESTED' ? 'expire' : 'close'));
   }
   return { expired: due.length, more: due.length === input.limit };
 }

@@ -1,5 +1,5 @@
 import type { SearchDocument } from '@shop/platform';
-import { idString, type Tx } from '../kernel/context.ts';
+import { idString, type Tx } from '../kernel/index.ts';
 import { adminDocumentId } from './search-indexes.ts';
 import { searchText } from './search-text.ts';
 

@@ -1,6 +1,5 @@
 import type { OrderStatus, SearchEngine, SearchResult } from '@shop/platform';
-import { idString, optionalId } from '../kernel/context.ts';
-import { DomainError } from '../kernel/domain-error.ts';
+import { DomainError, idString, optionalId } from '../kernel/index.ts';
 import { ADMIN_INDEX, STOREFRONT_INDEX } from './search-indexes.ts';
 
 export interface SearchPage {

@@ -1,5 +1,5 @@
 import type { SearchDocument, SearchEngine, SearchEngines } from '@shop/platform';
-import { idString, type Tx } from '../kernel/context.ts';
+import { idString, type Tx } from '../kernel/index.ts';
 import { customerDocuments } from './customer-documents.ts';
 import { orderDocuments } from './order-documents.ts';
 import { productDocuments } from './product-documents.ts';

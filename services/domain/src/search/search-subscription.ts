@@ -1,5 +1,5 @@
 import { searchEnginesFor, type SearchConfig } from '@shop/platform';
-import { defineSubscription, type TopicSubscription } from '../events/topic-subscription.ts';
+import { defineSubscription, type TopicSubscription } from '../events/index.ts';
 import { refreshCustomers, refreshOrders, refreshProducts } from './search-refresh.ts';
 
 /**

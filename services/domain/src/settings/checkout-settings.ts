@@ -1,5 +1,4 @@
-import type { Tx } from '../kernel/context.ts';
-import { money, type Money } from '../kernel/money.ts';
+import { money, type Money, type Tx } from '../kernel/index.ts';
 
 /** Rules that trip a fraud check on an order; each can be switched off by setting it to null. */
 export interface FraudRules {

@@ -11,8 +11,7 @@ import {
   type ExtensionSettingValue,
   type MasterKeyring,
 } from '@shop/platform';
-import type { Tx } from '../kernel/context.ts';
-import { DomainError } from '../kernel/domain-error.ts';
+import { DomainError, type Tx } from '../kernel/index.ts';
 import { storeSecret } from './secret-settings.ts';
 import { SETTING_MAX_BYTES } from './settings-store.ts';
 

@@ -1,6 +1,5 @@
 import { setStoredSecret, storedSecretStatus, type MasterKeyring, type StoredSecretStatus } from '@shop/platform';
-import type { Tx } from '../kernel/context.ts';
-import { DomainError } from '../kernel/domain-error.ts';
+import { DomainError, type Tx } from '../kernel/index.ts';
 
 /** `area.name`, lower case, e.g. `payments.gateway_api_key`: the names later features read their credentials by. */
 const SECRET_NAME = /^[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)+$/;

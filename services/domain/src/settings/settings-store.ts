@@ -1,6 +1,5 @@
 import type { Prisma } from '@shop/platform';
-import { DomainError } from '../kernel/domain-error.ts';
-import type { Tx } from '../kernel/context.ts';
+import { DomainError, type Tx } from '../kernel/index.ts';
 import { CHECKOUT_SETTINGS_KEY } from './checkout-settings.ts';
 import { WORKFLOW_SETTINGS_KEY } from './workflow-settings.ts';
 

@@ -1,4 +1,4 @@
-import type { Tx } from '../kernel/context.ts';
+import type { Tx } from '../kernel/index.ts';
 
 /** The waits of the workflows' durable timers and sweeps, in hours or minutes as named (fractions allowed: 0.5 hours is half an hour). */
 export interface WorkflowSettings {

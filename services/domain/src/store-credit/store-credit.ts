@@ -1,10 +1,6 @@
 import type { OverdraftReason, PaymentTender, StoreCreditAccount, StoreCreditEntry, StoreCreditOverdraftDraft } from '@shop/platform';
 import { randomBytes } from 'node:crypto';
-import { requiredText } from '../kernel/text.ts';
-import { requireAmount, requireCurrency } from '../kernel/fields.ts';
-import { DomainError } from '../kernel/domain-error.ts';
-import { idString, optionalId, type DomainDeps, type Tx } from '../kernel/context.ts';
-import { money, moneyString, type Money } from '../kernel/money.ts';
+import { type DomainDeps, DomainError, idString, money, type Money, moneyString, optionalId, requireAmount, requireCurrency, requiredText, type Tx } from '../kernel/index.ts';
 
 /**
  * Store credit: an account per customer and currency (a gift card is an account with a code), a

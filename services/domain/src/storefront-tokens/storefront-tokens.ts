@@ -1,7 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Tx } from '../kernel/context.ts';
-import { notFound } from '../kernel/domain-error.ts';
-import { requiredText } from '../kernel/text.ts';
+import { notFound, requiredText, type Tx } from '../kernel/index.ts';
 
 /** A storefront access token as staff see it: never the token. */
 export interface StorefrontToken {

@@ -1,7 +1,7 @@
 import type { SearchConfig } from '@shop/platform';
-import { auditSubscription } from '../audit/audit-subscription.ts';
-import { searchSubscription } from '../search/search-subscription.ts';
-import type { TopicSubscription } from '../events/topic-subscription.ts';
+import { auditSubscription } from '../audit/index.ts';
+import { searchSubscription } from '../search/index.ts';
+import type { TopicSubscription } from '../events/index.ts';
 
 /**
  * Every topic subscription of the platform. To add one, define it in its area's folder and list it

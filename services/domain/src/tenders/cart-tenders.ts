@@ -1,8 +1,6 @@
 import type { PaymentTender, RunTransaction } from '@shop/platform';
-import type { DomainDeps, Tx } from '../kernel/context.ts';
-import { DomainError } from '../kernel/domain-error.ts';
-import { moneyString, type Money } from '../kernel/money.ts';
-import { workflowSettings } from '../settings/workflow-settings.ts';
+import { type DomainDeps, DomainError, type Money, moneyString, type Tx } from '../kernel/index.ts';
+import { workflowSettings } from '../settings/index.ts';
 import { settled } from './gateway-answers.ts';
 import { fromMinorUnits, toMinorUnits } from './minor-units.ts';
 import { CARD_AUTHORIZATION_DAYS, gatewayOf, GATEWAY_TRANSACTION, recordMovement, releaseTender, tenderKeys } from './tenders.ts';

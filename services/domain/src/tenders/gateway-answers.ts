@@ -1,5 +1,5 @@
 import type { GatewayAnswer, GatewayOperation } from '@shop/platform';
-import { DomainError } from '../kernel/domain-error.ts';
+import { DomainError } from '../kernel/index.ts';
 
 /**
  * The operation a gateway approved (or accepted as a pending refund), or the refusal in the caller's

@@ -1,10 +1,9 @@
 import type { RunTransaction } from '@shop/platform';
-import type { DomainDeps } from '../kernel/context.ts';
-import { DomainError } from '../kernel/domain-error.ts';
-import { recordWorkflowFault, type WorkflowRun } from '../workflow-runs/faults.ts';
-import { WORKFLOW_TYPES } from '../workflows/contract.ts';
+import { type DomainDeps, DomainError } from '../kernel/index.ts';
+import { recordWorkflowFault, type WorkflowRun } from '../workflow-runs/index.ts';
+import { WORKFLOW_TYPES } from '../workflows/index.ts';
 import { voidCartTender } from './cart-tenders.ts';
-import { VOID_REFUSED } from '../flows/expiring-authorizations.ts';
+import { VOID_REFUSED } from './tenders.ts';
 
 export interface IdleCartTendersPass {
   readonly voided: number;

@@ -1,6 +1,5 @@
 import type { Money as GatewayMoney } from '@shop/platform';
-import { DomainError } from '../kernel/domain-error.ts';
-import { exponentOf, money, type Money } from '../kernel/money.ts';
+import { DomainError, exponentOf, money, type Money } from '../kernel/index.ts';
 
 /** A stored amount as gateways take it, in integer minor units; refused when the currency has no such fraction (0.50 JPY). */
 export function toMinorUnits(amount: Money, currency: string): GatewayMoney {

@@ -1,9 +1,7 @@
 import type { GatewayOperation, PaymentGateway, PaymentTender, TenderEventKind } from '@shop/platform';
-import { DomainError } from '../kernel/domain-error.ts';
-import { idString, optionalId, type DomainDeps, type Tx } from '../kernel/context.ts';
-import { moneyString, sum, type Money } from '../kernel/money.ts';
+import { type DomainDeps, DomainError, idString, type Money, moneyString, optionalId, sum, type Tx } from '../kernel/index.ts';
 import { settled } from './gateway-answers.ts';
-import { creditBackStoreCreditTender } from '../store-credit/store-credit.ts';
+import { creditBackStoreCreditTender } from '../store-credit/index.ts';
 import { toMinorUnits } from './minor-units.ts';
 
 /**
@@ -14,6 +12,9 @@ export const GATEWAY_TRANSACTION = { timeout: 30_000 } as const;
 
 /** How long a card authorization holds: Stripe's 7 days for a customer-initiated payment, as the test gateway enforces. */
 export const CARD_AUTHORIZATION_DAYS = 7;
+
+/** The fault of a void the gateway refused for good: the tender stays AUTHORIZED for staff, and the sweep does not try it again. */
+export const VOID_REFUSED = 'void_refused';
 
 /**
  * Every money move's idempotency key, derived from ids that a retry of the same step sees again, so

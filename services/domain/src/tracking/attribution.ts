@@ -1,5 +1,5 @@
 import { Prisma, type EventListener, type EventPayloads } from '@shop/platform';
-import type { Tx } from '../kernel/context.ts';
+import type { Tx } from '../kernel/index.ts';
 
 /** Clicks this long before a conversion (inclusive) are credited with it. */
 export const ATTRIBUTION_WINDOW_MS = 24 * 60 * 60 * 1000;

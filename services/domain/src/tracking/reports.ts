@@ -1,7 +1,5 @@
 import { Prisma, type PrismaClient } from '@shop/platform';
-import type { Tx } from '../kernel/context.ts';
-import { DomainError } from '../kernel/domain-error.ts';
-import { money, moneyString } from '../kernel/money.ts';
+import { DomainError, money, moneyString, type Tx } from '../kernel/index.ts';
 import { ATTRIBUTION_WINDOW_MS } from './attribution.ts';
 import { TRACKED_ENTITY_TYPES, type TrackedEntityType } from './tracking-events.ts';
 

@@ -1,5 +1,5 @@
 import type { Prisma } from '@shop/platform';
-import type { Tx } from '../kernel/context.ts';
+import type { Tx } from '../kernel/index.ts';
 
 /** Which workflow run found the fault; a sweep run in-process (no workflow engine) names its pass. */
 export interface WorkflowRun {

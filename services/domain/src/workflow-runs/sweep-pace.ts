@@ -1,5 +1,5 @@
 import { keepPace } from '@shop/platform';
-import type { SweepBatch } from '../workflows/contract.ts';
+import type { SweepBatch } from '../workflows/index.ts';
 
 /** How fast a sweep goes: rows in transactions of `chunkRows`, at most `rowsPerSecond` rows a second. */
 export interface SweepPace {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError, issueGuestSessionId, verifyGuestSessionId } from '../../src/index.ts';
+import { issueGuestSessionId, verifyGuestSessionId } from '../../src/auth/guest-sessions.ts';
+import { DomainError } from '../../src/kernel/domain-error.ts';
 
 const CURRENT = 'current-secret-key-0123456789abcdefghij';
 const PREVIOUS = 'previous-secret-key-0123456789abcdefghi';

@@ -8,12 +8,13 @@ import { addCartLine, createCart } from '../../src/carts/carts.ts';
 import { checkout } from '../../src/flows/checkout.ts';
 import { expireStaleReservations, expireUnpaidOrder } from '../../src/flows/order-expiry.ts';
 import type { OrderWithLines } from '../../src/orders/order-events.ts';
-import { approveOrder, cancelOrder } from '../../src/orders/order-transitions.ts';
+import { approveOrder } from '../../src/orders/order-transitions.ts';
 import { voidExpiringAuthorizations } from '../../src/flows/expiring-authorizations.ts';
 import { customerStoreCreditAccount, issueGiftCard, issueStoreCredit, storeCreditBalance, storeCreditKeys } from '../../src/store-credit/store-credit.ts';
 import { tenderKeys } from '../../src/tenders/tenders.ts';
 import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
 import { ADDRESS, refusal, type Catalog, type Commerce } from './support.ts';
+import { cancelOrder } from '../../src/flows/order-cancellation.ts';
 
 let shop: GatewayCommerce;
 let commerce: Commerce;

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCartLine, createCart, setCartLineQuantity, viewCart } from '../../src/carts/carts.ts';
 import { placeOrder } from '../../src/flows/place-order.ts';
-import { approveOrder, cancelOrder, changeOrderAddresses, completeOrder, fulfilOrder, markOrderPaid } from '../../src/orders/order-transitions.ts';
+import { approveOrder, changeOrderAddresses, completeOrder, fulfilOrder, markOrderPaid } from '../../src/orders/order-transitions.ts';
 import { expireStaleReservations } from '../../src/flows/order-expiry.ts';
 import { setStockOnHand } from '../../src/inventory/stock.ts';
 import { ADDRESS, refusal, openCommerce, seedCatalog, type Catalog, type Commerce } from './support.ts';
+import { cancelOrder } from '../../src/flows/order-cancellation.ts';
 
 let commerce: Commerce;
 let catalog: Catalog;

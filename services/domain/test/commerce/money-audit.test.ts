@@ -10,15 +10,16 @@ import type { DomainDeps } from '../../src/kernel/context.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
 import { placeOrder } from '../../src/flows/place-order.ts';
 import { checkout } from '../../src/flows/checkout.ts';
-import { cancelOrder, fulfilOrder } from '../../src/orders/order-transitions.ts';
+import { fulfilOrder } from '../../src/orders/order-transitions.ts';
 import { auditMoney, failedChecks, MONEY_CHECKS, type MoneyCheckResult } from '../../src/money-audit/money-audit.ts';
-import { runRefundRequest } from '../../src/refunds/refund-execution.ts';
+import { runRefundRequest } from '../../src/flows/refund-execution.ts';
 import { requestRefund } from '../../src/refunds/refund-requests.ts';
 import { customerStoreCreditAccount, debitStoreCredit, issueGiftCard, issueStoreCredit } from '../../src/store-credit/store-credit.ts';
 import { captureOrderTenders } from '../../src/tenders/tenders.ts';
 import { createReturnDraft, receiveReturn, submitReturn } from '../../src/returns/returns.ts';
 import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
 import { ADDRESS, type Commerce } from './support.ts';
+import { cancelOrder } from '../../src/flows/order-cancellation.ts';
 
 const CLI = fileURLToPath(new URL('../../src/money-audit/money-audit-cli.ts', import.meta.url));
 const STAFF = 1n;

@@ -8,11 +8,12 @@ import { DomainError } from '../../src/kernel/domain-error.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
 import { checkout } from '../../src/flows/checkout.ts';
 import { fulfilOrder } from '../../src/orders/order-transitions.ts';
-import { executeRefund, REFUND_EXCEEDS_CAPTURED, refundKeys, runRefundRequest } from '../../src/refunds/refund-execution.ts';
+import { executeRefund, refundKeys } from '../../src/refunds/refund-execution.ts';
 import { refundToStoreCredit, requestRefund, retryRefund } from '../../src/refunds/refund-requests.ts';
 import { captureOrderTenders } from '../../src/tenders/tenders.ts';
 import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
 import { ADDRESS, type Catalog, type Commerce } from './support.ts';
+import { REFUND_EXCEEDS_CAPTURED, runRefundRequest } from '../../src/flows/refund-execution.ts';
 
 let shop: GatewayCommerce;
 let commerce: Commerce;

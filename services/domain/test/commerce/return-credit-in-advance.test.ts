@@ -14,9 +14,10 @@ import { requestRefund } from '../../src/refunds/refund-requests.ts';
 import { customerStoreCreditAccount, debitStoreCredit, issueStoreCredit, storeCreditBalance } from '../../src/store-credit/store-credit.ts';
 import { creditInAdvanceKeys } from '../../src/flows/credit-clawback.ts';
 import { submitReturnWithCreditInAdvance } from '../../src/flows/credit-in-advance.ts';
-import { cancelReturn, closeReturn, createReturnDraft, expireUnreceivedReturns, findReturn, receiveReturn, type ReturnActor, type ReturnLineInput } from '../../src/returns/returns.ts';
+import { createReturnDraft, findReturn, receiveReturn, type ReturnActor, type ReturnLineInput } from '../../src/returns/returns.ts';
 import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
 import { ADDRESS, refusal, type Catalog, type Commerce } from './support.ts';
+import { cancelReturn, closeReturn, expireUnreceivedReturns } from '../../src/flows/return-closing.ts';
 
 let shop: GatewayCommerce;
 let commerce: Commerce;

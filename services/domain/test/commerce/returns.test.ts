@@ -5,12 +5,10 @@ import type { DomainError } from '../../src/kernel/domain-error.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
 import { placeOrder } from '../../src/flows/place-order.ts';
 import { fulfilOrder, markOrderPaid } from '../../src/orders/order-transitions.ts';
-import { runRefundRequest } from '../../src/refunds/refund-execution.ts';
+import { runRefundRequest } from '../../src/flows/refund-execution.ts';
 import { requestRefund } from '../../src/refunds/refund-requests.ts';
 import { customerStoreCreditAccount, issueStoreCredit, storeCreditBalance } from '../../src/store-credit/store-credit.ts';
 import {
-  cancelReturn,
-  closeReturn,
   createReturnDraft,
   expireReturnDrafts,
   findReturn,
@@ -21,6 +19,7 @@ import {
   type ReturnLineInput,
 } from '../../src/returns/returns.ts';
 import { ADDRESS, openCommerce, refusal, seedCatalog, type Catalog, type Commerce } from './support.ts';
+import { cancelReturn, closeReturn } from '../../src/flows/return-closing.ts';
 
 let commerce: Commerce;
 let catalog: Catalog;

@@ -8,7 +8,7 @@ import { DomainError } from '../../src/kernel/domain-error.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
 import { placeOrder, type PlaceOrderInput } from '../../src/flows/place-order.ts';
 import { checkout as checkoutInSteps } from '../../src/flows/checkout.ts';
-import { cancelOrder } from '../../src/orders/order-transitions.ts';
+import { cancelOrder } from '../../src/flows/order-cancellation.ts';
 import { customerStoreCreditAccount, findGiftCard, issueGiftCard, issueStoreCredit, storeCreditBalance, storeCreditKeys } from '../../src/store-credit/store-credit.ts';
 import { tenderKeys } from '../../src/tenders/tenders.ts';
 import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestGatewayControl } from '../../../platform/src/payments/test-gateway/index.ts';
 import type { DomainDeps } from '../../src/kernel/context.ts';
 import { checkout } from '../../src/flows/checkout.ts';
-import { cancelOrder } from '../../src/orders/order-transitions.ts';
+import { cancelOrder } from '../../src/flows/order-cancellation.ts';
 import { captureOrderTenders, captureTender, tenderKeys } from '../../src/tenders/tenders.ts';
 import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
 import { ADDRESS, refusal, type Catalog, type Commerce } from './support.ts';

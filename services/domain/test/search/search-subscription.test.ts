@@ -4,10 +4,12 @@ import { registerCustomer } from '../../src/accounts/customers.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
 import { placeOrder } from '../../src/flows/place-order.ts';
 import { updateBrand, updateCategory, updateProduct } from '../../src/catalog/catalog-changes.ts';
-import { cancelOrder, changeOrderAddresses } from '../../src/orders/order-transitions.ts';
+import { changeOrderAddresses } from '../../src/orders/order-transitions.ts';
 import { ADMIN_INDEX, STOREFRONT_INDEX } from '../../src/search/search-indexes.ts';
-import { subscriptionListeners, topicSubscriptions } from '../../src/index.ts';
+import { subscriptionListeners } from '../../src/events/topic-subscription.ts';
+import { topicSubscriptions } from '../../src/subscriptions/index.ts';
 import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from '../commerce/support.ts';
+import { cancelOrder } from '../../src/flows/order-cancellation.ts';
 
 let commerce: Commerce;
 let catalog: Catalog;

@@ -1,21 +1,10 @@
 import { Context } from '@temporalio/activity';
-import {
-  captureAtFulfilment,
-  customerApprovalView,
-  expireCustomerApproval,
-  expireUnpaidOrder,
-  GATEWAY_TRANSACTION,
-  orderLifecycleView,
-  recordWorkflowFault,
-  REFUND_EXCEEDS_CAPTURED,
-  remindCustomerApproval,
-  remindOrderApproval,
-  runRefundRequest,
-  SWEEP_PASSES,
-  workflowSettings,
-  type SweepPassDeps,
-  type WorkflowRun,
-} from '@shop/domain';
+import { customerApprovalView, expireCustomerApproval, remindCustomerApproval } from '@shop/domain/accounts';
+import { expireUnpaidOrder, orderLifecycleView, REFUND_EXCEEDS_CAPTURED, runRefundRequest, SWEEP_PASSES, type SweepPassDeps } from '@shop/domain/flows';
+import { remindOrderApproval } from '@shop/domain/orders';
+import { workflowSettings } from '@shop/domain/settings';
+import { captureAtFulfilment, GATEWAY_TRANSACTION } from '@shop/domain/tenders';
+import { recordWorkflowFault, type WorkflowRun } from '@shop/domain/workflow-runs';
 import type { ShopActivities } from './shop-activities.ts';
 
 /** Well within the refund activity's heartbeat timeout (15 s). */

@@ -1,5 +1,8 @@
 import type { BusinessApproval } from '@shop/platform';
-import type { CustomerApprovalView, FulfilmentCapture, OrderLifecycleView, RefundRequestProgress, WorkflowSettings } from '@shop/domain';
+import type { CustomerApprovalView } from '@shop/domain/accounts';
+import type { OrderLifecycleView, RefundRequestProgress } from '@shop/domain/flows';
+import type { WorkflowSettings } from '@shop/domain/settings';
+import type { FulfilmentCapture } from '@shop/domain/tenders';
 import type { SweepBatch } from '@shop/domain/workflows';
 
 /** A fault a workflow found about one entity; the run that found it is the calling workflow's. */

@@ -1,6 +1,6 @@
 import { condition, getExternalWorkflowHandle, ParentClosePolicy, patched, setHandler, startChild } from '@temporalio/workflow';
 import { CAPTURE_REFUSED, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
-import type { OrderLifecycleView } from '@shop/domain';
+import type { OrderLifecycleView } from '@shop/domain/flows';
 import { activities, moneyActivities } from './activities.ts';
 import { Nudges, orderStatusChanged, stateQuery } from './signals.ts';
 import { hoursAfter, msUntil } from './time.ts';

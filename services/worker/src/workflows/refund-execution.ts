@@ -1,5 +1,5 @@
 import { condition, continueAsNew, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { RefundRequestProgress } from '@shop/domain';
+import { type RefundRequestProgress } from '@shop/domain/flows';
 import { activities, refundActivities } from './activities.ts';
 import { Nudges, refundRequested, stateQuery } from './signals.ts';
 

@@ -1,0 +1,1 @@
+export { auditSubscription } from './audit-subscription.ts';

@@ -1,0 +1,6 @@
+export { createBrand, createCategory, createChannel, createProduct } from './catalog-admin.ts';
+export { deleteBrand, deleteCategory, deleteProduct, updateBrand, updateCategory, updateProduct } from './catalog-changes.ts';
+export { listBrands, listChannels, subcategories, topCategories } from './catalog-listings.ts';
+export { productImageUpload, setProductImage } from './product-images.ts';
+export { type SellableProduct, sellableProducts } from './sellable-products.ts';
+export { availableUnits, brandsByIds, categoriesByIds, categoriesOfProducts, type CategoryWithParent, productsByIds, type ProductWithRelations, type SqlReader, type StorefrontBrand, type StorefrontCategory, storefrontProduct, type StorefrontProduct, storefrontProducts } from './storefront-reads.ts';

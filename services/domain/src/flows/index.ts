@@ -1,0 +1,10 @@
+export { checkout } from './checkout.ts';
+export { creditInAdvanceKeys } from './credit-clawback.ts';
+export { submitReturnWithCreditInAdvance } from './credit-in-advance.ts';
+export { cancelOrder } from './order-cancellation.ts';
+export { expireUnpaidOrder, orderLifecycleView, type OrderLifecycleView } from './order-expiry.ts';
+export { placeOrder, type PlaceOrderInput } from './place-order.ts';
+export { REFUND_EXCEEDS_CAPTURED, type RefundRequestProgress, runRefundRequest } from './refund-execution.ts';
+export { cancelReturn, closeReturn, expireUnreceivedReturns } from './return-closing.ts';
+export { STRANDED_AFTER_MINUTES } from './stranded-money.ts';
+export { restartStrandedRefundsPass, SWEEP_PASSES, type SweepPass, type SweepPassDeps } from './sweeps.ts';

@@ -1,0 +1,1 @@
+export { auditMoney, failedChecks, formatMoneyAudit } from './money-audit.ts';
