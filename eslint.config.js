@@ -1,6 +1,10 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import { readFileSync } from 'node:fs';
+
+/** The domain's modules and the modules each may import (services/domain/modules.json; test/architecture.test.ts checks it is acyclic). */
+const DOMAIN_MODULES = JSON.parse(readFileSync(new URL('./services/domain/modules.json', import.meta.url), 'utf8'));
 
 /** Redis is the cache's business: what needs it is a Cache operation, implemented in services/platform/src/cache/. */
 const REDIS_CLIENT = {
@@ -8,16 +12,31 @@ const REDIS_CLIENT = {
   message: 'Only the Redis cache adapter (services/platform/src/cache/redis/) uses ioredis: add a Cache operation instead.',
 };
 
+/** Outside the domain, a module is reached through its entry, the package subpath `@shop/domain/<module>`. */
+const DOMAIN_INTERNALS = {
+  regex: '(^|/)domain/src/',
+  message: "Import a domain module's entry (@shop/domain/<module>), never a file inside it.",
+};
+
+/** Inside the domain, a module imports another's entry (../<module>/index.ts), and only along services/domain/modules.json. */
+const domainModule = (name) => ({
+  regex: `^(@shop/domain(/|$)|\\.\\./(?!(${DOMAIN_MODULES[name].join('|')})/index\\.ts$))`,
+  message: `The ${name} module imports only the entries (../<module>/index.ts) of the modules services/domain/modules.json lists for it.`,
+});
+
 /** Dependencies point one way: services -> domain -> platform -> runtime. And ioredis stays in the cache. */
-const forbid = (packages, { redis = false } = {}) => ({
+const forbid = (packages, { redis = false, more = [DOMAIN_INTERNALS] } = {}) => ({
   'no-restricted-imports': [
     'error',
     {
       paths: redis ? [] : [REDIS_CLIENT],
-      patterns: packages.map((name) => ({
-        group: [`@shop/${name}`, `@shop/${name}/*`, `**/services/${name}/**`],
-        message: `Dependencies point one way (services -> domain -> platform -> runtime): this package must not import @shop/${name}.`,
-      })),
+      patterns: [
+        ...packages.map((name) => ({
+          group: [`@shop/${name}`, `@shop/${name}/*`, `**/services/${name}/**`],
+          message: `Dependencies point one way (services -> domain -> platform -> runtime): this package must not import @shop/${name}.`,
+        })),
+        ...more,
+      ],
     },
   ],
 });
@@ -55,11 +74,14 @@ export default tseslint.config(
       '@typescript-eslint/await-thenable': 'error',
     },
   },
+  // The test servers' own checks talk to Redis directly.
+  { files: ['test/**', 'bench/**', 'extensions/**', 'cdk8s/**'], rules: forbid([], { redis: true }) },
   { files: ['services/runtime/**'], rules: forbid(['platform', 'domain', 'api', 'worker', 'consumer']) },
   { files: ['operator/**', 'services/storefront-example/**'], rules: forbid(['platform', 'domain', 'api', 'worker', 'consumer']) },
   { files: ['services/platform/**'], rules: forbid(['domain', 'api', 'worker', 'consumer']) },
   { files: ['services/platform/src/cache/**'], rules: forbid(['domain', 'api', 'worker', 'consumer'], { redis: true }) },
-  { files: ['services/domain/**'], rules: forbid(['api', 'worker', 'consumer']) },
+  { files: ['services/domain/**'], rules: forbid(['api', 'worker', 'consumer'], { more: [] }) },
+  ...Object.keys(DOMAIN_MODULES).map((name) => ({ files: [`services/domain/src/${name}/**`], rules: forbid(['api', 'worker', 'consumer'], { more: [domainModule(name)] }) })),
   { files: ['services/api/**'], rules: forbid(['worker', 'consumer']) },
   // The demo seed (npm run db:seed) is a command that writes sample rows, not a request path.
   { files: ['services/api/src/**'], ignores: ['services/api/src/seed.ts'], rules: NO_DATA_ACCESS },
