@@ -15,9 +15,7 @@ import { createLogger, formatRewrapSummary, parseRewrapSummary, type RewrapSumma
 import { GENERATED_KEYS, REWRAP_COMMAND, type ShopSpec, type ShopStatus } from '@shop/cdk8s';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { tokenSettingsOf } from '../../services/api/src/auth/token-settings-of.ts';
-import { signAccessToken, verifyAccessToken } from '../../services/domain/src/auth/access-tokens.ts';
-import type { Principal } from '../../services/domain/src/auth/principal.ts';
-import { DEFAULT_TOKEN_SETTINGS, type TokenSettings } from '../../services/domain/src/auth/token-settings.ts';
+import { DEFAULT_TOKEN_SETTINGS, type Principal, signAccessToken, type TokenSettings, verifyAccessToken } from '@shop/domain/auth';
 import { loadConfig, type Config } from '../../services/platform/src/config/config.ts';
 import { SecretUnreadableError } from '../../services/platform/src/secrets/envelope.ts';
 import { keyringOf, masterKeyring, type MasterKeyring } from '../../services/platform/src/secrets/keyring.ts';
