@@ -14,6 +14,7 @@ export { KafkaBroker } from './broker/kafka-broker.ts';
 export { runProbe, type Probe, type ProbeResult, type DependencyMode } from './health/probe.ts';
 export { withTimeout } from './time/with-timeout.ts';
 export { gracefulStop, type GracefulStop, type GracefulStopOptions } from './process/graceful-stop.ts';
+export { domainDeps } from './process/domain-deps.ts';
 export { openPlatform, type Platform } from './platform.ts';
 export { applyMigrations, createMigration, MigrationError } from './db/migrations/index.ts';
 export { startOutbox, type OutboxOptions, type RunningOutbox } from './outbox/outbox.ts';
