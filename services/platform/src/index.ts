@@ -19,6 +19,8 @@ export { openPlatform, type Platform } from './platform.ts';
 export { applyMigrations, createMigration, MigrationError } from './db/migrations/index.ts';
 export { startOutbox, type OutboxOptions, type RunningOutbox } from './outbox/outbox.ts';
 export { PollingLoop } from './outbox/polling-loop.ts';
+export type { EngineRun, WorkflowEngine, WorkflowStart, WorkflowType } from './workflows/engine.ts';
+export { InProcessWorkflowEngine, type InProcessEngineOptions, type InProcessSweep, type InProcessWorkflow } from './workflows/in-process-engine.ts';
 export { deleteInBatches } from './db/delete-in-batches.ts';
 export { pruningLoop, type PruningOptions } from './db/pruning-loop.ts';
 export { outboxMetrics } from './outbox/outbox-metrics.ts';
