@@ -97,7 +97,6 @@ export type {
   VoidRequest,
 } from './payments/gateway.ts';
 export { HttpPaymentGateway, type HttpGatewayOptions } from './payments/http-gateway.ts';
-export { configuredGateway } from './payments/configured-gateway.ts';
 export {
   GATEWAY_API_KEY_SECRET,
   GATEWAY_KEY_TTL_MS,
