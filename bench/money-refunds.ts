@@ -15,7 +15,8 @@ import { TASK_QUEUE, workflowIds } from '@shop/domain/workflows';
 import { startPostgres, startTemporal, type ServerHandle } from '../test/infra/servers.ts';
 import { createActivities } from '../services/worker/src/activities/create-activities.ts';
 import { startBenchWorker, type BenchWorker } from './workflows/bench-worker.ts';
-import { workflowStarters } from '../services/api/src/workflows/workflow-starters.ts';
+import { TemporalWorkflowEngine } from '../services/api/src/workflows/temporal-engine.ts';
+import { workflowTriggers } from '../services/api/src/workflows/workflow-triggers.ts';
 import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../services/platform/src/payments/test-gateway/index.ts';
 import { startServers } from './servers.ts';
 import { median, round } from './stats.ts';
@@ -139,10 +140,10 @@ export async function benchMoneyRefunds(): Promise<void> {
       SELECT channel.id::text AS channel_id, staff.id::text AS staff_id FROM channel, staff`);
     const { channel_id: channelId, staff_id: staffId } = rows[0] ?? { channel_id: '', staff_id: '' };
 
-    // The api's path: the outbox dispatcher here hands payments.refund_requested to the workflow starters.
+    // The api's path: the outbox dispatcher here hands payments.refund_requested to the workflow triggers on the Temporal engine.
     connection = await Connection.connect({ address: temporalServer.url });
     const client = new Client({ connection });
-    const dispatching = startOutbox(platform, { listeners: workflowStarters(client), idleMs: 20 });
+    const dispatching = startOutbox(platform, { listeners: workflowTriggers(new TemporalWorkflowEngine(client)), idleMs: 20 });
     outbox = dispatching;
     const deps: DomainDeps = { emit: dispatching.emit, now: () => new Date(), gateway: cards };
     const activities = createActivities({ transaction: dispatching.transaction, deps, metrics: workflowMetrics(platform.metrics), pace: sweepPace(platform.config.sweepRowsPerSecond) });

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type pg from 'pg';
-import { applyMigrations, createEmitter, createLogger, loadConfig, openPlatform, outboxMetrics, workflowMetrics, type Platform } from '@shop/platform';
+import { applyMigrations, createEmitter, createLogger, domainDeps, loadConfig, openPlatform, outboxMetrics, workflowMetrics, type Platform } from '@shop/platform';
 import { sweepPace } from '@shop/domain/workflow-runs';
 import { SIGNALS, TASK_QUEUE, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import { processStat } from '../test/infra/proc-stat.ts';
@@ -727,7 +727,7 @@ export async function benchWorker(): Promise<void> {
     const emitter = createEmitter({ mode: 'warn', logger, metrics: outboxMetrics(opened.metrics, opened.database.pool) });
     const activities = createActivities({
       transaction: (work, options) => emitter.transaction(opened.database.prisma, work, options),
-      deps: { emit: emitter.emit, now: () => new Date() },
+      deps: domainDeps(opened, emitter.emit),
       metrics: workflowMetrics(opened.metrics),
       pace: sweepPace(opened.config.sweepRowsPerSecond),
     });

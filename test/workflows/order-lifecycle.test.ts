@@ -8,7 +8,8 @@ import { completeOrder, fulfilOrder, markOrderPaid } from '@shop/domain/orders';
 import { GATEWAY_TRANSACTION, releaseTender, tenderKeys } from '@shop/domain/tenders';
 import { TestGatewayControl } from '../../services/platform/src/payments/test-gateway/index.ts';
 import { QUERIES, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
-import { workflowStarters } from '../../services/api/src/workflows/workflow-starters.ts';
+import { TemporalWorkflowEngine } from '../../services/api/src/workflows/temporal-engine.ts';
+import { workflowTriggers } from '../../services/api/src/workflows/workflow-triggers.ts';
 import { waitFor } from '../support/wait.ts';
 import { ADDRESS } from '../../services/domain/test/commerce/support.ts';
 import { openShopGateway, openWorkflowShop, type RunningWorker, type ShopGateway, type WorkflowShop } from './support.ts';
@@ -62,7 +63,7 @@ const placed = (orderId: bigint, orderNumber: string): EventPayloads['order.stat
 
 /** Hands the event to the api's lifecycle starter again, as a redelivery by the outbox would. */
 async function redeliver(event: EventPayloads['order.status_changed']): Promise<void> {
-  const starter = workflowStarters(shop.client).find((listener) => listener.event === 'order.status_changed');
+  const starter = workflowTriggers(new TemporalWorkflowEngine(shop.client)).find((listener) => listener.event === 'order.status_changed');
   await starter?.handle(shop.commerce.platform.database.prisma, event);
 }
 

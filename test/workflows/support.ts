@@ -1,5 +1,5 @@
 // A shop on a database of the test file's own, wired to the shared Temporal server in a namespace of
-// its own: domain operations in the test process, the api's workflow starters on an outbox dispatcher
+// its own: domain operations in the test process, the api's workflow triggers on an outbox dispatcher
 // here (the real path from a committed event to Temporal), and worker processes started on demand.
 import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
@@ -14,7 +14,8 @@ import { createTestNamespace } from '../infra/isolation.ts';
 import { spawnService, type ServiceProcess } from '../support/service-process.ts';
 import { waitFor } from '../support/wait.ts';
 import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from '../../services/domain/test/commerce/support.ts';
-import { workflowStarters } from '../../services/api/src/workflows/workflow-starters.ts';
+import { TemporalWorkflowEngine } from '../../services/api/src/workflows/temporal-engine.ts';
+import { workflowTriggers } from '../../services/api/src/workflows/workflow-triggers.ts';
 import { saveHistory } from '../../services/worker/test/support/histories.ts';
 import { migrateRepositoryExtensions } from '../support/extensions.ts';
 import { startTestGateway, TestGatewayControl } from '../../services/platform/src/payments/test-gateway/index.ts';
@@ -72,7 +73,7 @@ export async function openWorkflowShop(name: string, { temporalAddress = inject(
   const namespace = await createTestNamespace(name, temporalAddress);
   const connection = await Connection.connect({ address: temporalAddress });
   const client = new Client({ connection, namespace });
-  const outbox: RunningOutbox = startOutbox(commerce.platform, { listeners: workflowStarters(client), idleMs: 20, maxAttempts });
+  const outbox: RunningOutbox = startOutbox(commerce.platform, { listeners: workflowTriggers(new TemporalWorkflowEngine(client)), idleMs: 20, maxAttempts });
   const workers: RunningWorker[] = [];
   let orders = 0;
   const deps: DomainDeps = { emit: commerce.deps.emit, now: () => new Date() };

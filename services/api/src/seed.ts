@@ -4,6 +4,7 @@
 import {
   createEmitter,
   createLogger,
+  domainDeps,
   loadConfigOrExit,
   openPlatform,
   outboxMetrics,
@@ -182,7 +183,7 @@ async function main(argv: readonly string[]): Promise<void> {
       process.stdout.write(`seeded: admin ${admin.email} ${adminCreated ? 'created' : 'already there'}\n`);
       return;
     }
-    const report = await seedShop(transaction, { emit: emitter.emit, now: () => new Date() }, admin);
+    const report = await seedShop(transaction, domainDeps(platform, emitter.emit), admin);
     logger.info({ ...report, channelId: report.channelId.toString(), locationId: report.locationId.toString() }, 'seeded');
     process.stdout.write(
       `seeded: admin ${admin.email} ${report.adminCreated ? 'created' : 'already there'}; channel ${DEMO_CHANNEL.code} (id ${report.channelId}); ` +

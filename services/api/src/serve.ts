@@ -8,7 +8,8 @@ import { buildApp } from './app.ts';
 import { declarePermissions } from './auth/declare-permissions.ts';
 import { loadApiExtensions } from './extensions/api-extensions.ts';
 import { openApiFileStorage } from './storage/api-file-storage.ts';
-import { apiWorkflows } from './workflows/api-workflows.ts';
+import { engineContext, workflowEngine } from './workflows/api-workflows.ts';
+import { workflowTriggers } from './workflows/workflow-triggers.ts';
 
 /** The api in this process: the platform, the outbox loops, the HTTP server, and their orderly stop. */
 export async function serveApi(config: Config, logger: Logger): Promise<void> {
@@ -19,11 +20,11 @@ export async function serveApi(config: Config, logger: Logger): Promise<void> {
     const opened = platform;
     const extended = await loadApiExtensions(extensions, opened.masterKeys);
     const fileStorage = (await openApiFileStorage(config, logger, extended.storage)) ?? null;
-    const workflows = await apiWorkflows(config, logger);
+    const engine = await workflowEngine(config, logger);
     // Without a broker the outbox dispatcher runs the topic subscriptions the consumer would run;
-    // the attribution listeners and the workflow starters run here either way.
-    const outbox = startOutbox(opened, { listeners: [...subscriptionListeners([...topicSubscriptions(config), ...(await extensionSubscriptions(extensions, opened.masterKeys))]), ...trackingListeners, ...workflows.listeners, ...extended.listeners] });
-    workflows.start(outbox, opened);
+    // the attribution listeners and the workflow triggers run here either way.
+    const outbox = startOutbox(opened, { listeners: [...subscriptionListeners([...topicSubscriptions(config), ...(await extensionSubscriptions(extensions, opened.masterKeys))]), ...trackingListeners, ...workflowTriggers(engine), ...extended.listeners] });
+    engine.begin(() => engineContext(opened, outbox));
     // The extensions' migrations need the core's tables (`npm run db:migrate`): retried with the permissions until they are there.
     const permissions = declarePermissions(opened.database.prisma, logger, {
       extensions,
@@ -49,7 +50,7 @@ export async function serveApi(config: Config, logger: Logger): Promise<void> {
       permissions.stop();
       await signInPruning.stop();
       await outbox.stop();
-      await workflows.stop();
+      await engine.stop();
       await opened.close();
       logger.info('stopped');
       logger.flush();

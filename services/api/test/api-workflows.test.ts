@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { Client, Connection } from '@temporalio/client';
-import { createLogger, loadConfig, type EventPayloads, type Prisma } from '@shop/platform';
+import { createLogger, InProcessWorkflowEngine, loadConfig, type EventPayloads, type Prisma } from '@shop/platform';
 import { workflowIds } from '@shop/domain/workflows';
 import { expect, inject, it } from 'vitest';
-import { apiWorkflows } from '../src/workflows/api-workflows.ts';
+import { workflowEngine } from '../src/workflows/api-workflows.ts';
+import { TemporalWorkflowEngine } from '../src/workflows/temporal-engine.ts';
+import { workflowTriggers } from '../src/workflows/workflow-triggers.ts';
 import { createTestNamespace } from '../../../test/infra/isolation.ts';
 
 function capturingLogger() {
@@ -18,19 +20,27 @@ function capturingLogger() {
   return { logger: createLogger({ level: 'INFO', service: 'api', destination: sink }), messages };
 }
 
-it('without WORKFLOW_HOST registers no starters, only the in-process refunds, and warns that the sweeps run in the api', async () => {
+it('without WORKFLOW_HOST chooses the in-process engine: only refund requests start there, and one warning says the sweeps run in the api', async () => {
   const { logger, messages } = capturingLogger();
-  const workflows = await apiWorkflows(loadConfig({ NODE_ENV: 'test' }), logger);
-  expect(workflows.listeners.map((listener) => [listener.name, listener.event])).toEqual([['refund_execution_in_process', 'payments.refund_requested']]);
-  expect(messages.join('\n')).toMatch(/^WORKFLOW_HOST is not set: the api runs the periodic sweeps itself/m);
-  await workflows.stop();
+  const engine = await workflowEngine(loadConfig({ NODE_ENV: 'test' }), logger);
+  expect(engine).toBeInstanceOf(InProcessWorkflowEngine);
+  expect(workflowTriggers(engine).map((listener) => [listener.name, listener.event])).toEqual([['refund_execution_workflow', 'payments.refund_requested']]);
+  expect(messages.filter((message) => /^WORKFLOW_HOST is not set: the api runs the periodic sweeps itself/.test(message))).toHaveLength(1);
+  await engine.stop();
 });
 
-it('with WORKFLOW_HOST loads the Temporal client and its starters start workflows on the real server', async () => {
+it('with WORKFLOW_HOST chooses Temporal, whose triggers start workflows on the real server', async () => {
   const namespace = await createTestNamespace('api-workflows');
   const config = loadConfig({ NODE_ENV: 'test', WORKFLOW_HOST: inject('temporalAddress'), WORKFLOW_NAMESPACE: namespace });
   const { logger, messages } = capturingLogger();
-  const workflows = await apiWorkflows(config, logger);
+  const engine = await workflowEngine(config, logger);
+  expect(engine).toBeInstanceOf(TemporalWorkflowEngine);
+  const triggers = workflowTriggers(engine);
+  expect(triggers.map((listener) => [listener.name, listener.event])).toEqual([
+    ['order_lifecycle_workflow', 'order.status_changed'],
+    ['customer_approval_workflow', 'customer.approval_changed'],
+    ['refund_execution_workflow', 'payments.refund_requested'],
+  ]);
   const orderPlaced: EventPayloads['order.status_changed'] = {
     event_id: randomUUID(),
     schema_version: 1,
@@ -41,10 +51,10 @@ it('with WORKFLOW_HOST loads the Temporal client and its starters start workflow
     to: 'PENDING_PAYMENT',
     reason: null,
   };
-  const starter = workflows.listeners.find((listener) => listener.event === 'order.status_changed');
-  // The starters talk to Temporal only; the transaction client is not used by them.
+  const starter = triggers.find((listener) => listener.event === 'order.status_changed');
+  // The triggers talk to the engine only; the transaction client is not used by them.
   await starter?.handle({} as Prisma.TransactionClient, orderPlaced);
-  await workflows.stop();
+  await engine.stop();
 
   const connection = await Connection.connect({ address: inject('temporalAddress') });
   try {

@@ -6,7 +6,8 @@ import { createLogger, GATEWAY_API_KEY_SECRET, setStoredSecret } from '@shop/pla
 import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../../platform/src/payments/test-gateway/index.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
 import { waitFor } from '../../../test/support/wait.ts';
-import { apiWorkflows, type ApiWorkflows } from '../src/workflows/api-workflows.ts';
+import { engineContext, workflowEngine } from '../src/workflows/api-workflows.ts';
+import type { ShopWorkflowEngine } from '../src/workflows/workflow-triggers.ts';
 import { openGraphqlApi, seedDemoShop, type GraphqlApi } from './graphql-harness.ts';
 
 const API_KEY = 'graphql_cart_tenders_gateway_key';
@@ -18,7 +19,7 @@ let gatewayDatabase: TestDatabase;
 let gateway: RunningTestGateway;
 let control: TestGatewayControl;
 let api: GraphqlApi;
-let workflows: ApiWorkflows | undefined;
+let engine: ShopWorkflowEngine | undefined;
 let admin: Record<string, string>;
 let channelId: string;
 let locationId: string;
@@ -33,7 +34,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await workflows?.stop();
+  await engine?.stop();
   await api?.close();
   await gateway?.close();
   await gatewayDatabase?.drop();
@@ -76,8 +77,8 @@ describe('cart tenders through GraphQL, without a workflow engine', () => {
     ]);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
 
-    workflows = await apiWorkflows(api.platform.config, createLogger({ level: 'ERROR', service: 'api' }));
-    workflows.start(api.outbox, api.platform);
+    engine = await workflowEngine(api.platform.config, createLogger({ level: 'ERROR', service: 'api' }));
+    engine.begin(() => engineContext(api.platform, api.outbox));
     await waitFor(async () => (await tenders()).every((tender) => tender.status === 'VOIDED'), 30_000, 'the in-process void of the idle cart tender');
 
     const voids = (await control.operations()).filter((operation) => operation.kind === 'void');

@@ -1,17 +1,19 @@
 // Refunds through GraphQL, with the api configured for the real test gateway and no workflow engine:
-// staff with payments.refund request a refund of a fulfilled order, the api's in-process listener
+// staff with payments.refund request a refund of a fulfilled order, the api's in-process engine
 // runs it (as `npm start` does), staff and the customer see it on the order, and a declined refund
 // is sent to store credit. Asserted on the gateway's own log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GATEWAY_API_KEY_SECRET, givenCredentials, HttpPaymentGateway, setStoredSecret, workflowMetrics, type EventPayloads } from '@shop/platform';
+import { GATEWAY_API_KEY_SECRET, givenCredentials, HttpPaymentGateway, InProcessWorkflowEngine, setStoredSecret, workflowMetrics, type EventListener, type EventPayloads } from '@shop/platform';
 import { createStaffUser, ensureRole } from '@shop/domain/auth';
-import { restartStrandedRefundsPass, STRANDED_AFTER_MINUTES } from '@shop/domain/flows';
+import { STRANDED_AFTER_MINUTES, type SweepPassDeps } from '@shop/domain/flows';
 import { type DomainDeps } from '@shop/domain/kernel';
 import { captureOrderTenders, GATEWAY_TRANSACTION } from '@shop/domain/tenders';
 import { sweepPace } from '@shop/domain/workflow-runs';
+import { WORKFLOW_TYPES } from '@shop/domain/workflows';
 import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../../platform/src/payments/test-gateway/index.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
-import { embeddedRefunds } from '../src/workflows/embedded-refunds.ts';
+import { IN_PROCESS_SWEEPS, IN_PROCESS_WORKFLOWS } from '../src/workflows/in-process-workflows.ts';
+import { workflowTriggers, type ShopWorkflowInputs } from '../src/workflows/workflow-triggers.ts';
 import { bearer, openGraphqlApi, seedDemoShop, type GraphqlApi } from './graphql-harness.ts';
 
 const API_KEY = 'graphql_refunds_gateway_key';
@@ -29,7 +31,9 @@ let customer: Record<string, string>;
 let channelId: string;
 let locationId: string;
 let deps: DomainDeps;
-const inProcess = embeddedRefunds();
+/** The api's in-process workflows; its sweeps are run by hand below. */
+let inProcess: InProcessWorkflowEngine<ShopWorkflowInputs, SweepPassDeps>;
+let refundTrigger: EventListener;
 
 beforeAll(async () => {
   gatewayDatabase = await createTestDatabase('graphql_refunds_gateway');
@@ -39,7 +43,11 @@ beforeAll(async () => {
   await setStoredSecret(api.prisma, api.platform.masterKeys, { key: GATEWAY_API_KEY_SECRET, value: API_KEY, setAt: new Date(), setByStaffUserId: null });
   ({ channelId, locationId, admin } = await seedDemoShop(api));
   deps = { emit: api.outbox.emit, now: () => new Date(), gateway: new HttpPaymentGateway({ baseUrl: gateway.url, credentials: givenCredentials(API_KEY) }) };
-  inProcess.start({ transaction: api.outbox.transaction, deps, logger: api.platform.logger });
+  inProcess = new InProcessWorkflowEngine({ logger: api.platform.logger, workflows: IN_PROCESS_WORKFLOWS, sweeps: [] });
+  inProcess.begin(() => ({ transaction: api.outbox.transaction, deps, metrics: workflowMetrics(api.platform.metrics), pace: sweepPace(1_000) }));
+  const trigger = workflowTriggers(inProcess).find((listener) => listener.event === 'payments.refund_requested');
+  if (trigger === undefined) throw new Error('the in-process engine takes no refund requests');
+  refundTrigger = trigger;
   const { registerCustomer } = await api.data<{ registerCustomer: { accessToken: string } }>(
     'mutation { registerCustomer(input: { email: "refunded@example.com", password: "refund-password-1" }) { accessToken } }',
     {},
@@ -49,6 +57,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await inProcess?.stop();
   await api?.close();
   await gateway?.close();
   await gatewayDatabase?.drop();
@@ -89,9 +98,9 @@ async function refundRequestedEvents(requestId: string): Promise<EventPayloads['
   return events.map((event) => event.payload as unknown as EventPayloads['payments.refund_requested']);
 }
 
-/** Each payments.refund_requested of the request handed to the api's in-process refund listener, as the dispatcher does (in a delivery transaction of Prisma's default 5 s), then the runs it queued. */
+/** Each payments.refund_requested of the request handed to the api's refund trigger on the in-process engine, as the dispatcher does (in a delivery transaction of Prisma's default 5 s), then the runs it queued. */
 async function runInProcess(requestId: string): Promise<void> {
-  for (const event of await refundRequestedEvents(requestId)) await api.prisma.$transaction((tx) => inProcess.listener.handle(tx, event));
+  for (const event of await refundRequestedEvents(requestId)) await api.prisma.$transaction((tx) => refundTrigger.handle(tx, event));
   await inProcess.idle();
 }
 
@@ -140,7 +149,7 @@ describe('refunds in GraphQL', () => {
     const [event] = await refundRequestedEvents(requestRefund.id);
     if (event === undefined) throw new Error('requestRefund emitted no payments.refund_requested');
 
-    await expect(api.prisma.$transaction((tx) => inProcess.listener.handle(tx, event))).resolves.toBeUndefined();
+    await expect(api.prisma.$transaction((tx) => refundTrigger.handle(tx, event))).resolves.toBeUndefined();
     await inProcess.idle();
     expect(await api.prisma.refundRequest.findUniqueOrThrow({ where: { id: BigInt(requestRefund.id) } })).toMatchObject({ status: 'REQUESTED' });
     expect(await refundsAt(order.authorizationId)).toEqual([['approved', 500]]);
@@ -149,10 +158,12 @@ describe('refunds in GraphQL', () => {
     const stranded = new Date(Date.now() + (STRANDED_AFTER_MINUTES + 1) * 60_000);
     const sweep = { transaction: api.outbox.transaction, deps: { ...deps, now: () => stranded }, metrics: workflowMetrics(api.platform.metrics), pace: sweepPace(1_000) };
     const run = { workflow: 'ReconcileStrandedMoneyWorkflow', workflowId: 'embedded-reconcile-stranded-money', runId: 'graphql-refunds' };
-    expect(await restartStrandedRefundsPass(sweep, { asOf: new Date(), limit: 10, run })).toEqual({ processed: 0, more: false });
-    expect(await restartStrandedRefundsPass(sweep, { asOf: stranded, limit: 10, run })).toEqual({ processed: 1, more: false });
+    const reconcile = IN_PROCESS_SWEEPS.find((candidate) => candidate.workflowType === WORKFLOW_TYPES.reconcileStrandedMoney);
+    if (reconcile === undefined) throw new Error('the api runs no in-process reconciliation');
+    expect(await reconcile.pass(sweep, { asOf: new Date(), limit: 10, run })).toEqual({ processed: 0, more: false });
+    expect(await reconcile.pass(sweep, { asOf: stranded, limit: 10, run })).toEqual({ processed: 1, more: false });
     // Moved on by the first: the same run passes it by.
-    expect(await restartStrandedRefundsPass(sweep, { asOf: stranded, limit: 10, run })).toEqual({ processed: 0, more: false });
+    expect(await reconcile.pass(sweep, { asOf: stranded, limit: 10, run })).toEqual({ processed: 0, more: false });
     expect(await refundRequestedEvents(requestRefund.id)).toHaveLength(2);
 
     await runInProcess(requestRefund.id);

@@ -14,10 +14,13 @@ export { KafkaBroker } from './broker/kafka-broker.ts';
 export { runProbe, type Probe, type ProbeResult, type DependencyMode } from './health/probe.ts';
 export { withTimeout } from './time/with-timeout.ts';
 export { gracefulStop, type GracefulStop, type GracefulStopOptions } from './process/graceful-stop.ts';
+export { domainDeps } from './process/domain-deps.ts';
 export { openPlatform, type Platform } from './platform.ts';
 export { applyMigrations, createMigration, MigrationError } from './db/migrations/index.ts';
 export { startOutbox, type OutboxOptions, type RunningOutbox } from './outbox/outbox.ts';
 export { PollingLoop } from './outbox/polling-loop.ts';
+export type { EngineRun, WorkflowEngine, WorkflowStart, WorkflowType } from './workflows/engine.ts';
+export { InProcessWorkflowEngine, type InProcessEngineOptions, type InProcessSweep, type InProcessWorkflow } from './workflows/in-process-engine.ts';
 export { deleteInBatches } from './db/delete-in-batches.ts';
 export { pruningLoop, type PruningOptions } from './db/pruning-loop.ts';
 export { outboxMetrics } from './outbox/outbox-metrics.ts';
@@ -94,7 +97,6 @@ export type {
   VoidRequest,
 } from './payments/gateway.ts';
 export { HttpPaymentGateway, type HttpGatewayOptions } from './payments/http-gateway.ts';
-export { configuredGateway } from './payments/configured-gateway.ts';
 export {
   GATEWAY_API_KEY_SECRET,
   GATEWAY_KEY_TTL_MS,

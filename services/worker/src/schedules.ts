@@ -4,8 +4,8 @@ import type { ExtensionSchedule, Logger } from '@shop/platform';
 
 const OVERLAP = { skip: ScheduleOverlapPolicy.SKIP } as const;
 
-/** A core sweep, or a workflow of an extension, on a fixed interval. */
-export type ScheduledWorkflow = Omit<PeriodicWorkflow, 'workflowType'> & { readonly workflowType: string };
+/** A core sweep, or a workflow of an extension, on a fixed interval (a core sweep's workflow reads its own batch). */
+export type ScheduledWorkflow = Omit<PeriodicWorkflow, 'workflowType' | 'batch'> & { readonly workflowType: string };
 
 /** An extension's schedule, run as the core's are: overlapping runs skipped, one missed run made up within an interval. */
 export function extensionScheduleOf(schedule: ExtensionSchedule): ScheduledWorkflow {

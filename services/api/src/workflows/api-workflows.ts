@@ -1,30 +1,22 @@
-import { configuredGateway, workflowMetrics, type Config, type EventListener, type Logger, type Platform, type RunningOutbox } from '@shop/platform';
-import { PERIODIC_WORKFLOWS } from '@shop/domain/workflows';
+import { domainDeps, InProcessWorkflowEngine, workflowMetrics, type Config, type Logger, type Platform, type RunningOutbox } from '@shop/platform';
+import { type SweepPassDeps } from '@shop/domain/flows';
 import { sweepPace } from '@shop/domain/workflow-runs';
-import { embeddedRefunds } from './embedded-refunds.ts';
-import { startEmbeddedSweeps } from './embedded-sweeps.ts';
-
-/** The api's part in the workflows: the outbox listeners that start and signal them, or the sweeps it runs itself. */
-export interface ApiWorkflows {
-  /** Register these with the outbox before it starts. */
-  readonly listeners: readonly EventListener[];
-  /** Once the outbox runs; the platform gives the sweeps their metrics and the payment gateway (voiding expiring authorizations). */
-  start(outbox: Pick<RunningOutbox, 'emit' | 'transaction'>, platform: Pick<Platform, 'metrics' | 'database' | 'masterKeys'>): void;
-  stop(): Promise<void>;
-}
+import { PERIODIC_WORKFLOWS } from '@shop/domain/workflows';
+import { IN_PROCESS_SWEEPS, IN_PROCESS_WORKFLOWS } from './in-process-workflows.ts';
+import type { ShopWorkflowEngine } from './workflow-triggers.ts';
 
 const everyMinutes = (ms: number) => `every ${ms / 60_000} min`;
 
 /**
- * With WORKFLOW_HOST, a Temporal client behind the listeners. Without it, the sweeps in-process and
- * one warning naming what needs an engine. The Temporal client (about 12 MB of resident memory once
- * loaded) is imported only when an engine is configured.
+ * The api's workflow engine, as configured: with WORKFLOW_HOST, Temporal; without it, the in-process
+ * engine and one warning naming what needs an engine. The Temporal client (about 12 MB of resident
+ * memory once loaded) is imported only when an engine is configured.
  */
-export async function apiWorkflows(config: Config, logger: Logger): Promise<ApiWorkflows> {
+export async function workflowEngine(config: Config, logger: Logger): Promise<ShopWorkflowEngine> {
   const { workflowHost } = config;
   if (workflowHost !== undefined) {
-    const { temporalWorkflows } = await import('./temporal-workflows.ts');
-    return temporalWorkflows({ ...config, workflowHost });
+    const { connectTemporalEngine } = await import('./temporal-engine.ts');
+    return connectTemporalEngine({ workflowHost, workflowNamespace: config.workflowNamespace });
   }
   const schedules = PERIODIC_WORKFLOWS.map((periodic) => `${periodic.scheduleId} ${everyMinutes(periodic.everyMs)}`).join(', ');
   logger.warn(
@@ -32,19 +24,10 @@ export async function apiWorkflows(config: Config, logger: Logger): Promise<ApiW
       'the workflow timers that need an engine are off: the fulfilment window of paid orders, the reminders and expiry of order and business-account approvals, ' +
       'and the capture of fulfilled orders\' cards; refund requests run in-process, and one left REQUESTED (a gateway that did not answer, a refund left pending) runs again on the reconcile-stranded-money schedule',
   );
-  let sweeps: { stop(): Promise<void> } | undefined;
-  const refunds = embeddedRefunds();
-  return {
-    listeners: [refunds.listener],
-    start(outbox, { metrics, database, masterKeys }) {
-      const gateway = configuredGateway(config.paymentGatewayUrl, database.prisma, masterKeys);
-      const deps = { emit: outbox.emit, now: () => new Date(), gateway };
-      refunds.start({ transaction: outbox.transaction, deps, logger });
-      sweeps = startEmbeddedSweeps({ transaction: outbox.transaction, deps, metrics: workflowMetrics(metrics), pace: sweepPace(config.sweepRowsPerSecond), logger });
-    },
-    async stop() {
-      await sweeps?.stop();
-      await refunds.idle();
-    },
-  };
+  return new InProcessWorkflowEngine({ logger, workflows: IN_PROCESS_WORKFLOWS, sweeps: IN_PROCESS_SWEEPS });
+}
+
+/** What the in-process workflows and sweeps run with, once the outbox runs: its transaction, the domain's deps, the workflow metrics and the sweeps' pace. */
+export function engineContext(platform: Pick<Platform, 'config' | 'metrics' | 'database' | 'masterKeys'>, outbox: Pick<RunningOutbox, 'emit' | 'transaction'>): SweepPassDeps {
+  return { transaction: outbox.transaction, deps: domainDeps(platform, outbox.emit), metrics: workflowMetrics(platform.metrics), pace: sweepPace(platform.config.sweepRowsPerSecond) };
 }

@@ -67,6 +67,8 @@ export interface PeriodicWorkflow {
   readonly scheduleId: string;
   readonly workflowType: SweepWorkflowType;
   readonly everyMs: number;
+  /** Rows one pass handles (a run makes passes until one finds nothing more). */
+  readonly batch: number;
   /** A run still going when the next is due: the next is skipped, never run beside it. */
   readonly overlap: OverlapPolicy;
   /** Runs missed while the engine was down are made up only within this window (one at most, as they overlap-skip). */
@@ -75,12 +77,17 @@ export interface PeriodicWorkflow {
 }
 
 const MINUTE_MS = 60_000;
+/** Rows a pass handles, in paced transactions (sweep-pace.ts). */
+const SWEEP_BATCH = 500;
+/** Tenders a pass voids: each waits for the gateway, so a pass stays well within its activity's timeout. */
+const VOID_BATCH = 100;
 
 export const PERIODIC_WORKFLOWS: readonly PeriodicWorkflow[] = [
   {
     scheduleId: 'expire-stale-reservations',
     workflowType: WORKFLOW_TYPES.expireStaleReservations,
     everyMs: MINUTE_MS,
+    batch: SWEEP_BATCH,
     overlap: 'skip',
     catchupWindowMs: MINUTE_MS,
     description: 'releases HELD stock reservations past their expiry and cancels the unpaid orders they held stock for',
@@ -89,6 +96,7 @@ export const PERIODIC_WORKFLOWS: readonly PeriodicWorkflow[] = [
     scheduleId: 'cleanup-expired-carts',
     workflowType: WORKFLOW_TYPES.cleanupExpiredCarts,
     everyMs: 60 * MINUTE_MS,
+    batch: SWEEP_BATCH,
     overlap: 'skip',
     catchupWindowMs: 60 * MINUTE_MS,
     description: 'deletes ACTIVE carts left alone past their expiry (cartLifetimeDays after their last change), except those with a live tender',
@@ -97,6 +105,7 @@ export const PERIODIC_WORKFLOWS: readonly PeriodicWorkflow[] = [
     scheduleId: 'void-expiring-card-auths',
     workflowType: WORKFLOW_TYPES.voidExpiringCardAuths,
     everyMs: 24 * 60 * MINUTE_MS,
+    batch: VOID_BATCH,
     overlap: 'skip',
     catchupWindowMs: 24 * 60 * MINUTE_MS,
     description: 'voids card authorizations lapsing within cardAuthorizationVoidMarginHours and cancels the unfulfilled orders they paid',
@@ -105,6 +114,7 @@ export const PERIODIC_WORKFLOWS: readonly PeriodicWorkflow[] = [
     scheduleId: 'gc-expired-overdraft-drafts',
     workflowType: WORKFLOW_TYPES.gcExpiredOverdraftDrafts,
     everyMs: 60 * MINUTE_MS,
+    batch: SWEEP_BATCH,
     overlap: 'skip',
     catchupWindowMs: 60 * MINUTE_MS,
     description: 'expires store credit overdraft drafts past their expiry, voiding the debit each let below zero',
@@ -113,6 +123,7 @@ export const PERIODIC_WORKFLOWS: readonly PeriodicWorkflow[] = [
     scheduleId: 'gc-expired-rma-drafts',
     workflowType: WORKFLOW_TYPES.gcExpiredRmaDrafts,
     everyMs: 24 * 60 * MINUTE_MS,
+    batch: SWEEP_BATCH,
     overlap: 'skip',
     catchupWindowMs: 24 * 60 * MINUTE_MS,
     description:
@@ -122,6 +133,7 @@ export const PERIODIC_WORKFLOWS: readonly PeriodicWorkflow[] = [
     scheduleId: 'gc-expired-cart-tenders',
     workflowType: WORKFLOW_TYPES.gcExpiredCartTenders,
     everyMs: 15 * MINUTE_MS,
+    batch: VOID_BATCH,
     overlap: 'skip',
     catchupWindowMs: 15 * MINUTE_MS,
     description: 'voids the card authorizations of carts that no order took within cartTenderIdleMinutes',
@@ -130,6 +142,7 @@ export const PERIODIC_WORKFLOWS: readonly PeriodicWorkflow[] = [
     scheduleId: 'reconcile-stranded-money',
     workflowType: WORKFLOW_TYPES.reconcileStrandedMoney,
     everyMs: 15 * MINUTE_MS,
+    batch: SWEEP_BATCH,
     overlap: 'skip',
     catchupWindowMs: 15 * MINUTE_MS,
     description:

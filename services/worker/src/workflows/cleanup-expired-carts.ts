@@ -1,7 +1,8 @@
+import { WORKFLOW_TYPES } from '@shop/domain/workflows';
 import { sweepActivities } from './activities.ts';
-import { SWEEP_BATCH, sweepUntilDone } from './sweeps.ts';
+import { sweepUntilDone } from './sweeps.ts';
 
 /** Scheduled hourly: deletes ACTIVE carts left alone past their expiry, a batch per pass; a cart with a live tender waits for GcExpiredCartTenders. */
 export function CleanupExpiredCartsWorkflow(asOf?: string): Promise<{ passes: number; processed: number }> {
-  return sweepUntilDone((at) => sweepActivities.deleteExpiredCarts({ asOf: at, limit: SWEEP_BATCH }), asOf);
+  return sweepUntilDone(WORKFLOW_TYPES.cleanupExpiredCarts, sweepActivities.deleteExpiredCarts, asOf);
 }

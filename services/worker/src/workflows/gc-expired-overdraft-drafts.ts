@@ -1,7 +1,8 @@
+import { WORKFLOW_TYPES } from '@shop/domain/workflows';
 import { sweepActivities } from './activities.ts';
-import { SWEEP_BATCH, sweepUntilDone } from './sweeps.ts';
+import { sweepUntilDone } from './sweeps.ts';
 
 /** Scheduled hourly: expires store credit overdraft drafts past their expiry, a batch per pass. */
 export function GcExpiredOverdraftDraftsWorkflow(asOf?: string): Promise<{ passes: number; processed: number }> {
-  return sweepUntilDone((at) => sweepActivities.expireOverdraftDrafts({ asOf: at, limit: SWEEP_BATCH }), asOf);
+  return sweepUntilDone(WORKFLOW_TYPES.gcExpiredOverdraftDrafts, sweepActivities.expireOverdraftDrafts, asOf);
 }

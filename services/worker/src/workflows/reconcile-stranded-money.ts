@@ -1,5 +1,6 @@
+import { WORKFLOW_TYPES } from '@shop/domain/workflows';
 import { sweepActivities } from './activities.ts';
-import { SWEEP_BATCH, sweepUntilDone } from './sweeps.ts';
+import { sweepUntilDone } from './sweeps.ts';
 
 /**
  * Scheduled every 15 minutes: hands back to their workflows what a parked event left stranded (the
@@ -8,5 +9,5 @@ import { SWEEP_BATCH, sweepUntilDone } from './sweeps.ts';
  * It emits their events again; the api's listeners start or signal the workflows, idempotently.
  */
 export function ReconcileStrandedMoneyWorkflow(asOf?: string): Promise<{ passes: number; processed: number }> {
-  return sweepUntilDone((at) => sweepActivities.restartStrandedMoney({ asOf: at, limit: SWEEP_BATCH }), asOf);
+  return sweepUntilDone(WORKFLOW_TYPES.reconcileStrandedMoney, sweepActivities.restartStrandedMoney, asOf);
 }
