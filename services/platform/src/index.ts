@@ -1,6 +1,6 @@
 export { loadConfig, loadConfigOrExit, DEVELOPMENT_SECRET_KEY, DEVELOPMENT_MASTER_KEY, type Config, type PersistedQueries } from './config/config.ts';
 export { ConfigError, createLogger, exitWithConfigProblems, EXIT_CONFIG, EXIT_USAGE, runCommand, type Logger, type LogLevel } from '@shop/runtime';
-export { VARIABLES, type NodeEnv, type EventSchemaMode } from './config/variables.ts';
+export { VARIABLES, type NodeEnv, type EventSchemaMode, type VariableDoc } from './config/variables.ts';
 export { createMetricsRegistry } from './metrics/registry.ts';
 export { workflowMetrics, type WorkflowMetrics } from './metrics/workflow-metrics.ts';
 export { openDatabase, PrismaClient, type Database } from './db/database.ts';
@@ -126,5 +126,6 @@ export {
   type ExtensionContext,
   type ExtensionSettings,
 } from './extensions/extension-settings.ts';
+export { configureExtensions, extensionConfigDeclaration, loadExtensionConfig, type ExtensionConfig } from './extensions/extension-config.ts';
 export { migrateExtensions } from './extensions/extension-migrations.ts';
 export { discoverExtensionsOrExit, refuseExtensionRevisionMismatch } from './extensions/boot.ts';
