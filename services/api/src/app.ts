@@ -1,5 +1,5 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
-import { configuredGateway, createEmitter, openRateLimiter, outboxMetrics, searchEnginesFor, storefrontSearchKeys, type DiscoveredExtension, type Emitter, type RunningOutbox } from '@shop/platform';
+import { createEmitter, openPaymentGateway, openRateLimiter, outboxMetrics, searchEnginesFor, storefrontSearchKeys, type DiscoveredExtension, type Emitter, type RunningOutbox } from '@shop/platform';
 import { STOREFRONT_INDEX } from '@shop/domain';
 import { coreStorageRegistry, openFileStorage, type FileStorage } from '@shop/platform/storage';
 import { echoRequestId, requestIdFor } from './http/request-id.ts';
@@ -76,7 +76,7 @@ export async function buildApp(platform: AppPlatform, options: AppOptions = {}):
   const services: ApiServices = {
     prisma: platform.database.prisma,
     transaction: outbox.transaction,
-    deps: { emit: outbox.emit, now: () => new Date(), gateway: configuredGateway(platform.config.paymentGatewayUrl, platform.database.prisma, platform.masterKeys) },
+    deps: { emit: outbox.emit, now: () => new Date(), gateway: openPaymentGateway({ config: platform.config, db: platform.database.prisma, masterKeys: platform.masterKeys }) },
     tokens: tokenSettingsOf(platform.config),
     masterKeys: platform.masterKeys,
     sql: platform.database.pool,

@@ -94,7 +94,15 @@ export type {
   VoidRequest,
 } from './payments/gateway.ts';
 export { HttpPaymentGateway, type HttpGatewayOptions } from './payments/http-gateway.ts';
-export { configuredGateway } from './payments/configured-gateway.ts';
+export {
+  corePaymentGatewayRegistry,
+  httpGatewayProvider,
+  openPaymentGateway,
+  type PaymentGatewayContext,
+  type PaymentGatewayProvider,
+  type PaymentGatewayRegistry,
+} from './payments/gateway-provider.ts';
+export { ProviderRegistry, type NamedProvider } from './provider-registry.ts';
 export {
   GATEWAY_API_KEY_SECRET,
   GATEWAY_KEY_TTL_MS,

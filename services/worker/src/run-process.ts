@@ -7,13 +7,13 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import {
-  configuredGateway,
   createEmitter,
   createLogger,
   discoverExtensionsOrExit,
   exitWithConfigProblems,
   gracefulStop,
   loadConfigOrExit,
+  openPaymentGateway,
   openPlatform,
   outboxMetrics,
   refuseExtensionRevisionMismatch,
@@ -113,7 +113,7 @@ export async function runWorkerProcess(): Promise<void> {
     const transaction: RunTransaction = (work, options) => emitter.transaction(platform.database.prisma, work, options);
     const coreActivities = createActivities({
       transaction,
-      deps: { emit: emitter.emit, now: () => new Date(), gateway: configuredGateway(config.paymentGatewayUrl, platform.database.prisma, platform.masterKeys) },
+      deps: { emit: emitter.emit, now: () => new Date(), gateway: openPaymentGateway({ config, db: platform.database.prisma, masterKeys: platform.masterKeys }) },
       metrics: workflowMetrics(platform.metrics),
       pace: sweepPace(config.sweepRowsPerSecond),
     });

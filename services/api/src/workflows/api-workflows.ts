@@ -1,4 +1,4 @@
-import { configuredGateway, workflowMetrics, type Config, type EventListener, type Logger, type Platform, type RunningOutbox } from '@shop/platform';
+import { openPaymentGateway, workflowMetrics, type Config, type EventListener, type Logger, type Platform, type RunningOutbox } from '@shop/platform';
 import { PERIODIC_WORKFLOWS } from '@shop/domain/workflows';
 import { sweepPace } from '@shop/domain';
 import { embeddedRefunds } from './embedded-refunds.ts';
@@ -37,7 +37,7 @@ export async function apiWorkflows(config: Config, logger: Logger): Promise<ApiW
   return {
     listeners: [refunds.listener],
     start(outbox, { metrics, database, masterKeys }) {
-      const gateway = configuredGateway(config.paymentGatewayUrl, database.prisma, masterKeys);
+      const gateway = openPaymentGateway({ config, db: database.prisma, masterKeys });
       const deps = { emit: outbox.emit, now: () => new Date(), gateway };
       refunds.start({ transaction: outbox.transaction, deps, logger });
       sweeps = startEmbeddedSweeps({ transaction: outbox.transaction, deps, metrics: workflowMetrics(metrics), pace: sweepPace(config.sweepRowsPerSecond), logger });
