@@ -14,7 +14,7 @@ import { startPostgres, startTemporal, type ServerHandle } from '../test/infra/s
 import { createActivities } from '../services/worker/src/activities/create-activities.ts';
 import { startBenchWorker, type BenchWorker } from './workflows/bench-worker.ts';
 import { workflowStarters } from '../services/api/src/workflows/workflow-starters.ts';
-import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../services/platform/src/payments/test-gateway/index.ts';
+import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../tools/test-gateway/src/index.ts';
 import { startServers } from './servers.ts';
 import { median, round } from './stats.ts';
 

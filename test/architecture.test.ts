@@ -18,6 +18,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   '@shop/operator': ['@shop/cdk8s', '@shop/runtime'],
   // An extension builds on the platform's interfaces, as one published outside this repository would.
   '@shop/extension-s3-storage': ['@shop/platform'],
+  // A tool for development and tests, outside the production images: it speaks the platform's payment wire.
+  '@shop/test-gateway': ['@shop/platform', '@shop/runtime'],
 };
 
 const root = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { workspaces: string[] };

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { givenCredentials, HttpPaymentGateway, type EventPayloads } from '@shop/platform';
 import { addCartLine, cancelOrder, checkout, completeOrder, createCart, fulfilOrder, GATEWAY_TRANSACTION, markOrderPaid, tenderKeys, type DomainDeps } from '@shop/domain';
 import { releaseTender } from '../../services/domain/src/payments/tenders.ts';
-import { TestGatewayControl } from '../../services/platform/src/payments/test-gateway/index.ts';
+import { TestGatewayControl } from '../../tools/test-gateway/src/index.ts';
 import { QUERIES, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import { workflowStarters } from '../../services/api/src/workflows/workflow-starters.ts';
 import { waitFor } from '../support/wait.ts';

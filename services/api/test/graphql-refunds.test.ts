@@ -14,7 +14,7 @@ import {
   sweepPace,
   type DomainDeps,
 } from '@shop/domain';
-import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../../platform/src/payments/test-gateway/index.ts';
+import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../../../tools/test-gateway/src/index.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
 import { embeddedRefunds } from '../src/workflows/embedded-refunds.ts';
 import { bearer, openGraphqlApi, seedDemoShop, type GraphqlApi } from './graphql-harness.ts';

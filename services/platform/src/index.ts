@@ -94,6 +94,7 @@ export type {
   VoidRequest,
 } from './payments/gateway.ts';
 export { HttpPaymentGateway, type HttpGatewayOptions } from './payments/http-gateway.ts';
+export { IDEMPOTENCY_KEY_HEADER, PATHS, type WireError } from './payments/wire.ts';
 export {
   corePaymentGatewayRegistry,
   httpGatewayProvider,

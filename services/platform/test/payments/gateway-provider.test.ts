@@ -6,19 +6,22 @@ import { GATEWAY_API_KEY_SECRET } from '../../src/payments/gateway-credentials.t
 import { corePaymentGatewayRegistry, httpGatewayProvider, openPaymentGateway, type PaymentGatewayProvider } from '../../src/payments/gateway-provider.ts';
 import { masterKeyring } from '../../src/secrets/keyring.ts';
 import { setStoredSecret } from '../../src/secrets/stored-secrets.ts';
-import { newMasterKey } from '../secrets/secrets-database.ts';
-import { API_KEY, eur, expectOperation, fresh, openGatewayUnderTest, type GatewayUnderTest } from './gateway-support.ts';
+import { API_KEY, eur, expectOperation, fresh, openGatewayUnderTest, type GatewayUnderTest } from '../../../../tools/test-gateway/test/gateway-support.ts';
+import { newMasterKey, openSecretsDatabase, type SecretsDatabase } from '../secrets/secrets-database.ts';
 
 let t: GatewayUnderTest;
+let secrets: SecretsDatabase;
 const masterKeys = masterKeyring(newMasterKey());
 
 beforeAll(async () => {
-  t = await openGatewayUnderTest('gateway_provider');
-  await setStoredSecret(t.db.database.prisma, masterKeys, { key: GATEWAY_API_KEY_SECRET, value: API_KEY, setAt: new Date(), setByStaffUserId: null });
+  [t, secrets] = await Promise.all([openGatewayUnderTest('gateway_provider'), openSecretsDatabase('gateway_provider_secrets')]);
+  await setStoredSecret(secrets.database.prisma, masterKeys, { key: GATEWAY_API_KEY_SECRET, value: API_KEY, setAt: new Date(), setByStaffUserId: null });
 });
-afterAll(async () => t?.close());
+afterAll(async () => {
+  await Promise.all([t?.close(), secrets?.close()]);
+});
 
-const contextOf = (env: NodeJS.ProcessEnv) => ({ config: loadConfig(env), db: t.db.database.prisma, masterKeys });
+const contextOf = (env: NodeJS.ProcessEnv) => ({ config: loadConfig(env), db: secrets.database.prisma, masterKeys });
 
 describe('the payment gateway port', () => {
   it('opens the http gateway at PAYMENT_GATEWAY_URL with the stored API key, and none without the URL: no card payments', async () => {
