@@ -94,16 +94,8 @@ export type {
   VoidRequest,
 } from './payments/gateway.ts';
 export { HttpPaymentGateway, type HttpGatewayOptions } from './payments/http-gateway.ts';
-export { IDEMPOTENCY_KEY_HEADER, PATHS, type WireError } from './payments/wire.ts';
-export {
-  corePaymentGatewayRegistry,
-  httpGatewayProvider,
-  openPaymentGateway,
-  type PaymentGatewayContext,
-  type PaymentGatewayProvider,
-  type PaymentGatewayRegistry,
-} from './payments/gateway-provider.ts';
-export { ProviderRegistry, type NamedProvider } from './provider-registry.ts';
+export { IDEMPOTENCY_KEY_HEADER, type WireError } from './payments/wire.ts';
+export { openPaymentGateway, type PaymentGatewayContext, type PaymentGatewayProvider, type PaymentGatewayRegistry } from './payments/gateway-provider.ts';
 export {
   GATEWAY_API_KEY_SECRET,
   GATEWAY_KEY_TTL_MS,

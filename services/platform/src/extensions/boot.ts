@@ -9,14 +9,14 @@ import { ExtensionLockError } from './extension-lock.ts';
 import { extensionRevisionMismatch } from './extension-migrations.ts';
 
 /**
- * The deployment's extensions, each with its configuration read from `env`. A bad manifest, lockfile or
+ * The deployment's extensions, each with its configuration read from the environment. A bad manifest, lockfile or
  * config module stops the process with one line and exit code 78; so do the extensions' configuration
  * problems, one line each naming the extension and the variable, as the core's do.
  */
-export async function discoverExtensionsOrExit(config: Config, logger: Logger, root = REPO_ROOT, env: NodeJS.ProcessEnv = process.env): Promise<DiscoveredExtension[]> {
+export async function discoverExtensionsOrExit(config: Config, logger: Logger, root = REPO_ROOT): Promise<DiscoveredExtension[]> {
   let configured: Awaited<ReturnType<typeof configureExtensions>>;
   try {
-    configured = await configureExtensions(await discoverExtensions({ root, devDir: config.devExtensionsDir, logger }), env);
+    configured = await configureExtensions(await discoverExtensions({ root, devDir: config.devExtensionsDir, logger }), process.env);
   } catch (error) {
     if (!(error instanceof ExtensionError || error instanceof ExtensionLockError)) throw error;
     logger.flush();
