@@ -54,6 +54,24 @@ const NO_DATA_ACCESS = {
   ],
 };
 
+/**
+ * tools/ holds development and test tools (the test payment gateway): the production images do not carry
+ * it, so no program they run may import it. Its own rule, so it adds to each package's no-restricted-imports.
+ */
+const NO_TOOLS = {
+  '@typescript-eslint/no-restricted-imports': [
+    'error',
+    {
+      patterns: [
+        {
+          group: ['@shop/test-gateway', '@shop/test-gateway/*', '**/tools/**'],
+          message: 'tools/ is for development and tests, and not in the production images: a service or extension must not import it.',
+        },
+      ],
+    },
+  ],
+};
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', '**/generated/**', '.data/**'] },
   js.configs.recommended,
@@ -87,4 +105,5 @@ export default tseslint.config(
   { files: ['services/api/src/**'], ignores: ['services/api/src/seed.ts'], rules: NO_DATA_ACCESS },
   { files: ['services/worker/**'], rules: forbid(['api', 'consumer']) },
   { files: ['services/consumer/**'], rules: forbid(['api', 'worker']) },
+  { files: ['services/*/src/**', 'extensions/*/src/**', 'operator/src/**', 'cdk8s/src/**'], rules: NO_TOOLS },
 );

@@ -17,7 +17,7 @@ import { createActivities } from '../services/worker/src/activities/create-activ
 import { startBenchWorker, type BenchWorker } from './workflows/bench-worker.ts';
 import { TemporalWorkflowEngine } from '../services/api/src/workflows/temporal-engine.ts';
 import { workflowTriggers } from '../services/api/src/workflows/workflow-triggers.ts';
-import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../services/platform/src/payments/test-gateway/index.ts';
+import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../tools/test-gateway/src/index.ts';
 import { startServers } from './servers.ts';
 import { median, round } from './stats.ts';
 

@@ -40,7 +40,7 @@ const MODEL_CHECKOUTS = 100;
 const PRODUCTS = 50;
 const CARD_TO_PLAIN_GOAL = 0.5;
 const GATEWAY_API_KEY = 'bench_money_gateway_key';
-const GATEWAY_CLI = path.resolve(import.meta.dirname, '../services/platform/src/payments/test-gateway/cli.ts');
+const GATEWAY_CLI = path.resolve(import.meta.dirname, '../tools/test-gateway/src/cli.ts');
 const ADDRESS = { name: 'Ada Lovelace', line1: 'Main Street 1', postalCode: '10115', city: 'Berlin', countryCode: 'DE' };
 
 function emit(figure: Record<string, unknown>): void {

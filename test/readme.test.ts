@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { VARIABLES } from '../services/platform/src/config/variables.ts';
+import { repositoryVariables } from './support/extensions.ts';
 
 const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
 
@@ -11,8 +11,8 @@ describe('README', () => {
     expect(firstBlock).toMatch(/^npm test\b/m);
   });
 
-  it('documents every environment variable the config module reads', () => {
+  it('documents every environment variable the core and the extensions of extensions/ read', async () => {
     const documented = [...readme.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((match) => match[1]);
-    expect(documented).toEqual(VARIABLES.map((variable) => variable.name));
+    expect(documented).toEqual((await repositoryVariables()).map((variable) => variable.name));
   });
 });

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../services/platform/src/config/config.ts';
 import { VARIABLES } from '../../services/platform/src/config/variables.ts';
+import { extensionConfigProblems, repositoryVariables } from '../../test/support/extensions.ts';
 import { readConsumerSettings } from '../../services/consumer/src/settings.ts';
 import { workerProblems } from '../../services/worker/src/worker-settings.ts';
 import { GENERATED_KEYS, renderShop, WORKLOAD_SECRETS, type KubeObject, type SecretUse, type SecretVariable, type Workload } from '../src/index.ts';
@@ -169,8 +170,8 @@ describe('environment', () => {
     for (const absent of ['FILE_STORAGE_PROVIDER', 'S3_PUBLIC_URL', 'S3_ACCESS_KEY', 'S3_SECRET_KEY']) expect(names).not.toContain(absent);
   });
 
-  it('gives no secret a literal value: each comes from a Secret', () => {
-    const secretNames = new Set(VARIABLES.filter((variable) => variable.secret).map((variable) => variable.name));
+  it('gives no secret a literal value: each comes from a Secret', async () => {
+    const secretNames = new Set((await repositoryVariables()).filter((variable) => variable.secret).map((variable) => variable.name));
     for (const env of everyContainerEnv(renderShop(minimalShop()))) {
       for (const variable of env.filter((v) => secretNames.has(v.name))) expect(variable.value).toBeUndefined();
     }
@@ -209,7 +210,7 @@ describe('agreement with the programs', () => {
   };
 
   for (const [label, shop] of Object.entries(shops)) {
-    it(`starts each program's configuration with the variables rendered for it alone (${label})`, () => {
+    it(`starts each program's configuration, and its extensions', with the variables rendered for it alone (${label})`, async () => {
       for (const [workload, env] of workloadEnvs(renderShop(shop))) {
         const environment = startingEnvironment(env);
         if (workload === 'migrations') {
@@ -220,6 +221,7 @@ describe('agreement with the programs', () => {
         const config = loadConfig(environment);
         if (workload === 'worker') expect(workerProblems(config)).toEqual([]);
         if (workload === 'consumer') expect(readConsumerSettings(config).problems).toEqual([]);
+        if (workload === 'api' || workload === 'worker' || workload === 'consumer') expect(await extensionConfigProblems(environment)).toEqual([]);
       }
     });
   }
@@ -238,7 +240,7 @@ describe('agreement with the programs', () => {
 });
 
 describe('agreement with the rest of the repository', () => {
-  it('maps every secret variable of the platform from the spec or the generated Secret', () => {
+  it('maps every secret variable of the platform and its extensions from the spec or the generated Secret', async () => {
     const full = renderShop(
       minimalShop((shop) => {
         for (const field of ['workflowHost', 'adminSearchApiKey', 'storefrontSearchApiKey', 'storefrontSearchOnlyKey', 's3AccessKey', 's3SecretKey'] as const) {
@@ -247,12 +249,12 @@ describe('agreement with the rest of the repository', () => {
       }),
     );
     const names = containerOf(full.api.deployment).env.map((variable) => variable.name);
-    for (const variable of VARIABLES.filter((v) => v.secret)) expect(names).toContain(variable.name);
+    for (const variable of (await repositoryVariables()).filter((v) => v.secret)) expect(names).toContain(variable.name);
   });
 
-  it('renders spec.fileStorage into variables the platform reads', () => {
+  it('renders spec.fileStorage into variables the platform and its extensions read', async () => {
     const env = containerOf(renderShop(minimalShop((shop) => (shop.spec.fileStorage = { provider: 's3', s3: { endpoint: 'https://s3.example.com', bucket: 'media', publicUrl: 'https://cdn.example.com' } }))).api.deployment).env;
-    const platformVariables = new Set(VARIABLES.map((variable) => variable.name));
+    const platformVariables = new Set((await repositoryVariables()).map((variable) => variable.name));
     const rendered = env.filter((variable) => variable.name.startsWith('S3_') || variable.name.startsWith('FILE_STORAGE_')).map((variable) => variable.name);
     expect(rendered).toHaveLength(4);
     for (const name of rendered) expect(platformVariables).toContain(name);

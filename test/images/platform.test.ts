@@ -1,13 +1,14 @@
 // Smoke tests of the built shop/platform image (npm run image:build's OCI archive), run with
 // buildah's chroot isolation on the host's network: the api on embedded defaults answering from
 // outside, the migration Job's command against PostgreSQL, the seed, the worker and consumer
-// refusing a bad configuration, API_WORKERS from the CPU quota, and nothing written outside /tmp.
+// refusing a bad configuration, API_WORKERS from the CPU quota, nothing written outside /tmp, and no tools/.
+import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CONSUMER, MIGRATE_COMMAND, WORKER } from '../../cdk8s/src/components.ts';
-import { CPU_COUNT_PATH, WRITABLE_DIR } from '../../images/contents.ts';
+import { APP_DIR, CPU_COUNT_PATH, WRITABLE_DIR } from '../../images/contents.ts';
 import type { BuiltImage } from '../../images/build/build-images.ts';
 import { REPOSITORY_ROOT } from '../../images/build/layout.ts';
 import { createTestDatabase, type TestDatabase } from '../infra/isolation.ts';
@@ -144,6 +145,11 @@ describe('the shop/platform image', () => {
     const cpus = Number((await container.run([CPU_COUNT_PATH])).output);
     const { api } = await startApi({ env: { DATABASE_URL: database.url, CACHE_URL: inject('redisUrl') } });
     expect(workerCount((await api.stop()).output)).toBe(cpus);
+  });
+
+  it('carries no development tools: no tools/ folder, and the test gateway cannot be loaded', () => {
+    expect(existsSync(join(container.rootDir, APP_DIR, 'tools'))).toBe(false);
+    expect(existsSync(join(container.rootDir, APP_DIR, 'node_modules/@shop/test-gateway/package.json'))).toBe(false);
   });
 
   it('runs the worker, which refuses a configuration without WORKFLOW_HOST with exit code 78', async () => {

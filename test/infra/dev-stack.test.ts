@@ -11,8 +11,8 @@ import { Redis } from 'ioredis';
 import { Kafka, logLevel } from 'kafkajs';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '@shop/platform';
-import { S3FileStorage, s3SettingsOf } from '../../extensions/s3-storage/src/index.ts';
+import { loadExtensionConfig } from '@shop/platform';
+import { S3FileStorage, s3Config, s3SettingsOf } from '../../extensions/s3-storage/src/index.ts';
 import { isProcessAlive } from '../../services/runtime/src/process-alive.ts';
 import { VARIABLES } from '../../services/platform/src/config/variables.ts';
 import { spawnService, type ServiceProcess } from '../support/service-process.ts';
@@ -124,7 +124,7 @@ async function withTemporal<T>(address: string, use: (connection: Connection) =>
 
 /** The s3 provider as the services build it from the printed variables. */
 function storageOf(environment: Record<string, string>): S3FileStorage {
-  return new S3FileStorage(s3SettingsOf(loadConfig(environment).s3));
+  return new S3FileStorage(s3SettingsOf(loadExtensionConfig(s3Config, environment)));
 }
 
 function defaultPort(name: string): string | undefined {

@@ -4,8 +4,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
-import { loadConfig } from '@shop/platform';
-import { s3ClientOf, s3SettingsOf, setUpBucket } from '../../extensions/s3-storage/src/index.ts';
+import { loadExtensionConfig } from '@shop/platform';
+import { s3ClientOf, s3Config, s3SettingsOf, setUpBucket } from '../../extensions/s3-storage/src/index.ts';
 import {
   isKafkaProvisioned,
   isPostgresInstalled,
@@ -69,7 +69,7 @@ async function createDatabase(postgresUrl: string): Promise<void> {
 
 /** The bucket of the printed S3 variables, read as the services read them, made as `npm run storage:setup` makes it. */
 async function createBucket(environment: Record<string, string>): Promise<void> {
-  const settings = s3SettingsOf(loadConfig(environment).s3);
+  const settings = s3SettingsOf(loadExtensionConfig(s3Config, environment));
   const client = s3ClientOf(settings);
   try {
     await setUpBucket(settings, client);

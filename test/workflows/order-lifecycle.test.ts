@@ -6,7 +6,7 @@ import { cancelOrder, checkout } from '@shop/domain/flows';
 import { type DomainDeps } from '@shop/domain/kernel';
 import { completeOrder, fulfilOrder, markOrderPaid } from '@shop/domain/orders';
 import { GATEWAY_TRANSACTION, releaseTender, tenderKeys } from '@shop/domain/tenders';
-import { TestGatewayControl } from '../../services/platform/src/payments/test-gateway/index.ts';
+import { TestGatewayControl } from '../../tools/test-gateway/src/index.ts';
 import { QUERIES, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import { TemporalWorkflowEngine } from '../../services/api/src/workflows/temporal-engine.ts';
 import { workflowTriggers } from '../../services/api/src/workflows/workflow-triggers.ts';

@@ -18,7 +18,7 @@ import { TemporalWorkflowEngine } from '../../services/api/src/workflows/tempora
 import { workflowTriggers } from '../../services/api/src/workflows/workflow-triggers.ts';
 import { saveHistory } from '../../services/worker/test/support/histories.ts';
 import { migrateRepositoryExtensions } from '../support/extensions.ts';
-import { startTestGateway, TestGatewayControl } from '../../services/platform/src/payments/test-gateway/index.ts';
+import { startTestGateway, TestGatewayControl } from '../../tools/test-gateway/src/index.ts';
 
 export const WORKER_MAIN = path.resolve(import.meta.dirname, '../../services/worker/src/main.ts');
 

@@ -1,11 +1,12 @@
 // Behind `npm run storage:setup`: creates S3_BUCKET with a public-read policy (docs/storage.md).
-import { loadConfigOrExit, runCommand } from '@shop/platform';
+import { loadExtensionConfig, runCommand } from '@shop/platform';
 import { setUpBucket } from './bucket-setup.ts';
+import { config } from './config.ts';
 import { s3ClientOf } from './s3-storage.ts';
 import { s3SettingsOf } from './s3-settings.ts';
 
 await runCommand(async () => {
-  const settings = s3SettingsOf(loadConfigOrExit().s3);
+  const settings = s3SettingsOf(loadExtensionConfig(config));
   const client = s3ClientOf(settings);
   try {
     const outcome = await setUpBucket(settings, client);

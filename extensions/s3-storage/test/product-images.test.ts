@@ -1,11 +1,11 @@
 // Product images through the api with the s3 provider against a real versitygw: the browser uploads to the store itself.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, loadConfig } from '@shop/platform';
+import { createLogger, loadConfig, loadExtensionConfig } from '@shop/platform';
 import { coreStorageRegistry, openFileStorage, type FileStorage } from '@shop/platform/storage';
 import { startVersityGw, type S3ServerHandle } from '../../../test/infra/versitygw.ts';
 import { openGraphqlApi, seedDemoShop, type GraphqlApi } from '../../../services/api/test/graphql-harness.ts';
 import { openImagesApi, PNG, ProductImages, putAsBrowser } from '../../../services/api/test/product-images-support.ts';
-import { register, s3ClientOf, s3SettingsOf, setUpBucket } from '../src/index.ts';
+import { register, s3ClientOf, s3Config, s3SettingsOf, setUpBucket } from '../src/index.ts';
 
 const BUCKET = 'product-media';
 const logger = createLogger({ level: 'ERROR', service: 'test' });
@@ -15,12 +15,14 @@ let storage: FileStorage;
 let api: GraphqlApi;
 let images: ProductImages;
 
+const s3Env = (): Record<string, string> => ({ S3_ENDPOINT: server.url, S3_ACCESS_KEY: server.accessKey, S3_SECRET_KEY: server.secretKey, S3_BUCKET: BUCKET });
+
 /** The s3 provider as the api selects it (registered after local, FILE_STORAGE_PROVIDER empty), from these variables. */
 async function s3StorageOf(overrides: Record<string, string> = {}): Promise<FileStorage> {
-  const config = loadConfig({ S3_ENDPOINT: server.url, S3_ACCESS_KEY: server.accessKey, S3_SECRET_KEY: server.secretKey, S3_BUCKET: BUCKET, ...overrides });
+  const env = { ...s3Env(), ...overrides };
   const registry = coreStorageRegistry();
-  register(registry);
-  const selected = await openFileStorage(registry, config, logger);
+  register(registry, { config: loadExtensionConfig(s3Config, env) });
+  const selected = await openFileStorage(registry, loadConfig(env), logger);
   if (selected?.name !== 's3') throw new Error(`the s3 provider was not selected (got ${selected?.name})`);
   return selected;
 }
@@ -28,7 +30,7 @@ async function s3StorageOf(overrides: Record<string, string> = {}): Promise<File
 beforeAll(async () => {
   server = await startVersityGw();
   storage = await s3StorageOf();
-  const settings = s3SettingsOf(loadConfig({ S3_ENDPOINT: server.url, S3_ACCESS_KEY: server.accessKey, S3_SECRET_KEY: server.secretKey, S3_BUCKET: BUCKET }).s3);
+  const settings = s3SettingsOf(loadExtensionConfig(s3Config, s3Env()));
   const client = s3ClientOf(settings);
   await setUpBucket(settings, client).finally(() => client.destroy());
   api = await openGraphqlApi('s3_product_images', {}, { fileStorage: storage });

@@ -2,11 +2,11 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, createLogger, loadConfig } from '@shop/platform';
+import { ConfigError, createLogger, loadConfig, loadExtensionConfig } from '@shop/platform';
 import { coreStorageRegistry, openFileStorage, StorageError, StorageRegistry, type FileStorage } from '@shop/platform/storage';
 import { freePort } from '../../../test/infra/proc.ts';
 import { startVersityGw, type S3ServerHandle } from '../../../test/infra/versitygw.ts';
-import { register, S3FileStorage, s3SettingsOf } from '../src/index.ts';
+import { register, S3FileStorage, s3Config, s3SettingsOf } from '../src/index.ts';
 
 const SETUP_CLI = fileURLToPath(new URL('../src/setup-cli.ts', import.meta.url));
 const BUCKET = 'media';
@@ -22,12 +22,16 @@ function s3Env(overrides: Record<string, string> = {}): Record<string, string> {
   return { S3_ENDPOINT: server.url, S3_ACCESS_KEY: server.accessKey, S3_SECRET_KEY: server.secretKey, S3_BUCKET: BUCKET, ...overrides };
 }
 
+/** The core's registry with the s3 provider registered as the api registers it, over the extension's variables read from `env`. */
+function registryWithS3(env: NodeJS.ProcessEnv, registry = coreStorageRegistry()): StorageRegistry {
+  register(registry, { config: loadExtensionConfig(s3Config, env) });
+  return registry;
+}
+
 /** The provider as the api builds it, from these variables. */
 async function storageOf(overrides: Record<string, string> = {}): Promise<FileStorage> {
-  const config = loadConfig(s3Env(overrides));
-  const registry = coreStorageRegistry();
-  register(registry);
-  const storage = await openFileStorage(registry, config, logger);
+  const env = s3Env(overrides);
+  const storage = await openFileStorage(registryWithS3(env), loadConfig(env), logger);
   if (storage === undefined) throw new Error('no file storage was selected');
   return storage;
 }
@@ -139,18 +143,14 @@ describe('the s3 provider against versitygw', () => {
   });
 
   it('leaves local storage in use without S3_ENDPOINT and S3_BUCKET, so a development api starts without an object store', async () => {
-    const config = loadConfig({});
-    const registry = coreStorageRegistry();
-    register(registry);
+    const registry = registryWithS3({});
     expect(registry.names()).toEqual(['local', 's3']);
-    expect((await openFileStorage(registry, config, logger))?.name).toBe('local');
+    expect((await openFileStorage(registry, loadConfig({}), logger))?.name).toBe('local');
   });
 
   it('refuses to be built with S3_BUCKET but no S3_ENDPOINT, naming it; keys left to the SDK when unset', async () => {
-    const config = loadConfig({ S3_BUCKET: BUCKET });
-    const registry = new StorageRegistry();
-    register(registry);
-    await expect(openFileStorage(registry, config, logger)).rejects.toThrow(new ConfigError(['S3_ENDPOINT: is required by the s3 file storage provider']));
-    expect(s3SettingsOf({ ...config.s3, endpoint: server.url }).credentials).toBeUndefined();
+    const env = { S3_BUCKET: BUCKET };
+    await expect(openFileStorage(registryWithS3(env, new StorageRegistry()), loadConfig(env), logger)).rejects.toThrow(new ConfigError(['S3_ENDPOINT: is required by the s3 file storage provider']));
+    expect(s3SettingsOf({ ...loadExtensionConfig(s3Config, env), endpoint: server.url }).credentials).toBeUndefined();
   });
 });

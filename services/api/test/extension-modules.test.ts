@@ -40,6 +40,14 @@ describe("loading extensions' modules", () => {
     expect(registry.names()).toEqual(['local', 'memory']);
   });
 
+  it("gives a provider module's register the extension's context, with the configuration its config module read", async () => {
+    const registerNamed = `export function register(registry, { config }) { registry.register({ name: config.providerName, create: () => { throw new Error('not built here'); } }); }`;
+    const configured = { ...(await extension({ id: 'named-storage', storageProviders: [{ name: 'named', module: './src/index.js' }] }, { 'src/index.js': registerNamed })), config: { providerName: 'named' } };
+    const registry = coreStorageRegistry();
+    for (const register of (await loadApiExtensions([configured], masterKeys)).storage) register(registry);
+    expect(registry.names()).toEqual(['local', 'named']);
+  });
+
   it('refuses a provider module that registers another name than its manifest gives', async () => {
     const misnamed = await extension({ id: 'misnamed', storageProviders: [{ name: 'disk', module: './src/index.js' }] }, { 'src/index.js': REGISTER_MEMORY });
     const [register] = (await loadApiExtensions([misnamed], masterKeys)).storage;

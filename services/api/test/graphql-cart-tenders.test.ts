@@ -3,7 +3,7 @@
 // own in-process GcExpiredCartTenders pass voids the idle tender once, as the test gateway logs it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, GATEWAY_API_KEY_SECRET, setStoredSecret } from '@shop/platform';
-import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../../platform/src/payments/test-gateway/index.ts';
+import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../../../tools/test-gateway/src/index.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
 import { waitFor } from '../../../test/support/wait.ts';
 import { engineContext, workflowEngine } from '../src/workflows/api-workflows.ts';

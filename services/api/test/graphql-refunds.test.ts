@@ -10,7 +10,7 @@ import { type DomainDeps } from '@shop/domain/kernel';
 import { captureOrderTenders, GATEWAY_TRANSACTION } from '@shop/domain/tenders';
 import { sweepPace } from '@shop/domain/workflow-runs';
 import { WORKFLOW_TYPES } from '@shop/domain/workflows';
-import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../../platform/src/payments/test-gateway/index.ts';
+import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../../../tools/test-gateway/src/index.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
 import { IN_PROCESS_SWEEPS, IN_PROCESS_WORKFLOWS } from '../src/workflows/in-process-workflows.ts';
 import { workflowTriggers, type ShopWorkflowInputs } from '../src/workflows/workflow-triggers.ts';

@@ -2,7 +2,7 @@
 // and the stored API key), asserting what the gateway itself logged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_API_KEY_SECRET, setStoredSecret } from '@shop/platform';
-import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../../platform/src/payments/test-gateway/index.ts';
+import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../../../tools/test-gateway/src/index.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
 import { bearer, openGraphqlApi, seedDemoShop, type GraphqlApi } from './graphql-harness.ts';
 

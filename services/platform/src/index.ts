@@ -1,6 +1,6 @@
 export { loadConfig, loadConfigOrExit, DEVELOPMENT_SECRET_KEY, DEVELOPMENT_MASTER_KEY, type Config, type PersistedQueries } from './config/config.ts';
 export { ConfigError, createLogger, exitWithConfigProblems, EXIT_CONFIG, EXIT_USAGE, runCommand, type Logger, type LogLevel } from '@shop/runtime';
-export { VARIABLES, type NodeEnv, type EventSchemaMode } from './config/variables.ts';
+export { VARIABLES, type NodeEnv, type EventSchemaMode, type VariableDoc } from './config/variables.ts';
 export { createMetricsRegistry } from './metrics/registry.ts';
 export { workflowMetrics, type WorkflowMetrics } from './metrics/workflow-metrics.ts';
 export { openDatabase, PrismaClient, type Database } from './db/database.ts';
@@ -97,6 +97,8 @@ export type {
   VoidRequest,
 } from './payments/gateway.ts';
 export { HttpPaymentGateway, type HttpGatewayOptions } from './payments/http-gateway.ts';
+export { IDEMPOTENCY_KEY_HEADER, type WireError } from './payments/wire.ts';
+export { openPaymentGateway, type PaymentGatewayContext, type PaymentGatewayProvider, type PaymentGatewayRegistry } from './payments/gateway-provider.ts';
 export {
   GATEWAY_API_KEY_SECRET,
   GATEWAY_KEY_TTL_MS,
@@ -128,5 +130,6 @@ export {
   type ExtensionContext,
   type ExtensionSettings,
 } from './extensions/extension-settings.ts';
+export { configureExtensions, extensionConfigDeclaration, loadExtensionConfig, type ExtensionConfig } from './extensions/extension-config.ts';
 export { migrateExtensions } from './extensions/extension-migrations.ts';
 export { discoverExtensionsOrExit, refuseExtensionRevisionMismatch } from './extensions/boot.ts';

@@ -38,7 +38,8 @@ async function graphAreaOf(extension: DiscoveredExtension, graphql: { schema: st
   return areaPlugin(`extension ${extension.id}`, [], (app) => app.addGraphArea({ schema, resolvers: resolvers as Resolvers, permissions }));
 }
 
-async function storageOf(extension: DiscoveredExtension): Promise<StorageRegistration[]> {
+/** Each provider module's `register(registry, context)`, given the extension's context (its configuration). */
+async function storageOf(extension: DiscoveredExtension, context: ExtensionContext): Promise<StorageRegistration[]> {
   const providers = extension.manifest.storageProviders ?? [];
   return Promise.all(
     providers.map(async ({ name, module }, index) => {
@@ -46,7 +47,7 @@ async function storageOf(extension: DiscoveredExtension): Promise<StorageRegistr
       const register = await extensionExport(extension, field, module, 'register');
       if (typeof register !== 'function') throw new ExtensionError(extension.id, `shop.${field}: "register" of ${module} must be a function`);
       return (registry: StorageRegistry) => {
-        (register as StorageRegistration)(registry);
+        (register as (registry: StorageRegistry, context: ExtensionContext) => void)(registry, context);
         if (!registry.names().includes(name)) throw new ExtensionError(extension.id, `shop.storageProviders[${index}]: ${module} registered no provider named "${name}"`);
       };
     }),
@@ -66,7 +67,7 @@ export async function loadApiExtensions(extensions: readonly DiscoveredExtension
     const context = extensionContext(extension, masterKeys);
     if (manifest.listeners !== undefined) listeners.push(...checkedListeners(extension, await extensionPart(extension, 'listeners', manifest.listeners, 'listeners', context)));
     if (manifest.graphql !== undefined) areas.push(await graphAreaOf(extension, manifest.graphql, context));
-    storage.push(...(await storageOf(extension)));
+    storage.push(...(await storageOf(extension, context)));
   }
   return { listeners, areas, storage };
 }

@@ -2,7 +2,7 @@
 // a business order paid with store credit, a gift card and a card, cancelled by the approval's expiry,
 // the payment deadline, the sweep of stale holds and staff. Each path runs twice and credits once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestGatewayControl } from '../../../platform/src/payments/test-gateway/index.ts';
+import type { TestGatewayControl } from '../../../../tools/test-gateway/src/index.ts';
 import type { DomainDeps } from '../../src/kernel/context.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
 import { checkout } from '../../src/flows/checkout.ts';

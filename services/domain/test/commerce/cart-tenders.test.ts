@@ -2,7 +2,7 @@
 // transaction, a failed order transaction leaves the tender for the same request's retry, and a cart
 // changed since the authorization is refused and its authorization voided, as the gateway logs show.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestGatewayControl } from '../../../platform/src/payments/test-gateway/index.ts';
+import type { TestGatewayControl } from '../../../../tools/test-gateway/src/index.ts';
 import type { DomainDeps } from '../../src/kernel/context.ts';
 import { addCartLine, setCartLineQuantity } from '../../src/carts/carts.ts';
 import { deleteExpiredCarts } from '../../src/carts/expired-carts.ts';

@@ -1,5 +1,5 @@
 import { givenCredentials, HttpPaymentGateway, type Prisma } from '@shop/platform';
-import { startTestGateway, TestGatewayControl } from '../../../platform/src/payments/test-gateway/index.ts';
+import { startTestGateway, TestGatewayControl } from '../../../../tools/test-gateway/src/index.ts';
 import type { DomainDeps } from '../../src/kernel/context.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';
 import { checkout } from '../../src/flows/checkout.ts';

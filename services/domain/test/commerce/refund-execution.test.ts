@@ -2,7 +2,7 @@
 // a failed refund, the shop's own guard against refunding more than a tender captured, and the fault
 // recorded once per run. The workflow around them: test/workflows/refund-execution.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestGatewayControl } from '../../../platform/src/payments/test-gateway/index.ts';
+import type { TestGatewayControl } from '../../../../tools/test-gateway/src/index.ts';
 import type { DomainDeps } from '../../src/kernel/context.ts';
 import { DomainError } from '../../src/kernel/domain-error.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';

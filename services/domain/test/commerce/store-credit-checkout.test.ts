@@ -2,7 +2,7 @@
 // gateway: the split, a retried checkout that spends and authorizes once, and a cancel that gives
 // the credit back.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestGatewayControl } from '../../../platform/src/payments/test-gateway/index.ts';
+import type { TestGatewayControl } from '../../../../tools/test-gateway/src/index.ts';
 import type { DomainDeps } from '../../src/kernel/context.ts';
 import { DomainError } from '../../src/kernel/domain-error.ts';
 import { addCartLine, createCart } from '../../src/carts/carts.ts';

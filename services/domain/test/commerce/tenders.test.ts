@@ -1,7 +1,7 @@
 // Card tenders against the real test gateway (its own HTTP server on this test's database): every
 // test asserts what the gateway itself logged, so "once" means once at the gateway.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestGatewayControl } from '../../../platform/src/payments/test-gateway/index.ts';
+import type { TestGatewayControl } from '../../../../tools/test-gateway/src/index.ts';
 import type { DomainDeps } from '../../src/kernel/context.ts';
 import { checkout } from '../../src/flows/checkout.ts';
 import { cancelOrder } from '../../src/flows/order-cancellation.ts';

@@ -45,13 +45,6 @@ export interface Config {
   readonly fileStorageDir: string;
   readonly fileStorageProvider: string | undefined;
   readonly publicApiBrowserOrigin: string | undefined;
-  readonly s3: {
-    readonly endpoint: string | undefined;
-    readonly publicUrl: string | undefined;
-    readonly accessKey: string | undefined;
-    readonly secretKey: string | undefined;
-    readonly bucket: string | undefined;
-  };
   readonly eventSchemaMode: EventSchemaMode;
   readonly devExtensionsDir: string | undefined;
   readonly outboxRetentionHours: number;
@@ -124,7 +117,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fileStorageDir: read.optional('FILE_STORAGE_DIR') ?? 'uploads',
     fileStorageProvider: read.optional('FILE_STORAGE_PROVIDER'),
     publicApiBrowserOrigin: read.url('PUBLIC_API_BROWSER_ORIGIN', ['http', 'https']),
-    s3: readS3(read),
     eventSchemaMode: read.oneOf<EventSchemaMode>('EVENT_SCHEMA_MODE', ['strict', 'warn'], isProduction ? 'warn' : 'strict'),
     devExtensionsDir: readDevExtensions(read, isProduction),
     outboxRetentionHours: read.integer('OUTBOX_RETENTION_HOURS', 168, 1, 24 * 365),
@@ -271,22 +263,6 @@ function readSearch(read: EnvReader, prefix: string): SearchEndpoint | undefined
 function readStorefrontSearch(read: EnvReader): Config['storefrontSearch'] {
   const endpoint = readSearch(read, 'STOREFRONT_SEARCH');
   return endpoint && { ...endpoint, searchOnlyKey: read.optional('STOREFRONT_SEARCH_ONLY_KEY') };
-}
-
-function readS3(read: EnvReader): Config['s3'] {
-  const endpoint = read.url('S3_ENDPOINT', ['http', 'https']);
-  const accessKey = read.optional('S3_ACCESS_KEY');
-  const secretKey = read.optional('S3_SECRET_KEY');
-  if ((accessKey === undefined) !== (secretKey === undefined)) {
-    read.problem(accessKey === undefined ? 'S3_ACCESS_KEY' : 'S3_SECRET_KEY', 'must be set together with its pair');
-  }
-  return {
-    endpoint,
-    publicUrl: read.url('S3_PUBLIC_URL', ['http', 'https']) ?? endpoint,
-    accessKey,
-    secretKey,
-    bucket: read.optional('S3_BUCKET'),
-  };
 }
 
 function readTrustedProxies(read: EnvReader): string[] | undefined {

@@ -1,6 +1,6 @@
 /**
- * Every environment variable the processes read, with its rule and its documentation.
- * The README's configuration table is checked against this list.
+ * Every environment variable the core's processes read, with its rule and its documentation; the
+ * extensions declare their own (ExtensionConfig). The README's configuration tables are checked against both.
  */
 export type NodeEnv = 'development' | 'test' | 'production';
 export type EventSchemaMode = 'strict' | 'warn';
@@ -107,11 +107,6 @@ export const VARIABLES: readonly VariableDoc[] = [
       'The file storage provider to use by name (`local`, `s3`); empty: the last registered that is configured; an unknown name: a warning naming it, and the last registered that is configured. Production never uses `local`: pinned it is refused, otherwise uploads are off until a storage extension is configured (docs/storage.md)',
   },
   { name: 'PUBLIC_API_BROWSER_ORIGIN', description: 'Browser-reachable origin of the api: local file storage URLs (`/uploads/...`) start with it; unset, they are relative' },
-  { name: 'S3_ENDPOINT', description: 'S3 API URL of the `s3` file storage provider (the `extensions/s3-storage` extension); setting it or `S3_BUCKET` makes that provider the default' },
-  { name: 'S3_PUBLIC_URL', description: 'Base of public object URLs, `<S3_PUBLIC_URL>/<bucket>/<key>` (a CDN in front of the bucket)', defaultValue: 'S3_ENDPOINT' },
-  { name: 'S3_ACCESS_KEY', description: 'Object storage access key (set with `S3_SECRET_KEY`); unset, the AWS SDK finds credentials itself (instance roles)', secret: true },
-  { name: 'S3_SECRET_KEY', description: 'Object storage secret key (set with `S3_ACCESS_KEY`)', secret: true },
-  { name: 'S3_BUCKET', description: 'Bucket of the `s3` provider; `npm run storage:setup` creates it, publicly readable' },
   {
     name: 'EVENT_SCHEMA_MODE',
     description: '`strict` rejects an invalid event payload, `warn` logs and publishes it',

@@ -17,6 +17,8 @@ export interface DiscoveredExtension {
   readonly dir: string;
   readonly source: ExtensionSource;
   readonly manifest: ExtensionManifest;
+  /** What its `shop.config` module read from the environment, once `configureExtensions` ran (at every start); else undefined. */
+  readonly config?: unknown;
 }
 
 export interface DiscoveryOptions {

@@ -44,18 +44,22 @@ export interface ExtensionSettings {
   boolean(tx: Db, key: string): Promise<boolean | null>;
 }
 
-/** What an extension's modules are given when the platform registers them (see `extensionPart`). */
-export interface ExtensionContext {
+/**
+ * What an extension's modules are given when the platform registers them (see `extensionPart`). `config` is
+ * what the extension's `shop.config` module read at start, of the type its `read` answers (undefined without one).
+ */
+export interface ExtensionContext<OwnConfig = unknown> {
   readonly id: string;
   readonly settings: ExtensionSettings;
+  readonly config: OwnConfig;
 }
 
 /** What an extension's `activities` function is given in the worker: its context and a transaction whose events go through the outbox. */
-export interface ExtensionActivityContext extends ExtensionContext {
+export interface ExtensionActivityContext<OwnConfig = unknown> extends ExtensionContext<OwnConfig> {
   readonly transaction: RunTransaction;
 }
 
-export function extensionContext(extension: Pick<DiscoveredExtension, 'id' | 'manifest'>, masterKeys: MasterKeyring): ExtensionContext {
+export function extensionContext(extension: Pick<DiscoveredExtension, 'id' | 'manifest' | 'config'>, masterKeys: MasterKeyring): ExtensionContext {
   const read = (types: readonly ExtensionSettingType[]) => async (db: Db, key: string) => {
     const declaration = settingDeclaration(extension, key);
     if (!types.includes(declaration.type)) throw new ExtensionError(extension.id, `reads the setting "${key}" as ${types.join(' or ')}, but it is declared ${declaration.type}`);
@@ -63,6 +67,7 @@ export function extensionContext(extension: Pick<DiscoveredExtension, 'id' | 'ma
   };
   return {
     id: extension.id,
+    config: extension.config,
     settings: {
       string: read(['string']) as ExtensionSettings['string'],
       number: read(['integer', 'number']) as ExtensionSettings['number'],

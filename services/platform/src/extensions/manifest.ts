@@ -52,6 +52,8 @@ export interface ExtensionManifest {
   readonly graphql?: { readonly schema: string; readonly resolvers: ModulePath };
   /** Settings staff set over GraphQL and the extension's code reads through its context. */
   readonly settings?: readonly ExtensionSettingDeclaration[];
+  /** Exports `config`: the environment variables the extension owns and how it reads them (ExtensionConfig). */
+  readonly config?: ModulePath;
   /** File storage providers, each a module exporting `register`. */
   readonly storageProviders?: readonly { readonly name: string; readonly module: ModulePath }[];
   readonly workflows?: ExtensionWorkflows;
@@ -106,6 +108,7 @@ const MANIFEST_SCHEMA = {
         },
       },
     },
+    config: modulePath,
     storageProviders: {
       type: 'array',
       items: { type: 'object', additionalProperties: false, required: ['name', 'module'], properties: { name: text, module: modulePath } },

@@ -1,4 +1,4 @@
-// The PaymentGateway over HTTP, against the test gateway's wire (wire.ts).
+// The PaymentGateway over HTTP, speaking wire.ts (as the test gateway of tools/test-gateway does).
 import type { GatewayCredentials } from './gateway-credentials.ts';
 import {
   isPermanentErrorCode,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@shop/runtime';
 import { DEVELOPMENT_MASTER_KEY, DEVELOPMENT_SECRET_KEY, loadConfig } from '../../src/config/config.ts';
+import { VARIABLES } from '../../src/config/variables.ts';
 
 function problemsOf(env: NodeJS.ProcessEnv): readonly string[] {
   try {
@@ -17,6 +18,19 @@ function problemsOf(env: NodeJS.ProcessEnv): readonly string[] {
 }
 
 describe('loadConfig', () => {
+  it('reads only the variables VARIABLES documents, none of the S3_* the s3-storage extension owns', () => {
+    const read = new Set<string>();
+    const env = new Proxy({ S3_ENDPOINT: 'http://s3.internal:9000', S3_BUCKET: 'media', S3_ACCESS_KEY: 'a' } as NodeJS.ProcessEnv, {
+      get(target, name) {
+        if (typeof name === 'string') read.add(name);
+        return Reflect.get(target, name);
+      },
+    });
+    expect(problemsOf(env)).toEqual([]);
+    expect([...read].filter((name) => !VARIABLES.some((variable) => variable.name === name))).toEqual([]);
+    expect(read.size).toBeGreaterThan(10);
+  });
+
   it('runs on embedded defaults with nothing set', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
@@ -116,8 +130,7 @@ describe('loadConfig', () => {
     ]);
   });
 
-  it('requires S3 keys in pairs and search URLs to be http(s)', () => {
-    expect(problemsOf({ S3_ACCESS_KEY: 'a' })).toEqual(['S3_SECRET_KEY: must be set together with its pair']);
+  it('requires search URLs to be http(s)', () => {
     expect(problemsOf({ ADMIN_SEARCH_URL: 'ftp://search' })).toEqual(['ADMIN_SEARCH_URL: must use http:// or https:// (got ftp://)']);
   });
 
@@ -130,10 +143,6 @@ describe('loadConfig', () => {
   it('never echoes a secret URL in a problem', () => {
     const [problem] = problemsOf({ DATABASE_URL: 'postgresql://user:pa ss@' });
     expect(problem).toBe('DATABASE_URL: must be a URL like postgresql://host:port');
-  });
-
-  it('uses S3_ENDPOINT as the public URL when S3_PUBLIC_URL is unset', () => {
-    expect(loadConfig({ S3_ENDPOINT: 'http://s3.internal:9000' }).s3.publicUrl).toBe('http://s3.internal:9000');
   });
 
   it('runs the api in one process unless API_WORKERS asks for more, which needs a server database and Redis', () => {

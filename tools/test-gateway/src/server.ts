@@ -1,11 +1,12 @@
-// The test gateway: a payment gateway of our own over HTTP (wire.ts), its state in PostgreSQL, with
-// control routes under /test/ to script faults, set its clock and read its logs. See docs/money.md.
+// The test gateway: a payment gateway of our own over HTTP (the wire of the platform's payments/wire.ts),
+// its state in PostgreSQL, with control routes under /test/ to script faults, set its clock and read its
+// logs. See docs/money.md.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import pg from 'pg';
-import type { Money, PermanentErrorCode } from '../gateway.ts';
-import { HTTP_STATUS_OF, IDEMPOTENCY_KEY_HEADER, type WireError } from '../wire.ts';
+import { IDEMPOTENCY_KEY_HEADER, type Money, type PermanentErrorCode, type WireError } from '@shop/platform';
 import { operationsOfRule, type FaultRule } from './faults.ts';
+import { HTTP_STATUS_OF } from './http-status.ts';
 import { currentAnswer, execute, fingerprintOf, firstAnswer, Refusal, type OperationParams } from './operations.ts';
 import { migrateTestGatewaySchema } from './schema.ts';
 import {

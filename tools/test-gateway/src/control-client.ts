@@ -1,5 +1,5 @@
 // The test gateway's control routes (/test/), for tests and scripts: faults, the clock and the logs.
-import type { GatewayOperation } from '../gateway.ts';
+import type { GatewayOperation } from '@shop/platform';
 import type { FaultRule } from './faults.ts';
 import type { LoggedRequest } from './store.ts';
 

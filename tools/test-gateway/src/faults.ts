@@ -1,5 +1,5 @@
 // What the test gateway can be told to do wrong, and to which requests.
-import type { OperationKind } from '../gateway.ts';
+import type { OperationKind } from '@shop/platform';
 
 export type Fault =
   /** Records the operation as declined (`card_declined`), with no effect on the authorization. */

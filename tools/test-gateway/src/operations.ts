@@ -1,7 +1,7 @@
 // What the test gateway does with an authorize, capture, void or refund: the rules of a card
 // authorization (the states and amounts a real gateway enforces), and what a fault changes.
 import { createHash } from 'node:crypto';
-import type { GatewayOperation, Money, OperationKind, PermanentErrorCode } from '../gateway.ts';
+import type { GatewayOperation, Money, OperationKind, PermanentErrorCode } from '@shop/platform';
 import type { Fault } from './faults.ts';
 import { insertAuthorization, insertOperation, updateAuthorization, type Authorization, type Db, type OperationRow } from './store.ts';
 

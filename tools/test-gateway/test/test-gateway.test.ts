@@ -1,12 +1,8 @@
+// The test gateway's own rules, through the platform's HTTP adapter: idempotency, the rules of an
+// authorization, scripted faults, two servers on one database, and what it refuses on the wire.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { GatewayOperation, Money } from '../../src/payments/gateway.ts';
-import { cachedCredentials, GATEWAY_API_KEY_SECRET, GatewayCredentialsMissingError, givenCredentials, storedSecretCredentials } from '../../src/payments/gateway-credentials.ts';
-import { eventually } from '../../../../test/support/wait.ts';
-import { HttpPaymentGateway } from '../../src/payments/http-gateway.ts';
-import { masterKeyring } from '../../src/secrets/keyring.ts';
-import { setStoredSecret } from '../../src/secrets/stored-secrets.ts';
-import { startTestGateway } from '../../src/payments/test-gateway/index.ts';
-import { newMasterKey } from '../secrets/secrets-database.ts';
+import { givenCredentials, HttpPaymentGateway, type GatewayOperation, type Money } from '@shop/platform';
+import { startTestGateway } from '../src/index.ts';
 import { API_KEY, eur, expectOperation, fresh, openGatewayUnderTest, type GatewayUnderTest } from './gateway-support.ts';
 
 let t: GatewayUnderTest;
@@ -249,7 +245,7 @@ describe('scripted faults', () => {
 
 describe('two gateway servers on one database', () => {
   it('share keys, faults and the clock: concurrent requests with one key through both record one operation', async () => {
-    const second = await startTestGateway({ databaseUrl: t.db.url, apiKey: API_KEY });
+    const second = await startTestGateway({ databaseUrl: t.database.url, apiKey: API_KEY });
     try {
       const other = new HttpPaymentGateway({ baseUrl: second.url, credentials: givenCredentials(API_KEY) });
       const cardToken = fresh('tok');
@@ -266,13 +262,7 @@ describe('two gateway servers on one database', () => {
   });
 });
 
-describe('look-up by idempotency key', () => {
-  it('answers not_found for a key never used', async () => {
-    expect(await t.gateway.lookUp(fresh('never'))).toEqual({ status: 'not_found' });
-  });
-});
-
-describe('credentials and transport', () => {
+describe('the wire', () => {
   it('answers a wrong API key as a permanent authentication failure', async () => {
     const wrongKey = new HttpPaymentGateway({ baseUrl: t.server.url, credentials: givenCredentials('not_the_key') });
     expect(await wrongKey.authorize({ idempotencyKey: fresh('auth'), amount: eur(100), cardToken: fresh('tok') })).toMatchObject({
@@ -306,56 +296,6 @@ describe('credentials and transport', () => {
     const first = await send('{"amountMinor":300,"currency":"EUR"}');
     expect(await send('{"currency":"EUR","amountMinor":300}')).toEqual(first);
     expect((await outcomesOf(idempotencyKey)).map(({ outcome }) => outcome)).toEqual(['executed', 'replayed']);
-  });
-
-  it('reads its API key from the stored secrets at every call, and says which secret is missing', async () => {
-    const keyring = masterKeyring(newMasterKey());
-    const prisma = t.db.database.prisma;
-    const gateway = new HttpPaymentGateway({ baseUrl: t.server.url, credentials: storedSecretCredentials(prisma, keyring) });
-    const request = { idempotencyKey: fresh('auth'), amount: eur(100), cardToken: fresh('tok') };
-    await expect(gateway.authorize(request)).rejects.toThrow(GatewayCredentialsMissingError);
-    await expect(gateway.authorize(request)).rejects.toThrow(`the stored secret ${GATEWAY_API_KEY_SECRET} is not set`);
-
-    await setStoredSecret(prisma, keyring, { key: GATEWAY_API_KEY_SECRET, value: 'a_rotated_out_key', setAt: T0, setByStaffUserId: null });
-    expect(await gateway.authorize(request)).toMatchObject({ code: 'authentication_failed' });
-    await setStoredSecret(prisma, keyring, { key: GATEWAY_API_KEY_SECRET, value: API_KEY, setAt: T0, setByStaffUserId: null });
-    expectOperation(await gateway.authorize(request), 'approved');
-  });
-
-  it('keeps the stored key it read, reads it again past the TTL, and at once when the gateway refuses the kept one', async () => {
-    const keyring = masterKeyring(newMasterKey());
-    const prisma = t.db.database.prisma;
-    const stored = storedSecretCredentials(prisma, keyring);
-    let reads = 0;
-    let clock = 0;
-    const credentials = cachedCredentials({ apiKey: () => ((reads += 1), stored.apiKey()) }, 1_000, () => clock);
-    const gateway = new HttpPaymentGateway({ baseUrl: t.server.url, credentials });
-    const authorize = () => gateway.authorize({ idempotencyKey: fresh('auth'), amount: eur(100), cardToken: fresh('tok') });
-    const setKey = (value: string) => setStoredSecret(prisma, keyring, { key: GATEWAY_API_KEY_SECRET, value, setAt: T0, setByStaffUserId: null });
-
-    await setKey(API_KEY);
-    expectOperation(await authorize(), 'approved');
-    await setKey('a_rotated_out_key');
-    expectOperation(await authorize(), 'approved');
-    expect(reads).toBe(1);
-
-    // Past the TTL the kept key still answers while a read replaces it; then the new key is used.
-    clock = 1_000;
-    expectOperation(await authorize(), 'approved');
-    await eventually(async () => expect(await authorize()).toMatchObject({ code: 'authentication_failed' }));
-
-    // The gateway refusing the kept key makes the adapter read it at once and send the call again.
-    await setKey(API_KEY);
-    const readsBefore = reads;
-    expectOperation(await authorize(), 'approved');
-    expect(reads).toBe(readsBefore + 1);
-  });
-
-  it('answers a gateway that cannot be reached as retryable', async () => {
-    const gone = await openGatewayUnderTest('test_gateway_gone');
-    await gone.close();
-    const answer = await gone.gateway.lookUp(fresh('auth'));
-    expect(answer).toMatchObject({ status: 'error', retryable: true, code: 'unavailable', message: expect.stringContaining(gone.server.url) });
   });
 });
 

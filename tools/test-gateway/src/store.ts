@@ -1,6 +1,6 @@
 // The test gateway's reads and writes of its tables (schema.ts), inside the caller's transaction.
 import type pg from 'pg';
-import type { DeclineCode, GatewayOperation, Money, OperationKind } from '../gateway.ts';
+import type { DeclineCode, GatewayOperation, Money, OperationKind } from '@shop/platform';
 import type { Fault, FaultKind, FaultRule } from './faults.ts';
 import { SCHEMA } from './schema.ts';
 

@@ -1,15 +1,14 @@
-// A test gateway on a migrated database of the test file's own, the HTTP adapter on it, and its control client.
+// A test gateway on a database of the test file's own, the platform's HTTP adapter on it, and its control client.
 import { expect } from 'vitest';
-import type { GatewayAnswer, GatewayOperation, Money } from '../../src/payments/gateway.ts';
-import { givenCredentials } from '../../src/payments/gateway-credentials.ts';
-import { HttpPaymentGateway } from '../../src/payments/http-gateway.ts';
-import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../../src/payments/test-gateway/index.ts';
-import { openSecretsDatabase, type SecretsDatabase } from '../secrets/secrets-database.ts';
+import { givenCredentials, HttpPaymentGateway, type GatewayAnswer, type GatewayOperation, type Money } from '@shop/platform';
+import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
+import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../src/index.ts';
 
 export const API_KEY = 'test_gateway_key_1';
 
 export interface GatewayUnderTest {
-  readonly db: SecretsDatabase;
+  /** The database the gateway keeps its tables in (schema test_gateway). */
+  readonly database: TestDatabase;
   readonly server: RunningTestGateway;
   readonly gateway: HttpPaymentGateway;
   readonly control: TestGatewayControl;
@@ -17,16 +16,16 @@ export interface GatewayUnderTest {
 }
 
 export async function openGatewayUnderTest(name: string): Promise<GatewayUnderTest> {
-  const db = await openSecretsDatabase(name);
-  const server = await startTestGateway({ databaseUrl: db.url, apiKey: API_KEY });
+  const database = await createTestDatabase(name);
+  const server = await startTestGateway({ databaseUrl: database.url, apiKey: API_KEY });
   return {
-    db,
+    database,
     server,
     gateway: new HttpPaymentGateway({ baseUrl: server.url, credentials: givenCredentials(API_KEY) }),
     control: new TestGatewayControl(server.url, API_KEY),
     async close() {
       await server.close();
-      await db.close();
+      await database.drop();
     },
   };
 }

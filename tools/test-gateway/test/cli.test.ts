@@ -1,14 +1,14 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../../../test/infra/isolation.ts';
-import { givenCredentials } from '../../src/payments/gateway-credentials.ts';
-import { HttpPaymentGateway } from '../../src/payments/http-gateway.ts';
-import { TestGatewayControl } from '../../src/payments/test-gateway/index.ts';
+import { givenCredentials, HttpPaymentGateway } from '@shop/platform';
+import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
+import { TestGatewayControl } from '../src/index.ts';
 import { eur, expectOperation } from './gateway-support.ts';
 
-const CLI = fileURLToPath(new URL('../../src/payments/test-gateway/cli.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 const API_KEY = 'cli_gateway_key';
 
 let database: TestDatabase;
@@ -27,6 +27,11 @@ function run(args: string[], env: Record<string, string>) {
 }
 
 describe('npm run payments:test-gateway', () => {
+  it('is the command the root package names', async () => {
+    const rootPackage = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+    expect(rootPackage.scripts['payments:test-gateway']).toBe('node tools/test-gateway/src/cli.ts');
+  });
+
   it('serves the gateway on its database until SIGTERM, and keeps its operations there across restarts', async () => {
     const env = { TEST_GATEWAY_DATABASE_URL: database.url, TEST_GATEWAY_API_KEY: API_KEY };
     const first = run(['--port=0'], env);
