@@ -9,8 +9,8 @@ import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type pg from 'pg';
-import { applyMigrations, createEmitter, createLogger, domainDeps, loadConfig, openPlatform, outboxMetrics, workflowMetrics, type Platform } from '@shop/platform';
-import { sweepPace } from '@shop/domain/workflow-runs';
+import { applyMigrations, createEmitter, createLogger, loadConfig, openPlatform, outboxMetrics, type Platform } from '@shop/platform';
+import { sweepPassDeps } from '@shop/domain/flows';
 import { SIGNALS, TASK_QUEUE, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import { processStat } from '../test/infra/proc-stat.ts';
 import { startPostgres, startRedis, startTemporal, type ServerHandle } from '../test/infra/servers.ts';
@@ -725,12 +725,7 @@ export async function benchWorker(): Promise<void> {
     connection = await Connection.connect({ address: temporalServer.url });
     const client = new Client({ connection });
     const emitter = createEmitter({ mode: 'warn', logger, metrics: outboxMetrics(opened.metrics, opened.database.pool) });
-    const activities = createActivities({
-      transaction: (work, options) => emitter.transaction(opened.database.prisma, work, options),
-      deps: domainDeps(opened, emitter.emit),
-      metrics: workflowMetrics(opened.metrics),
-      pace: sweepPace(opened.config.sweepRowsPerSecond),
-    });
+    const activities = createActivities(sweepPassDeps(opened, { emit: emitter.emit, transaction: (work, options) => emitter.transaction(opened.database.prisma, work, options) }));
     worker = await startBenchWorker(temporalServer.url, activities);
     const [load1, load5] = loadavg();
     emit({

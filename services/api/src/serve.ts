@@ -8,7 +8,8 @@ import { buildApp } from './app.ts';
 import { declarePermissions } from './auth/declare-permissions.ts';
 import { loadApiExtensions } from './extensions/api-extensions.ts';
 import { openApiFileStorage } from './storage/api-file-storage.ts';
-import { engineContext, workflowEngine } from './workflows/api-workflows.ts';
+import { sweepPassDeps } from '@shop/domain/flows';
+import { workflowEngine } from './workflows/api-workflows.ts';
 import { workflowTriggers } from './workflows/workflow-triggers.ts';
 
 /** The api in this process: the platform, the outbox loops, the HTTP server, and their orderly stop. */
@@ -24,7 +25,7 @@ export async function serveApi(config: Config, logger: Logger): Promise<void> {
     // Without a broker the outbox dispatcher runs the topic subscriptions the consumer would run;
     // the attribution listeners and the workflow triggers run here either way.
     const outbox = startOutbox(opened, { listeners: [...subscriptionListeners([...topicSubscriptions(config), ...(await extensionSubscriptions(extensions, opened.masterKeys))]), ...trackingListeners, ...workflowTriggers(engine), ...extended.listeners] });
-    engine.begin(() => engineContext(opened, outbox));
+    engine.begin(() => sweepPassDeps(opened, outbox));
     // The extensions' migrations need the core's tables (`npm run db:migrate`): retried with the permissions until they are there.
     const permissions = declarePermissions(opened.database.prisma, logger, {
       extensions,

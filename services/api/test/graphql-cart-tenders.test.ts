@@ -6,7 +6,8 @@ import { createLogger, GATEWAY_API_KEY_SECRET, setStoredSecret } from '@shop/pla
 import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../../../tools/test-gateway/src/index.ts';
 import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
 import { waitFor } from '../../../test/support/wait.ts';
-import { engineContext, workflowEngine } from '../src/workflows/api-workflows.ts';
+import { sweepPassDeps } from '@shop/domain/flows';
+import { workflowEngine } from '../src/workflows/api-workflows.ts';
 import type { ShopWorkflowEngine } from '../src/workflows/workflow-triggers.ts';
 import { openGraphqlApi, seedDemoShop, type GraphqlApi } from './graphql-harness.ts';
 
@@ -78,7 +79,7 @@ describe('cart tenders through GraphQL, without a workflow engine', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
 
     engine = await workflowEngine(api.platform.config, createLogger({ level: 'ERROR', service: 'api' }));
-    engine.begin(() => engineContext(api.platform, api.outbox));
+    engine.begin(() => sweepPassDeps(api.platform, api.outbox));
     await waitFor(async () => (await tenders()).every((tender) => tender.status === 'VOIDED'), 30_000, 'the in-process void of the idle cart tender');
 
     const voids = (await control.operations()).filter((operation) => operation.kind === 'void');

@@ -10,20 +10,18 @@ import {
   createEmitter,
   createLogger,
   discoverExtensionsOrExit,
-  domainDeps,
   exitWithConfigProblems,
   gracefulStop,
   loadConfigOrExit,
   openPlatform,
   outboxMetrics,
   refuseExtensionRevisionMismatch,
-  workflowMetrics,
   type Platform,
   type Probe,
   type RunTransaction,
 } from '@shop/platform';
 import { PERIODIC_WORKFLOWS, TASK_QUEUE } from '@shop/domain/workflows';
-import { sweepPace } from '@shop/domain/workflow-runs';
+import { sweepPassDeps } from '@shop/domain/flows';
 import { createActivities } from './activities/create-activities.ts';
 import { loadExtensionWorkflows, WorkflowDeclarationError } from './extension-workflows.ts';
 import { buildWorkerApp } from './http-app.ts';
@@ -111,12 +109,7 @@ export async function runWorkerProcess(): Promise<void> {
     await refuseExtensionRevisionMismatch(platform, extensions);
     const emitter = createEmitter({ mode: config.eventSchemaMode, logger, metrics: outboxMetrics(platform.metrics, platform.database.pool) });
     const transaction: RunTransaction = (work, options) => emitter.transaction(platform.database.prisma, work, options);
-    const coreActivities = createActivities({
-      transaction,
-      deps: domainDeps(platform, emitter.emit),
-      metrics: workflowMetrics(platform.metrics),
-      pace: sweepPace(config.sweepRowsPerSecond),
-    });
+    const coreActivities = createActivities(sweepPassDeps(platform, { emit: emitter.emit, transaction }));
     const extended = await loadExtensionWorkflows(extensions, { masterKeys: platform.masterKeys, transaction, coreActivities: Object.keys(coreActivities) }).catch((error: unknown) => {
       if (!(error instanceof WorkflowDeclarationError)) throw error;
       logger.flush();

@@ -1,6 +1,4 @@
-import { domainDeps, InProcessWorkflowEngine, workflowMetrics, type Config, type Logger, type Platform, type RunningOutbox } from '@shop/platform';
-import { type SweepPassDeps } from '@shop/domain/flows';
-import { sweepPace } from '@shop/domain/workflow-runs';
+import { InProcessWorkflowEngine, type Config, type Logger } from '@shop/platform';
 import { PERIODIC_WORKFLOWS } from '@shop/domain/workflows';
 import { IN_PROCESS_SWEEPS, IN_PROCESS_WORKFLOWS } from './in-process-workflows.ts';
 import type { ShopWorkflowEngine } from './workflow-triggers.ts';
@@ -25,9 +23,4 @@ export async function workflowEngine(config: Config, logger: Logger): Promise<Sh
       'and the capture of fulfilled orders\' cards; refund requests run in-process, and one left REQUESTED (a gateway that did not answer, a refund left pending) runs again on the reconcile-stranded-money schedule',
   );
   return new InProcessWorkflowEngine({ logger, workflows: IN_PROCESS_WORKFLOWS, sweeps: IN_PROCESS_SWEEPS });
-}
-
-/** What the in-process workflows and sweeps run with, once the outbox runs: its transaction, the domain's deps, the workflow metrics and the sweeps' pace. */
-export function engineContext(platform: Pick<Platform, 'config' | 'metrics' | 'database' | 'masterKeys'>, outbox: Pick<RunningOutbox, 'emit' | 'transaction'>): SweepPassDeps {
-  return { transaction: outbox.transaction, deps: domainDeps(platform, outbox.emit), metrics: workflowMetrics(platform.metrics), pace: sweepPace(platform.config.sweepRowsPerSecond) };
 }

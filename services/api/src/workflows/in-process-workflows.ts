@@ -12,7 +12,7 @@ import type { ShopWorkflowInputs } from './workflow-triggers.ts';
  * reconciliation sweep hands it back here later. The others wait on timers, which need an engine.
  */
 export const IN_PROCESS_WORKFLOWS: InProcessEngineOptions<ShopWorkflowInputs, SweepPassDeps>['workflows'] = {
-  [WORKFLOW_TYPES.refundExecution]: ({ transaction, deps }, { refundRequestId }, run) => runRefundRequest(transaction, deps, { requestId: BigInt(refundRequestId), run }),
+  [WORKFLOW_TYPES.refundExecution]: (context, { refundRequestId }, run) => runRefundRequest(context, { requestId: BigInt(refundRequestId), run }),
 };
 
 /** The worker's passes, but for the reconciliation: without an engine nothing captures, so only stranded refund requests are run again. */

@@ -7,4 +7,4 @@ export { placeOrder, type PlaceOrderInput } from './place-order.ts';
 export { REFUND_EXCEEDS_CAPTURED, type RefundRequestProgress, runRefundRequest } from './refund-execution.ts';
 export { cancelReturn, closeReturn, expireUnreceivedReturns } from './return-closing.ts';
 export { STRANDED_AFTER_MINUTES } from './stranded-money.ts';
-export { restartStrandedRefundsPass, SWEEP_PASSES, type SweepPass, type SweepPassDeps } from './sweeps.ts';
+export { restartStrandedRefundsPass, SWEEP_PASSES, type SweepPass, type SweepPassDeps, sweepPassDeps } from './sweeps.ts';

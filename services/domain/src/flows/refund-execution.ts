@@ -1,4 +1,4 @@
-import type { RefundRequestStatus, RunTransaction } from '@shop/platform';
+import type { RefundRequestStatus, RunTransaction, WorkflowMetrics } from '@shop/platform';
 import type { DomainDeps } from '../kernel/index.ts';
 import { executeRefund, refundRequestView, type RefundFailure } from '../refunds/index.ts';
 import { settleReturnOfRefundRequest } from '../returns/index.ts';
@@ -29,9 +29,12 @@ export interface RefundRequestProgress {
  * One run over a request's refunds that are REQUESTED or PENDING, each in its own transaction. A
  * gateway that does not answer throws (the caller retries: what settled stays settled, the rest is
  * sent again under the same keys). A refusal of more than the tender captured is recorded as the
- * fault `refund_exceeds_captured` of `run`.
+ * fault `refund_exceeds_captured` of `run`, and counted in workflow_faults_total.
  */
-export async function runRefundRequest(transaction: RunTransaction, deps: DomainDeps, input: { requestId: bigint; run: WorkflowRun }): Promise<RefundRequestProgress> {
+export async function runRefundRequest(
+  { transaction, deps, metrics }: { transaction: RunTransaction; deps: DomainDeps; metrics: WorkflowMetrics },
+  input: { requestId: bigint; run: WorkflowRun },
+): Promise<RefundRequestProgress> {
   const open = await transaction((tx) =>
     tx.refund.findMany({ where: { refundRequestId: input.requestId, status: { in: ['REQUESTED', 'PENDING'] } }, orderBy: { id: 'asc' }, select: { id: true } }),
   );
@@ -48,6 +51,7 @@ export async function runRefundRequest(transaction: RunTransaction, deps: Domain
   }
   // Its own transaction, holding no tender lock: a receipt locks its return before the order's tenders.
   await transaction((tx) => settleReturnOfRefundRequest(tx, deps, input.requestId));
+  if (faults > 0) metrics.faults.inc({ workflow: input.run.workflow, reason: REFUND_EXCEEDS_CAPTURED }, faults);
   const view = await transaction((tx) => refundRequestView(tx, input.requestId));
   return { status: view.status, pending: view.refunds.filter((refund) => refund.status === 'PENDING').length, failed, faults };
 }

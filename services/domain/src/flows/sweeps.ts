@@ -1,4 +1,4 @@
-import type { RunTransaction, WorkflowMetrics } from '@shop/platform';
+import { domainDeps, workflowMetrics, type Emit, type Platform, type RunTransaction, type WorkflowMetrics } from '@shop/platform';
 import type { DomainDeps } from '../kernel/index.ts';
 import { deleteExpiredCarts } from '../carts/index.ts';
 import { expireStaleReservations } from './order-expiry.ts';
@@ -8,7 +8,7 @@ import { voidExpiringAuthorizations } from './expiring-authorizations.ts';
 import { voidIdleCartTenders } from '../tenders/index.ts';
 import { restartStrandedCaptures, restartStrandedRefundRequests } from './stranded-money.ts';
 import { WORKFLOW_TYPES, type SweepBatch, type SweepWorkflowType } from '../workflows/index.ts';
-import { pacedPass, type SweepPace, type WorkflowRun } from '../workflow-runs/index.ts';
+import { pacedPass, sweepPace, type SweepPace, type WorkflowRun } from '../workflow-runs/index.ts';
 import { expireUnreceivedReturns } from './return-closing.ts';
 
 /**
@@ -22,6 +22,11 @@ export interface SweepPassDeps {
   readonly deps: DomainDeps;
   readonly metrics: WorkflowMetrics;
   readonly pace: SweepPace;
+}
+
+/** What a process's passes (and its workflow activities) run with, once its outbox runs: the api's in-process engine, the worker, the bench. */
+export function sweepPassDeps(platform: Pick<Platform, 'config' | 'metrics' | 'database' | 'masterKeys'>, outbox: { emit: Emit; transaction: RunTransaction }): SweepPassDeps {
+  return { transaction: outbox.transaction, deps: domainDeps(platform, outbox.emit), metrics: workflowMetrics(platform.metrics), pace: sweepPace(platform.config.sweepRowsPerSecond) };
 }
 
 export interface SweepPassInput {

@@ -1,3 +1,5 @@
+import { Registry } from 'prom-client';
+import { workflowMetrics } from '@shop/platform';
 // The money audit against real PostgreSQL and the test gateway: the books of a normal run pass every
 // check, and each check fails on a database broken in its own way (a direct UPDATE or INSERT, rolled
 // back after the audit), naming exactly the offending rows. `npm run money:audit` exits 0, 1 or 78.
@@ -20,6 +22,8 @@ import { createReturnDraft, receiveReturn, submitReturn } from '../../src/return
 import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
 import { ADDRESS, type Commerce } from './support.ts';
 import { cancelOrder } from '../../src/flows/order-cancellation.ts';
+
+const metrics = workflowMetrics(new Registry());
 
 const CLI = fileURLToPath(new URL('../../src/money-audit/money-audit-cli.ts', import.meta.url));
 const STAFF = 1n;
@@ -46,7 +50,7 @@ const books = {
 
 const prisma = () => commerce.platform.database.prisma;
 const run = (requestId: bigint) =>
-  runRefundRequest(commerce.transaction, deps, { requestId, run: { workflow: 'RefundExecutionWorkflow', workflowId: `refund-${requestId}`, runId: 'run-1' } });
+  runRefundRequest({ transaction: commerce.transaction, deps, metrics }, { requestId, run: { workflow: 'RefundExecutionWorkflow', workflowId: `refund-${requestId}`, runId: 'run-1' } });
 
 /** A customer with `credit` EUR of store credit and a cart of 2 × 19.90; answers the customer, its account and the cart. */
 async function creditShopper(name: string, credit: string) {

@@ -1,3 +1,5 @@
+import { Registry } from 'prom-client';
+import { workflowMetrics } from '@shop/platform';
 // Property-based tests of the money state machines on real PostgreSQL and the test gateway: random
 // checkouts (gift card, store credit, card; some by business customers, whose orders wait for approval),
 // then random sequences of fulfilment and capture, partial refunds (some answered 500 after the gateway
@@ -24,6 +26,8 @@ import { createReturnDraft, receiveReturn, submitReturn } from '../../src/return
 import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
 import { ADDRESS, type Commerce } from './support.ts';
 import { cancelOrder } from '../../src/flows/order-cancellation.ts';
+
+const metrics = workflowMetrics(new Registry());
 
 const SEED = Number(process.env.MONEY_PROPERTY_SEED ?? 20261128);
 const RUNS = 50;
@@ -82,7 +86,7 @@ const euros = (cents: number) => (cents / 100).toFixed(2);
 const cents = (amount: { toFixed(digits: number): string }) => Math.round(Number(amount.toFixed(2)) * 100);
 const prisma = () => commerce.platform.database.prisma;
 const run = (requestId: bigint) =>
-  runRefundRequest(commerce.transaction, deps, { requestId, run: { workflow: 'RefundExecutionWorkflow', workflowId: `refund-${requestId}`, runId: `run-${requestId}` } });
+  runRefundRequest({ transaction: commerce.transaction, deps, metrics }, { requestId, run: { workflow: 'RefundExecutionWorkflow', workflowId: `refund-${requestId}`, runId: `run-${requestId}` } });
 
 /** A refusal the shop answers on purpose (a refund of an unfulfilled order, a cancel after shipping…): the property is about what it leaves. */
 async function refusedOrDone(work: () => Promise<unknown>): Promise<void> {

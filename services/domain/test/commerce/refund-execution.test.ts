@@ -1,3 +1,5 @@
+import { Registry } from 'prom-client';
+import { workflowMetrics } from '@shop/platform';
 // Running refunds against real PostgreSQL and the test gateway, below the workflow: staff's actions on
 // a failed refund, the shop's own guard against refunding more than a tender captured, and the fault
 // recorded once per run. The workflow around them: test/workflows/refund-execution.test.ts.
@@ -14,6 +16,8 @@ import { captureOrderTenders } from '../../src/tenders/tenders.ts';
 import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
 import { ADDRESS, type Catalog, type Commerce } from './support.ts';
 import { REFUND_EXCEEDS_CAPTURED, runRefundRequest } from '../../src/flows/refund-execution.ts';
+
+const metrics = workflowMetrics(new Registry());
 
 let shop: GatewayCommerce;
 let commerce: Commerce;
@@ -91,9 +95,11 @@ describe('executing refunds', () => {
     const requestId = (await prisma().refund.findUniqueOrThrow({ where: { id: refundId } })).refundRequestId;
     const run = { workflow: 'RefundExecutionWorkflow', workflowId: `refund-${requestId}`, runId: 'run-1' };
 
-    const progress = await runRefundRequest(commerce.transaction, deps, { requestId, run });
+    const progress = await runRefundRequest({ transaction: commerce.transaction, deps, metrics }, { requestId, run });
     expect(progress).toMatchObject({ status: 'NEEDS_ATTENTION', pending: 0, faults: 1, failed: [{ code: 'amount_exceeds_captured' }] });
-    expect(await runRefundRequest(commerce.transaction, deps, { requestId, run })).toMatchObject({ status: 'NEEDS_ATTENTION', failed: [], faults: 0 });
+    expect(await runRefundRequest({ transaction: commerce.transaction, deps, metrics }, { requestId, run })).toMatchObject({ status: 'NEEDS_ATTENTION', failed: [], faults: 0 });
+    const counted = (await metrics.faults.get()).values.filter((value) => value.labels.reason === REFUND_EXCEEDS_CAPTURED);
+    expect(counted).toMatchObject([{ value: 1, labels: { workflow: 'RefundExecutionWorkflow' } }]);
     expect(await refundsSent(refundKeys.gateway(refundId, 1))).toEqual([]);
     expect(await prisma().workflowFault.findMany({ where: { reason: REFUND_EXCEEDS_CAPTURED, entityId: refundId.toString() } })).toMatchObject([{ workflowId: `refund-${requestId}`, runId: 'run-1' }]);
     // The books back as they were: the file's money audit (support.ts close) checks them.

@@ -1,3 +1,5 @@
+import { Registry } from 'prom-client';
+import { workflowMetrics } from '@shop/platform';
 // Returns (RMAs) on real PostgreSQL: a customer or staff ask back units of a fulfilled order, never
 // more than returns together leave; staff receive them in one or several receipts, once per key.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +22,8 @@ import {
 } from '../../src/returns/returns.ts';
 import { ADDRESS, openCommerce, refusal, seedCatalog, type Catalog, type Commerce } from './support.ts';
 import { cancelReturn, closeReturn } from '../../src/flows/return-closing.ts';
+
+const metrics = workflowMetrics(new Registry());
 
 let commerce: Commerce;
 let catalog: Catalog;
@@ -217,7 +221,7 @@ describe('returns', () => {
     const { id: accountId } = await commerce.transaction((tx) => customerStoreCreditAccount(tx, customerId, 'EUR'));
     const rma = await draft(order.id, [{ orderLineId: shirt, quantity: 2 }, { orderLineId: socks, quantity: 1 }]);
     await submit(rma.id);
-    const run = (requestId: string) => runRefundRequest(commerce.transaction, commerce.deps, { requestId: BigInt(requestId), run: { workflow: 'test', workflowId: `refund-${requestId}`, runId: '1' } });
+    const run = (requestId: string) => runRefundRequest({ transaction: commerce.transaction, deps: commerce.deps, metrics }, { requestId: BigInt(requestId), run: { workflow: 'test', workflowId: `refund-${requestId}`, runId: '1' } });
     const balance = async () => (await storeCreditBalance(prisma(), accountId)).toFixed(2);
     expect(await balance()).toBe('470.01');
 

@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { customerApprovalView, expireCustomerApproval, remindCustomerApproval } from '@shop/domain/accounts';
-import { expireUnpaidOrder, orderLifecycleView, REFUND_EXCEEDS_CAPTURED, runRefundRequest, SWEEP_PASSES, type SweepPassDeps } from '@shop/domain/flows';
+import { expireUnpaidOrder, orderLifecycleView, runRefundRequest, SWEEP_PASSES, type SweepPassDeps } from '@shop/domain/flows';
 import { remindOrderApproval } from '@shop/domain/orders';
 import { workflowSettings } from '@shop/domain/settings';
 import { captureAtFulfilment, GATEWAY_TRANSACTION } from '@shop/domain/tenders';
@@ -59,9 +59,7 @@ export function createActivities(sweep: SweepPassDeps): ShopActivities {
     expireCustomerApproval: (customerId) => transaction((tx) => expireCustomerApproval(tx, deps, BigInt(customerId))),
     async runRefundRequest(refundRequestId) {
       const run = callingRun();
-      const progress = await heartbeating(() => runRefundRequest(transaction, deps, { requestId: BigInt(refundRequestId), run }));
-      if (progress.faults > 0) metrics.faults.inc({ workflow: run.workflow, reason: REFUND_EXCEEDS_CAPTURED }, progress.faults);
-      return progress;
+      return heartbeating(() => runRefundRequest(sweep, { requestId: BigInt(refundRequestId), run }));
     },
     async recordWorkflowFault(fault) {
       const run = callingRun();
