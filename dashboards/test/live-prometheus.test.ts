@@ -72,9 +72,16 @@ describe('the dashboards on a real Prometheus scraping the Shop', () => {
     const burst = Array.from({ length: 400 }, (_, i) => testEvent(`cart-${i % 20}`));
     await produceEvents(inject('kafkaBrokers'), shop.consumer.topic, [...burst, testEvent('cart-bad', { fail: true })]);
     await driveWorkflows(api, new Client({ connection: temporal, namespace: shop.temporalNamespace }));
-    // The cache server goes away for a moment: cache operations fail and rate-limit checks let requests through.
+    // The cache server goes away until the api has seen it fail: cache operations fail and rate-limit checks let requests through.
     await shop.redis.stop();
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await eventually(
+      async () => {
+        const metrics = await (await fetch(`${shop.apiUrl}/metrics`)).text();
+        expect(metrics).toMatch(/^cache_operations_total\{[^}]*result="error"/m);
+        expect(metrics).toMatch(/^rate_limit_decisions_total\{[^}]*result="fail_open"/m);
+      },
+      { timeoutMs: 30_000, intervalMs: 250 },
+    );
     await shop.redis.start();
 
     const expected = (results: PanelResult[]) => results.filter((result) => !(result.panel in NOT_SHOWN));

@@ -1,7 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { backoffDelay } from '../src/backoff.ts';
 import { WorkQueue, type WorkQueueOptions } from '../src/work-queue.ts';
-import { eventually } from '../../test/support/wait.ts';
+
+// The queue's timers and clock are faked: a test moves time itself, and what should not happen within
+// a while is shown by moving the clock past it.
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 /** A pass that stays open until the test ends it. */
 function gate() {
@@ -10,8 +18,11 @@ function gate() {
   return { open, closed };
 }
 
-/** Time for anything that should not happen to happen. */
-const quietPeriod = () => new Promise((resolve) => setTimeout(resolve, 50));
+/** Lets the passes that can run now run (the promises they wait for settle). */
+const settle = () => vi.advanceTimersByTimeAsync(0);
+
+/** A second on the clock: past every retry and requeue these queues schedule, short of a pass's 10 s deadline. */
+const quietPeriod = () => vi.advanceTimersByTimeAsync(1_000);
 
 function queue(handle: WorkQueueOptions['handle'], options: Partial<WorkQueueOptions> = {}): WorkQueue {
   return new WorkQueue({ handle, concurrency: 4, backoff: { initialMs: 10, maxMs: 40 }, passTimeoutMs: 10_000, random: () => 0, ...options });
@@ -33,12 +44,14 @@ describe('WorkQueue', () => {
     });
 
     work.add('shop');
-    await eventually(async () => expect(passes).toEqual(['shop']));
+    await settle();
+    expect(passes).toEqual(['shop']);
     for (let event = 0; event < 5; event += 1) work.add('shop');
     await quietPeriod();
     expect(passes).toEqual(['shop']);
     first.open();
-    await eventually(async () => expect(passes).toEqual(['shop', 'shop']));
+    await settle();
+    expect(passes).toEqual(['shop', 'shop']);
     await quietPeriod();
     expect(passes).toHaveLength(2);
     expect(overlapped).toBe(false);
@@ -57,12 +70,14 @@ describe('WorkQueue', () => {
       { concurrency: 2 },
     );
     for (const key of ['a', 'b', 'c']) work.add(key);
-    await eventually(async () => expect(started).toEqual(['a', 'b']));
+    await settle();
+    expect(started).toEqual(['a', 'b']);
     await quietPeriod();
     expect(started).toEqual(['a', 'b']);
     expect(work.depth()).toBe(1);
     hold.open();
-    await eventually(async () => expect(started).toEqual(['a', 'b', 'c']));
+    await settle();
+    expect(started).toEqual(['a', 'b', 'c']);
     expect(work.depth()).toBe(0);
     await work.stop();
   });
@@ -79,10 +94,12 @@ describe('WorkQueue', () => {
       { onError: (_key, _error, retryInMs) => retries.push(retryInMs) },
     );
     work.add('shop');
-    await eventually(async () => expect(passes).toBe(5));
+    await vi.advanceTimersByTimeAsync(10 + 20 + 40 + 40);
+    expect(passes).toBe(5);
     expect(retries).toEqual([10, 20, 40, 40]);
     work.add('shop');
-    await eventually(async () => expect(passes).toBe(7));
+    await vi.advanceTimersByTimeAsync(10);
+    expect(passes).toBe(7);
     expect(retries).toEqual([10, 20, 40, 40, 10]);
     await work.stop();
   });
@@ -100,7 +117,8 @@ describe('WorkQueue', () => {
       { random: () => draws.shift() ?? 0, backoff: { initialMs: 100, maxMs: 1_000 }, onError: (_key, _error, retryInMs) => retries.push(retryInMs) },
     );
     work.add('shop');
-    await eventually(async () => expect(passes).toBe(4));
+    await vi.advanceTimersByTimeAsync(105 + 220 + 400);
+    expect(passes).toBe(4);
     expect(retries).toEqual([105, 220, 400]);
     await work.stop();
   });
@@ -116,13 +134,13 @@ describe('WorkQueue', () => {
       },
       { rateLimit: { perSecond: 10, burst: 1 }, backoff: { initialMs: 1, maxMs: 1 } },
     );
+    const firstAt = Date.now();
     for (const key of ['a', 'b', 'c']) work.add(key);
-    await eventually(async () => expect([...starts.values()].every((times) => times.length === 2)).toBe(true));
-    const retriedAt = [...starts.values()].map((times) => times[1] ?? 0).sort((x, y) => x - y);
-    const firstAt = Math.min(...[...starts.values()].map((times) => times[0] ?? 0));
-    // The burst lets one retry through at once; the next come a tenth of a second apart.
-    expect((retriedAt[1] ?? 0) - firstAt).toBeGreaterThanOrEqual(90);
-    expect((retriedAt[2] ?? 0) - firstAt).toBeGreaterThanOrEqual(190);
+    await vi.advanceTimersByTimeAsync(200);
+    expect([...starts.values()].map((times) => times.length)).toEqual([2, 2, 2]);
+    const retriedAt = [...starts.values()].map((times) => (times[1] ?? 0) - firstAt).sort((x, y) => x - y);
+    // The burst lets one retry through after its 1 ms backoff; the next come a tenth of a second apart.
+    expect(retriedAt).toEqual([1, 100, 200]);
     await work.stop();
   });
 
@@ -130,8 +148,11 @@ describe('WorkQueue', () => {
     const times: number[] = [];
     const work = queue(async () => (times.push(Date.now()) === 1 ? { requeueAfterMs: 100 } : undefined));
     work.add('shop');
-    await eventually(async () => expect(times).toHaveLength(2));
-    expect((times[1] ?? 0) - (times[0] ?? 0)).toBeGreaterThanOrEqual(95);
+    await vi.advanceTimersByTimeAsync(99);
+    expect(times).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(times).toHaveLength(2);
+    expect((times[1] ?? 0) - (times[0] ?? 0)).toBe(100);
     await work.stop();
   });
 
@@ -149,7 +170,8 @@ describe('WorkQueue', () => {
     );
     work.add('hung');
     work.add('other');
-    await eventually(async () => expect(passes).toEqual(['hung', 'other', 'hung']));
+    await vi.advanceTimersByTimeAsync(100 + 10);
+    expect(passes).toEqual(['hung', 'other', 'hung']);
     expect(errors).toEqual([expect.objectContaining({ name: 'PassTimeoutError', message: 'the pass did not finish within 0.1 s' })]);
     expect(work.overdue()).toEqual([]);
     await work.stop();
@@ -167,12 +189,14 @@ describe('WorkQueue', () => {
       { passTimeoutMs: 50 },
     );
     work.add('stuck');
-    await eventually(async () => expect(work.overdue()).toEqual(['stuck']));
+    await vi.advanceTimersByTimeAsync(51);
+    expect(work.overdue()).toEqual(['stuck']);
     work.add('stuck');
     await quietPeriod();
     expect(passes).toBe(1);
     hold.open();
-    await eventually(async () => expect(work.overdue()).toEqual([]));
+    await settle();
+    expect(work.overdue()).toEqual([]);
     await work.stop();
   });
 
@@ -191,7 +215,8 @@ describe('WorkQueue', () => {
     );
     work.add('a');
     work.add('b');
-    await eventually(async () => expect(passes).toEqual(['a']));
+    await settle();
+    expect(passes).toEqual(['a']);
     const stopped = work.stop();
     work.add('c');
     hold.open();
@@ -215,8 +240,9 @@ describe('backoffDelay', () => {
       return { requeueAfterMs: 30 * 24 * 3_600_000 };
     });
     work.add('shop');
-    await eventually(async () => expect(passes).toBe(1));
-    await quietPeriod();
+    await settle();
+    expect(passes).toBe(1);
+    await vi.advanceTimersByTimeAsync(20 * 24 * 3_600_000);
     expect(passes).toBe(1);
     await work.stop();
   });

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BuiltImage } from '../../images/build/build-images.ts';
 import { startTestCluster, type TestCluster } from '../../operator/test/support/test-cluster.ts';
-import { freePort, retryUntil } from '../infra/proc.ts';
+import { freePort } from '../infra/proc.ts';
+import { eventually } from '../support/wait.ts';
 import { BUILD_TIMEOUT_MS, openBuiltImage } from './support/built-image.ts';
 import { imageChecks } from './support/image-checks.ts';
 import type { ImageContainer } from './support/image-container.ts';
@@ -48,7 +49,7 @@ describe('the shop/operator image', () => {
     });
     try {
       // Until it logs "started": its SIGTERM handler is in place from then on.
-      await retryUntil(
+      await eventually(
         async () => {
           const response = await fetch(`http://127.0.0.1:${port}/healthz`);
           if (!response.ok) throw new Error(`/healthz answered ${response.status}`);

@@ -13,7 +13,8 @@ import type { BuiltImage } from '../../images/build/build-images.ts';
 import { REPOSITORY_ROOT } from '../../images/build/layout.ts';
 import { createTestDatabase, type TestDatabase } from '../infra/isolation.ts';
 import { command } from '../../images/build/command.ts';
-import { freePort, retryUntil } from '../infra/proc.ts';
+import { freePort } from '../infra/proc.ts';
+import { eventually } from '../support/wait.ts';
 import { BUILD_TIMEOUT_MS, openBuiltImage } from './support/built-image.ts';
 import { imageChecks } from './support/image-checks.ts';
 import type { ContainerProcess, ImageContainer } from './support/image-container.ts';
@@ -37,7 +38,7 @@ async function startApi(options: { env?: Record<string, string> } = {}): Promise
   const port = await freePort();
   const api = container.start(container.config.Entrypoint, { env: { PORT: String(port), ...options.env } });
   const url = `http://127.0.0.1:${port}`;
-  await retryUntil(
+  await eventually(
     async () => {
       const response = await fetch(`${url}/health`);
       if (!response.ok) throw new Error(`/health answered ${response.status}`);

@@ -10,7 +10,8 @@ import { buildImages, type BuiltImage } from '../../images/build/build-images.ts
 import { recordPath, REPOSITORY_ROOT } from '../../images/build/layout.ts';
 import { SYNC_MANIFEST_FILE, type SyncManifest } from '../../images/sync/sync-manifest.ts';
 import { EXTENSION_LOCK_FILE, extensionSetHash, readExtensionLock } from '../../services/platform/src/extensions/extension-lock.ts';
-import { freePort, retryUntil } from '../infra/proc.ts';
+import { freePort } from '../infra/proc.ts';
+import { eventually } from '../support/wait.ts';
 import { BUILD_TIMEOUT_MS, openBuiltImage } from './support/built-image.ts';
 import { imageChecks } from './support/image-checks.ts';
 import type { ImageContainer } from './support/image-container.ts';
@@ -35,7 +36,7 @@ describe('the shop/storefront-example image', () => {
     const storefront = container.start(container.config.Entrypoint, { env: { PORT: String(port), API_URL: absentApi } });
     const url = `http://127.0.0.1:${port}`;
     try {
-      await retryUntil(
+      await eventually(
         async () => {
           const response = await fetch(`${url}/health`);
           if (!response.ok) throw new Error(`/health answered ${response.status}`);

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isToolProvisioned, postgresExporterTool, redisExporterTool, type GoTool } from './layout.ts';
 import { requireProvisioned } from './managed-server.ts';
-import { freePort, launch, retryUntil, tailFile, trackTempDir, untrackTempDir } from './proc.ts';
+import { freePort, launch, tailFile, trackTempDir, untrackTempDir } from './proc.ts';
+import { eventually } from '../support/wait.ts';
 
 export interface Exporter {
   /** `http://127.0.0.1:<port>/metrics` */
@@ -28,7 +29,7 @@ async function startExporter(tool: GoTool, args: (listen: string) => string[], u
     untrackTempDir(dir);
   };
   try {
-    await retryUntil(
+    await eventually(
       async () => {
         const text = await (await fetch(metricsUrl)).text();
         if (!new RegExp(`^${upMetric} 1$`, 'm').test(text)) throw new Error(`${upMetric} is not 1 yet`);

@@ -5,6 +5,7 @@ import { Client, Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import pg from 'pg';
 import { inject } from 'vitest';
+import { eventually } from '../support/wait.ts';
 
 export interface TestDatabase {
   readonly url: string;
@@ -82,17 +83,18 @@ export async function createTestNamespace(prefix = 'test', temporalAddress = inj
   try {
     await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
     const client = new Client({ connection, namespace });
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      try {
-        for await (const _execution of client.workflow.list({ pageSize: 1 })) break;
-        for await (const _schedule of client.schedule.list({ pageSize: 1 })) break;
-        return namespace;
-      } catch (error) {
-        if (Date.now() > deadline) throw new Error(`namespace ${namespace} was registered but did not take requests within 30 s`, { cause: error });
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
+    try {
+      await eventually(
+        async () => {
+          for await (const _execution of client.workflow.list({ pageSize: 1 })) break;
+          for await (const _schedule of client.schedule.list({ pageSize: 1 })) break;
+        },
+        { timeoutMs: 30_000, intervalMs: 200 },
+      );
+    } catch (error) {
+      throw new Error(`namespace ${namespace} was registered but did not take requests within 30 s`, { cause: error });
     }
+    return namespace;
   } finally {
     await connection.close();
   }

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROVISION_COMMAND } from './layout.ts';
 import {
-  retryUntil,
   tailFile,
   trackTempDir,
   untrackTempDir,
   waitForPortClosed,
   type ServerProcess,
 } from './proc.ts';
+import { eventually } from '../support/wait.ts';
 
 export type ServerName =
   | 'postgres'
@@ -109,7 +109,7 @@ async function startManagedServer(definition: ServerDefinition, releaseDir: () =
     const started = await definition.launch(logFile);
     current = started;
     try {
-      await retryUntil(definition.probe, {
+      await eventually(definition.probe, {
         timeoutMs: definition.readyTimeoutMs,
         intervalMs: 200,
         abortReason: () => {

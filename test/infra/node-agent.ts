@@ -359,6 +359,7 @@ async function watchPods(server: KubeApiServer, kube: KubeRequest, nodeName: str
     } catch (error) {
       if (signal.aborted) return;
       console.error(`[node-agent] watching pods: ${error instanceof Error ? error.message : String(error)}; listing again`);
+      // why: a pause before listing again after a failed watch, as a kubelet's informer makes; nothing to poll for
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, closeSync, constants, openSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { delimiter, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { waitFor } from '../support/wait.ts';
 
 export interface RunOptions {
   env?: NodeJS.ProcessEnv;
@@ -126,38 +126,7 @@ export async function isPortOpen(port: number, host?: string): Promise<boolean> 
 }
 
 export async function waitForPortClosed(port: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (await isPortOpen(port)) {
-    if (Date.now() > deadline) throw new Error(`port ${port} still accepts connections after ${timeoutMs} ms`);
-    await sleep(50);
-  }
-}
-
-export interface WaitOptions {
-  timeoutMs: number;
-  intervalMs?: number;
-  /** Checked between attempts; a string aborts the wait with that reason (e.g. "the process exited"). */
-  abortReason?: () => string | undefined;
-}
-
-/** Retries `probe` until it resolves; on timeout rejects with the probe's last error. */
-export async function retryUntil<T>(probe: () => Promise<T>, options: WaitOptions): Promise<T> {
-  const deadline = Date.now() + options.timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    const aborted = options.abortReason?.();
-    if (aborted) throw new Error(aborted);
-    try {
-      return await probe();
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      const reason = lastError instanceof Error ? lastError.message : String(lastError);
-      throw new Error(`not ready after ${options.timeoutMs} ms (last error: ${reason})`);
-    }
-    await sleep(options.intervalMs ?? 100);
-  }
+  await waitFor(async () => !(await isPortOpen(port)), timeoutMs, `port ${port} to stop accepting connections`, 50);
 }
 
 // Every long-running server we spawned and the temp dirs they use, so an unexpected exit of this

@@ -22,6 +22,7 @@ export async function eventually<T>(probe: () => T | Promise<T>, { timeoutMs = 1
       if (aborted !== undefined) throw new Error(aborted, { cause: error });
       if (Date.now() >= deadline) throw error;
     }
+    // why: the pause between two probes of the polling loop itself
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

@@ -78,7 +78,9 @@ it('creates the order-notes.digest schedule beside the core ones, and its runs w
 
   // The next run counts only what was written since.
   await addNotes(order.id, ['Left at the door']);
-  await new Promise((resolve) => setTimeout(resolve, 1_100));
+  // A schedule names a run by the second it starts in (order-notes.digest-<time>): a trigger in the same second would not run.
+  const firstSecond = Date.parse(first?.workflow_id.slice('order-notes.digest-'.length) ?? '');
+  await waitFor(() => Date.now() >= firstSecond + 1_000, 5_000, "the second after the first run's");
   await shop.client.schedule.getHandle('order-notes.digest').trigger();
   await waitFor(async () => (await digests()).length === 2, 30_000, 'the second digest');
   expect((await digests()).map((digest) => digest.notes)).toEqual([2, 1]);

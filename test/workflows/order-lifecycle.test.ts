@@ -10,9 +10,9 @@ import { TestGatewayControl } from '../../tools/test-gateway/src/index.ts';
 import { QUERIES, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import { TemporalWorkflowEngine } from '../../services/api/src/workflows/temporal-engine.ts';
 import { workflowTriggers } from '../../services/api/src/workflows/workflow-triggers.ts';
-import { waitFor } from '../support/wait.ts';
+import { eventually, waitFor } from '../support/wait.ts';
 import { ADDRESS } from '../../services/domain/test/commerce/support.ts';
-import { openShopGateway, openWorkflowShop, type RunningWorker, type ShopGateway, type WorkflowShop } from './support.ts';
+import { openShopGateway, openWorkflowShop, runTimers, type RunningWorker, type ShopGateway, type WorkflowShop } from './support.ts';
 
 const GATEWAY_KEY = 'lifecycle_gateway_key';
 
@@ -115,13 +115,21 @@ describe('OrderLifecycleWorkflow', () => {
     const { order, productId } = await shop.placeOrder({ sku: 'paid', holdMs: 5_000 });
     const handle = await lifecycle(order.id);
     await shop.transaction((tx) => markOrderPaid(tx, shop.deps, order.id));
-    // Past the payment deadline: the timer was replaced by the fulfilment window, so nothing is cancelled.
     await waitFor(
       async () => (await shop.commerce.platform.database.prisma.workflowFault.count({ where: { entityId: order.id.toString() } })) === 1,
       30_000,
       'the fulfilment fault',
     );
-    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    // The payment deadline can cancel nothing any more: the fulfilment window's timer fired (the fault), the
+    // payment deadline's, if the run started it before the order was paid, was cancelled, and the run waits
+    // with no timer left, for a signal only.
+    await eventually(
+      async () => {
+        const { timers, idle } = await runTimers(handle);
+        expect({ timers: timers.filter((timer) => timer !== 'cancelled'), idle }).toEqual({ timers: ['fired'], idle: true });
+      },
+      { timeoutMs: 30_000 },
+    );
     expect(await orderRow(order.id)).toMatchObject({ status: 'PLACED' });
     expect(await stockOf(productId)).toMatchObject({ onHand: 4, reserved: 0 });
     const fault = await shop.commerce.platform.database.prisma.workflowFault.findFirstOrThrow({ where: { entityId: order.id.toString() } });

@@ -141,6 +141,25 @@ export async function openWorkflowShop(name: string, { temporalAddress = inject(
   return shop;
 }
 
+/** A run's timers as its history has them, for tests that show what a timer did without waiting it out. */
+export interface RunTimers {
+  /** Each timer the run started, in order, as it stands: still running, fired or cancelled. */
+  readonly timers: ('running' | 'fired' | 'cancelled')[];
+  /** Its last workflow task asked for nothing more: with no timer running, only a signal can move it. */
+  readonly idle: boolean;
+}
+
+export async function runTimers(handle: WorkflowHandle): Promise<RunTimers> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  const timers = new Map<string, RunTimers['timers'][number]>();
+  for (const event of events) {
+    if (event.timerStartedEventAttributes) timers.set(event.timerStartedEventAttributes.timerId ?? '', 'running');
+    if (event.timerFiredEventAttributes) timers.set(event.timerFiredEventAttributes.timerId ?? '', 'fired');
+    if (event.timerCanceledEventAttributes) timers.set(event.timerCanceledEventAttributes.timerId ?? '', 'cancelled');
+  }
+  return { timers: [...timers.values()], idle: events.at(-1)?.workflowTaskCompletedEventAttributes != null };
+}
+
 /** The test gateway on a shop's database, its API key stored as the shop's gateway secret. */
 export interface ShopGateway {
   readonly url: string;

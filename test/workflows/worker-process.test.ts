@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERIODIC_WORKFLOWS, TASK_QUEUE, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import { spawnService } from '../support/service-process.ts';
-import { waitFor } from '../support/wait.ts';
-import { openWorkflowShop, WORKER_MAIN, type RunningWorker, type WorkflowShop } from './support.ts';
+import { eventually, waitFor } from '../support/wait.ts';
+import { openWorkflowShop, runTimers, WORKER_MAIN, type RunningWorker, type WorkflowShop } from './support.ts';
 
 let shop: WorkflowShop;
 const workers: RunningWorker[] = [];
@@ -101,7 +101,8 @@ describe('the worker process', () => {
     const handle = await shop.started(workflowIds.orderLifecycle(order.id.toString()));
     await waitFor(() => handle.describe().then((described) => described.historyLength > 5, () => false), 30_000, 'the lifecycle to wait for payment');
     for (const worker of workers.splice(0)) worker.process.child.kill('SIGKILL');
-    await new Promise((resolve) => setTimeout(resolve, 9_000));
+    // The payment deadline passes with no worker: the server fires the timer, and nothing acts on it yet.
+    await eventually(async () => expect((await runTimers(handle)).timers).toEqual(['fired']), { timeoutMs: 30_000 });
     expect((await shop.commerce.platform.database.prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe('PENDING_PAYMENT');
     workers.push(await shop.startWorker());
     await expect(handle.result()).resolves.toEqual({ status: 'CANCELLED' });

@@ -25,7 +25,7 @@ export function startStorefrontLoad(client: ShopApiClient, visitors: number): Ru
   const visitor = async () => {
     for (let round = 0; running; round += 1) {
       await visit(round).catch(() => count('connection failed'));
-      await sleep(PAUSE_MS);
+      await sleep(PAUSE_MS); // why: the load's pace: a visitor's pause between pages
     }
   };
   const visiting = Promise.all(Array.from({ length: visitors }, visitor));

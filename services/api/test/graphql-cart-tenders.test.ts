@@ -59,8 +59,6 @@ const checkoutInput = (cartId: string, idempotencyKey: string) => ({ cartId, ema
 
 describe('cart tenders through GraphQL, without a workflow engine', () => {
   it('refuses a cart changed after its authorization, and the in-process sweep voids the idle tender of a failed checkout once', async () => {
-    // Held a second: the sweep's first pass, started below, finds it idle.
-    await api.prisma.setting.upsert({ where: { key: 'workflows' }, create: { key: 'workflows', value: { cartTenderIdleMinutes: 0.02 } }, update: { value: { cartTenderIdleMinutes: 0.02 } } });
     const idle = await shortCart('CART-IDLE');
     expect((await api.error(PLACE_ORDER, { input: checkoutInput(idle.cartId, 'graphql-cart-idle-1') }, idle.headers)).extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
 
@@ -76,7 +74,8 @@ describe('cart tenders through GraphQL, without a workflow engine', () => {
       ['AUTHORIZED', null],
       ['VOIDED', null],
     ]);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // The idle tender's hold runs out, as if cartTenderIdleMinutes had passed: the sweep's first pass, started below, finds it idle.
+    await api.prisma.paymentTender.updateMany({ where: { cartId: BigInt(idle.cartId) }, data: { holdExpiresAt: new Date(Date.now() - 1_000) } });
 
     engine = await workflowEngine(api.platform.config, createLogger({ level: 'ERROR', service: 'api' }));
     engine.begin(() => sweepPassDeps(api.platform, api.outbox));

@@ -122,21 +122,29 @@ ${body}
     return request;
   };
   window.beacon = startBeacon(${JSON.stringify(options)});
-  const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
-  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  // The page's clock may be stopped (the test moves it), so nothing here waits on a timer or an animation frame.
+  // Resolves once the next intersection update is delivered: the beacon's observer, created earlier, has been told first.
+  const rendered = () => new Promise((resolve) => {
+    const observer = new IntersectionObserver(() => { observer.disconnect(); resolve(); });
+    observer.observe(document.body);
+  });
+  const nextTask = () => new Promise((resolve) => {
+    const { port1, port2 } = new MessageChannel();
+    port1.onmessage = () => resolve();
+    port2.postMessage(null);
+  });
   window.scenario = {
-    sleep,
-    async scrollTo(y) { window.scrollTo(0, y); await frame(); },
+    rendered,
+    async scrollTo(y) { window.scrollTo(0, y); await rendered(); },
     async show(top) { await window.scenario.scrollTo(Math.max(0, top - 100)); },
     async hide() { await window.scenario.scrollTo(0); },
     async reveal(top, px) { await window.scenario.scrollTo(top - document.documentElement.clientHeight + px); },
-    async showFor(top, ms) { await window.scenario.show(top); await sleep(ms); await window.scenario.hide(); },
     async settle() {
       window.beacon.flush();
       for (let answered = -1; answered !== requests.length; ) {
         answered = requests.length;
         await Promise.all(requests);
-        await sleep(0); // the beacon's handlers run first: a refused batch is sent again one event at a time
+        await nextTask(); // the beacon's handlers run first: a refused batch is sent again one event at a time
       }
     },
   };

@@ -11,7 +11,6 @@ let page: Page;
 
 beforeAll(async () => {
   [browser, site] = await Promise.all([launchChromium(), startBeaconSite()]);
-  context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
 });
 
 afterAll(async () => {
@@ -21,29 +20,50 @@ afterAll(async () => {
 
 beforeEach(async () => {
   site.respond = accept;
+  // A context per test: a clock, once installed, stays for the whole context.
+  context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
   page = await context.newPage();
+  // The page's clock stands still: its timers (the beacon's visibility timer, its batching, a Retry-After)
+  // run only as far as a test moves it, so a view of 900 ms lasts 900 ms to the millisecond.
+  await page.clock.install();
+  await page.clock.pauseAt(Date.now() + 1_000);
 });
 
 afterEach(async () => {
-  await page?.close();
+  await context?.close();
 });
 
-/** Opens a page made of `body` and waits until the beacon runs. */
+/** Opens a page made of `body` and waits until the beacon runs and has seen what is visible. */
 async function open(body: string, options: Record<string, unknown> = {}): Promise<string> {
   const url = site.page(trackedPage(body, options));
   await page.goto(url);
   await page.waitForFunction('window.ready === true');
+  await inPage('scenario.rendered()');
   return url;
 }
 
 /** Runs `expression` in the page (a string: the tests are type-checked without the DOM library). */
 const inPage = (expression: string): Promise<unknown> => page.evaluate(expression);
 
+/** Moves the page's clock by `ms`, running the timers due meanwhile. */
+const elapse = (ms: number): Promise<void> => page.clock.runFor(ms);
+
+/** Shows the element at `top` for `ms` of the page's clock, then scrolls it away. */
+async function showFor(top: number, ms: number): Promise<void> {
+  await inPage(`scenario.show(${top})`);
+  await elapse(ms);
+  await inPage('scenario.hide()');
+}
+
 const ofType = (events: ReceivedEvent[], type: string): ReceivedEvent[] => events.filter((event) => event.event_type === type);
 
-/** The page's events of `type` once there are at least `count`, or all of them after `timeoutMs`. */
+/** The page's events of `type` once there are at least `count`, or all of them after `timeoutMs`; its clock moves 100 ms a read. */
 async function eventsOf(url: string, type: string, count: number, timeoutMs = 4_000): Promise<ReceivedEvent[]> {
-  return readUntil(() => ofType(site.eventsOf(url), type), (events) => events.length >= count, { timeoutMs, intervalMs: 25 });
+  const read = async () => {
+    await elapse(100);
+    return ofType(site.eventsOf(url), type);
+  };
+  return readUntil(read, (events) => events.length >= count, { timeoutMs, intervalMs: 25 });
 }
 
 /** Everything the beacon will ever send for the page: the queue is flushed and every request it sent is answered. */
@@ -55,7 +75,7 @@ async function settled(url: string, type: string): Promise<ReceivedEvent[]> {
 describe('impressions', () => {
   it('sends one when half of the element has been visible for 1 second without a break', async () => {
     const url = await open(box('banner', 2000, { id: 11 }));
-    await inPage('scenario.showFor(2000, 1100)');
+    await showFor(2000, 1100);
     const [impression] = await eventsOf(url, 'impression', 1);
     expect(impression).toEqual({ event_type: 'impression', entity_type: 'banner', entity_id: '11', page_url: url });
     expect(await settled(url, 'impression')).toHaveLength(1);
@@ -64,25 +84,25 @@ describe('impressions', () => {
 
   it('sends none when the element is hidden again after 0.9 seconds', async () => {
     const url = await open(box('banner', 2000, { id: 12 }));
-    await inPage('scenario.showFor(2000, 900)');
-    await inPage('scenario.sleep(1200)');
+    await showFor(2000, 900);
+    await elapse(1200);
     expect(await settled(url, 'impression')).toEqual([]);
   });
 
   it('sends none when two views add up to more than a second but neither lasts one', async () => {
     const url = await open(box('banner', 2000, { id: 23 }));
-    await inPage('scenario.showFor(2000, 700)');
-    await inPage('scenario.sleep(60)');
-    await inPage('scenario.showFor(2000, 700)');
-    await inPage('scenario.sleep(1200)');
+    await showFor(2000, 700);
+    await elapse(60);
+    await showFor(2000, 700);
+    await elapse(1200);
     expect(await settled(url, 'impression')).toEqual([]);
   });
 
   it('sends only one when the element is scrolled away and back', async () => {
     const url = await open(box('banner', 2000, { id: 13 }));
-    await inPage('scenario.showFor(2000, 1100)');
-    await inPage('scenario.sleep(200)');
-    await inPage('scenario.showFor(2000, 1300)');
+    await showFor(2000, 1100);
+    await elapse(200);
+    await showFor(2000, 1300);
     await eventsOf(url, 'impression', 1);
     expect(await settled(url, 'impression')).toHaveLength(1);
   });
@@ -90,7 +110,7 @@ describe('impressions', () => {
   it('sends none while only 40% of the element is visible, and one at 60%', async () => {
     const url = await open(box('banner', 2000, { id: 14 }));
     await inPage('scenario.reveal(2000, 40)');
-    await inPage('scenario.sleep(1500)');
+    await elapse(1500);
     expect(await settled(url, 'impression')).toEqual([]);
 
     await inPage('scenario.reveal(2000, 60)');
@@ -122,7 +142,7 @@ describe('impressions', () => {
   it('sends the events of a refused batch again one by one, so one bad event does not lose the others', async () => {
     site.respond = (events) => ({ status: events.some((event) => event.entity_type === 'unknown') ? 400 : 202 });
     const url = await open(box('bad', 100, { type: 'unknown', id: 20 }) + box('good', 250, { id: 21 }));
-    await inPage('scenario.sleep(1300)');
+    await elapse(1300);
     expect((await eventsOf(url, 'impression', 1)).map((event) => event.entity_id)).toEqual(['21']);
     const requests = site.requests.filter((request) => request.events.some((event) => event.page_url === url));
     expect(requests.map((request) => `${request.events.length} ${request.status}`).sort()).toEqual(['1 202', '1 400', '2 400']);
@@ -131,7 +151,7 @@ describe('impressions', () => {
   it('sends the queued impressions when the page is left', async () => {
     const next = site.page('<p>next</p>');
     const url = await open(box('banner', 100, { id: 24 }), { batchMs: 60_000 });
-    await inPage('scenario.sleep(1300)');
+    await elapse(1300);
     expect(ofType(site.eventsOf(url), 'impression')).toEqual([]);
     await page.goto(next);
     expect(await eventsOf(url, 'impression', 1)).toEqual([expect.objectContaining({ entity_id: '24' })]);

@@ -36,7 +36,8 @@ it('keeps a message waiting while the database is down instead of spending its a
     await postgres.stop();
     await produceEvents(brokers, topic, [testEvent('order-1')]);
     await waitFor(() => test.logs().some((line) => line.msg === 'the database failed the message; it waits and tries again'), 30_000, 'the wait');
-    // Long enough for many more than 2 attempts at this backoff, had the outage spent them.
+    // why: proves that the outage spends no attempts, and nothing counts the waits: long enough for many more
+    // than 2 attempts at this backoff, had the outage spent them.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     await postgres.start();
 

@@ -142,6 +142,7 @@ export class ContainerRunner {
       });
       await new Promise<void>((resolve) => {
         this.wake = resolve;
+        // why: the kubelet's CrashLoopBackOff, emulated: the wait before a restart is the behaviour
         setTimeout(resolve, delayMs).unref();
       });
       delayMs = Math.min(delayMs * 2, this.options.backOff.maxMs);
@@ -210,6 +211,7 @@ export class ContainerRunner {
   }
 }
 
+// why: a probe's initialDelaySeconds and periodSeconds, emulated as the kubelet keeps them
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 interface Streak {
@@ -220,13 +222,13 @@ interface Streak {
 
 /** Probes every period while the process is alive, until `enough` says the streak so far settles it. */
 async function probeLoop(probe: V1Probe, attempt: (probe: V1Probe) => Promise<ProbeResult>, alive: () => boolean, enough: (streak: Streak) => boolean): Promise<Streak | undefined> {
-  await delay((probe.initialDelaySeconds ?? 0) * 1000);
+  await delay((probe.initialDelaySeconds ?? 0) * 1000); // why: the probe's own initialDelaySeconds
   let streak: Streak | undefined;
   while (alive()) {
     const last = await attempt(probe);
     streak = { successes: last.ok ? (streak?.successes ?? 0) + 1 : 0, failures: last.ok ? 0 : (streak?.failures ?? 0) + 1, last };
     if (enough(streak)) return streak;
-    await delay((probe.periodSeconds ?? 10) * 1000);
+    await delay((probe.periodSeconds ?? 10) * 1000); // why: the probe's own periodSeconds
   }
   return undefined;
 }

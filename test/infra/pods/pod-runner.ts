@@ -137,7 +137,7 @@ export async function startPod(pod: V1Pod, options: PodRunnerOptions): Promise<R
         if (!(error instanceof ContainerConfigError)) throw error;
         waiting.set(container.name, waitingStatus(container, 'CreateContainerConfigError', error.message));
         options.onChange();
-        // The kubelet retries too: the Secret may be created after the pod.
+        // why: the kubelet retries a container config too, after a pause: the Secret may be created after the pod.
         await new Promise((resolve) => setTimeout(resolve, RETRY_CONFIG_MS).unref());
       }
     }

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { givenCredentials, HttpPaymentGateway } from '@shop/platform';
 import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
+import { eventually } from '../../../test/support/wait.ts';
 import { TestGatewayControl } from '../src/index.ts';
 import { eur, expectOperation } from './gateway-support.ts';
 
@@ -59,11 +60,12 @@ describe('npm run payments:test-gateway', () => {
 });
 
 async function listeningUrl(process: ReturnType<typeof run>): Promise<string> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const match = /test gateway listening on (\S+)/.exec(process.stdout());
-    if (match?.[1] !== undefined) return match[1];
-    if (process.child.exitCode !== null || Date.now() > deadline) throw new Error(`the test gateway did not start: ${process.stderr()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return eventually(
+    () => {
+      const match = /test gateway listening on (\S+)/.exec(process.stdout());
+      if (match?.[1] === undefined) throw new Error(`the test gateway did not start: ${process.stderr()}`);
+      return match[1];
+    },
+    { timeoutMs: 20_000, abortReason: () => (process.child.exitCode === null ? undefined : `the test gateway exited: ${process.stderr()}`) },
+  );
 }

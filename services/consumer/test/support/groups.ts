@@ -24,6 +24,7 @@ export function countingGroup(groupId: string, topic: string, options: CountingO
     async handle(tx, message) {
       await options.before?.();
       if ((message.payload as { fail?: boolean }).fail === true) throw new Error(ALWAYS_FAILS);
+      // why: handling that takes time inside its transaction, so a kill or SIGTERM lands mid-batch
       if (options.delayMs) await sleep(options.delayMs);
       const key = `${groupId}/${message.eventId}`;
       await tx.$executeRaw`INSERT INTO settings (key, value, updated_at) VALUES (${key}, '1'::jsonb, now())

@@ -1,22 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it, inject, vi } from 'vitest';
-import { createLogger } from '@shop/runtime';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Cache } from '../../src/cache/cache.ts';
-import { MemoryCache } from '../../src/cache/memory/memory-cache.ts';
 import { CHARGE_AND_CLAIM_LUA, RedisScript, TAKE_TOKENS_LUA } from '../../src/cache/redis/bucket-scripts.ts';
-import { RedisCache } from '../../src/cache/redis/redis-cache.ts';
+import type { RedisCache } from '../../src/cache/redis/redis-cache.ts';
 import { uniqueName } from '../../../../test/infra/isolation.ts';
+import { memoryCacheOnTestClock, openRedisCache, redisCacheOnItsClock, type ClockedCache } from './cache-clocks.ts';
 
-// Waiting out a TTL is the behaviour under test: these sleeps stay.
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The same contract, run against the embedded cache and a real Redis. */
-function cacheContract(name: string, open: () => Promise<Cache>) {
+/** The same contract, run against the embedded cache and a real Redis; `elapse` lets time pass on the cache's clock. */
+function cacheContract(name: string, open: () => Promise<ClockedCache>) {
   describe(name, () => {
     let cache: Cache;
+    let elapse: ClockedCache['elapse'];
     const key = (suffix: string) => `${uniqueName('cache')}:${suffix}`;
 
     beforeAll(async () => {
-      cache = await open();
+      ({ cache, elapse } = await open());
     });
     afterAll(async () => {
       await cache?.close();
@@ -39,7 +36,7 @@ function cacheContract(name: string, open: () => Promise<Cache>) {
       const k = key('ttl');
       await cache.set(k, 'short', 0.2);
       expect(await cache.get(k)).toBe('short');
-      await sleep(350);
+      await elapse(350);
       expect(await cache.get(k)).toBeUndefined();
     });
 
@@ -54,7 +51,7 @@ function cacheContract(name: string, open: () => Promise<Cache>) {
       const k = key('nx-expire');
       expect(await cache.setIfAbsent(k, 'a', 0.2)).toBe(true);
       expect(await cache.setIfAbsent(k, 'b', 0.2)).toBe(false);
-      await sleep(350);
+      await elapse(350);
       expect(await cache.setIfAbsent(k, 'c', 0.2)).toBe(true);
     });
 
@@ -80,7 +77,7 @@ function cacheContract(name: string, open: () => Promise<Cache>) {
         const limit = { capacity: 3, refillPerSecond: 5 };
         for (let i = 0; i < 3; i += 1) expect((await cache.takeTokens(k, limit, 1)).allowed).toBe(true);
         expect((await cache.takeTokens(k, limit, 1)).allowed).toBe(false);
-        await sleep(250); // one token every 200 ms
+        await elapse(250); // one token every 200 ms
         const after = await Promise.all(Array.from({ length: 3 }, () => cache.takeTokens(k, limit, 1)));
         expect(after.filter((result) => result.allowed)).toHaveLength(1);
       });
@@ -89,7 +86,7 @@ function cacheContract(name: string, open: () => Promise<Cache>) {
         const k = key('ceiling');
         const limit = { capacity: 3, refillPerSecond: 50 };
         await Promise.all(Array.from({ length: 3 }, () => cache.takeTokens(k, limit, 1)));
-        await sleep(300); // 15 tokens' worth of refill
+        await elapse(300); // 15 tokens' worth of refill
         const burst = await Promise.all(Array.from({ length: 10 }, () => cache.takeTokens(k, limit, 1)));
         expect(burst.filter((result) => result.allowed)).toHaveLength(3);
       });
@@ -162,23 +159,15 @@ function cacheContract(name: string, open: () => Promise<Cache>) {
         const claim = () => cache.chargeAndClaim({ key: key('claim-ttl-bucket'), limit: limit(5), cost: 1 }, { keys: [claimedKey], ttlSeconds: 0.2 });
         expect((await claim()).claimed).toEqual([true]);
         expect((await claim()).claimed).toEqual([false]);
-        await sleep(350);
+        await elapse(350);
         expect((await claim()).claimed).toEqual([true]);
       });
     });
   });
 }
 
-cacheContract('MemoryCache (embedded)', async () => new MemoryCache());
-
-async function openRedisCache(): Promise<RedisCache> {
-  const cache = new RedisCache(inject('redisUrl'), createLogger({ level: 'ERROR', service: 'test' }));
-  cache.connect();
-  await new Promise((resolve) => cache.client.once('ready', resolve));
-  return cache;
-}
-
-cacheContract('RedisCache (real Redis)', openRedisCache);
+cacheContract('MemoryCache (embedded)', async () => memoryCacheOnTestClock());
+cacheContract('RedisCache (real Redis)', redisCacheOnItsClock);
 
 describe('RedisCache scripts', () => {
   let cache: RedisCache;

@@ -60,7 +60,8 @@ describe('the embedded database (PGlite over the wire protocol)', () => {
         await client.query('BEGIN');
         await client.query('INSERT INTO settings (key, value, updated_at) VALUES ($1, $2, now())', [`tx:${i}`, JSON.stringify(i)]);
         const { rows } = await client.query("SELECT count(*)::int AS n FROM settings WHERE key LIKE 'tx:%'");
-        await new Promise((resolve) => setTimeout(resolve, i % 3)); // staggers the commits, so transactions interleave
+        // why: staggers the commits, so transactions interleave in different orders: the spread is the point
+        await new Promise((resolve) => setTimeout(resolve, i % 3));
         await client.query(i % 2 === 0 ? 'COMMIT' : 'ROLLBACK');
         return rows[0].n as number;
       } finally {

@@ -38,7 +38,8 @@ class RecordingPublisher implements Publisher {
     this.published = log;
   }
   async publish(messages: readonly OutboxMessage[]): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, 5)); // a publish takes time, as Kafka's does
+    // why: a publish takes time, as Kafka's does: concurrent relays then contend for the rows one of them holds
+    await new Promise((resolve) => setTimeout(resolve, 5));
     this.published.push(...messages);
   }
   async close(): Promise<void> {}

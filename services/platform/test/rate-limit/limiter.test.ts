@@ -1,18 +1,17 @@
 import { once } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
 import { uniqueName } from '../../../../test/infra/isolation.ts';
 import { createLogger } from '@shop/runtime';
 import { MemoryCache } from '../../src/cache/memory/memory-cache.ts';
 import { MemoryBucketStore } from '../../src/cache/memory/memory-bucket-store.ts';
 import { RedisCache } from '../../src/cache/redis/redis-cache.ts';
-import type { Cache } from '../../src/cache/cache.ts';
 import { tokenBucketStoreFor, type TokenBucketStore } from '../../src/rate-limit/bucket-store.ts';
 import { RateLimiter } from '../../src/rate-limit/limiter.ts';
 import type { RateLimitDecision } from '../../src/rate-limit/decisions.ts';
 import type { RateLimitPolicy } from '../../src/rate-limit/policy.ts';
 import { capturingLogger } from './test-support.ts';
+import { memoryCacheOnTestClock, openRedisCache, redisCacheOnItsClock, type ClockedCache } from '../cache/cache-clocks.ts';
 
 const quietLogger = createLogger({ level: 'ERROR', service: 'test' });
 
@@ -30,36 +29,30 @@ function mutablePolicies() {
   };
 }
 
-async function openRedisCache(url = inject('redisUrl')): Promise<RedisCache> {
-  const cache = new RedisCache(url, quietLogger);
-  cache.connect();
-  await new Promise((resolve) => cache.client.once('ready', resolve));
-  return cache;
-}
-
 const allowedCount = (decisions: ReadonlyArray<RateLimitDecision | undefined>) => decisions.filter((d) => d?.allowed).length;
 
-/** `count` takes `intervalMs` apart: the request rate against the refill rate is what these tests are about. */
-async function paced(count: number, intervalMs: number, take: () => Promise<RateLimitDecision | undefined>) {
+/** `count` takes `intervalMs` apart on the cache's clock: the request rate against the refill rate is what these tests are about. */
+async function paced(count: number, intervalMs: number, elapse: ClockedCache['elapse'], take: () => Promise<RateLimitDecision | undefined>) {
   const decisions: Array<RateLimitDecision | undefined> = [];
   for (let i = 0; i < count; i += 1) {
     decisions.push(await take());
-    await sleep(intervalMs);
+    await elapse(intervalMs);
   }
   return decisions;
 }
 
-/** The same behaviour, with buckets in a real Redis (Lua) and in process memory. */
-function limiterContract(name: string, open: () => Promise<Cache>, extraStores: () => Promise<TokenBucketStore[]>) {
+/** The same behaviour, with buckets in a real Redis (Lua) and in process memory; `elapse` lets time pass on the buckets' clock. */
+function limiterContract(name: string, open: () => Promise<ClockedCache>, extraStores: () => Promise<TokenBucketStore[]>) {
   describe(name, () => {
-    let cache: Cache;
+    let cache: ClockedCache['cache'];
+    let elapse: ClockedCache['elapse'];
     let store: TokenBucketStore;
     let limiter: RateLimiter;
     let metrics: Registry;
     const policies = mutablePolicies();
 
     beforeAll(async () => {
-      cache = await open();
+      ({ cache, elapse } = await open());
       store = tokenBucketStoreFor(cache);
       metrics = new Registry();
       limiter = new RateLimiter({ store, policies, metrics, logger: quietLogger, timeoutMs: 2_000 });
@@ -83,14 +76,14 @@ function limiterContract(name: string, open: () => Promise<Cache>, extraStores: 
     it('gives a caller idle for longer than the bucket takes to fill at most capacity in a burst', async () => {
       const key = policies.add(5, 20);
       await Promise.all(Array.from({ length: 5 }, () => limiter.take(key, 'idle')));
-      await sleep(1_000); // 20 tokens' worth of refill
+      await elapse(1_000); // 20 tokens' worth of refill
       const burst = await Promise.all(Array.from({ length: 15 }, () => limiter.take(key, 'idle')));
       expect(allowedCount(burst)).toBe(5);
     });
 
     it('throttles a steady rate above the refill rate to about the refill rate', async () => {
       const key = policies.add(2, 10);
-      const decisions = await paced(20, 50, () => limiter.take(key, 'fast')); // 20/s for 1 s against 10/s
+      const decisions = await paced(20, 50, elapse, () => limiter.take(key, 'fast')); // 20/s for 1 s against 10/s
       const allowed = allowedCount(decisions);
       expect(decisions.length - allowed).toBeGreaterThanOrEqual(5);
       expect(allowed).toBeLessThanOrEqual(14); // 2 of burst + 10 refilled, with slack for timer drift
@@ -98,8 +91,8 @@ function limiterContract(name: string, open: () => Promise<Cache>, extraStores: 
 
     it('allows a steady rate at and below the refill rate', async () => {
       const key = policies.add(2, 10);
-      expect(allowedCount(await paced(15, 100, () => limiter.take(key, 'at-rate')))).toBe(15);
-      expect(allowedCount(await paced(8, 200, () => limiter.take(key, 'below-rate')))).toBe(8);
+      expect(allowedCount(await paced(15, 100, elapse, () => limiter.take(key, 'at-rate')))).toBe(15);
+      expect(allowedCount(await paced(8, 200, elapse, () => limiter.take(key, 'below-rate')))).toBe(8);
     });
 
     it('keeps a bucket per caller', async () => {
@@ -160,7 +153,7 @@ function limiterContract(name: string, open: () => Promise<Cache>, extraStores: 
   });
 }
 
-limiterContract('RateLimiter over MemoryCache (embedded: buckets in process memory)', async () => new MemoryCache(), async () => []);
+limiterContract('RateLimiter over MemoryCache (embedded: buckets in process memory)', async () => memoryCacheOnTestClock(), async () => []);
 
 const extraRedisStores: RedisCache[] = [];
 afterAll(async () => {
@@ -168,7 +161,7 @@ afterAll(async () => {
 });
 limiterContract(
   'RateLimiter over RedisCache (real Redis, Lua script)',
-  () => openRedisCache(),
+  redisCacheOnItsClock,
   async () => {
     const caches = await Promise.all(Array.from({ length: 4 }, () => openRedisCache()));
     extraRedisStores.push(...caches);
