@@ -155,7 +155,7 @@ const workflows: AlertGroup = {
       for: '0m',
       severity: 'warning',
       summary: 'A workflow recorded a fault',
-      description: `{{ $labels.workflow }} recorded {{ $value | humanize }} faults with reason {{ $labels.reason }} in ${WHERE} over 15 minutes (admin: Analytics, Workflow Faults).`,
+      description: `{{ $labels.workflow }} recorded {{ $value | humanize }} faults with reason {{ $labels.reason }} in ${WHERE} over 15 minutes (GraphQL query workflowFaults, permission workflows.read).`,
       panel: { dashboard: 'shop-workflows', title: 'Workflow faults' },
     },
   ],

@@ -95,7 +95,7 @@ export function workflowsDashboard() {
       timeseries({
         title: 'Workflow faults',
         description:
-          'Faults workflows recorded (an assumption proved false, e.g. an order not fulfilled in time), by workflow and reason. Any fires WorkflowFaultsEmitted; the admin lists them under Analytics, Workflow Faults.',
+          'Faults workflows recorded (an assumption proved false, e.g. an order not fulfilled in time), by workflow and reason. Any fires WorkflowFaultsEmitted; staff list them with the GraphQL query workflowFaults (workflows.read).',
         unit: 'short',
         queries: [{ expr: `sum by (workflow, reason) (increase(workflow_faults_total{${SHOP}}[$__rate_interval]))`, legend: '{{workflow}} {{reason}}' }],
       }),
