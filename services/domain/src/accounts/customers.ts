@@ -1,5 +1,5 @@
 import type { BusinessApproval, Prisma } from '@shop/platform';
-import { type DomainDeps, DomainError, idString, isUniqueViolation, optionalId, optionalText, type Tx } from '../kernel/index.ts';
+import { type DomainDeps, DomainError, idString, isUniqueViolation, LIMITS, optionalId, optionalText, type Tx } from '../kernel/index.ts';
 import { assertChannelExists } from './channels.ts';
 import { customerApprovalChanged } from './customer-approval.ts';
 import { normalizeEmail } from './email.ts';
@@ -21,7 +21,6 @@ export interface RegisterCustomerInput {
 }
 
 const INVALID_CREDENTIALS = 'invalid email or password';
-const NAME_MAX_LENGTH = 100;
 
 const duplicateEmail = () => new DomainError('CONFLICT', 'an account with this email already exists', { field: 'email' });
 
@@ -29,8 +28,8 @@ const duplicateEmail = () => new DomainError('CONFLICT', 'an account with this e
 export async function registerCustomer(tx: Tx, deps: DomainDeps, input: RegisterCustomerInput): Promise<CustomerAccount> {
   const email = normalizeEmail(input.email);
   assertPasswordPolicy(input.password);
-  const firstName = optionalText('firstName', input.firstName, NAME_MAX_LENGTH);
-  const lastName = optionalText('lastName', input.lastName, NAME_MAX_LENGTH);
+  const firstName = optionalText('firstName', input.firstName, LIMITS.customerName);
+  const lastName = optionalText('lastName', input.lastName, LIMITS.customerName);
   const isBusiness = input.isBusiness ?? false;
   await assertChannelExists(tx, input.channelId);
   if ((await tx.customer.count({ where: { channelId: input.channelId, email } })) > 0) throw duplicateEmail();

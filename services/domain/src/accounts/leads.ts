@@ -1,5 +1,5 @@
 import type { Prisma } from '@shop/platform';
-import { type DomainDeps, DomainError, idString, optionalText, type Tx } from '../kernel/index.ts';
+import { type DomainDeps, DomainError, idString, LIMITS, optionalText, type Tx } from '../kernel/index.ts';
 import { assertChannelExists } from './channels.ts';
 import { normalizeEmail } from './email.ts';
 
@@ -12,16 +12,14 @@ export interface CaptureLeadInput {
 }
 
 const SOURCE = /^[a-z][a-z0-9_]*$/;
-const SOURCE_MAX_LENGTH = 100;
-const NAME_MAX_LENGTH = 200;
 
 /** Records a prospect and emits shop.leads.created.v1 in the same transaction. A lead is not an account. */
 export async function captureLead(tx: Tx, deps: DomainDeps, input: CaptureLeadInput): Promise<Prisma.LeadModel> {
   const email = normalizeEmail(input.email);
-  const name = optionalText('name', input.name, NAME_MAX_LENGTH);
+  const name = optionalText('name', input.name, LIMITS.leadName);
   const source = input.source.trim();
-  if (!SOURCE.test(source) || source.length > SOURCE_MAX_LENGTH) {
-    throw new DomainError('BAD_USER_INPUT', `source must be lower-case letters, digits and underscores, starting with a letter, at most ${SOURCE_MAX_LENGTH} characters (e.g. newsletter)`, { field: 'source' });
+  if (!SOURCE.test(source) || source.length > LIMITS.leadSource.max) {
+    throw new DomainError('BAD_USER_INPUT', `source must be lower-case letters, digits and underscores, starting with a letter, at most ${LIMITS.leadSource.max} characters (e.g. newsletter)`, { field: 'source' });
   }
   await assertChannelExists(tx, input.channelId);
   const lead = await tx.lead.create({ data: { channelId: input.channelId, email, name, source } });

@@ -1,4 +1,4 @@
-import { DomainError, requiredText, type Tx } from '../kernel/index.ts';
+import { DomainError, LIMITS, requireText, type Tx } from '../kernel/index.ts';
 import type { Principal } from './principal.ts';
 
 export interface PermissionDeclaration {
@@ -35,17 +35,16 @@ export const ADMIN_ROLE = 'admin';
 
 /** `area.action`, lower case, e.g. `orders.manage` or `loyalty.points_adjust`. */
 const PERMISSION_NAME = /^[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)+$/;
-const NAME_MAX_LENGTH = 100;
 
 function validated(declared: readonly PermissionDeclaration[]): PermissionDeclaration[] {
   const seen = new Set<string>();
   return declared.map(({ name, description }) => {
-    if (!PERMISSION_NAME.test(name) || name.length > NAME_MAX_LENGTH) {
-      throw new DomainError('BAD_USER_INPUT', `permission name ${JSON.stringify(name)} must look like area.action (lower case), at most ${NAME_MAX_LENGTH} characters`, { permission: name });
+    if (!PERMISSION_NAME.test(name) || name.length > LIMITS.permissionName.max) {
+      throw new DomainError('BAD_USER_INPUT', `permission name ${JSON.stringify(name)} must look like area.action (lower case), at most ${LIMITS.permissionName.max} characters`, { permission: name });
     }
     if (seen.has(name)) throw new DomainError('BAD_USER_INPUT', `permission ${name} is declared twice`, { permission: name });
     seen.add(name);
-    return { name, description: requiredText('description', description, 500) };
+    return { name, description: requireText('description', description, LIMITS.permissionDescription) };
   });
 }
 
@@ -57,7 +56,7 @@ function validated(declared: readonly PermissionDeclaration[]): PermissionDeclar
  */
 export async function upsertPermissions(tx: Tx, declared: readonly PermissionDeclaration[], source = 'core'): Promise<{ created: string[]; updated: string[] }> {
   const wanted = validated(declared);
-  const owner = requiredText('source', source, 100);
+  const owner = requireText('source', source, LIMITS.permissionSource);
   const existing = new Map((await tx.permission.findMany({ where: { name: { in: wanted.map((p) => p.name) } } })).map((p) => [p.name, p]));
 
   const clash = wanted.find((p) => (existing.get(p.name)?.source ?? owner) !== owner);

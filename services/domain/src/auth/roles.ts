@@ -1,5 +1,5 @@
 import type { Prisma } from '@shop/platform';
-import { DomainError, optionalText, requiredText, type Tx } from '../kernel/index.ts';
+import { DomainError, LIMITS, optionalText, requireText, type Tx } from '../kernel/index.ts';
 
 export interface EnsureRoleInput {
   readonly name: string;
@@ -12,8 +12,8 @@ export interface EnsureRoleInput {
  * it is safe to run at every seed. Throws NOT_FOUND naming a permission nobody declared.
  */
 export async function ensureRole(tx: Tx, input: EnsureRoleInput): Promise<Prisma.RoleModel> {
-  const name = requiredText('name', input.name, 100);
-  const description = optionalText('description', input.description, 500);
+  const name = requireText('name', input.name, LIMITS.roleName);
+  const description = optionalText('description', input.description, LIMITS.roleDescription);
   const wanted = [...new Set(input.permissions)];
   const declared = new Set((await tx.permission.findMany({ where: { name: { in: wanted } }, select: { name: true } })).map((p) => p.name));
   const undeclared = wanted.find((permission) => !declared.has(permission));

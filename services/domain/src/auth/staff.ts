@@ -1,5 +1,5 @@
 import type { Prisma } from '@shop/platform';
-import { DomainError, isUniqueViolation, requiredText, type Tx } from '../kernel/index.ts';
+import { DomainError, isUniqueViolation, LIMITS, requireText, type Tx } from '../kernel/index.ts';
 import { assertPasswordPolicy, checkPassword, hashPassword, normalizeEmail, upgradedHash } from '../accounts/index.ts';
 import { ADMIN_ROLE, CORE_PERMISSIONS, permissionsOf, upsertPermissions } from './permissions.ts';
 import { ensureRole } from './roles.ts';
@@ -22,7 +22,7 @@ const duplicateEmail = () => new DomainError('CONFLICT', 'a staff user with this
 export async function createStaffUser(tx: Tx, input: CreateStaffUserInput): Promise<StaffAccount> {
   const email = normalizeEmail(input.email);
   assertPasswordPolicy(input.password);
-  const name = requiredText('name', input.name, 200);
+  const name = requireText('name', input.name, LIMITS.staffName);
   const roleNames = [...new Set(input.roles ?? [])];
   const roles = await tx.role.findMany({ where: { name: { in: roleNames } }, select: { id: true, name: true } });
   const unknown = roleNames.find((roleName) => !roles.some((role) => role.name === roleName));

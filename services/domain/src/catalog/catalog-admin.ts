@@ -1,15 +1,15 @@
-import { type DomainDeps, DomainError, requireCurrency, requireDescription, requirePrice, requireSlug, requireText, type Tx } from '../kernel/index.ts';
+import { type DomainDeps, DomainError, LIMITS, requireCurrency, requireDescription, requirePrice, requireSlug, requireText, type Tx } from '../kernel/index.ts';
 import { productsChanged } from './product-changes.ts';
 import { productReferencesExist } from './product-references.ts';
 
 export async function createChannel(tx: Tx, input: { code: string; name: string; defaultCurrency: string }) {
   return tx.channel.create({
-    data: { code: requireText('code', input.code, 50), name: requireText('name', input.name, 200), defaultCurrency: requireCurrency(input.defaultCurrency) },
+    data: { code: requireText('code', input.code, LIMITS.channelCode), name: requireText('name', input.name, LIMITS.channelName), defaultCurrency: requireCurrency(input.defaultCurrency) },
   });
 }
 
 export async function createBrand(tx: Tx, input: { name: string; slug: string }) {
-  return tx.brand.create({ data: { name: requireText('name', input.name, 200), slug: requireSlug(input.slug) } });
+  return tx.brand.create({ data: { name: requireText('name', input.name, LIMITS.brandName), slug: requireSlug(input.slug, LIMITS.brandSlug) } });
 }
 
 export async function createCategory(tx: Tx, input: { name: string; slug: string; parentId?: bigint; position?: number }) {
@@ -17,7 +17,7 @@ export async function createCategory(tx: Tx, input: { name: string; slug: string
     throw new DomainError('NOT_FOUND', `parent category ${input.parentId} does not exist`, { field: 'parentId' });
   }
   return tx.category.create({
-    data: { name: requireText('name', input.name, 200), slug: requireSlug(input.slug), parentId: input.parentId ?? null, position: input.position ?? 0 },
+    data: { name: requireText('name', input.name, LIMITS.categoryName), slug: requireSlug(input.slug, LIMITS.categorySlug), parentId: input.parentId ?? null, position: input.position ?? 0 },
   });
 }
 
@@ -40,9 +40,9 @@ export async function createProduct(tx: Tx, deps: DomainDeps, input: ProductInpu
   await productReferencesExist(tx, input);
   const product = await tx.product.create({
     data: {
-      sku: requireText('sku', input.sku, 100),
-      name: requireText('name', input.name, 300),
-      slug: requireSlug(input.slug),
+      sku: requireText('sku', input.sku, LIMITS.productSku),
+      name: requireText('name', input.name, LIMITS.productName),
+      slug: requireSlug(input.slug, LIMITS.productSlug),
       description: requireDescription(input.description ?? ''),
       brandId: input.brandId ?? null,
       price: requirePrice(input.price, requireCurrency(input.currency)),

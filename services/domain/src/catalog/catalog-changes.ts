@@ -1,4 +1,4 @@
-import { type DomainDeps, DomainError, notFound, requireCurrency, requireDescription, requirePrice, requireSlug, requireText, type Tx } from '../kernel/index.ts';
+import { type DomainDeps, DomainError, LIMITS, notFound, requireCurrency, requireDescription, requirePrice, requireSlug, requireText, type Tx } from '../kernel/index.ts';
 import { productReferencesExist } from './product-references.ts';
 import { productsChanged, productsOfBrand, productsUnderCategory } from './product-changes.ts';
 
@@ -54,7 +54,7 @@ function checked<T extends object>(patch: T, rules: Rules<T>): Record<string, un
 export async function updateBrand(tx: Tx, deps: DomainDeps, id: bigint, patch: BrandPatch) {
   nothingToChange(patch);
   if ((await tx.brand.count({ where: { id } })) === 0) throw notFound('brand', id, 'id');
-  const brand = await tx.brand.update({ where: { id }, data: checked(patch, { name: (name) => requireText('name', name, 200), slug: requireSlug }) });
+  const brand = await tx.brand.update({ where: { id }, data: checked(patch, { name: (name) => requireText('name', name, LIMITS.brandName), slug: (slug) => requireSlug(slug, LIMITS.brandSlug) }) });
   if (patch.name !== undefined) await productsChanged(tx, deps, await productsOfBrand(tx, id), 'brand_changed');
   return brand;
 }
@@ -87,7 +87,7 @@ export async function updateCategory(tx: Tx, deps: DomainDeps, id: bigint, patch
   nothingToChange(patch);
   if ((await tx.category.count({ where: { id } })) === 0) throw notFound('category', id, 'id');
   if (patch.parentId !== undefined && patch.parentId !== null) await assertValidParent(tx, id, patch.parentId);
-  const data = checked(patch, { name: (name) => requireText('name', name, 200), slug: requireSlug, parentId: 'clearable' });
+  const data = checked(patch, { name: (name) => requireText('name', name, LIMITS.categoryName), slug: (slug) => requireSlug(slug, LIMITS.categorySlug), parentId: 'clearable' });
   const category = await tx.category.update({ where: { id }, data });
   if (patch.name !== undefined || patch.parentId !== undefined) await productsChanged(tx, deps, await productsUnderCategory(tx, id), 'category_changed');
   return category;
@@ -124,9 +124,9 @@ export async function updateProduct(tx: Tx, deps: DomainDeps, id: bigint, patch:
     await tx.productChannel.createMany({ data: channelIds.map((channelId) => ({ productId: id, channelId })) });
   }
   const data = checked(fields, {
-    sku: (sku) => requireText('sku', sku, 100),
-    name: (name) => requireText('name', name, 300),
-    slug: requireSlug,
+    sku: (sku) => requireText('sku', sku, LIMITS.productSku),
+    name: (name) => requireText('name', name, LIMITS.productName),
+    slug: (slug) => requireSlug(slug, LIMITS.productSlug),
     description: requireDescription,
     brandId: 'clearable',
     price: (price) => requirePrice(price, currency),

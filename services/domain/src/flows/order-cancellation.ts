@@ -1,4 +1,4 @@
-import { type DomainDeps, DomainError, type Tx } from '../kernel/index.ts';
+import { type DomainDeps, LIMITS, requireText, type Tx } from '../kernel/index.ts';
 import { releaseReservations, returnCommittedStock } from '../inventory/index.ts';
 import { lockedOrder, moveOrder, type LockedOrder, type OrderWithLines } from '../orders/index.ts';
 import { releaseOrderTenders, type CardRelease } from '../tenders/index.ts';
@@ -30,7 +30,6 @@ export async function cancelLockedOrder(
 
 /** Staff's cancellation (and the sweep of expiring authorizations'): its card tenders are voided or refunded at once. */
 export async function cancelOrder(tx: Tx, deps: DomainDeps, orderId: bigint, reason: string): Promise<OrderWithLines> {
-  const trimmed = reason.trim();
-  if (trimmed.length === 0 || trimmed.length > 500) throw new DomainError('BAD_USER_INPUT', 'reason must be 1 to 500 characters', { field: 'reason' });
-  return cancelLockedOrder(tx, deps, await lockedOrder(tx, orderId), { reason: trimmed, cards: 'now' });
+  const checked = requireText('reason', reason, LIMITS.cancelReason);
+  return cancelLockedOrder(tx, deps, await lockedOrder(tx, orderId), { reason: checked, cards: 'now' });
 }

@@ -1,5 +1,5 @@
 import type { Order, OrderLine } from '@shop/platform';
-import { type DomainDeps, DomainError, idString, money, type Money, moneyString, optionalId, type Shopper, type Tx } from '../kernel/index.ts';
+import { type DomainDeps, DomainError, idString, LIMITS, money, type Money, moneyString, optionalId, type Shopper, type Tx } from '../kernel/index.ts';
 import { activeCartOf, type ActiveCart } from '../carts/index.ts';
 import type { SellableProduct } from '../catalog/index.ts';
 import { reserveStock } from '../inventory/index.ts';
@@ -143,7 +143,7 @@ async function insertOrderLines(tx: Tx, order: { id: bigint; currency: string },
 }
 
 /** Printable ASCII without spaces, e.g. a UUID. */
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{8,200}$/;
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{8,}$/;
 
 /**
  * The order an earlier request with the same idempotency key placed; undefined when none did.
@@ -152,8 +152,8 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{8,200}$/;
 async function orderOfKey(tx: Tx, input: PlaceOrderInput): Promise<OrderWithLines | undefined> {
   const key = input.idempotencyKey;
   if (key === undefined) return undefined;
-  if (!IDEMPOTENCY_KEY.test(key)) {
-    throw new DomainError('BAD_USER_INPUT', 'idempotencyKey must be 8 to 200 printable characters without spaces, e.g. a UUID', { field: 'idempotencyKey' });
+  if (!IDEMPOTENCY_KEY.test(key) || key.length > LIMITS.orderIdempotencyKey.max) {
+    throw new DomainError('BAD_USER_INPUT', `idempotencyKey must be 8 to ${LIMITS.orderIdempotencyKey.max} printable characters without spaces, e.g. a UUID`, { field: 'idempotencyKey' });
   }
   // The cart's lock: a concurrent request with the same key waits here for the first, then finds its order.
   await tx.$queryRaw`SELECT 1 FROM carts WHERE id = ${input.cartId} FOR UPDATE`;
@@ -176,7 +176,7 @@ interface CheckedInput {
 /** The shopper's email and addresses as stored; a card, store credit or a gift card needs an idempotency key. */
 function checkedInput(input: PlaceOrderInput): CheckedInput {
   const email = input.email.trim().toLowerCase();
-  if (email.length > 320 || !EMAIL.test(email)) throw new DomainError('BAD_USER_INPUT', 'email must be an email address', { field: 'email' });
+  if (email.length > LIMITS.email.max || !EMAIL.test(email)) throw new DomainError('BAD_USER_INPUT', 'email must be an email address', { field: 'email' });
   const billing = validAddress('billingAddress', input.billingAddress);
   const shipping = validAddress('shippingAddress', input.shippingAddress);
   if (input.card !== undefined && input.idempotencyKey === undefined) {

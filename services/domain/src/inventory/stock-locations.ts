@@ -1,18 +1,12 @@
-import { type DomainDeps, DomainError, notFound, type Tx } from '../kernel/index.ts';
+import { type DomainDeps, LIMITS, notFound, requireText, type Tx } from '../kernel/index.ts';
 import { setStockOnHand } from './stock.ts';
-
-const LOCATION_NAME_MAX_LENGTH = 200;
 
 export async function listStockLocations(tx: Tx) {
   return tx.stockLocation.findMany({ orderBy: { id: 'asc' } });
 }
 
 export async function createStockLocation(tx: Tx, name: string) {
-  const trimmed = name.trim();
-  if (trimmed.length === 0 || trimmed.length > LOCATION_NAME_MAX_LENGTH) {
-    throw new DomainError('BAD_USER_INPUT', `name must be 1 to ${LOCATION_NAME_MAX_LENGTH} characters`, { field: 'name' });
-  }
-  return tx.stockLocation.create({ data: { name: trimmed } });
+  return tx.stockLocation.create({ data: { name: requireText('name', name, LIMITS.stockLocationName) } });
 }
 
 export interface StockCount {

@@ -1,7 +1,6 @@
 import type { OrderStatus, PaymentTender, Prisma, RefundDestination, RefundRequestStatus, RefundStatus, TenderKind } from '@shop/platform';
-import { type DomainDeps, DomainError, idString, money, type Money, moneyString, notFound, optionalId, sum, type Tx } from '../kernel/index.ts';
+import { type DomainDeps, DomainError, idString, LIMITS, money, type Money, moneyString, notFound, optionalId, requirePositiveAmount, requireText, sum, type Tx } from '../kernel/index.ts';
 import { goodsHaveLeft } from '../orders/index.ts';
-import { positiveAmount, storableText } from '../store-credit/index.ts';
 
 /**
  * Refund requests: an amount of an order to give back, split across the order's tenders into one
@@ -145,11 +144,11 @@ async function replayedRequest(tx: Tx, input: RequestRefundInput, amount: Money,
  * first request; with another, CONFLICT; more than is refundable, BAD_USER_INPUT naming what is.
  */
 export async function requestRefund(tx: Tx, deps: DomainDeps, input: RequestRefundInput): Promise<RefundRequestView> {
-  const reason = storableText('reason', input.reason, 500);
-  const idempotencyKey = storableText('idempotencyKey', input.idempotencyKey, 255);
+  const reason = requireText('reason', input.reason, LIMITS.refundReason);
+  const idempotencyKey = requireText('idempotencyKey', input.idempotencyKey, LIMITS.idempotencyKey);
   const [order] = await tx.$queryRaw<{ number: string; status: OrderStatus; currency: string }[]>`SELECT number, status, currency FROM orders WHERE id = ${input.orderId} FOR UPDATE`;
   if (order === undefined) throw notFound('order', input.orderId, 'orderId');
-  const amount = positiveAmount(input.amount, order.currency);
+  const amount = requirePositiveAmount(input.amount, order.currency);
   const replayed = await replayedRequest(tx, { ...input, idempotencyKey }, amount, reason);
   if (replayed !== null) return replayed;
   // Before fulfilment, cancelling the order gives its payment back whole.

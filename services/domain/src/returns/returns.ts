@@ -1,5 +1,5 @@
 import type { Prisma, ReturnReceipt, ReturnStatus } from '@shop/platform';
-import { type DomainDeps, DomainError, moneyString, notFound, requiredText, sum, type Tx } from '../kernel/index.ts';
+import { type DomainDeps, DomainError, LIMITS, moneyString, notFound, requireText, sum, type Tx } from '../kernel/index.ts';
 import { goodsHaveLeft } from '../orders/index.ts';
 import { refundRequestView, requestRefund, type RefundRequestView } from '../refunds/index.ts';
 import { workflowSettings } from '../settings/index.ts';
@@ -75,7 +75,7 @@ export interface CreateReturnDraft {
  * now unless submitted. No line asks back more than was ordered less what other returns hold.
  */
 export async function createReturnDraft(tx: Tx, deps: DomainDeps, input: CreateReturnDraft): Promise<ReturnDetail> {
-  const reason = requiredText('reason', input.reason, 500);
+  const reason = requireText('reason', input.reason, LIMITS.returnReason);
   const lines = validLines(input.lines);
   await tx.$executeRaw`SELECT 1 FROM orders WHERE id = ${input.orderId} FOR UPDATE`;
   const order = await tx.order.findUnique({ where: { id: input.orderId }, include: { lines: true } });
@@ -221,7 +221,7 @@ export async function settleReturnOfRefundRequest(tx: Tx, deps: DomainDeps, refu
  * transaction (RefundExecutionWorkflow runs it).
  */
 export async function receiveReturn(tx: Tx, deps: DomainDeps, input: ReceiveReturn): Promise<ReturnReceiptResult> {
-  const idempotencyKey = requiredText('idempotencyKey', input.idempotencyKey, 255);
+  const idempotencyKey = requireText('idempotencyKey', input.idempotencyKey, LIMITS.idempotencyKey);
   const lines = validLines(input.lines);
   await lockOrderOfReturn(tx, input.returnId);
   const rma = await lockedReturn(tx, input.returnId);

@@ -1,9 +1,8 @@
 import { setStoredSecret, storedSecretStatus, type MasterKeyring, type StoredSecretStatus } from '@shop/platform';
-import { DomainError, type Tx } from '../kernel/index.ts';
+import { DomainError, LIMITS, type Tx } from '../kernel/index.ts';
 
 /** `area.name`, lower case, e.g. `payments.gateway_api_key`: the names later features read their credentials by. */
 const SECRET_NAME = /^[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)+$/;
-const KEY_MAX_LENGTH = 200;
 /** Far above any credential; bounds what one call stores. */
 const VALUE_MAX_BYTES = 16 * 1024;
 
@@ -16,8 +15,8 @@ export interface SecretInput {
 }
 
 function checkedKey(key: string): string {
-  if (SECRET_NAME.test(key) && key.length <= KEY_MAX_LENGTH) return key;
-  throw new DomainError('BAD_USER_INPUT', `key must look like area.name (lower case, digits and "_"), at most ${KEY_MAX_LENGTH} characters`, { field: 'key' });
+  if (SECRET_NAME.test(key) && key.length <= LIMITS.secretKey.max) return key;
+  throw new DomainError('BAD_USER_INPUT', `key must look like area.name (lower case, digits and "_"), at most ${LIMITS.secretKey.max} characters`, { field: 'key' });
 }
 
 // Never quotes the value: errors are logged and answered.

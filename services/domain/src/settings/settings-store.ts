@@ -1,9 +1,9 @@
 import type { Prisma } from '@shop/platform';
-import { DomainError, type Tx } from '../kernel/index.ts';
+import { DomainError, LIMITS, type Tx } from '../kernel/index.ts';
 import { CHECKOUT_SETTINGS_KEY } from './checkout-settings.ts';
 import { WORKFLOW_SETTINGS_KEY } from './workflow-settings.ts';
 
-const KEY = /^[a-z][a-zA-Z0-9_.-]{0,199}$/;
+const KEY = /^[a-z][a-zA-Z0-9_.-]*$/;
 export const SETTING_MAX_BYTES = 64 * 1024;
 /** The prefix of extensionSettingKey's keys. */
 const EXTENSION_KEYS = 'ext.';
@@ -76,8 +76,8 @@ function checkFields(value: unknown, rules: Record<string, [Check, string]>, pat
  * order, the workflows set their timers from them).
  */
 function validSetting(key: string, value: unknown): { key: string; value: unknown } {
-  if (!KEY.test(key)) {
-    throw new DomainError('BAD_USER_INPUT', 'key must start with a lower-case letter and hold letters, digits, "_", "." or "-", at most 200 characters', { field: 'key' });
+  if (!KEY.test(key) || key.length > LIMITS.settingKey.max) {
+    throw new DomainError('BAD_USER_INPUT', `key must start with a lower-case letter and hold letters, digits, "_", "." or "-", at most ${LIMITS.settingKey.max} characters`, { field: 'key' });
   }
   // Checked against the extension's declared type there, never stored unchecked here.
   if (key.startsWith(EXTENSION_KEYS)) throw new DomainError('BAD_USER_INPUT', `keys starting with "${EXTENSION_KEYS}" are extension settings: set them with setExtensionSetting`, { field: 'key' });

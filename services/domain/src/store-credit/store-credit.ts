@@ -1,6 +1,6 @@
 import type { OverdraftReason, PaymentTender, StoreCreditAccount, StoreCreditEntry, StoreCreditOverdraftDraft } from '@shop/platform';
 import { randomBytes } from 'node:crypto';
-import { type DomainDeps, DomainError, idString, money, type Money, moneyString, optionalId, requireAmount, requireCurrency, requiredText, type Tx } from '../kernel/index.ts';
+import { type DomainDeps, DomainError, idString, LIMITS, money, type Money, moneyString, optionalId, requireCurrency, requirePositiveAmount, requireText, type Tx } from '../kernel/index.ts';
 
 /**
  * Store credit: an account per customer and currency (a gift card is an account with a code), a
@@ -28,19 +28,6 @@ async function lockedAccount(tx: Tx, accountId: bigint): Promise<StoreCreditAcco
   const account = await tx.storeCreditAccount.findUnique({ where: { id: accountId } });
   if (account === null) throw new DomainError('NOT_FOUND', `store credit account ${accountId} does not exist`, { field: 'accountId' });
   return account;
-}
-
-/** A positive amount in the currency, with at most its decimals (none for JPY). */
-export function positiveAmount(amount: string, currency: string): Money {
-  const checked = requireAmount('amount', amount, currency);
-  if (checked.lte(0)) throw new DomainError('BAD_USER_INPUT', `the amount must be positive, not ${JSON.stringify(amount)}`, { field: 'amount' });
-  return checked;
-}
-
-/** Trimmed text PostgreSQL can store: BAD_USER_INPUT naming the field when blank, too long or holding NUL. */
-export function storableText(field: string, value: string, max: number): string {
-  if (value.includes('\u0000')) throw new DomainError('BAD_USER_INPUT', `${field} must not contain NUL characters`, { field });
-  return requiredText(field, value, max);
 }
 
 /** Emits shop.payments.store_credit_moved.v1 for an entry just written or changed, with the balance it leaves. */
@@ -89,9 +76,9 @@ export interface IssueStoreCredit {
 
 /** Credits a customer's account (a posted CREDIT). Retried with the same key: the first entry, once. */
 export async function issueStoreCredit(tx: Tx, deps: DomainDeps, input: IssueStoreCredit): Promise<StoreCreditEntry> {
-  const amount = positiveAmount(input.amount, requireCurrency(input.currency));
-  const note = storableText('note', input.note, 500);
-  const idempotencyKey = storableText('idempotencyKey', input.idempotencyKey, 255);
+  const amount = requirePositiveAmount(input.amount, requireCurrency(input.currency));
+  const note = requireText('note', input.note, LIMITS.storeCreditNote);
+  const idempotencyKey = requireText('idempotencyKey', input.idempotencyKey, LIMITS.idempotencyKey);
   const found = await tx.customer.findUnique({ where: { id: input.customerId }, select: { id: true } });
   if (found === null) throw new DomainError('NOT_FOUND', `customer ${input.customerId} does not exist`, { field: 'customerId' });
   const account = await lockedAccount(tx, (await customerStoreCreditAccount(tx, input.customerId, input.currency)).id);
@@ -136,7 +123,7 @@ const overdraftKey = (idempotencyKey: string): string => `${idempotencyKey}:over
  */
 export async function debitStoreCredit(tx: Tx, deps: DomainDeps, input: DebitStoreCredit): Promise<StoreCreditDebit> {
   const account = await lockedAccount(tx, input.accountId);
-  const amount = positiveAmount(input.amount, account.currency);
+  const amount = requirePositiveAmount(input.amount, account.currency);
   const previous = await tx.storeCreditEntry.findMany({ where: { idempotencyKey: { in: [input.idempotencyKey, overdraftKey(input.idempotencyKey)] } }, include: { overdraftDraft: true } });
   if (previous.length > 0) {
     const total = previous.reduce((all, entry) => all.add(entry.amount), money(0));
@@ -336,9 +323,9 @@ export interface IssueGiftCard {
  */
 export async function issueGiftCard(tx: Tx, deps: DomainDeps, input: IssueGiftCard): Promise<StoreCreditAccount & { code: string }> {
   const currency = requireCurrency(input.currency);
-  const amount = positiveAmount(input.amount, currency);
-  const note = storableText('note', input.note, 500);
-  const idempotencyKey = storableText('idempotencyKey', input.idempotencyKey, 255);
+  const amount = requirePositiveAmount(input.amount, currency);
+  const note = requireText('note', input.note, LIMITS.storeCreditNote);
+  const idempotencyKey = requireText('idempotencyKey', input.idempotencyKey, LIMITS.idempotencyKey);
   const earlier = await tx.storeCreditEntry.findUnique({ where: { idempotencyKey }, include: { account: true } });
   if (earlier !== null) {
     const { code } = earlier.account;

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { notFound, requiredText, type Tx } from '../kernel/index.ts';
+import { LIMITS, notFound, requireText, type Tx } from '../kernel/index.ts';
 
 /** A storefront access token as staff see it: never the token. */
 export interface StorefrontToken {
@@ -21,7 +21,6 @@ export interface ActiveStorefrontToken {
 
 /** `sft_` and 32 random bytes in base64url: 256 bits, so an unsalted SHA-256 is as hard to reverse as guessing the token. */
 const TOKEN_PATTERN = /^sft_[A-Za-z0-9_-]{43}$/;
-const NAME_MAX_LENGTH = 200;
 /** How stale last_used_at may be: a busy token is written at most once per this per process. */
 export const LAST_USED_PRECISION_MS = 60_000;
 
@@ -34,7 +33,7 @@ export function storefrontTokenHash(token: string): string | undefined {
 
 /** Creates a token named for the BFF that will use it; the token itself is in the answer only, never stored. */
 export async function createStorefrontToken(tx: Tx, input: { name: string; staffUserId: bigint; now: Date }): Promise<{ token: string; storefrontToken: StorefrontToken }> {
-  const name = requiredText('name', input.name, NAME_MAX_LENGTH);
+  const name = requireText('name', input.name, LIMITS.storefrontTokenName);
   const token = `sft_${randomBytes(32).toString('base64url')}`;
   const storefrontToken = await tx.storefrontToken.create({
     data: { name, tokenHash: storefrontTokenHash(token) as string, createdAt: input.now, createdByStaffUserId: input.staffUserId },

@@ -1,3 +1,5 @@
+import { LIMITS } from '../kernel/index.ts';
+
 /** What a tracking beacon can report and about what (docs/tracking.md). */
 export const TRACKING_EVENT_TYPES = ['impression', 'click'] as const;
 export type TrackingEventType = (typeof TRACKING_EVENT_TYPES)[number];
@@ -7,11 +9,11 @@ export type TrackedEntityType = (typeof TRACKED_ENTITY_TYPES)[number];
 
 /** Column lengths of tracking_events, in characters. */
 export const TRACKING_FIELD_LENGTHS = {
-  sessionId: 255,
-  ipAddress: 45,
-  userAgent: 500,
-  pageUrl: 500,
-  referrerUrl: 500,
+  sessionId: LIMITS.trackingSessionId.max,
+  ipAddress: LIMITS.trackingIpAddress.max,
+  userAgent: LIMITS.trackingUserAgent.max,
+  pageUrl: LIMITS.trackingPageUrl.max,
+  referrerUrl: LIMITS.trackingReferrerUrl.max,
 } as const;
 
 /** The largest value a PostgreSQL bigint holds: ids above it are refused, never wrapped. */
