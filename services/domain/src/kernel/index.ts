@@ -4,3 +4,4 @@ export { requireAmount, requireCurrency, requireDescription, requirePrice, requi
 export { exponentOf, money, type Money, moneyString, roundMoney, sum } from './money.ts';
 export { optionalText, requiredText } from './text.ts';
 export { isUniqueViolation } from './unique-violation.ts';
+export { defineMachine, type MachineDefinition, type MachineMove, type Refusal, type StateMachine } from './state-machine.ts';
