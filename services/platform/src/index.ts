@@ -32,6 +32,7 @@ export {
   BusinessApproval,
   CartStatus,
   OrderStatus,
+  OverdraftDraftStatus,
   OverdraftReason,
   RefundDestination,
   RefundRequestStatus,

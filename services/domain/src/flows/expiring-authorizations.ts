@@ -1,5 +1,6 @@
 import type { OrderStatus, RunTransaction } from '@shop/platform';
 import { type DomainDeps, DomainError, type Tx } from '../kernel/index.ts';
+import { orderMachine } from '../orders/index.ts';
 import { cancelOrder } from './order-cancellation.ts';
 import { workflowSettings } from '../settings/index.ts';
 import { recordWorkflowFault, type WorkflowRun } from '../workflow-runs/index.ts';
@@ -15,9 +16,6 @@ import { GATEWAY_TRANSACTION, releaseTender, VOID_REFUSED } from '../tenders/ind
 
 /** The reason an unfulfilled order is cancelled with when its authorization is voided. */
 export const AUTHORIZATION_EXPIRING = 'the card authorization was about to expire and was voided';
-
-/** Orders whose payment is still to be taken: voiding their authorization cancels them. */
-const CANCELLABLE: readonly OrderStatus[] = ['AWAITING_APPROVAL', 'PENDING_PAYMENT', 'PLACED'];
 
 interface ExpiringTender {
   readonly id: bigint;
@@ -56,7 +54,7 @@ async function voidExpiringTender(tx: Tx, deps: DomainDeps, tender: ExpiringTend
   const [order] = await tx.$queryRaw<{ status: OrderStatus }[]>`SELECT status FROM orders WHERE id = ${tender.orderId} FOR UPDATE`;
   const current = await tx.paymentTender.findUnique({ where: { id: tender.id }, select: { status: true } });
   if (order === undefined || current?.status !== 'AUTHORIZED') return false;
-  if (CANCELLABLE.includes(order.status)) await cancelOrder(tx, deps, tender.orderId, AUTHORIZATION_EXPIRING);
+  if (orderMachine.allows(order.status, 'cancel')) await cancelOrder(tx, deps, tender.orderId, AUTHORIZATION_EXPIRING);
   else if (order.status === 'CANCELLED') await releaseTender(tx, deps, tender.id);
   else return false;
   return true;

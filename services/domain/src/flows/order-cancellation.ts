@@ -21,7 +21,7 @@ export async function cancelLockedOrder(
   order: LockedOrder,
   cancellation: { reason: string; cards: CardRelease },
 ): Promise<OrderWithLines> {
-  const cancelled = await moveOrder(tx, deps, order, 'CANCELLED', { cancelledAt: deps.now(), cancelReason: cancellation.reason });
+  const cancelled = await moveOrder(tx, deps, order, 'cancel', { cancelledAt: deps.now(), cancelReason: cancellation.reason });
   await releaseReservations(tx, deps, order.id, 'RELEASED');
   if (order.status === 'PLACED') await returnCommittedStock(tx, deps, order.id);
   await releaseOrderTenders(tx, deps, order.id, cancellation.cards);

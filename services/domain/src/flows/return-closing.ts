@@ -1,6 +1,5 @@
-import type { ReturnStatus } from '@shop/platform';
 import type { DomainDeps, Tx } from '../kernel/index.ts';
-import { lockedReturn, moveReturnWithoutGoods, RETURN_DETAIL, returnStatusAfter, type ReturnDetail } from '../returns/index.ts';
+import { lockedReturn, moveReturnWithoutGoods, RETURN_DETAIL, type ReturnDetail } from '../returns/index.ts';
 import { clawBackCreditInAdvance } from './credit-clawback.ts';
 
 /**
@@ -16,8 +15,8 @@ import { clawBackCreditInAdvance } from './credit-clawback.ts';
  * CLOSED): it holds only the units that arrived, and a credit in advance is clawed back for the
  * units missing.
  */
-async function closeWithoutGoods(tx: Tx, deps: DomainDeps, rma: ReturnDetail, to: ReturnStatus): Promise<ReturnDetail> {
-  const moved = await moveReturnWithoutGoods(tx, deps, rma, to);
+async function closeWithoutGoods(tx: Tx, deps: DomainDeps, rma: ReturnDetail, move: 'cancel' | 'expire' | 'close'): Promise<ReturnDetail> {
+  const moved = await moveReturnWithoutGoods(tx, deps, rma, move);
   await clawBackCreditInAdvance(tx, deps, moved);
   return moved;
 }
@@ -28,7 +27,7 @@ async function closeWithoutGoods(tx: Tx, deps: DomainDeps, rma: ReturnDetail, to
  */
 export async function cancelReturn(tx: Tx, deps: DomainDeps, returnId: bigint): Promise<ReturnDetail> {
   const rma = await lockedReturn(tx, returnId);
-  return closeWithoutGoods(tx, deps, rma, returnStatusAfter(rma.id, rma.status, 'cancel'));
+  return closeWithoutGoods(tx, deps, rma, 'cancel');
 }
 
 /**
@@ -38,7 +37,7 @@ export async function cancelReturn(tx: Tx, deps: DomainDeps, returnId: bigint): 
  */
 export async function closeReturn(tx: Tx, deps: DomainDeps, returnId: bigint): Promise<ReturnDetail> {
   const rma = await lockedReturn(tx, returnId);
-  return closeWithoutGoods(tx, deps, rma, returnStatusAfter(rma.id, rma.status, 'close'));
+  return closeWithoutGoods(tx, deps, rma, 'close');
 }
 
 /**
@@ -55,7 +54,7 @@ export async function expireUnreceivedReturns(tx: Tx, deps: DomainDeps, input: {
      ORDER BY receipt_due_at, id LIMIT ${input.limit} FOR UPDATE SKIP LOCKED`;
   for (const { id } of due) {
     const rma = await tx.returnAuthorization.findUniqueOrThrow({ where: { id }, include: RETURN_DETAIL });
-    await closeWithoutGoods(tx, deps, rma, returnStatusAfter(id, rma.status, rma.status === 'REQUESTED' ? 'expire' : 'close'));
+    await closeWithoutGoods(tx, deps, rma, rma.status === 'REQUESTED' ? 'expire' : 'close');
   }
   return { expired: due.length, more: due.length === input.limit };
 }

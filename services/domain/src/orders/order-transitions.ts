@@ -4,7 +4,7 @@ import { commitReservations } from '../inventory/index.ts';
 import { checkoutSettings } from '../settings/index.ts';
 import { validAddress, type Address } from './address.ts';
 import { orderCompleted, orderModified, orderStatusChanged, type OrderWithLines } from './order-events.ts';
-import { assertTransition } from './order-status.ts';
+import { type OrderMove, orderMachine } from './order-status.ts';
 
 /** What a transition needs of an order its caller has locked (`FOR UPDATE`). */
 export type LockedOrder = Pick<OrderWithLines, 'id' | 'number' | 'status'>;
@@ -18,8 +18,8 @@ export async function lockedOrder(tx: Tx, orderId: bigint): Promise<OrderWithLin
 }
 
 /** Every move emits order.status_changed, which the order's lifecycle workflow follows. */
-export async function moveOrder(tx: Tx, deps: DomainDeps, order: LockedOrder, to: OrderStatus, data: { cancelReason?: string } & Record<string, unknown> = {}): Promise<OrderWithLines> {
-  assertTransition(order.number, order.status, to);
+export async function moveOrder(tx: Tx, deps: DomainDeps, order: LockedOrder, move: OrderMove, data: { cancelReason?: string } & Record<string, unknown> = {}): Promise<OrderWithLines> {
+  const to = orderMachine.next(order.number, order.status, move);
   const moved = await tx.order.update({ where: { id: order.id }, data: { status: to, ...data }, include: { lines: { orderBy: { id: 'asc' } } } });
   await orderStatusChanged(tx, deps, order, { from: order.status, to, reason: data.cancelReason });
   return moved;
@@ -28,7 +28,7 @@ export async function moveOrder(tx: Tx, deps: DomainDeps, order: LockedOrder, to
 /** A business order approved by staff waits for payment; its stock is held for the payment window from now. */
 export async function approveOrder(tx: Tx, deps: DomainDeps, orderId: bigint): Promise<OrderWithLines> {
   const order = await lockedOrder(tx, orderId);
-  const approved = await moveOrder(tx, deps, order, 'PENDING_PAYMENT');
+  const approved = await moveOrder(tx, deps, order, 'approve');
   const { paymentWindowMinutes } = await checkoutSettings(tx);
   await tx.inventoryReservation.updateMany({
     where: { orderId, state: 'HELD' },
@@ -40,24 +40,24 @@ export async function approveOrder(tx: Tx, deps: DomainDeps, orderId: bigint): P
 /** Payment received: the held stock is committed. A hold that already ran out cannot be paid for. */
 export async function markOrderPaid(tx: Tx, deps: DomainDeps, orderId: bigint): Promise<OrderWithLines> {
   const order = await lockedOrder(tx, orderId);
-  assertTransition(order.number, order.status, 'PLACED');
+  orderMachine.next(order.number, order.status, 'pay');
   // Past its expiry a hold is the expiry's to release (the order lifecycle or the sweep cancels the order), even before that has run.
   const held = await tx.inventoryReservation.count({ where: { orderId, state: 'HELD', expiresAt: { gt: deps.now() } } });
   if (held !== order.lines.length) {
     throw new DomainError('BAD_USER_INPUT', `order ${order.number} can no longer be paid: its stock hold expired`, { field: 'orderId' });
   }
   await commitReservations(tx, orderId);
-  return moveOrder(tx, deps, order, 'PLACED', { paidAt: deps.now() });
+  return moveOrder(tx, deps, order, 'pay', { paidAt: deps.now() });
 }
 
 export async function fulfilOrder(tx: Tx, deps: DomainDeps, orderId: bigint): Promise<OrderWithLines> {
-  return moveOrder(tx, deps, await lockedOrder(tx, orderId), 'FULFILLED', { fulfilledAt: deps.now() });
+  return moveOrder(tx, deps, await lockedOrder(tx, orderId), 'fulfil', { fulfilledAt: deps.now() });
 }
 
 /** Emits the in-process order.completed that attribution listens to. */
 export async function completeOrder(tx: Tx, deps: DomainDeps, orderId: bigint): Promise<OrderWithLines> {
   const completedAt = deps.now();
-  const completed = await moveOrder(tx, deps, await lockedOrder(tx, orderId), 'COMPLETED', { completedAt });
+  const completed = await moveOrder(tx, deps, await lockedOrder(tx, orderId), 'complete', { completedAt });
   await orderCompleted(tx, deps, completed, completedAt);
   return completed;
 }

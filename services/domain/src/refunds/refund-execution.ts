@@ -1,7 +1,8 @@
 import type { GatewayOperation, PaymentTender, Refund, RefundRequestStatus } from '@shop/platform';
 import { type DomainDeps, DomainError, idString, moneyString, optionalId, type Tx } from '../kernel/index.ts';
-import { gatewayOf, lockedTender, recordMovement, toMinorUnits } from '../tenders/index.ts';
+import { gatewayOf, lockedTender, recordMovement, tenderMachine, toMinorUnits } from '../tenders/index.ts';
 import { accountOfStoreCreditTender, creditBack, customerStoreCreditAccount } from '../store-credit/index.ts';
+import { refundMachine, type RefundRequestMove, refundRequestMachine } from './refund-status.ts';
 
 /**
  * Running a refund request's refunds (RefundExecutionWorkflow's activity, or the api in-process
@@ -24,6 +25,9 @@ export interface RefundFailure {
   readonly message: string;
 }
 
+/** The move that brings a request to the status its refunds give it. */
+const REQUEST_MOVE_TO: Readonly<Record<RefundRequestStatus, RefundRequestMove>> = { SUCCEEDED: 'succeed', NEEDS_ATTENTION: 'need_attention', REQUESTED: 'reopen' };
+
 /** The request's status from its refunds: one failed is NEEDS_ATTENTION, all settled SUCCEEDED, else REQUESTED. */
 async function updateRequestStatus(tx: Tx, requestId: bigint): Promise<void> {
   const refunds = await tx.refund.findMany({ where: { refundRequestId: requestId, status: { not: 'CANCELED' } }, select: { status: true } });
@@ -32,7 +36,9 @@ async function updateRequestStatus(tx: Tx, requestId: bigint): Promise<void> {
     : refunds.every((refund) => refund.status === 'SUCCEEDED')
       ? 'SUCCEEDED'
       : 'REQUESTED';
-  await tx.refundRequest.updateMany({ where: { id: requestId, status: { not: status } }, data: { status } });
+  const request = await tx.refundRequest.findUniqueOrThrow({ where: { id: requestId }, select: { status: true } });
+  if (request.status === status) return;
+  await tx.refundRequest.update({ where: { id: requestId }, data: { status: refundRequestMachine.next(requestId, request.status, REQUEST_MOVE_TO[status]) } });
 }
 
 /**
@@ -43,11 +49,11 @@ async function settle(tx: Tx, deps: DomainDeps, refund: Refund, tender: PaymentT
   const refundedAmount = tender.refundedAmount.add(refund.amount);
   const updated = await tx.paymentTender.update({
     where: { id: tender.id },
-    data: { refundedAmount, status: refundedAmount.eq(tender.capturedAmount) ? 'REFUNDED' : tender.status },
+    data: { refundedAmount, status: tenderMachine.next(tender.id, tender.status, refundedAmount.eq(tender.capturedAmount) ? 'refund' : 'refund_part') },
   });
   if (settled.operation !== null) await recordMovement(tx, deps, updated, 'REFUNDED', refund.amount, settled.operation);
   const settledAt = deps.now();
-  await tx.refund.update({ where: { id: refund.id }, data: { status: 'SUCCEEDED', settledAt, gatewayRefundId: settled.operation?.id ?? null, settlesAt: null } });
+  await tx.refund.update({ where: { id: refund.id }, data: { status: refundMachine.next(refund.id, refund.status, 'settle'), settledAt, gatewayRefundId: settled.operation?.id ?? null, settlesAt: null } });
   const request = await tx.refundRequest.findUniqueOrThrow({ where: { id: refund.refundRequestId } });
   await deps.emit(tx, 'shop.payments.refund_completed.v1', {
     refund_id: idString(refund.id),
@@ -81,7 +87,7 @@ async function creditLedger(tx: Tx, deps: DomainDeps, refund: Refund, tender: Pa
 }
 
 async function fail(tx: Tx, refund: Refund, code: string, message: string): Promise<RefundFailure> {
-  await tx.refund.update({ where: { id: refund.id }, data: { status: 'FAILED', lastError: `${code}: ${message}`.slice(0, 1000) } });
+  await tx.refund.update({ where: { id: refund.id }, data: { status: refundMachine.next(refund.id, refund.status, 'fail'), lastError: `${code}: ${message}`.slice(0, 1000) } });
   return { refundId: idString(refund.id), tenderId: idString(refund.tenderId), code, message };
 }
 
@@ -107,7 +113,7 @@ async function refundAtGateway(tx: Tx, deps: DomainDeps, refund: Refund, tender:
       await settle(tx, deps, refund, tender, { operation: answer, entryId: null });
       return null;
     case 'pending':
-      await tx.refund.update({ where: { id: refund.id }, data: { status: 'PENDING', gatewayRefundId: answer.id, settlesAt: new Date(answer.settlesAt) } });
+      await tx.refund.update({ where: { id: refund.id }, data: { status: refundMachine.next(refund.id, refund.status, 'wait'), gatewayRefundId: answer.id, settlesAt: new Date(answer.settlesAt) } });
       return null;
     case 'declined':
       return fail(tx, refund, answer.declineCode, 'the gateway declined the refund');

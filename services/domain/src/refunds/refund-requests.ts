@@ -1,6 +1,7 @@
 import type { OrderStatus, PaymentTender, Prisma, RefundDestination, RefundRequestStatus, RefundStatus, TenderKind } from '@shop/platform';
 import { type DomainDeps, DomainError, idString, LIMITS, money, type Money, moneyString, notFound, optionalId, requirePositiveAmount, requireText, sum, type Tx } from '../kernel/index.ts';
 import { goodsHaveLeft } from '../orders/index.ts';
+import { refundMachine, refundRequestMachine } from './refund-status.ts';
 
 /**
  * Refund requests: an amount of an order to give back, split across the order's tenders into one
@@ -205,7 +206,8 @@ function notFailed(refund: { id: bigint; status: RefundStatus }): DomainError {
 }
 
 async function reopened(tx: Tx, deps: DomainDeps, requestId: bigint, orderId: bigint): Promise<RefundRequestView> {
-  await tx.refundRequest.update({ where: { id: requestId }, data: { status: 'REQUESTED' } });
+  const request = await tx.refundRequest.findUniqueOrThrow({ where: { id: requestId }, select: { status: true } });
+  await tx.refundRequest.update({ where: { id: requestId }, data: { status: refundRequestMachine.next(requestId, request.status, 'reopen') } });
   await deps.emit(tx, 'payments.refund_requested', { refund_request_id: idString(requestId), order_id: idString(orderId) });
   return refundRequestView(tx, requestId);
 }
@@ -221,7 +223,7 @@ export async function retryRefund(tx: Tx, deps: DomainDeps, refundId: bigint): P
   if (refund.status === 'REQUESTED') return reopened(tx, deps, refund.refundRequestId, refund.request.orderId);
   if (refund.status === 'PENDING') return refundRequestView(tx, refund.refundRequestId);
   if (refund.status !== 'FAILED') throw notFailed(refund);
-  await tx.refund.update({ where: { id: refund.id }, data: { status: 'REQUESTED', attempt: refund.attempt + 1, lastError: null } });
+  await tx.refund.update({ where: { id: refund.id }, data: { status: refundMachine.next(refund.id, refund.status, 'retry'), attempt: refund.attempt + 1, lastError: null } });
   return reopened(tx, deps, refund.refundRequestId, refund.request.orderId);
 }
 
@@ -238,7 +240,7 @@ export async function refundToStoreCredit(tx: Tx, deps: DomainDeps, refundId: bi
   if (order.customerId === null) {
     throw new DomainError('BAD_USER_INPUT', `order ${order.number} is a guest's: there is no store credit account to refund to; retry the refund instead`, { field: 'refundId' });
   }
-  await tx.refund.update({ where: { id: refund.id }, data: { status: 'CANCELED' } });
+  await tx.refund.update({ where: { id: refund.id }, data: { status: refundMachine.next(refund.id, refund.status, 'send_to_store_credit') } });
   await tx.refund.create({
     data: { refundRequestId: refund.refundRequestId, tenderId: refund.tenderId, amount: refund.amount, destination: 'STORE_CREDIT', status: 'REQUESTED', replacesId: refund.id },
   });

@@ -1,28 +1,8 @@
-import type { ReturnStatus } from '@shop/platform';
-import { DomainError } from '../kernel/index.ts';
+import { ReturnStatus } from '@shop/platform';
+import { defineMachine, type StateMachine } from '../kernel/index.ts';
 
 /** What can happen to a return: each move leads from some statuses to one other. */
 export type ReturnMove = 'submit' | 'receive_part' | 'receive_all' | 'refund' | 'cancel' | 'expire' | 'close';
-
-/**
- * The return (RMA) lifecycle, in one place. A draft is submitted (REQUESTED), or cancelled, or
- * expires when nobody submits it in time; a return credited in advance expires when its goods do not
- * arrive in time. Goods arrive in one or several receipts: PARTIALLY_RECEIVED
- * until every unit asked back is in, then RECEIVED; REFUNDED once the refunds of its receipts succeeded.
- * Once goods arrived a return is no longer cancelled: what came back is refunded. One whose other
- * units will not come is closed (CLOSED, not RECEIVED: units are missing), by staff or, credited in
- * advance, when its goods do not arrive in time.
- */
-export const RETURN_TRANSITIONS: Readonly<Record<ReturnStatus, Readonly<Partial<Record<ReturnMove, ReturnStatus>>>>> = {
-  DRAFT: { submit: 'REQUESTED', cancel: 'CANCELLED', expire: 'EXPIRED' },
-  REQUESTED: { receive_part: 'PARTIALLY_RECEIVED', receive_all: 'RECEIVED', cancel: 'CANCELLED', expire: 'EXPIRED' },
-  PARTIALLY_RECEIVED: { receive_part: 'PARTIALLY_RECEIVED', receive_all: 'RECEIVED', close: 'CLOSED' },
-  RECEIVED: { refund: 'REFUNDED' },
-  REFUNDED: {},
-  CANCELLED: {},
-  EXPIRED: {},
-  CLOSED: {},
-};
 
 const DONE: Record<ReturnMove, string> = {
   submit: 'submitted',
@@ -34,14 +14,41 @@ const DONE: Record<ReturnMove, string> = {
   close: 'closed',
 };
 
+const STATUS_CHANGED = 'shop.returns.status_changed.v1';
+
+/**
+ * The return (RMA) lifecycle, in one place. A draft is submitted (REQUESTED), or cancelled, or
+ * expires when nobody submits it in time; a return credited in advance expires when its goods do not
+ * arrive in time. Goods arrive in one or several receipts: PARTIALLY_RECEIVED
+ * until every unit asked back is in, then RECEIVED; REFUNDED once the refunds of its receipts succeeded.
+ * Once goods arrived a return is no longer cancelled: what came back is refunded. One whose other
+ * units will not come is closed (CLOSED, not RECEIVED: units are missing), by staff or, credited in
+ * advance, when its goods do not arrive in time. A second partial receipt leaves the status as it
+ * was and emits nothing.
+ */
+export const returnMachine: StateMachine<ReturnStatus, ReturnMove> = defineMachine<ReturnStatus, ReturnMove>({
+  entity: 'return',
+  states: Object.values(ReturnStatus),
+  moves: {
+    submit: { from: ['DRAFT'], to: 'REQUESTED', emits: STATUS_CHANGED },
+    receive_part: { from: ['REQUESTED', 'PARTIALLY_RECEIVED'], to: 'PARTIALLY_RECEIVED', emits: STATUS_CHANGED },
+    receive_all: { from: ['REQUESTED', 'PARTIALLY_RECEIVED'], to: 'RECEIVED', emits: STATUS_CHANGED },
+    refund: { from: ['RECEIVED'], to: 'REFUNDED', emits: STATUS_CHANGED },
+    cancel: { from: ['DRAFT', 'REQUESTED'], to: 'CANCELLED', emits: STATUS_CHANGED },
+    expire: { from: ['DRAFT', 'REQUESTED'], to: 'EXPIRED', emits: STATUS_CHANGED },
+    close: { from: ['PARTIALLY_RECEIVED'], to: 'CLOSED', emits: STATUS_CHANGED },
+  },
+  refuse: ({ id, from, move, allowed }) => {
+    const done = [...new Set(allowed.map((other) => DONE[other]))];
+    const choices = done.length > 1 ? `${done.slice(0, -1).join(', ')} or ${done.at(-1)}` : done.join('');
+    const next = done.length === 0 ? `${from} is final` : `a ${from} return can only be ${choices}`;
+    return { message: `return ${id} is ${from}: it cannot be ${DONE[move]} (${next})`, details: { field: 'returnId', status: from } };
+  },
+});
+
 /** The status `move` leads to from `from`; BAD_USER_INPUT naming the status and what it allows otherwise. */
 export function returnStatusAfter(returnId: bigint, from: ReturnStatus, move: ReturnMove): ReturnStatus {
-  const to = RETURN_TRANSITIONS[from][move];
-  if (to !== undefined) return to;
-  const allowed = [...new Set(Object.keys(RETURN_TRANSITIONS[from]).map((other) => DONE[other as ReturnMove]))];
-  const choices = allowed.length > 1 ? `${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}` : allowed.join('');
-  const next = allowed.length === 0 ? `${from} is final` : `a ${from} return can only be ${choices}`;
-  throw new DomainError('BAD_USER_INPUT', `return ${returnId} is ${from}: it cannot be ${DONE[move]} (${next})`, { field: 'returnId', status: from });
+  return returnMachine.next(returnId, from, move);
 }
 
 /** The statuses in which a return still waits for goods: it holds every unit it asked back. */

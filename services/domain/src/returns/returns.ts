@@ -1,4 +1,4 @@
-import type { Prisma, ReturnReceipt, ReturnStatus } from '@shop/platform';
+import type { Prisma, ReturnReceipt } from '@shop/platform';
 import { type DomainDeps, DomainError, LIMITS, moneyString, notFound, requireText, sum, type Tx } from '../kernel/index.ts';
 import { goodsHaveLeft } from '../orders/index.ts';
 import { refundRequestView, requestRefund, type RefundRequestView } from '../refunds/index.ts';
@@ -136,7 +136,8 @@ export async function submitReturn(tx: Tx, deps: DomainDeps, returnId: bigint, a
  * CLOSED: it holds only the units that arrived. A return credited in advance also needs its credit
  * clawed back: callers go through flows/return-closing.ts, which does both.
  */
-export async function moveReturnWithoutGoods(tx: Tx, deps: DomainDeps, rma: ReturnDetail, to: ReturnStatus): Promise<ReturnDetail> {
+export async function moveReturnWithoutGoods(tx: Tx, deps: DomainDeps, rma: ReturnDetail, move: 'cancel' | 'expire' | 'close'): Promise<ReturnDetail> {
+  const to = returnStatusAfter(rma.id, rma.status, move);
   const moved = await tx.returnAuthorization.update({ where: { id: rma.id }, data: { status: to, closedAt: deps.now() }, include: RETURN_DETAIL });
   await returnStatusChanged(tx, deps, moved, rma.status);
   return moved;

@@ -1,1 +1,2 @@
 export { accountOfStoreCreditTender, creditBack, creditBackStoreCreditTender, creditCoverAtCheckout, customerStoreCreditAccount, customerStoreCreditBalances, debitStoreCredit, expireOverdraftDrafts, findStoreCreditAccount, issueGiftCard, issueStoreCredit, spendGiftCardAtCheckout, spendStoreCreditAtCheckout, storeCreditBalance, type StoreCreditDebit, storeCreditEntries } from './store-credit.ts';
+export { overdraftDraftMachine } from './overdraft-status.ts';

@@ -1,6 +1,7 @@
-import type { OverdraftReason, PaymentTender, StoreCreditAccount, StoreCreditEntry, StoreCreditOverdraftDraft } from '@shop/platform';
+import type { OverdraftDraftStatus, OverdraftReason, PaymentTender, StoreCreditAccount, StoreCreditEntry, StoreCreditOverdraftDraft } from '@shop/platform';
 import { randomBytes } from 'node:crypto';
 import { type DomainDeps, DomainError, idString, LIMITS, money, type Money, moneyString, optionalId, requireCurrency, requirePositiveAmount, requireText, type Tx } from '../kernel/index.ts';
+import { overdraftDraftMachine } from './overdraft-status.ts';
 
 /**
  * Store credit: an account per customer and currency (a gift card is an account with a code), a
@@ -169,13 +170,13 @@ export async function debitStoreCredit(tx: Tx, deps: DomainDeps, input: DebitSto
  * skipped; an expired draft is never touched again (GcExpiredOverdraftDraftsWorkflow's pass).
  */
 export async function expireOverdraftDrafts(tx: Tx, deps: DomainDeps, input: { asOf: Date; limit: number }): Promise<{ expired: number; more: boolean }> {
-  const due = await tx.$queryRaw<{ id: bigint; account_id: bigint; entry_id: bigint }[]>`
-    SELECT id, account_id, entry_id FROM store_credit_overdraft_drafts
+  const due = await tx.$queryRaw<{ id: bigint; account_id: bigint; entry_id: bigint; status: OverdraftDraftStatus }[]>`
+    SELECT id, account_id, entry_id, status::text AS status FROM store_credit_overdraft_drafts
      WHERE status = 'DRAFT' AND expires_at <= ${input.asOf}
      ORDER BY expires_at, id LIMIT ${input.limit} FOR UPDATE SKIP LOCKED`;
   for (const draft of due) {
     const account = await lockedAccount(tx, draft.account_id);
-    await tx.storeCreditOverdraftDraft.update({ where: { id: draft.id }, data: { status: 'EXPIRED' } });
+    await tx.storeCreditOverdraftDraft.update({ where: { id: draft.id }, data: { status: overdraftDraftMachine.next(draft.id, draft.status, 'expire') } });
     const voided = await tx.storeCreditEntry.update({ where: { id: draft.entry_id }, data: { status: 'VOIDED' } });
     await recordEntry(tx, deps, account, voided, draft.id);
   }

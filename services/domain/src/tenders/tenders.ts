@@ -3,6 +3,7 @@ import { type DomainDeps, DomainError, idString, type Money, moneyString, option
 import { settled } from './gateway-answers.ts';
 import { creditBackStoreCreditTender } from '../store-credit/index.ts';
 import { toMinorUnits } from './minor-units.ts';
+import { tenderMachine } from './tender-status.ts';
 
 /**
  * A transaction that calls the gateway stays open while it waits for the answer (the adapter gives
@@ -77,7 +78,7 @@ export async function captureTender(tx: Tx, deps: DomainDeps, tenderId: bigint):
     await gatewayOf(deps).capture({ idempotencyKey: tenderKeys.capture(tender.id), authorizationId: tender.gatewayReference, amount: toMinorUnits(amount, tender.currency) }),
     `capture tender ${tenderId}`,
   );
-  const captured = await tx.paymentTender.update({ where: { id: tender.id }, data: { status: 'CAPTURED', capturedAmount: tender.capturedAmount.add(amount) } });
+  const captured = await tx.paymentTender.update({ where: { id: tender.id }, data: { status: tenderMachine.next(tender.id, tender.status, 'capture'), capturedAmount: tender.capturedAmount.add(amount) } });
   await recordMovement(tx, deps, captured, 'CAPTURED', amount, operation);
   return captured;
 }
@@ -150,14 +151,14 @@ export async function releaseTender(tx: Tx, deps: DomainDeps, tenderId: bigint):
   if (tender.kind !== 'CARD') {
     if (tender.status !== 'CAPTURED') return;
     await creditBackStoreCreditTender(tx, deps, tender);
-    await tx.paymentTender.update({ where: { id: tender.id }, data: { status: 'REFUNDED', refundedAmount: tender.capturedAmount } });
+    await tx.paymentTender.update({ where: { id: tender.id }, data: { status: tenderMachine.next(tender.id, tender.status, 'refund'), refundedAmount: tender.capturedAmount } });
     return;
   }
   const gateway = gatewayOf(deps);
   if (tender.status === 'AUTHORIZED') {
     const operation = await voidAtGateway(deps, gateway, tender);
     const amount = tender.authorizedAmount.sub(tender.capturedAmount);
-    const voided = await tx.paymentTender.update({ where: { id: tender.id }, data: { status: 'VOIDED', voidedAmount: amount } });
+    const voided = await tx.paymentTender.update({ where: { id: tender.id }, data: { status: tenderMachine.next(tender.id, tender.status, 'void'), voidedAmount: amount } });
     await recordMovement(tx, deps, voided, 'VOIDED', amount, operation);
   } else if (tender.status === 'CAPTURED') {
     const amount = tender.capturedAmount.sub(tender.refundedAmount);
@@ -165,7 +166,7 @@ export async function releaseTender(tx: Tx, deps: DomainDeps, tenderId: bigint):
       await gateway.refund({ idempotencyKey: tenderKeys.cancelRefund(tender.id), authorizationId: tender.gatewayReference, amount: toMinorUnits(amount, tender.currency) }),
       `refund tender ${tenderId}`,
     );
-    const refunded = await tx.paymentTender.update({ where: { id: tender.id }, data: { status: 'REFUNDED', refundedAmount: tender.capturedAmount } });
+    const refunded = await tx.paymentTender.update({ where: { id: tender.id }, data: { status: tenderMachine.next(tender.id, tender.status, 'refund'), refundedAmount: tender.capturedAmount } });
     await recordMovement(tx, deps, refunded, 'REFUNDED', amount, operation);
   }
 }
