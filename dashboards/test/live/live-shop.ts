@@ -11,7 +11,7 @@ import { startPostgres, startRedis, type ServerHandle } from '../../../test/infr
 import { liftRateLimits } from '../../../test/support/rate-limits.ts';
 import { migrateRepositoryExtensions } from '../../../test/support/extensions.ts';
 import { spawnService, type ServiceProcess } from '../../../test/support/service-process.ts';
-import { API_MAIN } from '../../../services/api/test/run-api.ts';
+import { API_MAIN } from '../../../services/api/test/support/run-api.ts';
 import { COUNTING_CONSUMER } from '../../../services/consumer/test/support/consumer-process.ts';
 import { createTopic } from '../../../services/consumer/test/support/kafka.ts';
 import { WORKER_MAIN } from '../../../test/workflows/support.ts';
