@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERIODIC_WORKFLOWS, TASK_QUEUE, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import { spawnService } from '../support/service-process.ts';
 import { waitFor } from '../support/wait.ts';
-import { openWorkflowShop, WORKER_MAIN, type RunningWorker, type WorkflowShop } from './support.ts';
+import { openWorkflowShop, WORKER_MAIN, type RunningWorker, type WorkflowShop } from '../support/workflows.ts';
 
 let shop: WorkflowShop;
 const workers: RunningWorker[] = [];

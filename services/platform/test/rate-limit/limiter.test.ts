@@ -12,7 +12,7 @@ import { tokenBucketStoreFor, type TokenBucketStore } from '../../src/rate-limit
 import { RateLimiter } from '../../src/rate-limit/limiter.ts';
 import type { RateLimitDecision } from '../../src/rate-limit/decisions.ts';
 import type { RateLimitPolicy } from '../../src/rate-limit/policy.ts';
-import { capturingLogger } from './test-support.ts';
+import { capturingLogger } from '../support/rate-limit.ts';
 
 const quietLogger = createLogger({ level: 'ERROR', service: 'test' });
 

@@ -1,8 +1,8 @@
 // A test gateway on a database of the test file's own, the platform's HTTP adapter on it, and its control client.
 import { expect } from 'vitest';
 import { givenCredentials, HttpPaymentGateway, type GatewayAnswer, type GatewayOperation, type Money } from '@shop/platform';
-import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
-import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../src/index.ts';
+import { createTestDatabase, type TestDatabase } from '../../../../test/infra/isolation.ts';
+import { startTestGateway, TestGatewayControl, type RunningTestGateway } from '../../src/index.ts';
 
 export const API_KEY = 'test_gateway_key_1';
 

@@ -1,6 +1,6 @@
 // Every panel's queries as Grafana would send them: read from the committed JSON (dashboards/json), with
 // the template variables and Grafana's interval variables replaced by the values picked.
-import { readDashboards, substituteVariables } from '../../src/dashboard-json.ts';
+import { readDashboards, substituteVariables } from '../../../src/dashboard-json.ts';
 
 export interface PanelQueries {
   /** `<dashboard uid> › <panel title>` */

@@ -3,9 +3,9 @@ import { execFile } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { helmBinary } from '../../test/infra/kubernetes.ts';
+import { helmBinary } from '../../../test/infra/kubernetes.ts';
 
-export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
+export const REPO_ROOT = path.resolve(import.meta.dirname, '../../..');
 export const OPERATOR_CHART = path.join(REPO_ROOT, 'charts/shop-operator');
 export const SHOP_CHART = path.join(REPO_ROOT, 'charts/shop');
 

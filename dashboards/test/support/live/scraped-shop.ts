@@ -1,7 +1,7 @@
 // The live Shop (live-shop.ts) scraped by a real Prometheus every second, with the Temporal server
 // (its own `namespace` label kept: it belongs to no Shop); returns once every target is up.
 import { expect, inject } from 'vitest';
-import { eventually } from '../../../test/support/wait.ts';
+import { eventually } from '../../../../test/support/wait.ts';
 import { startLiveShop, type LiveShop } from './live-shop.ts';
 import { startPrometheusServer, type PrometheusServer } from './prometheus-server.ts';
 

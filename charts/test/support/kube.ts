@@ -1,5 +1,5 @@
 // Requests for the chart tests' API server, on top of test/infra/kube-client.ts.
-import type { KubeRequest } from '../../test/infra/kube-client.ts';
+import type { KubeRequest } from '../../../test/infra/kube-client.ts';
 import type { RenderedObject } from './helm.ts';
 
 /** The plural and scope of every kind the charts render. */

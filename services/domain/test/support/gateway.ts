@@ -5,7 +5,7 @@ import { addCartLine, createCart } from '../../src/carts/carts.ts';
 import { checkout } from '../../src/flows/checkout.ts';
 import type { OrderWithLines } from '../../src/orders/order-events.ts';
 import { GATEWAY_TRANSACTION } from '../../src/tenders/tenders.ts';
-import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from './support.ts';
+import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from './commerce.ts';
 
 export interface GuestCart {
   readonly cartId: bigint;

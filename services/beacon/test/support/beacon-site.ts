@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export const BEACON_FILE = new URL('../src/beacon.js', import.meta.url);
+export const BEACON_FILE = new URL('../../src/beacon.js', import.meta.url);
 
 export interface ReceivedEvent {
   readonly event_type: string;

@@ -8,13 +8,13 @@ import type { Registry } from 'prom-client';
 import { createLogger } from '@shop/runtime';
 import { createMetricsRegistry, outboxMetrics, PrismaClient, RateLimitDecisions, workflowMetrics } from '@shop/platform';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { registerPoolMetrics } from '../../services/platform/src/db/pool-metrics.ts';
-import { registerParkedDeliveriesGauge } from '../../services/platform/src/outbox/outbox-metrics.ts';
-import { MeasuredCache } from '../../services/platform/src/cache/measured-cache.ts';
-import { MemoryCache } from '../../services/platform/src/cache/memory/memory-cache.ts';
-import { consumerMetrics } from '../../services/consumer/src/consumer-metrics.ts';
-import { registerAdminSearchFreshness } from '../../services/consumer/src/search-freshness.ts';
-import { measureHttp } from '../../services/api/src/http/http-metrics.ts';
+import { registerPoolMetrics } from '../../../services/platform/src/db/pool-metrics.ts';
+import { registerParkedDeliveriesGauge } from '../../../services/platform/src/outbox/outbox-metrics.ts';
+import { MeasuredCache } from '../../../services/platform/src/cache/measured-cache.ts';
+import { MemoryCache } from '../../../services/platform/src/cache/memory/memory-cache.ts';
+import { consumerMetrics } from '../../../services/consumer/src/consumer-metrics.ts';
+import { registerAdminSearchFreshness } from '../../../services/consumer/src/search-freshness.ts';
+import { measureHttp } from '../../../services/api/src/http/http-metrics.ts';
 
 const HISTOGRAM_SERIES = ['_bucket', '_sum', '_count'];
 

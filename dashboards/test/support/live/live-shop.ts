@@ -4,21 +4,21 @@
 import path from 'node:path';
 import { inject } from 'vitest';
 import { applyMigrations } from '@shop/platform';
-import { startPostgresExporter, startRedisExporter, type Exporter } from '../../../test/infra/exporters.ts';
-import { createTestNamespace, uniqueName } from '../../../test/infra/isolation.ts';
-import { run } from '../../../test/infra/proc.ts';
-import { startPostgres, startRedis, type ServerHandle } from '../../../test/infra/servers.ts';
-import { liftRateLimits } from '../../../test/support/rate-limits.ts';
-import { migrateRepositoryExtensions } from '../../../test/support/extensions.ts';
-import { spawnService, type ServiceProcess } from '../../../test/support/service-process.ts';
-import { API_MAIN } from '../../../services/api/test/support/run-api.ts';
-import { COUNTING_CONSUMER } from '../../../services/consumer/test/support/consumer-process.ts';
-import { createTopic } from '../../../services/consumer/test/support/kafka.ts';
-import { WORKER_MAIN } from '../../../test/workflows/support.ts';
+import { startPostgresExporter, startRedisExporter, type Exporter } from '../../../../test/infra/exporters.ts';
+import { createTestNamespace, uniqueName } from '../../../../test/infra/isolation.ts';
+import { run } from '../../../../test/infra/proc.ts';
+import { startPostgres, startRedis, type ServerHandle } from '../../../../test/infra/servers.ts';
+import { liftRateLimits } from '../../../../test/support/rate-limits.ts';
+import { migrateRepositoryExtensions } from '../../../../test/support/extensions.ts';
+import { spawnService, type ServiceProcess } from '../../../../test/support/service-process.ts';
+import { API_MAIN } from '../../../../services/api/test/support/run-api.ts';
+import { COUNTING_CONSUMER } from '../../../../services/consumer/test/support/consumer-process.ts';
+import { createTopic } from '../../../../services/consumer/test/support/kafka.ts';
+import { WORKER_MAIN } from '../../../../test/support/workflows.ts';
 import type { ScrapeTarget } from './prometheus-server.ts';
 
-const SEED = path.resolve(import.meta.dirname, '../../../services/api/src/seed.ts');
-const REINDEX = path.resolve(import.meta.dirname, '../../../services/domain/src/search/reindex-cli.ts');
+const SEED = path.resolve(import.meta.dirname, '../../../../services/api/src/seed.ts');
+const REINDEX = path.resolve(import.meta.dirname, '../../../../services/domain/src/search/reindex-cli.ts');
 
 /** The target labels every series of the Shop carries, as the Prometheus Operator and its relabelling would set them. */
 export const SHOP_LABELS = { namespace: 'shop-live', shop: 'live' } as const;

@@ -11,13 +11,13 @@ import { type DomainDeps } from '@shop/domain/kernel';
 import { type OrderWithLines } from '@shop/domain/orders';
 import { DEFAULT_CHECKOUT_SETTINGS } from '@shop/domain/settings';
 import { createTestNamespace } from '../infra/isolation.ts';
-import { spawnService, type ServiceProcess } from '../support/service-process.ts';
-import { waitFor } from '../support/wait.ts';
-import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from '../../services/domain/test/commerce/support.ts';
+import { spawnService, type ServiceProcess } from './service-process.ts';
+import { waitFor } from './wait.ts';
+import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from '../../services/domain/test/support/commerce.ts';
 import { TemporalWorkflowEngine } from '../../services/api/src/workflows/temporal-engine.ts';
 import { workflowTriggers } from '../../services/api/src/workflows/workflow-triggers.ts';
 import { saveHistory } from '../../services/worker/test/support/histories.ts';
-import { migrateRepositoryExtensions } from '../support/extensions.ts';
+import { migrateRepositoryExtensions } from './extensions.ts';
 import { startTestGateway, TestGatewayControl } from '../../tools/test-gateway/src/index.ts';
 
 export const WORKER_MAIN = path.resolve(import.meta.dirname, '../../services/worker/src/main.ts');

@@ -1,4 +1,4 @@
-import type { KubeObject, Shop } from '../src/index.ts';
+import type { KubeObject, Shop } from '../../src/index.ts';
 
 /** A Shop with only the required fields, in namespace `shops`; `change` adjusts a fresh copy. */
 export function minimalShop(change: (shop: Shop) => void = () => {}): Shop {

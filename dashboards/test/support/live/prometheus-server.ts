@@ -1,7 +1,7 @@
 // A real Prometheus server (Debian's 2.42, from the infra cache) on a free loopback port, scraping the
 // targets it is given every second, and its HTTP API: instant queries, alerts, targets.
-import { startPrometheus } from '../../../test/infra/prometheus.ts';
-import { apiGet } from '../../src/preview/prometheus-api.ts';
+import { startPrometheus } from '../../../../test/infra/prometheus.ts';
+import { apiGet } from '../../../src/preview/prometheus-api.ts';
 
 const SCRAPE_INTERVAL_SECONDS = 1;
 

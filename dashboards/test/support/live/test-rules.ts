@@ -4,7 +4,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { RULES_FILE } from '../../../alerts/src/generate-rules.ts';
+import { RULES_FILE } from '../../../../alerts/src/generate-rules.ts';
 
 interface RulesFile {
   groups: Array<{ name: string; rules: Array<{ alert: string; for?: string }> }>;

@@ -1,7 +1,7 @@
 // Every PromQL expression the dashboards and the alerts hold, with where it is, for the checks on them.
 import type { Dashboard, Panel } from '@grafana/grafana-foundation-sdk/dashboard';
-import { ALERT_RULES } from '../../alerts/src/alert-rules.ts';
-import { buildDashboards } from '../src/dashboards.ts';
+import { ALERT_RULES } from '../../../alerts/src/alert-rules.ts';
+import { buildDashboards } from '../../src/dashboards.ts';
 
 export interface Located {
   readonly where: string;

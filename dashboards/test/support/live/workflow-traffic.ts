@@ -3,7 +3,7 @@
 // fulfilled (a workflow fault), a lifecycle whose activity fails, and both sweeps run once.
 import type { Client } from '@temporalio/client';
 import { PERIODIC_WORKFLOWS, TASK_QUEUE, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
-import { waitFor } from '../../../test/support/wait.ts';
+import { waitFor } from '../../../../test/support/wait.ts';
 import type { ShopApiClient } from './shop-api-client.ts';
 
 /** Long enough for a lifecycle to start, short enough that the fault comes within seconds: 3.6 s. */
