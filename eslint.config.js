@@ -90,6 +90,12 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/await-thenable': 'error',
+      // A switch over a union names every member, so a member added later fails here rather than falling
+      // into a default; a switch over a string or number, which cannot be exhaustive, says its default.
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: false, allowDefaultCaseForExhaustiveSwitch: false, requireDefaultForNonUnion: true },
+      ],
     },
   },
   // The test servers' own checks talk to Redis directly.

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { freePort } from '../test/infra/proc.ts';
 import { spawnService, type ServiceProcess } from '../test/support/service-process.ts';
-import { API_MAIN } from '../services/api/test/run-api.ts';
+import { API_MAIN } from '../services/api/test/support/run-api.ts';
 
 /** Diagnostics: BENCH_API_PROFILE=<dir> writes a V8 CPU profile there when the api stops; BENCH_API_NODE_OPTIONS adds any Node options (e.g. --perf-basic-prof). */
 function diagnosticNodeOptions(): Record<string, string> {

@@ -6,7 +6,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { applyMigrations, createLogger, loadConfig, openPlatform, openRateLimiter, startEmbeddedPostgres } from '@shop/platform';
 import { EMBEDDED_DATA_DIR } from '../services/platform/src/db/database.ts';
-import { runApi } from '../services/api/test/run-api.ts';
+import { runApi } from '../services/api/test/support/run-api.ts';
 import { startPostgres, startRedis, type ServerHandle } from '../test/infra/servers.ts';
 import type { ServiceProcess } from '../test/support/service-process.ts';
 import { startApi, stopApi } from './api-process.ts';

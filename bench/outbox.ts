@@ -4,7 +4,7 @@ import { Kafka, logLevel, type Producer } from 'kafkajs';
 import type pg from 'pg';
 import { applyMigrations, createLogger, loadConfig, openPlatform, startOutbox, type Platform, type RunningOutbox } from '@shop/platform';
 import { startKafka, startPostgres } from '../test/infra/servers.ts';
-import { examplePayload } from '../services/platform/test/outbox/outbox-test-support.ts';
+import { examplePayload } from '../services/platform/test/support/outbox.ts';
 import { cpuSeconds } from './cpu.ts';
 import { median, round } from './stats.ts';
 

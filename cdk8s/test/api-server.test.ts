@@ -4,7 +4,7 @@ import { startKubeApiServer, type KubeApiServer } from '../../test/infra/kuberne
 import { kubeClient, type KubeRequest } from '../../test/infra/kube-client.ts';
 import { manifestList, renderShop, type KubeObject, type Shop } from '../src/index.ts';
 import { readShopFile } from '../src/shop-file.ts';
-import { minimalShop, workload } from './shops.ts';
+import { minimalShop, workload } from './support/shops.ts';
 
 const NAMESPACE = 'cdk8s-dry-run';
 const COLLECTIONS: Record<string, string> = {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { START_API_PATH } from '../src/components.ts';
 import { renderShop } from '../src/index.ts';
-import { containerOf, minimalShop } from './shops.ts';
+import { containerOf, minimalShop } from './support/shops.ts';
 
 const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '../..');
 

@@ -8,7 +8,7 @@ import { workerProblems } from '../../services/worker/src/worker-settings.ts';
 import { GENERATED_KEYS, renderShop, WORKLOAD_SECRETS, type KubeObject, type SecretUse, type SecretVariable, type Workload } from '../src/index.ts';
 import { API, CONSUMER, MIGRATE_COMMAND, REWRAP_COMMAND, SEED_COMMAND, WORKER } from '../src/components.ts';
 import { SPEC_DEFAULTS } from '../src/shop-context.ts';
-import { containerOf, minimalShop, type EnvVar } from './shops.ts';
+import { containerOf, minimalShop, type EnvVar } from './support/shops.ts';
 
 const secretRef = (env: readonly EnvVar[], name: string) => env.find((variable) => variable.name === name)?.valueFrom?.secretKeyRef;
 const everyContainerEnv = (manifests: ReturnType<typeof renderShop>): EnvVar[][] =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { manifestList, renderShop, ShopNameError } from '../src/index.ts';
 import { migrationJobName, versionLabel } from '../src/names.ts';
-import { minimalShop } from './shops.ts';
+import { minimalShop } from './support/shops.ts';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 

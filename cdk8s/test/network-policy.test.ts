@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { manifestList, renderShop, type KubeObject } from '../src/index.ts';
-import { minimalShop } from './shops.ts';
+import { minimalShop } from './support/shops.ts';
 
 interface Policy {
   metadata: { name: string; labels: Record<string, string> };

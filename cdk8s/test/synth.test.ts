@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 import { renderShop, manifestList, type KubeObject, type Shop } from '../src/index.ts';
 import { readShopFile } from '../src/shop-file.ts';
-import { minimalShop } from './shops.ts';
+import { minimalShop } from './support/shops.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const EXAMPLE = 'cdk8s/examples/shop.yaml';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ALLOW_DOWNGRADE_ANNOTATION, manifestList, renderShop, type KubeObject, type Shop } from '../src/index.ts';
-import { containerOf, minimalShop, workload } from './shops.ts';
+import { containerOf, minimalShop, workload } from './support/shops.ts';
 
 const manifests = renderShop(minimalShop());
 const deployments = {

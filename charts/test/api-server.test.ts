@@ -6,8 +6,8 @@ import { parse } from 'yaml';
 import { startKubeApiServer, type KubeApiServer } from '../../test/infra/kubernetes.ts';
 import { kubeClient, type KubeRequest } from '../../test/infra/kube-client.ts';
 import { prometheusOperatorCrdFile } from '../../test/infra/prometheus.ts';
-import { OPERATOR_CHART, REPO_ROOT, SHOP_CHART, one, template, type Release } from './helm.ts';
-import { create, createNamespace } from './kube.ts';
+import { OPERATOR_CHART, REPO_ROOT, SHOP_CHART, one, template, type Release } from './support/helm.ts';
+import { create, createNamespace } from './support/kube.ts';
 import { waitEstablished } from '../../test/infra/kube-client.ts';
 
 describe('the charts on a real API server', () => {

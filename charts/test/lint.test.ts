@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { CHART_CRD_FILE, CRD_FILE, SHOP_SCHEMA_FILE } from '../../operator/src/crd/generate-crd.ts';
 import { renderValuesSchema, VALUES_SCHEMA_FILE } from '../scripts/shop-values-schema.ts';
-import { helm, OPERATOR_CHART, SHOP_CHART, valueArgs } from './helm.ts';
+import { helm, OPERATOR_CHART, SHOP_CHART, valueArgs } from './support/helm.ts';
 
 const CHARTS = [OPERATOR_CHART, SHOP_CHART];
 

@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import { describe, expect, it } from 'vitest';
-import { panelExpressions, panelsOf, variableQueries } from '../../dashboards/test/expressions.ts';
-import { metricNames } from '../../dashboards/test/promql-metric-names.ts';
+import { panelExpressions, panelsOf, variableQueries } from '../../dashboards/test/support/expressions.ts';
+import { metricNames } from '../../dashboards/test/support/promql-metric-names.ts';
 import { OperatorMetrics } from '../../operator/src/metrics.ts';
 import { OPERATOR_DASHBOARD_FILE, operatorDashboard, renderOperatorDashboard } from '../scripts/operator-dashboard.ts';
-import { OPERATOR_CHART, one, only, template } from './helm.ts';
+import { OPERATOR_CHART, one, only, template } from './support/helm.ts';
 
 /** What the operator's /metrics carries, histogram series included. */
 async function operatorMetricNames(): Promise<Set<string>> {

@@ -6,7 +6,7 @@ import { parse, stringify } from 'yaml';
 import { promtoolBinary } from '../../test/infra/prometheus.ts';
 import { run } from '../../test/infra/proc.ts';
 import { RUNBOOK_BASE_URL } from '../../alerts/src/generate-rules.ts';
-import { OPERATOR_CHART, only, template } from './helm.ts';
+import { OPERATOR_CHART, only, template } from './support/helm.ts';
 
 const UNIT_TESTS = path.join(import.meta.dirname, 'operator-rules.test.yaml');
 

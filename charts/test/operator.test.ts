@@ -14,8 +14,8 @@ import { startKubeCluster, type KubeCluster } from '../../test/infra/kube-cluste
 import type { KubeApiServer } from '../../test/infra/kubernetes.ts';
 import type { KubeRequest } from '../../test/infra/kube-client.ts';
 import { freePort } from '../../test/infra/proc.ts';
-import { helm, one, OPERATOR_CHART, REPO_ROOT, SHOP_CHART, valueArgs, type Release, type RenderedObject } from './helm.ts';
-import { create, createNamespace } from './kube.ts';
+import { helm, one, OPERATOR_CHART, REPO_ROOT, SHOP_CHART, valueArgs, type Release, type RenderedObject } from './support/helm.ts';
+import { create, createNamespace } from './support/kube.ts';
 
 interface PodSpec {
   serviceAccountName: string;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { CHART_CRD_FILE } from '../../operator/src/crd/generate-crd.ts';
-import { OPERATOR_CHART, REPO_ROOT, SHOP_CHART, one, only, template, type RenderedObject } from './helm.ts';
+import { OPERATOR_CHART, REPO_ROOT, SHOP_CHART, one, only, template, type RenderedObject } from './support/helm.ts';
 
 interface PolicyRule {
   apiGroups: string[];

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ALERT_RULES } from '../../alerts/src/alert-rules.ts';
 import { buildDashboards } from '../src/dashboards.ts';
 import { dashboardFile, JSON_DIR, renderDashboard } from '../src/generate-dashboards.ts';
-import { panelExpressions, panelsOf } from './expressions.ts';
+import { panelExpressions, panelsOf } from './support/expressions.ts';
 
 const dashboards = buildDashboards();
 const SHOP_SCOPE = 'namespace="$namespace", shop="$shop"';

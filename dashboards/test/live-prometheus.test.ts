@@ -10,15 +10,15 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { produceEvents, testEvent } from '../../services/consumer/test/support/kafka.ts';
 import { eventually, readUntil } from '../../test/support/wait.ts';
-import { ADMIN, SHOP_LABELS, type LiveShop } from './live/live-shop.ts';
-import { describePanels, evaluatePanels, panelHasData, type PanelResult } from './live/panel-data.ts';
-import { panelQueries } from './live/panel-queries.ts';
-import type { Alert, PrometheusServer } from './live/prometheus-server.ts';
-import { startScrapedShop, type ScrapedShop } from './live/scraped-shop.ts';
-import { ShopApiClient } from './live/shop-api-client.ts';
-import { startStorefrontLoad, type RunningLoad } from './live/storefront-load.ts';
-import { writeShortenedRules } from './live/test-rules.ts';
-import { driveWorkflows } from './live/workflow-traffic.ts';
+import { ADMIN, SHOP_LABELS, type LiveShop } from './support/live/live-shop.ts';
+import { describePanels, evaluatePanels, panelHasData, type PanelResult } from './support/live/panel-data.ts';
+import { panelQueries } from './support/live/panel-queries.ts';
+import type { Alert, PrometheusServer } from './support/live/prometheus-server.ts';
+import { startScrapedShop, type ScrapedShop } from './support/live/scraped-shop.ts';
+import { ShopApiClient } from './support/live/shop-api-client.ts';
+import { startStorefrontLoad, type RunningLoad } from './support/live/storefront-load.ts';
+import { writeShortenedRules } from './support/live/test-rules.ts';
+import { driveWorkflows } from './support/live/workflow-traffic.ts';
 
 /** The test-only `for` of every alert that has one (5m and more in alerts/shop.rules.yaml). */
 const SHORT_FOR = '3s';

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startPostgresExporter, startRedisExporter, type Exporter } from '../../test/infra/exporters.ts';
 import { EXTERNAL_METRICS } from '../src/external-metrics.ts';
 import { buildDashboards } from '../src/dashboards.ts';
-import { alertExpressions, dashboardExpressions, variableQueries } from './expressions.ts';
-import { metricNames } from './promql-metric-names.ts';
-import { registeredSeriesNames } from './registered-metrics.ts';
+import { alertExpressions, dashboardExpressions, variableQueries } from './support/expressions.ts';
+import { metricNames } from './support/promql-metric-names.ts';
+import { registeredSeriesNames } from './support/registered-metrics.ts';
 
 const external = new Set<string>(Object.values(EXTERNAL_METRICS).flat());
 

@@ -11,10 +11,10 @@ import { freePort } from '../../test/infra/proc.ts';
 import { eventually } from '../../test/support/wait.ts';
 import { readDashboards, type DashboardJson } from '../src/dashboard-json.ts';
 import { PAGE_WIDTH } from '../src/preview/page.ts';
-import { SHOP_LABELS } from './live/live-shop.ts';
-import { startScrapedShop, type ScrapedShop } from './live/scraped-shop.ts';
-import { ShopApiClient } from './live/shop-api-client.ts';
-import { startStorefrontLoad, type RunningLoad } from './live/storefront-load.ts';
+import { SHOP_LABELS } from './support/live/live-shop.ts';
+import { startScrapedShop, type ScrapedShop } from './support/live/scraped-shop.ts';
+import { ShopApiClient } from './support/live/shop-api-client.ts';
+import { startStorefrontLoad, type RunningLoad } from './support/live/storefront-load.ts';
 
 const CLI = fileURLToPath(new URL('../src/preview/cli.ts', import.meta.url));
 /** `RECORD_DASHBOARD_PREVIEW=1` also copies the API dashboard's PNG here (dashboards/README.md § Previews). */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workflowIds } from '@shop/domain/workflows';
-import { openWorkflowShop, type RunningWorker, type WorkflowShop } from '../../test/workflows/support.ts';
+import { openWorkflowShop, type RunningWorker, type WorkflowShop } from '../../test/support/workflows.ts';
 import { EXTERNAL_METRICS } from '../src/external-metrics.ts';
 
 let shop: WorkflowShop;

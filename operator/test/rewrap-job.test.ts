@@ -1,6 +1,6 @@
 import { REWRAP_COMMAND, renderShop } from '@shop/cdk8s';
 import { describe, expect, it } from 'vitest';
-import { minimalShop } from '../../cdk8s/test/shops.ts';
+import { minimalShop } from '../../cdk8s/test/support/shops.ts';
 import { rewrapJob } from '../src/keys/rewrap-job.ts';
 
 interface RenderedJob {

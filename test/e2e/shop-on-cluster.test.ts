@@ -19,7 +19,7 @@ import { IMAGES } from '../../images/contents.ts';
 import { buildImages } from '../../images/build/build-images.ts';
 import { ROTATE_KEYS_ANNOTATION } from '../../operator/src/keys/rotation-policy.ts';
 import { readShop, shopsPath, updateShop } from '../../operator/test/support/shops.ts';
-import { helm, OPERATOR_CHART, valueArgs } from '../../charts/test/helm.ts';
+import { helm, OPERATOR_CHART, valueArgs } from '../../charts/test/support/helm.ts';
 import { loadConfig } from '../../services/platform/src/config/config.ts';
 import { openDatabase, type Database } from '../../services/platform/src/db/database.ts';
 import { createMetricsRegistry } from '../../services/platform/src/metrics/registry.ts';

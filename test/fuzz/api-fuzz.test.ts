@@ -12,7 +12,7 @@ import { applyMigrations } from '@shop/platform';
 import { servedSchemaSource } from '../../services/api/src/graphql/generate-resolver-types.ts';
 import { DEMO_CHANNEL } from '../../services/api/src/seed.ts';
 import { TRACK_OPENAPI_FILE } from '../../services/api/src/tracking/openapi.ts';
-import { runApi } from '../../services/api/test/run-api.ts';
+import { runApi } from '../../services/api/test/support/run-api.ts';
 import { createTestDatabase, type TestDatabase } from '../infra/isolation.ts';
 import { isPythonToolProvisioned, PROVISION_COMMAND, schemathesisTool } from '../infra/layout.ts';
 import { graphqlCaller } from '../support/graphql-http.ts';

@@ -3,7 +3,7 @@
 // an injected clock or fake timers (vi.useFakeTimers, Playwright's page.clock), or reads what happened
 // (a workflow's history); a sleep that must stay says why nothing else works.
 import { describe, expect, it } from 'vitest';
-import { fixedSleeps, fixedSleepsIn } from './count-sleeps.ts';
+import { fixedSleeps, fixedSleepsIn } from './support/count-sleeps.ts';
 
 const found = (source: string) => fixedSleepsIn('example.test.ts', source).map(({ line, explained }) => ({ line, explained }));
 

@@ -1,5 +1,5 @@
 // The lint rules that need type information: a promise nobody awaits or handles is an error, as is
-// a promise passed where a callback's result is ignored. ESLint lints the given text as if it were
+// a promise passed where a callback's result is ignored, and a switch that does not name every case. ESLint lints the given text as if it were
 // a file of the project, so the project's own types and settings apply.
 import { fileURLToPath } from 'node:url';
 import { ESLint } from 'eslint';
@@ -37,6 +37,58 @@ describe('type-aware lint rules', () => {
         save().catch(() => undefined);
         void save();
         for (const _ of [1, 2]) await save();
+      }
+    `;
+    expect(await ruleIds(code)).toEqual([]);
+  }, 60_000);
+
+  it('refuses a switch over a union that misses a member or hides it behind a default, and one over a string without a default', async () => {
+    const code = `
+      export type Phase = 'adding' | 'retiring';
+      export function missing(phase: Phase): number {
+        switch (phase) {
+          case 'adding':
+            return 1;
+        }
+        return 0;
+      }
+      export function hidden(phase: Phase): number {
+        switch (phase) {
+          case 'adding':
+            return 1;
+          default:
+            return 0;
+        }
+      }
+      export function open(name: string): number {
+        switch (name) {
+          case 'adding':
+            return 1;
+        }
+        return 0;
+      }
+    `;
+    expect(await ruleIds(code)).toEqual(Array(3).fill('@typescript-eslint/switch-exhaustiveness-check'));
+  }, 60_000);
+
+  it('accepts a switch naming every member of a union, and one over a string with its default', async () => {
+    const code = `
+      export type Phase = 'adding' | 'retiring';
+      export function named(phase: Phase): number {
+        switch (phase) {
+          case 'adding':
+            return 1;
+          case 'retiring':
+            return 2;
+        }
+      }
+      export function open(name: string): number {
+        switch (name) {
+          case 'adding':
+            return 1;
+          default:
+            return 0;
+        }
       }
     `;
     expect(await ruleIds(code)).toEqual([]);

@@ -22,7 +22,7 @@ import { keyringOf, masterKeyring, type MasterKeyring } from '../../services/pla
 import { rowsPerKeyId } from '../../services/platform/src/secrets/rows-per-key.ts';
 import { guardStoredSecretKeys } from '../../services/platform/src/secrets/start-guard.ts';
 import { readStoredSecret, setStoredSecret } from '../../services/platform/src/secrets/stored-secrets.ts';
-import { openSecretsDatabase, type SecretsDatabase } from '../../services/platform/test/secrets/secrets-database.ts';
+import { openSecretsDatabase, type SecretsDatabase } from '../../services/platform/test/support/secrets-database.ts';
 import { eventually } from '../support/wait.ts';
 import { KEYS_REVISION_ANNOTATION } from '../../operator/src/keys/key-set.ts';
 import { removalCheckJobName, suppliedRewrapJobName } from '../../operator/src/keys/rewrap-job.ts';

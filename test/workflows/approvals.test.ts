@@ -3,7 +3,7 @@ import { approveBusinessCustomer, registerCustomer } from '@shop/domain/accounts
 import { approveOrder } from '@shop/domain/orders';
 import { WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import { waitFor } from '../support/wait.ts';
-import { APPROVAL_WINDOW_MS, openWorkflowShop, type WorkflowShop } from './support.ts';
+import { APPROVAL_WINDOW_MS, openWorkflowShop, type WorkflowShop } from '../support/workflows.ts';
 import { cancelOrder } from '@shop/domain/flows';
 
 let shop: WorkflowShop;

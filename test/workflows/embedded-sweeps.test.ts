@@ -12,7 +12,7 @@ import { setStockOnHand } from '@shop/domain/inventory';
 import { type DomainDeps } from '@shop/domain/kernel';
 import { spawnService } from '../support/service-process.ts';
 import { waitFor } from '../support/wait.ts';
-import { ADDRESS } from '../../services/domain/test/commerce/support.ts';
+import { ADDRESS } from '../../services/domain/test/support/commerce.ts';
 
 const API_MAIN = path.resolve(import.meta.dirname, '../../services/api/src/main.ts');
 const DATA_DIR = path.join('.data', 'pglite');

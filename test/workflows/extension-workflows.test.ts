@@ -13,8 +13,8 @@ import { waitFor } from '../support/wait.ts';
 import { saveHistory } from '../../services/worker/test/support/histories.ts';
 import { addNote } from '../../extensions/order-notes/src/notes.ts';
 import { signedText, writeDigest } from '../../extensions/order-notes/src/digests.ts';
-import { ORDER_NOTES_HISTORIES } from '../../extensions/order-notes/test/histories.ts';
-import { openWorkflowShop, WORKER_MAIN, type WorkflowShop } from './support.ts';
+import { ORDER_NOTES_HISTORIES } from '../../extensions/order-notes/test/support/histories.ts';
+import { openWorkflowShop, WORKER_MAIN, type WorkflowShop } from '../support/workflows.ts';
 
 const DIGEST = 'OrderNotesDigestWorkflow';
 const SIGNING_KEY = 'digest-signing-key-7c2e';

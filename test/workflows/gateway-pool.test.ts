@@ -10,8 +10,8 @@ import { type DomainDeps } from '@shop/domain/kernel';
 import { fulfilOrder } from '@shop/domain/orders';
 import { workflowIds } from '@shop/domain/workflows';
 import { waitFor } from '../support/wait.ts';
-import { ADDRESS } from '../../services/domain/test/commerce/support.ts';
-import { openShopGateway, openWorkflowShop, type ShopGateway, type WorkflowShop } from './support.ts';
+import { ADDRESS } from '../../services/domain/test/support/commerce.ts';
+import { openShopGateway, openWorkflowShop, type ShopGateway, type WorkflowShop } from '../support/workflows.ts';
 
 const GATEWAY_KEY = 'gateway_pool_key';
 const ORDERS = 30;

@@ -8,8 +8,8 @@ import { checkout } from '@shop/domain/flows';
 import { type DomainDeps } from '@shop/domain/kernel';
 import { tenderKeys } from '@shop/domain/tenders';
 import { TASK_QUEUE, WORKFLOW_TYPES } from '@shop/domain/workflows';
-import { ADDRESS } from '../../services/domain/test/commerce/support.ts';
-import { openShopGateway, openWorkflowShop, type ShopGateway, type WorkflowShop } from './support.ts';
+import { ADDRESS } from '../../services/domain/test/support/commerce.ts';
+import { openShopGateway, openWorkflowShop, type ShopGateway, type WorkflowShop } from '../support/workflows.ts';
 
 const GATEWAY_KEY = 'cart_tenders_gateway_key';
 const MINUTE_MS = 60_000;

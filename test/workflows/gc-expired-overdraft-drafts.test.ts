@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { customerStoreCreditAccount, debitStoreCredit, issueStoreCredit, storeCreditBalance } from '@shop/domain/store-credit';
 import { TASK_QUEUE, WORKFLOW_TYPES } from '@shop/domain/workflows';
-import { openWorkflowShop, type WorkflowShop } from './support.ts';
+import { openWorkflowShop, type WorkflowShop } from '../support/workflows.ts';
 
 let shop: WorkflowShop;
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fulfilOrder, markOrderPaid } from '@shop/domain/orders';
 import { createReturnDraft, submitReturn, type ReturnActor } from '@shop/domain/returns';
 import { TASK_QUEUE, WORKFLOW_TYPES } from '@shop/domain/workflows';
-import { openWorkflowShop, type WorkflowShop } from './support.ts';
+import { openWorkflowShop, type WorkflowShop } from '../support/workflows.ts';
 
 let shop: WorkflowShop;
 let worker: { url: string };

@@ -11,8 +11,8 @@ import { QUERIES, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import { TemporalWorkflowEngine } from '../../services/api/src/workflows/temporal-engine.ts';
 import { workflowTriggers } from '../../services/api/src/workflows/workflow-triggers.ts';
 import { eventually, waitFor } from '../support/wait.ts';
-import { ADDRESS } from '../../services/domain/test/commerce/support.ts';
-import { openShopGateway, openWorkflowShop, runTimers, type RunningWorker, type ShopGateway, type WorkflowShop } from './support.ts';
+import { ADDRESS } from '../../services/domain/test/support/commerce.ts';
+import { openShopGateway, openWorkflowShop, runTimers, type RunningWorker, type ShopGateway, type WorkflowShop } from '../support/workflows.ts';
 
 const GATEWAY_KEY = 'lifecycle_gateway_key';
 

@@ -9,10 +9,10 @@ import { completeOrder, fulfilOrder } from '@shop/domain/orders';
 import { requestRefund } from '@shop/domain/refunds';
 import { tenderKeys } from '@shop/domain/tenders';
 import { TASK_QUEUE, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
-import { ADDRESS } from '../../services/domain/test/commerce/support.ts';
+import { ADDRESS } from '../../services/domain/test/support/commerce.ts';
 import { startTemporal, type TemporalHandle } from '../infra/temporal.ts';
 import { waitFor } from '../support/wait.ts';
-import { openShopGateway, openWorkflowShop, type RunningWorker, type ShopGateway, type WorkflowShop } from './support.ts';
+import { openShopGateway, openWorkflowShop, type RunningWorker, type ShopGateway, type WorkflowShop } from '../support/workflows.ts';
 
 const GATEWAY_KEY = 'stranded_gateway_key';
 /** Two failed runs park a delivery (the dispatcher's default is 8, minutes of backoff). */

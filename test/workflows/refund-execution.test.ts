@@ -12,9 +12,9 @@ import { refundKeys, refundToStoreCredit, requestRefund, retryRefund, type Refun
 import { issueStoreCredit, storeCreditBalance } from '@shop/domain/store-credit';
 import { captureOrderTenders, GATEWAY_TRANSACTION } from '@shop/domain/tenders';
 import { WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
-import { ADDRESS } from '../../services/domain/test/commerce/support.ts';
+import { ADDRESS } from '../../services/domain/test/support/commerce.ts';
 import { waitFor } from '../support/wait.ts';
-import { openShopGateway, openWorkflowShop, type RunningWorker, type ShopGateway, type WorkflowShop } from './support.ts';
+import { openShopGateway, openWorkflowShop, type RunningWorker, type ShopGateway, type WorkflowShop } from '../support/workflows.ts';
 
 const GATEWAY_KEY = 'refunds_gateway_key';
 const DAY_MS = 24 * 60 * 60 * 1000;

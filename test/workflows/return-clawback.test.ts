@@ -9,8 +9,8 @@ import { fulfilOrder } from '@shop/domain/orders';
 import { createReturnDraft, receiveReturn } from '@shop/domain/returns';
 import { customerStoreCreditAccount, debitStoreCredit, issueStoreCredit, storeCreditBalance } from '@shop/domain/store-credit';
 import { TASK_QUEUE, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
-import { ADDRESS } from '../../services/domain/test/commerce/support.ts';
-import { openWorkflowShop, type WorkflowShop } from './support.ts';
+import { ADDRESS } from '../../services/domain/test/support/commerce.ts';
+import { openWorkflowShop, type WorkflowShop } from '../support/workflows.ts';
 
 let shop: WorkflowShop;
 let worker: { url: string };

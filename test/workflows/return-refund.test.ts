@@ -7,8 +7,8 @@ import { fulfilOrder } from '@shop/domain/orders';
 import { createReturnDraft, receiveReturn, submitReturn, type ReturnActor } from '@shop/domain/returns';
 import { customerStoreCreditAccount, issueStoreCredit, storeCreditBalance } from '@shop/domain/store-credit';
 import { workflowIds } from '@shop/domain/workflows';
-import { ADDRESS } from '../../services/domain/test/commerce/support.ts';
-import { openWorkflowShop, type WorkflowShop } from './support.ts';
+import { ADDRESS } from '../../services/domain/test/support/commerce.ts';
+import { openWorkflowShop, type WorkflowShop } from '../support/workflows.ts';
 
 let shop: WorkflowShop;
 

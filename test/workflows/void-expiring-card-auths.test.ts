@@ -7,9 +7,9 @@ import { type DomainDeps } from '@shop/domain/kernel';
 import { fulfilOrder } from '@shop/domain/orders';
 import { GATEWAY_TRANSACTION, tenderKeys } from '@shop/domain/tenders';
 import { TASK_QUEUE, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
-import { ADDRESS } from '../../services/domain/test/commerce/support.ts';
+import { ADDRESS } from '../../services/domain/test/support/commerce.ts';
 import { waitFor } from '../support/wait.ts';
-import { openShopGateway, openWorkflowShop, type ShopGateway, type WorkflowShop } from './support.ts';
+import { openShopGateway, openWorkflowShop, type ShopGateway, type WorkflowShop } from '../support/workflows.ts';
 
 const GATEWAY_KEY = 'void_auths_gateway_key';
 const DAY_MS = 24 * 60 * 60 * 1000;

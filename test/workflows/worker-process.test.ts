@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERIODIC_WORKFLOWS, TASK_QUEUE, WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import { spawnService } from '../support/service-process.ts';
 import { eventually, waitFor } from '../support/wait.ts';
-import { openWorkflowShop, runTimers, WORKER_MAIN, type RunningWorker, type WorkflowShop } from './support.ts';
+import { openWorkflowShop, runTimers, WORKER_MAIN, type RunningWorker, type WorkflowShop } from '../support/workflows.ts';
 
 let shop: WorkflowShop;
 const workers: RunningWorker[] = [];
@@ -99,7 +99,7 @@ describe('the worker process', () => {
   it('restarted after a SIGKILL mid-workflow, completes it with each effect once', async () => {
     const { order, productId } = await shop.placeOrder({ sku: 'killed', holdMs: 8_000 });
     const handle = await shop.started(workflowIds.orderLifecycle(order.id.toString()));
-    await waitFor(() => handle.describe().then((described) => described.historyLength > 5, () => false), 30_000, 'the lifecycle to wait for payment');
+    await waitFor(() => runTimers(handle).then(({ timers }) => timers.includes('running'), () => false), 30_000, 'the lifecycle to start its payment timer');
     for (const worker of workers.splice(0)) worker.process.child.kill('SIGKILL');
     // The payment deadline passes with no worker: the server fires the timer, and nothing acts on it yet.
     await eventually(async () => expect((await runTimers(handle)).timers).toEqual(['fired']), { timeoutMs: 30_000 });

@@ -9,7 +9,7 @@ import { ensureAdmin } from '@shop/domain/auth';
 import { applyMigrations, readStoredSecret } from '@shop/platform';
 import { createTestDatabase } from '../../../test/infra/isolation.ts';
 import { openTestPlatform, type TestPlatform } from '../../../test/support/test-platform.ts';
-import { runApi } from '../../../services/api/test/run-api.ts';
+import { runApi } from '../../../services/api/test/support/run-api.ts';
 
 const ADMIN = { email: 'notes-admin@shop.test', password: 'notes-admin-password', name: 'Notes Admin' };
 const CHAIN = ['20261125150000_create_order_notes', '20261127100000_create_order_note_digests'];

@@ -7,7 +7,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { Worker } from '@temporalio/worker';
 import { expect, it } from 'vitest';
 import { bundleWorkflows } from '../../../services/worker/src/run-process.ts';
-import { ORDER_NOTES_HISTORIES } from './histories.ts';
+import { ORDER_NOTES_HISTORIES } from './support/histories.ts';
 
 const WORKFLOWS = path.resolve(import.meta.dirname, '../src/workflows.ts');
 

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, loadConfig, loadExtensionConfig } from '@shop/platform';
 import { coreStorageRegistry, openFileStorage, type FileStorage } from '@shop/platform/storage';
 import { startVersityGw, type S3ServerHandle } from '../../../test/infra/versitygw.ts';
-import { openGraphqlApi, seedDemoShop, type GraphqlApi } from '../../../services/api/test/graphql-harness.ts';
-import { openImagesApi, PNG, ProductImages, putAsBrowser } from '../../../services/api/test/product-images-support.ts';
+import { openGraphqlApi, seedDemoShop, type GraphqlApi } from '../../../services/api/test/support/graphql-harness.ts';
+import { openImagesApi, PNG, ProductImages, putAsBrowser } from '../../../services/api/test/support/product-images.ts';
 import { register, s3ClientOf, s3Config, s3SettingsOf, setUpBucket } from '../src/index.ts';
 
 const BUCKET = 'product-media';

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { applyMigrations } from '@shop/platform';
 import { createTestDatabase } from '../../../test/infra/isolation.ts';
 import { DEMO_PRODUCTS, seedAdminFrom, seedShop } from '../src/seed.ts';
-import { openGraphqlApi, type GraphqlApi } from './graphql-harness.ts';
+import { openGraphqlApi, type GraphqlApi } from './support/graphql-harness.ts';
 
 const SEED = path.resolve(import.meta.dirname, '../src/seed.ts');
 const run = promisify(execFile);

@@ -2,7 +2,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runApi } from './run-api.ts';
+import { runApi } from './support/run-api.ts';
 import type { Readiness } from '../src/health/routes.ts';
 
 const PRODUCTION = {

@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, expect, it, inject } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
-import { runApi } from './run-api.ts';
+import { runApi } from './support/run-api.ts';
 import type { Readiness } from '../src/health/routes.ts';
 
 /** A "broker" that accepts connections and never answers, so /ready takes its full probe timeout. */

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { launchChromium } from './chromium.ts';
-import { accept, box, startBeaconSite, trackedPage, type BeaconSite, type ReceivedEvent } from './beacon-site.ts';
+import { launchChromium } from './support/chromium.ts';
+import { accept, box, startBeaconSite, trackedPage, type BeaconSite, type ReceivedEvent } from './support/beacon-site.ts';
 import { readUntil } from '../../../test/support/wait.ts';
 
 let browser: Browser;

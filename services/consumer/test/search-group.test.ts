@@ -5,7 +5,7 @@ import { uniqueName } from '../../../test/infra/isolation.ts';
 import { registerCustomer } from '@shop/domain/accounts';
 import { addCartLine, createCart } from '@shop/domain/carts';
 import { placeOrder } from '@shop/domain/flows';
-import { ADDRESS, openCommerce, seedCatalog, type Commerce } from '../../domain/test/commerce/support.ts';
+import { ADDRESS, openCommerce, seedCatalog, type Commerce } from '../../domain/test/support/commerce.ts';
 import { startConsumerService, type ConsumerService } from '../src/consumer-service.ts';
 import { consumerGroupOf } from '../src/groups.ts';
 import { produceEvents } from './support/kafka.ts';

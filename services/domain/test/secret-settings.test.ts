@@ -3,7 +3,7 @@ import { readStoredSecret } from '@shop/platform';
 import { openTestPlatform, type TestPlatform } from '../../../test/support/test-platform.ts';
 import { createStaffUser } from '../src/auth/staff.ts';
 import { secretStatus, storeSecret } from '../src/settings/secret-settings.ts';
-import { expectDomainError } from './accounts/accounts-test-support.ts';
+import { expectDomainError } from './support/accounts.ts';
 
 let test: TestPlatform;
 let staffUserId: bigint;

@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
 import { spawnService, type ServiceProcess } from '../../../test/support/service-process.ts';
 import { readUntil } from '../../../test/support/wait.ts';
-import { runApi } from '../../api/test/run-api.ts';
-import { storedEvents, type StoredEvent } from '../../api/test/track-support.ts';
-import { launchChromium } from '../../beacon/test/chromium.ts';
+import { runApi } from '../../api/test/support/run-api.ts';
+import { storedEvents, type StoredEvent } from '../../api/test/support/tracking.ts';
+import { launchChromium } from '../../beacon/test/support/chromium.ts';
 
 const STOREFRONT_MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
 const MIGRATE = path.resolve(import.meta.dirname, '../../platform/src/db/migrations/cli.ts');

@@ -7,7 +7,7 @@ import { givenCredentials, HttpPaymentGateway } from '@shop/platform';
 import { createTestDatabase, type TestDatabase } from '../../../test/infra/isolation.ts';
 import { eventually } from '../../../test/support/wait.ts';
 import { TestGatewayControl } from '../src/index.ts';
-import { eur, expectOperation } from './gateway-support.ts';
+import { eur, expectOperation } from './support/gateway.ts';
 
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 const API_KEY = 'cli_gateway_key';

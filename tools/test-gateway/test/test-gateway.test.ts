@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { givenCredentials, HttpPaymentGateway, type GatewayOperation, type Money } from '@shop/platform';
 import { startTestGateway } from '../src/index.ts';
-import { API_KEY, eur, expectOperation, fresh, openGatewayUnderTest, type GatewayUnderTest } from './gateway-support.ts';
+import { API_KEY, eur, expectOperation, fresh, openGatewayUnderTest, type GatewayUnderTest } from './support/gateway.ts';
 
 let t: GatewayUnderTest;
 const T0 = new Date('2026-11-25T10:00:00.000Z');

@@ -9,7 +9,7 @@ import {
   type RegisterCustomerInput,
 } from '../../src/accounts/customers.ts';
 import { captureLead } from '../../src/accounts/leads.ts';
-import { createChannel, expectDomainError, openAccountsTest, type AccountsTest } from './accounts-test-support.ts';
+import { createChannel, expectDomainError, openAccountsTest, type AccountsTest } from '../support/accounts.ts';
 
 let t: AccountsTest;
 let channelId: bigint;

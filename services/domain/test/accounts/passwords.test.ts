@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assertPasswordPolicy, checkPassword, hashPassword, verifyPassword } from '../../src/accounts/passwords.ts';
 import { normalizeEmail } from '../../src/accounts/email.ts';
-import { expectDomainError } from './accounts-test-support.ts';
+import { expectDomainError } from '../support/accounts.ts';
 
 describe('password hashing', () => {
   it('stores scrypt with its parameters, a 16-byte salt and a fresh salt each time', async () => {

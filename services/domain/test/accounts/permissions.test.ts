@@ -3,7 +3,7 @@ import { ADMIN_ROLE, CORE_PERMISSIONS, authorizeStaff, permissionsOf, requirePer
 import { ensureRole } from '../../src/auth/roles.ts';
 import { authenticateStaff, createStaffUser, ensureAdmin } from '../../src/auth/staff.ts';
 import type { Tx } from '../../src/kernel/context.ts';
-import { expectDomainError, openAccountsTest, type AccountsTest } from './accounts-test-support.ts';
+import { expectDomainError, openAccountsTest, type AccountsTest } from '../support/accounts.ts';
 
 let t: AccountsTest;
 const PASSWORD = 'correct horse battery';

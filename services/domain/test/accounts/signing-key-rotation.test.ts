@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { signAccessToken, verifyAccessToken } from '../../src/auth/access-tokens.ts';
 import type { Principal } from '../../src/auth/principal.ts';
 import { tokenSettings, type TokenSettings } from '../../src/auth/token-settings.ts';
-import { expectDomainError } from './accounts-test-support.ts';
+import { expectDomainError } from '../support/accounts.ts';
 
 const OLD = 'the-signing-key-before-the-rotation-0123456789';
 const NEW = 'the-signing-key-after-the-rotation-9876543210';

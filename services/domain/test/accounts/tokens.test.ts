@@ -9,7 +9,7 @@ import { createStaffUser } from '../../src/auth/staff.ts';
 import { tokenSettings, type TokenSettings } from '../../src/auth/token-settings.ts';
 import { issueTokens, refreshTokens } from '../../src/auth/tokens.ts';
 import type { Tx } from '../../src/kernel/context.ts';
-import { createChannel, expectDomainError, openAccountsTest, type AccountsTest } from './accounts-test-support.ts';
+import { createChannel, expectDomainError, openAccountsTest, type AccountsTest } from '../support/accounts.ts';
 
 const SECRET = 'a-test-secret-that-is-long-enough-for-hs256-keys';
 const START = new Date('2026-03-01T12:00:00.000Z');

@@ -12,8 +12,8 @@ import { approveOrder } from '../../src/orders/order-transitions.ts';
 import { voidExpiringAuthorizations } from '../../src/flows/expiring-authorizations.ts';
 import { customerStoreCreditAccount, issueGiftCard, issueStoreCredit, storeCreditBalance, storeCreditKeys } from '../../src/store-credit/store-credit.ts';
 import { tenderKeys } from '../../src/tenders/tenders.ts';
-import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
-import { ADDRESS, refusal, type Catalog, type Commerce } from './support.ts';
+import { openGatewayCommerce, type GatewayCommerce } from '../support/gateway.ts';
+import { ADDRESS, refusal, type Catalog, type Commerce } from '../support/commerce.ts';
 import { cancelOrder } from '../../src/flows/order-cancellation.ts';
 
 let shop: GatewayCommerce;

@@ -10,8 +10,8 @@ import { setStockOnHand } from '../../src/inventory/stock.ts';
 import { placeOrder } from '../../src/flows/place-order.ts';
 import { STALE_CARD_AUTHORIZATION } from '../../src/tenders/cart-tenders.ts';
 import { tenderKeys } from '../../src/tenders/tenders.ts';
-import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
-import { ADDRESS, refusal, type Catalog, type Commerce } from './support.ts';
+import { openGatewayCommerce, type GatewayCommerce } from '../support/gateway.ts';
+import { ADDRESS, refusal, type Catalog, type Commerce } from '../support/commerce.ts';
 
 let shop: GatewayCommerce;
 let commerce: Commerce;

@@ -4,7 +4,7 @@ import { placeOrder } from '../../src/flows/place-order.ts';
 import { approveOrder, changeOrderAddresses, completeOrder, fulfilOrder, markOrderPaid } from '../../src/orders/order-transitions.ts';
 import { expireStaleReservations } from '../../src/flows/order-expiry.ts';
 import { setStockOnHand } from '../../src/inventory/stock.ts';
-import { ADDRESS, refusal, openCommerce, seedCatalog, type Catalog, type Commerce } from './support.ts';
+import { ADDRESS, refusal, openCommerce, seedCatalog, type Catalog, type Commerce } from '../support/commerce.ts';
 import { cancelOrder } from '../../src/flows/order-cancellation.ts';
 
 let commerce: Commerce;

@@ -15,8 +15,8 @@ import { executeRefund } from '../../src/refunds/refund-execution.ts';
 import { requestRefund } from '../../src/refunds/refund-requests.ts';
 import { issueStoreCredit } from '../../src/store-credit/store-credit.ts';
 import { captureOrderTenders } from '../../src/tenders/tenders.ts';
-import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
-import { ADDRESS, refusal, type Catalog, type Commerce } from './support.ts';
+import { openGatewayCommerce, type GatewayCommerce } from '../support/gateway.ts';
+import { ADDRESS, refusal, type Catalog, type Commerce } from '../support/commerce.ts';
 
 describe('roundMoney and moneyString', () => {
   it('round half up at exponent 0 (JPY), 2 (EUR) and 3 (KWD), and render that many decimals', () => {

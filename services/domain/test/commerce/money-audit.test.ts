@@ -19,8 +19,8 @@ import { requestRefund } from '../../src/refunds/refund-requests.ts';
 import { customerStoreCreditAccount, debitStoreCredit, issueGiftCard, issueStoreCredit } from '../../src/store-credit/store-credit.ts';
 import { captureOrderTenders } from '../../src/tenders/tenders.ts';
 import { createReturnDraft, receiveReturn, submitReturn } from '../../src/returns/returns.ts';
-import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
-import { ADDRESS, type Commerce } from './support.ts';
+import { openGatewayCommerce, type GatewayCommerce } from '../support/gateway.ts';
+import { ADDRESS, type Commerce } from '../support/commerce.ts';
 import { cancelOrder } from '../../src/flows/order-cancellation.ts';
 
 const metrics = workflowMetrics(new Registry());

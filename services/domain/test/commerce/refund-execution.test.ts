@@ -13,8 +13,8 @@ import { fulfilOrder } from '../../src/orders/order-transitions.ts';
 import { executeRefund, refundKeys } from '../../src/refunds/refund-execution.ts';
 import { refundToStoreCredit, requestRefund, retryRefund } from '../../src/refunds/refund-requests.ts';
 import { captureOrderTenders } from '../../src/tenders/tenders.ts';
-import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
-import { ADDRESS, type Catalog, type Commerce } from './support.ts';
+import { openGatewayCommerce, type GatewayCommerce } from '../support/gateway.ts';
+import { ADDRESS, type Catalog, type Commerce } from '../support/commerce.ts';
 import { REFUND_EXCEEDS_CAPTURED, runRefundRequest } from '../../src/flows/refund-execution.ts';
 
 const metrics = workflowMetrics(new Registry());

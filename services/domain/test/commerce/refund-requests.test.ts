@@ -11,8 +11,8 @@ import { requestRefund, retryRefund, type RefundSource, type RequestRefundInput 
 import { issueStoreCredit } from '../../src/store-credit/store-credit.ts';
 import { createReturnDraft } from '../../src/returns/returns.ts';
 import { captureOrderTenders } from '../../src/tenders/tenders.ts';
-import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
-import { ADDRESS, refusal, type Catalog, type Commerce } from './support.ts';
+import { openGatewayCommerce, type GatewayCommerce } from '../support/gateway.ts';
+import { ADDRESS, refusal, type Catalog, type Commerce } from '../support/commerce.ts';
 
 let shop: GatewayCommerce;
 let commerce: Commerce;

@@ -15,8 +15,8 @@ import { customerStoreCreditAccount, debitStoreCredit, issueStoreCredit, storeCr
 import { creditInAdvanceKeys } from '../../src/flows/credit-clawback.ts';
 import { submitReturnWithCreditInAdvance } from '../../src/flows/credit-in-advance.ts';
 import { createReturnDraft, findReturn, receiveReturn, type ReturnActor, type ReturnLineInput } from '../../src/returns/returns.ts';
-import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
-import { ADDRESS, refusal, type Catalog, type Commerce } from './support.ts';
+import { openGatewayCommerce, type GatewayCommerce } from '../support/gateway.ts';
+import { ADDRESS, refusal, type Catalog, type Commerce } from '../support/commerce.ts';
 import { cancelReturn, closeReturn, expireUnreceivedReturns } from '../../src/flows/return-closing.ts';
 
 let shop: GatewayCommerce;

@@ -20,7 +20,7 @@ import {
   type ReturnActor,
   type ReturnLineInput,
 } from '../../src/returns/returns.ts';
-import { ADDRESS, openCommerce, refusal, seedCatalog, type Catalog, type Commerce } from './support.ts';
+import { ADDRESS, openCommerce, refusal, seedCatalog, type Catalog, type Commerce } from '../support/commerce.ts';
 import { cancelReturn, closeReturn } from '../../src/flows/return-closing.ts';
 
 const metrics = workflowMetrics(new Registry());

@@ -11,8 +11,8 @@ import { checkout as checkoutInSteps } from '../../src/flows/checkout.ts';
 import { cancelOrder } from '../../src/flows/order-cancellation.ts';
 import { customerStoreCreditAccount, findGiftCard, issueGiftCard, issueStoreCredit, storeCreditBalance, storeCreditKeys } from '../../src/store-credit/store-credit.ts';
 import { tenderKeys } from '../../src/tenders/tenders.ts';
-import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
-import { ADDRESS, type Catalog, type Commerce } from './support.ts';
+import { openGatewayCommerce, type GatewayCommerce } from '../support/gateway.ts';
+import { ADDRESS, type Catalog, type Commerce } from '../support/commerce.ts';
 
 let shop: GatewayCommerce;
 let commerce: Commerce;

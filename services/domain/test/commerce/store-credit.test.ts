@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/kernel/domain-error.ts';
 import { customerStoreCreditAccount, debitStoreCredit, expireOverdraftDrafts, issueStoreCredit, storeCreditBalance } from '../../src/store-credit/store-credit.ts';
-import { openCommerce, seedCatalog, type Catalog, type Commerce } from './support.ts';
+import { openCommerce, seedCatalog, type Catalog, type Commerce } from '../support/commerce.ts';
 
 let commerce: Commerce;
 let catalog: Catalog;

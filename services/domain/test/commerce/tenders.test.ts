@@ -6,8 +6,8 @@ import type { DomainDeps } from '../../src/kernel/context.ts';
 import { checkout } from '../../src/flows/checkout.ts';
 import { cancelOrder } from '../../src/flows/order-cancellation.ts';
 import { captureOrderTenders, captureTender, tenderKeys } from '../../src/tenders/tenders.ts';
-import { openGatewayCommerce, type GatewayCommerce } from './gateway-support.ts';
-import { ADDRESS, refusal, type Catalog, type Commerce } from './support.ts';
+import { openGatewayCommerce, type GatewayCommerce } from '../support/gateway.ts';
+import { ADDRESS, refusal, type Catalog, type Commerce } from '../support/commerce.ts';
 
 let shop: GatewayCommerce;
 let commerce: Commerce;

@@ -8,7 +8,7 @@ import { remindOrderApproval } from '../../src/orders/order-approval.ts';
 import { markOrderPaid } from '../../src/orders/order-transitions.ts';
 import { registerCustomer } from '../../src/accounts/customers.ts';
 import { customerApprovalView, expireCustomerApproval, remindCustomerApproval } from '../../src/accounts/customer-approval.ts';
-import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from './support.ts';
+import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from '../support/commerce.ts';
 
 let commerce: Commerce;
 let catalog: Catalog;

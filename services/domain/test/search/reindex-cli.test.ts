@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { postgresSearchEngine } from '@shop/platform';
 import { ADMIN_INDEX, STOREFRONT_INDEX } from '../../src/search/search-indexes.ts';
-import { openCommerce, seedCatalog, type Catalog, type Commerce } from '../commerce/support.ts';
+import { openCommerce, seedCatalog, type Catalog, type Commerce } from '../support/commerce.ts';
 
 const CLI = fileURLToPath(new URL('../../src/search/reindex-cli.ts', import.meta.url));
 

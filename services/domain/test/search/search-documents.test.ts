@@ -11,7 +11,7 @@ import { productDocuments } from '../../src/search/product-documents.ts';
 import { reindexSearch, type ReindexProgress } from '../../src/search/reindex.ts';
 import { ADMIN_INDEX, STOREFRONT_INDEX } from '../../src/search/search-indexes.ts';
 import { searchAdmin, searchStorefront } from '../../src/search/search-queries.ts';
-import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from '../commerce/support.ts';
+import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from '../support/commerce.ts';
 
 let commerce: Commerce;
 let catalog: Catalog;

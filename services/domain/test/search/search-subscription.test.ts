@@ -8,7 +8,7 @@ import { changeOrderAddresses } from '../../src/orders/order-transitions.ts';
 import { ADMIN_INDEX, STOREFRONT_INDEX } from '../../src/search/search-indexes.ts';
 import { subscriptionListeners } from '../../src/events/topic-subscription.ts';
 import { topicSubscriptions } from '../../src/subscriptions/index.ts';
-import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from '../commerce/support.ts';
+import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from '../support/commerce.ts';
 import { cancelOrder } from '../../src/flows/order-cancellation.ts';
 
 let commerce: Commerce;

@@ -5,8 +5,8 @@ import { registerCustomer } from '../../src/accounts/customers.ts';
 import { placeOrder } from '../../src/flows/place-order.ts';
 import { completeOrder, fulfilOrder, markOrderPaid } from '../../src/orders/order-transitions.ts';
 import { attributeCartAdd, attributePurchase, trackingListeners } from '../../src/tracking/attribution.ts';
-import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from '../commerce/support.ts';
-import { recordEvents, sessionId, trackingEvent } from './tracking-support.ts';
+import { ADDRESS, openCommerce, seedCatalog, type Catalog, type Commerce } from '../support/commerce.ts';
+import { recordEvents, sessionId, trackingEvent } from '../support/tracking.ts';
 import { waitFor } from '../../../../test/support/wait.ts';
 
 let commerce: Commerce;

@@ -4,7 +4,7 @@ import { MemoryCache, type Cache, type Platform } from '@shop/platform';
 import { openTestPlatform, type TestPlatform } from '../../../../test/support/test-platform.ts';
 import { fitText, insertTrackingEvents } from '../../src/tracking/tracking-events.ts';
 import { RepeatClicks, type Click } from '../../src/tracking/repeat-clicks.ts';
-import { recordEvents, sessionId, trackingEvent } from './tracking-support.ts';
+import { recordEvents, sessionId, trackingEvent } from '../support/tracking.ts';
 
 let test: TestPlatform;
 let platform: Platform;

@@ -3,7 +3,7 @@ import type { Cache } from '../../src/cache/cache.ts';
 import { CHARGE_AND_CLAIM_LUA, RedisScript, TAKE_TOKENS_LUA } from '../../src/cache/redis/bucket-scripts.ts';
 import type { RedisCache } from '../../src/cache/redis/redis-cache.ts';
 import { uniqueName } from '../../../../test/infra/isolation.ts';
-import { memoryCacheOnTestClock, openRedisCache, redisCacheOnItsClock, type ClockedCache } from './cache-clocks.ts';
+import { memoryCacheOnTestClock, openRedisCache, redisCacheOnItsClock, type ClockedCache } from '../support/cache-clocks.ts';
 
 /** The same contract, run against the embedded cache and a real Redis; `elapse` lets time pass on the cache's clock. */
 function cacheContract(name: string, open: () => Promise<ClockedCache>) {

@@ -9,7 +9,7 @@ import { createLogger } from '@shop/runtime';
 import { openPlatform, type Platform } from '../../src/platform.ts';
 import { startOutbox, type RunningOutbox } from '../../src/outbox/outbox.ts';
 import { EVENT_ID_HEADER, KafkaPublisher } from '../../src/outbox/kafka-publisher.ts';
-import { examplePayload } from './outbox-test-support.ts';
+import { examplePayload } from '../support/outbox.ts';
 import { TOPICS } from '../../src/events/catalog.ts';
 import { waitFor } from '../../../../test/support/wait.ts';
 

@@ -14,7 +14,7 @@ import { OutboxDispatcher } from '../../src/outbox/dispatcher.ts';
 import { pruneOutbox } from '../../src/outbox/prune.ts';
 import type { OutboxMessage, Publisher } from '../../src/outbox/publisher.ts';
 import type { EventListener } from '../../src/outbox/listeners.ts';
-import { examplePayload } from './outbox-test-support.ts';
+import { examplePayload } from '../support/outbox.ts';
 
 const logger = createLogger({ level: 'ERROR', service: 'test' });
 let database: TestDatabase;

@@ -14,7 +14,7 @@ import { outboxMetrics, registerParkedDeliveriesGauge } from '../../src/outbox/o
 import { OutboxDispatcher } from '../../src/outbox/dispatcher.ts';
 import { pruneOutbox } from '../../src/outbox/prune.ts';
 import type { EventListener } from '../../src/outbox/listeners.ts';
-import { examplePayload } from './outbox-test-support.ts';
+import { examplePayload } from '../support/outbox.ts';
 
 const CLI = fileURLToPath(new URL('../../src/outbox/replay-cli.ts', import.meta.url));
 const MAX_ATTEMPTS = 3;

@@ -6,8 +6,8 @@ import { GATEWAY_API_KEY_SECRET } from '../../src/payments/gateway-credentials.t
 import { corePaymentGatewayRegistry, httpGatewayProvider, openPaymentGateway, type PaymentGatewayProvider } from '../../src/payments/gateway-provider.ts';
 import { masterKeyring } from '../../src/secrets/keyring.ts';
 import { setStoredSecret } from '../../src/secrets/stored-secrets.ts';
-import { API_KEY, eur, expectOperation, fresh, openGatewayUnderTest, type GatewayUnderTest } from '../../../../tools/test-gateway/test/gateway-support.ts';
-import { newMasterKey, openSecretsDatabase, type SecretsDatabase } from '../secrets/secrets-database.ts';
+import { API_KEY, eur, expectOperation, fresh, openGatewayUnderTest, type GatewayUnderTest } from '../../../../tools/test-gateway/test/support/gateway.ts';
+import { newMasterKey, openSecretsDatabase, type SecretsDatabase } from '../support/secrets-database.ts';
 
 let t: GatewayUnderTest;
 let secrets: SecretsDatabase;

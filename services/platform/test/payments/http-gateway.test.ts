@@ -2,12 +2,12 @@
 // and read again), and how it answers what the wire answers (not found, an unreachable gateway).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../../../test/support/wait.ts';
-import { API_KEY, eur, expectOperation, fresh, openGatewayUnderTest, type GatewayUnderTest } from '../../../../tools/test-gateway/test/gateway-support.ts';
+import { API_KEY, eur, expectOperation, fresh, openGatewayUnderTest, type GatewayUnderTest } from '../../../../tools/test-gateway/test/support/gateway.ts';
 import { cachedCredentials, GATEWAY_API_KEY_SECRET, GatewayCredentialsMissingError, storedSecretCredentials } from '../../src/payments/gateway-credentials.ts';
 import { HttpPaymentGateway } from '../../src/payments/http-gateway.ts';
 import { masterKeyring } from '../../src/secrets/keyring.ts';
 import { setStoredSecret } from '../../src/secrets/stored-secrets.ts';
-import { newMasterKey, openSecretsDatabase, type SecretsDatabase } from '../secrets/secrets-database.ts';
+import { newMasterKey, openSecretsDatabase, type SecretsDatabase } from '../support/secrets-database.ts';
 
 let t: GatewayUnderTest;
 let secrets: SecretsDatabase;

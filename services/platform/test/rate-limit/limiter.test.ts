@@ -10,8 +10,8 @@ import { tokenBucketStoreFor, type TokenBucketStore } from '../../src/rate-limit
 import { RateLimiter } from '../../src/rate-limit/limiter.ts';
 import type { RateLimitDecision } from '../../src/rate-limit/decisions.ts';
 import type { RateLimitPolicy } from '../../src/rate-limit/policy.ts';
-import { capturingLogger } from './test-support.ts';
-import { memoryCacheOnTestClock, openRedisCache, redisCacheOnItsClock, type ClockedCache } from '../cache/cache-clocks.ts';
+import { capturingLogger } from '../support/rate-limit.ts';
+import { memoryCacheOnTestClock, openRedisCache, redisCacheOnItsClock, type ClockedCache } from '../support/cache-clocks.ts';
 
 const quietLogger = createLogger({ level: 'ERROR', service: 'test' });
 

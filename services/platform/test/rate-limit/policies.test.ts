@@ -11,7 +11,7 @@ import { RateLimitPolicies, type RateLimitPoliciesOptions } from '../../src/rate
 import { DEFAULT_RATE_LIMIT_POLICIES } from '../../src/rate-limit/policy.ts';
 import { openRateLimiter } from '../../src/rate-limit/open-rate-limiter.ts';
 import { waitFor } from '../../../../test/support/wait.ts';
-import { capturingLogger } from './test-support.ts';
+import { capturingLogger } from '../support/rate-limit.ts';
 
 const quietLogger = createLogger({ level: 'ERROR', service: 'test' });
 const HOUR_MS = 3_600_000;

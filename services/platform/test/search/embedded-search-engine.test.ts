@@ -7,7 +7,7 @@ import { PrismaClient } from '../../src/db/database.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded-postgres.ts';
 import { postgresSearchEngine } from '../../src/search/postgres-search-engine.ts';
 import type { SearchEngine } from '../../src/search/search-engine.ts';
-import { searchEngineContract } from './search-engine-contract.ts';
+import { searchEngineContract } from '../support/search-engine-contract.ts';
 
 // The embedded database (PGlite, what `npm start` uses without DATABASE_URL) has its own build of
 // PostgreSQL's text search: the adapter must behave the same on it.

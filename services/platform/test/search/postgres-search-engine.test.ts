@@ -4,7 +4,7 @@ import { createMetricsRegistry } from '../../src/metrics/registry.ts';
 import { postgresSearchEngine } from '../../src/search/postgres-search-engine.ts';
 import type { SearchEngine } from '../../src/search/search-engine.ts';
 import { registerSearchFreshnessMetric } from '../../src/search/search-metrics.ts';
-import { searchEngineContract } from './search-engine-contract.ts';
+import { searchEngineContract } from '../support/search-engine-contract.ts';
 
 let test: TestPlatform;
 let engine: SearchEngine;

@@ -8,7 +8,7 @@ import { rewrapSecrets, type RewrapProgress } from '../../src/secrets/rewrap.ts'
 import { rowsPerKeyId } from '../../src/secrets/rows-per-key.ts';
 import { readStoredSecret, setStoredSecret } from '../../src/secrets/stored-secrets.ts';
 import { waitFor } from '../../../../test/support/wait.ts';
-import { newMasterKey, openSecretsDatabase, type SecretsDatabase } from './secrets-database.ts';
+import { newMasterKey, openSecretsDatabase, type SecretsDatabase } from '../support/secrets-database.ts';
 
 let db: SecretsDatabase;
 const oldKey = newMasterKey();

@@ -6,7 +6,7 @@ import { masterKeyring } from '../../src/secrets/keyring.ts';
 import { rewrapSecrets } from '../../src/secrets/rewrap.ts';
 import { registerStoredSecretsMetric } from '../../src/secrets/secrets-metrics.ts';
 import { setStoredSecret } from '../../src/secrets/stored-secrets.ts';
-import { newMasterKey, openSecretsDatabase, type SecretsDatabase } from './secrets-database.ts';
+import { newMasterKey, openSecretsDatabase, type SecretsDatabase } from '../support/secrets-database.ts';
 
 let db: SecretsDatabase;
 beforeAll(async () => {

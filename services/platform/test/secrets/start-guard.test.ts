@@ -4,7 +4,7 @@ import { masterKeyring } from '../../src/secrets/keyring.ts';
 import { guardStoredSecretKeys, type StartGuard } from '../../src/secrets/start-guard.ts';
 import { setStoredSecret } from '../../src/secrets/stored-secrets.ts';
 import { waitFor } from '../../../../test/support/wait.ts';
-import { newMasterKey, openSecretsDatabase, type SecretsDatabase } from './secrets-database.ts';
+import { newMasterKey, openSecretsDatabase, type SecretsDatabase } from '../support/secrets-database.ts';
 
 const logger = createLogger({ level: 'ERROR', service: 'test' });
 const [oldKey, newKey, lostKey, otherLostKey] = [newMasterKey(), newMasterKey(), newMasterKey(), newMasterKey()];

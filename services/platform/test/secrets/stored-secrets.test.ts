@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SecretUnreadableError } from '../../src/secrets/envelope.ts';
 import { masterKeyring } from '../../src/secrets/keyring.ts';
 import { readStoredSecret, setStoredSecret, storedSecretStatus } from '../../src/secrets/stored-secrets.ts';
-import { newMasterKey, openSecretsDatabase, type SecretsDatabase } from './secrets-database.ts';
+import { newMasterKey, openSecretsDatabase, type SecretsDatabase } from '../support/secrets-database.ts';
 
 let db: SecretsDatabase;
 const oldKey = newMasterKey();
