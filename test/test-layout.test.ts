@@ -1,6 +1,6 @@
 // Where test code goes. A .ts file in a test folder is a test (*.test.ts), a helper the tests share in
 // a support/ folder, or a program or input a test hands to the code under test in a fixtures/ folder;
-// the servers every test runs on are test/infra/. The api's tests sit in the folder of their area.
+// the servers every test runs on are test/infra/. The api's tests sit in the folder of their area, the domain's in the folder of their module.
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -48,5 +48,12 @@ describe('test folders', () => {
       return folder !== undefined && (!areas.has(folder) || rest.length > 0);
     });
     expect(misplaced).toEqual([]);
+  });
+
+  it('put each domain test in the folder of its module (services/domain/src/<module>/)', async () => {
+    const modules = new Set((await readdir(path.join(ROOT, 'services/domain/src'), { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name));
+    const tests = (await typeScriptFiles('services/domain/test')).filter((file) => file.endsWith('.test.ts'));
+    expect(tests.length).toBeGreaterThan(30);
+    expect(tests.filter((file) => !modules.has(foldersInTest(file)?.[0] ?? ''))).toEqual([]);
   });
 });

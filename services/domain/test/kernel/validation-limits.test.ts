@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { type Limit, LIMITS } from '../src/kernel/index.ts';
+import { type Limit, LIMITS } from '../../src/kernel/index.ts';
 
 interface Column {
   readonly type: string;
@@ -11,7 +11,7 @@ interface Column {
   readonly width: number | undefined;
 }
 
-const PRISMA_DIR = fileURLToPath(new URL('../../../prisma/', import.meta.url));
+const PRISMA_DIR = fileURLToPath(new URL('../../../../prisma/', import.meta.url));
 
 /** Every *.prisma under prisma/, so the schema may be one file or split into several. */
 function schemaSources(): string[] {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readStoredSecret } from '@shop/platform';
-import { openTestPlatform, type TestPlatform } from '../../../test/support/test-platform.ts';
-import { createStaffUser } from '../src/auth/staff.ts';
-import { secretStatus, storeSecret } from '../src/settings/secret-settings.ts';
-import { expectDomainError } from './support/accounts.ts';
+import { openTestPlatform, type TestPlatform } from '../../../../test/support/test-platform.ts';
+import { createStaffUser } from '../../src/auth/staff.ts';
+import { secretStatus, storeSecret } from '../../src/settings/secret-settings.ts';
+import { expectDomainError } from '../support/accounts.ts';
 
 let test: TestPlatform;
 let staffUserId: bigint;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { masterKeyring, type DiscoveredExtension } from '@shop/platform';
-import { extensionSubscriptions } from '../src/events/extension-subscriptions.ts';
+import { extensionSubscriptions } from '../../src/events/extension-subscriptions.ts';
 
 let dir: string;
 const masterKeys = masterKeyring(Buffer.alloc(32, 7));

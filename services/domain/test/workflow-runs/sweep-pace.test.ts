@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pacedPass } from '../src/workflow-runs/sweep-pace.ts';
+import { pacedPass } from '../../src/workflow-runs/sweep-pace.ts';
 
 /** A sweep over `rows` due rows: each chunk takes what it may of them, as a transaction would. */
 function backlog(rows: number) {

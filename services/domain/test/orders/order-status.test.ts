@@ -1,7 +1,7 @@
 import { OrderStatus } from '@shop/platform';
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../src/kernel/domain-error.ts';
-import { type OrderMove, orderMachine } from '../src/orders/order-status.ts';
+import { DomainError } from '../../src/kernel/domain-error.ts';
+import { type OrderMove, orderMachine } from '../../src/orders/order-status.ts';
 
 const STATES = Object.values(OrderStatus);
 const MOVES = Object.keys(orderMachine.moves) as OrderMove[];

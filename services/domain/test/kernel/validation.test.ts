@@ -11,7 +11,7 @@ import {
   requirePrice,
   requireSlug,
   requireText,
-} from '../src/kernel/index.ts';
+} from '../../src/kernel/index.ts';
 
 const FIVE: Limit = { max: 5, columns: ['t.c'] };
 

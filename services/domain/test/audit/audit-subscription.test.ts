@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startOutbox, type Platform, type RunningOutbox } from '@shop/platform';
-import { openTestPlatform, type TestPlatform } from '../../../test/support/test-platform.ts';
-import { examplePayload } from '../../platform/test/support/outbox.ts';
-import { subscriptionListeners } from '../src/events/topic-subscription.ts';
-import { topicSubscriptions } from '../src/subscriptions/index.ts';
+import { openTestPlatform, type TestPlatform } from '../../../../test/support/test-platform.ts';
+import { examplePayload } from '../../../platform/test/support/outbox.ts';
+import { subscriptionListeners } from '../../src/events/topic-subscription.ts';
+import { topicSubscriptions } from '../../src/subscriptions/index.ts';
 
 let test: TestPlatform;
 let platform: Platform;

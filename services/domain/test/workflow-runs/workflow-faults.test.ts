@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Tx } from '../src/kernel/context.ts';
-import { recordWorkflowFault, workflowFaults, type WorkflowFault, type WorkflowRun } from '../src/workflow-runs/faults.ts';
-import { openAccountsTest, type AccountsTest } from './support/accounts.ts';
+import type { Tx } from '../../src/kernel/context.ts';
+import { recordWorkflowFault, workflowFaults, type WorkflowFault, type WorkflowRun } from '../../src/workflow-runs/faults.ts';
+import { openAccountsTest, type AccountsTest } from '../support/accounts.ts';
 
 let t: AccountsTest;
 

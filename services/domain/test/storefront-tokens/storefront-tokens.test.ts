@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestPlatform, type TestPlatform } from '../../../test/support/test-platform.ts';
-import { createStaffUser } from '../src/auth/staff.ts';
+import { openTestPlatform, type TestPlatform } from '../../../../test/support/test-platform.ts';
+import { createStaffUser } from '../../src/auth/staff.ts';
 import {
   activeStorefrontTokens,
   createStorefrontToken,
@@ -9,7 +9,7 @@ import {
   recordStorefrontTokenUse,
   revokeStorefrontToken,
   storefrontTokenHash,
-} from '../src/storefront-tokens/storefront-tokens.ts';
+} from '../../src/storefront-tokens/storefront-tokens.ts';
 
 let test: TestPlatform;
 let staffUserId: bigint;

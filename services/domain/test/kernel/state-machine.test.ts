@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../src/kernel/domain-error.ts';
-import { defineMachine } from '../src/kernel/state-machine.ts';
+import { DomainError } from '../../src/kernel/domain-error.ts';
+import { defineMachine } from '../../src/kernel/state-machine.ts';
 
 type Door = 'OPEN' | 'SHUT' | 'LOCKED' | 'GONE';
 type DoorMove = 'shut' | 'open' | 'lock' | 'remove';

@@ -1,7 +1,7 @@
 import { ReturnStatus } from '@shop/platform';
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../src/kernel/domain-error.ts';
-import { returnMachine, returnStatusAfter, unitsHeld, type ReturnMove } from '../src/returns/return-status.ts';
+import { DomainError } from '../../src/kernel/domain-error.ts';
+import { returnMachine, returnStatusAfter, unitsHeld, type ReturnMove } from '../../src/returns/return-status.ts';
 
 const STATUSES = Object.values(ReturnStatus);
 const MOVES: ReturnMove[] = ['submit', 'receive_part', 'receive_all', 'refund', 'cancel', 'expire', 'close'];
