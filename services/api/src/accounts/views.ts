@@ -1,5 +1,6 @@
 import type { Prisma } from '@shop/platform';
 import type { CustomerAccount } from '@shop/domain/accounts';
+import { iso } from '../graphql/iso.ts';
 
 export const customerView = (customer: CustomerAccount) => ({
   id: customer.id.toString(),
@@ -9,7 +10,7 @@ export const customerView = (customer: CustomerAccount) => ({
   lastName: customer.lastName,
   isBusiness: customer.isBusiness,
   approvalStatus: customer.approvalStatus,
-  createdAt: customer.createdAt.toISOString(),
+  createdAt: iso(customer.createdAt),
 });
 
 export const leadView = (lead: Prisma.LeadModel) => ({
@@ -17,5 +18,5 @@ export const leadView = (lead: Prisma.LeadModel) => ({
   email: lead.email,
   name: lead.name,
   source: lead.source,
-  createdAt: lead.createdAt.toISOString(),
+  createdAt: iso(lead.createdAt),
 });

@@ -1,10 +1,11 @@
 import type { StaffAccount, TokenPair } from '@shop/domain/auth';
+import { iso } from '../graphql/iso.ts';
 
 export const tokenPairView = (pair: TokenPair) => ({
   accessToken: pair.accessToken,
-  accessTokenExpiresAt: pair.accessTokenExpiresAt.toISOString(),
+  accessTokenExpiresAt: iso(pair.accessTokenExpiresAt),
   refreshToken: pair.refreshToken,
-  refreshTokenExpiresAt: pair.refreshTokenExpiresAt.toISOString(),
+  refreshTokenExpiresAt: iso(pair.refreshTokenExpiresAt),
 });
 
 export const staffView = (staff: StaffAccount, permissions: readonly string[]) => ({

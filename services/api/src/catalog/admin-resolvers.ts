@@ -5,6 +5,7 @@ import { parseId, parseIds, parseOptionalId } from '../graphql/ids.ts';
 import { staffField } from '../graphql/staff-fields.ts';
 import { requireFileStorage } from '../storage/api-file-storage.ts';
 import { brandView, categoryView, channelView, productModelView } from './views.ts';
+import { iso } from '../graphql/iso.ts';
 
 /** A patch argument's id: absent stays absent, null stays null (clear it), a value is parsed. */
 function patchedId(value: string | null | undefined, argument: string): bigint | null | undefined {
@@ -78,7 +79,7 @@ export const catalogAdminResolvers: Resolvers = {
     }),
     createProductImageUpload: staffField(async (args, { tx }, context) => {
       const upload = await productImageUpload(tx, requireFileStorage(context), parseId(args.productId, 'productId'), { contentType: args.contentType, sizeBytes: args.sizeBytes });
-      return { ...upload, headers: Object.entries(upload.headers).map(([name, value]) => ({ name, value })), expiresAt: upload.expiresAt.toISOString() };
+      return { ...upload, headers: Object.entries(upload.headers).map(([name, value]) => ({ name, value })), expiresAt: iso(upload.expiresAt) };
     }),
     setProductImage: staffField(async (args, { tx }, context) => {
       const product = await setProductImage(tx, context.shop.services.deps, requireFileStorage(context), parseId(args.productId, 'productId'), args.key ?? null);

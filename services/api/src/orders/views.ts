@@ -1,8 +1,8 @@
 import type { PaymentTender } from '@shop/platform';
 import { moneyString } from '@shop/domain/kernel';
 import { type Address, type OrderWithLines } from '@shop/domain/orders';
+import { iso } from '../graphql/iso.ts';
 
-const iso = (date: Date | null): string | null => (date === null ? null : date.toISOString());
 
 export type OrderView = ReturnType<typeof orderView>;
 
@@ -23,7 +23,7 @@ export const orderView = (order: OrderWithLines) => ({
   // JSON columns written only through validAddress.
   billingAddress: order.billingAddress as unknown as Address,
   shippingAddress: order.shippingAddress as unknown as Address,
-  placedAt: order.placedAt.toISOString(),
+  placedAt: iso(order.placedAt),
   paidAt: iso(order.paidAt),
   fulfilledAt: iso(order.fulfilledAt),
   completedAt: iso(order.completedAt),
@@ -49,6 +49,6 @@ export const tenderView = (tender: PaymentTender) => ({
   captured: moneyString(tender.capturedAmount, tender.currency),
   refunded: moneyString(tender.refundedAmount, tender.currency),
   voided: moneyString(tender.voidedAmount, tender.currency),
-  authorizationExpiresAt: tender.authorizationExpiresAt?.toISOString() ?? null,
-  createdAt: tender.createdAt.toISOString(),
+  authorizationExpiresAt: iso(tender.authorizationExpiresAt),
+  createdAt: iso(tender.createdAt),
 });

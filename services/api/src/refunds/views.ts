@@ -1,11 +1,11 @@
 import type { RefundRequestView } from '@shop/domain/refunds';
+import { iso } from '../graphql/iso.ts';
 
-const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
 
 /** A refund request as GraphQL shows it to staff: times as ISO strings. */
 export const refundRequestView = (request: RefundRequestView) => ({
   ...request,
-  createdAt: request.createdAt.toISOString(),
+  createdAt: iso(request.createdAt),
   refunds: request.refunds.map((refund) => ({ ...refund, settlesAt: iso(refund.settlesAt), settledAt: iso(refund.settledAt) })),
 });
 

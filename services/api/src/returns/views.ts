@@ -1,7 +1,7 @@
 import { moneyString } from '@shop/domain/kernel';
 import { type ReturnDetail } from '@shop/domain/returns';
+import { iso } from '../graphql/iso.ts';
 
-const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
 
 export const returnView = (rma: ReturnDetail) => ({
   id: rma.id.toString(),
@@ -9,13 +9,13 @@ export const returnView = (rma: ReturnDetail) => ({
   orderNumber: rma.order.number,
   status: rma.status,
   reason: rma.reason,
-  draftExpiresAt: rma.draftExpiresAt.toISOString(),
+  draftExpiresAt: iso(rma.draftExpiresAt),
   requestedAt: iso(rma.requestedAt),
   receivedAt: iso(rma.receivedAt),
   refundedAt: iso(rma.refundedAt),
   closedAt: iso(rma.closedAt),
   receiptDueAt: iso(rma.receiptDueAt),
-  createdAt: rma.createdAt.toISOString(),
+  createdAt: iso(rma.createdAt),
   lines: rma.lines.map((line) => ({
     orderLineId: line.orderLineId.toString(),
     sku: line.orderLine.sku,

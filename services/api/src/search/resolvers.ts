@@ -10,6 +10,7 @@ import type {
 import { decodeCursor, encodeCursor, pageSize, parseOptionalId } from '../graphql/ids.ts';
 import { staffRead } from '../graphql/staff-fields.ts';
 import { imageUrlOf } from '../storage/api-file-storage.ts';
+import { iso } from '../graphql/iso.ts';
 
 // Search pages by offset (hits are ranked, not ordered by id): the cursor holds where the next page starts.
 const CURSOR = 'search';
@@ -72,7 +73,7 @@ export const searchResolvers: Resolvers = {
       const { searchKeys, deps } = context.shop.services;
       if (searchKeys === undefined) return null;
       const key = await searchKeys.forChannel(String(await context.shop.channelId()), deps.now());
-      return { ...key, expiresAt: key.expiresAt.toISOString() };
+      return { ...key, expiresAt: iso(key.expiresAt) };
     },
   },
 };

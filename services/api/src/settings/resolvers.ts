@@ -2,10 +2,11 @@ import type { StoredSecretStatus } from '@shop/platform';
 import { extensionSettingViews, readSetting, resetExtensionSetting, secretStatus, storeExtensionSecret, storeExtensionSetting, storeSecret, storeSetting } from '@shop/domain/settings';
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import { staffField } from '../graphql/staff-fields.ts';
+import { iso } from '../graphql/iso.ts';
 
 const secretStatusView = (status: StoredSecretStatus) => ({
   key: status.key,
-  setAt: status.setAt.toISOString(),
+  setAt: iso(status.setAt),
   setByStaffUserId: status.setByStaffUserId?.toString() ?? null,
   keyId: status.keyId,
 });

@@ -1,5 +1,6 @@
 import type { Prisma, StoreCreditAccount, StoreCreditEntry } from '@shop/platform';
 import { moneyString } from '@shop/domain/kernel';
+import { iso } from '../graphql/iso.ts';
 
 /** Its entries come from the StoreCreditAccount.entries resolver. */
 export interface StoreCreditAccountView {
@@ -24,5 +25,5 @@ export const storeCreditEntryView = (entry: StoreCreditEntry, currency: string) 
   note: entry.note,
   orderId: entry.orderId?.toString() ?? null,
   staffUserId: entry.staffUserId?.toString() ?? null,
-  createdAt: entry.createdAt.toISOString(),
+  createdAt: iso(entry.createdAt),
 });

@@ -1,10 +1,11 @@
 import type { StorefrontToken } from '@shop/domain/storefront-tokens';
+import { iso } from '../graphql/iso.ts';
 
 export const storefrontTokenView = (token: StorefrontToken) => ({
   id: token.id.toString(),
   name: token.name,
-  createdAt: token.createdAt.toISOString(),
+  createdAt: iso(token.createdAt),
   createdByStaffUserId: token.createdByStaffUserId?.toString() ?? null,
-  lastUsedAt: token.lastUsedAt?.toISOString() ?? null,
-  revokedAt: token.revokedAt?.toISOString() ?? null,
+  lastUsedAt: iso(token.lastUsedAt),
+  revokedAt: iso(token.revokedAt),
 });

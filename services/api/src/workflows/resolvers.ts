@@ -5,6 +5,7 @@ import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import { decodeCursor, pageOf, pageSize } from '../graphql/ids.ts';
 import { staffField } from '../graphql/staff-fields.ts';
 import { optionalArgument } from '../graphql/text-arguments.ts';
+import { iso } from '../graphql/iso.ts';
 
 const CURSOR_KIND = 'workflowFault';
 /** The column's length: a longer name matches no fault. */
@@ -25,7 +26,7 @@ const workflowFaultView = (fault: Prisma.WorkflowFaultModel) => ({
   entityId: fault.entityId,
   reason: fault.reason,
   details: fault.details,
-  createdAt: fault.createdAt.toISOString(),
+  createdAt: iso(fault.createdAt),
 });
 
 /** A day (`2026-03-01`, its start in UTC) or a time with its zone (`2026-03-01T12:00:00Z`, `…T14:00:00.250+02:00`), to the millisecond. */
