@@ -17,7 +17,7 @@ export function requireSlug(value: string): string {
   return slug;
 }
 
-/** The most decimals an amount column holds (Decimal(13, 3), prisma/schema.prisma). */
+/** The most decimals an amount column holds (Decimal(13, 3), prisma/schema/). */
 const STORED_DECIMALS = 3;
 
 export function requireCurrency(value: string): string {
