@@ -1,2 +1,2 @@
 export { executeRefund, type RefundFailure, refundKeys } from './refund-execution.ts';
-export { refundRequestsOfOrders, refundRequestView, type RefundRequestView, refundToStoreCredit, requestRefund, retryRefund } from './refund-requests.ts';
+export { refundRequestsOfOrders, refundRequestView, type RefundRequestView, refundToStoreCredit, requestRefund, type RequestRefundInput, retryRefund } from './refund-requests.ts';
