@@ -7,20 +7,20 @@ import { productFields, productPatchFields } from '../src/catalog/inputs.ts';
 import type * as GraphQL from '../src/graphql/generated/resolver-types.ts';
 import { type InputFields, optional, same } from '../src/graphql/inputs.ts';
 
-type WithWeight<T> = T & { readonly weightGrams?: GraphQL.InputMaybe<number> };
-interface DomainProductWithWeight extends ProductInput {
-  readonly weightGrams?: number;
+type WithProbe<T> = T & { readonly typeCheckProbe?: GraphQL.InputMaybe<number> };
+interface DomainProductWithProbe extends ProductInput {
+  readonly typeCheckProbe?: number;
 }
 
 export const _mappedFields: InputFields<GraphQL.ProductInput, ProductInput> = productFields;
 
 // @ts-expect-error a field added to the GraphQL input and not handled: the mapping has no converter for it
-export const _unhandledField: InputFields<WithWeight<GraphQL.ProductInput>, DomainProductWithWeight> = productFields;
+export const _unhandledField: InputFields<WithProbe<GraphQL.ProductInput>, DomainProductWithProbe> = productFields;
 
 // @ts-expect-error a field added to the GraphQL input that the domain does not take: no converter fits
-export const _fieldTheDomainLacks: InputFields<WithWeight<GraphQL.ProductPatchInput>, ProductPatch> = { ...productPatchFields, weightGrams: same };
+export const _fieldTheDomainLacks: InputFields<WithProbe<GraphQL.ProductPatchInput>, ProductPatch> = { ...productPatchFields, typeCheckProbe: same };
 
-export const _handledField: InputFields<WithWeight<GraphQL.ProductInput>, DomainProductWithWeight> = { ...productFields, weightGrams: optional };
+export const _handledField: InputFields<WithProbe<GraphQL.ProductInput>, DomainProductWithProbe> = { ...productFields, typeCheckProbe: optional };
 
 // @ts-expect-error GraphQL's null for an optional create field must be handled before the domain, which takes no null
 export const _nullNotHandled: InputFields<GraphQL.ProductInput, ProductInput> = { ...productFields, description: same };
