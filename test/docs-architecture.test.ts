@@ -39,6 +39,12 @@ describe('docs/architecture.md', () => {
     }
   });
 
+  it('keeps each module\'s tables in prisma/schema/<module>.prisma', async () => {
+    const modules = await folders('services/domain/src');
+    const files = (await readdir(path.join(root, 'prisma/schema'))).map((file) => file.replace(/\.prisma$/, ''));
+    expect(files.filter((file) => !['schema', 'platform', ...modules].includes(file))).toEqual([]);
+  });
+
   it('lists every flow', async () => {
     const flows = (await readdir(path.join(root, 'services/domain/src/flows'))).filter((file) => !['index.ts', 'steps.ts'].includes(file)).sort();
     expect(tableUnder('### Flows').flatMap((row) => row.names).sort()).toEqual(flows);

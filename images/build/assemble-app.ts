@@ -41,7 +41,16 @@ async function installProductionDependencies(image: ImageSpec, sourceDir: string
   await command('npm', ['ci', '--omit=dev', '--legacy-peer-deps', '--ignore-scripts', '--no-audit', '--no-fund', ...selection], { cwd: outDir });
   await rm(join(outDir, 'package-lock.json'));
   for (const workspace of workspaces.filter((workspace) => !image.workspaces.includes(workspace))) {
-    await rm(join(outDir, workspace), { recursive: true });
+    await removeWithEmptyParents(outDir, workspace);
+  }
+}
+
+/** Removes outDir/path, then each parent folder it leaves empty (tools/ once tools/test-gateway is gone). */
+async function removeWithEmptyParents(outDir: string, path: string): Promise<void> {
+  await rm(join(outDir, path), { recursive: true });
+  for (let parent = dirname(path); parent !== '.'; parent = dirname(parent)) {
+    if ((await readdir(join(outDir, parent))).length > 0) return;
+    await rm(join(outDir, parent), { recursive: true });
   }
 }
 

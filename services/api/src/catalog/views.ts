@@ -1,6 +1,7 @@
 import type { Prisma } from '@shop/platform';
 import { type CategoryWithParent, type ProductWithRelations, type StorefrontBrand, type StorefrontCategory, type StorefrontProduct } from '@shop/domain/catalog';
 import { moneyString } from '@shop/domain/kernel';
+import type { Product } from '../graphql/generated/resolver-types.ts';
 
 // `key` fields keep the bigint ids the loaders need; they are not in the schema, so never sent.
 
@@ -40,6 +41,12 @@ export interface ProductView extends Omit<StorefrontProduct, 'id' | 'brandId'> {
   /** Set when the product was read with them (listings, a product page); else the loaders read them. */
   readonly preloaded?: { readonly brand: BrandView | null; readonly categories: readonly CategoryView[]; readonly available: number };
 }
+
+/** The fields of the GraphQL Product that resolvers give from the view's keys rather than the view itself. */
+type ResolvedProductField = '__typename' | 'brand' | 'categories' | 'available' | 'imageUrl';
+type NoneMissing<Missing extends never> = Missing;
+/** Compiles only while the view carries every other field of the GraphQL Product: a field added to the schema must reach it. */
+export type ProductViewCoversTheSchema = NoneMissing<Exclude<keyof Product, keyof ProductView | ResolvedProductField>>;
 
 export const productView = (product: StorefrontProduct): ProductView => ({
   id: product.id.toString(),

@@ -1,7 +1,8 @@
 import type { Prisma } from '@shop/platform';
-import { countStock, createStockLocation, listStockLocations } from '@shop/domain/inventory';
-import type { Resolvers } from '../graphql/generated/resolver-types.ts';
+import { countStock, createStockLocation, listStockLocations, type StockCount } from '@shop/domain/inventory';
+import type { Resolvers, SetStockOnHandInput } from '../graphql/generated/resolver-types.ts';
 import { parseId } from '../graphql/ids.ts';
+import { inputMapper, same } from '../graphql/inputs.ts';
 import { staffField } from '../graphql/staff-fields.ts';
 
 const stockLocationView = (location: Prisma.StockLocationModel) => ({ id: location.id.toString(), name: location.name });
@@ -14,6 +15,8 @@ const stockLevelView = (level: Prisma.StockLevelModel) => ({
   available: level.onHand - level.reserved,
 });
 
+const stockCount = inputMapper<SetStockOnHandInput, StockCount>({ productId: parseId, locationId: parseId, onHand: same, reason: (reason) => reason ?? 'adjustment' });
+
 export const inventoryResolvers: Resolvers = {
   Query: {
     stockLocations: staffField(async (_args, { tx }) => (await listStockLocations(tx)).map(stockLocationView)),
@@ -21,8 +24,7 @@ export const inventoryResolvers: Resolvers = {
   Mutation: {
     createStockLocation: staffField(async ({ name }, { tx }) => stockLocationView(await createStockLocation(tx, name))),
     setStockOnHand: staffField(async ({ input }, { tx }, context) => {
-      const count = { productId: parseId(input.productId, 'productId'), locationId: parseId(input.locationId, 'locationId'), onHand: input.onHand, reason: input.reason ?? 'adjustment' };
-      return stockLevelView(await countStock(tx, context.shop.services.deps, count));
+      return stockLevelView(await countStock(tx, context.shop.services.deps, stockCount(input)));
     }),
   },
 };

@@ -1,15 +1,20 @@
 import { authorizeStaff } from '@shop/domain/auth';
 import { cancelReturn, closeReturn, submitReturnWithCreditInAdvance } from '@shop/domain/flows';
-import { createReturnDraft, findReturn, receiveReturn, submitReturn, type ReturnActor, type ReturnLineInput } from '@shop/domain/returns';
-import type { CreateReturnInput, Resolvers, ReturnLineInput as ReturnLineArgument } from '../graphql/generated/resolver-types.ts';
+import { type CreateReturnDraft, createReturnDraft, findReturn, type ReceiveReturn, receiveReturn, submitReturn, type ReturnActor, type ReturnLineInput } from '@shop/domain/returns';
+import type { CreateReturnInput, ReceiveReturnInput, Resolvers, ReturnLineInput as ReturnLineArgument } from '../graphql/generated/resolver-types.ts';
 import { parseId } from '../graphql/ids.ts';
+import { inputMapper, same } from '../graphql/inputs.ts';
 import { staffField } from '../graphql/staff-fields.ts';
 import { returnView } from './views.ts';
 
-const linesOf = (lines: readonly ReturnLineArgument[]): ReturnLineInput[] =>
-  lines.map((line, index) => ({ orderLineId: parseId(line.orderLineId, `lines[${index}].orderLineId`), quantity: line.quantity }));
+/** Each line's errors name its place, e.g. lines[2].orderLineId. */
+const linesOf = (lines: readonly ReturnLineArgument[], field: string): ReturnLineInput[] =>
+  lines.map((line, index) => inputMapper<ReturnLineArgument, ReturnLineInput>({ orderLineId: (id) => parseId(id, `${field}[${index}].orderLineId`), quantity: same })(line));
 
-const draftOf = (input: CreateReturnInput, actor: ReturnActor) => ({ orderId: parseId(input.orderId, 'orderId'), lines: linesOf(input.lines), reason: input.reason, actor });
+const returnDraft = inputMapper<CreateReturnInput, CreateReturnDraft>({ orderId: parseId, lines: linesOf, reason: same });
+const returnReceipt = inputMapper<ReceiveReturnInput, ReceiveReturn>({ returnId: parseId, lines: linesOf, idempotencyKey: same });
+
+const draftOf = (input: CreateReturnInput, actor: ReturnActor) => ({ ...returnDraft(input), actor });
 
 const staff = (staffUserId: bigint): ReturnActor => ({ kind: 'staff', staffUserId });
 
@@ -39,12 +44,7 @@ export const returnResolvers: Resolvers = {
       return returnView((await submitReturnWithCreditInAdvance(tx, context.shop.services.deps, returnId, staffUserId)).rma);
     }),
     receiveReturn: staffField(async ({ input }, { tx, staffUserId }, context) => {
-      const { rma } = await receiveReturn(tx, context.shop.services.deps, {
-        returnId: parseId(input.returnId, 'returnId'),
-        lines: linesOf(input.lines),
-        idempotencyKey: input.idempotencyKey,
-        staffUserId,
-      });
+      const { rma } = await receiveReturn(tx, context.shop.services.deps, { ...returnReceipt(input), staffUserId });
       return returnView(rma);
     }),
     cancelReturn: staffField(async ({ id }, { tx }, context) => returnView(await cancelReturn(tx, context.shop.services.deps, parseId(id, 'id')))),

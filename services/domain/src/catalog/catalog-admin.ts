@@ -2,17 +2,35 @@ import { type DomainDeps, DomainError, LIMITS, requireCurrency, requireDescripti
 import { productsChanged } from './product-changes.ts';
 import { productReferencesExist } from './product-references.ts';
 
-export async function createChannel(tx: Tx, input: { code: string; name: string; defaultCurrency: string }) {
+export interface ChannelInput {
+  readonly code: string;
+  readonly name: string;
+  readonly defaultCurrency: string;
+}
+
+export async function createChannel(tx: Tx, input: ChannelInput) {
   return tx.channel.create({
     data: { code: requireText('code', input.code, LIMITS.channelCode), name: requireText('name', input.name, LIMITS.channelName), defaultCurrency: requireCurrency(input.defaultCurrency) },
   });
 }
 
-export async function createBrand(tx: Tx, input: { name: string; slug: string }) {
+export interface BrandInput {
+  readonly name: string;
+  readonly slug: string;
+}
+
+export async function createBrand(tx: Tx, input: BrandInput) {
   return tx.brand.create({ data: { name: requireText('name', input.name, LIMITS.brandName), slug: requireSlug(input.slug, LIMITS.brandSlug) } });
 }
 
-export async function createCategory(tx: Tx, input: { name: string; slug: string; parentId?: bigint; position?: number }) {
+export interface CategoryInput {
+  readonly name: string;
+  readonly slug: string;
+  readonly parentId?: bigint;
+  readonly position?: number;
+}
+
+export async function createCategory(tx: Tx, input: CategoryInput) {
   if (input.parentId !== undefined && (await tx.category.count({ where: { id: input.parentId } })) === 0) {
     throw new DomainError('NOT_FOUND', `parent category ${input.parentId} does not exist`, { field: 'parentId' });
   }

@@ -1,5 +1,5 @@
-export { createBrand, createCategory, createChannel, createProduct } from './catalog-admin.ts';
-export { deleteBrand, deleteCategory, deleteProduct, updateBrand, updateCategory, updateProduct } from './catalog-changes.ts';
+export { type BrandInput, type CategoryInput, type ChannelInput, createBrand, createCategory, createChannel, createProduct, type ProductInput } from './catalog-admin.ts';
+export { type BrandPatch, type CategoryPatch, deleteBrand, deleteCategory, deleteProduct, type ProductPatch, updateBrand, updateCategory, updateProduct } from './catalog-changes.ts';
 export { listBrands, listChannels, subcategories, topCategories } from './catalog-listings.ts';
 export { productImageUpload, setProductImage } from './product-images.ts';
 export { type SellableProduct, sellableProducts } from './sellable-products.ts';

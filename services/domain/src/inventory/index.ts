@@ -1,2 +1,2 @@
-export { countStock, createStockLocation, listStockLocations } from './stock-locations.ts';
+export { countStock, createStockLocation, listStockLocations, type StockCount } from './stock-locations.ts';
 export { commitReservations, expireReservationsOf, releaseReservations, reserveStock, returnCommittedStock, setStockOnHand } from './stock.ts';

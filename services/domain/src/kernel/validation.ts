@@ -2,7 +2,7 @@ import { DomainError } from './domain-error.ts';
 import { exponentOf, fitsCurrency, money, moneyString, type Money } from './money.ts';
 
 /**
- * The most characters a text field takes, and the columns (table.column, as in prisma/schema.prisma)
+ * The most characters a text field takes, and the columns (table.column, as in prisma/schema/*.prisma)
  * it is stored in. `narrower` says why `max` is below a column's width (or the column is unbounded
  * text); without it they are equal. services/domain/test/validation-limits.test.ts holds both to the
  * schema.
@@ -86,7 +86,7 @@ export function requireDescription(value: string): string {
 }
 
 const CURRENCY = /^[A-Z]{3}$/;
-/** The most decimals an amount column holds (Decimal(13, 3), prisma/schema.prisma). */
+/** The most decimals an amount column holds (Decimal(13, 3), prisma/schema/). */
 const STORED_DECIMALS = 3;
 
 export function requireCurrency(value: string): string {

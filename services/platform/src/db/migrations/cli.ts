@@ -16,7 +16,7 @@ const usage = `usage: cli.ts deploy [--allow-downgrade] [--summary-file=PATH]
                 record this version (package.json) as the schema's; refuses (exit ${EXIT_DOWNGRADE_REFUSED}) when a newer version
                 migrated it, unless --allow-downgrade; writes the outcome to PATH as JSON (the
                 operator's Job: /dev/termination-log)
-       cli.ts create <name>   write prisma/migrations/<timestamp>_<name>/migration.sql for prisma/schema.prisma`;
+       cli.ts create <name>   write prisma/migrations/<timestamp>_<name>/migration.sql for prisma/schema/`;
 
 // sysexits(3)
 const exitUsage = 64;

@@ -1,18 +1,16 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { SchemaContainer } from '@prisma/schema-engine-wasm/schema_engine_bg';
 import { applyMigrations } from './apply-migrations.ts';
 import { pgliteAdapter } from './database-adapters.ts';
 import { MigrationError } from './errors.ts';
-import { defaultMigrationsDir, defaultSchemaPath, writeMigration } from './migrations-directory.ts';
+import { defaultMigrationsDir, defaultSchemaDir, readSchemaFiles, writeMigration } from './migrations-directory.ts';
 import { noSchemaFilter, withSchemaEngine } from './schema-engine.ts';
 
 export interface CreateMigrationOptions {
   /** Defaults to the repository's prisma/migrations. */
   migrationsDir?: string;
-  /** Defaults to the repository's prisma/schema.prisma. */
-  schemaPath?: string;
+  /** The folder of the multi-file schema; defaults to the repository's prisma/schema. */
+  schemaDir?: string;
 }
 
 export interface CreatedMigration {
@@ -30,10 +28,10 @@ export interface CreatedMigration {
 export async function createMigration(name: string, options: CreateMigrationOptions = {}): Promise<CreatedMigration> {
   const snakeName = toSnakeName(name);
   const migrationsDir = options.migrationsDir ?? defaultMigrationsDir;
-  const schemaPath = options.schemaPath ?? defaultSchemaPath;
-  const sql = await pendingSchemaChanges({ migrationsDir, schemaPath });
+  const schemaDir = options.schemaDir ?? defaultSchemaDir;
+  const sql = await pendingSchemaChanges({ migrationsDir, schemaDir });
   if (sql === undefined) {
-    throw new MigrationError(`no changes: ${schemaPath} matches what the migrations in ${migrationsDir} create; nothing written`);
+    throw new MigrationError(`no changes: ${schemaDir} matches what the migrations in ${migrationsDir} create; nothing written`);
   }
   const directoryName = `${utcTimestamp(new Date())}_${snakeName}`;
   return { name: directoryName, path: await writeMigration(migrationsDir, directoryName, sql), sql };
@@ -44,9 +42,8 @@ export async function createMigration(name: string, options: CreateMigrationOpti
  * when the existing migrations already produce it.
  */
 export async function pendingSchemaChanges(options: CreateMigrationOptions = {}): Promise<string | undefined> {
-  const schemaPath = options.schemaPath ?? defaultSchemaPath;
-  const schema = { path: schemaPath, content: await readFile(schemaPath, 'utf8') };
-  return diffMigrationsAgainstSchema(options.migrationsDir ?? defaultMigrationsDir, schema);
+  const schemaDir = options.schemaDir ?? defaultSchemaDir;
+  return diffMigrationsAgainstSchema(options.migrationsDir ?? defaultMigrationsDir, schemaDir, await readSchemaFiles(schemaDir));
 }
 
 const maxNameLength = 200;
@@ -67,7 +64,7 @@ function toSnakeName(name: string): string {
  * are what defines a migrated database (hand edits included, which no saved copy of an older schema would know), and
  * PGlite runs them in-process, so this needs no server and no network. Returns undefined when nothing changed.
  */
-async function diffMigrationsAgainstSchema(migrationsDir: string, schema: SchemaContainer): Promise<string | undefined> {
+async function diffMigrationsAgainstSchema(migrationsDir: string, schemaDir: string, files: SchemaContainer[]): Promise<string | undefined> {
   const db = new PGlite();
   try {
     await applyMigrations(pgliteAdapter(db), { migrationsDir }).catch((error: unknown) => {
@@ -76,8 +73,8 @@ async function diffMigrationsAgainstSchema(migrationsDir: string, schema: Schema
     return await withSchemaEngine(pgliteAdapter(db), async ({ engine }) => {
       const { exitCode, stdout } = await engine.diff({
         // With a driver adapter, "schemaDatasource" is the database the adapter connects to.
-        from: { tag: 'schemaDatasource', files: [schema], configDir: path.dirname(schema.path) },
-        to: { tag: 'schemaDatamodel', files: [schema] },
+        from: { tag: 'schemaDatasource', files, configDir: schemaDir },
+        to: { tag: 'schemaDatamodel', files },
         script: true,
         exitCode: true,
         filters: noSchemaFilter,

@@ -1,12 +1,12 @@
 // The Prisma migrations folder: <timestamp>_<name>/migration.sql directories and migration_lock.toml.
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { MigrationList } from '@prisma/schema-engine-wasm/schema_engine_bg';
+import type { MigrationList, SchemaContainer } from '@prisma/schema-engine-wasm/schema_engine_bg';
 import { REPO_ROOT } from '../../repository.ts';
 
 // The same locations as prisma.config.ts.
 export const defaultMigrationsDir = path.join(REPO_ROOT, 'prisma', 'migrations');
-export const defaultSchemaPath = path.join(REPO_ROOT, 'prisma', 'schema.prisma');
+export const defaultSchemaDir = path.join(REPO_ROOT, 'prisma', 'schema');
 
 const lockfileName = 'migration_lock.toml';
 const postgresqlLockfile =
@@ -47,6 +47,12 @@ export async function readMigrationsList(migrationsDir: string): Promise<Migrati
     shadowDbInitScript: '',
     migrationDirectories,
   };
+}
+
+/** The .prisma files of a multi-file schema folder, as the prisma CLI hands them to the schema engine. */
+export async function readSchemaFiles(schemaDir: string): Promise<SchemaContainer[]> {
+  const names = (await readdir(schemaDir)).filter((name) => name.endsWith('.prisma')).sort((a, b) => a.localeCompare(b));
+  return Promise.all(names.map(async (name) => ({ path: path.join(schemaDir, name), content: await readFile(path.join(schemaDir, name), 'utf8') })));
 }
 
 /** Writes <directoryName>/migration.sql (refusing to reuse a directory) and the lockfile; returns the file's path. */

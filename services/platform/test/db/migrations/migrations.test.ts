@@ -11,7 +11,7 @@ import {
   applyMigrations,
   createMigration,
   defaultMigrationsDir,
-  defaultSchemaPath,
+  defaultSchemaDir,
   MigrationDriftError,
   MigrationError,
   MigrationFailedError,
@@ -237,11 +237,11 @@ describe('createMigration', () => {
 
   it('writes a migration that creates a model added to the schema, and refuses when nothing changed', async () => {
     const migrationsDir = await copyOfMigrations();
-    const schemaPath = path.join(await temporaryDirectory(), 'schema.prisma');
+    const schemaDir = path.join(await temporaryDirectory(), 'schema');
+    await cp(defaultSchemaDir, schemaDir, { recursive: true });
     await writeFile(
-      schemaPath,
-      `${await readFile(defaultSchemaPath, 'utf8')}
-model MigrationProbe {
+      path.join(schemaDir, 'migration-probes.prisma'),
+      `model MigrationProbe {
   id     BigInt @id @default(autoincrement())
   action String @db.VarChar(64)
 
@@ -251,7 +251,7 @@ model MigrationProbe {
 `,
     );
 
-    const created = await createMigration('Add migration-probes', { migrationsDir, schemaPath });
+    const created = await createMigration('Add migration-probes', { migrationsDir, schemaDir });
     expect(created.name).toMatch(/^\d{14}_add_migration_probes$/);
     expect(created.path).toBe(path.join(migrationsDir, created.name, 'migration.sql'));
     expect(await readFile(created.path, 'utf8')).toBe(created.sql);
@@ -264,8 +264,8 @@ model MigrationProbe {
     expect(await database.json(`SELECT to_json(to_regclass('migration_probes') IS NOT NULL)::text`)).toBe(true);
 
     const names = await migrationNames(migrationsDir);
-    await expect(createMigration('again', { migrationsDir, schemaPath })).rejects.toThrow(/no changes/);
-    await expect(createMigration('again', { migrationsDir, schemaPath })).rejects.toThrow(MigrationError);
+    await expect(createMigration('again', { migrationsDir, schemaDir })).rejects.toThrow(/no changes/);
+    await expect(createMigration('again', { migrationsDir, schemaDir })).rejects.toThrow(MigrationError);
     expect(await migrationNames(migrationsDir)).toEqual(names);
   });
 
