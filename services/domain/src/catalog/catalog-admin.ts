@@ -56,18 +56,24 @@ export interface ProductInput {
 
 export async function createProduct(tx: Tx, deps: DomainDeps, input: ProductInput) {
   await productReferencesExist(tx, input);
+  // Every field of ProductInput checked here: one added to the input and not handled does not compile.
+  const { categoryIds, channelIds, ...columns } = {
+    sku: requireText('sku', input.sku, LIMITS.productSku),
+    name: requireText('name', input.name, LIMITS.productName),
+    slug: requireSlug(input.slug, LIMITS.productSlug),
+    description: requireDescription(input.description ?? ''),
+    brandId: input.brandId ?? null,
+    price: requirePrice(input.price, requireCurrency(input.currency)),
+    currency: input.currency,
+    active: input.active ?? true,
+    categoryIds: input.categoryIds ?? [],
+    channelIds: input.channelIds ?? [],
+  } satisfies Record<keyof ProductInput, unknown>;
   const product = await tx.product.create({
     data: {
-      sku: requireText('sku', input.sku, LIMITS.productSku),
-      name: requireText('name', input.name, LIMITS.productName),
-      slug: requireSlug(input.slug, LIMITS.productSlug),
-      description: requireDescription(input.description ?? ''),
-      brandId: input.brandId ?? null,
-      price: requirePrice(input.price, requireCurrency(input.currency)),
-      currency: input.currency,
-      active: input.active ?? true,
-      categories: { create: (input.categoryIds ?? []).map((categoryId, position) => ({ categoryId, position })) },
-      channels: { create: (input.channelIds ?? []).map((channelId) => ({ channelId })) },
+      ...columns,
+      categories: { create: categoryIds.map((categoryId, position) => ({ categoryId, position })) },
+      channels: { create: channelIds.map((channelId) => ({ channelId })) },
     },
   });
   await productsChanged(tx, deps, [product.id], 'created');
