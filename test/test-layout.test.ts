@@ -1,4 +1,5 @@
-// Where test code goes. A .ts file in a test folder is a test (*.test.ts), a helper the tests share in
+// Where test code goes. A .ts file in a test folder is a test (*.test.ts, or *.type-check.ts, which
+// `npm run typecheck` runs: it holds @ts-expect-error cases), a helper the tests share in
 // a support/ folder, or a program or input a test hands to the code under test in a fixtures/ folder;
 // the servers every test runs on are test/infra/. The api's tests sit in the folder of their area, the domain's in the folder of their module.
 import { readdir } from 'node:fs/promises';
@@ -29,7 +30,7 @@ function foldersInTest(file: string): string[] | undefined {
 
 function placed(file: string): boolean {
   const folders = foldersInTest(file);
-  if (folders === undefined || file.endsWith('.test.ts')) return true;
+  if (folders === undefined || file.endsWith('.test.ts') || file.endsWith('.type-check.ts')) return true;
   return folders.includes('support') || folders.includes('fixtures') || file.startsWith('test/infra/');
 }
 
@@ -42,7 +43,7 @@ describe('test folders', () => {
 
   it("put each api test in the folder of its area (services/api/src/<area>/) or at the top for the process's own files", async () => {
     const areas = new Set((await readdir(path.join(ROOT, 'services/api/src'), { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name));
-    const tests = (await typeScriptFiles('services/api/test')).filter((file) => file.endsWith('.test.ts'));
+    const tests = (await typeScriptFiles('services/api/test')).filter((file) => file.endsWith('.test.ts') || file.endsWith('.type-check.ts'));
     const misplaced = tests.filter((file) => {
       const [folder, ...rest] = foldersInTest(file) ?? [];
       return folder !== undefined && (!areas.has(folder) || rest.length > 0);

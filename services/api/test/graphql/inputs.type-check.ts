@@ -3,9 +3,9 @@
  * `npm run typecheck`: it fails if a line under a @ts-expect-error compiles. Nothing here runs.
  */
 import type { ProductInput, ProductPatch } from '@shop/domain/catalog';
-import { productFields, productPatchFields } from '../src/catalog/inputs.ts';
-import type * as GraphQL from '../src/graphql/generated/resolver-types.ts';
-import { type InputFields, optional, same } from '../src/graphql/inputs.ts';
+import { productFields, productPatchFields } from '../../src/catalog/inputs.ts';
+import type * as GraphQL from '../../src/graphql/generated/resolver-types.ts';
+import { type InputFields, optional, same } from '../../src/graphql/inputs.ts';
 
 type WithProbe<T> = T & { readonly typeCheckProbe?: GraphQL.InputMaybe<number> };
 interface DomainProductWithProbe extends ProductInput {
