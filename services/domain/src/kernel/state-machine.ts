@@ -1,10 +1,11 @@
+import type { EventName } from '@shop/platform';
 import { DomainError } from './domain-error.ts';
 
-/** A named move: the states it may leave from, the one it leads to, and the topic written when it changes the state (null: none). */
+/** A named move: the states it may leave from, the one it leads to, and the event of the catalogue written when it changes the state (null: none). */
 export interface MachineMove<S extends string> {
   readonly from: readonly S[];
   readonly to: S;
-  readonly emits: string | null;
+  readonly emits: EventName | null;
 }
 
 /** What a refused move knows, for a machine's own wording of the refusal. */

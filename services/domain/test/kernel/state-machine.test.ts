@@ -9,9 +9,9 @@ const door = defineMachine<Door, DoorMove>({
   entity: 'door',
   states: ['OPEN', 'SHUT', 'LOCKED', 'GONE'],
   moves: {
-    shut: { from: ['OPEN'], to: 'SHUT', emits: 'door.shut' },
+    shut: { from: ['OPEN'], to: 'SHUT', emits: 'shop.orders.status_changed.v1' },
     open: { from: ['SHUT'], to: 'OPEN', emits: null },
-    lock: { from: ['SHUT', 'LOCKED'], to: 'LOCKED', emits: 'door.locked' },
+    lock: { from: ['SHUT', 'LOCKED'], to: 'LOCKED', emits: 'shop.returns.status_changed.v1' },
     remove: { from: ['OPEN', 'SHUT'], to: 'GONE', emits: null },
   },
 });
