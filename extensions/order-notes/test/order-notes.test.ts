@@ -2,7 +2,7 @@
 // under its own version table at boot (and nothing the second time), its permission upserted, its
 // GraphQL fields served, its listener run by the api's outbox and its settings set by staff and read by
 // its code. The last test starts the api before the core migrations, as the api may be: the extension's
-// chain waits for them. Its workflow runs in test/extensions/extension-workflows.test.ts.
+// chain waits for them. Its workflow runs in test/workflows/extension-workflows.test.ts.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { ensureAdmin } from '@shop/domain/auth';

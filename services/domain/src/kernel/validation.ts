@@ -4,7 +4,7 @@ import { exponentOf, fitsCurrency, money, moneyString, type Money } from './mone
 /**
  * The most characters a text field takes, and the columns (table.column, as in prisma/schema/*.prisma)
  * it is stored in. `narrower` says why `max` is below a column's width (or the column is unbounded
- * text); without it they are equal. services/domain/test/validation-limits.test.ts holds both to the
+ * text); without it they are equal. services/domain/test/kernel/validation-limits.test.ts holds both to the
  * schema.
  */
 export interface Limit {
