@@ -49,8 +49,14 @@ const NO_DATA_ACCESS = {
       selector: "CallExpression[callee.object.type='MemberExpression'][callee.object.object.name=/^(prisma|tx|db)$/]",
       message: 'Queries belong to @shop/domain: call a domain function from the api instead of the Prisma client.',
     },
-    { selector: "TaggedTemplateExpression[tag.property.name=/^[$](queryRaw|executeRaw)/]", message: 'SQL belongs to @shop/domain: call a domain function instead.' },
-    { selector: "CallExpression[callee.property.name='query'][callee.object.name=/^(sql|pool)$/]", message: 'SQL belongs to @shop/domain: call a domain function instead.' },
+    {
+      selector: 'TaggedTemplateExpression[tag.property.name=/^[$](queryRaw|executeRaw)/]',
+      message: 'SQL belongs to @shop/domain: call a domain function instead.',
+    },
+    {
+      selector: "CallExpression[callee.property.name='query'][callee.object.name=/^(sql|pool)$/]",
+      message: 'SQL belongs to @shop/domain: call a domain function instead.',
+    },
   ],
 };
 
@@ -105,7 +111,10 @@ export default tseslint.config(
   { files: ['services/platform/**'], rules: forbid(['domain', 'api', 'worker', 'consumer']) },
   { files: ['services/platform/src/cache/**'], rules: forbid(['domain', 'api', 'worker', 'consumer'], { redis: true }) },
   { files: ['services/domain/**'], rules: forbid(['api', 'worker', 'consumer'], { more: [] }) },
-  ...Object.keys(DOMAIN_MODULES).map((name) => ({ files: [`services/domain/src/${name}/**`], rules: forbid(['api', 'worker', 'consumer'], { more: [domainModule(name)] }) })),
+  ...Object.keys(DOMAIN_MODULES).map((name) => ({
+    files: [`services/domain/src/${name}/**`],
+    rules: forbid(['api', 'worker', 'consumer'], { more: [domainModule(name)] }),
+  })),
   { files: ['services/api/**'], rules: forbid(['worker', 'consumer']) },
   // The demo seed (npm run db:seed) is a command that writes sample rows, not a request path.
   { files: ['services/api/src/**'], ignores: ['services/api/src/seed.ts'], rules: NO_DATA_ACCESS },

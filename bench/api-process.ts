@@ -48,7 +48,13 @@ export async function startApi(
   process.stderr.write(`[bench] api pid ${service.child.pid} at ${url}\n`);
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline && service.child.exitCode === null) {
-    if (await fetch(`${url}/ready`).then((response) => response.ok, () => false)) return { url, service };
+    if (
+      await fetch(`${url}/ready`).then(
+        (response) => response.ok,
+        () => false,
+      )
+    )
+      return { url, service };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   service.child.kill('SIGKILL');

@@ -10,7 +10,10 @@ export async function cpuSeconds(roots: Readonly<Record<string, number | undefin
   const all = await allProcessStats();
   const totals: Record<string, number> = {};
   for (const [name, root] of Object.entries(roots)) {
-    totals[name] = root === undefined ? 0 : all.filter((stat) => stat.pid === root || stat.ppid === root).reduce((sum, stat) => sum + stat.cpuSeconds, 0);
+    totals[name] =
+      root === undefined
+        ? 0
+        : all.filter((stat) => stat.pid === root || stat.ppid === root).reduce((sum, stat) => sum + stat.cpuSeconds, 0);
   }
   const self = process.cpuUsage();
   totals.client = (self.user + self.system) / 1e6;
@@ -27,6 +30,12 @@ async function machineBusySeconds(): Promise<number> {
 }
 
 /** Each process's CPU over the phase in percent of one core (200 = two cores busy). */
-export function cpuPercent(before: Readonly<Record<string, number>>, after: Readonly<Record<string, number>>, seconds: number): Record<string, number> {
-  return Object.fromEntries(Object.keys(after).map((name) => [name, Math.round((((after[name] ?? 0) - (before[name] ?? 0)) / seconds) * 100)]));
+export function cpuPercent(
+  before: Readonly<Record<string, number>>,
+  after: Readonly<Record<string, number>>,
+  seconds: number,
+): Record<string, number> {
+  return Object.fromEntries(
+    Object.keys(after).map((name) => [name, Math.round((((after[name] ?? 0) - (before[name] ?? 0)) / seconds) * 100)]),
+  );
 }

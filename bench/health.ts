@@ -82,7 +82,12 @@ async function againstBare(workDir: string, bareUrl: string): Promise<void> {
     const baseline = await load({ url: `${bareUrl}/bare`, seconds: SECONDS });
     report('bare fastify route', baseline, baseline);
     report('GET /health', await load({ url: `${url}/health`, seconds: SECONDS }), baseline, HEALTH_TARGET);
-    report('POST /graphql { health }, rate limits out of reach', await load({ url: `${url}/graphql`, method: 'POST', body: HEALTH_QUERY, seconds: SECONDS }), baseline, GRAPHQL_TARGET);
+    report(
+      'POST /graphql { health }, rate limits out of reach',
+      await load({ url: `${url}/graphql`, method: 'POST', body: HEALTH_QUERY, seconds: SECONDS }),
+      baseline,
+      GRAPHQL_TARGET,
+    );
     emit({ figure: 'api_rss_after_load_mb', value: await rssMb(pid) });
   } finally {
     api.child.kill('SIGTERM');
@@ -111,7 +116,13 @@ interface Measured {
 
 /** `{ health }` for SECONDS after a warm-up, flat out or at a fixed rate, with the CPU it took. */
 async function measured(url: string, pids: Record<string, number | undefined>, ratePerSec?: number): Promise<Measured> {
-  const request = { url: `${url}/graphql`, method: 'POST', body: HEALTH_QUERY, warmUpSeconds: 0, ...(ratePerSec === undefined ? {} : { ratePerSec }) } as const;
+  const request = {
+    url: `${url}/graphql`,
+    method: 'POST',
+    body: HEALTH_QUERY,
+    warmUpSeconds: 0,
+    ...(ratePerSec === undefined ? {} : { ratePerSec }),
+  } as const;
   await load({ ...request, seconds: 2 });
   const before = await cpuSeconds(pids);
   const result = await load({ ...request, seconds: SECONDS });
@@ -125,9 +136,17 @@ async function measured(url: string, pids: Record<string, number | undefined>, r
  * against the same Redis, TAKES_IN_FLIGHT at a time; its CPU per take (this process, and Redis) with
  * the policy enabled and out of reach, against disabled (the take ends at the policy lookup).
  */
-async function limiterAlone(postgresUrl: string, redisUrl: string, pids: Record<string, number | undefined>): Promise<Record<string, unknown>> {
+async function limiterAlone(
+  postgresUrl: string,
+  redisUrl: string,
+  pids: Record<string, number | undefined>,
+): Promise<Record<string, unknown>> {
   const logger = createLogger({ level: 'ERROR', service: 'bench' });
-  const platform = await openPlatform(loadConfig({ NODE_ENV: 'test', DATABASE_URL: postgresUrl, CACHE_URL: redisUrl, LOG_LEVEL: 'ERROR' }), logger, 'bench');
+  const platform = await openPlatform(
+    loadConfig({ NODE_ENV: 'test', DATABASE_URL: postgresUrl, CACHE_URL: redisUrl, LOG_LEVEL: 'ERROR' }),
+    logger,
+    'bench',
+  );
   const opened = await openRateLimiter(platform);
   try {
     const takes = async () => {

@@ -22,7 +22,12 @@ export async function benchImages(): Promise<void> {
   const rootfs = await baseRootfs(workDir());
   const baseBytes = Number((await command('du', ['-s', '--bytes', rootfs.dir])).split('\t')[0]);
   const nodeBytes = (await stat(process.execPath)).size;
-  emit({ figure: 'build', seconds: Math.round(seconds * 10) / 10, images_committed: images.filter((image) => !image.reused).length, images_kept: images.filter((image) => image.reused).length });
+  emit({
+    figure: 'build',
+    seconds: Math.round(seconds * 10) / 10,
+    images_committed: images.filter((image) => !image.reused).length,
+    images_kept: images.filter((image) => image.reused).length,
+  });
   for (const built of images) {
     emit({
       figure: 'size against budget',

@@ -7,7 +7,18 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import type pg from 'pg';
-import { applyMigrations, createLogger, givenCredentials, HttpPaymentGateway, loadConfig, openPlatform, startOutbox, workflowMetrics, type Platform, type RunningOutbox } from '@shop/platform';
+import {
+  applyMigrations,
+  createLogger,
+  givenCredentials,
+  HttpPaymentGateway,
+  loadConfig,
+  openPlatform,
+  startOutbox,
+  workflowMetrics,
+  type Platform,
+  type RunningOutbox,
+} from '@shop/platform';
 import { type DomainDeps } from '@shop/domain/kernel';
 import { requestRefund } from '@shop/domain/refunds';
 import { sweepPace } from '@shop/domain/workflow-runs';
@@ -43,7 +54,10 @@ function note(message: string): void {
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** Runs `run` for every item, at most IN_FLIGHT at once; failures are counted with their first message, never rated. */
-async function inFlight<T>(items: readonly T[], run: (item: T) => Promise<void>): Promise<{ completed: number; errors: string[]; seconds: number }> {
+async function inFlight<T>(
+  items: readonly T[],
+  run: (item: T) => Promise<void>,
+): Promise<{ completed: number; errors: string[]; seconds: number }> {
   const started = performance.now();
   let completed = 0;
   const errors: string[] = [];
@@ -95,7 +109,12 @@ async function capturedOrders(pool: pg.Pool, gateway: HttpPaymentGateway, channe
        SELECT placed.id, 'CARD', 'CAPTURED', 'EUR', 10, 10, a.authorization_id, 'bench:authorize:' || a.i, now() + interval '7 days', now()
          FROM unnest($2::int[], $4::text[]) AS a(i, authorization_id) JOIN placed ON placed.number = 'BENCH-REFUND-' || a.i)
      SELECT id::text FROM placed ORDER BY id`,
-    [channelId, indexes, JSON.stringify({ name: 'Ada Lovelace', line1: 'Main Street 1', postalCode: '10115', city: 'Berlin', countryCode: 'DE' }), authorizations],
+    [
+      channelId,
+      indexes,
+      JSON.stringify({ name: 'Ada Lovelace', line1: 'Main Street 1', postalCode: '10115', city: 'Berlin', countryCode: 'DE' }),
+      authorizations,
+    ],
   );
   return rows.map((row) => BigInt(row.id));
 }
@@ -146,7 +165,12 @@ export async function benchMoneyRefunds(): Promise<void> {
     const dispatching = startOutbox(platform, { listeners: workflowTriggers(new TemporalWorkflowEngine(client)), idleMs: 20 });
     outbox = dispatching;
     const deps: DomainDeps = { emit: dispatching.emit, now: () => new Date(), gateway: cards };
-    const activities = createActivities({ transaction: dispatching.transaction, deps, metrics: workflowMetrics(platform.metrics), pace: sweepPace(platform.config.sweepRowsPerSecond) });
+    const activities = createActivities({
+      transaction: dispatching.transaction,
+      deps,
+      metrics: workflowMetrics(platform.metrics),
+      pace: sweepPace(platform.config.sweepRowsPerSecond),
+    });
     worker = await startBenchWorker(temporalServer.url, activities);
     const [load1, load5] = loadavg();
     emit({
@@ -166,14 +190,29 @@ export async function benchMoneyRefunds(): Promise<void> {
 
     let trivialRuns = 0;
     const trivial = (n: number) =>
-      inFlight(Array.from({ length: n }, () => `trivial-${++trivialRuns}`), async (workflowId) => {
-        await (await client.workflow.start('TrivialWorkflow', { workflowId, taskQueue: TASK_QUEUE, workflowExecutionTimeout: WORKFLOW_TIMEOUT })).result();
-      });
+      inFlight(
+        Array.from({ length: n }, () => `trivial-${++trivialRuns}`),
+        async (workflowId) => {
+          await (
+            await client.workflow.start('TrivialWorkflow', {
+              workflowId,
+              taskQueue: TASK_QUEUE,
+              workflowExecutionTimeout: WORKFLOW_TIMEOUT,
+            })
+          ).result();
+        },
+      );
     const refunds = async (n: number) => {
       const orders = await capturedOrders(pool, cards, channelId, n);
       return inFlight(orders, async (orderId) => {
         const request = await dispatching.transaction((tx) =>
-          requestRefund(tx, deps, { orderId, amount: '10.00', reason: 'bench', idempotencyKey: `bench:refund:${orderId}`, source: { kind: 'STAFF', staffUserId: BigInt(staffId) } }),
+          requestRefund(tx, deps, {
+            orderId,
+            amount: '10.00',
+            reason: 'bench',
+            idempotencyKey: `bench:refund:${orderId}`,
+            source: { kind: 'STAFF', staffUserId: BigInt(staffId) },
+          }),
         );
         const result = (await resultOnceStarted(client, workflowIds.refundExecution(request.id))) as { status: string };
         if (result.status !== 'SUCCEEDED') throw new Error(`refund request ${request.id} ended ${JSON.stringify(result)}`);
@@ -186,7 +225,10 @@ export async function benchMoneyRefunds(): Promise<void> {
     for (let round_ = 1; round_ <= ROUNDS; round_ += 1) {
       const baseline = await trivial(REFUNDS);
       const measured = await refunds(REFUNDS);
-      for (const [kind, phase] of [['trivial', baseline], ['refunds', measured]] as const) {
+      for (const [kind, phase] of [
+        ['trivial', baseline],
+        ['refunds', measured],
+      ] as const) {
         if (phase.errors.length > 0) note(`${kind} round ${round_}: ${phase.errors.length} failed; first: ${phase.errors[0]}`);
       }
       const figures = { trivialPerSecond: baseline.completed / baseline.seconds, refundsPerSecond: measured.completed / measured.seconds };
@@ -213,7 +255,10 @@ export async function benchMoneyRefunds(): Promise<void> {
       ratio_per_round: ratios.map((value) => round(value)),
       refunds_per_s: round(median(rounds.map((r) => r.refundsPerSecond))),
       trivial_per_s: round(median(rounds.map((r) => r.trivialPerSecond))),
-      failed: { trivial: rounds.reduce((sum, r) => sum + r.failed.trivial, 0), refunds: rounds.reduce((sum, r) => sum + r.failed.refunds, 0) },
+      failed: {
+        trivial: rounds.reduce((sum, r) => sum + r.failed.trivial, 0),
+        refunds: rounds.reduce((sum, r) => sum + r.failed.refunds, 0),
+      },
       gateway_refunds: gatewayRefunds,
       refunds_succeeded_in_the_shop: settled[0]?.n ?? 0,
       exactly_once: gatewayRefunds === (settled[0]?.n ?? -1),

@@ -85,7 +85,14 @@ async function seedShop(platform: Platform): Promise<Shop> {
     const location = await tx.stockLocation.create({ data: { name: 'warehouse' } });
     const productIds: bigint[] = [];
     for (let n = 0; n < PRODUCTS; n += 1) {
-      const product = await createProduct(tx, deps, { sku: `tee-${n}`, name: `Tee ${n}`, slug: `tee-${n}`, price: `${10 + n}.90`, currency: 'EUR', channelIds: [channel.id] });
+      const product = await createProduct(tx, deps, {
+        sku: `tee-${n}`,
+        name: `Tee ${n}`,
+        slug: `tee-${n}`,
+        price: `${10 + n}.90`,
+        currency: 'EUR',
+        channelIds: [channel.id],
+      });
       await setStockOnHand(tx, deps, { productId: product.id, locationId: location.id, onHand: 10_000_000 });
       productIds.push(product.id);
     }
@@ -171,7 +178,9 @@ async function checkoutPhase(list: readonly Cart[], place: Place, pids: Pids): P
     p50Ms: round(percentile(sorted, 50), 1),
     p99Ms: round(percentile(sorted, 99), 1),
     refused,
-    cpuMsPerCheckout: Object.fromEntries(Object.keys(after).map((name) => [name, round((((after[name] ?? 0) - (before[name] ?? 0)) * 1000) / Math.max(1, ok), 2)])),
+    cpuMsPerCheckout: Object.fromEntries(
+      Object.keys(after).map((name) => [name, round((((after[name] ?? 0) - (before[name] ?? 0)) * 1000) / Math.max(1, ok), 2)]),
+    ),
   };
 }
 
@@ -218,7 +227,11 @@ async function costModel(platform: Platform, shop: Shop, gateway: PaymentGateway
     await place();
     totals.push(performance.now() - begun);
   };
-  const [forCard, forPlain, forPaid] = [await carts(platform, shop, MODEL_CHECKOUTS), await carts(platform, shop, MODEL_CHECKOUTS), await carts(platform, shop, MODEL_CHECKOUTS)];
+  const [forCard, forPlain, forPaid] = [
+    await carts(platform, shop, MODEL_CHECKOUTS),
+    await carts(platform, shop, MODEL_CHECKOUTS),
+    await carts(platform, shop, MODEL_CHECKOUTS),
+  ];
   const cardTotals: number[] = [];
   const plainTotals: number[] = [];
   // What paying costs the order's transaction whatever pays: the same order marked paid in it, as a card's tender does.
@@ -265,18 +278,31 @@ export async function benchMoney(): Promise<void> {
   let gatewayProcess: ChildProcess | undefined;
   try {
     await applyMigrations(postgres.url);
-    platform = await openPlatform(loadConfig({ NODE_ENV: 'test', DATABASE_URL: postgres.url }), createLogger({ level: 'ERROR', service: 'bench' }), 'bench');
+    platform = await openPlatform(
+      loadConfig({ NODE_ENV: 'test', DATABASE_URL: postgres.url }),
+      createLogger({ level: 'ERROR', service: 'bench' }),
+      'bench',
+    );
     const started = await startGateway(postgres.url);
     gatewayProcess = started.child;
     const gateway = new HttpPaymentGateway({ baseUrl: started.url, credentials: givenCredentials(GATEWAY_API_KEY) });
     const shop = await seedShop(platform);
     const paying: DomainDeps = { ...shop.deps, gateway };
     const pids = { postgres: postgres.pid(), gateway: gatewayProcess.pid };
-    emit({ figure: 'setup', cores: availableParallelism(), checkouts_per_round: CHECKOUTS, rounds: ROUNDS, concurrency: CONCURRENCY, products: PRODUCTS, lines_per_cart: 2 });
+    emit({
+      figure: 'setup',
+      cores: availableParallelism(),
+      checkouts_per_round: CHECKOUTS,
+      rounds: ROUNDS,
+      concurrency: CONCURRENCY,
+      products: PRODUCTS,
+      lines_per_cart: 2,
+    });
 
     const withoutPayment: Place = (cart) => checkout(shop.transaction, shop.deps, orderInput(cart, false));
     const byCard: Place = (cart) => checkout(shop.transaction, paying, orderInput(cart, true));
-    for (const place of [byCard, withoutPayment, placeMarkedPaid(shop)]) await checkoutPhase(await carts(platform, shop, WARM_UP_CHECKOUTS), place, pids);
+    for (const place of [byCard, withoutPayment, placeMarkedPaid(shop)])
+      await checkoutPhase(await carts(platform, shop, WARM_UP_CHECKOUTS), place, pids);
     const plain: Phase[] = [];
     const markedPaid: Phase[] = [];
     const card: Phase[] = [];
@@ -285,7 +311,8 @@ export async function benchMoney(): Promise<void> {
       markedPaid.push(await checkoutPhase(await carts(platform, shop, CHECKOUTS), placeMarkedPaid(shop), pids));
       card.push(await checkoutPhase(await carts(platform, shop, CHECKOUTS), byCard, pids));
     }
-    const ratios = (phases: readonly Phase[], to: readonly Phase[]) => phases.map((phase, i) => phase.perSecond / (to[i] as Phase).perSecond);
+    const ratios = (phases: readonly Phase[], to: readonly Phase[]) =>
+      phases.map((phase, i) => phase.perSecond / (to[i] as Phase).perSecond);
     const figure = (target: string, phases: readonly Phase[]) => ({
       target,
       checkouts_per_s: round(median(phases.map((phase) => phase.perSecond)), 1),
@@ -303,7 +330,8 @@ export async function benchMoney(): Promise<void> {
     });
     const ratio = round(median(ratios(card, plain)));
     // The rate both cores would allow if they did nothing else: the servers' and this process's CPU per checkout, summed.
-    const cpuPerCheckout = (phases: readonly Phase[]) => ['client', 'postgres', 'gateway'].reduce((sum, name) => sum + (phases.at(-1)?.cpuMsPerCheckout[name] ?? 0), 0);
+    const cpuPerCheckout = (phases: readonly Phase[]) =>
+      ['client', 'postgres', 'gateway'].reduce((sum, name) => sum + (phases.at(-1)?.cpuMsPerCheckout[name] ?? 0), 0);
     emit({
       ...figure('checkout with a card tender (authorized at the test gateway, then taken by the order)', card),
       ratio_to_without_payment: ratio,

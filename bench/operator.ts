@@ -90,7 +90,10 @@ export async function benchOperator(): Promise<void> {
     const metricsAfter = await operatorSamples(operator);
     const memory = await memoryMb(operator.pid);
     note('operator sockets open at the end of the run', { sockets: await openSockets(operator.pid) });
-    note(`${SHOPS} Shops: API requests during the run by verb and resource (every client: operator, controllers, scheduler, agent, bench)`, requests.byKind);
+    note(
+      `${SHOPS} Shops: API requests during the run by verb and resource (every client: operator, controllers, scheduler, agent, bench)`,
+      requests.byKind,
+    );
     await expectChildren(cluster, fifty);
     const delta = (sample: string) => (metricsAfter.get(sample) ?? 0) - (metricsBefore.get(sample) ?? 0);
     const passes = delta('shop_operator_reconcile_total{result="success"}') + delta('shop_operator_reconcile_total{result="error"}');
@@ -151,7 +154,10 @@ export async function benchOperator(): Promise<void> {
     });
 
     // (5) The api's image crashes on start, with a kubelet's back-off between restarts.
-    const crash = await measureCrashLoop(cluster, shops, singles[2] as ShopName, KUBELET_BACK_OFF, { timeoutMs: timeouts.crashLoop, failure });
+    const crash = await measureCrashLoop(cluster, shops, singles[2] as ShopName, KUBELET_BACK_OFF, {
+      timeoutMs: timeouts.crashLoop,
+      failure,
+    });
     const crashS = seconds(crash.totalMs);
     emit({
       figure: 'crash_loop_to_degraded_s',
@@ -179,7 +185,10 @@ export async function benchOperator(): Promise<void> {
     // (6) The baseline, in the same run and cluster, with the operator stopped: the same objects written
     // directly, each step waiting for the real controllers as the operator's passes do.
     const baselineBefore = await apiRequests(cluster);
-    const baselineMs = await baseline(cluster, workloads, direct, { timeoutMs: timeouts.shops, failure: () => running.workloads.jobs.failure() ?? running.workloads.deployments.failure() });
+    const baselineMs = await baseline(cluster, workloads, direct, {
+      timeoutMs: timeouts.shops,
+      failure: () => running.workloads.jobs.failure() ?? running.workloads.deployments.failure(),
+    });
     const baselineRequests = requestsSince(baselineBefore, await apiRequests(cluster)).total;
     await expectChildren(cluster, direct);
     emit({

@@ -39,7 +39,9 @@ async function timed(pids: Pids, events: number, work: () => Promise<void>): Pro
   await work();
   const seconds = (performance.now() - started) / 1000;
   const after = await cpuSeconds(pids);
-  const cpuMicrosPerEvent = Object.fromEntries(Object.keys(after).map((name) => [name, Math.round((((after[name] ?? 0) - (before[name] ?? 0)) * 1e6) / events)]));
+  const cpuMicrosPerEvent = Object.fromEntries(
+    Object.keys(after).map((name) => [name, Math.round((((after[name] ?? 0) - (before[name] ?? 0)) * 1e6) / events)]),
+  );
   return { eventsPerSecond: events / seconds, cpuMicrosPerEvent };
 }
 
@@ -55,7 +57,10 @@ async function sendRaw(producer: Producer, first: number, count: number): Promis
 }
 
 async function rawProducer(brokers: string, pids: Pids): Promise<Phase> {
-  const producer = new Kafka({ clientId: 'bench', brokers: [brokers], logLevel: logLevel.NOTHING }).producer({ idempotent: true, maxInFlightRequests: 1 });
+  const producer = new Kafka({ clientId: 'bench', brokers: [brokers], logLevel: logLevel.NOTHING }).producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+  });
   await producer.connect();
   try {
     await sendRaw(producer, 0, WARM_UP_EVENTS);
@@ -157,7 +162,9 @@ async function latencyAtSteadyRate(platform: Platform): Promise<{ p50: number; p
 /** Each process's CPU per event, averaged over the rounds. */
 function averageCpu(phases: readonly Phase[]): Record<string, number> {
   const names = Object.keys(phases[0]?.cpuMicrosPerEvent ?? {});
-  return Object.fromEntries(names.map((name) => [name, Math.round(phases.reduce((sum, phase) => sum + (phase.cpuMicrosPerEvent[name] ?? 0), 0) / phases.length)]));
+  return Object.fromEntries(
+    names.map((name) => [name, Math.round(phases.reduce((sum, phase) => sum + (phase.cpuMicrosPerEvent[name] ?? 0), 0) / phases.length)]),
+  );
 }
 
 function rateFigure(target: string, phases: readonly Phase[], ratios?: readonly number[]): Record<string, unknown> {
@@ -179,7 +186,14 @@ export async function benchOutbox(): Promise<void> {
     const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: postgres.url, BROKER_ADDRESS: kafka.url });
     platform = await openPlatform(config, createLogger({ level: 'ERROR', service: 'bench' }), 'bench');
     const pids = { postgres: postgres.pid(), kafka: kafka.pid() };
-    emit({ figure: 'setup', cores: availableParallelism(), events: EVENTS, warm_up_events: WARM_UP_EVENTS, rounds: ROUNDS, events_per_transaction: EVENTS_PER_TRANSACTION });
+    emit({
+      figure: 'setup',
+      cores: availableParallelism(),
+      events: EVENTS,
+      warm_up_events: WARM_UP_EVENTS,
+      rounds: ROUNDS,
+      events_per_transaction: EVENTS_PER_TRANSACTION,
+    });
 
     const raw: Phase[] = [];
     const outbox: Phase[] = [];

@@ -9,10 +9,20 @@ import { benchStorefront } from './storefront.ts';
 import { benchTrack } from './track.ts';
 import { benchWorker } from './worker.ts';
 
-const BENCHES: Record<string, () => Promise<void>> = { health: benchHealth, images: benchImages, money: async () => {
+const BENCHES: Record<string, () => Promise<void>> = {
+  health: benchHealth,
+  images: benchImages,
+  money: async () => {
     await benchMoney();
     await benchMoneyRefunds();
-  }, outbox: benchOutbox, operator: benchOperator, secrets: benchSecrets, storefront: benchStorefront, track: benchTrack, worker: benchWorker };
+  },
+  outbox: benchOutbox,
+  operator: benchOperator,
+  secrets: benchSecrets,
+  storefront: benchStorefront,
+  track: benchTrack,
+  worker: benchWorker,
+};
 
 const names = process.argv.slice(2);
 const unknown = names.filter((name) => !(name in BENCHES));

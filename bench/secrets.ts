@@ -95,7 +95,14 @@ async function seedSecrets(pool: pg.Pool, keyring: MasterKeyring): Promise<void>
   }
   await pool.query('VACUUM ANALYZE stored_secrets');
   const seconds = (performance.now() - started) / 1000;
-  emit({ figure: 'seed', rows: SECRETS, seconds: round(seconds, 1), rows_per_s: Math.round(SECRETS / seconds), sealing_s: round(sealing / 1000, 2), rows_per_insert: SEED_BATCH });
+  emit({
+    figure: 'seed',
+    rows: SECRETS,
+    seconds: round(seconds, 1),
+    rows_per_s: Math.round(SECRETS / seconds),
+    sealing_s: round(sealing / 1000, 2),
+    rows_per_insert: SEED_BATCH,
+  });
 }
 
 interface Timings {
@@ -107,7 +114,11 @@ interface Timings {
 function timings(samplesMs: readonly number[]): Timings {
   const sorted = [...samplesMs].sort((a, b) => a - b);
   const us = (ms: number) => round(ms * 1000, 1);
-  return { meanUs: us(sorted.reduce((sum, value) => sum + value, 0) / sorted.length), p50Us: us(percentile(sorted, 50)), p99Us: us(percentile(sorted, 99)) };
+  return {
+    meanUs: us(sorted.reduce((sum, value) => sum + value, 0) / sorted.length),
+    p50Us: us(percentile(sorted, 50)),
+    p99Us: us(percentile(sorted, 99)),
+  };
 }
 
 /**
@@ -135,7 +146,11 @@ async function readCost(database: Database, keyring: MasterKeyring): Promise<voi
     await timed(plainFirst ? plain : decrypting, plainFirst ? readRow : readAndDecrypt, pick(n));
     await timed(plainFirst ? decrypting : plain, plainFirst ? readAndDecrypt : readRow, pick(n));
   }
-  const rows = await Promise.all(Array.from({ length: READ_BLOCK }, (_, n) => readRow(pick(n)).then((row) => ({ key: pick(n), sealed: { keyId: row.keyId, ciphertext: Buffer.from(row.ciphertext) } }))));
+  const rows = await Promise.all(
+    Array.from({ length: READ_BLOCK }, (_, n) =>
+      readRow(pick(n)).then((row) => ({ key: pick(n), sealed: { keyId: row.keyId, ciphertext: Buffer.from(row.ciphertext) } })),
+    ),
+  );
   const decryptOnly: number[] = [];
   for (let n = 0; n < READS; n += 1) {
     const { key, sealed } = rows[n % rows.length] as { key: string; sealed: SealedSecret };
@@ -161,7 +176,10 @@ async function readCost(database: Database, keyring: MasterKeyring): Promise<voi
 function cryptoCpuUsPerRow(keys: Keys): number {
   const from = keys.now;
   const to = keys.next;
-  const rows = Array.from({ length: 1_000 }, (_, index) => ({ key: keyOf(index), sealed: sealSecret(from, valueOf(index), placeOf(STORED_SECRET_VALUES, keyOf(index))) }));
+  const rows = Array.from({ length: 1_000 }, (_, index) => ({
+    key: keyOf(index),
+    sealed: sealSecret(from, valueOf(index), placeOf(STORED_SECRET_VALUES, keyOf(index))),
+  }));
   // CPU time, not wall time: on a shared machine the loop also waits for a core.
   const before = process.cpuUsage();
   for (let n = 0; n < CRYPTO_ROWS; n += 1) {
@@ -212,10 +230,15 @@ async function rewrapPass(pool: pg.Pool, keys: Keys, batchSize: number, pids: Re
   const before = await cpuSeconds(pids);
   const result = await rewrapSecrets(pool, keys.next, { batchSize });
   const after = await cpuSeconds(pids);
-  if (result.rewrapped !== SECRETS || result.left !== 0) throw new Error(`the rewrap moved ${result.rewrapped} of ${SECRETS} rows and left ${result.left}`);
+  if (result.rewrapped !== SECRETS || result.left !== 0)
+    throw new Error(`the rewrap moved ${result.rewrapped} of ${SECRETS} rows and left ${result.left}`);
   keys.moved();
   const usPerRow = (name: string) => round((((after[name] ?? 0) - (before[name] ?? 0)) * 1e6) / SECRETS, 1);
-  return { result, cpu: cpuPercent(before, after, result.seconds), cpuUsPerRow: { bench_process: usPerRow('client'), postgres: usPerRow('postgres') } };
+  return {
+    result,
+    cpu: cpuPercent(before, after, result.seconds),
+    cpuUsPerRow: { bench_process: usPerRow('client'), postgres: usPerRow('postgres') },
+  };
 }
 
 /**
@@ -290,7 +313,14 @@ async function storefrontDuringRewrap(
     });
     const rate = Math.max(1, Math.round(best.result.reqPerSec * LOAD_SHARE));
     const window = Math.round(Math.min(WINDOW_SECONDS.max, Math.max(WINDOW_SECONDS.min, aloneSeconds)));
-    emit({ figure: 'storefront setup', maximum_req_per_s: best.result.reqPerSec, at_shoppers: best.level, offered_req_per_s: rate, window_s: window, rewrap_batch_size: BATCH_SIZE });
+    emit({
+      figure: 'storefront setup',
+      maximum_req_per_s: best.result.reqPerSec,
+      at_shoppers: best.level,
+      offered_req_per_s: rate,
+      window_s: window,
+      rewrap_batch_size: BATCH_SIZE,
+    });
 
     const openLoop = async (seed: number) => {
       const before = await cpuSeconds(apiPids);
@@ -359,7 +389,14 @@ export async function benchSecrets(): Promise<void> {
     const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: postgres.url, LOG_LEVEL: 'ERROR' });
     database = await openDatabase(config, createLogger({ level: 'ERROR', service: 'bench' }), createMetricsRegistry('bench'));
     const [load1, load5] = loadavg();
-    emit({ figure: 'setup', cores: availableParallelism(), load_average_1m: round(load1 ?? 0, 1), load_average_5m: round(load5 ?? 0, 1), node: process.version, secrets: SECRETS });
+    emit({
+      figure: 'setup',
+      cores: availableParallelism(),
+      load_average_1m: round(load1 ?? 0, 1),
+      load_average_5m: round(load5 ?? 0, 1),
+      node: process.version,
+      secrets: SECRETS,
+    });
 
     await seedSecrets(database.pool, keys.now);
     await readCost(database, keys.now);

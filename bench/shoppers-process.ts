@@ -42,7 +42,9 @@ if (process.argv[1] === import.meta.filename && process.argv[2] !== undefined) {
   const job = JSON.parse(process.argv[2]) as ShoppersJob;
   const client = graphqlClient(job.url);
   const result =
-    job.mode === 'open' ? await openLoop(client, job.catalog, job.level, job.seconds, job.seed) : await closedLoop(client, job.catalog, job.level, job.seconds, job.seed);
+    job.mode === 'open'
+      ? await openLoop(client, job.catalog, job.level, job.seconds, job.seed)
+      : await closedLoop(client, job.catalog, job.level, job.seconds, job.seed);
   client.close();
   const cpu = process.cpuUsage();
   const outcome: ShoppersOutcome = { result, failures: Object.fromEntries(failures.first), cpuSeconds: (cpu.user + cpu.system) / 1e6 };

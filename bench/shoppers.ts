@@ -14,8 +14,26 @@ export type Operation = (typeof OPERATIONS)[number];
  * (look around, open a product, put it in the cart, look further, check out).
  */
 export const VISIT: readonly Operation[] = [
-  'startSession', 'browse', 'browse', 'view', 'browse', 'browse', 'view', 'createCart', 'addCartLine',
-  'browse', 'browse', 'view', 'browse', 'browse', 'view', 'addCartLine', 'browse', 'browse', 'view', 'placeOrder',
+  'startSession',
+  'browse',
+  'browse',
+  'view',
+  'browse',
+  'browse',
+  'view',
+  'createCart',
+  'addCartLine',
+  'browse',
+  'browse',
+  'view',
+  'browse',
+  'browse',
+  'view',
+  'addCartLine',
+  'browse',
+  'browse',
+  'view',
+  'placeOrder',
 ];
 
 /** What the shoppers pick from: discovered through the api before the clock starts. */
@@ -37,7 +55,8 @@ const BROWSE = `query Browse($first: Int, $after: String, $categoryId: ID, $bran
 const VIEW = `query View($slug: String) {
   product(slug: $slug) { ${PRODUCT_CARD} description active categories { id name slug parent { name slug } } }
 }`;
-const CART_FIELDS = 'id currency itemCount subtotal shipping tax total lines { productId quantity unitPrice lineTotal product { name slug } }';
+const CART_FIELDS =
+  'id currency itemCount subtotal shipping tax total lines { productId quantity unitPrice lineTotal product { name slug } }';
 const START_SESSION = 'mutation StartGuestSession { startGuestSession }';
 const CREATE_CART = `mutation CreateCart { createCart { ${CART_FIELDS} } }`;
 const ADD_LINE = `mutation AddLine($cartId: ID!, $productId: ID!, $quantity: Int!) {
@@ -168,7 +187,10 @@ export class Shopper {
           variables: { cartId: this.#cartId, productId: this.#pick(catalog.products).id, quantity: 1 + Math.floor(this.#random() * 2) },
         });
       case 'placeOrder':
-        return JSON.stringify({ query: PLACE_ORDER, variables: { input: { cartId: this.#cartId, email: `bench-${process.pid}-${this.#visit}@shop.test`, billingAddress: ADDRESS } } });
+        return JSON.stringify({
+          query: PLACE_ORDER,
+          variables: { input: { cartId: this.#cartId, email: `bench-${process.pid}-${this.#visit}@shop.test`, billingAddress: ADDRESS } },
+        });
     }
   }
 
@@ -192,8 +214,10 @@ export class Shopper {
     try {
       const response = await this.#client.post(this.#body(operation), this.#sessionId);
       ok = response.status === 200 && !response.body.includes('"errors":');
-      if (ok && operation === 'startSession') this.#sessionId = (JSON.parse(response.body) as { data: { startGuestSession: string } }).data.startGuestSession;
-      if (ok && operation === 'createCart') this.#cartId = (JSON.parse(response.body) as { data: { createCart: { id: string } } }).data.createCart.id;
+      if (ok && operation === 'startSession')
+        this.#sessionId = (JSON.parse(response.body) as { data: { startGuestSession: string } }).data.startGuestSession;
+      if (ok && operation === 'createCart')
+        this.#cartId = (JSON.parse(response.body) as { data: { createCart: { id: string } } }).data.createCart.id;
       if (!ok) failures.record(operation, response.status, response.body);
     } catch (error) {
       failures.record(operation, 0, error instanceof Error ? error.message : String(error));
@@ -263,10 +287,9 @@ function lagStats(lags: number[]): NonNullable<PhaseResult['sendLag']> {
 }
 
 function summarize(samples: readonly Sample[], seconds: number, maxInFlight: number, lags?: number[]): PhaseResult {
-  const byOperation = Object.fromEntries(OPERATIONS.map((operation) => [operation, stats(samples.filter((sample) => sample.operation === operation))])) as Record<
-    Operation,
-    OperationStats
-  >;
+  const byOperation = Object.fromEntries(
+    OPERATIONS.map((operation) => [operation, stats(samples.filter((sample) => sample.operation === operation))]),
+  ) as Record<Operation, OperationStats>;
   const errors = samples.filter((sample) => !sample.ok).length;
   return {
     seconds: round1(seconds),
@@ -283,7 +306,13 @@ function summarize(samples: readonly Sample[], seconds: number, maxInFlight: num
 }
 
 /** `concurrency` shoppers spread over the visit, each sending its next request as soon as the last one answered. */
-export async function closedLoop(client: GraphqlClient, catalog: Catalog, concurrency: number, seconds: number, seed = 1): Promise<PhaseResult> {
+export async function closedLoop(
+  client: GraphqlClient,
+  catalog: Catalog,
+  concurrency: number,
+  seconds: number,
+  seed = 1,
+): Promise<PhaseResult> {
   const shoppers = Array.from({ length: concurrency }, (_, i) => new Shopper(client, catalog, seed * 100_003 + i));
   await Promise.all(shoppers.map((shopper, i) => shopper.skipTo(Math.floor((i * VISIT.length) / concurrency))));
   const samples: Sample[] = [];
@@ -302,7 +331,13 @@ export async function closedLoop(client: GraphqlClient, catalog: Catalog, concur
  * arrival goes to an idle shopper (a new one when all are waiting), which sends its next step. The
  * latency of a request counts from when it was due, so a stalled client or server shows up in it.
  */
-export async function openLoop(client: GraphqlClient, catalog: Catalog, ratePerSecond: number, seconds: number, seed = 2): Promise<PhaseResult> {
+export async function openLoop(
+  client: GraphqlClient,
+  catalog: Catalog,
+  ratePerSecond: number,
+  seconds: number,
+  seed = 2,
+): Promise<PhaseResult> {
   const shoppers: Shopper[] = [];
   const samples: Sample[] = [];
   const pending = new Set<Promise<void>>();
@@ -311,11 +346,13 @@ export async function openLoop(client: GraphqlClient, catalog: Catalog, ratePerS
   const total = Math.round(ratePerSecond * seconds);
   let maxInFlight = 0;
   const started = performance.now();
-  for (let sent = 0; sent < total; ) {
+  for (let sent = 0; sent < total;) {
     const now = performance.now();
     while (sent < total && started + sent * interval <= now) {
       const due = started + sent * interval;
-      const shopper = shoppers.find((candidate) => !candidate.busy) ?? shoppers[shoppers.push(new Shopper(client, catalog, seed * 100_003 + shoppers.length)) - 1];
+      const shopper =
+        shoppers.find((candidate) => !candidate.busy) ??
+        shoppers[shoppers.push(new Shopper(client, catalog, seed * 100_003 + shoppers.length)) - 1];
       lags.push(performance.now() - due);
       const request = (shopper as Shopper).next(due).then((sample) => {
         samples.push(sample);

@@ -28,7 +28,8 @@ export async function maximumOf<T extends Pick<PhaseResult, 'reqPerSec' | 'error
     if (result.errors === 0 && (best === undefined || result.reqPerSec > best.result.reqPerSec)) best = { level, result };
     if (index === levels.length - 1 && gained && levels.length > 1 && level * 2 <= sweep.maxLevel) levels.push(level * 2);
   }
-  if (best === undefined) throw new Error(`no level of ${levels.join(', ')} shoppers ran without failed answers: there is no maximum to report`);
+  if (best === undefined)
+    throw new Error(`no level of ${levels.join(', ')} shoppers ran without failed answers: there is no maximum to report`);
   return best;
 }
 
@@ -50,6 +51,9 @@ export function openLoopFields(result: PhaseResult, offeredPerSec: number, goalP
     p99_ms_by_operation: byOperation((op) => op.p99Ms),
     generator_send_lag_p99_ms: result.sendLag?.p99Ms,
     goal_p95_ms: goalP95Ms,
-    meets_goal: result.errors === 0 && result.all.p95Ms < goalP95Ms && OPERATIONS.every((operation) => result.byOperation[operation].p95Ms < goalP95Ms),
+    meets_goal:
+      result.errors === 0 &&
+      result.all.p95Ms < goalP95Ms &&
+      OPERATIONS.every((operation) => result.byOperation[operation].p95Ms < goalP95Ms),
   };
 }

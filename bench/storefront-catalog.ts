@@ -31,7 +31,6 @@ export async function seedDemoCatalog(databaseUrl: string): Promise<void> {
   }
 }
 
-
 async function graphql<T>(url: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
   const response = await fetch(`${url}/graphql`, {
     method: 'POST',
@@ -49,11 +48,15 @@ export async function discoverCatalog(url: string): Promise<Catalog> {
     url,
     '{ products(first: 100) { nodes { id slug available } } }',
   );
-  const { categories } = await graphql<{ categories: { id: string; children: { id: string }[] }[] }>(url, '{ categories { id children { id } } }');
+  const { categories } = await graphql<{ categories: { id: string; children: { id: string }[] }[] }>(
+    url,
+    '{ categories { id children { id } } }',
+  );
   const { brands } = await graphql<{ brands: { id: string }[] }>(url, '{ brands { id } }');
   const page = await graphql<{ products: { pageInfo: { endCursor: string } } }>(url, '{ products(first: 4) { pageInfo { endCursor } } }');
   const short = products.nodes.filter((product) => product.available < STOCK / 2);
-  if (products.nodes.length === 0 || short.length > 0) throw new Error(`the catalog is not stocked for the run: ${JSON.stringify(products.nodes)}`);
+  if (products.nodes.length === 0 || short.length > 0)
+    throw new Error(`the catalog is not stocked for the run: ${JSON.stringify(products.nodes)}`);
   return {
     products: products.nodes.map(({ id, slug }) => ({ id, slug })),
     categoryIds: categories.flatMap((category) => [category.id, ...category.children.map((child) => child.id)]),

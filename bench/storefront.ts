@@ -18,7 +18,17 @@ import { startApi, stopApi } from './api-process.ts';
 import { load } from './load.ts';
 import { cpuPercent, cpuSeconds } from './cpu.ts';
 import { discoverCatalog, seedDemoCatalog } from './storefront-catalog.ts';
-import { clientCeiling, closedLoop, failures, graphqlClient, openLoop, OPERATIONS, VISIT, type GraphqlClient, type PhaseResult } from './shoppers.ts';
+import {
+  clientCeiling,
+  closedLoop,
+  failures,
+  graphqlClient,
+  openLoop,
+  OPERATIONS,
+  VISIT,
+  type GraphqlClient,
+  type PhaseResult,
+} from './shoppers.ts';
 import { enableStatementStats, startBare } from './servers.ts';
 import { maximumOf } from './storefront-beside.ts';
 
@@ -131,7 +141,9 @@ async function outboxBacklog(databaseUrl: string): Promise<number> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox_events WHERE dispatched_at IS NULL AND published_at IS NULL');
+    const { rows } = await client.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM outbox_events WHERE dispatched_at IS NULL AND published_at IS NULL',
+    );
     return rows[0]?.n ?? 0;
   } finally {
     await client.end();
@@ -233,7 +245,9 @@ async function runMix(url: string, databaseUrl: string, pids: Record<string, num
     const target = `storefront mix, open loop at ${LOAD_SHARE * 100}% of maximum`;
     await drainOutbox(databaseUrl);
     await eventLoopDelay(url); // restarts the api's histogram: the next reading covers the open loop only
-    const { value: measuredOpen, statements } = await statementStats(databaseUrl, () => measured(pids, () => openLoop(client, catalog, rate, OPEN_SECONDS)));
+    const { value: measuredOpen, statements } = await statementStats(databaseUrl, () =>
+      measured(pids, () => openLoop(client, catalog, rate, OPEN_SECONDS)),
+    );
     const apiDelay = await eventLoopDelay(url);
     const openBacklog = await outboxBacklog(databaseUrl);
     const { result: open, cpu } = measuredOpen;
@@ -310,10 +324,22 @@ export async function benchStorefront(): Promise<void> {
     });
 
     const baseline = await load({ url: `${bare.url}/bare`, seconds: SECONDS });
-    emit({ target: 'bare fastify route', req_per_s: baseline.okPerSec, p50_ms: baseline.p50Ms, p99_ms: baseline.p99Ms, non_2xx: baseline.non2xx, errors: baseline.errors, ratio_to_bare: 1 });
+    emit({
+      target: 'bare fastify route',
+      req_per_s: baseline.okPerSec,
+      p50_ms: baseline.p50Ms,
+      p99_ms: baseline.p99Ms,
+      non_2xx: baseline.non2xx,
+      errors: baseline.errors,
+      ratio_to_bare: 1,
+    });
     // The same route from the shoppers' HTTP client: how much the client itself can drive on these cores.
     const ceiling = await clientCeiling(`${bare.url}/bare`, 32, Math.min(SECONDS, 5));
-    emit({ target: 'bare fastify route, shoppers\' http client', req_per_s: ceiling, ratio_to_bare: Math.round((ceiling / baseline.okPerSec) * 100) / 100 });
+    emit({
+      target: "bare fastify route, shoppers' http client",
+      req_per_s: ceiling,
+      ratio_to_bare: Math.round((ceiling / baseline.okPerSec) * 100) / 100,
+    });
     bare.stop();
     bare = undefined;
 

@@ -92,7 +92,12 @@ async function topStatements(pool: pg.Pool): Promise<StatementFigure[]> {
        FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%' AND query NOT LIKE '%count(*) AS n FROM tracking_events%'
       ORDER BY total_exec_time DESC LIMIT 3`,
   );
-  return rows.map((row) => ({ query: row.query.slice(0, 100), calls: row.calls, mean_ms: round(row.mean_ms, 3), total_ms: Math.round(row.total_ms) }));
+  return rows.map((row) => ({
+    query: row.query.slice(0, 100),
+    calls: row.calls,
+    mean_ms: round(row.mean_ms, 3),
+    total_ms: Math.round(row.total_ms),
+  }));
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -171,7 +176,8 @@ async function drive(target: Target, seconds: number): Promise<Drive> {
   };
 }
 
-const eventCount = async (pool: pg.Pool): Promise<number> => Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM tracking_events')).rows[0]?.n);
+const eventCount = async (pool: pg.Pool): Promise<number> =>
+  Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM tracking_events')).rows[0]?.n);
 
 /** Waits until `expected` more rows than `before` exist (the api's buffer writes within ~200 ms); the rows found. */
 async function rowsWritten(pool: pg.Pool, before: number, expected: number, timeoutMs = 15_000): Promise<number> {
@@ -302,7 +308,11 @@ async function visibility(apiUrl: string, pool: pg.Pool): Promise<Visibility> {
     new Promise<void>((resolve) => {
       const request = http.request(
         url,
-        { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-session-id': session } },
+        {
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-session-id': session },
+        },
         (response) => {
           response.resume();
           response.on('end', () => {
@@ -365,7 +375,9 @@ function samples(text: string, name: string): { labels: Record<string, string>; 
     .split('\n')
     .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
     .map((line) => {
-      const labels = Object.fromEntries([...line.slice(0, line.lastIndexOf(' ')).matchAll(/(\w+)="([^"]*)"/g)].map((match) => [match[1], match[2]]));
+      const labels = Object.fromEntries(
+        [...line.slice(0, line.lastIndexOf(' ')).matchAll(/(\w+)="([^"]*)"/g)].map((match) => [match[1], match[2]]),
+      );
       return { labels, value: Number(line.slice(line.lastIndexOf(' ') + 1)) };
     });
 }
@@ -373,7 +385,8 @@ function samples(text: string, name: string): { labels: Record<string, string>; 
 /** tracking_flush_duration_seconds{result="ok"} from the api's /metrics. */
 async function flushes(apiUrl: string): Promise<Flushes> {
   const text = await (await fetch(`${apiUrl}/metrics`)).text();
-  const ok = (suffix: string) => samples(text, `tracking_flush_duration_seconds_${suffix}`).filter((sample) => sample.labels.result === 'ok');
+  const ok = (suffix: string) =>
+    samples(text, `tracking_flush_duration_seconds_${suffix}`).filter((sample) => sample.labels.result === 'ok');
   const count = ok('count')[0]?.value ?? 0;
   const slower: Record<string, number> = {};
   for (const bucket of ok('bucket')) slower[bucket.labels.le ?? ''] = count - bucket.value;
@@ -590,21 +603,103 @@ export async function benchTrack(): Promise<void> {
     const workers = `${CLUSTER_WORKERS} api workers`;
     const firstClick = beaconBody('first click');
     const targets: Target[] = [
-      { name: 'bare fastify route', url: bare.url, path: '/track', body: firstClick, sessions: 'per request', pid: bare.pid, writesRows: false },
-      { name: 'anchor: one INSERT per beacon', url: anchor.url, path: '/track', body: firstClick, sessions: 'per request', pid: anchor.pid, writesRows: true },
-      { name: 'POST /track, first click', url: started.url, path: '/track', body: firstClick, sessions: 'per request', pid: apiPid, writesRows: true },
-      { name: 'POST /track, impression', url: started.url, path: '/track', body: beaconBody('impression'), sessions: 'per request', pid: apiPid, writesRows: true },
-      { name: 'POST /track, repeat click', url: started.url, path: '/track', body: beaconBody('repeat click'), sessions: 'one', pid: apiPid, writesRows: true },
-      { name: `POST /track, first click, ${workers}`, url: clustered.url, path: '/track', body: firstClick, sessions: 'per request', pid: clusterPid, writesRows: true },
-      { name: `POST /track, impression, ${workers}`, url: clustered.url, path: '/track', body: beaconBody('impression'), sessions: 'per request', pid: clusterPid, writesRows: true },
-      { name: `POST /track, repeat click, ${workers}`, url: clustered.url, path: '/track', body: beaconBody('repeat click'), sessions: 'one', pid: clusterPid, writesRows: true },
-      { name: 'POST /graphql track mutation, impression', url: started.url, path: '/graphql', body: graphqlBeaconBody(), sessions: 'per request', pid: apiPid, writesRows: true },
+      {
+        name: 'bare fastify route',
+        url: bare.url,
+        path: '/track',
+        body: firstClick,
+        sessions: 'per request',
+        pid: bare.pid,
+        writesRows: false,
+      },
+      {
+        name: 'anchor: one INSERT per beacon',
+        url: anchor.url,
+        path: '/track',
+        body: firstClick,
+        sessions: 'per request',
+        pid: anchor.pid,
+        writesRows: true,
+      },
+      {
+        name: 'POST /track, first click',
+        url: started.url,
+        path: '/track',
+        body: firstClick,
+        sessions: 'per request',
+        pid: apiPid,
+        writesRows: true,
+      },
+      {
+        name: 'POST /track, impression',
+        url: started.url,
+        path: '/track',
+        body: beaconBody('impression'),
+        sessions: 'per request',
+        pid: apiPid,
+        writesRows: true,
+      },
+      {
+        name: 'POST /track, repeat click',
+        url: started.url,
+        path: '/track',
+        body: beaconBody('repeat click'),
+        sessions: 'one',
+        pid: apiPid,
+        writesRows: true,
+      },
+      {
+        name: `POST /track, first click, ${workers}`,
+        url: clustered.url,
+        path: '/track',
+        body: firstClick,
+        sessions: 'per request',
+        pid: clusterPid,
+        writesRows: true,
+      },
+      {
+        name: `POST /track, impression, ${workers}`,
+        url: clustered.url,
+        path: '/track',
+        body: beaconBody('impression'),
+        sessions: 'per request',
+        pid: clusterPid,
+        writesRows: true,
+      },
+      {
+        name: `POST /track, repeat click, ${workers}`,
+        url: clustered.url,
+        path: '/track',
+        body: beaconBody('repeat click'),
+        sessions: 'one',
+        pid: clusterPid,
+        writesRows: true,
+      },
+      {
+        name: 'POST /graphql track mutation, impression',
+        url: started.url,
+        path: '/graphql',
+        body: graphqlBeaconBody(),
+        sessions: 'per request',
+        pid: apiPid,
+        writesRows: true,
+      },
       // GraphQL's floor: parse, validate, execute and rate limit with no work.
-      { name: 'POST /graphql { health }', url: started.url, path: '/graphql', body: JSON.stringify({ query: '{ health }' }), sessions: 'per request', pid: apiPid, writesRows: false },
+      {
+        name: 'POST /graphql { health }',
+        url: started.url,
+        path: '/graphql',
+        body: JSON.stringify({ query: '{ health }' }),
+        sessions: 'per request',
+        pid: apiPid,
+        writesRows: false,
+      },
     ];
     // Diagnostics: BENCH_TARGETS=impression,first picks targets by part of their name (the baselines always run).
     const picked = process.env.BENCH_TARGETS?.split(',');
-    const chosen = targets.filter((target) => picked === undefined || !target.name.startsWith('POST') || picked.some((part) => target.name.includes(part)));
+    const chosen = targets.filter(
+      (target) => picked === undefined || !target.name.startsWith('POST') || picked.some((part) => target.name.includes(part)),
+    );
     const results = new Map<string, Measured>();
     // Per round, each target's rate over the bare route's of the same round: on a shared machine the best
     // rounds of two targets can come from quiet and busy moments, a round's pair from minutes apart at most.
@@ -627,7 +722,9 @@ export async function benchTrack(): Promise<void> {
       const { drive: result } = measured;
       const isTrack = target.name.startsWith('POST /track');
       const ratioToBare = round(result.acceptedPerSec / bareRate);
-      const clean = [result, results.get('bare fastify route')?.drive, results.get('anchor: one INSERT per beacon')?.drive].every((drive) => (drive?.refused ?? 0) === 0);
+      const clean = [result, results.get('bare fastify route')?.drive, results.get('anchor: one INSERT per beacon')?.drive].every(
+        (drive) => (drive?.refused ?? 0) === 0,
+      );
       const ratioToAnchor = anchorRate === undefined ? undefined : round(result.acceptedPerSec / anchorRate);
       emit({
         target: target.name,
@@ -742,7 +839,9 @@ async function attributionPhase(platform: Platform, pool: pg.Pool): Promise<void
       p50_ms: cost.p50,
       p95_ms: cost.p95,
       max_ms: cost.max,
-      ...(clicks === ATTRIBUTION_CLICKS ? { goal_p95_ms: ATTRIBUTION_P95_TARGET_MS, meets_goal: cost.p95 < ATTRIBUTION_P95_TARGET_MS } : {}),
+      ...(clicks === ATTRIBUTION_CLICKS
+        ? { goal_p95_ms: ATTRIBUTION_P95_TARGET_MS, meets_goal: cost.p95 < ATTRIBUTION_P95_TARGET_MS }
+        : {}),
     });
   }
   const explained = await explainAttribution(platform, orderCompleted(sessions[ATTRIBUTION_CLICKS], 1));
@@ -754,7 +853,11 @@ async function attributionPhase(platform: Platform, pool: pg.Pool): Promise<void
       // The SELECT of the credited clicks under the INSERT: what the window predicate costs, and how it is found.
       select_ms: round(explained.Plan.Plans?.[0]?.['Actual Total Time'] ?? Number.NaN),
       select_plan: (explained.Plan.Plans ?? []).flatMap(planShape).join(' > '),
-      triggers: (explained.Triggers ?? []).map((trigger) => ({ name: trigger['Trigger Name'], ms: round(trigger.Time), calls: trigger.Calls })),
+      triggers: (explained.Triggers ?? []).map((trigger) => ({
+        name: trigger['Trigger Name'],
+        ms: round(trigger.Time),
+        calls: trigger.Calls,
+      })),
     });
   }
   const floor = await bareInsertCost(pool, ATTRIBUTION_CLICKS, ATTRIBUTION_RUNS);

@@ -102,10 +102,19 @@ async function meter(pids: Pids): Promise<{ stop(): Promise<Used> }> {
   return {
     async stop() {
       const seconds = (performance.now() - started) / 1000;
-      const [after, bytesAfter, errorsAfter] = await Promise.all([cpuNow(pids), bytesWritten(pids.temporal), temporalErrors(pids.temporal)]);
+      const [after, bytesAfter, errorsAfter] = await Promise.all([
+        cpuNow(pids),
+        bytesWritten(pids.temporal),
+        temporalErrors(pids.temporal),
+      ]);
       const used = Object.fromEntries(Object.keys(after).map((name) => [name, (after[name] ?? 0) - (cpu[name] ?? 0)]));
       const ours = Object.entries(used).reduce((sum, [name, value]) => (name === 'machine' ? sum : sum + value), 0);
-      return { seconds, cpu: { ...used, other: Math.max(0, (used.machine ?? 0) - ours) }, temporalBytes: bytesAfter - bytes, temporalErrors: errorsAfter - errors };
+      return {
+        seconds,
+        cpu: { ...used, other: Math.max(0, (used.machine ?? 0) - ours) },
+        temporalBytes: bytesAfter - bytes,
+        temporalErrors: errorsAfter - errors,
+      };
     },
   };
 }
@@ -189,7 +198,10 @@ async function unpaidOrders(pool: pg.Pool, shop: Shop, count: number): Promise<B
 }
 
 async function orderIdsOf(pool: pg.Pool, batch: Batch): Promise<string[]> {
-  const { rows } = await pool.query<{ id: string }>('SELECT id::text FROM orders WHERE id BETWEEN $1 AND $2 AND number LIKE $3 ORDER BY id', [batch.first, batch.last, `${batch.tag}%`]);
+  const { rows } = await pool.query<{ id: string }>(
+    'SELECT id::text FROM orders WHERE id BETWEEN $1 AND $2 AND number LIKE $3 ORDER BY id',
+    [batch.first, batch.last, `${batch.tag}%`],
+  );
   return rows.map((row) => row.id);
 }
 
@@ -201,7 +213,10 @@ async function count(pool: pg.Pool, sql: string, values: unknown[] = []): Promis
 // ---- workflow throughput -------------------------------------------------------------------------------
 
 /** Runs `run` for every item, at most IN_FLIGHT at once; what failed is counted and kept, not dropped. */
-async function inFlight(items: readonly string[], run: (item: string) => Promise<void>): Promise<{ completed: string[]; errors: string[] }> {
+async function inFlight(
+  items: readonly string[],
+  run: (item: string) => Promise<void>,
+): Promise<{ completed: string[]; errors: string[] }> {
   const completed: string[] = [];
   const errors: string[] = [];
   let next = 0;
@@ -238,7 +253,11 @@ function kinds(client: Client, pool: pg.Pool, shop: Shop): { trivial: Kind; life
       workflow: 'TrivialWorkflow (one no-op activity)',
       prepare: async (n) => Array.from({ length: n }, () => `trivial-${++trivialRuns}`),
       async run(workflowId) {
-        const handle = await client.workflow.start('TrivialWorkflow', { workflowId, taskQueue: TASK_QUEUE, workflowExecutionTimeout: WORKFLOW_TIMEOUT });
+        const handle = await client.workflow.start('TrivialWorkflow', {
+          workflowId,
+          taskQueue: TASK_QUEUE,
+          workflowExecutionTimeout: WORKFLOW_TIMEOUT,
+        });
         await handle.result();
       },
     },
@@ -280,12 +299,21 @@ async function phase(kind: Kind, round_: number, n: number, pids: Pids): Promise
   const { completed, errors } = await inFlight(ids, kind.run);
   const used = await metered.stop();
   if (errors.length > 0) note(`${kind.name} round ${round_}: ${errors.length} failed; first: ${errors[0]}`);
-  return { kind: kind.name, round: round_, completedIds: completed, failed: errors.length, perSecond: completed.length / used.seconds, used };
+  return {
+    kind: kind.name,
+    round: round_,
+    completedIds: completed,
+    failed: errors.length,
+    perSecond: completed.length / used.seconds,
+    used,
+  };
 }
 
 /** CPU milliseconds per completed workflow, per process. */
 const cpuMsPerWorkflow = (phase_: Phase) =>
-  Object.fromEntries(Object.entries(phase_.used.cpu).map(([name, seconds]) => [name, round((seconds * 1000) / Math.max(1, phase_.completedIds.length), 1)]));
+  Object.fromEntries(
+    Object.entries(phase_.used.cpu).map(([name, seconds]) => [name, round((seconds * 1000) / Math.max(1, phase_.completedIds.length), 1)]),
+  );
 
 function phaseFigure(kind: Kind, phase_: Phase): Record<string, unknown> {
   return {
@@ -307,8 +335,7 @@ function phaseFigure(kind: Kind, phase_: Phase): Record<string, unknown> {
 
 type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
 
-const eventMs = (event: HistoryEvent): number =>
-  Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
+const eventMs = (event: HistoryEvent): number => Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6;
 
 interface HistoryFacts {
   readonly workflowTaskWaitsMs: number[];
@@ -353,7 +380,12 @@ async function historyFacts(client: Client, sample: readonly string[]): Promise<
     }
   });
   const sorted = (values: number[]) => values.sort((a, b) => a - b);
-  return { workflowTaskWaitsMs: sorted(workflowTaskWaitsMs), firstWorkflowTaskWaitsMs: sorted(firstWorkflowTaskWaitsMs), activityTaskWaitsMs: sorted(activityTaskWaitsMs), ...counts };
+  return {
+    workflowTaskWaitsMs: sorted(workflowTaskWaitsMs),
+    firstWorkflowTaskWaitsMs: sorted(firstWorkflowTaskWaitsMs),
+    activityTaskWaitsMs: sorted(activityTaskWaitsMs),
+    ...counts,
+  };
 }
 
 async function throughput(client: Client, pool: pg.Pool, shop: Shop, pids: Pids): Promise<{ seconds: number }> {
@@ -377,7 +409,10 @@ async function throughput(client: Client, pool: pg.Pool, shop: Shop, pids: Pids)
     ratio_per_round: ratios.map((value) => round(value)),
     trivial_per_s: round(median(rounds.map((r) => r.trivial.perSecond))),
     lifecycle_per_s: round(median(rounds.map((r) => r.lifecycle.perSecond))),
-    failed: { trivial: rounds.reduce((sum, r) => sum + r.trivial.failed, 0), lifecycle: rounds.reduce((sum, r) => sum + r.lifecycle.failed, 0) },
+    failed: {
+      trivial: rounds.reduce((sum, r) => sum + r.trivial.failed, 0),
+      lifecycle: rounds.reduce((sum, r) => sum + r.lifecycle.failed, 0),
+    },
     goal_ratio: RATIO_TARGET,
     meets_goal: ratio >= RATIO_TARGET,
   });
@@ -385,7 +420,10 @@ async function throughput(client: Client, pool: pg.Pool, shop: Shop, pids: Pids)
   // Schedule-to-start, and what a run of each kind is made of, from the last round's histories.
   const last = rounds.at(-1) as { trivial: Phase; lifecycle: Phase };
   const shape: Record<string, HistoryFacts> = {};
-  for (const [name, kind, phase_] of [['trivial', trivial, last.trivial], ['lifecycle', lifecycle, last.lifecycle]] as const) {
+  for (const [name, kind, phase_] of [
+    ['trivial', trivial, last.trivial],
+    ['lifecycle', lifecycle, last.lifecycle],
+  ] as const) {
     const facts = await historyFacts(client, phase_.completedIds);
     const sampled = Math.min(HISTORY_SAMPLE, phase_.completedIds.length);
     shape[name] = facts;
@@ -411,10 +449,21 @@ async function throughput(client: Client, pool: pg.Pool, shop: Shop, pids: Pids)
     const done = phases.reduce((sum, p) => sum + p.completedIds.length, 0);
     const total = (pick: (used: Used) => number) => phases.reduce((sum, p) => sum + pick(p.used), 0);
     const seconds = total((used) => used.seconds);
-    const cpuMs = Object.fromEntries(Object.keys(phases[0]?.used.cpu ?? {}).map((name) => [name, round((total((used) => used.cpu[name] ?? 0) * 1000) / Math.max(1, done), 1)]));
+    const cpuMs = Object.fromEntries(
+      Object.keys(phases[0]?.used.cpu ?? {}).map((name) => [
+        name,
+        round((total((used) => used.cpu[name] ?? 0) * 1000) / Math.max(1, done), 1),
+      ]),
+    );
     const busy = Math.round((total((used) => used.cpu.machine ?? 0) / seconds) * 100);
     const ours = Math.round((total((used) => (used.cpu.machine ?? 0) - (used.cpu.other ?? 0)) / seconds) * 100);
-    return { cpuMs, busy, ours, temporalKb: round(total((used) => used.temporalBytes) / 1024 / Math.max(1, done), 1), temporalErrors: total((used) => used.temporalErrors) };
+    return {
+      cpuMs,
+      busy,
+      ours,
+      temporalKb: round(total((used) => used.temporalBytes) / 1024 / Math.max(1, done), 1),
+      temporalErrors: total((used) => used.temporalErrors),
+    };
   };
   const t = perWorkflow(rounds.map((r) => r.trivial));
   const l = perWorkflow(rounds.map((r) => r.lifecycle));
@@ -496,7 +545,11 @@ async function sweep(client: Client, platform: Platform, shop: Shop, batch: Batc
   let lastRun: unknown;
   let failure: string | undefined;
   try {
-    lastRun = await client.workflow.execute(WORKFLOW_TYPES.expireStaleReservations, { workflowId, taskQueue: TASK_QUEUE, workflowExecutionTimeout: SWEEP_TIMEOUT });
+    lastRun = await client.workflow.execute(WORKFLOW_TYPES.expireStaleReservations, {
+      workflowId,
+      taskQueue: TASK_QUEUE,
+      workflowExecutionTimeout: SWEEP_TIMEOUT,
+    });
   } catch (error) {
     failure = errorMessage(error);
   }
@@ -513,7 +566,10 @@ async function sweep(client: Client, platform: Platform, shop: Shop, batch: Batc
   );
   const released = rows[0] ?? { expired: 0, held: 0, cancelled: 0 };
   const due = await count(pool, "SELECT count(*)::int AS n FROM inventory_reservations WHERE state = 'HELD' AND expires_at <= now()");
-  const reserved = await count(pool, 'SELECT reserved AS n FROM stock_levels WHERE product_id = $1 AND location_id = $2', [shop.productId, shop.locationId]);
+  const reserved = await count(pool, 'SELECT reserved AS n FROM stock_levels WHERE product_id = $1 AND location_id = $2', [
+    shop.productId,
+    shop.locationId,
+  ]);
   const { rows: outbox } = await pool.query<{ status_changed: number; stock_changed: number; all_rows: number }>(
     `SELECT count(*) FILTER (WHERE name = 'order.status_changed' AND (payload->>'order_id')::bigint BETWEEN $2 AND $3)::int AS status_changed,
             count(*) FILTER (WHERE name = 'shop.inventory.stock_changed.v1' AND payload->>'product_id' = $4)::int AS stock_changed,
@@ -522,8 +578,12 @@ async function sweep(client: Client, platform: Platform, shop: Shop, batch: Batc
     [outboxFrom, ...range, shop.productId],
   );
   const passes = await runsOf(client, workflowId).catch(() => []);
-  const complete = failure === undefined && due === 0 && reserved === 0 && released.expired === batch.count && released.cancelled === batch.count;
-  if (!complete) note(`the sweep (${when}) did not release every hold: ${failure ?? ''} due ${due}, reserved ${reserved}, expired ${released.expired}/${batch.count}`);
+  const complete =
+    failure === undefined && due === 0 && reserved === 0 && released.expired === batch.count && released.cancelled === batch.count;
+  if (!complete)
+    note(
+      `the sweep (${when}) did not release every hold: ${failure ?? ''} due ${due}, reserved ${reserved}, expired ${released.expired}/${batch.count}`,
+    );
   return {
     seconds: used.seconds,
     complete,
@@ -544,7 +604,11 @@ async function sweep(client: Client, platform: Platform, shop: Shop, batch: Batc
       passes: passes.reduce((sum, value) => sum + value, 0),
       passes_per_run: [...passes].reverse(),
       last_run_returned: lastRun,
-      outbox_rows_written: { 'order.status_changed': outbox[0]?.status_changed ?? 0, 'shop.inventory.stock_changed.v1': outbox[0]?.stock_changed ?? 0, all_rows_meanwhile: outbox[0]?.all_rows ?? 0 },
+      outbox_rows_written: {
+        'order.status_changed': outbox[0]?.status_changed ?? 0,
+        'shop.inventory.stock_changed.v1': outbox[0]?.stock_changed ?? 0,
+        all_rows_meanwhile: outbox[0]?.all_rows ?? 0,
+      },
       cpu_s: Object.fromEntries(Object.entries(used.cpu).map(([name, seconds]) => [name, round(seconds, 1)])),
       temporal_mb_written: round(used.temporalBytes / 1024 / 1024, 1),
       holds_still_due: due,
@@ -557,7 +621,8 @@ async function sweep(client: Client, platform: Platform, shop: Shop, batch: Batc
 
 // ---- the storefront while the sweep runs ------------------------------------------------------------------
 
-const outboxBacklog = (pool: pg.Pool) => count(pool, 'SELECT count(*)::int AS n FROM outbox_events WHERE dispatched_at IS NULL AND published_at IS NULL');
+const outboxBacklog = (pool: pg.Pool) =>
+  count(pool, 'SELECT count(*)::int AS n FROM outbox_events WHERE dispatched_at IS NULL AND published_at IS NULL');
 
 /** Waits until the api's dispatcher has handed every event on (no broker: it dispatches them itself); seconds since `since`. */
 async function drain(pool: pg.Pool, since: number): Promise<{ seconds: number; left: number }> {
@@ -575,7 +640,10 @@ async function drain(pool: pg.Pool, since: number): Promise<{ seconds: number; l
  */
 async function apiSweepPass(pool: pg.Pool, shop: Shop, canary: Batch | undefined, freshMs: number): Promise<number> {
   const releasedAt = async (batch: Batch) => {
-    const { rows } = await pool.query<{ at: Date }>("SELECT updated_at AS at FROM inventory_reservations WHERE order_id = $1 AND state <> 'HELD'", [batch.first]);
+    const { rows } = await pool.query<{ at: Date }>(
+      "SELECT updated_at AS at FROM inventory_reservations WHERE order_id = $1 AND state <> 'HELD'",
+      [batch.first],
+    );
     return rows[0]?.at.getTime();
   };
   let current = canary;
@@ -589,7 +657,13 @@ async function apiSweepPass(pool: pg.Pool, shop: Shop, canary: Batch | undefined
   throw new Error('the api did not sweep a stale hold within 150 s');
 }
 
-function storefrontFigure(when: string, outcome: ShoppersOutcome, used: Used, rate: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
+function storefrontFigure(
+  when: string,
+  outcome: ShoppersOutcome,
+  used: Used,
+  rate: number,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     figure: `storefront open loop at ${LOAD_SHARE * 100}% of its maximum`,
     when,
@@ -601,11 +675,21 @@ function storefrontFigure(when: string, outcome: ShoppersOutcome, used: Used, ra
   };
 }
 
-async function storefrontWhileSweeping(client: Client, platform: Platform, shop: Shop, pids: Pids, redisUrl: string, workDir: string, sweepAlone: Used): Promise<void> {
+async function storefrontWhileSweeping(
+  client: Client,
+  platform: Platform,
+  shop: Shop,
+  pids: Pids,
+  redisUrl: string,
+  workDir: string,
+  sweepAlone: Used,
+): Promise<void> {
   const pool = platform.database.pool;
   const databaseUrl = platform.config.databaseUrl ?? '';
   // The events of the runs so far were nobody's to deliver (no api ran): not a backlog for the api to start with.
-  const { rowCount: setAside } = await pool.query('UPDATE outbox_events SET dispatched_at = now() WHERE dispatched_at IS NULL AND published_at IS NULL');
+  const { rowCount: setAside } = await pool.query(
+    'UPDATE outbox_events SET dispatched_at = now() WHERE dispatched_at IS NULL AND published_at IS NULL',
+  );
   await liftRateLimits(databaseUrl);
   await seedDemoCatalog(databaseUrl);
   // No WORKFLOW_HOST: its outbox listeners would signal-with-start a lifecycle workflow for each of the
@@ -615,7 +699,8 @@ async function storefrontWhileSweeping(client: Client, platform: Platform, shop:
   try {
     const canary = await unpaidOrders(pool, shop, 1);
     const catalog = await discoverCatalog(api.url);
-    if (catalog.products.some((product) => product.slug === 'bench-tee')) throw new Error("the storefront's catalog includes the bench's product");
+    if (catalog.products.some((product) => product.slug === 'bench-tee'))
+      throw new Error("the storefront's catalog includes the bench's product");
     const shoppers = (job: Omit<ShoppersJob, 'url' | 'catalog'>) => runShoppers({ url: api.url, catalog, ...job });
     await shoppers({ mode: 'closed', level: 16, seconds: 3, seed: 99 });
 
@@ -659,8 +744,15 @@ async function storefrontWhileSweeping(client: Client, platform: Platform, shop:
     const duringMeter = await meter(apiPids);
     const [sweepOutcome, during] = await Promise.all([
       // The drain starts when the sweep ends, the window may still run.
-      sweep(client, platform, shop, batch, apiPids, 'while the storefront runs').then(async (swept) => ({ ...swept, drained: await drain(pool, swept.endedAt) })),
-      shoppers({ mode: 'open', level: rate, seconds: window, seed: 3 }).then(async (outcome) => ({ outcome, used: await duringMeter.stop(), endedAt: Date.now() })),
+      sweep(client, platform, shop, batch, apiPids, 'while the storefront runs').then(async (swept) => ({
+        ...swept,
+        drained: await drain(pool, swept.endedAt),
+      })),
+      shoppers({ mode: 'open', level: rate, seconds: window, seed: 3 }).then(async (outcome) => ({
+        outcome,
+        used: await duringMeter.stop(),
+        endedAt: Date.now(),
+      })),
     ]);
     const sweepEnded = sweepStarted + sweepOutcome.seconds * 1000;
     const { drained } = sweepOutcome;
@@ -690,7 +782,10 @@ async function storefrontWhileSweeping(client: Client, platform: Platform, shop:
       figure: 'cost model: the storefront and the sweep on these cores',
       cores_pct: cores,
       storefront_alone_machine_busy_pct: pct(baselineUsed, 'machine'),
-      of_which_other_processes_pct: Math.max(0, pct(baselineUsed, 'other') - Math.round((baseline.cpuSeconds / baselineUsed.seconds) * 100)),
+      of_which_other_processes_pct: Math.max(
+        0,
+        pct(baselineUsed, 'other') - Math.round((baseline.cpuSeconds / baselineUsed.seconds) * 100),
+      ),
       spare_pct: Math.max(0, cores - pct(baselineUsed, 'machine')),
       sweep_alone_needs_pct: pct(sweepAlone, 'machine') - Math.min(pct(sweepAlone, 'machine'), pct(sweepAlone, 'other')),
       sweep_alone_cpu_ms_per_1000_holds: {
@@ -715,17 +810,35 @@ export async function benchWorker(): Promise<void> {
   let worker: BenchWorker | undefined;
   let connection: Connection | undefined;
   try {
-    const [postgres, redis, temporalServer] = (await startServers(servers, [startPostgres(), startRedis(), startTemporal()])) as [ServerHandle, ServerHandle, ServerHandle];
+    const [postgres, redis, temporalServer] = (await startServers(servers, [startPostgres(), startRedis(), startTemporal()])) as [
+      ServerHandle,
+      ServerHandle,
+      ServerHandle,
+    ];
     await applyMigrations(postgres.url);
     const logger = createLogger({ level: 'ERROR', service: 'bench' });
-    platform = await openPlatform(loadConfig({ NODE_ENV: 'test', DATABASE_URL: postgres.url, EVENT_SCHEMA_MODE: 'warn', SWEEP_ROWS_PER_SECOND: process.env.SWEEP_ROWS_PER_SECOND }), logger, 'bench');
+    platform = await openPlatform(
+      loadConfig({
+        NODE_ENV: 'test',
+        DATABASE_URL: postgres.url,
+        EVENT_SCHEMA_MODE: 'warn',
+        SWEEP_ROWS_PER_SECOND: process.env.SWEEP_ROWS_PER_SECOND,
+      }),
+      logger,
+      'bench',
+    );
     const opened = platform;
     const shop = await seedShop(opened.database.pool);
 
     connection = await Connection.connect({ address: temporalServer.url });
     const client = new Client({ connection });
     const emitter = createEmitter({ mode: 'warn', logger, metrics: outboxMetrics(opened.metrics, opened.database.pool) });
-    const activities = createActivities(sweepPassDeps(opened, { emit: emitter.emit, transaction: (work, options) => emitter.transaction(opened.database.prisma, work, options) }));
+    const activities = createActivities(
+      sweepPassDeps(opened, {
+        emit: emitter.emit,
+        transaction: (work, options) => emitter.transaction(opened.database.prisma, work, options),
+      }),
+    );
     worker = await startBenchWorker(temporalServer.url, activities);
     const [load1, load5] = loadavg();
     emit({
@@ -741,7 +854,10 @@ export async function benchWorker(): Promise<void> {
       rounds: ROUNDS,
       warm_up_per_kind: WARM_UP,
       in_flight: IN_FLIGHT,
-      started_with: { trivial: 'client.workflow.start', lifecycle: "client.workflow.signalWithStart, as the api's outbox listener starts it" },
+      started_with: {
+        trivial: 'client.workflow.start',
+        lifecycle: "client.workflow.signalWithStart, as the api's outbox listener starts it",
+      },
     });
 
     // CPU per process: `client` is this one (the worker, its activities, the Temporal client); `machine` every core's.
@@ -750,7 +866,11 @@ export async function benchWorker(): Promise<void> {
     const alone = await sweep(client, opened, shop, await unpaidOrders(opened.database.pool, shop, STALE_HOLDS), pids, 'alone');
     emit(alone.figure);
     await storefrontWhileSweeping(client, opened, shop, pids, redis.url, workDir, alone.used);
-    emit({ figure: 'run', seconds: Math.round((performance.now() - benchStarted) / 1000), load_average_1m_at_end: round(loadavg()[0] ?? 0, 1) });
+    emit({
+      figure: 'run',
+      seconds: Math.round((performance.now() - benchStarted) / 1000),
+      load_average_1m_at_end: round(loadavg()[0] ?? 0, 1),
+    });
   } finally {
     await worker?.stop();
     await connection?.close();

@@ -52,7 +52,8 @@ export const DATA_LINK = { path: '.data', target: WRITABLE_DIR } as const;
 /** Prints the CPUs the container may use; start-api calls it. */
 export const CPU_COUNT_PATH = '/usr/local/bin/cpu-count';
 
-export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;
 
 /** `shop/platform:0.1.0` */
 export function imageReference(image: ImageSpec): string {
@@ -65,7 +66,15 @@ const platform: ImageSpec = {
   title: 'Shop platform',
   description: 'The api, worker, consumer, migration command and seed of the shop platform, with its extensions',
   // The in-tree extensions that have dependencies of their own are workspaces (order-notes has none).
-  workspaces: ['services/runtime', 'services/platform', 'services/domain', 'services/api', 'services/worker', 'services/consumer', 'extensions/s3-storage'],
+  workspaces: [
+    'services/runtime',
+    'services/platform',
+    'services/domain',
+    'services/api',
+    'services/worker',
+    'services/consumer',
+    'extensions/s3-storage',
+  ],
   paths: [
     'package.json',
     'services/runtime',
@@ -78,7 +87,14 @@ const platform: ImageSpec = {
     'schemas/events',
     'extensions',
   ],
-  programs: [API.entrypoint, WORKER.entrypoint, CONSUMER.entrypoint, MIGRATE_COMMAND[1] as string, REWRAP_COMMAND[1] as string, 'services/api/src/seed.ts'],
+  programs: [
+    API.entrypoint,
+    WORKER.entrypoint,
+    CONSUMER.entrypoint,
+    MIGRATE_COMMAND[1] as string,
+    REWRAP_COMMAND[1] as string,
+    'services/api/src/seed.ts',
+  ],
   scripts: { [START_API_PATH]: 'images/platform/start-api.sh', [CPU_COUNT_PATH]: 'images/platform/cpu-count.sh' },
   entrypoint: [START_API_PATH],
   env: {

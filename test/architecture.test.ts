@@ -24,7 +24,9 @@ const ALLOWED: Record<string, readonly string[]> = {
 
 const root = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { workspaces: string[] };
 
-async function manifest(dir: string): Promise<{ name: string; dependencies?: Record<string, string>; devDependencies?: Record<string, string> }> {
+async function manifest(
+  dir: string,
+): Promise<{ name: string; dependencies?: Record<string, string>; devDependencies?: Record<string, string> }> {
   return JSON.parse(await readFile(new URL(`../${dir}/package.json`, import.meta.url), 'utf8'));
 }
 
@@ -41,12 +43,21 @@ describe('workspace dependencies point one way', () => {
 });
 
 /** The core's packages: none of them reads a variable an extension owns. */
-const CORE_SOURCES = ['services/runtime', 'services/platform', 'services/domain', 'services/api', 'services/worker', 'services/consumer'].map((dir) => `${dir}/src`);
+const CORE_SOURCES = [
+  'services/runtime',
+  'services/platform',
+  'services/domain',
+  'services/api',
+  'services/worker',
+  'services/consumer',
+].map((dir) => `${dir}/src`);
 
 /** The files under `dir` (relative to the repository) that read one of the variables: as a string literal of its name, or a property (`env.S3_BUCKET`). */
 async function filesReading(dir: string, variables: RegExp): Promise<string[]> {
   const files = (await readdir(new URL(`../${dir}`, import.meta.url), { recursive: true })).filter((file) => file.endsWith('.ts'));
-  const texts = await Promise.all(files.map(async (file) => [file, await readFile(new URL(`../${dir}/${file}`, import.meta.url), 'utf8')] as const));
+  const texts = await Promise.all(
+    files.map(async (file) => [file, await readFile(new URL(`../${dir}/${file}`, import.meta.url), 'utf8')] as const),
+  );
   return texts.filter(([, text]) => variables.test(text)).map(([file]) => `${dir}/${file}`);
 }
 
@@ -54,7 +65,9 @@ describe('configuration belongs to its owner', () => {
   it('the core reads no S3_* variable, nor any other an extension of extensions/ declares: the extension reads its own', async () => {
     const names = ['S3_[A-Z0-9_]*', ...(await extensionVariables()).map((variable) => variable.name)].join('|');
     const reads = new RegExp(`(['"\`])(?:${names})\\1|\\.(?:${names})\\b`);
-    expect(["read.optional('S3_BUCKET')", 'process.env.S3_ENDPOINT', 'env["S3_SECRET_KEY"]'].filter((code) => !reads.test(code))).toEqual([]);
+    expect(["read.optional('S3_BUCKET')", 'process.env.S3_ENDPOINT', 'env["S3_SECRET_KEY"]'].filter((code) => !reads.test(code))).toEqual(
+      [],
+    );
     expect(await filesReading('extensions/s3-storage/src', reads)).toContain('extensions/s3-storage/src/config.ts');
     expect((await Promise.all(CORE_SOURCES.map((dir) => filesReading(dir, reads)))).flat()).toEqual([]);
   });

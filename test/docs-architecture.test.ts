@@ -19,14 +19,21 @@ function tableUnder(heading: string): { names: string[]; cells: string[] }[] {
       continue;
     }
     inTable = true;
-    const cells = line.split('|').slice(1, -1).map((cell) => cell.trim());
-    if (/^-+$/.test(cells[0] ?? '') || rows.length === 0 && !(cells[0] ?? '').includes('`')) continue;
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((cell) => cell.trim());
+    if (/^-+$/.test(cells[0] ?? '') || (rows.length === 0 && !(cells[0] ?? '').includes('`'))) continue;
     rows.push({ names: [...(cells[0] ?? '').matchAll(/`([^`]+)`/g)].map((match) => (match[1] ?? '').replace(/\/$/, '')), cells });
   }
   return rows;
 }
 
-const folders = async (dir: string) => (await readdir(path.join(root, dir), { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+const folders = async (dir: string) =>
+  (await readdir(path.join(root, dir), { withFileTypes: true }))
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
 
 describe('docs/architecture.md', () => {
   it('lists every domain module with the modules it may import, as services/domain/modules.json declares', async () => {
@@ -35,22 +42,34 @@ describe('docs/architecture.md', () => {
     expect(rows.flatMap((row) => row.names).sort()).toEqual(await folders('services/domain/src'));
     for (const row of rows) {
       const imports = (row.cells[2] ?? '') === 'nothing' ? [] : (row.cells[2] ?? '').split(',').map((name) => name.trim());
-      expect(imports.sort(), `what docs/architecture.md says ${row.names[0]} may import`).toEqual([...(declared[row.names[0] ?? ''] ?? [])].sort());
+      expect(imports.sort(), `what docs/architecture.md says ${row.names[0]} may import`).toEqual(
+        [...(declared[row.names[0] ?? ''] ?? [])].sort(),
+      );
     }
   });
 
-  it('keeps each module\'s tables in prisma/schema/<module>.prisma', async () => {
+  it("keeps each module's tables in prisma/schema/<module>.prisma", async () => {
     const modules = await folders('services/domain/src');
     const files = (await readdir(path.join(root, 'prisma/schema'))).map((file) => file.replace(/\.prisma$/, ''));
     expect(files.filter((file) => !['schema', 'platform', ...modules].includes(file))).toEqual([]);
   });
 
   it('lists every flow', async () => {
-    const flows = (await readdir(path.join(root, 'services/domain/src/flows'))).filter((file) => !['index.ts', 'steps.ts'].includes(file)).sort();
-    expect(tableUnder('### Flows').flatMap((row) => row.names).sort()).toEqual(flows);
+    const flows = (await readdir(path.join(root, 'services/domain/src/flows')))
+      .filter((file) => !['index.ts', 'steps.ts'].includes(file))
+      .sort();
+    expect(
+      tableUnder('### Flows')
+        .flatMap((row) => row.names)
+        .sort(),
+    ).toEqual(flows);
   });
 
   it('lists every folder of the api', async () => {
-    expect(tableUnder('## The api by area').flatMap((row) => row.names).sort()).toEqual(await folders('services/api/src'));
+    expect(
+      tableUnder('## The api by area')
+        .flatMap((row) => row.names)
+        .sort(),
+    ).toEqual(await folders('services/api/src'));
   });
 });

@@ -36,7 +36,14 @@ function leadingStates(cell: string): string[] {
 
 /** Every [from, to] step of the one `Move | From | To` table of the section, as `from -> to`. */
 function documentedSteps(lines: readonly string[], where: string): string[] {
-  const rows = lines.filter((line) => line.startsWith('|')).map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()));
+  const rows = lines
+    .filter((line) => line.startsWith('|'))
+    .map((line) =>
+      line
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim()),
+    );
   const headers = rows.filter((cells) => cells[0] === 'Move' && cells.includes('From') && cells.includes('To'));
   if (headers.length !== 1) throw new Error(`${where} has ${headers.length} Move | From | To tables, not one`);
   const header = headers[0] ?? [];
@@ -46,7 +53,8 @@ function documentedSteps(lines: readonly string[], where: string): string[] {
     if (cells.length !== header.length) break;
     const from = leadingStates(cells[header.indexOf('From')] ?? '');
     const to = leadingStates(cells[header.indexOf('To')] ?? '');
-    if (from.length === 0 || to.length !== 1) throw new Error(`${where}: the row "${cells.join(' | ')}" names no state it leaves from, or not one it leads to`);
+    if (from.length === 0 || to.length !== 1)
+      throw new Error(`${where}: the row "${cells.join(' | ')}" names no state it leaves from, or not one it leads to`);
     steps.push(...from.map((state) => `${state} -> ${to[0]}`));
   }
   return steps;
@@ -56,7 +64,12 @@ const TABLES: { name: string; file: string; headings: string[]; machine: { state
   { name: 'order', file: 'docs/domain.md', headings: ['## Order lifecycle'], machine: orderMachine },
   { name: 'tender', file: 'docs/money.md', headings: ['## Tenders', '### State machine'], machine: tenderMachine },
   { name: 'overdraft draft', file: 'docs/money.md', headings: ['## Store credit', '### Overdraft drafts'], machine: overdraftDraftMachine },
-  { name: 'refund request', file: 'docs/money.md', headings: ['## Refunds', '### State machines', '#### The request'], machine: refundRequestMachine },
+  {
+    name: 'refund request',
+    file: 'docs/money.md',
+    headings: ['## Refunds', '### State machines', '#### The request'],
+    machine: refundRequestMachine,
+  },
   { name: 'refund', file: 'docs/money.md', headings: ['## Refunds', '### State machines', '#### A refund'], machine: refundMachine },
   { name: 'return', file: 'docs/money.md', headings: ['## Returns', '### State machine'], machine: returnMachine },
 ];

@@ -45,11 +45,19 @@ async function sourceFiles(dir: string): Promise<string[]> {
 const SPECIFIER = /(?:from|import)\s*\(?\s*'([^']+)'/g;
 const specifiers = (text: string): string[] => [...text.matchAll(SPECIFIER)].map((match) => match[1] ?? '');
 
-const modules = (await readdir(src, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+const modules = (await readdir(src, { withFileTypes: true }))
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .sort();
 
 describe('the domain module graph', () => {
   it('finds a cycle when there is one, and none in a tree', () => {
-    expect(findCycle({ orders: ['payments'], payments: ['returns'], returns: ['orders'] })).toEqual(['orders', 'payments', 'returns', 'orders']);
+    expect(findCycle({ orders: ['payments'], payments: ['returns'], returns: ['orders'] })).toEqual([
+      'orders',
+      'payments',
+      'returns',
+      'orders',
+    ]);
     expect(findCycle({ flows: ['orders', 'returns'], returns: ['orders'], orders: [] })).toBeNull();
   });
 
@@ -59,8 +67,12 @@ describe('the domain module graph', () => {
 
   it('lists every module folder, each with an entry, and nothing else', async () => {
     expect(Object.keys(declared).sort()).toEqual(modules);
-    for (const name of modules) await expect(readFile(path.join(src, name, 'index.ts'), 'utf8'), `${name}/index.ts`).resolves.toBeTypeOf('string');
-    expect((await readdir(src, { withFileTypes: true })).filter((entry) => entry.isFile()).map((entry) => entry.name), 'files outside any module').toEqual([]);
+    for (const name of modules)
+      await expect(readFile(path.join(src, name, 'index.ts'), 'utf8'), `${name}/index.ts`).resolves.toBeTypeOf('string');
+    expect(
+      (await readdir(src, { withFileTypes: true })).filter((entry) => entry.isFile()).map((entry) => entry.name),
+      'files outside any module',
+    ).toEqual([]);
   });
 
   it('exports each module, and only modules, as a package subpath', async () => {
@@ -73,7 +85,8 @@ describe('the domain module graph', () => {
       const used = new Set<string>();
       for (const file of await sourceFiles(path.join(src, name))) {
         for (const specifier of specifiers(await readFile(file, 'utf8'))) {
-          if (specifier.startsWith('@shop/domain')) throw new Error(`${path.relative(root, file)} imports its own package (${specifier}): use a relative path`);
+          if (specifier.startsWith('@shop/domain'))
+            throw new Error(`${path.relative(root, file)} imports its own package (${specifier}): use a relative path`);
           if (!specifier.startsWith('.')) continue;
           const target = path.relative(src, path.resolve(path.dirname(file), specifier)).split(path.sep);
           const other = target[0] ?? '';
@@ -95,7 +108,11 @@ describe('outside the domain', () => {
       for (const file of await sourceFiles(path.join(root, dir))) {
         if (file.includes(`${path.sep}node_modules${path.sep}`) || file.startsWith(path.join(root, 'services/domain') + path.sep)) continue;
         const text = await readFile(file, 'utf8');
-        offenders.push(...specifiers(text).filter((specifier) => /(^|\/)domain\/src\//.test(specifier)).map((specifier) => `${path.relative(root, file)}: ${specifier}`));
+        offenders.push(
+          ...specifiers(text)
+            .filter((specifier) => /(^|\/)domain\/src\//.test(specifier))
+            .map((specifier) => `${path.relative(root, file)}: ${specifier}`),
+        );
       }
     }
     expect(offenders).toEqual([]);

@@ -42,8 +42,14 @@ describe('test folders', () => {
   });
 
   it("put each api test in the folder of its area (services/api/src/<area>/) or at the top for the process's own files", async () => {
-    const areas = new Set((await readdir(path.join(ROOT, 'services/api/src'), { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name));
-    const tests = (await typeScriptFiles('services/api/test')).filter((file) => file.endsWith('.test.ts') || file.endsWith('.type-check.ts'));
+    const areas = new Set(
+      (await readdir(path.join(ROOT, 'services/api/src'), { withFileTypes: true }))
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name),
+    );
+    const tests = (await typeScriptFiles('services/api/test')).filter(
+      (file) => file.endsWith('.test.ts') || file.endsWith('.type-check.ts'),
+    );
     const misplaced = tests.filter((file) => {
       const [folder, ...rest] = foldersInTest(file) ?? [];
       return folder !== undefined && (!areas.has(folder) || rest.length > 0);
@@ -52,7 +58,11 @@ describe('test folders', () => {
   });
 
   it('put each domain test in the folder of its module (services/domain/src/<module>/)', async () => {
-    const modules = new Set((await readdir(path.join(ROOT, 'services/domain/src'), { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name));
+    const modules = new Set(
+      (await readdir(path.join(ROOT, 'services/domain/src'), { withFileTypes: true }))
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name),
+    );
     const tests = (await typeScriptFiles('services/domain/test')).filter((file) => file.endsWith('.test.ts'));
     expect(tests.length).toBeGreaterThan(30);
     expect(tests.filter((file) => !modules.has(foldersInTest(file)?.[0] ?? ''))).toEqual([]);

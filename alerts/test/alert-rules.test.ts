@@ -43,10 +43,18 @@ describe('the alert rules', () => {
 
   it('each alert has a unit test where it fires and one where it stays quiet', async () => {
     const { tests } = parse(await readFile(UNIT_TESTS, 'utf8')) as UnitTests;
-    const cases = tests.flatMap((test) => test.alert_rule_test.map((check) => ({ alert: check.alertname, fires: check.exp_alerts.length > 0 })));
+    const cases = tests.flatMap((test) =>
+      test.alert_rule_test.map((check) => ({ alert: check.alertname, fires: check.exp_alerts.length > 0 })),
+    );
     for (const { alert } of ALERT_RULES) {
-      expect(cases.filter((check) => check.alert === alert && check.fires), `${alert} firing`).not.toEqual([]);
-      expect(cases.filter((check) => check.alert === alert && !check.fires), `${alert} quiet`).not.toEqual([]);
+      expect(
+        cases.filter((check) => check.alert === alert && check.fires),
+        `${alert} firing`,
+      ).not.toEqual([]);
+      expect(
+        cases.filter((check) => check.alert === alert && !check.fires),
+        `${alert} quiet`,
+      ).not.toEqual([]);
     }
   });
 

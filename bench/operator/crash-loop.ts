@@ -26,7 +26,12 @@ export interface CrashLoop {
 }
 
 const restartCount = (pod: Watched): number =>
-  Math.max(0, ...(((pod.status as { containerStatuses?: Array<{ restartCount?: number }> } | undefined)?.containerStatuses ?? []).map((container) => container.restartCount ?? 0)));
+  Math.max(
+    0,
+    ...((pod.status as { containerStatuses?: Array<{ restartCount?: number }> } | undefined)?.containerStatuses ?? []).map(
+      (container) => container.restartCount ?? 0,
+    ),
+  );
 
 /** Sum of the delays before restarts 1..n: `initialMs`, doubling, at most `maxMs` each. */
 export function backOffBefore(restarts: number, { initialMs, maxMs }: BackOff): number {
@@ -36,7 +41,13 @@ export function backOffBefore(restarts: number, { initialMs, maxMs }: BackOff): 
 }
 
 /** Makes the api pods of `shop` (Ready, alone in its namespace) crash and waits for its Degraded condition. */
-export async function measureCrashLoop(cluster: TestCluster, shops: Tracker, shop: ShopName, backOff: BackOff, wait: Omit<WaitOptions, 'what'>): Promise<CrashLoop> {
+export async function measureCrashLoop(
+  cluster: TestCluster,
+  shops: Tracker,
+  shop: ShopName,
+  backOff: BackOff,
+  wait: Omit<WaitOptions, 'what'>,
+): Promise<CrashLoop> {
   const pods: Tracker = await track(cluster, `/api/v1/namespaces/${shop.namespace}/pods`, {
     labelSelector: `app.kubernetes.io/component=api`,
     describe: (pod) => (pod ? JSON.stringify(pod.status ?? null) : '(not seen)'),
@@ -46,13 +57,19 @@ export async function measureCrashLoop(cluster: TestCluster, shops: Tracker, sho
     if (api.length === 0) throw new Error(`no api pods of ${shop.name} in ${shop.namespace}`);
     const keys = api.map((pod) => `${pod.metadata.namespace}/${pod.metadata.name}`);
     const startedAt = performance.now();
-    const degraded = shops.until([shopKeyOf(shop)], (object) => conditionOf(object, 'Degraded')?.status === 'True' && conditionOf(object, 'Degraded')?.reason === 'CrashLoopBackOff', {
-      ...wait,
-      what: `${shop.name} to be Degraded with CrashLoopBackOff`,
-    });
+    const degraded = shops.until(
+      [shopKeyOf(shop)],
+      (object) => conditionOf(object, 'Degraded')?.status === 'True' && conditionOf(object, 'Degraded')?.reason === 'CrashLoopBackOff',
+      {
+        ...wait,
+        what: `${shop.name} to be Degraded with CrashLoopBackOff`,
+      },
+    );
     // Any pod's container reaching the count is enough for the operator: the first one to.
     const restarts = Array.from({ length: CRASH_LOOP_RESTARTS }, (_, i) =>
-      Promise.any(keys.map((key) => pods.until([key], (pod) => restartCount(pod) >= i + 1, { ...wait, what: `restart ${i + 1} of ${key}` }))).then((met) => Math.min(...met.values())),
+      Promise.any(
+        keys.map((key) => pods.until([key], (pod) => restartCount(pod) >= i + 1, { ...wait, what: `restart ${i + 1} of ${key}` })),
+      ).then((met) => Math.min(...met.values())),
     );
     for (const wait of [degraded, ...restarts]) wait.catch(() => {}); // awaited below, or abandoned when an earlier one fails
     for (const pod of api) await directPod(cluster.kube, pod as unknown as Pod, 'exit 1', 'Error: bench: the image crashes on start');

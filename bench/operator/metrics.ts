@@ -33,7 +33,10 @@ export async function apiRequests(cluster: TestCluster): Promise<Map<string, num
   return byKind;
 }
 
-export function requestsSince(before: ReadonlyMap<string, number>, after: ReadonlyMap<string, number>): { total: number; byKind: Record<string, number> } {
+export function requestsSince(
+  before: ReadonlyMap<string, number>,
+  after: ReadonlyMap<string, number>,
+): { total: number; byKind: Record<string, number> } {
   const byKind: Record<string, number> = {};
   let total = 0;
   for (const [key, value] of after) {
@@ -44,4 +47,3 @@ export function requestsSince(before: ReadonlyMap<string, number>, after: Readon
   }
   return { total, byKind: Object.fromEntries(Object.entries(byKind).sort(([, a], [, b]) => b - a)) };
 }
-

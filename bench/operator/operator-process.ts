@@ -45,7 +45,11 @@ export async function startOperatorProcess(cluster: TestCluster): Promise<Operat
     // Without a deadline a missed line would wait forever, printing nothing (it did, when the log's
     // message key changed from `message` to pino's `msg`).
     const deadline = setTimeout(() => {
-      reject(new Error(`the operator logged no "started" line within ${START_TIMEOUT_MS / 1000} s; its last output:\n${[...lastLines, stderr].join('\n')}`));
+      reject(
+        new Error(
+          `the operator logged no "started" line within ${START_TIMEOUT_MS / 1000} s; its last output:\n${[...lastLines, stderr].join('\n')}`,
+        ),
+      );
     }, START_TIMEOUT_MS);
     void exit.then(() => clearTimeout(deadline));
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
@@ -74,13 +78,18 @@ export async function startOperatorProcess(cluster: TestCluster): Promise<Operat
     clearTimeout(killer);
   };
   try {
-    return { pid: child.pid as number, ...(await started), warnings: () => [...warnings, ...(stderr ? [stderr] : [])], failure: () => failure, stop };
+    return {
+      pid: child.pid as number,
+      ...(await started),
+      warnings: () => [...warnings, ...(stderr ? [stderr] : [])],
+      failure: () => failure,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;
   }
 }
-
 
 /** VmHWM (peak resident set) and VmRSS of a process, in MB. */
 export async function memoryMb(pid: number): Promise<{ peak: number; now: number }> {
@@ -95,4 +104,3 @@ export async function openSockets(pid: number): Promise<number> {
   const links = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')));
   return links.filter((link) => link.startsWith('socket:')).length;
 }
-

@@ -4,7 +4,14 @@ import type { TestCluster } from '../../operator/test/support/test-cluster.ts';
 import { expectStatus } from '../../operator/test/support/test-cluster.ts';
 
 export interface Watched {
-  metadata: { name: string; namespace: string; uid: string; generation?: number; resourceVersion: string; annotations?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace: string;
+    uid: string;
+    generation?: number;
+    resourceVersion: string;
+    annotations?: Record<string, string>;
+  };
   spec?: Record<string, unknown>;
   status?: Record<string, unknown>;
 }
@@ -37,7 +44,8 @@ export interface Tracker {
   stop(): Promise<void>;
 }
 
-export const keyOf = (object: { metadata: { namespace: string; name: string } }): string => `${object.metadata.namespace}/${object.metadata.name}`;
+export const keyOf = (object: { metadata: { namespace: string; name: string } }): string =>
+  `${object.metadata.namespace}/${object.metadata.name}`;
 
 /** Resolves once the watch is established (the server answered its headers), so nothing created later is missed. */
 export async function track(
@@ -160,7 +168,11 @@ export async function track(
       const deadline = setTimeout(() => {
         const missing = keys.filter((key) => !met.has(key));
         const shown = missing.slice(0, 10).map((key) => `${key}: ${options.describe(latest.get(key))}`);
-        finish(new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}: ${missing.length} of ${keys.length} not there; ${shown.join('; ')}${missing.length > shown.length ? '; ...' : ''}`));
+        finish(
+          new Error(
+            `timed out after ${timeoutMs / 1000} s waiting for ${what}: ${missing.length} of ${keys.length} not there; ${shown.join('; ')}${missing.length > shown.length ? '; ...' : ''}`,
+          ),
+        );
       }, timeoutMs);
       waiters.add(waiter);
       finishers.add(finish);

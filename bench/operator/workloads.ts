@@ -24,16 +24,23 @@ interface DeploymentStatus {
   conditions?: Condition[];
 }
 
-const isComplete = (job: Watched): boolean => ((job.status?.conditions ?? []) as Condition[]).some((condition) => condition.type === 'Complete' && condition.status === 'True');
+const isComplete = (job: Watched): boolean =>
+  ((job.status?.conditions ?? []) as Condition[]).some((condition) => condition.type === 'Complete' && condition.status === 'True');
 
 /** Every replica of the current template available, and no other pod left: the Deployment controller's verdict. */
 export function isRolledOut(deployment: Watched): boolean {
   const status = (deployment.status ?? {}) as DeploymentStatus;
   const wanted = (deployment.spec?.replicas as number | undefined) ?? 1;
-  return status.observedGeneration === deployment.metadata.generation && (status.updatedReplicas ?? 0) === wanted && (status.availableReplicas ?? 0) === wanted && (status.replicas ?? 0) === wanted;
+  return (
+    status.observedGeneration === deployment.metadata.generation &&
+    (status.updatedReplicas ?? 0) === wanted &&
+    (status.availableReplicas ?? 0) === wanted &&
+    (status.replicas ?? 0) === wanted
+  );
 }
 
-const describe = (object: Watched | undefined): string => (object ? JSON.stringify({ generation: object.metadata.generation, status: object.status ?? null }) : '(not seen)');
+const describe = (object: Watched | undefined): string =>
+  object ? JSON.stringify({ generation: object.metadata.generation, status: object.status ?? null }) : '(not seen)';
 
 export interface Workloads {
   readonly jobs: Tracker;
@@ -43,7 +50,11 @@ export interface Workloads {
 
 export async function trackWorkloads(cluster: TestCluster): Promise<Workloads> {
   const jobs = await track(cluster, '/apis/batch/v1/jobs', { labelSelector: MANAGED_BY_SELECTOR, done: isComplete, describe });
-  const deployments = await track(cluster, '/apis/apps/v1/deployments', { labelSelector: MANAGED_BY_SELECTOR, done: isRolledOut, describe });
+  const deployments = await track(cluster, '/apis/apps/v1/deployments', {
+    labelSelector: MANAGED_BY_SELECTOR,
+    done: isRolledOut,
+    describe,
+  });
   return { jobs, deployments, stop: async () => void (await Promise.all([jobs.stop(), deployments.stop()])) };
 }
 
@@ -53,7 +64,10 @@ export async function trackWorkloads(cluster: TestCluster): Promise<Workloads> {
  */
 export function timeline(workloads: Workloads, namespace: string, startedAt: number, readyAt: number): Record<string, number> {
   const points: Record<string, number> = {};
-  for (const [kind, tracker] of [['job', workloads.jobs], ['deployment', workloads.deployments]] as const) {
+  for (const [kind, tracker] of [
+    ['job', workloads.jobs],
+    ['deployment', workloads.deployments],
+  ] as const) {
     for (const [key, seen] of tracker.seenAt) {
       if (!key.startsWith(`${namespace}/`)) continue;
       const what = kind === 'job' ? 'job' : key.slice(key.lastIndexOf('-') + 1);
@@ -72,12 +86,26 @@ export function timeline(workloads: Workloads, namespace: string, startedAt: num
  * gaps say whose time it is: created to done the controllers' and the agent's, done to the next created
  * the operator's.
  */
-export function phases(workloads: Workloads, shops: readonly ShopName[], startedAt: number, readyAt: ReadonlyMap<string, number>): Record<string, { p50_s: number; max_s: number }> {
-  const columns: Record<string, number[]> = { job_created: [], job_complete: [], first_deployment_created: [], last_deployment_created: [], last_deployment_available: [], shop_ready: [] };
-  const of = (times: ReadonlyMap<string, number>, prefix: string) => [...times].filter(([key]) => key.startsWith(prefix)).map(([, at]) => at - startedAt);
+export function phases(
+  workloads: Workloads,
+  shops: readonly ShopName[],
+  startedAt: number,
+  readyAt: ReadonlyMap<string, number>,
+): Record<string, { p50_s: number; max_s: number }> {
+  const columns: Record<string, number[]> = {
+    job_created: [],
+    job_complete: [],
+    first_deployment_created: [],
+    last_deployment_created: [],
+    last_deployment_available: [],
+    shop_ready: [],
+  };
+  const of = (times: ReadonlyMap<string, number>, prefix: string) =>
+    [...times].filter(([key]) => key.startsWith(prefix)).map(([, at]) => at - startedAt);
   for (const shop of shops) {
     const prefix = `${shop.namespace}/${shop.name}-`;
-    const add = (column: string, values: number[], pick: (...values: number[]) => number) => void (values.length > 0 && columns[column]?.push(pick(...values)));
+    const add = (column: string, values: number[], pick: (...values: number[]) => number) =>
+      void (values.length > 0 && columns[column]?.push(pick(...values)));
     add('job_created', of(workloads.jobs.seenAt, prefix), Math.min);
     add('job_complete', of(workloads.jobs.doneAt, prefix), Math.min);
     add('first_deployment_created', of(workloads.deployments.seenAt, prefix), Math.min);
@@ -86,7 +114,12 @@ export function phases(workloads: Workloads, shops: readonly ShopName[], started
     const ready = readyAt.get(`${shop.namespace}/${shop.name}`);
     if (ready !== undefined) columns.shop_ready?.push(ready - startedAt);
   }
-  return Object.fromEntries(Object.entries(columns).map(([column, values]) => [column, { p50_s: seconds(percentile(values, 50)), max_s: seconds(Math.max(...values)) }]));
+  return Object.fromEntries(
+    Object.entries(columns).map(([column, values]) => [
+      column,
+      { p50_s: seconds(percentile(values, 50)), max_s: seconds(Math.max(...values)) },
+    ]),
+  );
 }
 
 const PLURALS: Record<string, string> = {
@@ -109,14 +142,24 @@ function collectionPath(object: KubeObject): string {
  * PDB (until the api is rolled out), worker (and its PDB) and consumer (until they are rolled out), and
  * the Shop's Ready status.
  */
-async function writeShopDirectly(cluster: TestCluster, workloads: Workloads, { namespace, name }: ShopName, rendered: ShopManifests, wait: Omit<WaitOptions, 'what'>): Promise<void> {
+async function writeShopDirectly(
+  cluster: TestCluster,
+  workloads: Workloads,
+  { namespace, name }: ShopName,
+  rendered: ShopManifests,
+  wait: Omit<WaitOptions, 'what'>,
+): Promise<void> {
   const post = async <T extends Watched>(path: string, body: unknown): Promise<T> => {
     const reply = await cluster.kube<T>('POST', path, body);
     expectStatus(reply, 201);
     return reply.body;
   };
   const create = (object: KubeObject) => post<Watched>(collectionPath(object), object);
-  const done = (tracker: Tracker, objects: readonly Watched[]) => tracker.until(objects.map(keyOf), tracker === workloads.jobs ? isComplete : isRolledOut, { ...wait, what: `baseline ${objects.map(keyOf).join(', ')}` });
+  const done = (tracker: Tracker, objects: readonly Watched[]) =>
+    tracker.until(objects.map(keyOf), tracker === workloads.jobs ? isComplete : isRolledOut, {
+      ...wait,
+      what: `baseline ${objects.map(keyOf).join(', ')}`,
+    });
 
   const shop = await post<Watched & StoredShop>(shopsPath(namespace), shopManifest(name, TAG));
   const manifests = ownedManifests(shop, rendered);
@@ -126,7 +169,10 @@ async function writeShopDirectly(cluster: TestCluster, workloads: Workloads, { n
       kind: 'Secret',
       metadata: { name: generatedKeysSecretName(name) },
       type: 'Opaque',
-      stringData: { [GENERATED_KEYS.secretKey]: randomBytes(48).toString('base64url'), [GENERATED_KEYS.secretsMasterKey]: randomBytes(32).toString('base64') },
+      stringData: {
+        [GENERATED_KEYS.secretKey]: randomBytes(48).toString('base64url'),
+        [GENERATED_KEYS.secretsMasterKey]: randomBytes(32).toString('base64'),
+      },
     }),
   );
   await create(manifests.configMap);
@@ -138,13 +184,30 @@ async function writeShopDirectly(cluster: TestCluster, workloads: Workloads, { n
   const worker = await create(manifests.worker.deployment);
   await create(manifests.worker.disruptionBudget);
   await done(workloads.deployments, [worker, await create(manifests.consumer.deployment)]);
-  const allTrue = new Map<ConditionType, ConditionReport>(CONDITION_TYPES.map((type) => [type, { status: 'True', reason: 'Ready', message: `${type} of ${TAG}` }]));
-  const status = nextStatus(undefined, { generation: shop.metadata.generation, phase: 'Ready', message: `the api, worker and consumer of ${TAG} are available`, migratedVersion: TAG, conditions: allTrue }, new Date());
+  const allTrue = new Map<ConditionType, ConditionReport>(
+    CONDITION_TYPES.map((type) => [type, { status: 'True', reason: 'Ready', message: `${type} of ${TAG}` }]),
+  );
+  const status = nextStatus(
+    undefined,
+    {
+      generation: shop.metadata.generation,
+      phase: 'Ready',
+      message: `the api, worker and consumer of ${TAG} are available`,
+      migratedVersion: TAG,
+      conditions: allTrue,
+    },
+    new Date(),
+  );
   expectStatus(await cluster.kube('PUT', `${shopsPath(namespace)}/${name}/status`, { ...shop, status }), 200);
 }
 
 /** The baseline's time for all of `shops`, written concurrently. */
-export async function baseline(cluster: TestCluster, workloads: Workloads, shops: readonly ShopName[], wait: Omit<WaitOptions, 'what'>): Promise<number> {
+export async function baseline(
+  cluster: TestCluster,
+  workloads: Workloads,
+  shops: readonly ShopName[],
+  wait: Omit<WaitOptions, 'what'>,
+): Promise<number> {
   // Rendering is the operator's work, not an API write: done before the clock starts.
   const rendered = shops.map(({ name }) => renderShop(shopManifest(name, TAG)));
   const started = performance.now();

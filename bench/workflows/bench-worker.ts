@@ -21,7 +21,10 @@ export async function startBenchWorker(temporalAddress: string, activities: Shop
     const worker = await Worker.create({
       connection,
       taskQueue: TASK_QUEUE,
-      workflowBundle: await bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL('./index.ts', import.meta.url)), logger: new DefaultLogger('WARN') }),
+      workflowBundle: await bundleWorkflowCode({
+        workflowsPath: fileURLToPath(new URL('./index.ts', import.meta.url)),
+        logger: new DefaultLogger('WARN'),
+      }),
       activities: { ...activities, noop: async () => undefined },
     });
     const running = worker.run();

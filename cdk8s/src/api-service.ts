@@ -15,7 +15,9 @@ export class ApiService extends Construct {
       spec: {
         type: 'ClusterIP',
         selector: selectorLabels(shop, API.component),
-        ports: [{ name: HTTP_PORT_NAME, port: 80, targetPort: k8s.IntOrString.fromString(HTTP_PORT_NAME), protocol: 'TCP', appProtocol: 'http' }],
+        ports: [
+          { name: HTTP_PORT_NAME, port: 80, targetPort: k8s.IntOrString.fromString(HTTP_PORT_NAME), protocol: 'TCP', appProtocol: 'http' },
+        ],
       },
     });
   }

@@ -27,7 +27,10 @@ export class ComponentAutoscaler extends Construct {
         metrics: [
           {
             type: 'Resource',
-            resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: autoscaling.targetCPUUtilizationPercentage ?? DEFAULT_CPU_UTILIZATION } },
+            resource: {
+              name: 'cpu',
+              target: { type: 'Utilization', averageUtilization: autoscaling.targetCPUUtilizationPercentage ?? DEFAULT_CPU_UTILIZATION },
+            },
           },
         ],
       },

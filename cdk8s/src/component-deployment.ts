@@ -33,7 +33,10 @@ export class ComponentDeployment extends Construct {
         strategy:
           props.strategy === 'Recreate'
             ? { type: 'Recreate' }
-            : { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: k8s.IntOrString.fromNumber(0), maxSurge: k8s.IntOrString.fromNumber(1) } },
+            : {
+                type: 'RollingUpdate',
+                rollingUpdate: { maxUnavailable: k8s.IntOrString.fromNumber(0), maxSurge: k8s.IntOrString.fromNumber(1) },
+              },
         template: podTemplate({
           shop,
           component: process.component,

@@ -33,7 +33,12 @@ const WORKER_PORT: HttpPort = { variable: 'WORKER_PORT', port: 9465, readinessPa
  */
 export const START_API_PATH = '/usr/local/bin/start-api';
 
-const service = (component: ServiceProcess['component'], entrypoint: string, http: HttpPort, command = ['node', entrypoint]): ServiceProcess => ({ component, entrypoint, command, http });
+const service = (
+  component: ServiceProcess['component'],
+  entrypoint: string,
+  http: HttpPort,
+  command = ['node', entrypoint],
+): ServiceProcess => ({ component, entrypoint, command, http });
 
 export const API = service('api', 'services/api/src/main.ts', API_PORT, [START_API_PATH]);
 export const WORKER = service('worker', 'services/worker/src/main.ts', WORKER_PORT);

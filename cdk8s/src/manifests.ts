@@ -34,7 +34,12 @@ export interface ShopManifests {
   /** Runs the migrations of spec.image.tag; its name carries the version, so each version migrates once. */
   readonly migrationJob: KubeObject;
   /** `autoscaler`: a HorizontalPodAutoscaler, when spec.<component>.autoscaling is set; the Deployment then has no replicas. */
-  readonly api: { readonly deployment: KubeObject; readonly service: KubeObject; readonly disruptionBudget: KubeObject; readonly autoscaler?: KubeObject };
+  readonly api: {
+    readonly deployment: KubeObject;
+    readonly service: KubeObject;
+    readonly disruptionBudget: KubeObject;
+    readonly autoscaler?: KubeObject;
+  };
   readonly worker: { readonly deployment: KubeObject; readonly disruptionBudget: KubeObject; readonly autoscaler?: KubeObject };
   /** Exactly one replica with the Recreate strategy: one instance per consumer group. */
   readonly consumer: { readonly deployment: KubeObject };
@@ -42,7 +47,12 @@ export interface ShopManifests {
    * With spec.networkPolicy.enabled: `<shop>-default-deny` (every pod of the Shop accepts nothing) and
    * `<shop>-api`, `<shop>-worker`, `<shop>-consumer` (each component's http port, from the peers the spec names).
    */
-  readonly networkPolicies?: { readonly defaultDeny: KubeObject; readonly api: KubeObject; readonly worker: KubeObject; readonly consumer: KubeObject };
+  readonly networkPolicies?: {
+    readonly defaultDeny: KubeObject;
+    readonly api: KubeObject;
+    readonly worker: KubeObject;
+    readonly consumer: KubeObject;
+  };
   /**
    * The explicit variables (the container's `env`) of the Jobs the operator derives from the migration
    * Job (the seed and the key rewrap): their programs read other secrets than the migrate command.

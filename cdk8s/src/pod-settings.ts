@@ -30,8 +30,10 @@ export function componentSpec(spec: ShopSpec, component: Component): ShopSpec['c
 export function podSettings(spec: ShopSpec, component: Component): Pick<k8s.PodSpec, (typeof POD_SETTINGS)[number]> {
   const own: PodSettings = componentSpec(spec, component) ?? {};
   const defaults: PodSettings = spec.podDefaults ?? {};
-  return Object.fromEntries(POD_SETTINGS.flatMap((field) => {
-    const value = own[field] ?? defaults[field];
-    return value === undefined ? [] : [[field, value]];
-  })) as Pick<k8s.PodSpec, (typeof POD_SETTINGS)[number]>;
+  return Object.fromEntries(
+    POD_SETTINGS.flatMap((field) => {
+      const value = own[field] ?? defaults[field];
+      return value === undefined ? [] : [[field, value]];
+    }),
+  ) as Pick<k8s.PodSpec, (typeof POD_SETTINGS)[number]>;
 }

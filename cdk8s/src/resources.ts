@@ -32,6 +32,9 @@ function quantities(amounts: Amounts | undefined): Record<string, k8s.Quantity> 
   const entries = Object.entries(amounts).filter((entry): entry is [string, number | string] => entry[1] !== undefined);
   if (entries.length === 0) return undefined;
   return Object.fromEntries(
-    entries.map(([resource, amount]) => [resource, typeof amount === 'number' ? k8s.Quantity.fromNumber(amount) : k8s.Quantity.fromString(amount)]),
+    entries.map(([resource, amount]) => [
+      resource,
+      typeof amount === 'number' ? k8s.Quantity.fromNumber(amount) : k8s.Quantity.fromString(amount),
+    ]),
   );
 }

@@ -33,7 +33,8 @@ export function firstSchemaProblem(value: unknown, schema: JsonSchema, path: str
 }
 
 function stringProblem(value: string, schema: JsonSchema, path: string): string | undefined {
-  if (schema.minLength !== undefined && value.length < schema.minLength) return `${path}: must have at least ${schema.minLength} characters`;
+  if (schema.minLength !== undefined && value.length < schema.minLength)
+    return `${path}: must have at least ${schema.minLength} characters`;
   if (schema.maxLength !== undefined && value.length > schema.maxLength) return `${path}: must have at most ${schema.maxLength} characters`;
   if (schema.pattern !== undefined && !new RegExp(schema.pattern).test(value)) return `${path}: "${value}" must match ${schema.pattern}`;
   return undefined;

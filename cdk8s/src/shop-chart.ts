@@ -53,7 +53,11 @@ export class ShopChart extends Chart {
     const networkPolicy = spec.networkPolicy;
     if (networkPolicy?.enabled) {
       new ShopDefaultDenyPolicy(this, 'default-deny-policy', shop);
-      new ComponentNetworkPolicy(this, 'api-network-policy', { shop, process: API, from: networkPolicy.apiFrom?.length ? networkPolicy.apiFrom : undefined });
+      new ComponentNetworkPolicy(this, 'api-network-policy', {
+        shop,
+        process: API,
+        from: networkPolicy.apiFrom?.length ? networkPolicy.apiFrom : undefined,
+      });
       for (const process of [WORKER, CONSUMER]) {
         new ComponentNetworkPolicy(this, `${process.component}-network-policy`, { shop, process, from: networkPolicy.metricsFrom ?? [] });
       }

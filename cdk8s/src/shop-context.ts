@@ -31,5 +31,8 @@ export const SPEC_DEFAULTS = {
 
 export function imageOf(spec: ShopSpec): { image: string; imagePullPolicy: string } {
   const { repository, tag, digest } = spec.image;
-  return { image: digest === undefined ? `${repository}:${tag}` : `${repository}@${digest}`, imagePullPolicy: spec.image.pullPolicy ?? SPEC_DEFAULTS.pullPolicy };
+  return {
+    image: digest === undefined ? `${repository}:${tag}` : `${repository}@${digest}`,
+    imagePullPolicy: spec.image.pullPolicy ?? SPEC_DEFAULTS.pullPolicy,
+  };
 }

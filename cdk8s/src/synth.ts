@@ -18,7 +18,11 @@ async function main(args: readonly string[]): Promise<number> {
   }
   try {
     const manifests = renderShop(await readShopFile(file));
-    process.stdout.write(manifestList(manifests).map((object) => `---\n${stringify(object)}`).join(''));
+    process.stdout.write(
+      manifestList(manifests)
+        .map((object) => `---\n${stringify(object)}`)
+        .join(''),
+    );
     return 0;
   } catch (error) {
     if (!(error instanceof ShopFileError || error instanceof ShopNameError)) throw error;

@@ -30,14 +30,17 @@ const inNamespace = (shop: Shop): Shop => ({ ...shop, metadata: { ...shop.metada
 describe('the rendered objects on a real API server (server-side dry run, strict field validation)', () => {
   let server: KubeApiServer;
   let kube: KubeRequest;
-  const dryRun = (object: KubeObject) => kube<{ message?: string }>('POST', `${collectionOf(object)}?dryRun=All&fieldValidation=Strict`, object);
+  const dryRun = (object: KubeObject) =>
+    kube<{ message?: string }>('POST', `${collectionOf(object)}?dryRun=All&fieldValidation=Strict`, object);
 
   beforeAll(async () => {
     server = await startKubeApiServer();
     kube = kubeClient(server);
     // Pods that break the "restricted" Pod Security Standard are refused in this namespace.
     const labels = { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/enforce-version': 'latest' };
-    expect((await kube('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE, labels } })).status).toBe(201);
+    expect(
+      (await kube('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE, labels } })).status,
+    ).toBe(201);
   }, 180_000);
 
   afterAll(async () => {
@@ -49,7 +52,13 @@ describe('the rendered objects on a real API server (server-side dry run, strict
     ['a minimal Shop', async () => minimalShop()],
     [
       'a Shop with the longest name and a long, odd tag',
-      async () => minimalShop((shop) => Object.assign(shop, { metadata: { name: 'a'.repeat(54) }, spec: { ...shop.spec, image: { ...shop.spec.image, tag: `_Build.${'x'.repeat(120)}.` } } })),
+      async () =>
+        minimalShop((shop) =>
+          Object.assign(shop, {
+            metadata: { name: 'a'.repeat(54) },
+            spec: { ...shop.spec, image: { ...shop.spec.image, tag: `_Build.${'x'.repeat(120)}.` } },
+          }),
+        ),
     ],
   ];
 
@@ -70,9 +79,18 @@ describe('the rendered objects on a real API server (server-side dry run, strict
     const manifests = renderShop(inNamespace(minimalShop()));
     for (const owner of [manifests.migrationJob, manifests.api.deployment, manifests.worker.deployment, manifests.consumer.deployment]) {
       const template = workload(owner).spec.template;
-      const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: `${owner.metadata.name}-pod`, namespace: NAMESPACE, labels: template.metadata.labels }, spec: template.spec };
+      const pod: KubeObject = {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: `${owner.metadata.name}-pod`, namespace: NAMESPACE, labels: template.metadata.labels },
+        spec: template.spec,
+      };
       const reply = await dryRun(pod);
-      expect({ pod: pod.metadata.name, status: reply.status, message: reply.body.message }).toEqual({ pod: pod.metadata.name, status: 201, message: undefined });
+      expect({ pod: pod.metadata.name, status: reply.status, message: reply.body.message }).toEqual({
+        pod: pod.metadata.name,
+        status: 201,
+        message: undefined,
+      });
     }
   });
 

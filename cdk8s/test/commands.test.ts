@@ -28,7 +28,7 @@ describe('rendered commands', () => {
     });
   }
 
-  it('runs the api through the image\'s start-api, which sets API_WORKERS from the CPU limit and runs a script that exists with node', () => {
+  it("runs the api through the image's start-api, which sets API_WORKERS from the CPU limit and runs a script that exists with node", () => {
     expect(containerOf(manifests.api.deployment).command).toEqual([START_API_PATH]);
     const startApi = readFileSync(path.join(REPOSITORY_ROOT, 'images/platform/start-api.sh'), 'utf8');
     expect(startApi).toContain('API_WORKERS=$(cpu-count)');

@@ -5,7 +5,15 @@ import { VARIABLES } from '../../services/platform/src/config/variables.ts';
 import { extensionConfigProblems, repositoryVariables } from '../../test/support/extensions.ts';
 import { readConsumerSettings } from '../../services/consumer/src/settings.ts';
 import { workerProblems } from '../../services/worker/src/worker-settings.ts';
-import { GENERATED_KEYS, renderShop, WORKLOAD_SECRETS, type KubeObject, type SecretUse, type SecretVariable, type Workload } from '../src/index.ts';
+import {
+  GENERATED_KEYS,
+  renderShop,
+  WORKLOAD_SECRETS,
+  type KubeObject,
+  type SecretUse,
+  type SecretVariable,
+  type Workload,
+} from '../src/index.ts';
 import { API, CONSUMER, MIGRATE_COMMAND, REWRAP_COMMAND, SEED_COMMAND, WORKER } from '../src/components.ts';
 import { SPEC_DEFAULTS } from '../src/shop-context.ts';
 import { containerOf, minimalShop, type EnvVar } from './support/shops.ts';
@@ -24,7 +32,11 @@ const workloadEnvs = (manifests: ReturnType<typeof renderShop>): Array<[Workload
   ['seed', manifests.jobEnvironments.seed as EnvVar[]],
   ['key-rewrap', manifests.jobEnvironments['key-rewrap'] as EnvVar[]],
 ];
-const secretNames = (env: readonly EnvVar[]) => env.filter((variable) => variable.valueFrom?.secretKeyRef).map((variable) => variable.name).sort();
+const secretNames = (env: readonly EnvVar[]) =>
+  env
+    .filter((variable) => variable.valueFrom?.secretKeyRef)
+    .map((variable) => variable.name)
+    .sort();
 /** The variables a workload's table gives it, from a Shop referencing every secret (SECRET_KEY_PREVIOUS comes only from the generated Secret). */
 const givenVariables = (workload: Workload) =>
   (Object.entries(WORKLOAD_SECRETS[workload]) as Array<[SecretVariable, SecretUse]>)
@@ -78,7 +90,8 @@ describe('environment', () => {
     for (const [workload, env] of workloadEnvs(manifests)) {
       const given = secretNames(env);
       expect(given, workload).toEqual(givenVariables(workload));
-      for (const variable of given) expect(secretRef(env, variable), `${workload} ${variable}`).toEqual(FULL_REFERENCES[variable as SecretVariable]);
+      for (const variable of given)
+        expect(secretRef(env, variable), `${workload} ${variable}`).toEqual(FULL_REFERENCES[variable as SecretVariable]);
       // A referenced master key is rotated by whoever owns it: nothing points at the generated Secret.
       expect(env.some((variable) => variable.valueFrom?.secretKeyRef?.name === 'acme-generated-keys')).toBe(false);
     }
@@ -96,7 +109,9 @@ describe('environment', () => {
         optional: true,
       });
       const previous = secretRef(env, 'SECRET_KEY_PREVIOUS');
-      expect(previous, workload).toEqual(workload === 'api' ? { name: 'acme-generated-keys', key: GENERATED_KEYS.secretKeyPrevious, optional: true } : undefined);
+      expect(previous, workload).toEqual(
+        workload === 'api' ? { name: 'acme-generated-keys', key: GENERATED_KEYS.secretKeyPrevious, optional: true } : undefined,
+      );
     }
   });
 
@@ -106,28 +121,46 @@ describe('environment', () => {
     // The migrate command reads DATABASE_URL alone.
     expect(names('migrations')).toEqual(['DATABASE_URL']);
     // The worker signs nothing it checks later, searches nothing and stores no files.
-    for (const absent of ['SECRET_KEY_PREVIOUS', 'ADMIN_SEARCH_API_KEY', 'STOREFRONT_SEARCH_API_KEY', 'STOREFRONT_SEARCH_ONLY_KEY', 'S3_ACCESS_KEY', 'S3_SECRET_KEY']) {
+    for (const absent of [
+      'SECRET_KEY_PREVIOUS',
+      'ADMIN_SEARCH_API_KEY',
+      'STOREFRONT_SEARCH_API_KEY',
+      'STOREFRONT_SEARCH_ONLY_KEY',
+      'S3_ACCESS_KEY',
+      'S3_SECRET_KEY',
+    ]) {
       expect(names('worker')).not.toContain(absent);
     }
     // The consumer indexes the search engines but runs no workflows, hands out no scoped keys and stores no files.
     expect(names('consumer')).toEqual(expect.arrayContaining(['ADMIN_SEARCH_API_KEY', 'STOREFRONT_SEARCH_API_KEY']));
-    for (const absent of ['WORKFLOW_HOST', 'SECRET_KEY_PREVIOUS', 'STOREFRONT_SEARCH_ONLY_KEY', 'S3_ACCESS_KEY', 'S3_SECRET_KEY']) expect(names('consumer')).not.toContain(absent);
+    for (const absent of ['WORKFLOW_HOST', 'SECRET_KEY_PREVIOUS', 'STOREFRONT_SEARCH_ONLY_KEY', 'S3_ACCESS_KEY', 'S3_SECRET_KEY'])
+      expect(names('consumer')).not.toContain(absent);
     // The Jobs the operator derives: the seed and the key rewrap read the master keys, neither searches nor stores files.
     for (const job of ['seed', 'key-rewrap'] as const) {
       expect(names(job)).toEqual(expect.arrayContaining(['DATABASE_URL', 'SECRETS_MASTER_KEY', 'SECRETS_MASTER_KEY_ROTATING_FROM']));
-      for (const absent of ['WORKFLOW_HOST', 'SECRET_KEY_PREVIOUS', 'ADMIN_SEARCH_API_KEY', 'STOREFRONT_SEARCH_API_KEY', 'S3_ACCESS_KEY']) expect(names(job)).not.toContain(absent);
+      for (const absent of ['WORKFLOW_HOST', 'SECRET_KEY_PREVIOUS', 'ADMIN_SEARCH_API_KEY', 'STOREFRONT_SEARCH_API_KEY', 'S3_ACCESS_KEY'])
+        expect(names(job)).not.toContain(absent);
     }
   });
 
   it('mixes the two: a referenced SECRET_KEY with a generated master key', () => {
-    const env = containerOf(renderShop(minimalShop((shop) => (shop.spec.secrets.secretKey = { name: 'jwt', key: 'k' }))).api.deployment).env;
+    const env = containerOf(
+      renderShop(minimalShop((shop) => (shop.spec.secrets.secretKey = { name: 'jwt', key: 'k' }))).api.deployment,
+    ).env;
     expect(secretRef(env, 'SECRET_KEY')).toEqual({ name: 'jwt', key: 'k' });
     expect(secretRef(env, 'SECRETS_MASTER_KEY')).toEqual({ name: 'acme-generated-keys', key: 'secrets-master-key' });
   });
 
   it('leaves out the optional secrets the spec leaves out', () => {
     const names = containerOf(renderShop(minimalShop()).api.deployment).env.map((variable) => variable.name);
-    for (const absent of ['WORKFLOW_HOST', 'ADMIN_SEARCH_API_KEY', 'STOREFRONT_SEARCH_API_KEY', 'STOREFRONT_SEARCH_ONLY_KEY', 'S3_ACCESS_KEY', 'S3_SECRET_KEY']) {
+    for (const absent of [
+      'WORKFLOW_HOST',
+      'ADMIN_SEARCH_API_KEY',
+      'STOREFRONT_SEARCH_API_KEY',
+      'STOREFRONT_SEARCH_ONLY_KEY',
+      'S3_ACCESS_KEY',
+      'S3_SECRET_KEY',
+    ]) {
       expect(names).not.toContain(absent);
     }
     expect(names).toEqual([
@@ -147,13 +180,23 @@ describe('environment', () => {
     const manifests = renderShop(
       minimalShop((shop) => {
         shop.spec.config = { S3_BUCKET: 'from-config' };
-        shop.spec.fileStorage = { provider: 's3', s3: { endpoint: 'https://s3.example.com', bucket: 'media', publicUrl: 'https://cdn.example.com' } };
+        shop.spec.fileStorage = {
+          provider: 's3',
+          s3: { endpoint: 'https://s3.example.com', bucket: 'media', publicUrl: 'https://cdn.example.com' },
+        };
         Object.assign(shop.spec.secrets, { s3AccessKey: { name: 's3', key: 'access' }, s3SecretKey: { name: 's3', key: 'secret' } });
       }),
     );
     for (const env of everyContainerEnv(manifests)) {
-      const plain = Object.fromEntries(env.filter((variable) => variable.value !== undefined).map((variable) => [variable.name, variable.value]));
-      expect(plain).toMatchObject({ FILE_STORAGE_PROVIDER: 's3', S3_ENDPOINT: 'https://s3.example.com', S3_BUCKET: 'media', S3_PUBLIC_URL: 'https://cdn.example.com' });
+      const plain = Object.fromEntries(
+        env.filter((variable) => variable.value !== undefined).map((variable) => [variable.name, variable.value]),
+      );
+      expect(plain).toMatchObject({
+        FILE_STORAGE_PROVIDER: 's3',
+        S3_ENDPOINT: 'https://s3.example.com',
+        S3_BUCKET: 'media',
+        S3_PUBLIC_URL: 'https://cdn.example.com',
+      });
     }
     // The keys only where files are stored: the api.
     const apiEnv = containerOf(manifests.api.deployment).env;
@@ -164,7 +207,10 @@ describe('environment', () => {
   });
 
   it('sets only the file storage variables the spec gives', () => {
-    const env = containerOf(renderShop(minimalShop((shop) => (shop.spec.fileStorage = { s3: { endpoint: 'http://minio.storage:9000', bucket: 'media' } }))).worker.deployment).env;
+    const env = containerOf(
+      renderShop(minimalShop((shop) => (shop.spec.fileStorage = { s3: { endpoint: 'http://minio.storage:9000', bucket: 'media' } }))).worker
+        .deployment,
+    ).env;
     const names = env.map((variable) => variable.name);
     expect(names).toEqual(expect.arrayContaining(['S3_ENDPOINT', 'S3_BUCKET']));
     for (const absent of ['FILE_STORAGE_PROVIDER', 'S3_PUBLIC_URL', 'S3_ACCESS_KEY', 'S3_SECRET_KEY']) expect(names).not.toContain(absent);
@@ -221,12 +267,13 @@ describe('agreement with the programs', () => {
         const config = loadConfig(environment);
         if (workload === 'worker') expect(workerProblems(config)).toEqual([]);
         if (workload === 'consumer') expect(readConsumerSettings(config).problems).toEqual([]);
-        if (workload === 'api' || workload === 'worker' || workload === 'consumer') expect(await extensionConfigProblems(environment)).toEqual([]);
+        if (workload === 'api' || workload === 'worker' || workload === 'consumer')
+          expect(await extensionConfigProblems(environment)).toEqual([]);
       }
     });
   }
 
-  it("marks `validated` only what the configuration refuses to start without, and gives it", () => {
+  it('marks `validated` only what the configuration refuses to start without, and gives it', () => {
     for (const [workload, env] of workloadEnvs(renderShop(fullShop()))) {
       for (const [variable, use] of Object.entries(WORKLOAD_SECRETS[workload]) as Array<[SecretVariable, SecretUse]>) {
         if (use !== 'validated') continue;
@@ -243,7 +290,14 @@ describe('agreement with the rest of the repository', () => {
   it('maps every secret variable of the platform and its extensions from the spec or the generated Secret', async () => {
     const full = renderShop(
       minimalShop((shop) => {
-        for (const field of ['workflowHost', 'adminSearchApiKey', 'storefrontSearchApiKey', 'storefrontSearchOnlyKey', 's3AccessKey', 's3SecretKey'] as const) {
+        for (const field of [
+          'workflowHost',
+          'adminSearchApiKey',
+          'storefrontSearchApiKey',
+          'storefrontSearchOnlyKey',
+          's3AccessKey',
+          's3SecretKey',
+        ] as const) {
           shop.spec.secrets[field] = { name: 'any', key: field };
         }
       }),
@@ -253,9 +307,21 @@ describe('agreement with the rest of the repository', () => {
   });
 
   it('renders spec.fileStorage into variables the platform and its extensions read', async () => {
-    const env = containerOf(renderShop(minimalShop((shop) => (shop.spec.fileStorage = { provider: 's3', s3: { endpoint: 'https://s3.example.com', bucket: 'media', publicUrl: 'https://cdn.example.com' } }))).api.deployment).env;
+    const env = containerOf(
+      renderShop(
+        minimalShop(
+          (shop) =>
+            (shop.spec.fileStorage = {
+              provider: 's3',
+              s3: { endpoint: 'https://s3.example.com', bucket: 'media', publicUrl: 'https://cdn.example.com' },
+            }),
+        ),
+      ).api.deployment,
+    ).env;
     const platformVariables = new Set((await repositoryVariables()).map((variable) => variable.name));
-    const rendered = env.filter((variable) => variable.name.startsWith('S3_') || variable.name.startsWith('FILE_STORAGE_')).map((variable) => variable.name);
+    const rendered = env
+      .filter((variable) => variable.name.startsWith('S3_') || variable.name.startsWith('FILE_STORAGE_'))
+      .map((variable) => variable.name);
     expect(rendered).toHaveLength(4);
     for (const name of rendered) expect(platformVariables).toContain(name);
   });
@@ -266,17 +332,23 @@ describe('agreement with the rest of the repository', () => {
   });
 
   it('migrates with the command behind `npm run db:migrate`, writing its summary as the termination message', async () => {
-    const rootPackage = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+    const rootPackage = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
     expect(MIGRATE_COMMAND.join(' ')).toBe(`${rootPackage.scripts['db:migrate']} --summary-file=/dev/termination-log`);
   });
 
-  it('names the command behind `npm run db:seed` for the operator\'s seed Job, the admin alone', async () => {
-    const rootPackage = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+  it("names the command behind `npm run db:seed` for the operator's seed Job, the admin alone", async () => {
+    const rootPackage = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
     expect(SEED_COMMAND.join(' ')).toBe(`${rootPackage.scripts['db:seed']} --admin-only`);
   });
 
-  it('names the command behind `npm run secrets:rewrap` for the operator\'s rewrap Job, writing its summary as the termination message', async () => {
-    const rootPackage = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+  it("names the command behind `npm run secrets:rewrap` for the operator's rewrap Job, writing its summary as the termination message", async () => {
+    const rootPackage = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
     expect(REWRAP_COMMAND.join(' ')).toBe(`${rootPackage.scripts['secrets:rewrap']} --summary-file=/dev/termination-log`);
   });
 

@@ -27,7 +27,9 @@ describe('object names', () => {
     expect(() => renderShop(minimalShop((shop) => (shop.metadata = {})))).toThrow(ShopNameError);
     expect(() => renderShop(minimalShop((shop) => (shop.metadata = { name: 'Acme' })))).toThrow(/metadata.name: "Acme"/);
     expect(() => renderShop(minimalShop((shop) => (shop.metadata = { name: 'a'.repeat(55) })))).toThrow(/at most 54 characters/);
-    expect(renderShop(minimalShop((shop) => (shop.metadata = { name: 'a'.repeat(54) }))).consumer.deployment.metadata.name).toHaveLength(63);
+    expect(renderShop(minimalShop((shop) => (shop.metadata = { name: 'a'.repeat(54) }))).consumer.deployment.metadata.name).toHaveLength(
+      63,
+    );
   });
 });
 

@@ -28,9 +28,13 @@ describe('spec.networkPolicy', () => {
     const manifests = renderShop(minimalShop((shop) => (shop.spec.networkPolicy = { enabled: true })));
     const deny = policy(manifests.networkPolicies?.defaultDeny);
     expect(deny.metadata.name).toBe('acme-default-deny');
-    expect(deny.spec).toEqual({ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'shop', 'app.kubernetes.io/instance': 'acme' } }, policyTypes: ['Ingress'] });
+    expect(deny.spec).toEqual({
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'shop', 'app.kubernetes.io/instance': 'acme' } },
+      policyTypes: ['Ingress'],
+    });
     // The selector matches the pods of every workload, the migration Job's included.
-    const podLabels = (object: KubeObject) => (object.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
+    const podLabels = (object: KubeObject) =>
+      (object.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
     for (const workload of [manifests.migrationJob, manifests.api.deployment, manifests.worker.deployment, manifests.consumer.deployment]) {
       expect(podLabels(workload)).toMatchObject(deny.spec.podSelector.matchLabels);
     }
@@ -40,16 +44,30 @@ describe('spec.networkPolicy', () => {
   it("lets anyone reach the api's http port by default, and only that port", () => {
     const manifests = renderShop(minimalShop((shop) => (shop.spec.networkPolicy = { enabled: true, apiFrom: [] })));
     const api = policy(manifests.networkPolicies?.api);
-    expect(api.metadata).toMatchObject({ name: 'acme-api', labels: { 'app.kubernetes.io/component': 'api', 'app.kubernetes.io/instance': 'acme' } });
-    expect(api.spec.podSelector.matchLabels).toEqual((manifests.api.deployment.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels);
+    expect(api.metadata).toMatchObject({
+      name: 'acme-api',
+      labels: { 'app.kubernetes.io/component': 'api', 'app.kubernetes.io/instance': 'acme' },
+    });
+    expect(api.spec.podSelector.matchLabels).toEqual(
+      (manifests.api.deployment.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels,
+    );
     expect(api.spec.ingress).toEqual([{ ports: [{ protocol: 'TCP', port: 3000 }] }]);
   });
 
   it("lets only the peers of apiFrom reach the api, and those of metricsFrom the worker's and consumer's metrics ports", () => {
-    const ingressController = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } }, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'ingress-nginx' } } };
+    const ingressController = {
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } },
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'ingress-nginx' } },
+    };
     const storefront = { podSelector: { matchExpressions: [{ key: 'app', operator: 'In' as const, values: ['storefront'] }] } };
-    const manifests = renderShop(minimalShop((shop) => (shop.spec.networkPolicy = { enabled: true, apiFrom: [ingressController, storefront], metricsFrom: [MONITORING] })));
-    expect(policy(manifests.networkPolicies?.api).spec.ingress).toEqual([{ ports: [{ protocol: 'TCP', port: 3000 }], from: [ingressController, storefront] }]);
+    const manifests = renderShop(
+      minimalShop(
+        (shop) => (shop.spec.networkPolicy = { enabled: true, apiFrom: [ingressController, storefront], metricsFrom: [MONITORING] }),
+      ),
+    );
+    expect(policy(manifests.networkPolicies?.api).spec.ingress).toEqual([
+      { ports: [{ protocol: 'TCP', port: 3000 }], from: [ingressController, storefront] },
+    ]);
     expect(policy(manifests.networkPolicies?.worker).spec).toMatchObject({
       podSelector: { matchLabels: { 'app.kubernetes.io/component': 'worker' } },
       ingress: [{ ports: [{ protocol: 'TCP', port: 9465 }], from: [MONITORING] }],
@@ -69,7 +87,11 @@ describe('spec.networkPolicy', () => {
 
   it('lists the NetworkPolicies right after the ConfigMap, before any workload', () => {
     const manifests = renderShop(minimalShop((shop) => (shop.spec.networkPolicy = { enabled: true })));
-    expect(manifestList(manifests).map((object) => `${object.kind}/${object.metadata.name}`).slice(0, 6)).toEqual([
+    expect(
+      manifestList(manifests)
+        .map((object) => `${object.kind}/${object.metadata.name}`)
+        .slice(0, 6),
+    ).toEqual([
       `Job/${manifests.migrationJob.metadata.name}`,
       `ConfigMap/${manifests.configMap.metadata.name}`,
       'NetworkPolicy/acme-default-deny',

@@ -134,12 +134,32 @@ describe('reading a Shop file', () => {
 
   const invalid: Array<[string, (shop: Shop) => void, string]> = [
     ['a tag that is a number', (shop) => Object.assign(shop.spec.image, { tag: 1.4 }), 'shop.spec.image.tag: must be a string'],
-    ['an unknown pull policy', (shop) => Object.assign(shop.spec.image, { pullPolicy: 'Sometimes' }), 'shop.spec.image.pullPolicy: must be one of Always, IfNotPresent, Never'],
+    [
+      'an unknown pull policy',
+      (shop) => Object.assign(shop.spec.image, { pullPolicy: 'Sometimes' }),
+      'shop.spec.image.pullPolicy: must be one of Always, IfNotPresent, Never',
+    ],
     ['two consumers', (shop) => Object.assign(shop.spec, { consumer: { replicas: 2 } }), 'shop.spec.consumer.replicas: must be at most 1'],
-    ['a misspelt field', (shop) => Object.assign(shop.spec, { api: { replica: 3 } }), 'shop.spec.api.replica: is not a field of shop.spec.api'],
-    ['a malformed memory quantity', (shop) => Object.assign(shop.spec, { api: { resources: { limits: { memory: 'lots' } } } }), 'shop.spec.api.resources.limits.memory: "lots" must match'],
-    ['a cpu of the wrong type', (shop) => Object.assign(shop.spec, { api: { resources: { limits: { cpu: true } } } }), 'shop.spec.api.resources.limits.cpu: has the wrong type'],
-    ['a config value that is not a string', (shop) => Object.assign(shop.spec, { config: { DATABASE_POOL_MAX: 10 } }), 'shop.spec.config.DATABASE_POOL_MAX: must be a string'],
+    [
+      'a misspelt field',
+      (shop) => Object.assign(shop.spec, { api: { replica: 3 } }),
+      'shop.spec.api.replica: is not a field of shop.spec.api',
+    ],
+    [
+      'a malformed memory quantity',
+      (shop) => Object.assign(shop.spec, { api: { resources: { limits: { memory: 'lots' } } } }),
+      'shop.spec.api.resources.limits.memory: "lots" must match',
+    ],
+    [
+      'a cpu of the wrong type',
+      (shop) => Object.assign(shop.spec, { api: { resources: { limits: { cpu: true } } } }),
+      'shop.spec.api.resources.limits.cpu: has the wrong type',
+    ],
+    [
+      'a config value that is not a string',
+      (shop) => Object.assign(shop.spec, { config: { DATABASE_POOL_MAX: 10 } }),
+      'shop.spec.config.DATABASE_POOL_MAX: must be a string',
+    ],
     ['another kind', (shop) => Object.assign(shop, { kind: 'Deployment' }), 'shop.kind: must be Shop, not Deployment'],
     ['no name', (shop) => Object.assign(shop, { metadata: { namespace: 'shops' } }), 'shop.metadata.name: is required'],
   ];

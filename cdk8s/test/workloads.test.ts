@@ -59,13 +59,13 @@ describe('deployments', () => {
     expect(pinned.api.deployment.metadata.labels?.['app.kubernetes.io/version']).toBe('1.4.0');
   });
 
-  it('starts the api through the image\'s start-api (API_WORKERS from the CPU limit), the others with node and their entrypoint', () => {
+  it("starts the api through the image's start-api (API_WORKERS from the CPU limit), the others with node and their entrypoint", () => {
     expect(containerOf(deployments.api).command).toEqual(['/usr/local/bin/start-api']);
     expect(containerOf(deployments.worker).command).toEqual(['node', 'services/worker/src/main.ts']);
     expect(containerOf(deployments.consumer).command).toEqual(['node', 'services/consumer/src/main.ts']);
   });
 
-  it('takes the api replicas from the spec, with the CRD default 2 (the worker\'s: under probes and ports)', () => {
+  it("takes the api replicas from the spec, with the CRD default 2 (the worker's: under probes and ports)", () => {
     expect(workload(deployments.api).spec.replicas).toBe(2);
     const sized = renderShop(minimalShop((shop) => Object.assign(shop.spec, { api: { replicas: 5 } })));
     expect(workload(sized.api.deployment).spec.replicas).toBe(5);
@@ -78,7 +78,12 @@ describe('deployments', () => {
   });
 
   it('runs at most one consumer with the Recreate strategy, even when the spec asks for 3, and none when paused', () => {
-    for (const [replicas, expected] of [[3, 1], [1, 1], [undefined, 1], [0, 0]] as const) {
+    for (const [replicas, expected] of [
+      [3, 1],
+      [1, 1],
+      [undefined, 1],
+      [0, 0],
+    ] as const) {
       const consumer = renderShop(minimalShop((shop) => (shop.spec.consumer = { replicas }))).consumer.deployment;
       expect(workload(consumer).spec.replicas).toBe(expected);
       expect(workload(consumer).spec.strategy).toEqual({ type: 'Recreate' });
@@ -94,15 +99,27 @@ describe('deployments', () => {
         }),
       ),
     );
-    expect(containerOf(sized.api.deployment).resources).toEqual({ requests: { cpu: '250m', memory: '256Mi' }, limits: { memory: '512Mi' } });
+    expect(containerOf(sized.api.deployment).resources).toEqual({
+      requests: { cpu: '250m', memory: '256Mi' },
+      limits: { memory: '512Mi' },
+    });
     expect(containerOf(sized.consumer.deployment).resources).toEqual({ requests: { cpu: 1 } });
-    expect(containerOf(sized.worker.deployment).resources).toEqual({ requests: { cpu: '100m', memory: '256Mi' }, limits: { memory: '512Mi' } });
+    expect(containerOf(sized.worker.deployment).resources).toEqual({
+      requests: { cpu: '100m', memory: '256Mi' },
+      limits: { memory: '512Mi' },
+    });
     expect(containerOf(sized.migrationJob).resources).toEqual(containerOf(sized.api.deployment).resources);
   });
 
   it('limits the api to one CPU by default, so start-api runs one api process, and the others only in memory', () => {
-    expect(containerOf(deployments.api).resources).toEqual({ requests: { cpu: '250m', memory: '256Mi' }, limits: { cpu: '1', memory: '512Mi' } });
-    expect(containerOf(deployments.consumer).resources).toEqual({ requests: { cpu: '100m', memory: '192Mi' }, limits: { memory: '384Mi' } });
+    expect(containerOf(deployments.api).resources).toEqual({
+      requests: { cpu: '250m', memory: '256Mi' },
+      limits: { cpu: '1', memory: '512Mi' },
+    });
+    expect(containerOf(deployments.consumer).resources).toEqual({
+      requests: { cpu: '100m', memory: '192Mi' },
+      limits: { memory: '384Mi' },
+    });
     expect(containerOf(manifests.migrationJob).resources).toEqual(containerOf(deployments.api).resources);
   });
 });
@@ -128,7 +145,7 @@ describe('probes and ports', () => {
     });
   }
 
-  it('runs no worker without a workflow engine, and the spec\'s replicas, given WORKFLOW_HOST, with one', () => {
+  it("runs no worker without a workflow engine, and the spec's replicas, given WORKFLOW_HOST, with one", () => {
     expect(workload(deployments.worker).spec.replicas).toBe(0);
     const workerWithEngine = (replicas?: number) =>
       renderShop(
@@ -139,7 +156,10 @@ describe('probes and ports', () => {
       ).worker.deployment;
     expect(workload(workerWithEngine()).spec.replicas).toBe(1);
     expect(workload(workerWithEngine(3)).spec.replicas).toBe(3);
-    expect(containerOf(workerWithEngine()).env).toContainEqual({ name: 'WORKFLOW_HOST', valueFrom: { secretKeyRef: { name: 'acme-temporal', key: 'address' } } });
+    expect(containerOf(workerWithEngine()).env).toContainEqual({
+      name: 'WORKFLOW_HOST',
+      valueFrom: { secretKeyRef: { name: 'acme-temporal', key: 'address' } },
+    });
   });
 
   it('exposes the api on port http of a ClusterIP Service', () => {
@@ -149,7 +169,10 @@ describe('probes and ports', () => {
   it('keeps at most one api pod and one worker pod out at a time, whatever the replicas', () => {
     for (const replicas of [1, 2, 7]) {
       const rendered = renderShop(minimalShop((shop) => Object.assign(shop.spec, { api: { replicas }, worker: { replicas } })));
-      for (const [budget, deployment] of [[rendered.api.disruptionBudget, deployments.api], [rendered.worker.disruptionBudget, deployments.worker]] as const) {
+      for (const [budget, deployment] of [
+        [rendered.api.disruptionBudget, deployments.api],
+        [rendered.worker.disruptionBudget, deployments.worker],
+      ] as const) {
         expect(budget).toMatchObject({
           apiVersion: 'policy/v1',
           metadata: { name: deployment.metadata.name },
@@ -207,7 +230,12 @@ describe('the migration Job', () => {
 
   it('runs the migrate command with the configuration of the services, DATABASE_URL its only secret, and no probes', () => {
     const container = containerOf(manifests.migrationJob);
-    expect(container.command).toEqual(['node', 'services/platform/src/db/migrations/cli.ts', 'deploy', '--summary-file=/dev/termination-log']);
+    expect(container.command).toEqual([
+      'node',
+      'services/platform/src/db/migrations/cli.ts',
+      'deploy',
+      '--summary-file=/dev/termination-log',
+    ]);
     expect(container.env).toEqual([
       { name: 'NODE_ENV', value: 'production' },
       { name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: 'acme-database', key: 'url' } } },
@@ -218,7 +246,9 @@ describe('the migration Job', () => {
   });
 
   it('lets a Shop with the allow-downgrade annotation run older code on a newer schema, and no other', () => {
-    const allowed = renderShop(minimalShop((shop) => (shop.metadata = { ...shop.metadata, annotations: { [ALLOW_DOWNGRADE_ANNOTATION]: '' } })));
+    const allowed = renderShop(
+      minimalShop((shop) => (shop.metadata = { ...shop.metadata, annotations: { [ALLOW_DOWNGRADE_ANNOTATION]: '' } })),
+    );
     expect(containerOf(allowed.migrationJob).command).toEqual([...containerOf(manifests.migrationJob).command, '--allow-downgrade']);
     expect(containerOf(manifests.migrationJob).command).not.toContain('--allow-downgrade');
   });
@@ -261,7 +291,8 @@ describe('the ConfigMap name', () => {
   it('is the only template change a config change makes', () => {
     const before = renderShop(minimalShop());
     const after = renderShop(minimalShop((shop) => (shop.spec.config = { LOG_LEVEL: 'DEBUG' })));
-    const withoutConfigMap = (object: KubeObject) => JSON.stringify(workload(object).spec.template).replaceAll(containerOf(object).envFrom[0]?.configMapRef.name ?? '', '');
+    const withoutConfigMap = (object: KubeObject) =>
+      JSON.stringify(workload(object).spec.template).replaceAll(containerOf(object).envFrom[0]?.configMapRef.name ?? '', '');
     expect(withoutConfigMap(after.api.deployment)).toEqual(withoutConfigMap(before.api.deployment));
     expect(after.configMap).toMatchObject({ data: { LOG_LEVEL: 'DEBUG' } });
   });
@@ -282,8 +313,19 @@ describe('renderShop', () => {
 });
 
 describe('pod settings', () => {
-  const spread = { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { 'app.kubernetes.io/component': 'api' } } };
-  const affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'pool', operator: 'In', values: ['shop'] }] }] } } };
+  const spread = {
+    maxSkew: 1,
+    topologyKey: 'topology.kubernetes.io/zone',
+    whenUnsatisfiable: 'ScheduleAnyway',
+    labelSelector: { matchLabels: { 'app.kubernetes.io/component': 'api' } },
+  };
+  const affinity = {
+    nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: [{ matchExpressions: [{ key: 'pool', operator: 'In', values: ['shop'] }] }],
+      },
+    },
+  };
   const podSpec = (object: KubeObject) => workload(object).spec.template.spec as unknown as Record<string, unknown>;
   const settled = renderShop(
     minimalShop((shop) =>
@@ -312,19 +354,40 @@ describe('pod settings', () => {
       priorityClassName: 'shop-high',
     });
     // An empty list on the component replaces the default's.
-    expect(podSpec(settled.worker.deployment)).toMatchObject({ nodeSelector: { pool: 'general' }, tolerations: [], priorityClassName: 'shop-normal' });
-    expect(podSpec(settled.consumer.deployment)).toMatchObject({ serviceAccountName: 'shop', nodeSelector: { pool: 'general' }, priorityClassName: 'shop-normal' });
+    expect(podSpec(settled.worker.deployment)).toMatchObject({
+      nodeSelector: { pool: 'general' },
+      tolerations: [],
+      priorityClassName: 'shop-normal',
+    });
+    expect(podSpec(settled.consumer.deployment)).toMatchObject({
+      serviceAccountName: 'shop',
+      nodeSelector: { pool: 'general' },
+      priorityClassName: 'shop-normal',
+    });
     expect(podSpec(settled.consumer.deployment)).not.toHaveProperty('affinity');
   });
 
   it('schedules the migration Job like the api, whose database it migrates ahead of', () => {
     const job = podSpec(settled.migrationJob);
-    expect(job).toMatchObject({ imagePullSecrets: [{ name: 'registry' }], nodeSelector: { pool: 'web' }, affinity, priorityClassName: 'shop-high' });
+    expect(job).toMatchObject({
+      imagePullSecrets: [{ name: 'registry' }],
+      nodeSelector: { pool: 'web' },
+      affinity,
+      priorityClassName: 'shop-high',
+    });
   });
 
   it('sets none of them when the Shop sets none', () => {
     for (const object of Object.values(podWorkloads)) {
-      for (const field of ['imagePullSecrets', 'serviceAccountName', 'nodeSelector', 'tolerations', 'affinity', 'topologySpreadConstraints', 'priorityClassName']) {
+      for (const field of [
+        'imagePullSecrets',
+        'serviceAccountName',
+        'nodeSelector',
+        'tolerations',
+        'affinity',
+        'topologySpreadConstraints',
+        'priorityClassName',
+      ]) {
         expect(podSpec(object)).not.toHaveProperty(field);
       }
     }
@@ -344,7 +407,10 @@ describe('autoscaling', () => {
     const scaled = renderShop(
       minimalShop((shop) => {
         withWorkflows(shop);
-        Object.assign(shop.spec, { api: { replicas: 3, autoscaling: { minReplicas: 2, maxReplicas: 8 } }, worker: { autoscaling: { minReplicas: 1, maxReplicas: 3, targetCPUUtilizationPercentage: 50 } } });
+        Object.assign(shop.spec, {
+          api: { replicas: 3, autoscaling: { minReplicas: 2, maxReplicas: 8 } },
+          worker: { autoscaling: { minReplicas: 1, maxReplicas: 3, targetCPUUtilizationPercentage: 50 } },
+        });
       }),
     );
     for (const [component, deployment, autoscaler, bounds, target] of [

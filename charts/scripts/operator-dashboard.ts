@@ -23,7 +23,8 @@ export function operatorDashboard() {
     .withPanel(
       stat({
         title: 'Leader',
-        description: 'Per operator pod, 1 while it holds the Lease and reconciles. No pod at 1 for 5 minutes fires ShopOperatorLeaderLost: no Shop is reconciled.',
+        description:
+          'Per operator pod, 1 while it holds the Lease and reconciles. No pod at 1 for 5 minutes fires ShopOperatorLeaderLost: no Shop is reconciled.',
         unit: 'short',
         queries: [{ expr: `max by (pod) (shop_operator_leader{${NAMESPACE}})`, legend: '{{pod}}' }],
       }),
@@ -31,7 +32,8 @@ export function operatorDashboard() {
     .withPanel(
       timeseries({
         title: 'Shops by phase',
-        description: 'Shops by the phase the leader last wrote. Any outside Ready for 15 minutes fires ShopsNotReady: kubectl describe shop says which step waits.',
+        description:
+          'Shops by the phase the leader last wrote. Any outside Ready for 15 minutes fires ShopsNotReady: kubectl describe shop says which step waits.',
         unit: 'short',
         queries: [{ expr: `max by (phase) (shop_operator_shops{${NAMESPACE}})`, legend: '{{phase}}' }],
       }),
@@ -39,7 +41,8 @@ export function operatorDashboard() {
     .withPanel(
       timeseries({
         title: 'Reconcile passes by result',
-        description: 'Passes per second, success or error. Errors for 15 minutes fire ShopOperatorReconcileErrors: the API server refuses writes or does not answer.',
+        description:
+          'Passes per second, success or error. Errors for 15 minutes fire ShopOperatorReconcileErrors: the API server refuses writes or does not answer.',
         unit: 'ops',
         queries: [{ expr: `sum by (result) (rate(shop_operator_reconcile_total{${NAMESPACE}}[$__rate_interval]))`, legend: '{{result}}' }],
       }),
@@ -50,7 +53,8 @@ export function operatorDashboard() {
         description: 'Time one pass of one Shop takes. Passes taking seconds mean a slow API server; with many Shops the queue then grows.',
         unit: 's',
         queries: quantiles(
-          (quantile) => `histogram_quantile(${quantile}, sum by (le) (rate(shop_operator_reconcile_duration_seconds_bucket{${NAMESPACE}}[$__rate_interval])))`,
+          (quantile) =>
+            `histogram_quantile(${quantile}, sum by (le) (rate(shop_operator_reconcile_duration_seconds_bucket{${NAMESPACE}}[$__rate_interval])))`,
           [0.5, 0.95, 0.99],
         ),
       }),
@@ -58,7 +62,8 @@ export function operatorDashboard() {
     .withPanel(
       timeseries({
         title: 'Queue depth',
-        description: 'Shops waiting for a pass on the leader. A queue that stays high means passes cannot keep up with the changes (16 run at a time).',
+        description:
+          'Shops waiting for a pass on the leader. A queue that stays high means passes cannot keep up with the changes (16 run at a time).',
         unit: 'short',
         queries: [{ expr: `max(shop_operator_queue_depth{${NAMESPACE}})`, legend: 'waiting' }],
       }),

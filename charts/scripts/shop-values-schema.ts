@@ -21,7 +21,8 @@ function strict(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   const entries = Object.entries(value).filter(([key]) => !key.startsWith('x-kubernetes-'));
   const schema: Schema = Object.fromEntries(entries.map(([key, inner]) => [key, key === 'properties' ? strictEach(inner) : strict(inner)]));
-  if (schema.type === 'object' && schema.properties !== undefined && schema.additionalProperties === undefined) schema.additionalProperties = false;
+  if (schema.type === 'object' && schema.properties !== undefined && schema.additionalProperties === undefined)
+    schema.additionalProperties = false;
   return schema;
 }
 

@@ -27,7 +27,10 @@ describe('the charts on a real API server', () => {
       await waitEstablished(kube, `${plural}.monitoring.coreos.com`);
     }
     for (const namespace of ['shop-system', 'shops']) await createNamespace(kube, namespace);
-    await createNamespace(kube, 'restricted', { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/enforce-version': 'latest' });
+    await createNamespace(kube, 'restricted', {
+      'pod-security.kubernetes.io/enforce': 'restricted',
+      'pod-security.kubernetes.io/enforce-version': 'latest',
+    });
   }, 180_000);
 
   afterAll(async () => {
@@ -42,7 +45,12 @@ describe('the charts on a real API server', () => {
       async () => ({
         name: 'single',
         namespace: 'shop-system',
-        values: { watchNamespace: 'shops', replicas: 1, leaderElection: { enabled: false }, serviceAccount: { create: false, name: 'shop-operator' } },
+        values: {
+          watchNamespace: 'shops',
+          replicas: 1,
+          leaderElection: { enabled: false },
+          serviceAccount: { create: false, name: 'shop-operator' },
+        },
       }),
     ],
     [
@@ -51,13 +59,21 @@ describe('the charts on a real API server', () => {
       async () => ({
         name: 'monitored',
         namespace: 'shop-system',
-        values: { serviceMonitor: { enabled: true }, prometheusRule: { enabled: true, labels: { release: 'prometheus' } }, dashboard: { enabled: true } },
+        values: {
+          serviceMonitor: { enabled: true },
+          prometheusRule: { enabled: true, labels: { release: 'prometheus' } },
+          dashboard: { enabled: true },
+        },
       }),
     ],
     [
       'shop-operator with Secrets in two namespaces only and the replicas required on different nodes',
       OPERATOR_CHART,
-      async () => ({ name: 'narrow', namespace: 'shop-system', values: { rbac: { create: true, secretNamespaces: ['shops', 'restricted'] }, podAntiAffinity: 'required', crd: { install: false } } }),
+      async () => ({
+        name: 'narrow',
+        namespace: 'shop-system',
+        values: { rbac: { create: true, secretNamespaces: ['shops', 'restricted'] }, podAntiAffinity: 'required', crd: { install: false } },
+      }),
     ],
     ['shop with its defaults', SHOP_CHART, async () => ({ name: 'acme', namespace: 'shops' })],
     [
@@ -66,7 +82,13 @@ describe('the charts on a real API server', () => {
       async () => ({
         name: 'monitored',
         namespace: 'shops',
-        values: { monitoring: { dashboards: { enabled: true, folder: 'Shops' }, alerts: { enabled: true, exclude: ['ApiLatencyHigh'] }, podMonitors: { enabled: true, labels: { release: 'prometheus' } } } },
+        values: {
+          monitoring: {
+            dashboards: { enabled: true, folder: 'Shops' },
+            alerts: { enabled: true, exclude: ['ApiLatencyHigh'] },
+            podMonitors: { enabled: true, labels: { release: 'prometheus' } },
+          },
+        },
       }),
     ],
     [
@@ -76,7 +98,10 @@ describe('the charts on a real API server', () => {
         name: 'stored',
         namespace: 'shops',
         values: {
-          fileStorage: { provider: 's3', s3: { endpoint: 'https://s3.example.com', bucket: 'stored-media', publicUrl: 'https://cdn.example.com' } },
+          fileStorage: {
+            provider: 's3',
+            s3: { endpoint: 'https://s3.example.com', bucket: 'stored-media', publicUrl: 'https://cdn.example.com' },
+          },
           secrets: {
             databaseUrl: { name: 'shop-database', key: 'url' },
             cacheUrl: { name: 'shop-cache', key: 'url' },
@@ -91,7 +116,9 @@ describe('the charts on a real API server', () => {
       'shop with the spec of cdk8s/examples/shop.yaml',
       SHOP_CHART,
       async () => {
-        const example = parse(await readFile(path.join(REPO_ROOT, 'cdk8s/examples/shop.yaml'), 'utf8')) as { spec: Record<string, unknown> };
+        const example = parse(await readFile(path.join(REPO_ROOT, 'cdk8s/examples/shop.yaml'), 'utf8')) as {
+          spec: Record<string, unknown>;
+        };
         return { name: 'example', namespace: 'shops', values: example.spec };
       },
     ],
@@ -103,7 +130,11 @@ describe('the charts on a real API server', () => {
       // The CRD exists already: beforeAll created it from the same template.
       for (const object of objects.filter(({ kind }) => kind !== 'CustomResourceDefinition')) {
         const reply = await create(kube, object, { dryRun: true });
-        expect([`${object.kind} ${object.metadata.name}`, reply.status, reply.body.message]).toEqual([`${object.kind} ${object.metadata.name}`, 201, undefined]);
+        expect([`${object.kind} ${object.metadata.name}`, reply.status, reply.body.message]).toEqual([
+          `${object.kind} ${object.metadata.name}`,
+          201,
+          undefined,
+        ]);
       }
     });
   }

@@ -24,17 +24,37 @@ describe('values.schema.json', () => {
   const rejected: Array<[string, string, Record<string, unknown>, RegExp]> = [
     ['a misspelt top-level key', OPERATOR_CHART, { replica: 3 }, /additional properties 'replica' not allowed/],
     ['a misspelt nested key', OPERATOR_CHART, { leaderElection: { enabeld: false } }, /additional properties 'enabeld' not allowed/],
-    ['several replicas without leader election', OPERATOR_CHART, { leaderElection: { enabled: false } }, /\/replicas': maximum: got 2, want 1/],
+    [
+      'several replicas without leader election',
+      OPERATOR_CHART,
+      { leaderElection: { enabled: false } },
+      /\/replicas': maximum: got 2, want 1/,
+    ],
     ['a port out of range', OPERATOR_CHART, { metrics: { port: 70000 } }, /\/metrics\/port/],
     ['a watch namespace that is no namespace name', OPERATOR_CHART, { watchNamespace: 'Shops' }, /\/watchNamespace/],
     ['a misspelt top-level key', SHOP_CHART, { replicas: 3 }, /additional properties 'replicas' not allowed/],
     ['a misspelt component key', SHOP_CHART, { api: { replica: 3 } }, /additional properties 'replica' not allowed/],
-    ['a misspelt secret reference', SHOP_CHART, { secrets: { databaseURL: { name: 'db', key: 'url' } } }, /additional properties 'databaseURL' not allowed/],
+    [
+      'a misspelt secret reference',
+      SHOP_CHART,
+      { secrets: { databaseURL: { name: 'db', key: 'url' } } },
+      /additional properties 'databaseURL' not allowed/,
+    ],
     ['two consumers', SHOP_CHART, { consumer: { replicas: 2 } }, /\/consumer\/replicas': maximum: got 2, want 1/],
     ['a malformed memory quantity', SHOP_CHART, { api: { resources: { limits: { memory: 'lots' } } } }, /\/api\/resources\/limits\/memory/],
     ['a config value that is not a string', SHOP_CHART, { config: { PORT: 3000 } }, /\/config\/PORT/],
-    ['an S3 endpoint that is no http(s) URL', SHOP_CHART, { fileStorage: { s3: { endpoint: 's3.example.com', bucket: 'media' } } }, /\/fileStorage\/s3\/endpoint/],
-    ['an s3 section without a bucket', SHOP_CHART, { fileStorage: { s3: { endpoint: 'https://s3.example.com' } } }, /\/fileStorage\/s3': missing property 'bucket'/],
+    [
+      'an S3 endpoint that is no http(s) URL',
+      SHOP_CHART,
+      { fileStorage: { s3: { endpoint: 's3.example.com', bucket: 'media' } } },
+      /\/fileStorage\/s3\/endpoint/,
+    ],
+    [
+      'an s3 section without a bucket',
+      SHOP_CHART,
+      { fileStorage: { s3: { endpoint: 'https://s3.example.com' } } },
+      /\/fileStorage\/s3': missing property 'bucket'/,
+    ],
     ['a malformed image tag', SHOP_CHART, { image: { repository: 'registry.example.com/shop/platform', tag: '-1.4' } }, /\/image\/tag/],
   ];
   for (const [what, chart, values, message] of rejected) {

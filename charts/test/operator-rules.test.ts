@@ -21,8 +21,15 @@ describe("the shop-operator chart's PrometheusRule", () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'operator-rules-'));
-    const objects = await template(OPERATOR_CHART, { name: 'shop-operator', namespace: 'shop-system', values: { prometheusRule: { enabled: true, labels: { release: 'prometheus' } } } });
-    const [rule] = only(objects, 'PrometheusRule') as unknown as Array<{ metadata: { labels: Record<string, string> }; spec: { groups: Array<{ rules: Array<{ alert: string }> }> } }>;
+    const objects = await template(OPERATOR_CHART, {
+      name: 'shop-operator',
+      namespace: 'shop-system',
+      values: { prometheusRule: { enabled: true, labels: { release: 'prometheus' } } },
+    });
+    const [rule] = only(objects, 'PrometheusRule') as unknown as Array<{
+      metadata: { labels: Record<string, string> };
+      spec: { groups: Array<{ rules: Array<{ alert: string }> }> };
+    }>;
     expect(rule?.metadata.labels).toMatchObject({ release: 'prometheus' });
     alerts = rule?.spec.groups.flatMap((group) => group.rules.map((candidate) => candidate.alert)) ?? [];
     rulesFile = path.join(dir, 'operator.rules.yaml');
@@ -44,7 +51,10 @@ describe("the shop-operator chart's PrometheusRule", () => {
 
   it('links its runbooks under runbookBaseUrl, or under the placeholder the Shop rules are generated with', async () => {
     const runbookUrls = async (values: Record<string, unknown>) => {
-      const [rule] = only(await template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values: { prometheusRule: { enabled: true }, ...values } }), 'PrometheusRule') as unknown as Array<{
+      const [rule] = only(
+        await template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values: { prometheusRule: { enabled: true }, ...values } }),
+        'PrometheusRule',
+      ) as unknown as Array<{
         spec: { groups: Array<{ rules: Array<{ annotations: { runbook_url: string } }> }> };
       }>;
       return rule?.spec.groups.flatMap((group) => group.rules.map((candidate) => candidate.annotations.runbook_url)) ?? [];
@@ -60,8 +70,14 @@ describe("the shop-operator chart's PrometheusRule", () => {
     const unitTests = parse(await readFile(UNIT_TESTS, 'utf8')) as UnitTests;
     const checks = unitTests.tests.flatMap((test) => test.alert_rule_test);
     for (const alert of alerts) {
-      expect(checks.some((check) => check.alertname === alert && check.exp_alerts.length > 0), `${alert} firing`).toBe(true);
-      expect(checks.some((check) => check.alertname === alert && check.exp_alerts.length === 0), `${alert} quiet`).toBe(true);
+      expect(
+        checks.some((check) => check.alertname === alert && check.exp_alerts.length > 0),
+        `${alert} firing`,
+      ).toBe(true);
+      expect(
+        checks.some((check) => check.alertname === alert && check.exp_alerts.length === 0),
+        `${alert} quiet`,
+      ).toBe(true);
     }
     const testsFile = path.join(dir, 'operator.rules.test.yaml');
     await writeFile(testsFile, stringify({ rule_files: [rulesFile], ...unitTests }));

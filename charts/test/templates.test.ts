@@ -39,7 +39,17 @@ const SHOP_RULES = [
 ];
 
 /** The kinds the operator renders for a Shop, and prunes (operator/src/reconcile/steps/prune.ts); a retry deletes a failed migration Job. */
-const PRUNED_RESOURCES = ['jobs', 'deployments', 'services', 'configmaps', 'prometheusrules', 'podmonitors', 'poddisruptionbudgets', 'horizontalpodautoscalers', 'networkpolicies'];
+const PRUNED_RESOURCES = [
+  'jobs',
+  'deployments',
+  'services',
+  'configmaps',
+  'prometheusrules',
+  'podmonitors',
+  'poddisruptionbudgets',
+  'horizontalpodautoscalers',
+  'networkpolicies',
+];
 
 /** One line per group, resource and resource name: "apps deployments: get list", "coordination.k8s.io leases[x]: get". */
 function ruleLines(rules: readonly PolicyRule[]): string[] {
@@ -54,7 +64,8 @@ function ruleLines(rules: readonly PolicyRule[]): string[] {
 }
 
 const rulesOf = (object: RenderedObject) => object.rules as PolicyRule[];
-const containerOf = (deployment: RenderedObject) => (deployment as unknown as { spec: { template: { spec: { containers: Container[] } } } }).spec.template.spec.containers[0] as Container;
+const containerOf = (deployment: RenderedObject) =>
+  (deployment as unknown as { spec: { template: { spec: { containers: Container[] } } } }).spec.template.spec.containers[0] as Container;
 
 describe('shop-operator RBAC', () => {
   it('all namespaces: a ClusterRole with exactly the rules the operator needs, bound to its ServiceAccount', async () => {
@@ -71,12 +82,22 @@ describe('shop-operator RBAC', () => {
     const objects = await template(OPERATOR_CHART, { name: 'shop-operator', namespace: 'shop-system' });
     const role = one(objects, 'Role');
     expect(role.metadata.namespace).toBe('shop-system');
-    expect(ruleLines(rulesOf(role))).toEqual(['coordination.k8s.io leases: create', 'coordination.k8s.io leases[shop-operator]: get update']);
-    expect(one(objects, 'RoleBinding')).toMatchObject({ metadata: { namespace: 'shop-system' }, roleRef: { kind: 'Role', name: role.metadata.name } });
+    expect(ruleLines(rulesOf(role))).toEqual([
+      'coordination.k8s.io leases: create',
+      'coordination.k8s.io leases[shop-operator]: get update',
+    ]);
+    expect(one(objects, 'RoleBinding')).toMatchObject({
+      metadata: { namespace: 'shop-system' },
+      roleRef: { kind: 'Role', name: role.metadata.name },
+    });
   });
 
   it('watchNamespace: the same rules in a Role of that namespace, and no cluster-wide ones', async () => {
-    const objects = await template(OPERATOR_CHART, { name: 'shop-operator', namespace: 'shop-system', values: { watchNamespace: 'shops' } });
+    const objects = await template(OPERATOR_CHART, {
+      name: 'shop-operator',
+      namespace: 'shop-system',
+      values: { watchNamespace: 'shops' },
+    });
     expect(only(objects, 'ClusterRole')).toEqual([]);
     expect(only(objects, 'ClusterRoleBinding')).toEqual([]);
     const role = only(objects, 'Role').find((candidate) => candidate.metadata.namespace === 'shops');
@@ -103,7 +124,11 @@ describe('shop-operator RBAC', () => {
   });
 
   it('without leader election and with rbac.create false: no Lease role; no RBAC at all', async () => {
-    const single = await template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values: { replicas: 1, leaderElection: { enabled: false } } });
+    const single = await template(OPERATOR_CHART, {
+      name: 'op',
+      namespace: 'ns',
+      values: { replicas: 1, leaderElection: { enabled: false } },
+    });
     expect(only(single, 'Role')).toEqual([]);
     const none = await template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values: { rbac: { create: false } } });
     expect(none.filter((object) => object.apiVersion.startsWith('rbac.'))).toEqual([]);
@@ -112,7 +137,11 @@ describe('shop-operator RBAC', () => {
 
 describe('shop-operator RBAC for Secrets in chosen namespaces', () => {
   it('rbac.secretNamespaces: no Secret rule in the ClusterRole, a Role and binding in each namespace named', async () => {
-    const objects = await template(OPERATOR_CHART, { name: 'shop-operator', namespace: 'shop-system', values: { rbac: { create: true, secretNamespaces: ['eu', 'us'] } } });
+    const objects = await template(OPERATOR_CHART, {
+      name: 'shop-operator',
+      namespace: 'shop-system',
+      values: { rbac: { create: true, secretNamespaces: ['eu', 'us'] } },
+    });
     expect(ruleLines(rulesOf(one(objects, 'ClusterRole')))).toEqual(SHOP_RULES.filter((rule) => !rule.startsWith('core secrets')));
     expect(containerOf(one(objects, 'Deployment')).env).toContainEqual({ name: 'SECRET_NAMESPACES', value: 'eu,us' });
     const secretRoles = only(objects, 'Role').filter((role) => role.metadata.name === 'shop-operator-secrets');
@@ -130,7 +159,9 @@ describe('shop-operator RBAC for Secrets in chosen namespaces', () => {
 
   it('refuses rbac.secretNamespaces beside watchNamespace, which already keeps Secrets to one namespace', async () => {
     const values = { watchNamespace: 'shops', rbac: { create: true, secretNamespaces: ['eu'] } };
-    await expect(template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values })).rejects.toThrow(/rbac.secretNamespaces is for an operator of all namespaces/);
+    await expect(template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values })).rejects.toThrow(
+      /rbac.secretNamespaces is for an operator of all namespaces/,
+    );
   });
 });
 
@@ -139,41 +170,76 @@ describe('shop-operator CRD', () => {
     const generated = parse(await readFile(CHART_CRD_FILE, 'utf8')) as RenderedObject;
     const rendered = one(await template(OPERATOR_CHART, { name: 'op', namespace: 'ns' }), 'CustomResourceDefinition');
     expect(rendered.spec).toEqual(generated.spec);
-    expect(rendered.metadata).toMatchObject({ name: 'shops.shop.dev', annotations: { 'helm.sh/resource-policy': 'keep' }, labels: { 'app.kubernetes.io/managed-by': 'Helm' } });
+    expect(rendered.metadata).toMatchObject({
+      name: 'shops.shop.dev',
+      annotations: { 'helm.sh/resource-policy': 'keep' },
+      labels: { 'app.kubernetes.io/managed-by': 'Helm' },
+    });
   });
 
   it('is left out with crd.install false, for a second operator release', async () => {
-    expect(only(await template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values: { crd: { install: false } } }), 'CustomResourceDefinition')).toEqual([]);
+    expect(
+      only(
+        await template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values: { crd: { install: false } } }),
+        'CustomResourceDefinition',
+      ),
+    ).toEqual([]);
   });
 });
 
 describe('shop-operator replicas on different nodes', () => {
-  const affinityOf = (objects: readonly RenderedObject[]) => (one(objects, 'Deployment').spec as { template: { spec: { affinity?: unknown } } }).template.spec.affinity;
+  const affinityOf = (objects: readonly RenderedObject[]) =>
+    (one(objects, 'Deployment').spec as { template: { spec: { affinity?: unknown } } }).template.spec.affinity;
   const selector = { matchLabels: { 'app.kubernetes.io/name': 'shop-operator', 'app.kubernetes.io/instance': 'op' } };
 
   it('two replicas: a disruption budget of one, and anti-affinity preferred by default or required', async () => {
     const objects = await template(OPERATOR_CHART, { name: 'op', namespace: 'ns' });
     expect(one(objects, 'PodDisruptionBudget').spec).toEqual({ maxUnavailable: 1, selector });
     expect(affinityOf(objects)).toEqual({
-      podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: selector } }] },
+      podAntiAffinity: {
+        preferredDuringSchedulingIgnoredDuringExecution: [
+          { weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: selector } },
+        ],
+      },
     });
     const required = await template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values: { podAntiAffinity: 'required' } });
-    expect(affinityOf(required)).toEqual({ podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: selector }] } });
+    expect(affinityOf(required)).toEqual({
+      podAntiAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: selector }],
+      },
+    });
   });
 
   it('one replica, none, or an affinity of your own: no anti-affinity of the chart; no budget for one replica', async () => {
     const single = await template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values: { replicas: 1 } });
     expect([only(single, 'PodDisruptionBudget'), affinityOf(single)]).toEqual([[], undefined]);
-    expect(affinityOf(await template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values: { podAntiAffinity: 'none' } }))).toBeUndefined();
-    const own = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'pool', operator: 'In', values: ['system'] }] }] } } };
+    expect(
+      affinityOf(await template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values: { podAntiAffinity: 'none' } })),
+    ).toBeUndefined();
+    const own = {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: 'pool', operator: 'In', values: ['system'] }] }],
+        },
+      },
+    };
     expect(affinityOf(await template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values: { affinity: own } }))).toEqual(own);
-    expect(only(await template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values: { podDisruptionBudget: { enabled: false } } }), 'PodDisruptionBudget')).toEqual([]);
+    expect(
+      only(
+        await template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values: { podDisruptionBudget: { enabled: false } } }),
+        'PodDisruptionBudget',
+      ),
+    ).toEqual([]);
   });
 });
 
 describe('shop-operator Deployment', () => {
   it('runs node operator/src/main.ts from the operator image with the operator variables', async () => {
-    const objects = await template(OPERATOR_CHART, { name: 'shop-operator', namespace: 'shop-system', values: { image: { tag: '1.4.0' } } });
+    const objects = await template(OPERATOR_CHART, {
+      name: 'shop-operator',
+      namespace: 'shop-system',
+      values: { image: { tag: '1.4.0' } },
+    });
     const container = containerOf(one(objects, 'Deployment'));
     expect(container).toMatchObject({ image: 'shop/operator:1.4.0', command: ['node', 'operator/src/main.ts'] });
     const env = Object.fromEntries(container.env.map((variable) => [variable.name, variable.value ?? variable.valueFrom]));
@@ -196,10 +262,17 @@ describe('shop-operator Deployment', () => {
   it('sets only variables the operator reads (operator/src/config.ts)', async () => {
     const config = await readFile(path.join(REPO_ROOT, 'operator/src/config.ts'), 'utf8');
     const read = new Set([...config.matchAll(/'([A-Z][A-Z0-9_]+)'/g)].map((match) => match[1]));
-    const objects = await template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values: { watchNamespace: 'shops', runbookBaseUrl: 'https://github.com/acme/shop/blob/v1/' } });
+    const objects = await template(OPERATOR_CHART, {
+      name: 'op',
+      namespace: 'ns',
+      values: { watchNamespace: 'shops', runbookBaseUrl: 'https://github.com/acme/shop/blob/v1/' },
+    });
     const names = containerOf(one(objects, 'Deployment')).env.map((variable) => variable.name);
     expect(names).toContain('WATCH_NAMESPACE');
-    expect(containerOf(one(objects, 'Deployment')).env).toContainEqual({ name: 'RUNBOOK_BASE_URL', value: 'https://github.com/acme/shop/blob/v1/' });
+    expect(containerOf(one(objects, 'Deployment')).env).toContainEqual({
+      name: 'RUNBOOK_BASE_URL',
+      value: 'https://github.com/acme/shop/blob/v1/',
+    });
     expect(names.filter((name) => !read.has(name))).toEqual([]);
   });
 
@@ -215,7 +288,11 @@ describe('shop-operator Deployment', () => {
 
   it('a ServiceMonitor only when asked for', async () => {
     expect(only(await template(OPERATOR_CHART, { name: 'op', namespace: 'ns' }), 'ServiceMonitor')).toEqual([]);
-    const objects = await template(OPERATOR_CHART, { name: 'op', namespace: 'ns', values: { serviceMonitor: { enabled: true, labels: { release: 'prometheus' } } } });
+    const objects = await template(OPERATOR_CHART, {
+      name: 'op',
+      namespace: 'ns',
+      values: { serviceMonitor: { enabled: true, labels: { release: 'prometheus' } } },
+    });
     const { selector } = one(objects, 'Service').spec as { selector: Record<string, string> };
     expect(one(objects, 'ServiceMonitor')).toMatchObject({
       metadata: { labels: { release: 'prometheus' } },
@@ -229,7 +306,9 @@ describe('the images the charts run by default', () => {
     const { version } = JSON.parse(await readFile(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
     const operator = containerOf(one(await template(OPERATOR_CHART, { name: 'shop-operator', namespace: 'shop-system' }), 'Deployment'));
     expect(operator.image).toBe(`shop/operator:${version}`);
-    expect(one(await template(SHOP_CHART, { name: 'acme', namespace: 'shops' }), 'Shop').spec).toMatchObject({ image: { repository: 'shop/platform', tag: version } });
+    expect(one(await template(SHOP_CHART, { name: 'acme', namespace: 'shops' }), 'Shop').spec).toMatchObject({
+      image: { repository: 'shop/platform', tag: version },
+    });
   });
 });
 
@@ -239,20 +318,35 @@ describe('shop', () => {
     expect(objects.map((object) => object.kind)).toEqual(['Shop']);
     const shop = one(objects, 'Shop');
     const chart = parse(await readFile(path.join(SHOP_CHART, 'Chart.yaml'), 'utf8')) as { appVersion: string };
-    const { name: _name, image, ...values } = parse(await readFile(path.join(SHOP_CHART, 'values.yaml'), 'utf8')) as Record<string, Record<string, unknown>>;
+    const {
+      name: _name,
+      image,
+      ...values
+    } = parse(await readFile(path.join(SHOP_CHART, 'values.yaml'), 'utf8')) as Record<string, Record<string, unknown>>;
     expect(shop).toMatchObject({ apiVersion: 'shop.dev/v1alpha1', metadata: { name: 'acme', namespace: 'shops' } });
     expect(shop.spec).toEqual({ ...values, image: { ...image, tag: chart.appVersion } });
   });
 
   it('puts fileStorage in the spec as given, and an empty one (no file storage) by default', async () => {
-    const fileStorage = { provider: 's3', s3: { endpoint: 'https://s3.example.com', bucket: 'media', publicUrl: 'https://cdn.example.com' } };
-    expect(one(await template(SHOP_CHART, { name: 'acme', namespace: 'shops', values: { fileStorage } }), 'Shop').spec).toMatchObject({ fileStorage });
+    const fileStorage = {
+      provider: 's3',
+      s3: { endpoint: 'https://s3.example.com', bucket: 'media', publicUrl: 'https://cdn.example.com' },
+    };
+    expect(one(await template(SHOP_CHART, { name: 'acme', namespace: 'shops', values: { fileStorage } }), 'Shop').spec).toMatchObject({
+      fileStorage,
+    });
     expect(one(await template(SHOP_CHART, { name: 'acme', namespace: 'shops' }), 'Shop').spec).toMatchObject({ fileStorage: {} });
   });
 
   it('takes the name and tag from values, and refuses a name the operator cannot prefix', async () => {
-    const objects = await template(SHOP_CHART, { name: 'release', namespace: 'shops', values: { name: 'acme', image: { repository: 'registry.example.com/shop/platform', tag: '1.4.0' } } });
+    const objects = await template(SHOP_CHART, {
+      name: 'release',
+      namespace: 'shops',
+      values: { name: 'acme', image: { repository: 'registry.example.com/shop/platform', tag: '1.4.0' } },
+    });
     expect(one(objects, 'Shop')).toMatchObject({ metadata: { name: 'acme' }, spec: { image: { tag: '1.4.0' } } });
-    await expect(template(SHOP_CHART, { name: 'acme.eu', namespace: 'shops' })).rejects.toThrow(/"acme.eu" must be a DNS label of at most 54 characters/);
+    await expect(template(SHOP_CHART, { name: 'acme.eu', namespace: 'shops' })).rejects.toThrow(
+      /"acme.eu" must be a DNS label of at most 54 characters/,
+    );
   });
 });

@@ -8,7 +8,7 @@ import { workflowsDashboard } from './dashboards/workflows.ts';
 
 /** The six dashboards of spec section 1, in the order the README lists them. */
 export function buildDashboards(): Dashboard[] {
-  return [apiDashboard(), appCacheDashboard(), databaseDashboard(), cacheServerDashboard(), brokerDashboard(), workflowsDashboard()].map((builder) =>
-    builder.build(),
+  return [apiDashboard(), appCacheDashboard(), databaseDashboard(), cacheServerDashboard(), brokerDashboard(), workflowsDashboard()].map(
+    (builder) => builder.build(),
   );
 }

@@ -77,7 +77,9 @@ export function timeseries(spec: PanelSpec): TimeseriesPanelBuilder {
     .datasource(DATASOURCE)
     .thresholds(thresholds(spec.alertThreshold))
     .thresholdsStyle(
-      new GraphThresholdsStyleConfigBuilder().mode(spec.alertThreshold === undefined ? GraphThresholdsStyleMode.Off : GraphThresholdsStyleMode.Dashed),
+      new GraphThresholdsStyleConfigBuilder().mode(
+        spec.alertThreshold === undefined ? GraphThresholdsStyleMode.Off : GraphThresholdsStyleMode.Dashed,
+      ),
     )
     .legend(new VizLegendOptionsBuilder().showLegend(true).displayMode(LegendDisplayMode.List).placement(LegendPlacement.Bottom));
   spec.queries.forEach((query, index) => panel.withTarget(target(query, index)));
@@ -127,7 +129,9 @@ export function dashboardOf(uid: string, title: string, description: string, nam
  * Shop carries the `namespace` and `shop` labels (dashboards/README.md says how), so `up` lists them all.
  */
 export function shopDashboard(uid: string, title: string, description: string): DashboardBuilder {
-  return dashboardOf(uid, title, description, 'label_values(up, namespace)').withVariable(labelVariable('shop', 'Shop', 'label_values(up{namespace="$namespace"}, shop)'));
+  return dashboardOf(uid, title, description, 'label_values(up, namespace)').withVariable(
+    labelVariable('shop', 'Shop', 'label_values(up{namespace="$namespace"}, shop)'),
+  );
 }
 
 /** The same query at several quantiles of one histogram, e.g. p50/p95/p99. */

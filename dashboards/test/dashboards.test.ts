@@ -53,7 +53,10 @@ describe('the dashboards', () => {
         const alerts = ALERT_RULES.filter((rule) => rule.panel.dashboard === dashboard.uid && rule.panel.title === panel.title);
         for (const step of red) {
           const firesAt = alerts.filter((rule) => new RegExp(`>=? ${String(step.value).replace('.', '\\.')}$`).test(rule.expr));
-          expect(firesAt.map((rule) => rule.alert), `${dashboard.uid} "${panel.title}" red at ${step.value}`).not.toEqual([]);
+          expect(
+            firesAt.map((rule) => rule.alert),
+            `${dashboard.uid} "${panel.title}" red at ${step.value}`,
+          ).not.toEqual([]);
         }
       }
     }
@@ -62,7 +65,8 @@ describe('the dashboards', () => {
   it('the README lists every panel', async () => {
     const readme = await readFile(path.join(JSON_DIR, '../README.md'), 'utf8');
     for (const dashboard of dashboards) {
-      for (const panel of panelsOf(dashboard)) expect(readme, `${dashboard.uid} "${panel.title}"`).toContain(`\n| ${panel.title} | \`${panel.fieldConfig?.defaults.unit}\` |`);
+      for (const panel of panelsOf(dashboard))
+        expect(readme, `${dashboard.uid} "${panel.title}"`).toContain(`\n| ${panel.title} | \`${panel.fieldConfig?.defaults.unit}\` |`);
     }
   });
 

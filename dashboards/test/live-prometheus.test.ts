@@ -31,7 +31,8 @@ const NOT_SHOWN: Readonly<Record<string, string>> = {
     'event_schema_validation_warnings_total has a series only once an event fails its schema in warn mode, and every emit site emits payloads that match (npm run check:events)',
   'shop-workflows › Workflow executions finished':
     'its failed query: temporal_workflow_failed_total appears with the first failed execution, and no workflow of the worker can fail (activities retry without limit, no workflow code throws an ApplicationFailure)',
-  'shop-workflows › Workflow failure ratio': 'built on temporal_workflow_failed_total, which no execution of the worker can create (see Workflow executions finished)',
+  'shop-workflows › Workflow failure ratio':
+    'built on temporal_workflow_failed_total, which no execution of the worker can create (see Workflow executions finished)',
 };
 
 let scraped: ScrapedShop;
@@ -98,7 +99,10 @@ describe('the dashboards on a real Prometheus scraping the Shop', () => {
   }, 120_000);
 
   it('counts a panel whose query names a metric nothing exports as one without data, which fails the check above', async () => {
-    const misspelt = { panel: 'shop-api › Request rate (misspelt)', queries: [`sum by (route) (rate(http_request_total${SHOP_SELECTOR}[1m]))`] };
+    const misspelt = {
+      panel: 'shop-api › Request rate (misspelt)',
+      queries: [`sum by (route) (rate(http_request_total${SHOP_SELECTOR}[1m]))`],
+    };
     const [result] = await evaluatePanels(prometheus, [misspelt]);
     expect(result && panelHasData(result)).toBe(false);
   });

@@ -60,7 +60,12 @@ describe('the exporters export the metrics listed for them', () => {
 
   const scrapedNames = async (exporter: Exporter) => {
     const text = await (await fetch(exporter.metricsUrl)).text();
-    return new Set(text.split('\n').filter((line) => line !== '' && !line.startsWith('#')).map((line) => line.split(/[{ ]/)[0]));
+    return new Set(
+      text
+        .split('\n')
+        .filter((line) => line !== '' && !line.startsWith('#'))
+        .map((line) => line.split(/[{ ]/)[0]),
+    );
   };
 
   it('postgres_exporter 0.17.1 against PostgreSQL 15', async () => {

@@ -31,7 +31,9 @@ describe('formatValue', () => {
   });
 
   it('knows every unit the dashboards use (an unknown one would be written as a plain number)', async () => {
-    const units = new Set((await readDashboards()).flatMap((dashboard) => dashboard.panels.map((panel) => panel.fieldConfig.defaults.unit ?? 'short')));
+    const units = new Set(
+      (await readDashboards()).flatMap((dashboard) => dashboard.panels.map((panel) => panel.fieldConfig.defaults.unit ?? 'short')),
+    );
     expect([...units].filter((unit) => !written.some(([known]) => known === unit))).toEqual([]);
   });
 });
@@ -54,6 +56,13 @@ describe('intervalVariables', () => {
 describe('parseDuration', () => {
   it('reads seconds, minutes, hours and days, and refuses anything else', () => {
     expect(['90s', '15m', '3h', '1d'].map(parseDuration)).toEqual([90, 900, 10_800, 86_400]);
-    expect(['', '15', '0m', '1.5h', '15 m', '1w'].map(parseDuration)).toEqual([undefined, undefined, undefined, undefined, undefined, undefined]);
+    expect(['', '15', '0m', '1.5h', '15 m', '1w'].map(parseDuration)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 });

@@ -48,7 +48,9 @@ function panelBodies(html: string): Map<string, string> {
 
 /** Lines ECharts drew through at least `points` points: series, not axes or threshold lines. */
 function drawnLines(svg: string, points: number): string[] {
-  return [...svg.matchAll(/<path d="(M[^"]*)"[^>]*fill="none"/g)].map((match) => match[1] ?? '').filter((d) => (d.match(/L/g) ?? []).length >= points - 1);
+  return [...svg.matchAll(/<path d="(M[^"]*)"[^>]*fill="none"/g)]
+    .map((match) => match[1] ?? '')
+    .filter((d) => (d.match(/L/g) ?? []).length >= points - 1);
 }
 
 describe('dashboards:preview on a real Prometheus scraping the Shop under storefront load', () => {
@@ -72,45 +74,58 @@ describe('dashboards:preview on a real Prometheus scraping the Shop under storef
     if (outDir !== undefined) await rm(outDir, { recursive: true, force: true });
   });
 
-  it('writes an HTML page and a PNG per dashboard, with every API panel drawn from its series', async () => {
-    // The GraphQL route's counter is born with the load's first request: one sample per scrape since.
-    const scrapes = async () => Number((await scraped.prometheus.query(`max(count_over_time(http_requests_total{${SHOP_SELECTOR}, route="/graphql"}[1h]))`))[0]?.value ?? 0);
-    await eventually(async () => expect(await scrapes()).toBeGreaterThanOrEqual(SCRAPES_UNDER_LOAD), { timeoutMs: (SCRAPES_UNDER_LOAD + 30) * 1000, intervalMs: 1_000 });
-    // From just before the load: the lines start where the traffic did.
-    const since = `${Math.ceil((Date.now() - loadStartedAt) / 1000) + 5}s`;
+  it(
+    'writes an HTML page and a PNG per dashboard, with every API panel drawn from its series',
+    async () => {
+      // The GraphQL route's counter is born with the load's first request: one sample per scrape since.
+      const scrapes = async () =>
+        Number(
+          (await scraped.prometheus.query(`max(count_over_time(http_requests_total{${SHOP_SELECTOR}, route="/graphql"}[1h]))`))[0]?.value ??
+            0,
+        );
+      await eventually(async () => expect(await scrapes()).toBeGreaterThanOrEqual(SCRAPES_UNDER_LOAD), {
+        timeoutMs: (SCRAPES_UNDER_LOAD + 30) * 1000,
+        intervalMs: 1_000,
+      });
+      // From just before the load: the lines start where the traffic did.
+      const since = `${Math.ceil((Date.now() - loadStartedAt) / 1000) + 5}s`;
 
-    const run = await preview(['--since', since, '--scrape-interval', '1s', '--out', outDir], { PROMETHEUS_URL: scraped.prometheus.url });
-    console.log(run.stdout);
+      const run = await preview(['--since', since, '--scrape-interval', '1s', '--out', outDir], { PROMETHEUS_URL: scraped.prometheus.url });
+      console.log(run.stdout);
 
-    expect(run).toMatchObject({ code: 0, stderr: '' });
-    const api = dashboards.find((dashboard) => dashboard.uid === 'shop-api');
-    expect(run.stdout).toContain(`shop-api: ${api?.panels.length}/${api?.panels.length} panels with data (namespace=${SHOP_LABELS.namespace}, shop=${SHOP_LABELS.shop}) -> `);
-    const uids = dashboards.map((dashboard) => dashboard.uid).sort();
-    expect((await readdir(outDir)).sort()).toEqual(uids.flatMap((uid) => [`${uid}.html`, `${uid}.png`]));
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+      const api = dashboards.find((dashboard) => dashboard.uid === 'shop-api');
+      expect(run.stdout).toContain(
+        `shop-api: ${api?.panels.length}/${api?.panels.length} panels with data (namespace=${SHOP_LABELS.namespace}, shop=${SHOP_LABELS.shop}) -> `,
+      );
+      const uids = dashboards.map((dashboard) => dashboard.uid).sort();
+      expect((await readdir(outDir)).sort()).toEqual(uids.flatMap((uid) => [`${uid}.html`, `${uid}.png`]));
 
-    const bodies = panelBodies(await readFile(join(outDir, 'shop-api.html'), 'utf8'));
-    expect([...bodies.keys()]).toEqual(api?.panels.map((panel) => panel.title));
-    for (const panel of api?.panels ?? []) {
-      const body = bodies.get(panel.title) ?? '';
-      if (panel.type === 'stat') expect(body, panel.title).toMatch(/class="stat-value" style="color:#73BF69">\d/);
-      else expect(drawnLines(body, 5), panel.title).not.toEqual([]);
-    }
-    // The 1% line of ApiHighErrorRate, dashed red.
-    expect(bodies.get('Error rate by status')).toMatch(/<path d="M[^"]*"[^>]*stroke="#F2495C"[^>]*stroke-dasharray/);
+      const bodies = panelBodies(await readFile(join(outDir, 'shop-api.html'), 'utf8'));
+      expect([...bodies.keys()]).toEqual(api?.panels.map((panel) => panel.title));
+      for (const panel of api?.panels ?? []) {
+        const body = bodies.get(panel.title) ?? '';
+        if (panel.type === 'stat') expect(body, panel.title).toMatch(/class="stat-value" style="color:#73BF69">\d/);
+        else expect(drawnLines(body, 5), panel.title).not.toEqual([]);
+      }
+      // The 1% line of ApiHighErrorRate, dashed red.
+      expect(bodies.get('Error rate by status')).toMatch(/<path d="M[^"]*"[^>]*stroke="#F2495C"[^>]*stroke-dasharray/);
 
-    // Every panel said "No data" on its page is counted in the summary, and none more.
-    const pages = await Promise.all(uids.map((uid) => readFile(join(outDir, `${uid}.html`), 'utf8')));
-    const noData = pages.reduce((count, page) => count + [...page.matchAll(/<div class="no-data">No data<\/div>/g)].length, 0);
-    expect(run.stdout).toMatch(new RegExp(`^${noData} panels with no data`, 'm'));
+      // Every panel said "No data" on its page is counted in the summary, and none more.
+      const pages = await Promise.all(uids.map((uid) => readFile(join(outDir, `${uid}.html`), 'utf8')));
+      const noData = pages.reduce((count, page) => count + [...page.matchAll(/<div class="no-data">No data<\/div>/g)].length, 0);
+      expect(run.stdout).toMatch(new RegExp(`^${noData} panels with no data`, 'm'));
 
-    const png = await readFile(join(outDir, 'shop-api.png'));
-    expect(png.subarray(0, 8)).toEqual(PNG_SIGNATURE);
-    expect(png.toString('ascii', 12, 16)).toBe('IHDR');
-    expect(png.readUInt32BE(16)).toBe(PAGE_WIDTH);
-    // Three rows of panels, 9 grid rows of 30 px each, under the header.
-    expect(png.readUInt32BE(20)).toBeGreaterThan(3 * 9 * 30);
-    if (RECORD) await copyFile(join(outDir, 'shop-api.png'), DOCS_IMAGE);
-  }, (SCRAPES_UNDER_LOAD + 90) * 1000);
+      const png = await readFile(join(outDir, 'shop-api.png'));
+      expect(png.subarray(0, 8)).toEqual(PNG_SIGNATURE);
+      expect(png.toString('ascii', 12, 16)).toBe('IHDR');
+      expect(png.readUInt32BE(16)).toBe(PAGE_WIDTH);
+      // Three rows of panels, 9 grid rows of 30 px each, under the header.
+      expect(png.readUInt32BE(20)).toBeGreaterThan(3 * 9 * 30);
+      if (RECORD) await copyFile(join(outDir, 'shop-api.png'), DOCS_IMAGE);
+    },
+    (SCRAPES_UNDER_LOAD + 90) * 1000,
+  );
 });
 
 describe('dashboards:preview without a Prometheus', () => {
@@ -123,6 +138,9 @@ describe('dashboards:preview without a Prometheus', () => {
 
   it('stops with one line when PROMETHEUS_URL is not set', async () => {
     const run = await preview([], {});
-    expect(run).toMatchObject({ code: 78, stderr: 'config error: PROMETHEUS_URL is not set: the Prometheus to query, e.g. http://127.0.0.1:9090\n' });
+    expect(run).toMatchObject({
+      code: 78,
+      stderr: 'config error: PROMETHEUS_URL is not set: the Prometheus to query, e.g. http://127.0.0.1:9090\n',
+    });
   });
 });

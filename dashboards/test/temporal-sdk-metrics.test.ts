@@ -16,7 +16,7 @@ afterAll(async () => {
 });
 
 describe('the Temporal SDK metrics the dashboards and alerts use', () => {
-  it('are on the worker\'s /metrics once a workflow completed and one was cancelled', async () => {
+  it("are on the worker's /metrics once a workflow completed and one was cancelled", async () => {
     const completing = await shop.placeOrder({ sku: 'sdk-completed', holdMs: 2_000 });
     const cancelled = await shop.placeOrder({ sku: 'sdk-cancelled', holdMs: 60_000 });
     const completed = await shop.started(workflowIds.orderLifecycle(completing.order.id.toString()));
@@ -27,7 +27,12 @@ describe('the Temporal SDK metrics the dashboards and alerts use', () => {
     await expect(toCancel.result()).rejects.toThrow();
 
     const text = await (await fetch(`${worker.url}/metrics`)).text();
-    const exported = new Set(text.split('\n').filter((line) => line !== '' && !line.startsWith('#')).map((line) => line.split(/[{ ]/)[0]));
+    const exported = new Set(
+      text
+        .split('\n')
+        .filter((line) => line !== '' && !line.startsWith('#'))
+        .map((line) => line.split(/[{ ]/)[0]),
+    );
     expect(EXTERNAL_METRICS.temporalSdk.filter((name) => !exported.has(name))).toEqual([]);
   });
 });

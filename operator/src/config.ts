@@ -50,7 +50,8 @@ const SERVICE_ACCOUNT_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceac
 
 export const systemSources: ConfigSources = {
   fileExists: existsSync,
-  podNamespace: () => (existsSync(SERVICE_ACCOUNT_NAMESPACE_FILE) ? readFileSync(SERVICE_ACCOUNT_NAMESPACE_FILE, 'utf8').trim() : undefined),
+  podNamespace: () =>
+    existsSync(SERVICE_ACCOUNT_NAMESPACE_FILE) ? readFileSync(SERVICE_ACCOUNT_NAMESPACE_FILE, 'utf8').trim() : undefined,
   hostname,
 };
 
@@ -72,9 +73,14 @@ export function loadConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = syst
     read.problem('KUBECONFIG', 'is required outside a cluster (KUBERNETES_SERVICE_HOST is not set)');
   }
   const watchNamespace = name('WATCH_NAMESPACE', DNS_LABEL, 'a namespace name');
-  const secretNamespaces = read.optional('SECRET_NAMESPACES')?.split(',').map((namespace) => namespace.trim());
-  if (secretNamespaces?.some((namespace) => !DNS_LABEL.test(namespace))) read.problem('SECRET_NAMESPACES', `must be namespace names separated by commas (got "${secretNamespaces.join(',')}")`);
-  else if (secretNamespaces && watchNamespace) read.problem('SECRET_NAMESPACES', 'is for an operator of all namespaces: with WATCH_NAMESPACE, Secrets are watched there only');
+  const secretNamespaces = read
+    .optional('SECRET_NAMESPACES')
+    ?.split(',')
+    .map((namespace) => namespace.trim());
+  if (secretNamespaces?.some((namespace) => !DNS_LABEL.test(namespace)))
+    read.problem('SECRET_NAMESPACES', `must be namespace names separated by commas (got "${secretNamespaces.join(',')}")`);
+  else if (secretNamespaces && watchNamespace)
+    read.problem('SECRET_NAMESPACES', 'is for an operator of all namespaces: with WATCH_NAMESPACE, Secrets are watched there only');
   const metricsPort = read.integer('METRICS_PORT', 8081, 0, 65_535);
   const resyncMs = read.integer('RESYNC_SECONDS', DEFAULT_RESYNC_MS / 1000, 1, 86_400) * 1000;
   const logLevel = read.oneOf<LogLevel>('LOG_LEVEL', LOG_LEVELS, 'INFO', (value) => value.toUpperCase());
@@ -87,24 +93,29 @@ export function loadConfig(env: NodeJS.ProcessEnv, sources: ConfigSources = syst
   };
   const requestTimeoutMs = read.integer('API_REQUEST_TIMEOUT_SECONDS', DEFAULT_REQUEST_TIMEOUT_MS / 1000, 1, 600) * 1000;
   const passTimeoutMs = read.integer('PASS_TIMEOUT_SECONDS', DEFAULT_PASS_TIMEOUT_MS / 1000, 1, 3_600) * 1000;
-  if (passTimeoutMs <= requestTimeoutMs) read.problem('PASS_TIMEOUT_SECONDS', `must be more than API_REQUEST_TIMEOUT_SECONDS (${requestTimeoutMs / 1000})`);
+  if (passTimeoutMs <= requestTimeoutMs)
+    read.problem('PASS_TIMEOUT_SECONDS', `must be more than API_REQUEST_TIMEOUT_SECONDS (${requestTimeoutMs / 1000})`);
 
   let leaderElection: OperatorConfig['leaderElection'];
   const election = read.optional('LEADER_ELECTION') ?? 'true';
   if (election !== 'true' && election !== 'false') read.problem('LEADER_ELECTION', `must be true or false (got "${election}")`);
   if (election !== 'false') {
     const leaseName = name('LEASE_NAME', DNS_SUBDOMAIN, 'a Lease name') ?? 'shop-operator';
-    const leaseNamespace = name('LEASE_NAMESPACE', DNS_LABEL, 'a namespace name') ?? read.optional('POD_NAMESPACE') ?? sources.podNamespace();
+    const leaseNamespace =
+      name('LEASE_NAMESPACE', DNS_LABEL, 'a namespace name') ?? read.optional('POD_NAMESPACE') ?? sources.podNamespace();
     const seconds = (variable: string, fallbackMs: number, min: number) => read.integer(variable, fallbackMs / 1000, min, 3_600) * 1000;
     const timings: LeaseTimings = {
       leaseDurationMs: seconds('LEASE_DURATION_SECONDS', DEFAULT_LEASE_TIMINGS.leaseDurationMs, 2),
       renewDeadlineMs: seconds('LEASE_RENEW_DEADLINE_SECONDS', DEFAULT_LEASE_TIMINGS.renewDeadlineMs, 1),
       retryPeriodMs: seconds('LEASE_RETRY_PERIOD_SECONDS', DEFAULT_LEASE_TIMINGS.retryPeriodMs, 1),
     };
-    if (timings.renewDeadlineMs >= timings.leaseDurationMs) read.problem('LEASE_RENEW_DEADLINE_SECONDS', 'must be less than LEASE_DURATION_SECONDS');
+    if (timings.renewDeadlineMs >= timings.leaseDurationMs)
+      read.problem('LEASE_RENEW_DEADLINE_SECONDS', 'must be less than LEASE_DURATION_SECONDS');
     // A renewal starts a retry period after the last one and must be answered before the deadline.
-    else if (timings.renewDeadlineMs <= timings.retryPeriodMs) read.problem('LEASE_RENEW_DEADLINE_SECONDS', 'must be more than LEASE_RETRY_PERIOD_SECONDS');
-    if (leaseNamespace === undefined) read.problem('LEASE_NAMESPACE', 'is required with LEADER_ELECTION=true outside a cluster (or set POD_NAMESPACE)');
+    else if (timings.renewDeadlineMs <= timings.retryPeriodMs)
+      read.problem('LEASE_RENEW_DEADLINE_SECONDS', 'must be more than LEASE_RETRY_PERIOD_SECONDS');
+    if (leaseNamespace === undefined)
+      read.problem('LEASE_NAMESPACE', 'is required with LEADER_ELECTION=true outside a cluster (or set POD_NAMESPACE)');
     else leaderElection = { namespace: leaseNamespace, name: leaseName, timings };
   }
 

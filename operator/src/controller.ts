@@ -60,7 +60,8 @@ export function startController(options: ControllerOptions): RunningController {
   };
   const cancelled = new AbortController();
   const queue = new WorkQueue({
-    handle: (key, deadline) => metrics.observe(key, () => cancellableBy(AbortSignal.any([deadline, cancelled.signal]), () => reconcileShop(key, reconcilerOptions))),
+    handle: (key, deadline) =>
+      metrics.observe(key, () => cancellableBy(AbortSignal.any([deadline, cancelled.signal]), () => reconcileShop(key, reconcilerOptions))),
     concurrency: options.concurrency,
     passTimeoutMs: options.passTimeoutMs,
     rateLimit: options.requeueRateLimit,

@@ -41,7 +41,10 @@ export interface NodeStart {
 export function heapFlagsToAdd(start: NodeStart): string[] {
   if (start.constrainedMemory > 0 && start.constrainedMemory < start.totalMemory) return [];
   const given = [...start.execArgv, ...(start.nodeOptions ?? '').split(/\s+/)].map((arg) => arg.split('=')[0]?.replaceAll('_', '-'));
-  if (given.some((name) => name !== undefined && (HEAP_SIZE_FLAGS.includes(name) || HEAP_SIZE_FLAGS.includes(name.replace(/^--no-/, '--'))))) return [];
+  if (
+    given.some((name) => name !== undefined && (HEAP_SIZE_FLAGS.includes(name) || HEAP_SIZE_FLAGS.includes(name.replace(/^--no-/, '--'))))
+  )
+    return [];
   return [...CONTAINER_HEAP_FLAGS];
 }
 
@@ -61,6 +64,8 @@ export function restartWithContainerHeap(): void {
   try {
     process.execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)], process.env);
   } catch (error) {
-    process.stderr.write(`could not start again with ${flags.join(' ')}, going on with the default heap: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `could not start again with ${flags.join(' ')}, going on with the default heap: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
   }
 }

@@ -72,7 +72,8 @@ export class LeaderElector {
       // A leader waits for an answer only until its renew deadline, even when the request's own
       // timeout is longer: it must not keep acting after a follower took over. A late answer is
       // ignored; the next attempt reads the Lease again.
-      const result = this.#leading && lastRenewal !== undefined ? await settledBefore(attempt, lastRenewal + timings.renewDeadlineMs) : await attempt;
+      const result =
+        this.#leading && lastRenewal !== undefined ? await settledBefore(attempt, lastRenewal + timings.renewDeadlineMs) : await attempt;
       if (result === 'held') {
         lastRenewal = Date.now();
         if (!this.#leading) {
@@ -80,7 +81,10 @@ export class LeaderElector {
           logger.info({ identity: this.#options.identity }, 'became the leader');
           await this.#options.onStartedLeading();
         }
-      } else if (this.#leading && (result === 'taken' || (lastRenewal !== undefined && Date.now() - lastRenewal >= timings.renewDeadlineMs))) {
+      } else if (
+        this.#leading &&
+        (result === 'taken' || (lastRenewal !== undefined && Date.now() - lastRenewal >= timings.renewDeadlineMs))
+      ) {
         logger.error({ identity: this.#options.identity, holder: this.#observed?.holder }, 'lost the leader Lease: stopping reconciling');
         await this.#stepDown(true);
       }

@@ -42,7 +42,12 @@ export class OperatorMetrics {
   constructor(queueDepth: () => number) {
     const shops = this.#shops;
     const failing = this.#failing;
-    const perShop = <T extends string>(name: string, help: string, labelNames: readonly T[], collect: (gauge: Gauge<T | 'namespace' | 'shop'>) => void) =>
+    const perShop = <T extends string>(
+      name: string,
+      help: string,
+      labelNames: readonly T[],
+      collect: (gauge: Gauge<T | 'namespace' | 'shop'>) => void,
+    ) =>
       new Gauge({
         name,
         help,
@@ -83,9 +88,14 @@ export class OperatorMetrics {
         }
       },
     );
-    perShop('shop_operator_shop_reconcile_error', "Per Shop: 1 while its last pass ended in an error (retried with backoff; the status message says why when it could be written), else 0.", [], (gauge) => {
-      for (const key of new Set([...shops.keys(), ...failing])) gauge.set(labelsOf(key), failing.has(key) ? 1 : 0);
-    });
+    perShop(
+      'shop_operator_shop_reconcile_error',
+      'Per Shop: 1 while its last pass ended in an error (retried with backoff; the status message says why when it could be written), else 0.',
+      [],
+      (gauge) => {
+        for (const key of new Set([...shops.keys(), ...failing])) gauge.set(labelsOf(key), failing.has(key) ? 1 : 0);
+      },
+    );
     new Gauge({
       name: 'shop_operator_queue_depth',
       help: 'Shops waiting for a reconcile pass.',

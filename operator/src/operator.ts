@@ -106,7 +106,10 @@ export async function startOperator(options: OperatorOptions): Promise<RunningOp
       requeueRateLimit: REQUEUE_RATE_LIMIT,
       runbookBaseUrl: options.runbookBaseUrl,
       jobHistoryLimit: options.jobHistoryLimit,
-      failureThresholds: { ...DEFAULT_FAILURE_THRESHOLDS, ...(options.podStartTimeoutMs === undefined ? {} : { podStartTimeoutMs: options.podStartTimeoutMs }) },
+      failureThresholds: {
+        ...DEFAULT_FAILURE_THRESHOLDS,
+        ...(options.podStartTimeoutMs === undefined ? {} : { podStartTimeoutMs: options.podStartTimeoutMs }),
+      },
       now: options.now,
       rolloutGate: new RolloutGate(options.rolloutPace ?? DEFAULT_ROLLOUT_PACE, () => (options.now?.() ?? new Date()).getTime()),
     });

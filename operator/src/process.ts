@@ -36,15 +36,18 @@ export async function runOperatorProcess(render: RenderShop, overrides: Pick<Ope
     },
     logger,
   });
-  logger.info({
-    identity: config.identity,
-    namespace: config.watchNamespace ?? '(all)',
-    metricsPort: operator.metricsPort,
-    lease: config.leaderElection ? `${config.leaderElection.namespace}/${config.leaderElection.name}` : '(no leader election)',
-    // The heap flags it runs with (see heap.ts), and the heap V8 made of them.
-    nodeFlags: process.execArgv.join(' '),
-    heapLimitMb: Math.round(getHeapStatistics().heap_size_limit / 2 ** 20),
-  }, 'started');
+  logger.info(
+    {
+      identity: config.identity,
+      namespace: config.watchNamespace ?? '(all)',
+      metricsPort: operator.metricsPort,
+      lease: config.leaderElection ? `${config.leaderElection.namespace}/${config.leaderElection.name}` : '(no leader election)',
+      // The heap flags it runs with (see heap.ts), and the heap V8 made of them.
+      nodeFlags: process.execArgv.join(' '),
+      heapLimitMb: Math.round(getHeapStatistics().heap_size_limit / 2 ** 20),
+    },
+    'started',
+  );
   const shutdown = (signal: NodeJS.Signals) => {
     // Without listeners, a second signal ends the process the default way: at once.
     process.off('SIGTERM', shutdown);

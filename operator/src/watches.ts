@@ -1,4 +1,12 @@
-import { KubernetesObjectApi, makeInformer, type Informer, type KubeConfig, type KubernetesListObject, type KubernetesObject, type ObjectCache } from '@kubernetes/client-node';
+import {
+  KubernetesObjectApi,
+  makeInformer,
+  type Informer,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+  type ObjectCache,
+} from '@kubernetes/client-node';
 import type { KubeObject, Shop } from '@shop/cdk8s';
 import { backoffDelay } from './backoff.ts';
 import type { KubeClients } from './kube/clients.ts';
@@ -52,12 +60,18 @@ const MONITORING_KINDS = [
  * PrometheusRules and PodMonitors only once watchMonitoringKinds() says they are served: their CRDs may be missing.
  */
 export function watchShops(options: ShopWatchOptions): ShopWatches {
-  const watch = <T extends KubernetesObject>(apiVersion: string, kind: string, plural: string, toKey: (object: T) => string | undefined, labelSelector?: string) =>
-    startWatch<T>(options, { apiVersion, kind, plural, labelSelector }, toKey);
+  const watch = <T extends KubernetesObject>(
+    apiVersion: string,
+    kind: string,
+    plural: string,
+    toKey: (object: T) => string | undefined,
+    labelSelector?: string,
+  ) => startWatch<T>(options, { apiVersion, kind, plural, labelSelector }, toKey);
   const shops = watch<Shop>(SHOP_API_VERSION, SHOP_API.kind, SHOP_API.plural, shopKeyOf);
   /** The watches of the owned objects, by kind. */
   const owned = new Map<string, RunningWatch<KubernetesObject>>();
-  const watchOwned = (apiVersion: string, kind: string, plural: string) => void owned.set(kind, watch(apiVersion, kind, plural, controllingShopKey, MANAGED_BY_SELECTOR));
+  const watchOwned = (apiVersion: string, kind: string, plural: string) =>
+    void owned.set(kind, watch(apiVersion, kind, plural, controllingShopKey, MANAGED_BY_SELECTOR));
   watchOwned('batch/v1', 'Job', 'jobs');
   watchOwned('apps/v1', 'Deployment', 'deployments');
   watchOwned('v1', 'Service', 'services');
@@ -66,7 +80,9 @@ export function watchShops(options: ShopWatchOptions): ShopWatches {
   watchOwned('autoscaling/v2', 'HorizontalPodAutoscaler', 'horizontalpodautoscalers');
   watchOwned('networking.k8s.io/v1', 'NetworkPolicy', 'networkpolicies');
   const others = [
-    ...(options.secretNamespaces?.map((namespace) => watchReferencedSecrets({ ...options, namespace }, () => shops.informer.list())) ?? [watchReferencedSecrets(options, () => shops.informer.list())]),
+    ...(options.secretNamespaces?.map((namespace) => watchReferencedSecrets({ ...options, namespace }, () => shops.informer.list())) ?? [
+      watchReferencedSecrets(options, () => shops.informer.list()),
+    ]),
     watchShopPods(options),
   ];
   // Readiness does not wait for the monitoring kinds: without their cache, the monitoring step applies.
@@ -124,9 +140,17 @@ function shopKeyOf(shop: KubernetesObject): string | undefined {
 function watchReferencedSecrets(options: ShopWatchOptions, shops: () => readonly Shop[]): RunningWatch<KubernetesObject> {
   const referencing = (secret: KubernetesObject): string[] =>
     shops()
-      .filter((shop) => shop.metadata?.namespace === secret.metadata?.namespace && Object.values(shop.spec.secrets).some((reference) => reference?.name === secret.metadata?.name))
+      .filter(
+        (shop) =>
+          shop.metadata?.namespace === secret.metadata?.namespace &&
+          Object.values(shop.spec.secrets).some((reference) => reference?.name === secret.metadata?.name),
+      )
       .flatMap((shop) => shopKeyOf(shop) ?? []);
-  return startWatch(options, { apiVersion: 'v1', kind: 'Secret', plural: 'secrets', labelSelector: undefined, metadataOnly: true }, referencing);
+  return startWatch(
+    options,
+    { apiVersion: 'v1', kind: 'Secret', plural: 'secrets', labelSelector: undefined, metadataOnly: true },
+    referencing,
+  );
 }
 
 /**
@@ -163,7 +187,11 @@ interface RunningWatch<T extends KubernetesObject> {
 }
 
 /** An informer (list, then watch from its resourceVersion) that starts again with backoff when it fails. */
-function startWatch<T extends KubernetesObject>(options: ShopWatchOptions, watched: WatchedKind, toKey: (object: T) => string | readonly string[] | undefined): RunningWatch<T> {
+function startWatch<T extends KubernetesObject>(
+  options: ShopWatchOptions,
+  watched: WatchedKind,
+  toKey: (object: T) => string | readonly string[] | undefined,
+): RunningWatch<T> {
   const { apiVersion, kind, plural, labelSelector } = watched;
   const group = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
   const path = options.namespace ? `${group}/namespaces/${options.namespace}/${plural}` : `${group}/${plural}`;
@@ -171,7 +199,16 @@ function startWatch<T extends KubernetesObject>(options: ShopWatchOptions, watch
   const objects = watched.metadataOnly ? KubernetesObjectApi.makeApiClient(kubeConfig) : options.clients.objects;
   let listed = false;
   const list = async () => {
-    const objectList = (await objects.list<T>(apiVersion, kind, options.namespace, undefined, undefined, undefined, undefined, labelSelector)) as KubernetesListObject<T>;
+    const objectList = (await objects.list<T>(
+      apiVersion,
+      kind,
+      options.namespace,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      labelSelector,
+    )) as KubernetesListObject<T>;
     listed = true;
     return objectList;
   };

@@ -75,10 +75,13 @@ export class WorkQueue {
     if (pending && pending.at <= at) return;
     if (pending) clearTimeout(pending.timer);
     // A longer timer fires at once (Node treats it as 1 ms); a key due later gets an early pass, which asks again.
-    const timer = setTimeout(() => {
-      this.#scheduled.delete(key);
-      this.add(key);
-    }, Math.min(delayMs, MAX_TIMER_MS));
+    const timer = setTimeout(
+      () => {
+        this.#scheduled.delete(key);
+        this.add(key);
+      },
+      Math.min(delayMs, MAX_TIMER_MS),
+    );
     this.#scheduled.set(key, { at, timer });
   }
 
@@ -120,7 +123,10 @@ export class WorkQueue {
   async #pass(key: string): Promise<void> {
     const { passTimeoutMs } = this.#options;
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new PassTimeoutError(`the pass did not finish within ${passTimeoutMs / 1000} s`)), passTimeoutMs);
+    const timer = setTimeout(
+      () => deadline.abort(new PassTimeoutError(`the pass did not finish within ${passTimeoutMs / 1000} s`)),
+      passTimeoutMs,
+    );
     try {
       const outcome = await this.#options.handle(key, deadline.signal);
       this.#failures.delete(key);

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@shop/runtime';
 import { loadConfig, type ConfigSources } from '../src/config.ts';
 
-const outsideCluster: ConfigSources = { fileExists: (path) => path === '/home/me/.kube/config', podNamespace: () => undefined, hostname: () => 'laptop' };
+const outsideCluster: ConfigSources = {
+  fileExists: (path) => path === '/home/me/.kube/config',
+  podNamespace: () => undefined,
+  hostname: () => 'laptop',
+};
 const inCluster: ConfigSources = { fileExists: () => false, podNamespace: () => 'shop-system', hostname: () => 'shop-operator-7d9f' };
 
 function problemsOf(env: NodeJS.ProcessEnv, sources = outsideCluster): readonly string[] {
@@ -22,7 +26,11 @@ describe('loadConfig', () => {
       kubeconfigPath: undefined,
       watchNamespace: undefined,
       metricsPort: 8081,
-      leaderElection: { namespace: 'shop-system', name: 'shop-operator', timings: { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 } },
+      leaderElection: {
+        namespace: 'shop-system',
+        name: 'shop-operator',
+        timings: { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 },
+      },
       resyncMs: 1_800_000,
       logLevel: 'INFO',
       identity: 'shop-operator-7d9f-x2',
@@ -36,10 +44,29 @@ describe('loadConfig', () => {
 
   it('outside a cluster: a kubeconfig file and the Lease namespace named explicitly', () => {
     const config = loadConfig(
-      { KUBECONFIG: '/home/me/.kube/config', WATCH_NAMESPACE: 'shops', LEASE_NAMESPACE: 'shops', LEASE_NAME: 'my-lease', METRICS_PORT: '9000', RESYNC_SECONDS: '60', LOG_LEVEL: 'warning', POD_START_TIMEOUT_SECONDS: '120', ROLLOUT_BATCH_SIZE: '2', ROLLOUT_INTERVAL_SECONDS: '0' },
+      {
+        KUBECONFIG: '/home/me/.kube/config',
+        WATCH_NAMESPACE: 'shops',
+        LEASE_NAMESPACE: 'shops',
+        LEASE_NAME: 'my-lease',
+        METRICS_PORT: '9000',
+        RESYNC_SECONDS: '60',
+        LOG_LEVEL: 'warning',
+        POD_START_TIMEOUT_SECONDS: '120',
+        ROLLOUT_BATCH_SIZE: '2',
+        ROLLOUT_INTERVAL_SECONDS: '0',
+      },
       outsideCluster,
     );
-    expect(config).toMatchObject({ kubeconfigPath: '/home/me/.kube/config', watchNamespace: 'shops', metricsPort: 9000, resyncMs: 60_000, logLevel: 'WARNING', podStartTimeoutMs: 120_000, rolloutPace: { batchSize: 2, intervalMs: 0 } });
+    expect(config).toMatchObject({
+      kubeconfigPath: '/home/me/.kube/config',
+      watchNamespace: 'shops',
+      metricsPort: 9000,
+      resyncMs: 60_000,
+      logLevel: 'WARNING',
+      podStartTimeoutMs: 120_000,
+      rolloutPace: { batchSize: 2, intervalMs: 0 },
+    });
     expect(config.leaderElection).toMatchObject({ namespace: 'shops', name: 'my-lease' });
     expect(config.identity).toMatch(/^laptop-[0-9a-f]{8}$/);
   });
@@ -49,7 +76,8 @@ describe('loadConfig', () => {
   });
 
   it('RUNBOOK_BASE_URL: an http(s) URL, ending in / so the runbook paths go below it', () => {
-    const base = (value: string) => loadConfig({ KUBECONFIG: '/home/me/.kube/config', LEADER_ELECTION: 'false', RUNBOOK_BASE_URL: value }, outsideCluster).runbookBaseUrl;
+    const base = (value: string) =>
+      loadConfig({ KUBECONFIG: '/home/me/.kube/config', LEADER_ELECTION: 'false', RUNBOOK_BASE_URL: value }, outsideCluster).runbookBaseUrl;
     expect(base('https://github.com/acme/shop/blob/v1.2.0')).toBe('https://github.com/acme/shop/blob/v1.2.0/');
     expect(base('https://runbooks.example.com/shop/')).toBe('https://runbooks.example.com/shop/');
     expect(problemsOf({ KUBECONFIG: '/home/me/.kube/config', LEADER_ELECTION: 'false', RUNBOOK_BASE_URL: 'alerts/runbooks' })).toEqual([
@@ -60,22 +88,35 @@ describe('loadConfig', () => {
   it('JOB_HISTORY_LIMIT: how many Jobs of each kind a Shop keeps, at least 1', () => {
     const outside = { KUBECONFIG: '/home/me/.kube/config', LEADER_ELECTION: 'false' };
     expect(loadConfig({ ...outside, JOB_HISTORY_LIMIT: '10' }, outsideCluster).jobHistoryLimit).toBe(10);
-    expect(problemsOf({ ...outside, JOB_HISTORY_LIMIT: '0' })).toEqual([expect.stringMatching(/^JOB_HISTORY_LIMIT: must be a whole number from 1 to 100/)]);
+    expect(problemsOf({ ...outside, JOB_HISTORY_LIMIT: '0' })).toEqual([
+      expect.stringMatching(/^JOB_HISTORY_LIMIT: must be a whole number from 1 to 100/),
+    ]);
   });
 
   it('API_REQUEST_TIMEOUT_SECONDS and PASS_TIMEOUT_SECONDS: a pass outlasts one request', () => {
     const outside = { KUBECONFIG: '/home/me/.kube/config', LEADER_ELECTION: 'false' };
-    expect(loadConfig({ ...outside, API_REQUEST_TIMEOUT_SECONDS: '5', PASS_TIMEOUT_SECONDS: '20' }, outsideCluster)).toMatchObject({ requestTimeoutMs: 5_000, passTimeoutMs: 20_000 });
-    expect(problemsOf({ ...outside, API_REQUEST_TIMEOUT_SECONDS: 'soon' })).toEqual([expect.stringMatching(/^API_REQUEST_TIMEOUT_SECONDS: must be a whole number from 1 to 600/)]);
-    expect(problemsOf({ ...outside, PASS_TIMEOUT_SECONDS: '30' })).toEqual(['PASS_TIMEOUT_SECONDS: must be more than API_REQUEST_TIMEOUT_SECONDS (30)']);
+    expect(loadConfig({ ...outside, API_REQUEST_TIMEOUT_SECONDS: '5', PASS_TIMEOUT_SECONDS: '20' }, outsideCluster)).toMatchObject({
+      requestTimeoutMs: 5_000,
+      passTimeoutMs: 20_000,
+    });
+    expect(problemsOf({ ...outside, API_REQUEST_TIMEOUT_SECONDS: 'soon' })).toEqual([
+      expect.stringMatching(/^API_REQUEST_TIMEOUT_SECONDS: must be a whole number from 1 to 600/),
+    ]);
+    expect(problemsOf({ ...outside, PASS_TIMEOUT_SECONDS: '30' })).toEqual([
+      'PASS_TIMEOUT_SECONDS: must be more than API_REQUEST_TIMEOUT_SECONDS (30)',
+    ]);
   });
 
   it('SECRET_NAMESPACES: namespace names, and only for an operator of all namespaces', () => {
     const outside = { KUBECONFIG: '/home/me/.kube/config', LEADER_ELECTION: 'false' };
     expect(loadConfig(outside, outsideCluster).secretNamespaces).toBeUndefined();
     expect(loadConfig({ ...outside, SECRET_NAMESPACES: 'eu, us' }, outsideCluster).secretNamespaces).toEqual(['eu', 'us']);
-    expect(problemsOf({ ...outside, SECRET_NAMESPACES: 'eu,US' })).toEqual(['SECRET_NAMESPACES: must be namespace names separated by commas (got "eu,US")']);
-    expect(problemsOf({ ...outside, SECRET_NAMESPACES: 'eu', WATCH_NAMESPACE: 'shops' })).toEqual([expect.stringMatching(/^SECRET_NAMESPACES: is for an operator of all namespaces/)]);
+    expect(problemsOf({ ...outside, SECRET_NAMESPACES: 'eu,US' })).toEqual([
+      'SECRET_NAMESPACES: must be namespace names separated by commas (got "eu,US")',
+    ]);
+    expect(problemsOf({ ...outside, SECRET_NAMESPACES: 'eu', WATCH_NAMESPACE: 'shops' })).toEqual([
+      expect.stringMatching(/^SECRET_NAMESPACES: is for an operator of all namespaces/),
+    ]);
   });
 
   it('names each bad variable in its own line', () => {
@@ -88,11 +129,11 @@ describe('loadConfig', () => {
       'LEASE_NAMESPACE: is required with LEADER_ELECTION=true outside a cluster (or set POD_NAMESPACE)',
     ]);
     expect(problemsOf({ KUBECONFIG: '/nowhere' })).toContain('KUBECONFIG: no such file: /nowhere');
-    expect(problemsOf({ KUBERNETES_SERVICE_HOST: '10.0.0.1', LEASE_DURATION_SECONDS: '5', LEASE_RENEW_DEADLINE_SECONDS: '5' }, inCluster)).toEqual([
-      'LEASE_RENEW_DEADLINE_SECONDS: must be less than LEASE_DURATION_SECONDS',
-    ]);
-    expect(problemsOf({ KUBERNETES_SERVICE_HOST: '10.0.0.1', LEASE_RENEW_DEADLINE_SECONDS: '2', LEASE_RETRY_PERIOD_SECONDS: '2' }, inCluster)).toEqual([
-      'LEASE_RENEW_DEADLINE_SECONDS: must be more than LEASE_RETRY_PERIOD_SECONDS',
-    ]);
+    expect(
+      problemsOf({ KUBERNETES_SERVICE_HOST: '10.0.0.1', LEASE_DURATION_SECONDS: '5', LEASE_RENEW_DEADLINE_SECONDS: '5' }, inCluster),
+    ).toEqual(['LEASE_RENEW_DEADLINE_SECONDS: must be less than LEASE_DURATION_SECONDS']);
+    expect(
+      problemsOf({ KUBERNETES_SERVICE_HOST: '10.0.0.1', LEASE_RENEW_DEADLINE_SECONDS: '2', LEASE_RETRY_PERIOD_SECONDS: '2' }, inCluster),
+    ).toEqual(['LEASE_RENEW_DEADLINE_SECONDS: must be more than LEASE_RETRY_PERIOD_SECONDS']);
   });
 });

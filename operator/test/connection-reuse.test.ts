@@ -19,7 +19,10 @@ const kubeconfig = (server: string) => ({
 async function authenticate(config: KubeConfig): Promise<{ dispatcher: unknown; headers: Record<string, string> }> {
   let dispatcher: unknown;
   const headers: Record<string, string> = {};
-  const context = { setDispatcher: (value: unknown) => void (dispatcher = value), setHeaderParam: (key: string, value: string) => void (headers[key] = value) };
+  const context = {
+    setDispatcher: (value: unknown) => void (dispatcher = value),
+    setHeaderParam: (key: string, value: string) => void (headers[key] = value),
+  };
   await config.applySecurityAuthentication(context as never);
   return { dispatcher, headers };
 }
@@ -58,7 +61,15 @@ it('hands the pool to watches too, which authenticate through the same KubeConfi
     watchDispatcher = context.getDispatcher();
   };
   // Nothing listens there, so the watch ends at once with a connection error; it has authenticated by then.
-  await new Promise<void>((resolve) => void new Watch(config).watch('/api/v1/namespaces', {}, () => {}, () => resolve()));
+  await new Promise<void>(
+    (resolve) =>
+      void new Watch(config).watch(
+        '/api/v1/namespaces',
+        {},
+        () => {},
+        () => resolve(),
+      ),
+  );
   expect(watchDispatcher).toBe(request.dispatcher);
 });
 

@@ -57,24 +57,52 @@ describe('the Shop CRD on a real API server', () => {
   });
 
   const invalid: Array<[string, (shop: Shop) => void, RegExp]> = [
-    ['an unknown pull policy', (shop) => (shop.spec.image.pullPolicy = 'Sometimes' as never), /spec\.image\.pullPolicy: Unsupported value: "Sometimes"/],
-    ['two consumers', (shop) => (shop.spec.consumer = { replicas: 2 }), /spec\.consumer\.replicas: Invalid value: 2: spec\.consumer\.replicas in body should be less than or equal to 1/],
+    [
+      'an unknown pull policy',
+      (shop) => (shop.spec.image.pullPolicy = 'Sometimes' as never),
+      /spec\.image\.pullPolicy: Unsupported value: "Sometimes"/,
+    ],
+    [
+      'two consumers',
+      (shop) => (shop.spec.consumer = { replicas: 2 }),
+      /spec\.consumer\.replicas: Invalid value: 2: spec\.consumer\.replicas in body should be less than or equal to 1/,
+    ],
     ['no api replica', (shop) => (shop.spec.api = { replicas: 0 }), /spec\.api\.replicas: Invalid value: 0/],
-    ['a missing database secret', (shop) => delete (shop.spec.secrets as Partial<Shop['spec']['secrets']>).databaseUrl, /spec\.secrets\.databaseUrl: Required value/],
-    ['a malformed rotation interval', (shop) => (shop.spec.keyRotation = { interval: 'monthly' }), /spec\.keyRotation\.interval in body should match/],
+    [
+      'a missing database secret',
+      (shop) => delete (shop.spec.secrets as Partial<Shop['spec']['secrets']>).databaseUrl,
+      /spec\.secrets\.databaseUrl: Required value/,
+    ],
+    [
+      'a malformed rotation interval',
+      (shop) => (shop.spec.keyRotation = { interval: 'monthly' }),
+      /spec\.keyRotation\.interval in body should match/,
+    ],
     [
       'earlier master keys without a supplied master key',
       (shop) => (shop.spec.secrets.secretsMasterKeyRotatingFrom = { name: 'keys', key: 'old' }),
       /spec\.secrets\.secretsMasterKeyRotatingFrom: Invalid value: secretsMasterKeyRotatingFrom needs secretsMasterKey/,
     ],
-    ['a malformed memory quantity', (shop) => (shop.spec.api = { resources: { limits: { memory: 'lots' } } }), /spec\.api\.resources\.limits\.memory/],
+    [
+      'a malformed memory quantity',
+      (shop) => (shop.spec.api = { resources: { limits: { memory: 'lots' } } }),
+      /spec\.api\.resources\.limits\.memory/,
+    ],
     [
       'local file storage, which production refuses',
       (shop) => (shop.spec.fileStorage = { provider: 'local' }),
       /spec\.fileStorage\.provider: Invalid value: "local": local file storage is refused in production/,
     ],
-    ['an s3 section without a bucket', (shop) => (shop.spec.fileStorage = { s3: { endpoint: 'https://s3.example.com' } as never }), /spec\.fileStorage\.s3\.bucket: Required value/],
-    ['an s3 endpoint that is no http(s) URL', (shop) => (shop.spec.fileStorage = { s3: { endpoint: 's3.example.com', bucket: 'media' } }), /spec\.fileStorage\.s3\.endpoint in body should match/],
+    [
+      'an s3 section without a bucket',
+      (shop) => (shop.spec.fileStorage = { s3: { endpoint: 'https://s3.example.com' } as never }),
+      /spec\.fileStorage\.s3\.bucket: Required value/,
+    ],
+    [
+      'an s3 endpoint that is no http(s) URL',
+      (shop) => (shop.spec.fileStorage = { s3: { endpoint: 's3.example.com', bucket: 'media' } }),
+      /spec\.fileStorage\.s3\.endpoint in body should match/,
+    ],
     [
       'an S3 access key without its secret key',
       (shop) => (shop.spec.secrets.s3AccessKey = { name: 's3', key: 'access' }),
@@ -93,8 +121,14 @@ describe('the Shop CRD on a real API server', () => {
 
   it('accepts object storage: the s3 fields and the keys from a Secret', async () => {
     const shop = validShop('object-storage');
-    shop.spec.fileStorage = { provider: 's3', s3: { endpoint: 'https://s3.eu-west-1.amazonaws.com', bucket: 'acme-media', publicUrl: 'https://cdn.example.com' } };
-    Object.assign(shop.spec.secrets, { s3AccessKey: { name: 'acme-s3', key: 'access-key' }, s3SecretKey: { name: 'acme-s3', key: 'secret-key' } });
+    shop.spec.fileStorage = {
+      provider: 's3',
+      s3: { endpoint: 'https://s3.eu-west-1.amazonaws.com', bucket: 'acme-media', publicUrl: 'https://cdn.example.com' },
+    };
+    Object.assign(shop.spec.secrets, {
+      s3AccessKey: { name: 'acme-s3', key: 'access-key' },
+      s3SecretKey: { name: 'acme-s3', key: 'secret-key' },
+    });
     const created = await kube<Shop>('POST', shops, shop);
     expect(created.status).toBe(201);
     expect(created.body.spec.fileStorage).toEqual(shop.spec.fileStorage);
@@ -138,7 +172,11 @@ describe('the Shop CRD on a real API server', () => {
   it('keeps status in its own subresource and shows the printer columns', async () => {
     const created = await kube<Shop & { metadata: { resourceVersion: string } }>('POST', shops, validShop('with-status'));
     const status = { phase: 'Migrating', observedGeneration: 1, migratedVersion: '1.3.0' };
-    const updated = await kube<Shop>('PUT', `${shops}/with-status/status`, { ...created.body, status, spec: { ...created.body.spec, api: { replicas: 9 } } });
+    const updated = await kube<Shop>('PUT', `${shops}/with-status/status`, {
+      ...created.body,
+      status,
+      spec: { ...created.body.spec, api: { replicas: 9 } },
+    });
     expect(updated.status).toBe(200);
     expect(updated.body.status).toMatchObject(status);
     expect(updated.body.spec.api?.replicas).toBe(2);

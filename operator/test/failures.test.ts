@@ -77,33 +77,47 @@ async function sample(name: string, labels: Record<string, string>): Promise<num
   const text = await (await fetch(`http://127.0.0.1:${operator.metricsPort}/metrics`)).text();
   const line = text
     .split('\n')
-    .find((candidate) => candidate.startsWith(`${name}{`) && Object.entries(labels).every(([key, value]) => candidate.includes(`${key}="${value}"`)));
+    .find(
+      (candidate) =>
+        candidate.startsWith(`${name}{`) && Object.entries(labels).every(([key, value]) => candidate.includes(`${key}="${value}"`)),
+    );
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
 async function warnings(ns: string): Promise<Array<{ reason: string; message: string }>> {
   const selector = encodeURIComponent('involvedObject.kind=Shop,type=Warning');
-  const reply = await cluster.kube<{ items: Array<{ reason: string; message: string }> }>('GET', `/api/v1/namespaces/${ns}/events?fieldSelector=${selector}`);
+  const reply = await cluster.kube<{ items: Array<{ reason: string; message: string }> }>(
+    'GET',
+    `/api/v1/namespaces/${ns}/events?fieldSelector=${selector}`,
+  );
   return reply.body.items;
 }
 
 /** The pods of a Deployment (or a Job, by its `job-name` label) not being deleted, once there are `count` of them. */
 async function podsOf(ns: string, selector: string, count = 1): Promise<Pod[]> {
   return eventually(async () => {
-    const reply = await cluster.kube<{ items: Pod[] }>('GET', `/api/v1/namespaces/${ns}/pods?labelSelector=${encodeURIComponent(selector)}`);
+    const reply = await cluster.kube<{ items: Pod[] }>(
+      'GET',
+      `/api/v1/namespaces/${ns}/pods?labelSelector=${encodeURIComponent(selector)}`,
+    );
     const pods = reply.body.items.filter((pod) => pod.metadata.deletionTimestamp === undefined);
     expect(pods.length).toBeGreaterThanOrEqual(count);
     return pods;
   });
 }
-const componentPods = (ns: string, component: string) => podsOf(ns, `app.kubernetes.io/instance=shop,app.kubernetes.io/component=${component}`);
+const componentPods = (ns: string, component: string) =>
+  podsOf(ns, `app.kubernetes.io/instance=shop,app.kubernetes.io/component=${component}`);
 
 /** A ResourceQuota of `pods` in the namespace: the API server refuses any pod beyond it. */
 async function podQuota(ns: string, pods: number): Promise<() => Promise<void>> {
   const path = `/api/v1/namespaces/${ns}/resourcequotas`;
   expectStatus(await cluster.kube('POST', path, { metadata: { name: 'pods' }, spec: { hard: { pods: String(pods) } } }), 201);
   // The quota admits nothing until its controller counted what is there.
-  await eventually(async () => expect((await cluster.kube<{ status?: { used?: Record<string, string> } }>('GET', `${path}/pods`)).body.status?.used?.pods).toBeDefined());
+  await eventually(async () =>
+    expect(
+      (await cluster.kube<{ status?: { used?: Record<string, string> } }>('GET', `${path}/pods`)).body.status?.used?.pods,
+    ).toBeDefined(),
+  );
   return async () => expectStatus(await cluster.kube('DELETE', `${path}/pods`), 200);
 }
 
@@ -120,7 +134,9 @@ describe('a component whose pods do not run', () => {
     const status = await statusOf(ns, { phase: 'Degraded' });
     const names = crashing.map((pod) => pod.metadata.name).join('|');
     expect(status.message).toMatch(
-      new RegExp(`^api: pod (${names}): container api CrashLoopBackOff: back-off \\d+s restarting failed container=api pod=(${names}); restarted [1-9]\\d* times; last run exited with code 1 \\(Error\\): `),
+      new RegExp(
+        `^api: pod (${names}): container api CrashLoopBackOff: back-off \\d+s restarting failed container=api pod=(${names}); restarted [1-9]\\d* times; last run exited with code 1 \\(Error\\): `,
+      ),
     );
     expect(status.message).toContain(`(Error): ${LAST_LOG_LINES}`);
     expect(status.conditions).toEqual(
@@ -133,13 +149,33 @@ describe('a component whose pods do not run', () => {
     );
     await eventually(async () => expect((await warnings(ns)).map((event) => event.reason)).toEqual(expect.arrayContaining(['Degraded'])));
     expect(await sample('shop_operator_shop_ready', { namespace: ns, shop: 'shop' })).toBe(0);
-    expect(await sample('shop_operator_shop_condition', { namespace: ns, shop: 'shop', condition: 'Degraded', status: 'True', reason: 'CrashLoopBackOff' })).toBe(1);
+    expect(
+      await sample('shop_operator_shop_condition', {
+        namespace: ns,
+        shop: 'shop',
+        condition: 'Degraded',
+        status: 'True',
+        reason: 'CrashLoopBackOff',
+      }),
+    ).toBe(1);
 
     const ready = await markReady(ns);
-    expect(ready.conditions).toEqual(expect.arrayContaining([condition('Degraded', 'False', 'NoFailure'), condition('Ready', 'True', 'Ready')]));
+    expect(ready.conditions).toEqual(
+      expect.arrayContaining([condition('Degraded', 'False', 'NoFailure'), condition('Ready', 'True', 'Ready')]),
+    );
     await expect.poll(() => sample('shop_operator_shop_ready', { namespace: ns, shop: 'shop' })).toBe(1);
-    expect(await sample('shop_operator_shop_condition', { namespace: ns, shop: 'shop', condition: 'Degraded', status: 'False', reason: 'NoFailure' })).toBe(1);
-    expect(await sample('shop_operator_shop_condition', { namespace: ns, shop: 'shop', condition: 'Degraded', status: 'True' })).toBeUndefined();
+    expect(
+      await sample('shop_operator_shop_condition', {
+        namespace: ns,
+        shop: 'shop',
+        condition: 'Degraded',
+        status: 'False',
+        reason: 'NoFailure',
+      }),
+    ).toBe(1);
+    expect(
+      await sample('shop_operator_shop_condition', { namespace: ns, shop: 'shop', condition: 'Degraded', status: 'True' }),
+    ).toBeUndefined();
   });
 
   it('is Degraded at once when the image cannot be pulled, naming the component; Ready once the pod runs', async () => {
@@ -153,7 +189,11 @@ describe('a component whose pods do not run', () => {
     const status = await statusOf(ns, { phase: 'Degraded' });
     expect(status.message).toContain(`worker: pod ${pod.metadata.name}: container worker ErrImagePull`);
     expect(status.conditions).toEqual(
-      expect.arrayContaining([condition('Degraded', 'True', 'ImagePullBackOff'), condition('WorkerAvailable', 'False', 'ImagePullBackOff'), condition('ApiAvailable', 'True', 'RolledOut')]),
+      expect.arrayContaining([
+        condition('Degraded', 'True', 'ImagePullBackOff'),
+        condition('WorkerAvailable', 'False', 'ImagePullBackOff'),
+        condition('ApiAvailable', 'True', 'RolledOut'),
+      ]),
     );
     await markReady(ns);
   });
@@ -165,8 +205,13 @@ describe('a component whose pods do not run', () => {
     const lift = await podQuota(ns, 0);
     await completeJob(cluster.kube, ns, MIGRATION_JOB);
 
-    const status = await statusOf(ns, { phase: 'Degraded', conditions: expect.arrayContaining([condition('Degraded', 'True', 'FailedCreate')]) });
-    expect(status.message).toMatch(/^api: Deployment shop-api cannot create pods: pods "shop-api-[a-z0-9-]+" is forbidden: exceeded quota: pods, requested: pods=1, used: pods=\d+, limited: pods=0/);
+    const status = await statusOf(ns, {
+      phase: 'Degraded',
+      conditions: expect.arrayContaining([condition('Degraded', 'True', 'FailedCreate')]),
+    });
+    expect(status.message).toMatch(
+      /^api: Deployment shop-api cannot create pods: pods "shop-api-[a-z0-9-]+" is forbidden: exceeded quota: pods, requested: pods=1, used: pods=\d+, limited: pods=0/,
+    );
     await lift();
     await markReady(ns);
   });
@@ -175,17 +220,24 @@ describe('a component whose pods do not run', () => {
     const ns = await newShop('progress');
     await migrate(ns);
     // Started but never ready: no pod failure of its own, only the Deployment's lack of progress.
-    const replicas = (await cluster.kube<{ spec: { replicas: number } }>('GET', `/apis/apps/v1/namespaces/${ns}/deployments/shop-api`)).body.spec.replicas;
+    const replicas = (await cluster.kube<{ spec: { replicas: number } }>('GET', `/apis/apps/v1/namespaces/${ns}/deployments/shop-api`)).body
+      .spec.replicas;
     const selector = 'app.kubernetes.io/instance=shop,app.kubernetes.io/component=api';
     for (const pod of await podsOf(ns, selector, replicas)) await directPod(cluster.kube, pod, 'unready');
     // The renderer leaves the deadline at Kubernetes' 10 minutes; a second lets the controller give up at once on pods that never start.
     await eventually(async () => {
       const path = `/apis/apps/v1/namespaces/${ns}/deployments/shop-api`;
       const deployment = await cluster.kube<{ spec: Record<string, unknown> }>('GET', path);
-      expectStatus(await cluster.kube('PUT', path, { ...deployment.body, spec: { ...deployment.body.spec, progressDeadlineSeconds: 1 } }), 200);
+      expectStatus(
+        await cluster.kube('PUT', path, { ...deployment.body, spec: { ...deployment.body.spec, progressDeadlineSeconds: 1 } }),
+        200,
+      );
     });
 
-    const status = await statusOf(ns, { phase: 'Degraded', conditions: expect.arrayContaining([condition('Degraded', 'True', 'ProgressDeadlineExceeded')]) });
+    const status = await statusOf(ns, {
+      phase: 'Degraded',
+      conditions: expect.arrayContaining([condition('Degraded', 'True', 'ProgressDeadlineExceeded')]),
+    });
     expect(status.message).toMatch(/^api: Deployment shop-api: ReplicaSet "shop-api-[a-z0-9]+" has timed out progressing\./);
     await markReady(ns);
   });
@@ -201,9 +253,13 @@ describe('a migration', () => {
     // Nothing watched changes: the pass that reports it is the one requeued for the end of the timeout.
     const status = await statusOf(ns, { phase: 'Degraded' });
     expect(status.message).toMatch(
-      new RegExp(`^migrations: Job ${MIGRATION_JOB} has no pod 2 s after it was created: Error creating: pods "${MIGRATION_JOB}-[a-z0-9]+" is forbidden: exceeded quota: pods, requested: pods=1, used: pods=0, limited: pods=0`),
+      new RegExp(
+        `^migrations: Job ${MIGRATION_JOB} has no pod 2 s after it was created: Error creating: pods "${MIGRATION_JOB}-[a-z0-9]+" is forbidden: exceeded quota: pods, requested: pods=1, used: pods=0, limited: pods=0`,
+      ),
     );
-    expect(status.conditions).toEqual(expect.arrayContaining([condition('MigrationsApplied', 'False', 'FailedCreate'), condition('Degraded', 'True', 'FailedCreate')]));
+    expect(status.conditions).toEqual(
+      expect.arrayContaining([condition('MigrationsApplied', 'False', 'FailedCreate'), condition('Degraded', 'True', 'FailedCreate')]),
+    );
 
     await lift();
     const [pod] = await podsOf(ns, `job-name=${MIGRATION_JOB}`);
@@ -219,7 +275,11 @@ describe('a migration', () => {
     const [pod] = await podsOf(ns, `job-name=${MIGRATION_JOB}`);
 
     const status = await statusOf(ns, { phase: 'Degraded' });
-    expect(status.message).toMatch(new RegExp(`^migrations: pod ${pod?.metadata.name} has not started 2 s after it was created: Unschedulable: 0/1 nodes are available: 1 node\\(s\\) didn't match Pod's node affinity/selector`));
+    expect(status.message).toMatch(
+      new RegExp(
+        `^migrations: pod ${pod?.metadata.name} has not started 2 s after it was created: Unschedulable: 0/1 nodes are available: 1 node\\(s\\) didn't match Pod's node affinity/selector`,
+      ),
+    );
     expect(status.conditions).toEqual(expect.arrayContaining([condition('MigrationsApplied', 'False', 'Unschedulable')]));
   });
 
@@ -229,26 +289,47 @@ describe('a migration', () => {
     // The rendered deadline is an hour; a second makes the Job controller end the pod that never finishes.
     await eventually(async () => {
       const job = await cluster.kube<{ spec: Record<string, unknown> }>('GET', jobPath(ns, MIGRATION_JOB));
-      expectStatus(await cluster.kube('PUT', jobPath(ns, MIGRATION_JOB), { ...job.body, spec: { ...job.body.spec, activeDeadlineSeconds: 1 } }), 200);
+      expectStatus(
+        await cluster.kube('PUT', jobPath(ns, MIGRATION_JOB), { ...job.body, spec: { ...job.body.spec, activeDeadlineSeconds: 1 } }),
+        200,
+      );
     });
 
     const status = await statusOf(ns, { phase: 'Failed' });
     expect(status.message).toBe(
       `Job ${MIGRATION_JOB} did not finish within its activeDeadlineSeconds (1 s): Job was active longer than specified deadline; set the annotation ${RETRY_MIGRATION_ANNOTATION} on the Shop to run it again`,
     );
-    expect(status.conditions).toEqual(expect.arrayContaining([condition('MigrationsApplied', 'False', 'MigrationTimedOut'), condition('Degraded', 'True', 'MigrationTimedOut')]));
+    expect(status.conditions).toEqual(
+      expect.arrayContaining([
+        condition('MigrationsApplied', 'False', 'MigrationTimedOut'),
+        condition('Degraded', 'True', 'MigrationTimedOut'),
+      ]),
+    );
   });
 
   it('that failed runs again once per retry annotation, which the operator removes', async () => {
     const ns = await newShop('retry');
     await eventually(async () => expect(await jobUid(ns)).toBeDefined());
     const first = await jobUid(ns);
-    await failJob(cluster.kube, ns, MIGRATION_JOB, 'BackoffLimitExceeded', 'Job has reached the specified backoff limit', 'error: relation "Order" does not exist');
+    await failJob(
+      cluster.kube,
+      ns,
+      MIGRATION_JOB,
+      'BackoffLimitExceeded',
+      'Job has reached the specified backoff limit',
+      'error: relation "Order" does not exist',
+    );
     const failed = await statusOf(ns, { phase: 'Failed' });
     expect(failed.message).toContain('failed (BackoffLimitExceeded): Job has reached the specified backoff limit; pod shop-migrate-1-0-0-');
     expect(failed.message).toContain(': container migrations exited with code 1 (Error): error: relation "Order" does not exist');
 
-    const annotate = () => updateShop(cluster.kube, ns, 'shop', (shop) => (shop.metadata = { ...shop.metadata, annotations: { [RETRY_MIGRATION_ANNOTATION]: 'please' } }));
+    const annotate = () =>
+      updateShop(
+        cluster.kube,
+        ns,
+        'shop',
+        (shop) => (shop.metadata = { ...shop.metadata, annotations: { [RETRY_MIGRATION_ANNOTATION]: 'please' } }),
+      );
     await annotate();
     const second = await eventually(async () => {
       const uid = await jobUid(ns);
@@ -278,8 +359,15 @@ describe('a migration', () => {
     const ns = await newShop('retry-running');
     await eventually(async () => expect(await jobUid(ns)).toBeDefined());
     const running = await jobUid(ns);
-    await updateShop(cluster.kube, ns, 'shop', (shop) => (shop.metadata = { ...shop.metadata, annotations: { [RETRY_MIGRATION_ANNOTATION]: 'x' } }));
-    await eventually(async () => expect((await readShop(cluster.kube, ns, 'shop')).metadata.annotations?.[RETRY_MIGRATION_ANNOTATION]).toBeUndefined());
+    await updateShop(
+      cluster.kube,
+      ns,
+      'shop',
+      (shop) => (shop.metadata = { ...shop.metadata, annotations: { [RETRY_MIGRATION_ANNOTATION]: 'x' } }),
+    );
+    await eventually(async () =>
+      expect((await readShop(cluster.kube, ns, 'shop')).metadata.annotations?.[RETRY_MIGRATION_ANNOTATION]).toBeUndefined(),
+    );
     expect(await jobUid(ns)).toBe(running);
     await statusOf(ns, { phase: 'Migrating' });
   });
@@ -302,7 +390,9 @@ describe('an object the operator cannot read', () => {
 
     const status = await statusOf(ns, { phase: 'Failed' });
     expect(status.message).toBe('generated keys: Secret shop-generated-keys: shop.dev/keys-revision is not a revision: two');
-    expect(status.conditions).toEqual(expect.arrayContaining([condition('Ready', 'False', 'InvalidObject'), condition('Degraded', 'True', 'InvalidObject')]));
+    expect(status.conditions).toEqual(
+      expect.arrayContaining([condition('Ready', 'False', 'InvalidObject'), condition('Degraded', 'True', 'InvalidObject')]),
+    );
     await expect.poll(() => sample('shop_operator_shop_reconcile_error', { namespace: ns, shop: 'shop' })).toBe(1);
 
     const since = Date.now();

@@ -25,10 +25,14 @@ async function startStallingProxy(): Promise<Server> {
   const { url, caData } = cluster.server;
   const server = createServer((incoming, outgoing) => {
     if (stalled.some((part) => incoming.url?.includes(part))) return;
-    const upstream = request(new URL(incoming.url ?? '/', url), { method: incoming.method, headers: { ...incoming.headers, host: new URL(url).host }, ca: caData }, (answer) => {
-      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(outgoing);
-    });
+    const upstream = request(
+      new URL(incoming.url ?? '/', url),
+      { method: incoming.method, headers: { ...incoming.headers, host: new URL(url).host }, ca: caData },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
     upstream.on('error', () => outgoing.destroy());
     incoming.pipe(upstream);
   });
@@ -84,14 +88,22 @@ it('aborts the requests of a Shop the API server does not answer at their timeou
   await createShop(cluster.kube, hung, shopManifest('stuck', '1.0.0'));
   const { lines, logger } = capturedLogger();
   // One pass at a time: a pass that never ends would hold the only slot, and the healthy Shop would wait forever.
-  const operator = await runOperator(cluster, { kubeConfig: kubeConfigThroughProxy(), logger, concurrency: 1, requestTimeoutMs: 1_000, passTimeoutMs: 5_000 });
+  const operator = await runOperator(cluster, {
+    kubeConfig: kubeConfigThroughProxy(),
+    logger,
+    concurrency: 1,
+    requestTimeoutMs: 1_000,
+    passTimeoutMs: 5_000,
+  });
   operators.push(operator);
   const failures = () => lines.filter((line) => line.msg === 'reconcile failed; retrying' && line.shop === `${hung}/stuck`);
   await eventually(() => expect(failures().length).toBeGreaterThanOrEqual(1), { timeoutMs: 10_000 });
   expect(failures()[0]?.error).toBe(`GET /apis/shop.dev/v1alpha1/namespaces/${hung}/shops/stuck: no answer within 1 s`);
 
   await createShop(cluster.kube, healthy, shopManifest('fine', '1.0.0'));
-  await eventually(async () => expect((await readShop(cluster.kube, healthy, 'fine')).status?.phase).toBe('Migrating'), { timeoutMs: 20_000 });
+  await eventually(async () => expect((await readShop(cluster.kube, healthy, 'fine')).status?.phase).toBe('Migrating'), {
+    timeoutMs: 20_000,
+  });
   // The hung Shop's key was released each time: it was tried again, with backoff.
   await eventually(() => expect(failures().length).toBeGreaterThanOrEqual(2), { timeoutMs: 10_000 });
   const health = await fetch(`http://127.0.0.1:${operator.metricsPort}/healthz`);

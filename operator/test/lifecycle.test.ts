@@ -28,20 +28,30 @@ const FAST_LEASE: LeaseTimings = { leaseDurationMs: 2_000, renewDeadlineMs: 1_50
 const LEASE_NAME = 'shop-operator';
 
 async function candidate(ns: string, identity: string): Promise<RunningOperator> {
-  const operator = await runOperator(cluster, { namespace: ns, identity, leaderElection: { namespace: ns, name: LEASE_NAME, timings: FAST_LEASE } });
+  const operator = await runOperator(cluster, {
+    namespace: ns,
+    identity,
+    leaderElection: { namespace: ns, name: LEASE_NAME, timings: FAST_LEASE },
+  });
   running.push(operator);
   return operator;
 }
 
 async function leaseHolder(ns: string): Promise<string | undefined> {
-  const { body } = await cluster.kube<{ spec?: { holderIdentity?: string } }>('GET', `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/${LEASE_NAME}`);
+  const { body } = await cluster.kube<{ spec?: { holderIdentity?: string } }>(
+    'GET',
+    `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/${LEASE_NAME}`,
+  );
   return body.spec?.holderIdentity;
 }
 
 /** Which instance recorded each Event about the Shop (the API server records Events of its own in the namespace). */
 async function eventReporters(ns: string): Promise<Record<string, string>> {
   const selector = encodeURIComponent('involvedObject.kind=Shop,involvedObject.name=shop');
-  const { body } = await cluster.kube<{ items: Array<{ reason: string; reportingInstance: string }> }>('GET', `/api/v1/namespaces/${ns}/events?fieldSelector=${selector}`);
+  const { body } = await cluster.kube<{ items: Array<{ reason: string; reportingInstance: string }> }>(
+    'GET',
+    `/api/v1/namespaces/${ns}/events?fieldSelector=${selector}`,
+  );
   return Object.fromEntries(body.items.map((event) => [event.reason, event.reportingInstance]));
 }
 
@@ -56,7 +66,8 @@ function statusOf(ns: string, expected: Record<string, unknown>, timeoutMs?: num
   );
 }
 
-const jobExists = (ns: string) => eventually(async () => expect((await cluster.kube('GET', `/apis/batch/v1/namespaces/${ns}/jobs/shop-migrate-1-0-0`)).status).toBe(200));
+const jobExists = (ns: string) =>
+  eventually(async () => expect((await cluster.kube('GET', `/apis/batch/v1/namespaces/${ns}/jobs/shop-migrate-1-0-0`)).status).toBe(200));
 
 describe('leader election', () => {
   it('lets only the leader reconcile, and the follower take over as soon as the leader stops', async () => {
@@ -84,7 +95,14 @@ describe('leader election', () => {
     expect(await leaseHolder(ns)).toBe('second');
     await completeJob(cluster.kube, ns, 'shop-migrate-1-0-0');
     await statusOf(ns, { phase: 'Deploying', migratedVersion: '1.0.0' });
-    await eventually(async () => expect(await eventReporters(ns)).toEqual({ Migrating: 'first', KeysCurrent: 'first', MigrationsApplied: 'second', Deploying: 'second' }));
+    await eventually(async () =>
+      expect(await eventReporters(ns)).toEqual({
+        Migrating: 'first',
+        KeysCurrent: 'first',
+        MigrationsApplied: 'second',
+        Deploying: 'second',
+      }),
+    );
   });
 });
 
@@ -125,9 +143,13 @@ describe('the operator process', () => {
     await statusOf(ns, { phase: 'Deploying', migratedVersion: '1.0.0' }, 10_000);
     expect(await leaseHolder(ns)).toBe('successor');
     await markDeploymentAvailable(cluster.kube, ns, 'shop-api');
-    await eventually(async () => expect((await cluster.kube('GET', `/apis/apps/v1/namespaces/${ns}/deployments/shop-worker`)).status).toBe(200));
+    await eventually(async () =>
+      expect((await cluster.kube('GET', `/apis/apps/v1/namespaces/${ns}/deployments/shop-worker`)).status).toBe(200),
+    );
     await markDeploymentAvailable(cluster.kube, ns, 'shop-worker');
-    await eventually(async () => expect((await cluster.kube('GET', `/apis/apps/v1/namespaces/${ns}/deployments/shop-consumer`)).status).toBe(200));
+    await eventually(async () =>
+      expect((await cluster.kube('GET', `/apis/apps/v1/namespaces/${ns}/deployments/shop-consumer`)).status).toBe(200),
+    );
     await markDeploymentAvailable(cluster.kube, ns, 'shop-consumer');
     await statusOf(ns, { phase: 'Ready', observedGeneration: 1 });
   });
@@ -138,7 +160,12 @@ describe('the operator process', () => {
     await eventually(async () => expect(await leaseHolder(ns)).toBe('terminated'), { timeoutMs: 20_000 });
     // Started again in place with the container's heap, unless it runs in a container already.
     const started = JSON.parse(await operator.waitForLine('"started"')) as { nodeFlags: string; heapLimitMb: number };
-    const flags = heapFlagsToAdd({ execArgv: [], nodeOptions: undefined, constrainedMemory: process.constrainedMemory(), totalMemory: totalmem() });
+    const flags = heapFlagsToAdd({
+      execArgv: [],
+      nodeOptions: undefined,
+      constrainedMemory: process.constrainedMemory(),
+      totalMemory: totalmem(),
+    });
     expect(started.nodeFlags).toBe(flags.join(' '));
     if (flags.length > 0) expect(started.heapLimitMb).toBeLessThan(300);
     operator.process.kill('SIGTERM');
@@ -158,7 +185,12 @@ describe('the operator process', () => {
     const { body: lease } = await cluster.kube<{ metadata: { resourceVersion: string }; spec: Record<string, unknown> }>('GET', leasePath);
     const taken = await cluster.kube<{ metadata: { resourceVersion: string } }>('PUT', leasePath, {
       ...lease,
-      spec: { ...lease.spec, holderIdentity: 'usurper', leaseDurationSeconds: 60, renewTime: new Date().toISOString().replace('Z', '000Z') },
+      spec: {
+        ...lease.spec,
+        holderIdentity: 'usurper',
+        leaseDurationSeconds: 60,
+        renewTime: new Date().toISOString().replace('Z', '000Z'),
+      },
     });
     expect(taken.status).toBe(200);
     const takenAt = Date.now();

@@ -22,14 +22,20 @@ interface UnitTests {
   tests: Array<{ name: string; alert_rule_test: Array<{ alertname: string; exp_alerts: Array<{ exp_labels: Record<string, string> }> }> }>;
 }
 
-const rulesOf = (rule: KubeObject) => (rule as unknown as { spec: { groups: Array<{ name: string; rules: Array<{ alert: string; expr: string }> }> } }).spec.groups;
+const rulesOf = (rule: KubeObject) =>
+  (rule as unknown as { spec: { groups: Array<{ name: string; rules: Array<{ alert: string; expr: string }> }> } }).spec.groups;
 const alertNames = (rule: KubeObject) => rulesOf(rule).flatMap((group) => group.rules.map((candidate) => candidate.alert));
 
 describe('scoping PromQL to one Shop', () => {
   const shop = { namespace: 'shops', shop: 'north' };
 
   it('adds the matchers to every selector, with or without its own, and nowhere else', () => {
-    expect(scopeSelectors('sum by (namespace, shop) (rate(http_requests_total{status=~"5.."}[5m])) / sum by (namespace, shop) (rate(http_requests_total[5m]))', shop)).toBe(
+    expect(
+      scopeSelectors(
+        'sum by (namespace, shop) (rate(http_requests_total{status=~"5.."}[5m])) / sum by (namespace, shop) (rate(http_requests_total[5m]))',
+        shop,
+      ),
+    ).toBe(
       'sum by (namespace, shop) (rate(http_requests_total{namespace="shops", shop="north", status=~"5.."}[5m])) / sum by (namespace, shop) (rate(http_requests_total{namespace="shops", shop="north"}[5m]))',
     );
     expect(scopeSelectors('max by (namespace, shop, service) (db_pool_connections_in_use / db_pool_connections_max) > 0.8', shop)).toBe(
@@ -74,7 +80,10 @@ describe("a Shop's PrometheusRule", () => {
         ...test,
         alert_rule_test: test.alert_rule_test
           .filter((check) => kept.has(check.alertname))
-          .map((check) => ({ ...check, exp_alerts: check.exp_alerts.filter((alert) => alert.exp_labels.namespace === 'shops' && alert.exp_labels.shop === name) })),
+          .map((check) => ({
+            ...check,
+            exp_alerts: check.exp_alerts.filter((alert) => alert.exp_labels.namespace === 'shops' && alert.exp_labels.shop === name),
+          })),
       }))
       .filter((test) => test.alert_rule_test.length > 0);
     const rulesFile = path.join(dir, `${name}.rules.yaml`);
@@ -86,7 +95,7 @@ describe("a Shop's PrometheusRule", () => {
     return tests.flatMap((test) => test.alert_rule_test).filter((check) => check.exp_alerts.length > 0).length;
   }
 
-  it('keeps every rule on the Shop\'s own series, and leaves out the shared Temporal server\'s, which its own file holds', async () => {
+  it("keeps every rule on the Shop's own series, and leaves out the shared Temporal server's, which its own file holds", async () => {
     const rule = prometheusRule(storedShop('shops', 'north', { monitoring: { alerts: { enabled: true } } }));
     const all = generatedRuleGroups().flatMap((group) => group.rules);
     const leftOut = all.filter((candidate) => !isShopRule(candidate)).map((candidate) => candidate.alert);
@@ -109,8 +118,12 @@ describe("a Shop's PrometheusRule", () => {
   it("links each runbook under the operator's RUNBOOK_BASE_URL, and as generated without it", () => {
     const shop = storedShop('shops', 'north', { monitoring: { alerts: { enabled: true } } });
     const runbooks = (rule: KubeObject) =>
-      rulesOf(rule).flatMap((group) => group.rules.map((candidate) => [candidate.alert, (candidate as { annotations?: Record<string, string> }).annotations?.runbook_url]));
-    const generated = new Map(generatedRuleGroups().flatMap((group) => group.rules.map((candidate) => [candidate.alert, candidate.annotations?.runbook_url])));
+      rulesOf(rule).flatMap((group) =>
+        group.rules.map((candidate) => [candidate.alert, (candidate as { annotations?: Record<string, string> }).annotations?.runbook_url]),
+      );
+    const generated = new Map(
+      generatedRuleGroups().flatMap((group) => group.rules.map((candidate) => [candidate.alert, candidate.annotations?.runbook_url])),
+    );
     const kept = runbooks(prometheusRule(shop, undefined));
     expect(kept.length).toBeGreaterThan(0);
     for (const [alert, url] of kept) expect(url).toBe(generated.get(alert ?? ''));
@@ -120,7 +133,11 @@ describe("a Shop's PrometheusRule", () => {
   });
 
   it('leaves out the alerts spec.monitoring.alerts.exclude names, and carries its labels', () => {
-    const rule = prometheusRule(storedShop('shops', 'north', { monitoring: { alerts: { enabled: true, exclude: ['ApiLatencyHigh'], labels: { release: 'prometheus' } } } }));
+    const rule = prometheusRule(
+      storedShop('shops', 'north', {
+        monitoring: { alerts: { enabled: true, exclude: ['ApiLatencyHigh'], labels: { release: 'prometheus' } } },
+      }),
+    );
     expect(alertNames(rule)).not.toContain('ApiLatencyHigh');
     expect(alertNames(rule)).toContain('ApiHighErrorRate');
     expect(rule.metadata).toMatchObject({ name: 'north-alerts', labels: { release: 'prometheus', 'app.kubernetes.io/instance': 'north' } });
@@ -145,7 +162,14 @@ describe("a Shop's dashboards", () => {
     const dashboardsOf = (shop: typeof north) =>
       dashboardConfigMaps(shop).map((configMap) => {
         const [[file, json]] = Object.entries((configMap as unknown as { data: Record<string, string> }).data) as [[string, string]];
-        return { file, dashboard: JSON.parse(json) as { uid: string; title: string; templating: { list: Array<{ name: string; current?: { value: string } }> } } };
+        return {
+          file,
+          dashboard: JSON.parse(json) as {
+            uid: string;
+            title: string;
+            templating: { list: Array<{ name: string; current?: { value: string } }> };
+          },
+        };
       });
     const northern = dashboardsOf(north);
     const southern = dashboardsOf(south);
@@ -174,17 +198,27 @@ describe("a Shop's PodMonitor", () => {
     };
     const { matchLabels, matchExpressions } = monitor.spec.selector;
     const selects = (labels: Record<string, string>) =>
-      Object.entries(matchLabels).every(([key, value]) => labels[key] === value) && matchExpressions.every((match) => match.values.includes(labels[match.key] ?? ''));
+      Object.entries(matchLabels).every(([key, value]) => labels[key] === value) &&
+      matchExpressions.every((match) => match.values.includes(labels[match.key] ?? ''));
     const manifests = renderShop(shop);
     const pods = [manifests.api.deployment, manifests.worker.deployment, manifests.consumer.deployment, manifests.migrationJob].map(
-      (object) => (object as unknown as { spec: { template: { metadata: { labels: Record<string, string> }; spec: { containers: Array<{ ports?: Array<{ name: string }> }> } } } }).spec.template,
+      (object) =>
+        (
+          object as unknown as {
+            spec: {
+              template: { metadata: { labels: Record<string, string> }; spec: { containers: Array<{ ports?: Array<{ name: string }> }> } };
+            };
+          }
+        ).spec.template,
     );
     expect(pods.map((pod) => selects(pod.metadata.labels))).toEqual([true, true, true, false]);
     const [endpoint] = monitor.spec.podMetricsEndpoints;
     for (const pod of pods.slice(0, 3)) expect(pod.spec.containers[0]?.ports?.map((port) => port.name)).toContain(endpoint?.port);
     expect(selects({ ...pods[0]?.metadata.labels, 'app.kubernetes.io/instance': 'south' })).toBe(false);
     expect(endpoint?.path).toBe('/metrics');
-    expect(endpoint?.relabelings).toEqual([expect.objectContaining({ sourceLabels: ['__meta_kubernetes_pod_label_app_kubernetes_io_instance'], targetLabel: 'shop' })]);
+    expect(endpoint?.relabelings).toEqual([
+      expect.objectContaining({ sourceLabels: ['__meta_kubernetes_pod_label_app_kubernetes_io_instance'], targetLabel: 'shop' }),
+    ]);
   });
 });
 
@@ -192,11 +226,19 @@ describe('the operator image', () => {
   it('carries the generated dashboards and alert rules the operator reads', async () => {
     const image = IMAGES.find((candidate) => candidate.target === 'operator');
     const repository = path.resolve(import.meta.dirname, '../..');
-    const files = [...(await readdir(DASHBOARDS_DIR)).map((file) => path.join(DASHBOARDS_DIR, file)), RULES_FILE].map((file) => path.relative(repository, file));
+    const files = [...(await readdir(DASHBOARDS_DIR)).map((file) => path.join(DASHBOARDS_DIR, file)), RULES_FILE].map((file) =>
+      path.relative(repository, file),
+    );
     expect(files).toHaveLength(generatedDashboards().length + 1);
     for (const file of files) {
-      expect(image?.paths.some((copied) => file === copied || file.startsWith(`${copied}/`)), file).toBe(true);
-      expect(EXCLUDED.some((pattern) => pattern.test(file)), file).toBe(false);
+      expect(
+        image?.paths.some((copied) => file === copied || file.startsWith(`${copied}/`)),
+        file,
+      ).toBe(true);
+      expect(
+        EXCLUDED.some((pattern) => pattern.test(file)),
+        file,
+      ).toBe(false);
     }
   });
 });

@@ -24,7 +24,12 @@ afterAll(async () => {
 });
 
 interface Stored {
-  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string>; ownerReferences?: Array<{ kind: string; name: string }> };
+  metadata: {
+    name: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    ownerReferences?: Array<{ kind: string; name: string }>;
+  };
   data?: Record<string, string>;
   spec?: Record<string, unknown>;
 }
@@ -93,7 +98,11 @@ describe('without the Prometheus Operator CRDs', () => {
     expect(configMaps).toHaveLength(DASHBOARD_COUNT);
     for (const configMap of configMaps) {
       expect(configMap.metadata.name).toMatch(/^shop-dashboard-/);
-      expect(configMap.metadata.labels).toMatchObject({ grafana_dashboard: '1', team: 'sre', 'app.kubernetes.io/managed-by': 'shop-operator' });
+      expect(configMap.metadata.labels).toMatchObject({
+        grafana_dashboard: '1',
+        team: 'sre',
+        'app.kubernetes.io/managed-by': 'shop-operator',
+      });
       expect(configMap.metadata.annotations).toMatchObject({ grafana_folder: 'Shops' });
       expect(configMap.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'Shop', name: 'shop' })]);
       const [json] = Object.values(configMap.data ?? {});
@@ -125,7 +134,9 @@ describe('with the Prometheus Operator CRDs', () => {
     expect(rule.status).toBe(200);
     expect(rule.body.metadata.labels).toMatchObject({ release: 'prometheus', 'app.kubernetes.io/instance': 'shop' });
     expect(rule.body.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'Shop', name: 'shop' })]);
-    const rules = (rule.body.spec as { groups: Array<{ rules: Array<{ alert: string; expr: string; annotations?: { runbook_url?: string } }> }> }).groups.flatMap((group) => group.rules);
+    const rules = (
+      rule.body.spec as { groups: Array<{ rules: Array<{ alert: string; expr: string; annotations?: { runbook_url?: string } }> }> }
+    ).groups.flatMap((group) => group.rules);
     expect(rules.map((candidate) => candidate.alert)).toContain('ApiHighErrorRate');
     for (const { alert, annotations } of rules) expect(annotations?.runbook_url).toBe(`${RUNBOOK_BASE_URL}alerts/runbooks/${alert}.md`);
     expect(rules.map((candidate) => candidate.alert)).not.toContain('ApiLatencyHigh');
@@ -148,7 +159,9 @@ describe('with the Prometheus Operator CRDs', () => {
     await deployReady(ns);
     const status = await monitoringCondition(ns, { status: 'False', reason: 'ApplyRejected' });
     expect(status.phase).toBe('Ready');
-    expect(status.conditions?.find((condition) => condition.type === 'MonitoringProvisioned')?.message).toMatch(/^the API server refused 1 of \d+ monitoring objects \(the others are applied\): PrometheusRule shop-alerts: HTTP 422: /);
+    expect(status.conditions?.find((condition) => condition.type === 'MonitoringProvisioned')?.message).toMatch(
+      /^the API server refused 1 of \d+ monitoring objects \(the others are applied\): PrometheusRule shop-alerts: HTTP 422: /,
+    );
     // Applied after the refused PrometheusRule.
     expect((await get(paths.podMonitor(ns, 'shop'))).status).toBe(200);
   });
@@ -197,7 +210,11 @@ describe('with the Prometheus Operator CRDs', () => {
     }, 120_000);
 
     it('each object carries the hash of its content, and a pass with nothing changed applies none of them', async () => {
-      for (const object of [...(await dashboardConfigMaps(ns)), (await get(paths.prometheusRule(ns, 'shop-alerts'))).body, (await get(paths.podMonitor(ns, 'shop'))).body]) {
+      for (const object of [
+        ...(await dashboardConfigMaps(ns)),
+        (await get(paths.prometheusRule(ns, 'shop-alerts'))).body,
+        (await get(paths.podMonitor(ns, 'shop'))).body,
+      ]) {
         expect(object.metadata.annotations?.['shop.dev/content-hash']).toMatch(/^[0-9a-f]{16}$/);
       }
       const before = await applies();
@@ -221,8 +238,13 @@ describe('with the Prometheus Operator CRDs', () => {
       });
       expect((await applies()).applied).toBe(before.applied + 1);
 
-      await edit(paths.prometheusRule(ns, 'shop-alerts'), (rule) => void (rule.metadata.labels = { ...rule.metadata.labels, release: 'edited' }));
-      await eventually(async () => expect((await get(paths.prometheusRule(ns, 'shop-alerts'))).body.metadata.labels).toMatchObject({ release: 'prometheus' }));
+      await edit(
+        paths.prometheusRule(ns, 'shop-alerts'),
+        (rule) => void (rule.metadata.labels = { ...rule.metadata.labels, release: 'edited' }),
+      );
+      await eventually(async () =>
+        expect((await get(paths.prometheusRule(ns, 'shop-alerts'))).body.metadata.labels).toMatchObject({ release: 'prometheus' }),
+      );
       expect((await applies()).applied).toBe(before.applied + 2);
     });
 
@@ -238,7 +260,9 @@ describe('with the Prometheus Operator CRDs', () => {
       const before = await applies();
       const alerts = { ...ALL_ON.alerts, labels: { release: 'prometheus', team: 'payments' } };
       await updateShop(cluster.kube, ns, 'shop', (shop) => void (shop.spec.monitoring = { ...ALL_ON, alerts }));
-      await eventually(async () => expect((await get(paths.prometheusRule(ns, 'shop-alerts'))).body.metadata.labels).toMatchObject({ team: 'payments' }));
+      await eventually(async () =>
+        expect((await get(paths.prometheusRule(ns, 'shop-alerts'))).body.metadata.labels).toMatchObject({ team: 'payments' }),
+      );
       await eventually(async () => expect((await applies()).unchanged).toBeGreaterThanOrEqual(before.unchanged + MONITORING_OBJECTS - 1));
       expect((await applies()).applied).toBe(before.applied + 1);
     });

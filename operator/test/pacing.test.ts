@@ -52,7 +52,10 @@ describe('the rollout after an operator upgrade', () => {
   /** What an upgraded operator renders differently for the same spec: a label on the ConfigMap. */
   const upgradedRender: RenderShop = (shop: Shop) => {
     const manifests = testRender(shop);
-    return { ...manifests, configMap: { ...manifests.configMap, metadata: { ...manifests.configMap.metadata, labels: { render: 'upgraded' } } } };
+    return {
+      ...manifests,
+      configMap: { ...manifests.configMap, metadata: { ...manifests.configMap.metadata, labels: { render: 'upgraded' } } },
+    };
   };
   const SHOPS = ['s1', 's2', 's3', 's4', 's5', 's6'];
 
@@ -61,7 +64,10 @@ describe('the rollout after an operator upgrade', () => {
   }
   /** The Shops whose ConfigMap the upgraded operator applied. */
   async function upgradedConfigMaps(ns: string): Promise<string[]> {
-    const { body } = await cluster.kube<{ items: Array<{ metadata: { ownerReferences: Array<{ name: string }> } }> }>('GET', `/api/v1/namespaces/${ns}/configmaps?labelSelector=render%3Dupgraded`);
+    const { body } = await cluster.kube<{ items: Array<{ metadata: { ownerReferences: Array<{ name: string }> } }> }>(
+      'GET',
+      `/api/v1/namespaces/${ns}/configmaps?labelSelector=render%3Dupgraded`,
+    );
     return body.items.map((configMap) => configMap.metadata.ownerReferences[0]?.name ?? '').sort();
   }
 
@@ -80,8 +86,14 @@ describe('the rollout after an operator upgrade', () => {
     // From the real time: the Jobs' start times and deadlines are compared with it.
     let clock = Date.now();
     // A short resync brings the waiting Shops back often; the injected clock alone decides their turn.
-    const upgraded = await start(ns, { render: upgradedRender, resyncMs: 200, rolloutPace: { batchSize: 2, intervalMs: 60_000 }, now: () => new Date(clock) });
-    const movedOn = async () => [...(await statuses(ns))].filter(([name, status]) => status?.renderHash !== old.get(name)?.renderHash).map(([name]) => name);
+    const upgraded = await start(ns, {
+      render: upgradedRender,
+      resyncMs: 200,
+      rolloutPace: { batchSize: 2, intervalMs: 60_000 },
+      now: () => new Date(clock),
+    });
+    const movedOn = async () =>
+      [...(await statuses(ns))].filter(([name, status]) => status?.renderHash !== old.get(name)?.renderHash).map(([name]) => name);
     await eventually(async () => expect(await movedOn()).toHaveLength(2));
     // Every Shop has had passes since (five resyncs), and still only two moved on.
     const seen = await passes(upgraded);

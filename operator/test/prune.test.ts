@@ -39,7 +39,10 @@ interface Stored {
   spec?: {
     replicas?: number;
     selector?: unknown;
-    template?: { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec: { containers: Array<{ envFrom?: Array<{ configMapRef?: { name: string } }> }> } };
+    template?: {
+      metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+      spec: { containers: Array<{ envFrom?: Array<{ configMapRef?: { name: string } }> }> };
+    };
   };
 }
 
@@ -73,7 +76,10 @@ async function change<T>(path: string, edit: (object: T) => void): Promise<void>
 }
 
 const setSecretKey = (ns: string, name: string, key: string, value: string) =>
-  change<{ data: Record<string, string> }>(paths.secret(ns, name), (secret) => void (secret.data[key] = Buffer.from(value).toString('base64')));
+  change<{ data: Record<string, string> }>(
+    paths.secret(ns, name),
+    (secret) => void (secret.data[key] = Buffer.from(value).toString('base64')),
+  );
 
 const names = (objects: readonly Stored[]) => objects.map((object) => object.metadata.name).sort();
 const configMapOf = (workload: Stored) => workload.spec?.template?.spec.containers[0]?.envFrom?.[0]?.configMapRef?.name;
@@ -149,13 +155,16 @@ describe('pruning', () => {
     const created = await policies();
     expect(names(created)).toEqual(['shop-api', 'shop-consumer', 'shop-default-deny', 'shop-worker']);
     const { uid } = (await readShop(cluster.kube, ns, 'shop')).metadata;
-    for (const policy of created) expect(policy.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'Shop', name: 'shop', uid })]);
+    for (const policy of created)
+      expect(policy.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'Shop', name: 'shop', uid })]);
     expect(created.find((policy) => policy.metadata.name === 'shop-worker')?.spec.ingress[0]?.from).toEqual([monitoring]);
 
     // Another source: applied in place.
     const prometheus = { podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } };
     await updateShop(cluster.kube, ns, 'shop', (shop) => void (shop.spec.networkPolicy = { enabled: true, metricsFrom: [prometheus] }));
-    await eventually(async () => expect((await policies()).find((policy) => policy.metadata.name === 'shop-consumer')?.spec.ingress[0]?.from).toEqual([prometheus]));
+    await eventually(async () =>
+      expect((await policies()).find((policy) => policy.metadata.name === 'shop-consumer')?.spec.ingress[0]?.from).toEqual([prometheus]),
+    );
 
     await updateShop(cluster.kube, ns, 'shop', (shop) => void (shop.spec.networkPolicy = { enabled: false }));
     await statusOf(ns, { phase: 'Ready', observedGeneration: 3 });
@@ -185,7 +194,10 @@ describe('referenced Secrets', () => {
     const before = await api();
     expect(secretsHashOf(before)).toMatch(/^[0-9a-f]{64}$/);
 
-    expectStatus(await cluster.kube('POST', `/api/v1/namespaces/${ns}/secrets`, { metadata: { name: 'unrelated' }, stringData: { url: 'a' } }), 201);
+    expectStatus(
+      await cluster.kube('POST', `/api/v1/namespaces/${ns}/secrets`, { metadata: { name: 'unrelated' }, stringData: { url: 'a' } }),
+      201,
+    );
     await setSecretKey(ns, 'unrelated', 'url', 'b');
     await setSecretKey(ns, 'shop-db', 'unread', 'x');
     // A pass after those changes, seen by its effect: it applies the new replicas, with the same template.
@@ -209,13 +221,29 @@ describe('referenced Secrets per component', () => {
   it('roll only the components that read the changed value: the search-only key the api alone', async () => {
     const ns = await cluster.namespace('component-secrets');
     await createReferencedSecrets(cluster.kube, ns);
-    expectStatus(await cluster.kube('POST', `/api/v1/namespaces/${ns}/secrets`, { metadata: { name: 'shop-search' }, stringData: { 'search-only': 'a', admin: 'a' } }), 201);
+    expectStatus(
+      await cluster.kube('POST', `/api/v1/namespaces/${ns}/secrets`, {
+        metadata: { name: 'shop-search' },
+        stringData: { 'search-only': 'a', admin: 'a' },
+      }),
+      201,
+    );
     const shop = shopManifest('shop', '1.0.0');
-    Object.assign(shop.spec.secrets, { storefrontSearchOnlyKey: { name: 'shop-search', key: 'search-only' }, adminSearchApiKey: { name: 'shop-search', key: 'admin' } });
+    Object.assign(shop.spec.secrets, {
+      storefrontSearchOnlyKey: { name: 'shop-search', key: 'search-only' },
+      adminSearchApiKey: { name: 'shop-search', key: 'admin' },
+    });
     await createShop(cluster.kube, ns, shop);
     await deployReady(ns, '1.0.0');
     const hashes = async () =>
-      Object.fromEntries(await Promise.all(['api', 'worker', 'consumer'].map(async (component) => [component, secretsHashOf(await read(paths.deployment(ns, `shop-${component}`)))])));
+      Object.fromEntries(
+        await Promise.all(
+          ['api', 'worker', 'consumer'].map(async (component) => [
+            component,
+            secretsHashOf(await read(paths.deployment(ns, `shop-${component}`))),
+          ]),
+        ),
+      );
     const before = await hashes();
 
     // Read by the api alone.

@@ -84,7 +84,8 @@ function statusOf(ns: string, name: string, expected: Record<string, unknown>, t
   );
 }
 
-const condition = (type: string, status: string, reason?: string) => expect.objectContaining({ type, status, ...(reason ? { reason } : {}) });
+const condition = (type: string, status: string, reason?: string) =>
+  expect.objectContaining({ type, status, ...(reason ? { reason } : {}) });
 
 /** A namespace with the referenced Secrets and a Shop in it. */
 async function newShop(prefix: string, shop: Shop = shopManifest('shop', '1.0.0')): Promise<string> {
@@ -121,8 +122,12 @@ describe('a new Shop', () => {
     expect(status.migratedVersion).toBeUndefined();
 
     const job = await read(paths.job(ns, 'shop-migrate-1-0-0'));
-    expect(job.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'Shop', name: 'shop', controller: true, blockOwnerDeletion: true })]);
-    expect(job.metadata.managedFields).toEqual(expect.arrayContaining([expect.objectContaining({ manager: 'shop-operator', operation: 'Apply' })]));
+    expect(job.metadata.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'Shop', name: 'shop', controller: true, blockOwnerDeletion: true }),
+    ]);
+    expect(job.metadata.managedFields).toEqual(
+      expect.arrayContaining([expect.objectContaining({ manager: 'shop-operator', operation: 'Apply' })]),
+    );
     expect(await exists(paths.configMap(ns, 'shop-config'))).toBe(true);
     const keys = await read(paths.secret(ns, 'shop-generated-keys'));
     expect(Buffer.from(Buffer.from(keys.data?.[GENERATED_KEYS.secretsMasterKey] ?? '', 'base64').toString(), 'base64')).toHaveLength(32);
@@ -152,12 +157,18 @@ describe('a new Shop', () => {
     const ns = await newShop('ready');
     await eventually(() => read(paths.job(ns, 'shop-migrate-1-0-0')));
     await completeJob(cluster.kube, ns, 'shop-migrate-1-0-0');
-    await statusOf(ns, 'shop', { phase: 'Deploying', conditions: expect.arrayContaining([condition('ApiAvailable', 'False', 'RollingOut')]) });
+    await statusOf(ns, 'shop', {
+      phase: 'Deploying',
+      conditions: expect.arrayContaining([condition('ApiAvailable', 'False', 'RollingOut')]),
+    });
     expect(await deploymentNames(ns)).toEqual(['shop-api']);
 
     await markDeploymentAvailable(cluster.kube, ns, 'shop-api');
     await eventually(async () => expect(await deploymentNames(ns)).toEqual(['shop-api', 'shop-consumer', 'shop-worker']));
-    await statusOf(ns, 'shop', { phase: 'Deploying', conditions: expect.arrayContaining([condition('ApiAvailable', 'True', 'RolledOut')]) });
+    await statusOf(ns, 'shop', {
+      phase: 'Deploying',
+      conditions: expect.arrayContaining([condition('ApiAvailable', 'True', 'RolledOut')]),
+    });
 
     await markDeploymentAvailable(cluster.kube, ns, 'shop-worker');
     await markDeploymentAvailable(cluster.kube, ns, 'shop-consumer');
@@ -171,14 +182,25 @@ describe('a new Shop', () => {
     expect(conditionOf(ready, 'WorkerAvailable')?.message).toContain('workflows are off: spec.secrets.workflowHost is not set');
 
     // A pass records its Events after writing the status, so the last ones may still be on their way.
-    const transitions = ['Migrating', 'MigrationsApplied', 'Deploying', 'ApiAvailable', 'WorkerAvailable', 'ConsumerAvailable', 'KeysCurrent', 'Ready'].sort();
+    const transitions = [
+      'Migrating',
+      'MigrationsApplied',
+      'Deploying',
+      'ApiAvailable',
+      'WorkerAvailable',
+      'ConsumerAvailable',
+      'KeysCurrent',
+      'Ready',
+    ].sort();
     await eventually(async () => expect((await events(ns)).map((event) => event.reason).sort()).toEqual(transitions));
 
     // More passes (a metadata change is an event on the Shop) record no more Events: once a pass has
     // ended after all of them were there, they are still the same.
     const passes = await metricValue(operator, 'shop_operator_reconcile_total{result="success"}');
     await updateShop(cluster.kube, ns, 'shop', (shop) => void (shop.metadata = { ...shop.metadata, labels: { touched: 'yes' } }));
-    await eventually(async () => expect(await metricValue(operator, 'shop_operator_reconcile_total{result="success"}')).toBeGreaterThan(passes ?? 0));
+    await eventually(async () =>
+      expect(await metricValue(operator, 'shop_operator_reconcile_total{result="success"}')).toBeGreaterThan(passes ?? 0),
+    );
     const recorded = await events(ns);
     expect(recorded.map((event) => event.reason).sort()).toEqual(transitions);
     expect(recorded.every((event) => event.type === 'Normal' && event.source.component === 'shop-operator')).toBe(true);
@@ -199,7 +221,9 @@ describe('a failed migration Job', () => {
     expect(await deploymentNames(ns)).toEqual([]);
     // Counted once the pass has also recorded its Events, a moment after the status is written.
     await expect.poll(() => metricValue(operator, 'shop_operator_shops{phase="Failed"}')).toBeGreaterThanOrEqual(1);
-    await eventually(async () => expect(await events(ns)).toEqual(expect.arrayContaining([expect.objectContaining({ reason: 'Failed', type: 'Warning' })])));
+    await eventually(async () =>
+      expect(await events(ns)).toEqual(expect.arrayContaining([expect.objectContaining({ reason: 'Failed', type: 'Warning' })])),
+    );
   });
 });
 
@@ -231,7 +255,9 @@ describe('a Ready Shop', () => {
     const rolling = await statusOf(ns, 'shop', { observedGeneration: 2, phase: 'Deploying' });
     expect(conditionOf(rolling, 'Ready')).toMatchObject({ status: 'False', observedGeneration: 2 });
     // MigrationsApplied stayed True: its lastTransitionTime did not move.
-    expect(conditionOf(rolling, 'MigrationsApplied')?.lastTransitionTime).toBe(conditionOf(before.status, 'MigrationsApplied')?.lastTransitionTime);
+    expect(conditionOf(rolling, 'MigrationsApplied')?.lastTransitionTime).toBe(
+      conditionOf(before.status, 'MigrationsApplied')?.lastTransitionTime,
+    );
 
     await markDeploymentAvailable(cluster.kube, ns, 'shop-api');
     const ready = await statusOf(ns, 'shop', { observedGeneration: 2, phase: 'Ready' });
@@ -261,7 +287,9 @@ describe('a Ready Shop', () => {
     await markDeploymentAvailable(cluster.kube, ns, 'shop-api');
     // The two are applied one after the other within a pass: wait for each.
     for (const component of ['worker', 'consumer']) {
-      await eventually(async () => expect(imageOf(await read(paths.deployment(ns, `shop-${component}`)))).toBe('registry.example.com/shop/platform:1.1.0'));
+      await eventually(async () =>
+        expect(imageOf(await read(paths.deployment(ns, `shop-${component}`)))).toBe('registry.example.com/shop/platform:1.1.0'),
+      );
     }
     await markDeploymentAvailable(cluster.kube, ns, 'shop-worker');
     await markDeploymentAvailable(cluster.kube, ns, 'shop-consumer');
@@ -277,7 +305,10 @@ describe('a Ready Shop', () => {
     const after = await eventually(() => read(paths.deployment(ns, 'shop-worker')));
     expect(after.metadata.uid).not.toBe(before.metadata.uid);
     // Recreated, it is not available yet, so neither is the Shop.
-    await statusOf(ns, 'shop', { phase: 'Deploying', conditions: expect.arrayContaining([condition('WorkerAvailable', 'False', 'RollingOut')]) });
+    await statusOf(ns, 'shop', {
+      phase: 'Deploying',
+      conditions: expect.arrayContaining([condition('WorkerAvailable', 'False', 'RollingOut')]),
+    });
   });
 
   it('gets a deleted Service, ConfigMap and PodDisruptionBudget back without waiting for the resync', async () => {
@@ -308,7 +339,10 @@ describe('a Shop that references its own keys', () => {
   it('gets no generated keys Secret', async () => {
     const ns = await cluster.namespace('own-keys');
     await createReferencedSecrets(cluster.kube, ns);
-    await cluster.kube('POST', `/api/v1/namespaces/${ns}/secrets`, { metadata: { name: 'own-keys' }, stringData: { jwt: 'j'.repeat(40), master: 'm' } });
+    await cluster.kube('POST', `/api/v1/namespaces/${ns}/secrets`, {
+      metadata: { name: 'own-keys' },
+      stringData: { jwt: 'j'.repeat(40), master: 'm' },
+    });
     const shop = shopManifest('shop', '1.0.0');
     shop.spec.secrets.secretKey = { name: 'own-keys', key: 'jwt' };
     shop.spec.secrets.secretsMasterKey = { name: 'own-keys', key: 'master' };
@@ -336,7 +370,10 @@ describe('the metrics endpoint', () => {
       return Object.fromEntries(lines.map((line) => [/phase="(\w+)"/.exec(line)?.[1], Number(line.split(' ')[1])]));
     };
     const byPhase = (items: Shop[]) =>
-      items.reduce<Record<string, number>>((counts, shop) => ({ ...counts, [shop.status?.phase ?? 'none']: (counts[shop.status?.phase ?? 'none'] ?? 0) + 1 }), {});
+      items.reduce<Record<string, number>>(
+        (counts, shop) => ({ ...counts, [shop.status?.phase ?? 'none']: (counts[shop.status?.phase ?? 'none'] ?? 0) + 1 }),
+        {},
+      );
     const ns = await newShop('counted');
     await statusOf(ns, 'shop', { phase: 'Migrating' });
     await eventually(async () => expect(await counted()).toEqual(byPhase(await shops())));

@@ -6,7 +6,10 @@ import { shopManifest } from './support/shops.ts';
 import { testRender } from './support/test-renderer.ts';
 
 function stored(shop: Shop, metadata: Partial<StoredShop['metadata']> = {}): StoredShop {
-  return { ...shop, metadata: { name: 'shop', namespace: 'ns', uid: 'uid-1', generation: 1, resourceVersion: '10', ...shop.metadata, ...metadata } } as StoredShop;
+  return {
+    ...shop,
+    metadata: { name: 'shop', namespace: 'ns', uid: 'uid-1', generation: 1, resourceVersion: '10', ...shop.metadata, ...metadata },
+  } as StoredShop;
 }
 
 function countingCache() {

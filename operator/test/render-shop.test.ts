@@ -41,7 +41,13 @@ async function labelNode(labels: Record<string, string>): Promise<void> {
     type Node = { metadata: { name: string; labels?: Record<string, string> } };
     const [node] = (await cluster.kube<{ items: Node[] }>('GET', '/api/v1/nodes')).body.items;
     if (!node) throw new Error('the cluster has no Node');
-    expectStatus(await cluster.kube('PUT', `/api/v1/nodes/${node.metadata.name}`, { ...node, metadata: { ...node.metadata, labels: { ...node.metadata.labels, ...labels } } }), 200);
+    expectStatus(
+      await cluster.kube('PUT', `/api/v1/nodes/${node.metadata.name}`, {
+        ...node,
+        metadata: { ...node.metadata, labels: { ...node.metadata.labels, ...labels } },
+      }),
+      200,
+    );
   });
 }
 
@@ -50,7 +56,10 @@ describe('the operator with renderShop', () => {
     const ns = await cluster.namespace('rendered');
     await createReferencedSecrets(cluster.kube, ns);
     // Admission refuses a pod whose PriorityClass or ServiceAccount does not exist.
-    expectStatus(await cluster.kube('POST', '/apis/scheduling.k8s.io/v1/priorityclasses', { metadata: { name: 'shop-normal' }, value: 1000 }), 201);
+    expectStatus(
+      await cluster.kube('POST', '/apis/scheduling.k8s.io/v1/priorityclasses', { metadata: { name: 'shop-normal' }, value: 1000 }),
+      201,
+    );
     expectStatus(await cluster.kube('POST', `/api/v1/namespaces/${ns}/serviceaccounts`, { metadata: { name: 'shop' } }), 201);
     // The scheduler places the pods only on a Node of the pool their nodeSelector names.
     await labelNode({ pool: 'shop' });
@@ -65,12 +74,36 @@ describe('the operator with renderShop', () => {
       },
       networkPolicy: {
         enabled: true,
-        apiFrom: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress' } }, podSelector: { matchExpressions: [{ key: 'app', operator: 'In', values: ['ingress'] }] } }],
+        apiFrom: [
+          {
+            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress' } },
+            podSelector: { matchExpressions: [{ key: 'app', operator: 'In', values: ['ingress'] }] },
+          },
+        ],
         metricsFrom: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
       },
       api: {
-        affinity: { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { 'app.kubernetes.io/component': 'api' } } } }] } },
-        topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { 'app.kubernetes.io/component': 'api' } } }],
+        affinity: {
+          podAntiAffinity: {
+            preferredDuringSchedulingIgnoredDuringExecution: [
+              {
+                weight: 100,
+                podAffinityTerm: {
+                  topologyKey: 'kubernetes.io/hostname',
+                  labelSelector: { matchLabels: { 'app.kubernetes.io/component': 'api' } },
+                },
+              },
+            ],
+          },
+        },
+        topologySpreadConstraints: [
+          {
+            maxSkew: 1,
+            topologyKey: 'topology.kubernetes.io/zone',
+            whenUnsatisfiable: 'ScheduleAnyway',
+            labelSelector: { matchLabels: { 'app.kubernetes.io/component': 'api' } },
+          },
+        ],
       },
     });
     await createShop(cluster.kube, ns, shop);
@@ -80,7 +113,8 @@ describe('the operator with renderShop', () => {
     // Every rendered field survives (the client's serializer drops fields it does not know).
     expect(job).toMatchObject({ spec: rendered.migrationJob.spec });
     expect(await stored(rendered.configMap, 'configmaps')).toMatchObject({ data: rendered.configMap.data });
-    for (const policy of Object.values(rendered.networkPolicies ?? {})) expect(await stored(policy, 'networkpolicies')).toMatchObject({ spec: policy.spec });
+    for (const policy of Object.values(rendered.networkPolicies ?? {}))
+      expect(await stored(policy, 'networkpolicies')).toMatchObject({ spec: policy.spec });
     expect(Object.keys(rendered.networkPolicies ?? {})).toHaveLength(4);
     expect((await cluster.kube('GET', pathOf(rendered.api.deployment, 'deployments'))).status).toBe(404);
 
@@ -96,14 +130,24 @@ describe('the operator with renderShop', () => {
     expect(await stored(rendered.consumer.deployment, 'deployments')).toMatchObject({ spec: rendered.consumer.deployment.spec });
     await markDeploymentAvailable(cluster.kube, ns, rendered.worker.deployment.metadata.name);
     await markDeploymentAvailable(cluster.kube, ns, rendered.consumer.deployment.metadata.name);
-    await eventually(async () => expect((await readShop(cluster.kube, ns, 'shop')).status).toMatchObject({ phase: 'Ready', migratedVersion: '1.4.0' }));
+    await eventually(async () =>
+      expect((await readShop(cluster.kube, ns, 'shop')).status).toMatchObject({ phase: 'Ready', migratedVersion: '1.4.0' }),
+    );
   });
 
   it('runs the api, worker and consumer with spec.fileStorage as variables, and the api alone with the S3 keys from their Secret', async () => {
     const ns = await cluster.namespace('object-storage');
     await createReferencedSecrets(cluster.kube, ns);
-    await cluster.kube('POST', `/api/v1/namespaces/${ns}/secrets`, { metadata: { name: 'shop-s3' }, stringData: { access: 'AKIAEXAMPLE', secret: 's'.repeat(40) } });
-    const shop: Shop = shopManifest('shop', '1.4.0', { fileStorage: { provider: 's3', s3: { endpoint: 'https://s3.example.com', bucket: 'shop-media', publicUrl: 'https://cdn.example.com' } } });
+    await cluster.kube('POST', `/api/v1/namespaces/${ns}/secrets`, {
+      metadata: { name: 'shop-s3' },
+      stringData: { access: 'AKIAEXAMPLE', secret: 's'.repeat(40) },
+    });
+    const shop: Shop = shopManifest('shop', '1.4.0', {
+      fileStorage: {
+        provider: 's3',
+        s3: { endpoint: 'https://s3.example.com', bucket: 'shop-media', publicUrl: 'https://cdn.example.com' },
+      },
+    });
     Object.assign(shop.spec.secrets, { s3AccessKey: { name: 'shop-s3', key: 'access' }, s3SecretKey: { name: 'shop-s3', key: 'secret' } });
     await createShop(cluster.kube, ns, shop);
     const rendered = renderShop({ ...shop, metadata: { ...shop.metadata, namespace: ns } });
@@ -114,16 +158,31 @@ describe('the operator with renderShop', () => {
 
     type EnvVar = { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } };
     for (const object of [rendered.api.deployment, rendered.worker.deployment, rendered.consumer.deployment]) {
-      const deployment = (await stored(object, 'deployments')) as { spec: { template: { spec: { containers: Array<{ env: EnvVar[] }> } } } };
+      const deployment = (await stored(object, 'deployments')) as {
+        spec: { template: { spec: { containers: Array<{ env: EnvVar[] }> } } };
+      };
       const byName = new Map((deployment.spec.template.spec.containers[0]?.env ?? []).map((variable) => [variable.name, variable]));
       const values = ['FILE_STORAGE_PROVIDER', 'S3_ENDPOINT', 'S3_BUCKET', 'S3_PUBLIC_URL'].map((variable) => byName.get(variable)?.value);
-      expect([object.metadata.name, values]).toEqual([object.metadata.name, ['s3', 'https://s3.example.com', 'shop-media', 'https://cdn.example.com']]);
+      expect([object.metadata.name, values]).toEqual([
+        object.metadata.name,
+        ['s3', 'https://s3.example.com', 'shop-media', 'https://cdn.example.com'],
+      ]);
       if (object === rendered.api.deployment) {
-        expect(byName.get('S3_ACCESS_KEY')).toEqual({ name: 'S3_ACCESS_KEY', valueFrom: { secretKeyRef: { name: 'shop-s3', key: 'access' } } });
-        expect(byName.get('S3_SECRET_KEY')).toEqual({ name: 'S3_SECRET_KEY', valueFrom: { secretKeyRef: { name: 'shop-s3', key: 'secret' } } });
+        expect(byName.get('S3_ACCESS_KEY')).toEqual({
+          name: 'S3_ACCESS_KEY',
+          valueFrom: { secretKeyRef: { name: 'shop-s3', key: 'access' } },
+        });
+        expect(byName.get('S3_SECRET_KEY')).toEqual({
+          name: 'S3_SECRET_KEY',
+          valueFrom: { secretKeyRef: { name: 'shop-s3', key: 'secret' } },
+        });
       } else {
         // Only the api stores files.
-        expect([object.metadata.name, byName.has('S3_ACCESS_KEY'), byName.has('S3_SECRET_KEY')]).toEqual([object.metadata.name, false, false]);
+        expect([object.metadata.name, byName.has('S3_ACCESS_KEY'), byName.has('S3_SECRET_KEY')]).toEqual([
+          object.metadata.name,
+          false,
+          false,
+        ]);
       }
     }
   });
@@ -132,14 +191,28 @@ describe('the operator with renderShop', () => {
     const ns = await cluster.namespace('job-secrets');
     await createReferencedSecrets(cluster.kube, ns);
     const shop: Shop = shopManifest('shop', '1.4.0', { seed: { adminSecretName: 'shop-admin' } });
-    Object.assign(shop.spec.secrets, { workflowHost: { name: 'shop-temporal', key: 'address' }, storefrontSearchOnlyKey: { name: 'shop-search', key: 'search-only' } });
-    for (const [name, data] of [['shop-temporal', { address: 'temporal.example:7233' }], ['shop-search', { 'search-only': 'k' }], ['shop-admin', { email: 'a@example.com', password: 'p'.repeat(16) }]] as const) {
+    Object.assign(shop.spec.secrets, {
+      workflowHost: { name: 'shop-temporal', key: 'address' },
+      storefrontSearchOnlyKey: { name: 'shop-search', key: 'search-only' },
+    });
+    for (const [name, data] of [
+      ['shop-temporal', { address: 'temporal.example:7233' }],
+      ['shop-search', { 'search-only': 'k' }],
+      ['shop-admin', { email: 'a@example.com', password: 'p'.repeat(16) }],
+    ] as const) {
       expectStatus(await cluster.kube('POST', `/api/v1/namespaces/${ns}/secrets`, { metadata: { name }, stringData: data }), 201);
     }
     await createShop(cluster.kube, ns, shop);
     const rendered = renderShop({ ...shop, metadata: { ...shop.metadata, namespace: ns } });
-    type Job = { spec: { template: { spec: { containers: Array<{ env: Array<{ name: string; valueFrom?: { secretKeyRef?: { name: string } } }> }> } } } };
-    const secretVariables = (job: Job) => (job.spec.template.spec.containers[0]?.env ?? []).filter((variable) => variable.valueFrom?.secretKeyRef).map((variable) => variable.name);
+    type Job = {
+      spec: {
+        template: { spec: { containers: Array<{ env: Array<{ name: string; valueFrom?: { secretKeyRef?: { name: string } } }> }> } };
+      };
+    };
+    const secretVariables = (job: Job) =>
+      (job.spec.template.spec.containers[0]?.env ?? [])
+        .filter((variable) => variable.valueFrom?.secretKeyRef)
+        .map((variable) => variable.name);
 
     const migration = (await stored(rendered.migrationJob, 'jobs')) as unknown as Job;
     expect(secretVariables(migration)).toEqual(['DATABASE_URL']);
@@ -174,7 +247,12 @@ describe('the operator with renderShop', () => {
     const autoscaler = rendered.api.autoscaler;
     if (!autoscaler) throw new Error('renderShop rendered no autoscaler for spec.api.autoscaling');
     expect(await stored(autoscaler, 'horizontalpodautoscalers')).toMatchObject({
-      spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'shop-api' }, minReplicas: 2, maxReplicas: 6, metrics: [{ resource: { name: 'cpu', target: { averageUtilization: 70 } } }] },
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'shop-api' },
+        minReplicas: 2,
+        maxReplicas: 6,
+        metrics: [{ resource: { name: 'cpu', target: { averageUtilization: 70 } } }],
+      },
     });
 
     // As the HPA controller scales: an update of the scale subresource, as kube-controller-manager.
@@ -184,10 +262,18 @@ describe('the operator with renderShop', () => {
 
     await updateShop(cluster.kube, ns, 'shop', (changed) => (changed.spec.config = { LOG_LEVEL: 'DEBUG' }));
     const generation = (await readShop(cluster.kube, ns, 'shop')).metadata.generation;
-    await eventually(async () => expect((await readShop(cluster.kube, ns, 'shop')).status).toMatchObject({ observedGeneration: generation }));
-    type Deployment = { spec: { replicas: number; template: { spec: { containers: Array<{ envFrom: Array<{ configMapRef: { name: string } }> }> } } } };
+    await eventually(async () =>
+      expect((await readShop(cluster.kube, ns, 'shop')).status).toMatchObject({ observedGeneration: generation }),
+    );
+    type Deployment = {
+      spec: { replicas: number; template: { spec: { containers: Array<{ envFrom: Array<{ configMapRef: { name: string } }> }> } } };
+    };
     const api = (await cluster.kube<Deployment>('GET', pathOf(rendered.api.deployment, 'deployments'))).body;
-    const reconfigured = renderShop({ ...shop, spec: { ...shop.spec, config: { LOG_LEVEL: 'DEBUG' } }, metadata: { ...shop.metadata, namespace: ns } });
+    const reconfigured = renderShop({
+      ...shop,
+      spec: { ...shop.spec, config: { LOG_LEVEL: 'DEBUG' } },
+      metadata: { ...shop.metadata, namespace: ns },
+    });
     // The pass applied the Deployment (its template names the new ConfigMap) and left the replicas as scaled.
     expect(api.spec.template.spec.containers[0]?.envFrom).toEqual([{ configMapRef: { name: reconfigured.configMap.metadata.name } }]);
     expect(api.spec.replicas).toBe(4);

@@ -5,7 +5,12 @@ import { rewrapJob } from '../src/keys/rewrap-job.ts';
 
 interface RenderedJob {
   metadata: { name: string; labels: Record<string, string> };
-  spec: { activeDeadlineSeconds?: number; ttlSecondsAfterFinished?: number; podFailurePolicy?: { rules: Array<Record<string, unknown>> }; template: { spec: { containers: Array<{ name: string; command: string[]; env: Array<{ name: string }> }> } } };
+  spec: {
+    activeDeadlineSeconds?: number;
+    ttlSecondsAfterFinished?: number;
+    podFailurePolicy?: { rules: Array<Record<string, unknown>> };
+    template: { spec: { containers: Array<{ name: string; command: string[]; env: Array<{ name: string }> }> } };
+  };
 }
 
 describe('the key rewrap Job', () => {

@@ -35,11 +35,17 @@ const t1 = new Date('2026-01-01T10:05:00Z');
 describe('nextStatus', () => {
   it('moves a condition’s lastTransitionTime only when its status changes, and stamps every condition with the generation', () => {
     const first = nextStatus(undefined, migrating, t0);
-    expect(first.conditions?.every((condition) => condition.lastTransitionTime === '2026-01-01T10:00:00Z' && condition.observedGeneration === 1)).toBe(true);
+    expect(
+      first.conditions?.every((condition) => condition.lastTransitionTime === '2026-01-01T10:00:00Z' && condition.observedGeneration === 1),
+    ).toBe(true);
 
     const second = nextStatus(first, { ...deploying, generation: 2 }, t1);
     const times = Object.fromEntries(second.conditions?.map((condition) => [condition.type, condition.lastTransitionTime]) ?? []);
-    expect(times).toMatchObject({ MigrationsApplied: '2026-01-01T10:05:00Z', ApiAvailable: '2026-01-01T10:00:00Z', Ready: '2026-01-01T10:00:00Z' });
+    expect(times).toMatchObject({
+      MigrationsApplied: '2026-01-01T10:05:00Z',
+      ApiAvailable: '2026-01-01T10:00:00Z',
+      Ready: '2026-01-01T10:00:00Z',
+    });
     expect(second.conditions?.every((condition) => condition.observedGeneration === 2)).toBe(true);
     expect(second).toMatchObject({ observedGeneration: 2, phase: 'Deploying', migratedVersion: '1.0.0' });
   });
@@ -52,7 +58,13 @@ describe('nextStatus', () => {
 
   it('ignores conditions of other types when comparing', () => {
     const first = nextStatus(undefined, migrating, t0);
-    const withOther: ShopStatus = { ...first, conditions: [...(first.conditions ?? []), { type: 'KeysCurrent', status: 'True', reason: 'Rotated', message: '', lastTransitionTime: '2026-01-01T09:00:00Z' }] };
+    const withOther: ShopStatus = {
+      ...first,
+      conditions: [
+        ...(first.conditions ?? []),
+        { type: 'KeysCurrent', status: 'True', reason: 'Rotated', message: '', lastTransitionTime: '2026-01-01T09:00:00Z' },
+      ],
+    };
     expect(statusChanged(withOther, first)).toBe(false);
   });
 });
@@ -73,9 +85,14 @@ describe('transitions', () => {
       ...migrating,
       phase: 'Failed',
       message: 'Job failed',
-      conditions: new Map([...migrating.conditions, ['MigrationsApplied', { status: 'False', reason: 'MigrationFailed', message: 'Job failed' }]]),
+      conditions: new Map([
+        ...migrating.conditions,
+        ['MigrationsApplied', { status: 'False', reason: 'MigrationFailed', message: 'Job failed' }],
+      ]),
     };
-    expect(transitions(nextStatus(undefined, migrating, t0), nextStatus(undefined, failed, t1))).toEqual([{ type: 'Warning', reason: 'Failed', message: 'Job failed' }]);
+    expect(transitions(nextStatus(undefined, migrating, t0), nextStatus(undefined, failed, t1))).toEqual([
+      { type: 'Warning', reason: 'Failed', message: 'Job failed' },
+    ]);
   });
 
   it('warns when the Shop becomes Degraded, and tells when it no longer is', () => {

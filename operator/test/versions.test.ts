@@ -58,7 +58,10 @@ const condition = (type: string, status: string, reason: string) => expect.objec
 
 async function warnings(ns: string): Promise<Array<{ reason: string; message: string }>> {
   const selector = encodeURIComponent('involvedObject.kind=Shop,type=Warning');
-  const reply = await cluster.kube<{ items: Array<{ reason: string; message: string }> }>('GET', `/api/v1/namespaces/${ns}/events?fieldSelector=${selector}`);
+  const reply = await cluster.kube<{ items: Array<{ reason: string; message: string }> }>(
+    'GET',
+    `/api/v1/namespaces/${ns}/events?fieldSelector=${selector}`,
+  );
   return reply.body.items;
 }
 
@@ -68,24 +71,49 @@ describe('a Shop moved to an older version', () => {
     await createReferencedSecrets(cluster.kube, ns);
     await createShop(cluster.kube, ns, shopManifest('shop', '1.1.0'));
     await jobCreated(ns, JOB_1_1);
-    await completeJob(cluster.kube, ns, JOB_1_1, formatMigrationSummary({ schemaVersion: '1.1.0', imageVersion: '1.1.0', downgradeRefused: false }));
+    await completeJob(
+      cluster.kube,
+      ns,
+      JOB_1_1,
+      formatMigrationSummary({ schemaVersion: '1.1.0', imageVersion: '1.1.0', downgradeRefused: false }),
+    );
     await statusOf(ns, { migratedVersion: '1.1.0' });
 
     await updateShop(cluster.kube, ns, 'shop', (shop) => (shop.spec.image.tag = '1.0.0'));
     const refusing = await jobCreated(ns, JOB_1_0);
     const summary = formatMigrationSummary({ schemaVersion: '1.1.0', imageVersion: '1.0.0', downgradeRefused: true });
-    await failJob(cluster.kube, ns, JOB_1_0, 'PodFailurePolicy', new RegExp(`^Container migrations for pod ${ns}/${JOB_1_0}-\\w+ failed with exit code 65 matching FailJob rule at index \\d+$`), summary, 65);
+    await failJob(
+      cluster.kube,
+      ns,
+      JOB_1_0,
+      'PodFailurePolicy',
+      new RegExp(`^Container migrations for pod ${ns}/${JOB_1_0}-\\w+ failed with exit code 65 matching FailJob rule at index \\d+$`),
+      summary,
+      65,
+    );
 
     const refused = await statusOf(ns, { phase: 'Failed', migratedVersion: '1.1.0' });
     const message =
       `Job ${JOB_1_0} refused to run the code of 1.0.0 (version 1.0.0) on a database schema migrated by version 1.1.0: ` +
       `deploy a tag at least as new, or set the annotation ${ALLOW_DOWNGRADE_ANNOTATION} on the Shop to run it all the same`;
     expect(refused.message).toBe(message);
-    expect(refused.conditions).toEqual(expect.arrayContaining([condition('MigrationsApplied', 'False', 'DowngradeRefused'), condition('Degraded', 'True', 'DowngradeRefused')]));
-    await eventually(async () => expect(await warnings(ns)).toEqual(expect.arrayContaining([expect.objectContaining({ reason: 'Failed', message })])));
+    expect(refused.conditions).toEqual(
+      expect.arrayContaining([
+        condition('MigrationsApplied', 'False', 'DowngradeRefused'),
+        condition('Degraded', 'True', 'DowngradeRefused'),
+      ]),
+    );
+    await eventually(async () =>
+      expect(await warnings(ns)).toEqual(expect.arrayContaining([expect.objectContaining({ reason: 'Failed', message })])),
+    );
     expect(refusing.spec.template.spec.containers[0]?.command).not.toContain('--allow-downgrade');
 
-    await updateShop(cluster.kube, ns, 'shop', (shop) => (shop.metadata = { ...shop.metadata, annotations: { [ALLOW_DOWNGRADE_ANNOTATION]: 'yes' } }));
+    await updateShop(
+      cluster.kube,
+      ns,
+      'shop',
+      (shop) => (shop.metadata = { ...shop.metadata, annotations: { [ALLOW_DOWNGRADE_ANNOTATION]: 'yes' } }),
+    );
     const allowed = await eventually(async () => {
       const found = await job(ns, JOB_1_0);
       expect(found?.metadata.uid).toBeDefined();
@@ -94,7 +122,12 @@ describe('a Shop moved to an older version', () => {
     });
     expect(allowed.spec.template.spec.containers[0]?.command.at(-1)).toBe('--allow-downgrade');
     await statusOf(ns, { phase: 'Migrating' });
-    await completeJob(cluster.kube, ns, JOB_1_0, formatMigrationSummary({ schemaVersion: '1.1.0', imageVersion: '1.0.0', downgradeRefused: false }));
+    await completeJob(
+      cluster.kube,
+      ns,
+      JOB_1_0,
+      formatMigrationSummary({ schemaVersion: '1.1.0', imageVersion: '1.0.0', downgradeRefused: false }),
+    );
     await statusOf(ns, { phase: 'Deploying', migratedVersion: '1.0.0' });
   });
 
@@ -103,8 +136,18 @@ describe('a Shop moved to an older version', () => {
     await createReferencedSecrets(cluster.kube, ns);
     await createShop(cluster.kube, ns, shopManifest('shop', '1.0.0'));
     const failed = await jobCreated(ns, JOB_1_0);
-    await failJob(cluster.kube, ns, JOB_1_0, 'BackoffLimitExceeded', 'Job has reached the specified backoff limit', 'error: relation "Order" does not exist');
-    await statusOf(ns, { phase: 'Failed', conditions: expect.arrayContaining([condition('MigrationsApplied', 'False', 'MigrationFailed')]) });
+    await failJob(
+      cluster.kube,
+      ns,
+      JOB_1_0,
+      'BackoffLimitExceeded',
+      'Job has reached the specified backoff limit',
+      'error: relation "Order" does not exist',
+    );
+    await statusOf(ns, {
+      phase: 'Failed',
+      conditions: expect.arrayContaining([condition('MigrationsApplied', 'False', 'MigrationFailed')]),
+    });
 
     // With a new generation, so that the status says when a pass that saw the annotation ended.
     await updateShop(cluster.kube, ns, 'shop', (shop) => {
@@ -141,7 +184,9 @@ describe('a paused Shop', () => {
     });
     const paused = await generationSeen(ns, { phase: 'Paused' });
     expect(paused.message).toBe('spec.paused is true: the operator changes nothing of this Shop until it is false');
-    expect(paused.conditions).toEqual(expect.arrayContaining([condition('Ready', 'False', 'Paused'), condition('Degraded', 'False', 'NoFailure')]));
+    expect(paused.conditions).toEqual(
+      expect.arrayContaining([condition('Ready', 'False', 'Paused'), condition('Degraded', 'False', 'NoFailure')]),
+    );
     expect(await logLevels(ns)).toEqual(['info']);
     expect(await job(ns, JOB_1_1)).toBeUndefined();
 
@@ -210,11 +255,25 @@ describe('the seed of a first install', () => {
     await jobCreated(ns, JOB_1_0);
     await completeJob(cluster.kube, ns, JOB_1_0);
     await jobCreated(ns, 'shop-seed');
-    await failJob(cluster.kube, ns, 'shop-seed', 'BackoffLimitExceeded', 'Job has reached the specified backoff limit', 'seed error: SEED_ADMIN_PASSWORD: password must be at least 10 characters');
+    await failJob(
+      cluster.kube,
+      ns,
+      'shop-seed',
+      'BackoffLimitExceeded',
+      'Job has reached the specified backoff limit',
+      'seed error: SEED_ADMIN_PASSWORD: password must be at least 10 characters',
+    );
 
-    const failed = await statusOf(ns, { phase: 'Failed', conditions: expect.arrayContaining([condition('Degraded', 'True', 'SeedFailed')]) });
-    expect(failed.message).toContain('seed Job shop-seed failed (BackoffLimitExceeded): Job has reached the specified backoff limit; pod shop-seed-');
-    expect(failed.message).toContain('exited with code 1 (Error): seed error: SEED_ADMIN_PASSWORD: password must be at least 10 characters; delete the Job to run it again');
+    const failed = await statusOf(ns, {
+      phase: 'Failed',
+      conditions: expect.arrayContaining([condition('Degraded', 'True', 'SeedFailed')]),
+    });
+    expect(failed.message).toContain(
+      'seed Job shop-seed failed (BackoffLimitExceeded): Job has reached the specified backoff limit; pod shop-seed-',
+    );
+    expect(failed.message).toContain(
+      'exited with code 1 (Error): seed error: SEED_ADMIN_PASSWORD: password must be at least 10 characters; delete the Job to run it again',
+    );
     expect(failed.seededAt).toBeUndefined();
   });
 });

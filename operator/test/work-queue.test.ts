@@ -25,7 +25,14 @@ const settle = () => vi.advanceTimersByTimeAsync(0);
 const quietPeriod = () => vi.advanceTimersByTimeAsync(1_000);
 
 function queue(handle: WorkQueueOptions['handle'], options: Partial<WorkQueueOptions> = {}): WorkQueue {
-  return new WorkQueue({ handle, concurrency: 4, backoff: { initialMs: 10, maxMs: 40 }, passTimeoutMs: 10_000, random: () => 0, ...options });
+  return new WorkQueue({
+    handle,
+    concurrency: 4,
+    backoff: { initialMs: 10, maxMs: 40 },
+    passTimeoutMs: 10_000,
+    random: () => 0,
+    ...options,
+  });
 }
 
 describe('WorkQueue', () => {
@@ -114,7 +121,11 @@ describe('WorkQueue', () => {
         if (passes <= 3) throw new Error('transient');
         return undefined;
       },
-      { random: () => draws.shift() ?? 0, backoff: { initialMs: 100, maxMs: 1_000 }, onError: (_key, _error, retryInMs) => retries.push(retryInMs) },
+      {
+        random: () => draws.shift() ?? 0,
+        backoff: { initialMs: 100, maxMs: 1_000 },
+        onError: (_key, _error, retryInMs) => retries.push(retryInMs),
+      },
     );
     work.add('shop');
     await vi.advanceTimersByTimeAsync(105 + 220 + 400);
@@ -230,7 +241,9 @@ describe('WorkQueue', () => {
 describe('backoffDelay', () => {
   it('doubles from the initial delay and stops at the cap', () => {
     const policy = { initialMs: 1_000, maxMs: 300_000 };
-    expect([1, 2, 3, 4, 9, 10, 1_000].map((failures) => backoffDelay(failures, policy))).toEqual([1_000, 2_000, 4_000, 8_000, 256_000, 300_000, 300_000]);
+    expect([1, 2, 3, 4, 9, 10, 1_000].map((failures) => backoffDelay(failures, policy))).toEqual([
+      1_000, 2_000, 4_000, 8_000, 256_000, 300_000, 300_000,
+    ]);
   });
 
   it('waits for a requeue further off than a timer can count (a key rotation a month away) instead of running again at once', async () => {

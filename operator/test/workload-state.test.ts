@@ -14,7 +14,10 @@ const rolledOut: V1Deployment = {
   },
 };
 
-const withStatus = (status: Partial<NonNullable<V1Deployment['status']>>): V1Deployment => ({ ...rolledOut, status: { ...rolledOut.status, ...status } });
+const withStatus = (status: Partial<NonNullable<V1Deployment['status']>>): V1Deployment => ({
+  ...rolledOut,
+  status: { ...rolledOut.status, ...status },
+});
 
 describe('deploymentRollout', () => {
   it('is done when the current generation is observed, fully updated, without old replicas, available', () => {
@@ -26,7 +29,11 @@ describe('deploymentRollout', () => {
     ['replicas not yet updated', withStatus({ updatedReplicas: 1 }), '1 of 2 replicas updated'],
     ['old replicas still running', withStatus({ replicas: 3 }), '1 old replicas still running'],
     ['updated replicas not yet available', withStatus({ availableReplicas: 1 }), '1 of 2 updated replicas available'],
-    ['the Available condition False', withStatus({ conditions: [{ type: 'Available', status: 'False', message: 'MinimumReplicasUnavailable' }] }), 'not Available: MinimumReplicasUnavailable'],
+    [
+      'the Available condition False',
+      withStatus({ conditions: [{ type: 'Available', status: 'False', message: 'MinimumReplicasUnavailable' }] }),
+      'not Available: MinimumReplicasUnavailable',
+    ],
   ])('is not done with %s', (_what, deployment, message) => {
     expect(deploymentRollout(deployment)).toEqual({ done: false, message: expect.stringContaining(message) });
   });
@@ -36,7 +43,9 @@ describe('jobOutcome', () => {
   it('reads the Complete and Failed conditions', () => {
     expect(jobOutcome({ status: {} })).toEqual({ state: 'running' });
     expect(jobOutcome({ status: { conditions: [{ type: 'Complete', status: 'True' }] } })).toEqual({ state: 'complete' });
-    expect(jobOutcome({ status: { conditions: [{ type: 'Failed', status: 'True', reason: 'DeadlineExceeded', message: 'too slow' }] } })).toEqual({
+    expect(
+      jobOutcome({ status: { conditions: [{ type: 'Failed', status: 'True', reason: 'DeadlineExceeded', message: 'too slow' }] } }),
+    ).toEqual({
       state: 'failed',
       reason: 'DeadlineExceeded',
       message: 'too slow',

@@ -52,8 +52,22 @@ let platform: Database | undefined;
 let temporalNamespace: string;
 
 interface Pod {
-  metadata: { name: string; uid: string; labels?: Record<string, string>; annotations?: Record<string, string>; deletionTimestamp?: string };
-  status?: { phase?: string; podIP?: string; containerStatuses?: Array<{ ready: boolean; restartCount: number; state: Record<string, { reason?: string; message?: string; exitCode?: number }> }> };
+  metadata: {
+    name: string;
+    uid: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    deletionTimestamp?: string;
+  };
+  status?: {
+    phase?: string;
+    podIP?: string;
+    containerStatuses?: Array<{
+      ready: boolean;
+      restartCount: number;
+      state: Record<string, { reason?: string; message?: string; exitCode?: number }>;
+    }>;
+  };
 }
 
 interface ShopStatus {
@@ -62,8 +76,10 @@ interface ShopStatus {
   keyRotation?: { phase?: string; currentKeyId?: string; rowsPerKeyId?: Record<string, number> };
 }
 
-const podsIn = async (namespace: string) => (await cluster.kube<{ items: Pod[] }>('GET', `/api/v1/namespaces/${namespace}/pods`)).body.items;
-const shopStatus = async (): Promise<ShopStatus> => ((await readShop(cluster.kube, NAMESPACE, SHOP)) as { status?: ShopStatus }).status ?? {};
+const podsIn = async (namespace: string) =>
+  (await cluster.kube<{ items: Pod[] }>('GET', `/api/v1/namespaces/${namespace}/pods`)).body.items;
+const shopStatus = async (): Promise<ShopStatus> =>
+  ((await readShop(cluster.kube, NAMESPACE, SHOP)) as { status?: ShopStatus }).status ?? {};
 
 /** The pods of the api, the worker and the consumer, not being deleted. */
 async function componentPods(): Promise<Pod[]> {
@@ -77,7 +93,9 @@ const portOfPod = (pod: Pod) => COMPONENTS.find(({ component }) => component ===
 
 /** The api as a client reaches it: at its ready pod's address. */
 async function apiUrl(): Promise<string> {
-  const pod = (await componentPods()).find((candidate) => componentOf(candidate) === API.component && candidate.status?.containerStatuses?.[0]?.ready);
+  const pod = (await componentPods()).find(
+    (candidate) => componentOf(candidate) === API.component && candidate.status?.containerStatuses?.[0]?.ready,
+  );
   if (!pod?.status?.podIP) throw new Error(`no ready api pod:\n${await describeCluster()}`);
   return `http://${pod.status.podIP}:${API.http.port}`;
 }
@@ -88,7 +106,10 @@ const portOf = (address: string) => Number(/:(\d+)(?:\/|$)/.exec(address)?.[1]);
 /** On a failure: where each pod and the Shop were, so the failure says why. */
 async function describeCluster(): Promise<string> {
   const pods = [...(await podsIn(OPERATOR_NAMESPACE)), ...(await podsIn(NAMESPACE))];
-  const lines = pods.map((pod) => `${pod.metadata.name}: ${pod.status?.phase} ${JSON.stringify(pod.status?.containerStatuses?.map((status) => ({ ready: status.ready, restarts: status.restartCount, state: status.state })))}`);
+  const lines = pods.map(
+    (pod) =>
+      `${pod.metadata.name}: ${pod.status?.phase} ${JSON.stringify(pod.status?.containerStatuses?.map((status) => ({ ready: status.ready, restarts: status.restartCount, state: status.state })))}`,
+  );
   return [`Shop: ${JSON.stringify(await shopStatus().catch((error: unknown) => String(error)))}`, ...lines].join('\n');
 }
 
@@ -150,61 +171,84 @@ describe('a Shop on a cluster, end to end', () => {
   it('installs the operator chart, whose pod runs from the shop/operator image and takes the lead', async () => {
     // One replica: a second would wait for a second node (the chart spreads them).
     const values = { image: { repository: 'shop/operator', tag: VERSION }, replicas: 1, metrics: { port: OPERATOR_METRICS_PORT } };
-    const installed = await helm(['install', 'shop-operator', OPERATOR_CHART, '--namespace', OPERATOR_NAMESPACE, '--kubeconfig', cluster.server.kubeconfigPath(), ...valueArgs(values)]);
+    const installed = await helm([
+      'install',
+      'shop-operator',
+      OPERATOR_CHART,
+      '--namespace',
+      OPERATOR_NAMESPACE,
+      '--kubeconfig',
+      cluster.server.kubeconfigPath(),
+      ...valueArgs(values),
+    ]);
     expect(installed.code, installed.stderr).toBe(0);
     const metrics = async () => {
       const address = (await podsIn(OPERATOR_NAMESPACE))[0]?.status?.podIP;
       return address ? (await fetch(`http://${address}:${OPERATOR_METRICS_PORT}/metrics`)).text() : '';
     };
     await eventually(async () => expect(await metrics()).toMatch(/^shop_operator_leader 1$/m), { timeoutMs: 120_000, intervalMs: 500 });
-    await eventually(async () => expect((await podsIn(OPERATOR_NAMESPACE))[0]?.status?.containerStatuses?.[0]).toMatchObject({ ready: true, restartCount: 0 }), { timeoutMs: 30_000, intervalMs: 500 });
+    await eventually(
+      async () =>
+        expect((await podsIn(OPERATOR_NAMESPACE))[0]?.status?.containerStatuses?.[0]).toMatchObject({ ready: true, restartCount: 0 }),
+      { timeoutMs: 30_000, intervalMs: 500 },
+    );
   }, 180_000);
 
-  it('migrates, seeds the first admin and runs the api, the worker and the consumer from the shop/platform image until the Shop is Ready', async () => {
-    await createSecret('acme-database', { url: database.url });
-    await createSecret('acme-cache', { url: inject('redisUrl') });
-    await createSecret('acme-kafka', { 'bootstrap-servers': inject('kafkaBrokers') });
-    await createSecret('acme-temporal', { address: inject('temporalAddress') });
-    await createSecret('acme-admin', ADMIN);
-    const shop = {
-      apiVersion: 'shop.dev/v1alpha1',
-      kind: 'Shop',
-      metadata: { name: SHOP },
-      spec: {
-        image: { repository: 'shop/platform', tag: VERSION },
-        api: { replicas: 1 },
-        worker: { replicas: 1 },
-        consumer: { replicas: 1 },
-        config: { LOG_LEVEL: 'INFO', WORKFLOW_NAMESPACE: temporalNamespace },
-        secrets: {
-          databaseUrl: { name: 'acme-database', key: 'url' },
-          cacheUrl: { name: 'acme-cache', key: 'url' },
-          brokerAddress: { name: 'acme-kafka', key: 'bootstrap-servers' },
-          workflowHost: { name: 'acme-temporal', key: 'address' },
+  it(
+    'migrates, seeds the first admin and runs the api, the worker and the consumer from the shop/platform image until the Shop is Ready',
+    async () => {
+      await createSecret('acme-database', { url: database.url });
+      await createSecret('acme-cache', { url: inject('redisUrl') });
+      await createSecret('acme-kafka', { 'bootstrap-servers': inject('kafkaBrokers') });
+      await createSecret('acme-temporal', { address: inject('temporalAddress') });
+      await createSecret('acme-admin', ADMIN);
+      const shop = {
+        apiVersion: 'shop.dev/v1alpha1',
+        kind: 'Shop',
+        metadata: { name: SHOP },
+        spec: {
+          image: { repository: 'shop/platform', tag: VERSION },
+          api: { replicas: 1 },
+          worker: { replicas: 1 },
+          consumer: { replicas: 1 },
+          config: { LOG_LEVEL: 'INFO', WORKFLOW_NAMESPACE: temporalNamespace },
+          secrets: {
+            databaseUrl: { name: 'acme-database', key: 'url' },
+            cacheUrl: { name: 'acme-cache', key: 'url' },
+            brokerAddress: { name: 'acme-kafka', key: 'bootstrap-servers' },
+            workflowHost: { name: 'acme-temporal', key: 'address' },
+          },
+          seed: { adminSecretName: 'acme-admin' },
         },
-        seed: { adminSecretName: 'acme-admin' },
-      },
-    };
-    const created = await cluster.kube('POST', shopsPath(NAMESPACE), shop);
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
+      };
+      const created = await cluster.kube('POST', shopsPath(NAMESPACE), shop);
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
 
-    const status = await eventually(
-      async () => {
-        const current = await shopStatus();
-        expect(current.phase).toBe('Ready');
-        return current;
-      },
-      { timeoutMs: ROLLOUT_TIMEOUT_MS, intervalMs: 1000 },
-    );
-    expect(status.conditions?.find((condition) => condition.type === 'Degraded')?.status ?? 'False').toBe('False');
-    // Every migration is applied by the Job's pod, and the api serves from its pod's port.
-    platform = await openDatabase(loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url }), createLogger({ level: 'ERROR', service: 'test' }), createMetricsRegistry('e2e'));
-    const unfinished = await platform.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM _prisma_migrations WHERE finished_at IS NULL');
-    expect(unfinished.rows[0]?.n).toBe(0);
-    const ready = await fetch(`${await apiUrl()}/ready`);
-    expect(ready.status, await ready.clone().text()).toBe(200);
-    for (const pod of await componentPods()) expect(await isPortOpen(portOfPod(pod), pod.status?.podIP)).toBe(true);
-  }, ROLLOUT_TIMEOUT_MS + 30_000);
+      const status = await eventually(
+        async () => {
+          const current = await shopStatus();
+          expect(current.phase).toBe('Ready');
+          return current;
+        },
+        { timeoutMs: ROLLOUT_TIMEOUT_MS, intervalMs: 1000 },
+      );
+      expect(status.conditions?.find((condition) => condition.type === 'Degraded')?.status ?? 'False').toBe('False');
+      // Every migration is applied by the Job's pod, and the api serves from its pod's port.
+      platform = await openDatabase(
+        loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url }),
+        createLogger({ level: 'ERROR', service: 'test' }),
+        createMetricsRegistry('e2e'),
+      );
+      const unfinished = await platform.pool.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM _prisma_migrations WHERE finished_at IS NULL',
+      );
+      expect(unfinished.rows[0]?.n).toBe(0);
+      const ready = await fetch(`${await apiUrl()}/ready`);
+      expect(ready.status, await ready.clone().text()).toBe(200);
+      for (const pod of await componentPods()) expect(await isPortOpen(portOfPod(pod), pod.status?.podIP)).toBe(true);
+    },
+    ROLLOUT_TIMEOUT_MS + 30_000,
+  );
 
   it('takes an order through the api pod; the consumer pod handles its event and the worker pod runs its workflow', async () => {
     const api = await apiUrl();
@@ -241,49 +285,67 @@ describe('a Shop on a cluster, end to end', () => {
     }
   }, 180_000);
 
-  it('rotates the keys: every pod restarts on the new keys, the stored secret is rewrapped and readable, and a token from before still verifies', async () => {
-    const before = await shopStatus();
-    const oldKeyId = before.keyRotation?.currentKeyId;
-    expect(oldKeyId).toBeDefined();
-    const oldPods = new Set((await componentPods()).map((pod) => pod.metadata.uid));
-    expect(oldPods.size).toBe(3);
+  it(
+    'rotates the keys: every pod restarts on the new keys, the stored secret is rewrapped and readable, and a token from before still verifies',
+    async () => {
+      const before = await shopStatus();
+      const oldKeyId = before.keyRotation?.currentKeyId;
+      expect(oldKeyId).toBeDefined();
+      const oldPods = new Set((await componentPods()).map((pod) => pod.metadata.uid));
+      expect(oldPods.size).toBe(3);
 
-    await updateShop(cluster.kube, NAMESPACE, SHOP, (shop) => {
-      shop.metadata = { ...shop.metadata, annotations: { ...shop.metadata?.annotations, [ROTATE_KEYS_ANNOTATION]: 'e2e' } };
-    });
-    const settled = await eventually(
-      async () => {
-        const status = await shopStatus();
-        expect(status).toMatchObject({ phase: 'Ready', keyRotation: { phase: 'Settled' } });
-        expect(status.keyRotation?.currentKeyId).not.toBe(oldKeyId);
-        const pods = await componentPods();
-        expect(pods.filter((pod) => oldPods.has(pod.metadata.uid))).toEqual([]);
-        expect(pods.map((pod) => pod.status?.containerStatuses?.[0]?.ready)).toEqual([true, true, true]);
-        return status;
-      },
-      { timeoutMs: ROLLOUT_TIMEOUT_MS, intervalMs: 1000 },
-    );
-    const newKeyId = settled.keyRotation?.currentKeyId as string;
-    // The rewrap Job's pod counted every stored secret under the new key.
-    expect(settled.keyRotation?.rowsPerKeyId).toEqual({ [newKeyId]: 1 });
+      await updateShop(cluster.kube, NAMESPACE, SHOP, (shop) => {
+        shop.metadata = { ...shop.metadata, annotations: { ...shop.metadata?.annotations, [ROTATE_KEYS_ANNOTATION]: 'e2e' } };
+      });
+      const settled = await eventually(
+        async () => {
+          const status = await shopStatus();
+          expect(status).toMatchObject({ phase: 'Ready', keyRotation: { phase: 'Settled' } });
+          expect(status.keyRotation?.currentKeyId).not.toBe(oldKeyId);
+          const pods = await componentPods();
+          expect(pods.filter((pod) => oldPods.has(pod.metadata.uid))).toEqual([]);
+          expect(pods.map((pod) => pod.status?.containerStatuses?.[0]?.ready)).toEqual([true, true, true]);
+          return status;
+        },
+        { timeoutMs: ROLLOUT_TIMEOUT_MS, intervalMs: 1000 },
+      );
+      const newKeyId = settled.keyRotation?.currentKeyId as string;
+      // The rewrap Job's pod counted every stored secret under the new key.
+      expect(settled.keyRotation?.rowsPerKeyId).toEqual({ [newKeyId]: 1 });
 
-    const secret = await cluster.kube<{ data: Record<string, string> }>('GET', `/api/v1/namespaces/${NAMESPACE}/secrets/${generatedKeysSecretName(SHOP)}`);
-    const masterKey = Buffer.from(Buffer.from(secret.body.data[GENERATED_KEYS.secretsMasterKey] as string, 'base64').toString(), 'base64');
-    // With the new master key alone: nothing is left under the old one.
-    expect(await readStoredSecret((platform as Database).prisma, masterKeyring(masterKey), 'e2e.partner_token')).toBe('kept-through-rotation');
-    const api = await apiUrl();
-    const staff = graphqlCaller(api, { accessToken });
-    expect(await staff('query { secretStatus(key: "e2e.partner_token") { keyId } staffMe { email } }')).toEqual({ secretStatus: { keyId: newKeyId }, staffMe: { email: ADMIN.email } });
-    // And the new pods take orders.
-    expect((await placeGuestOrder(api, product)).id).not.toBe(orderId);
-  }, ROLLOUT_TIMEOUT_MS + 60_000);
+      const secret = await cluster.kube<{ data: Record<string, string> }>(
+        'GET',
+        `/api/v1/namespaces/${NAMESPACE}/secrets/${generatedKeysSecretName(SHOP)}`,
+      );
+      const masterKey = Buffer.from(
+        Buffer.from(secret.body.data[GENERATED_KEYS.secretsMasterKey] as string, 'base64').toString(),
+        'base64',
+      );
+      // With the new master key alone: nothing is left under the old one.
+      expect(await readStoredSecret((platform as Database).prisma, masterKeyring(masterKey), 'e2e.partner_token')).toBe(
+        'kept-through-rotation',
+      );
+      const api = await apiUrl();
+      const staff = graphqlCaller(api, { accessToken });
+      expect(await staff('query { secretStatus(key: "e2e.partner_token") { keyId } staffMe { email } }')).toEqual({
+        secretStatus: { keyId: newKeyId },
+        staffMe: { email: ADMIN.email },
+      });
+      // And the new pods take orders.
+      expect((await placeGuestOrder(api, product)).id).not.toBe(orderId);
+    },
+    ROLLOUT_TIMEOUT_MS + 60_000,
+  );
 
   it('deleting the Shop stops every process it ran', async () => {
     const listening = (await componentPods()).map((pod) => ({ address: pod.status?.podIP, port: portOfPod(pod) }));
     expect(listening).toHaveLength(3);
     const deleted = await cluster.kube('DELETE', `${shopsPath(NAMESPACE)}/${SHOP}`);
     expect(deleted.status).toBe(200);
-    await eventually(async () => expect((await podsIn(NAMESPACE)).map((pod) => pod.metadata.name)).toEqual([]), { timeoutMs: 120_000, intervalMs: 500 });
+    await eventually(async () => expect((await podsIn(NAMESPACE)).map((pod) => pod.metadata.name)).toEqual([]), {
+      timeoutMs: 120_000,
+      intervalMs: 500,
+    });
     for (const { address, port } of listening) expect([address, port, await isPortOpen(port, address)]).toEqual([address, port, false]);
     // A pod's network goes only once no process is left in it: the operator's is the one left.
     expect(await openPodNetworks()).toHaveLength((await podsIn(OPERATOR_NAMESPACE)).length);

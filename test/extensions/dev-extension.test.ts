@@ -26,9 +26,17 @@ async function writeLeadLog(dir: string, group: string): Promise<void> {
   await mkdir(path.join(extension, 'migrations', '20260101000000_lead_log'), { recursive: true });
   await writeFile(
     path.join(extension, 'package.json'),
-    JSON.stringify({ name: '@test/lead-log', version: '1.0.0', type: 'module', shop: { id: 'lead-log', migrations: { dir: 'migrations', head: '20260101000000_lead_log' }, consumerHandlers: './handlers.js' } }),
+    JSON.stringify({
+      name: '@test/lead-log',
+      version: '1.0.0',
+      type: 'module',
+      shop: { id: 'lead-log', migrations: { dir: 'migrations', head: '20260101000000_lead_log' }, consumerHandlers: './handlers.js' },
+    }),
   );
-  await writeFile(path.join(extension, 'migrations', '20260101000000_lead_log', 'migration.sql'), 'CREATE TABLE lead_log (event_id uuid PRIMARY KEY);');
+  await writeFile(
+    path.join(extension, 'migrations', '20260101000000_lead_log', 'migration.sql'),
+    'CREATE TABLE lead_log (event_id uuid PRIMARY KEY);',
+  );
   await writeFile(
     path.join(extension, 'handlers.js'),
     `export const consumerHandlers = [{
@@ -55,7 +63,14 @@ afterAll(async () => {
 });
 
 function start(entry: string, env: NodeJS.ProcessEnv): ServiceProcess {
-  const service = spawnService(entry, { NODE_ENV: 'development', LOG_LEVEL: 'INFO', DATABASE_URL: database.url, CACHE_URL: inject('redisUrl'), SHOP_DEV_EXTENSIONS: devDir, ...env });
+  const service = spawnService(entry, {
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'INFO',
+    DATABASE_URL: database.url,
+    CACHE_URL: inject('redisUrl'),
+    SHOP_DEV_EXTENSIONS: devDir,
+    ...env,
+  });
   spawned.push(service);
   return service;
 }
@@ -65,20 +80,32 @@ async function stop(service: ServiceProcess): Promise<void> {
   expect((await service.exited()).code).toBe(0);
 }
 
-const handled = async (eventId: string) => (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM lead_log WHERE event_id = $1', [eventId])).rows[0]?.n;
+const handled = async (eventId: string) =>
+  (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM lead_log WHERE event_id = $1', [eventId])).rows[0]?.n;
 
 it('the api warns once that the set is not the locked one, migrates the chain and runs the handler without a broker', async () => {
   const api = start(API_MAIN, { PORT: '0' });
   try {
     await api.listening();
-    const warnings = () => api.logLines().filter((line) => line['level'] === 'WARNING').map((line) => line['msg']);
+    const warnings = () =>
+      api
+        .logLines()
+        .filter((line) => line['level'] === 'WARNING')
+        .map((line) => line['msg']);
     expect(warnings().filter((message) => String(message).includes('extensions.lock.json'))).toEqual([
       'the extensions differ from extensions/extensions.lock.json: not locked lead-log@1.0.0; starting anyway',
     ]);
-    await expect.poll(() => api.logLines().map((line) => line['msg']), { timeout: 10_000 }).toContain('extension lead-log: applied 20260101000000_lead_log');
+    await expect
+      .poll(() => api.logLines().map((line) => line['msg']), { timeout: 10_000 })
+      .toContain('extension lead-log: applied 20260101000000_lead_log');
 
     const { eventId, key, payload } = testEvent('lead-1');
-    await pool.query('INSERT INTO outbox_events (event_id, name, partition_key, payload) VALUES ($1, $2, $3, $4)', [eventId, TOPIC, key, payload]);
+    await pool.query('INSERT INTO outbox_events (event_id, name, partition_key, payload) VALUES ($1, $2, $3, $4)', [
+      eventId,
+      TOPIC,
+      key,
+      payload,
+    ]);
     await expect.poll(() => handled(eventId), { timeout: 15_000 }).toBe(1);
   } finally {
     await stop(api);

@@ -27,7 +27,13 @@ afterAll(async () => {
 async function refusal(entry: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; lines: string[] }> {
   const started = spawnService(entry, { NODE_ENV: 'test', DATABASE_URL: database.url, CACHE_URL: inject('redisUrl'), ...env });
   const { code } = await started.exited();
-  return { code, lines: started.output().split('\n').filter((line) => line !== '' && !line.startsWith('{')) };
+  return {
+    code,
+    lines: started
+      .output()
+      .split('\n')
+      .filter((line) => line !== '' && !line.startsWith('{')),
+  };
 }
 
 it('the worker refuses a database whose order-notes revision is not the packaged head, naming both', async () => {
@@ -36,12 +42,21 @@ it('the worker refuses a database whose order-notes revision is not the packaged
 });
 
 it('the consumer refuses it too, before it joins a consumer group', async () => {
-  expect(await refusal(CONSUMER_MAIN, { BROKER_ADDRESS: inject('kafkaBrokers'), CONSUMER_PORT: '0' })).toEqual({ code: 78, lines: [REFUSAL] });
+  expect(await refusal(CONSUMER_MAIN, { BROKER_ADDRESS: inject('kafkaBrokers'), CONSUMER_PORT: '0' })).toEqual({
+    code: 78,
+    lines: [REFUSAL],
+  });
 });
 
 it('the consumer starts once the api (here its migration step) brought the extension to its head', async () => {
   await migrateRepositoryExtensions(database.url);
-  const consumer = spawnService(CONSUMER_MAIN, { NODE_ENV: 'test', DATABASE_URL: database.url, CACHE_URL: inject('redisUrl'), BROKER_ADDRESS: inject('kafkaBrokers'), CONSUMER_PORT: '0' });
+  const consumer = spawnService(CONSUMER_MAIN, {
+    NODE_ENV: 'test',
+    DATABASE_URL: database.url,
+    CACHE_URL: inject('redisUrl'),
+    BROKER_ADDRESS: inject('kafkaBrokers'),
+    CONSUMER_PORT: '0',
+  });
   try {
     await consumer.listening();
   } finally {

@@ -39,7 +39,12 @@ beforeAll(async () => {
   database = await createTestDatabase('fuzz');
   await applyMigrations(database.url);
   await liftRateLimits(database.url);
-  const seed = spawnService(SEED_MAIN, { NODE_ENV: 'test', DATABASE_URL: database.url, SEED_ADMIN_EMAIL: ADMIN.email, SEED_ADMIN_PASSWORD: ADMIN.password });
+  const seed = spawnService(SEED_MAIN, {
+    NODE_ENV: 'test',
+    DATABASE_URL: database.url,
+    SEED_ADMIN_EMAIL: ADMIN.email,
+    SEED_ADMIN_PASSWORD: ADMIN.password,
+  });
   const seeded = await seed.exited();
   if (seeded.code !== 0) throw new Error(`the seed failed:\n${seed.output()}`);
   api = runApi({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: database.url, CACHE_URL: inject('redisUrl') });
@@ -99,19 +104,31 @@ async function figuresOf(report: string): Promise<RunFigures> {
 async function fuzz(run: FuzzRun): Promise<RunFigures & { readonly exitCode: number | null; readonly output: string }> {
   const report = path.join(workDir, `${run.name}.ndjson`);
   const args = [
-    '--config-file', CONFIG,
-    'run', run.schema,
-    '--url', run.url,
-    '--seed', String(SEED),
-    '--max-examples', String(run.maxExamples),
-    '--checks', run.checks,
-    '--request-timeout', String(REQUEST_TIMEOUT_SECONDS),
+    '--config-file',
+    CONFIG,
+    'run',
+    run.schema,
+    '--url',
+    run.url,
+    '--seed',
+    String(SEED),
+    '--max-examples',
+    String(run.maxExamples),
+    '--checks',
+    run.checks,
+    '--request-timeout',
+    String(REQUEST_TIMEOUT_SECONDS),
     // A hang must show, not be retried away.
-    '--request-retries', '0',
-    '--generation-database', 'none',
-    '--report', 'ndjson',
-    '--report-ndjson-path', report,
-    '--output-truncate', 'true',
+    '--request-retries',
+    '0',
+    '--generation-database',
+    'none',
+    '--report',
+    'ndjson',
+    '--report-ndjson-path',
+    report,
+    '--output-truncate',
+    'true',
     '--no-color',
     ...Object.entries(run.headers ?? {}).flatMap(([name, value]) => ['--header', `${name}: ${value}`]),
   ];
@@ -128,41 +145,46 @@ async function fuzz(run: FuzzRun): Promise<RunFigures & { readonly exitCode: num
   return { ...(await figuresOf(report)), exitCode, output };
 }
 
-it(`sends at least ${MIN_REQUESTS} generated requests to /track and /graphql and gets no 5xx and no hang`, async () => {
-  if (!isPythonToolProvisioned(schemathesisTool())) throw new Error(`Schemathesis is not provisioned; run: ${PROVISION_COMMAND}`);
-  const graphqlSchema = path.join(workDir, 'schema.graphql');
-  await writeFile(graphqlSchema, servedSchemaSource());
-  const { loginStaff } = await graphqlCaller(apiUrl)<{ loginStaff: { accessToken: string } }>(
-    'mutation ($email: String!, $password: String!) { loginStaff(email: $email, password: $password) { accessToken } }',
-    ADMIN,
-  );
-  const staff = { Authorization: `Bearer ${loginStaff.accessToken}` };
-  // A guest session the api issued, so the cart and checkout operations reach their carts.
-  const { startGuestSession } = await graphqlCaller(apiUrl)<{ startGuestSession: string }>('mutation { startGuestSession }');
-  const guest = { 'X-Session-ID': startGuestSession };
-  // /track answers its declared statuses and bodies, and refuses exactly what its description refuses.
-  const trackChecks = 'not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,positive_data_acceptance,negative_data_rejection';
-  // Schemathesis's not_a_server_error fails on any GraphQL error, a refusal of bad input too: the hooks' check fails on 5xx and INTERNAL.
-  const graphql = { schema: graphqlSchema, url: `${apiUrl}/graphql`, checks: 'no_server_failure' };
-  // The catalog answers only in a channel: the seeded one, so its fields reach the database.
-  const channel = { 'X-Channel-ID': DEMO_CHANNEL.code };
-  const started = Date.now();
-  const runs = await Promise.all([
-    fuzz({ name: 'track', schema: TRACK_OPENAPI_FILE, url: apiUrl, maxExamples: 500, checks: trackChecks }),
-    fuzz({ name: 'graphql-guest', ...graphql, maxExamples: 100, headers: { ...channel, ...guest } }),
-    fuzz({ name: 'graphql-staff', ...graphql, maxExamples: 100, headers: { ...channel, ...staff } }),
-  ]);
-  const seconds = Math.round((Date.now() - started) / 1000);
-  const names = ['track', 'graphql-guest', 'graphql-staff'];
-  const summary = runs.map((run, index) => `${names[index]}: ${run.requests} requests ${JSON.stringify(run.byStatus)}`).join('; ');
-  console.log(`[fuzz] ${runs.reduce((sum, run) => sum + run.requests, 0)} requests in ${seconds} s; ${summary}`);
+it(
+  `sends at least ${MIN_REQUESTS} generated requests to /track and /graphql and gets no 5xx and no hang`,
+  async () => {
+    if (!isPythonToolProvisioned(schemathesisTool())) throw new Error(`Schemathesis is not provisioned; run: ${PROVISION_COMMAND}`);
+    const graphqlSchema = path.join(workDir, 'schema.graphql');
+    await writeFile(graphqlSchema, servedSchemaSource());
+    const { loginStaff } = await graphqlCaller(apiUrl)<{ loginStaff: { accessToken: string } }>(
+      'mutation ($email: String!, $password: String!) { loginStaff(email: $email, password: $password) { accessToken } }',
+      ADMIN,
+    );
+    const staff = { Authorization: `Bearer ${loginStaff.accessToken}` };
+    // A guest session the api issued, so the cart and checkout operations reach their carts.
+    const { startGuestSession } = await graphqlCaller(apiUrl)<{ startGuestSession: string }>('mutation { startGuestSession }');
+    const guest = { 'X-Session-ID': startGuestSession };
+    // /track answers its declared statuses and bodies, and refuses exactly what its description refuses.
+    const trackChecks =
+      'not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,positive_data_acceptance,negative_data_rejection';
+    // Schemathesis's not_a_server_error fails on any GraphQL error, a refusal of bad input too: the hooks' check fails on 5xx and INTERNAL.
+    const graphql = { schema: graphqlSchema, url: `${apiUrl}/graphql`, checks: 'no_server_failure' };
+    // The catalog answers only in a channel: the seeded one, so its fields reach the database.
+    const channel = { 'X-Channel-ID': DEMO_CHANNEL.code };
+    const started = Date.now();
+    const runs = await Promise.all([
+      fuzz({ name: 'track', schema: TRACK_OPENAPI_FILE, url: apiUrl, maxExamples: 500, checks: trackChecks }),
+      fuzz({ name: 'graphql-guest', ...graphql, maxExamples: 100, headers: { ...channel, ...guest } }),
+      fuzz({ name: 'graphql-staff', ...graphql, maxExamples: 100, headers: { ...channel, ...staff } }),
+    ]);
+    const seconds = Math.round((Date.now() - started) / 1000);
+    const names = ['track', 'graphql-guest', 'graphql-staff'];
+    const summary = runs.map((run, index) => `${names[index]}: ${run.requests} requests ${JSON.stringify(run.byStatus)}`).join('; ');
+    console.log(`[fuzz] ${runs.reduce((sum, run) => sum + run.requests, 0)} requests in ${seconds} s; ${summary}`);
 
-  for (const run of runs) {
-    expect(run.exitCode, run.output).toBe(0);
-    expect(run.unanswered, run.output).toBe(0);
-    expect(Object.keys(run.byStatus).filter((status) => Number(status) >= 500)).toEqual([]);
-  }
-  expect(runs.reduce((sum, run) => sum + run.requests, 0)).toBeGreaterThanOrEqual(MIN_REQUESTS);
-  expect(api.child.exitCode, api.output()).toBeNull();
-  expect(api.logLines().filter((line) => line.level === 'ERROR')).toEqual([]);
-}, 20 * 60_000);
+    for (const run of runs) {
+      expect(run.exitCode, run.output).toBe(0);
+      expect(run.unanswered, run.output).toBe(0);
+      expect(Object.keys(run.byStatus).filter((status) => Number(status) >= 500)).toEqual([]);
+    }
+    expect(runs.reduce((sum, run) => sum + run.requests, 0)).toBeGreaterThanOrEqual(MIN_REQUESTS);
+    expect(api.child.exitCode, api.output()).toBeNull();
+    expect(api.logLines().filter((line) => line.level === 'ERROR')).toEqual([]);
+  },
+  20 * 60_000,
+);

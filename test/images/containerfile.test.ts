@@ -20,7 +20,7 @@ const stageNamed = (name: string) => {
 };
 
 describe('images/Containerfile', () => {
-  it('builds the base root filesystem and every image\'s application folder with the offline builder\'s code', () => {
+  it("builds the base root filesystem and every image's application folder with the offline builder's code", () => {
     const runs = argsOf(stageNamed('build'), 'RUN').join(' && ');
     expect(runs).toContain(`make-rootfs /rootfs "$DEBIAN_MIRROR" ${RUN_AS_USER}`);
     expect(runs).toMatch(/npm ci\b/);

@@ -11,6 +11,10 @@ describe('images/contents.ts', () => {
   it('leaves tools/ out of every image, while the repository has workspaces there', async () => {
     const { workspaces } = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { workspaces: string[] };
     expect(workspaces).toContain('tools/test-gateway');
-    for (const image of IMAGES) expect({ image: image.name, carried: [...image.paths, ...image.workspaces].filter(underTools) }).toEqual({ image: image.name, carried: [] });
+    for (const image of IMAGES)
+      expect({ image: image.name, carried: [...image.paths, ...image.workspaces].filter(underTools) }).toEqual({
+        image: image.name,
+        carried: [],
+      });
   });
 });

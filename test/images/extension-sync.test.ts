@@ -40,8 +40,11 @@ describe('the extension sync check of a front-end build', () => {
     expect(manifest).toMatchObject({ platformImage: 'shop/platform:9.9.9', setHash: extensionSetHash(manifest.extensions) });
   });
 
-  it('passes the hash of the platform image\'s extension set', async () => {
-    expect(await verify(manifest.setHash)).toMatchObject({ code: 0, stdout: `extension sync matches shop/platform:9.9.9: ${manifest.setHash}\n` });
+  it("passes the hash of the platform image's extension set", async () => {
+    expect(await verify(manifest.setHash)).toMatchObject({
+      code: 0,
+      stdout: `extension sync matches shop/platform:9.9.9: ${manifest.setHash}\n`,
+    });
   });
 
   it('fails the build when EXTENSIONS_SYNC_HASH is missing, saying what to do', async () => {
@@ -57,7 +60,9 @@ describe('the extension sync check of a front-end build', () => {
     const other = extensionSetHash([{ id: 'reviews', version: '0.3.1' }]);
     const stale = await verify(other);
     expect(stale.code).toBe(1);
-    expect(stale.stderr).toContain(`EXTENSIONS_SYNC_HASH ${other} is not the extension set of shop/platform:9.9.9 (${manifest.setHash}: ${described()})`);
+    expect(stale.stderr).toContain(
+      `EXTENSIONS_SYNC_HASH ${other} is not the extension set of shop/platform:9.9.9 (${manifest.setHash}: ${described()})`,
+    );
     expect(stale.stderr).toContain('sync it again against this platform image');
   });
 });

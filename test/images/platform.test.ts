@@ -57,7 +57,12 @@ function workerCount(output: string): number {
 async function snapshotOutsideWritable(): Promise<Map<string, string>> {
   const root = container.rootDir;
   const listed = await command('find', [root, '-path', join(root, WRITABLE_DIR), '-prune', '-o', '-printf', '%P\\t%y %T@ %s\\n']);
-  return new Map(listed.split('\n').filter(Boolean).map((line) => line.split('\t') as [string, string]));
+  return new Map(
+    listed
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split('\t') as [string, string]),
+  );
 }
 
 /**
@@ -107,8 +112,12 @@ describe('the shop/platform image', () => {
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     try {
-      const { rows } = await client.query<{ applied: string }>('SELECT count(*) AS applied FROM _prisma_migrations WHERE finished_at IS NOT NULL');
-      const migrations = (await readdir(join(REPOSITORY_ROOT, 'prisma/migrations'), { withFileTypes: true })).filter((entry) => entry.isDirectory());
+      const { rows } = await client.query<{ applied: string }>(
+        'SELECT count(*) AS applied FROM _prisma_migrations WHERE finished_at IS NOT NULL',
+      );
+      const migrations = (await readdir(join(REPOSITORY_ROOT, 'prisma/migrations'), { withFileTypes: true })).filter((entry) =>
+        entry.isDirectory(),
+      );
       expect(Number(rows[0]?.applied)).toBe(migrations.length);
     } finally {
       await client.end();

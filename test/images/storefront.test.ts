@@ -67,24 +67,32 @@ describe('the shop/storefront-example image', () => {
 });
 
 describe('the extension sync chain of the offline build', () => {
-  it('gives the platform image the sync manifest of the committed extension set', async () => {
-    const platform = await openBuiltImage('platform');
-    try {
-      const manifest = JSON.parse(await readFile(join(platform.container.rootDir, APP_DIR, SYNC_MANIFEST_FILE), 'utf8')) as SyncManifest;
-      const lock = await readExtensionLock(join(REPOSITORY_ROOT, EXTENSION_LOCK_FILE));
-      expect(manifest).toEqual({ platformImage: platform.built.reference, extensions: lock.extensions, setHash: lock.setHash });
-    } finally {
-      await platform.container.dispose();
-    }
-  }, BUILD_TIMEOUT_MS);
+  it(
+    'gives the platform image the sync manifest of the committed extension set',
+    async () => {
+      const platform = await openBuiltImage('platform');
+      try {
+        const manifest = JSON.parse(await readFile(join(platform.container.rootDir, APP_DIR, SYNC_MANIFEST_FILE), 'utf8')) as SyncManifest;
+        const lock = await readExtensionLock(join(REPOSITORY_ROOT, EXTENSION_LOCK_FILE));
+        expect(manifest).toEqual({ platformImage: platform.built.reference, extensions: lock.extensions, setHash: lock.setHash });
+      } finally {
+        await platform.container.dispose();
+      }
+    },
+    BUILD_TIMEOUT_MS,
+  );
 
-  it('refuses to build the front ends with an EXTENSIONS_SYNC_HASH of another extension set, before committing any image', async () => {
-    const stale = extensionSetHash([{ id: 'reviews', version: '0.3.1' }]);
-    const records = () => Promise.all(IMAGES.map((image) => readFile(recordPath(image), 'utf8')));
-    const before = await records();
-    await expect(buildImages(() => {}, { extensionsSyncHash: stale })).rejects.toThrow(
-      `extension sync check failed: EXTENSIONS_SYNC_HASH ${stale} is not the extension set of shop/platform:`,
-    );
-    expect(await records()).toEqual(before);
-  }, BUILD_TIMEOUT_MS);
+  it(
+    'refuses to build the front ends with an EXTENSIONS_SYNC_HASH of another extension set, before committing any image',
+    async () => {
+      const stale = extensionSetHash([{ id: 'reviews', version: '0.3.1' }]);
+      const records = () => Promise.all(IMAGES.map((image) => readFile(recordPath(image), 'utf8')));
+      const before = await records();
+      await expect(buildImages(() => {}, { extensionsSyncHash: stale })).rejects.toThrow(
+        `extension sync check failed: EXTENSIONS_SYNC_HASH ${stale} is not the extension set of shop/platform:`,
+      );
+      expect(await records()).toEqual(before);
+    },
+    BUILD_TIMEOUT_MS,
+  );
 });

@@ -235,8 +235,9 @@ describe('npm run dev:stack', () => {
     } finally {
       await admin.disconnect();
     }
-    const kept = await withTemporal(environment.WORKFLOW_HOST as string, async (connection) =>
-      (await connection.workflowService.describeNamespace({ namespace: KEPT })).namespaceInfo?.name,
+    const kept = await withTemporal(
+      environment.WORKFLOW_HOST as string,
+      async (connection) => (await connection.workflowService.describeNamespace({ namespace: KEPT })).namespaceInfo?.name,
     );
     expect(kept).toBe(KEPT);
     const object = await storageOf(environment).get(`${KEPT}.txt`);

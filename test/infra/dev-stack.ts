@@ -99,10 +99,14 @@ async function startAll(settings: DevStackSettings, started: ServerHandle[]): Pr
         dir: join(dir, 'temporal'),
       }),
     ),
-    keep(startVersityGw({ port: ports.s3, dir: join(dir, 'versitygw'), ...DEV_STACK_S3_KEYS })).then(() => createBucket(devStackEnvironment(settings))),
+    keep(startVersityGw({ port: ports.s3, dir: join(dir, 'versitygw'), ...DEV_STACK_S3_KEYS })).then(() =>
+      createBucket(devStackEnvironment(settings)),
+    ),
     keep(startPrometheus(devPrometheusConfig(settings), { port: ports.prometheus, dir: join(dir, 'prometheus') })),
   ]);
-  const failures = results.flatMap((result) => (result.status === 'rejected' ? [result.reason instanceof Error ? result.reason.message : String(result.reason)] : []));
+  const failures = results.flatMap((result) =>
+    result.status === 'rejected' ? [result.reason instanceof Error ? result.reason.message : String(result.reason)] : [],
+  );
   if (failures.length > 0) throw new Error(failures.join('\n'));
 }
 

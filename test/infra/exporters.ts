@@ -15,7 +15,12 @@ export interface Exporter {
 }
 
 /** Starts the exporter and returns once its scrape reports `<upMetric> 1`: it reached its server. */
-async function startExporter(tool: GoTool, args: (listen: string) => string[], upMetric: string, env: NodeJS.ProcessEnv = {}): Promise<Exporter> {
+async function startExporter(
+  tool: GoTool,
+  args: (listen: string) => string[],
+  upMetric: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<Exporter> {
   requireProvisioned(`${tool.label} (${tool.binary})`, isToolProvisioned(tool));
   const dir = await mkdtemp(join(tmpdir(), `shop-infra-${tool.dir.split('/').at(-1) ?? 'exporter'}-`));
   trackTempDir(dir);
@@ -47,7 +52,9 @@ async function startExporter(tool: GoTool, args: (listen: string) => string[], u
 export function startPostgresExporter(databaseUrl: string): Promise<Exporter> {
   const url = new URL(databaseUrl);
   if (!url.searchParams.has('sslmode')) url.searchParams.set('sslmode', 'disable');
-  return startExporter(postgresExporterTool(), (listen) => [`--web.listen-address=${listen}`], 'pg_up', { DATA_SOURCE_NAME: url.toString() });
+  return startExporter(postgresExporterTool(), (listen) => [`--web.listen-address=${listen}`], 'pg_up', {
+    DATA_SOURCE_NAME: url.toString(),
+  });
 }
 
 export function startRedisExporter(redisUrl: string): Promise<Exporter> {

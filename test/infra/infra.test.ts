@@ -9,7 +9,6 @@ import { connectOutcome } from './proc.ts';
 import { startKafka, startRedis, startTemporal, type ServerHandle } from './servers.ts';
 import { isProcessAlive } from '../../services/runtime/src/process-alive.ts';
 
-
 describe('shared servers from global setup', () => {
   it('postgres: a fresh test database answers SELECT 1 and is gone after drop()', async () => {
     const database = await createTestDatabase('infra');

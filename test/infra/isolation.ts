@@ -37,7 +37,10 @@ async function withAdminClient<T>(use: (client: pg.Client) => Promise<T>): Promi
 /** Creates a fresh database on the shared PostgreSQL server and returns its URL. */
 export async function createTestDatabase(prefix = 'test'): Promise<TestDatabase> {
   // Postgres identifiers: lower case, at most 63 bytes; the unique suffix is kept whole.
-  const safePrefix = prefix.toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 40);
+  const safePrefix = prefix
+    .toLowerCase()
+    .replace(/[^a-z0-9_]/g, '_')
+    .slice(0, 40);
   const name = uniqueName(safePrefix);
   const quoted = pg.escapeIdentifier(name);
   await withAdminClient((client) => client.query(`CREATE DATABASE ${quoted}`));

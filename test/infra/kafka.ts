@@ -8,13 +8,7 @@ import { PROVISION_COMMAND, isKafkaProvisioned, kafkaDir, kafkaLibsDir } from '.
 import { requireProvisioned, startServer, type ServerHandle, type ServerPlacement } from './managed-server.ts';
 import { findOnPath, freePort, launch, run } from './proc.ts';
 
-const JVM_FLAGS = [
-  '-Xmx512m',
-  '-XX:+UseSerialGC',
-  '-XX:TieredStopAtLevel=1',
-  '-Xshare:auto',
-  '-Djava.awt.headless=true',
-];
+const JVM_FLAGS = ['-Xmx512m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Xshare:auto', '-Djava.awt.headless=true'];
 
 function serverProperties(port: number, controllerPort: number, logDirs: string): string {
   const properties: Record<string, string | number | boolean> = {
@@ -106,55 +100,55 @@ export async function startKafkaWithJvmFlags(brokerJvmFlags: readonly string[], 
   const { java } = await javaInstallation();
   const classArchive = await kafkaClassArchive();
   const archiveFlags = existsSync(classArchive) ? [`-XX:SharedArchiveFile=${classArchive}`] : [];
-  return startServer('kafka', async (baseDir) => {
-    const [port, controllerPort] =
-      placement.port !== undefined && placement.controllerPort !== undefined ? [placement.port, placement.controllerPort] : await distinctFreePorts();
-    const propertiesFile = join(baseDir, 'server.properties');
-    const log4jFile = join(baseDir, 'log4j.properties');
-    const logDirs = join(baseDir, 'kraft-logs');
-    await writeFile(propertiesFile, serverProperties(port, controllerPort, logDirs));
-    await writeFile(log4jFile, LOG4J);
-    const jvm = [
-      ...JVM_FLAGS,
-      ...archiveFlags,
-      `-Dlog4j.configuration=file:${log4jFile}`,
-      '-cp',
-      `${kafkaLibsDir()}/*`,
-    ];
-    // A kept dir was formatted by its first start: its cluster id stays.
-    if (!existsSync(join(logDirs, 'meta.properties'))) {
-      await run(java, [...jvm, 'kafka.tools.StorageTool', 'format', '-t', clusterId(), '-c', propertiesFile]);
-    }
+  return startServer(
+    'kafka',
+    async (baseDir) => {
+      const [port, controllerPort] =
+        placement.port !== undefined && placement.controllerPort !== undefined
+          ? [placement.port, placement.controllerPort]
+          : await distinctFreePorts();
+      const propertiesFile = join(baseDir, 'server.properties');
+      const log4jFile = join(baseDir, 'log4j.properties');
+      const logDirs = join(baseDir, 'kraft-logs');
+      await writeFile(propertiesFile, serverProperties(port, controllerPort, logDirs));
+      await writeFile(log4jFile, LOG4J);
+      const jvm = [...JVM_FLAGS, ...archiveFlags, `-Dlog4j.configuration=file:${log4jFile}`, '-cp', `${kafkaLibsDir()}/*`];
+      // A kept dir was formatted by its first start: its cluster id stays.
+      if (!existsSync(join(logDirs, 'meta.properties'))) {
+        await run(java, [...jvm, 'kafka.tools.StorageTool', 'format', '-t', clusterId(), '-c', propertiesFile]);
+      }
 
-    const url = `127.0.0.1:${port}`;
-    const client = new Kafka({
-      clientId: 'shop-infra-probe',
-      brokers: [url],
-      logLevel: logLevel.NOTHING,
-      connectionTimeout: 1_000,
-      retry: { retries: 0 },
-    });
-    return {
-      name: 'kafka',
-      port,
-      url,
-      baseDir,
-      launch: (logFile) => launch(java, [...jvm, ...brokerJvmFlags, 'kafka.Kafka', propertiesFile], { logFile }),
-      probe: async () => {
-        const admin = client.admin();
-        try {
-          await admin.connect();
-          await admin.listTopics();
-          // Also wait for the group coordinator: the first FindCoordinator creates __consumer_offsets,
-          // and tests' first consumer would otherwise hit "group coordinator is not available".
-          await admin.describeGroups(['shop-infra-probe']);
-        } finally {
-          await admin.disconnect().catch(() => undefined);
-        }
-      },
-      readyTimeoutMs: 90_000,
-      stopSignal: 'SIGTERM',
-      stopTimeoutMs: 20_000,
-    };
-  }, placement.dir);
+      const url = `127.0.0.1:${port}`;
+      const client = new Kafka({
+        clientId: 'shop-infra-probe',
+        brokers: [url],
+        logLevel: logLevel.NOTHING,
+        connectionTimeout: 1_000,
+        retry: { retries: 0 },
+      });
+      return {
+        name: 'kafka',
+        port,
+        url,
+        baseDir,
+        launch: (logFile) => launch(java, [...jvm, ...brokerJvmFlags, 'kafka.Kafka', propertiesFile], { logFile }),
+        probe: async () => {
+          const admin = client.admin();
+          try {
+            await admin.connect();
+            await admin.listTopics();
+            // Also wait for the group coordinator: the first FindCoordinator creates __consumer_offsets,
+            // and tests' first consumer would otherwise hit "group coordinator is not available".
+            await admin.describeGroups(['shop-infra-probe']);
+          } finally {
+            await admin.disconnect().catch(() => undefined);
+          }
+        },
+        readyTimeoutMs: 90_000,
+        stopSignal: 'SIGTERM',
+        stopTimeoutMs: 20_000,
+      };
+    },
+    placement.dir,
+  );
 }

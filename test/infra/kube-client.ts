@@ -9,7 +9,12 @@ export interface KubeReply<T> {
   readonly body: T;
 }
 
-export type KubeRequest = <T = Record<string, unknown>>(method: string, path: string, body?: unknown, token?: string) => Promise<KubeReply<T>>;
+export type KubeRequest = <T = Record<string, unknown>>(
+  method: string,
+  path: string,
+  body?: unknown,
+  token?: string,
+) => Promise<KubeReply<T>>;
 
 /**
  * A minimal client for tests: JSON over fetch with the server's bearer token. fetch takes no
@@ -39,8 +44,12 @@ export function kubeClient(server: KubeApiServer): KubeRequest {
 /** Polls until the CRD's Established condition is True: the API server then serves its kind. */
 export async function waitEstablished(kube: KubeRequest, name: string): Promise<void> {
   await eventually(async () => {
-    const { body } = await kube<{ status?: { conditions?: Array<{ type: string; status: string }> } }>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
-    if (!body.status?.conditions?.some((condition) => condition.type === 'Established' && condition.status === 'True')) throw new Error(`the CRD ${name} is not established`);
+    const { body } = await kube<{ status?: { conditions?: Array<{ type: string; status: string }> } }>(
+      'GET',
+      `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
+    );
+    if (!body.status?.conditions?.some((condition) => condition.type === 'Established' && condition.status === 'True'))
+      throw new Error(`the CRD ${name} is not established`);
   });
 }
 

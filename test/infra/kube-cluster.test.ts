@@ -68,7 +68,10 @@ async function pods(ns: string, app: string): Promise<Pod[]> {
 }
 
 async function deploymentStatus(ns: string, name: string): Promise<{ availableReplicas?: number; conditions?: Condition[] }> {
-  const { body } = await cluster.kube<{ status: { availableReplicas?: number; conditions?: Condition[] } }>('GET', `/apis/apps/v1/namespaces/${ns}/deployments/${name}`);
+  const { body } = await cluster.kube<{ status: { availableReplicas?: number; conditions?: Condition[] } }>(
+    'GET',
+    `/apis/apps/v1/namespaces/${ns}/deployments/${name}`,
+  );
   return body.status;
 }
 
@@ -78,7 +81,7 @@ async function jobConditions(ns: string, name: string): Promise<Condition[]> {
 }
 
 describe('the controllers, the scheduler and the node agent', () => {
-  it('roll out a Deployment: a ReplicaSet, Pods bound to the agent\'s Node, running and ready, and the Deployment available', async () => {
+  it("roll out a Deployment: a ReplicaSet, Pods bound to the agent's Node, running and ready, and the Deployment available", async () => {
     const ns = await namespace();
     await createDeployment(ns, 'web', 2);
     const status = await eventually(async () => {
@@ -92,7 +95,11 @@ describe('the controllers, the scheduler and the node agent', () => {
     for (const pod of running) {
       expect(pod.metadata.ownerReferences?.[0]?.kind).toBe('ReplicaSet');
       expect(pod.spec.nodeName).toBe(cluster.agent.nodeName);
-      expect(pod.status).toMatchObject({ phase: 'Running', podIP: '127.0.0.1', containerStatuses: [expect.objectContaining({ ready: true, state: { running: expect.anything() } })] });
+      expect(pod.status).toMatchObject({
+        phase: 'Running',
+        podIP: '127.0.0.1',
+        containerStatuses: [expect.objectContaining({ ready: true, state: { running: expect.anything() } })],
+      });
       expect(pod.status.conditions).toContainEqual(expect.objectContaining({ type: 'Ready', status: 'True' }));
     }
   });
@@ -100,17 +107,25 @@ describe('the controllers, the scheduler and the node agent', () => {
   it('complete a Job whose pod exits 0, with its termination message', async () => {
     const ns = await namespace();
     await createJob(ns, 'migrate', 'exit 0', 'applied 3 migrations');
-    await eventually(async () => expect(await jobConditions(ns, 'migrate')).toContainEqual(expect.objectContaining({ type: 'Complete', status: 'True' })));
+    await eventually(async () =>
+      expect(await jobConditions(ns, 'migrate')).toContainEqual(expect.objectContaining({ type: 'Complete', status: 'True' })),
+    );
     const [pod] = await pods(ns, 'migrate');
     expect(pod?.status.phase).toBe('Succeeded');
-    expect(pod?.status.containerStatuses?.[0]?.state.terminated).toMatchObject({ exitCode: 0, reason: 'Completed', message: 'applied 3 migrations' });
+    expect(pod?.status.containerStatuses?.[0]?.state.terminated).toMatchObject({
+      exitCode: 0,
+      reason: 'Completed',
+      message: 'applied 3 migrations',
+    });
   });
 
   it('fail a Job whose pod exits 1 once its backoff limit is reached', async () => {
     const ns = await namespace();
     await createJob(ns, 'broken', 'exit 1');
     await eventually(async () =>
-      expect(await jobConditions(ns, 'broken')).toContainEqual(expect.objectContaining({ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded' })),
+      expect(await jobConditions(ns, 'broken')).toContainEqual(
+        expect.objectContaining({ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded' }),
+      ),
     );
     expect((await pods(ns, 'broken'))[0]?.status.phase).toBe('Failed');
   });
@@ -123,7 +138,11 @@ describe('the controllers, the scheduler and the node agent', () => {
       expect(status?.restartCount).toBeGreaterThanOrEqual(2);
       return status;
     });
-    expect(container).toMatchObject({ ready: false, state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { exitCode: 2 } } });
+    expect(container).toMatchObject({
+      ready: false,
+      state: { waiting: { reason: 'CrashLoopBackOff' } },
+      lastState: { terminated: { exitCode: 2 } },
+    });
     expect((await deploymentStatus(ns, 'crashing')).availableReplicas ?? 0).toBe(0);
   });
 
@@ -131,10 +150,16 @@ describe('the controllers, the scheduler and the node agent', () => {
     const ns = await namespace();
     await createDeployment(ns, 'unpullable', 1, { [OUTCOME_ANNOTATION]: 'ImagePullBackOff' });
     await createDeployment(ns, 'held', 1, { [OUTCOME_ANNOTATION]: 'pending' });
-    for (const [app, reason] of [['unpullable', 'ImagePullBackOff'], ['held', 'ContainerCreating']] as const) {
+    for (const [app, reason] of [
+      ['unpullable', 'ImagePullBackOff'],
+      ['held', 'ContainerCreating'],
+    ] as const) {
       await eventually(async () => {
         const [pod] = await pods(ns, app);
-        expect(pod?.status).toMatchObject({ phase: 'Pending', containerStatuses: [expect.objectContaining({ state: { waiting: expect.objectContaining({ reason }) } })] });
+        expect(pod?.status).toMatchObject({
+          phase: 'Pending',
+          containerStatuses: [expect.objectContaining({ state: { waiting: expect.objectContaining({ reason }) } })],
+        });
       });
     }
   });
@@ -157,7 +182,10 @@ describe('the controllers, the scheduler and the node agent', () => {
 describe('admission', () => {
   it('refuses a privileged pod in a namespace that enforces the restricted Pod Security Standard', async () => {
     const ns = await namespace({ 'pod-security.kubernetes.io/enforce': 'restricted' });
-    const pod = { metadata: { name: 'privileged' }, spec: { containers: [{ name: 'c', image: 'registry.example.com/c:1', securityContext: { privileged: true } }] } };
+    const pod = {
+      metadata: { name: 'privileged' },
+      spec: { containers: [{ name: 'c', image: 'registry.example.com/c:1', securityContext: { privileged: true } }] },
+    };
     const refused = await cluster.kube<{ message: string }>('POST', `/api/v1/namespaces/${ns}/pods`, pod);
     expect(refused.status).toBe(403);
     expect(refused.body.message).toContain('violates PodSecurity "restricted:latest"');
@@ -170,12 +198,18 @@ describe('admission', () => {
     expect((await cluster.kube('POST', `/api/v1/namespaces/${ns}/resourcequotas`, quota)).status).toBe(201);
     // The quota controller fills in what is used; until then the admission plugin refuses every pod.
     await eventually(async () => {
-      const { body } = await cluster.kube<{ status: { used?: Record<string, string> } }>('GET', `/api/v1/namespaces/${ns}/resourcequotas/one-pod`);
+      const { body } = await cluster.kube<{ status: { used?: Record<string, string> } }>(
+        'GET',
+        `/api/v1/namespaces/${ns}/resourcequotas/one-pod`,
+      );
       expect(body.status.used).toEqual({ pods: '0' });
     });
     await createDeployment(ns, 'crowd', 2);
     const condition = await eventually(async () => {
-      const { body } = await cluster.kube<{ items: Array<{ status: { conditions?: Condition[] } }> }>('GET', `/apis/apps/v1/namespaces/${ns}/replicasets`);
+      const { body } = await cluster.kube<{ items: Array<{ status: { conditions?: Condition[] } }> }>(
+        'GET',
+        `/apis/apps/v1/namespaces/${ns}/replicasets`,
+      );
       const failure = body.items[0]?.status.conditions?.find((candidate) => candidate.type === 'ReplicaFailure');
       expect(failure).toMatchObject({ status: 'True', reason: 'FailedCreate' });
       return failure;
@@ -210,7 +244,9 @@ describe('the workload helpers, on pods the agent holds', () => {
 describe('unprovisioned controllers', () => {
   it('fail with the command that provisions them, before starting anything', async () => {
     await withEmptyInfraCache(async () => {
-      await expect(startKubeControllers(cluster.server)).rejects.toThrow(/kube-controller-manager 1\.37\.2 .* is not provisioned; run: node test\/infra\/provision\.ts/);
+      await expect(startKubeControllers(cluster.server)).rejects.toThrow(
+        /kube-controller-manager 1\.37\.2 .* is not provisioned; run: node test\/infra\/provision\.ts/,
+      );
     });
   });
 });

@@ -27,7 +27,12 @@ export interface KubeControllers {
  * One of the two, on a free loopback port: that port serves only /healthz (it is how we know the process
  * is up). It reaches the API server through the server's admin kubeconfig and runs without leader election.
  */
-function startComponent(name: 'kube-controller-manager' | 'kube-scheduler', tool: GoTool, server: KubeApiServer, extraArgs: readonly string[]): Promise<ServerHandle> {
+function startComponent(
+  name: 'kube-controller-manager' | 'kube-scheduler',
+  tool: GoTool,
+  server: KubeApiServer,
+  extraArgs: readonly string[],
+): Promise<ServerHandle> {
   const binary = requireTool(tool);
   return startServer(name, async (baseDir) => {
     const port = await freePort();
@@ -79,7 +84,10 @@ export async function startKubeControllers(server: KubeApiServer): Promise<KubeC
   const failures = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []));
   if (failures.length > 0) {
     await dispose();
-    throw new AggregateError(failures, failures.map((failure) => (failure instanceof Error ? failure.message : String(failure))).join('\n\n'));
+    throw new AggregateError(
+      failures,
+      failures.map((failure) => (failure instanceof Error ? failure.message : String(failure))).join('\n\n'),
+    );
   }
   const [controllerManager, scheduler] = started as [ServerHandle, ServerHandle];
   return { pids: () => ({ controllerManager: controllerManager.pid(), scheduler: scheduler.pid() }), dispose };

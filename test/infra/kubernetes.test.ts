@@ -67,14 +67,9 @@ describe('kube-apiserver on kine', () => {
     });
     expect(configMap.status).toBe(201);
 
-    const list = await kube<{ items: ConfigMap[] }>(
-      'GET',
-      `/api/v1/namespaces/${namespace}/configmaps?labelSelector=app%3Dinfra-test`,
-    );
+    const list = await kube<{ items: ConfigMap[] }>('GET', `/api/v1/namespaces/${namespace}/configmaps?labelSelector=app%3Dinfra-test`);
     expect(list.status).toBe(200);
-    expect(list.body.items.map((item) => [item.metadata.name, item.data])).toEqual([
-      ['greeting', { message: 'hello kubernetes' }],
-    ]);
+    expect(list.body.items.map((item) => [item.metadata.name, item.data])).toEqual([['greeting', { message: 'hello kubernetes' }]]);
   });
 
   it('runs the cached helm CLI: version, and an install through the kubeconfig', async () => {
@@ -99,9 +94,7 @@ describe('kube-apiserver on kine', () => {
       expect(installed.body.data).toEqual({ kubeVersion: `v${KUBERNETES_VERSION}` });
 
       const { stdout: releases } = await execFileAsync(helm, ['list', '--output', 'json', ...kubeArgs], { env: helmEnv });
-      expect((JSON.parse(releases) as { name: string; status: string }[]).map((r) => [r.name, r.status])).toEqual([
-        ['probe', 'deployed'],
-      ]);
+      expect((JSON.parse(releases) as { name: string; status: string }[]).map((r) => [r.name, r.status])).toEqual([['probe', 'deployed']]);
     } finally {
       await rm(chartDir, { recursive: true, force: true });
     }

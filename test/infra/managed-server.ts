@@ -3,13 +3,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROVISION_COMMAND } from './layout.ts';
-import {
-  tailFile,
-  trackTempDir,
-  untrackTempDir,
-  waitForPortClosed,
-  type ServerProcess,
-} from './proc.ts';
+import { tailFile, trackTempDir, untrackTempDir, waitForPortClosed, type ServerProcess } from './proc.ts';
 import { eventually } from '../support/wait.ts';
 
 export type ServerName =

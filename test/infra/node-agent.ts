@@ -51,7 +51,15 @@ interface Condition {
 }
 
 export interface Pod {
-  metadata: { name: string; namespace: string; uid: string; resourceVersion: string; labels?: Record<string, string>; annotations?: Record<string, string>; deletionTimestamp?: string };
+  metadata: {
+    name: string;
+    namespace: string;
+    uid: string;
+    resourceVersion: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    deletionTimestamp?: string;
+  };
   spec: { nodeName?: string; restartPolicy?: 'Always' | 'OnFailure' | 'Never'; containers: Container[] };
   status?: { phase?: string; conditions?: Condition[]; startTime?: string };
 }
@@ -61,7 +69,13 @@ const OUTCOME = /^(running|unready|pending|ErrImagePull|ImagePullBackOff|exit (\
 const now = (): string => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 
 function condition(type: string, status: boolean, reason?: string): Record<string, unknown> {
-  return { type, status: status ? 'True' : 'False', lastProbeTime: null, lastTransitionTime: now(), ...(reason === undefined ? {} : { reason }) };
+  return {
+    type,
+    status: status ? 'True' : 'False',
+    lastProbeTime: null,
+    lastTransitionTime: now(),
+    ...(reason === undefined ? {} : { reason }),
+  };
 }
 
 const isTerminal = (pod: Pod): boolean => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
@@ -120,7 +134,13 @@ const waiting = (reason: string, message?: (container: Container) => string): Co
 });
 
 function terminated(exitCode: number, message: string | undefined): Record<string, unknown> {
-  return { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: now(), finishedAt: now(), ...(message === undefined ? {} : { message }) };
+  return {
+    exitCode,
+    reason: exitCode === 0 ? 'Completed' : 'Error',
+    startedAt: now(),
+    finishedAt: now(),
+    ...(message === undefined ? {} : { message }),
+  };
 }
 
 /** Whether the kubelet starts a container again after it exited with `exitCode`. */
@@ -159,7 +179,8 @@ export async function startNodeAgent(server: KubeApiServer, options: NodeAgentOp
     for (let attempt = 1; ; attempt += 1) {
       const reply = await kube('PUT', `${podPath(current)}/status`, { ...current, status: status(current) });
       if (reply.status === 200 || reply.status === 404) return;
-      if (reply.status !== 409 || attempt === 5) throw new Error(`PUT ${podPath(current)}/status: HTTP ${reply.status}: ${JSON.stringify(reply.body)}`);
+      if (reply.status !== 409 || attempt === 5)
+        throw new Error(`PUT ${podPath(current)}/status: HTTP ${reply.status}: ${JSON.stringify(reply.body)}`);
       const fresh = await kube<Pod>('GET', podPath(current));
       if (fresh.status === 404 || fresh.body.metadata.uid !== pod.metadata.uid) return;
       current = fresh.body;
@@ -185,7 +206,10 @@ export async function startNodeAgent(server: KubeApiServer, options: NodeAgentOp
       restartCount,
       lastState: { terminated: terminated(exitCode, message) },
       describe: (container) => ({
-        waiting: { reason: 'CrashLoopBackOff', message: `back-off ${Math.round(delayMs / 1000)}s restarting failed container=${container.name} pod=${pod.metadata.name}` },
+        waiting: {
+          reason: 'CrashLoopBackOff',
+          message: `back-off ${Math.round(delayMs / 1000)}s restarting failed container=${container.name} pod=${pod.metadata.name}`,
+        },
       }),
     };
     const outcome = applied.get(pod.metadata.uid);
@@ -207,14 +231,25 @@ export async function startNodeAgent(server: KubeApiServer, options: NodeAgentOp
     if (exit !== undefined) {
       const exitCode = Number(exit);
       if (restarts(pod, exitCode)) return crashLoop(pod, exitCode, message, 0);
-      const state: ContainerState = { sandbox: true, running: false, restartCount: 0, describe: () => ({ terminated: terminated(exitCode, message) }) };
+      const state: ContainerState = {
+        sandbox: true,
+        running: false,
+        restartCount: 0,
+        describe: () => ({ terminated: terminated(exitCode, message) }),
+      };
       return writeStatus(pod, (current) => podStatus(current, exitCode === 0 ? 'Succeeded' : 'Failed', state));
     }
     switch (outcome) {
       case 'running':
       case 'unready': {
         const startedAt = now();
-        const state: ContainerState = { sandbox: true, running: true, unready: outcome === 'unready', restartCount: 0, describe: () => ({ running: { startedAt } }) };
+        const state: ContainerState = {
+          sandbox: true,
+          running: true,
+          unready: outcome === 'unready',
+          restartCount: 0,
+          describe: () => ({ running: { startedAt } }),
+        };
         return writeStatus(pod, (current) => podStatus(current, 'Running', state));
       }
       case 'pending':
@@ -222,12 +257,24 @@ export async function startNodeAgent(server: KubeApiServer, options: NodeAgentOp
       case 'ErrImagePull':
       case 'ImagePullBackOff':
         return writeStatus(pod, (current) =>
-          podStatus(current, 'Pending', waiting(outcome, (container) => `Back-off pulling image "${container.image}"`)),
+          podStatus(
+            current,
+            'Pending',
+            waiting(outcome, (container) => `Back-off pulling image "${container.image}"`),
+          ),
         );
       default:
         // A kubelet refuses a container it cannot configure the same way.
         return writeStatus(pod, (current) =>
-          podStatus(current, 'Pending', waiting('CreateContainerConfigError', () => `${OUTCOME_ANNOTATION} "${outcome}" is not one of running, unready, pending, exit <code>, ErrImagePull, ImagePullBackOff`)),
+          podStatus(
+            current,
+            'Pending',
+            waiting(
+              'CreateContainerConfigError',
+              () =>
+                `${OUTCOME_ANNOTATION} "${outcome}" is not one of running, unready, pending, exit <code>, ErrImagePull, ImagePullBackOff`,
+            ),
+          ),
         );
     }
   };
@@ -236,11 +283,17 @@ export async function startNodeAgent(server: KubeApiServer, options: NodeAgentOp
   const finish = async (pod: Pod): Promise<void> => {
     forget(pod.metadata.uid);
     if (!isTerminal(pod)) {
-      const killed: ContainerState = { sandbox: false, running: false, restartCount: 0, describe: () => ({ terminated: terminated(137, undefined) }) };
+      const killed: ContainerState = {
+        sandbox: false,
+        running: false,
+        restartCount: 0,
+        describe: () => ({ terminated: terminated(137, undefined) }),
+      };
       await writeStatus(pod, (current) => podStatus(current, 'Failed', killed));
     }
     const reply = await kube('DELETE', podPath(pod), { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } });
-    if (![200, 404, 409].includes(reply.status)) throw new Error(`DELETE ${podPath(pod)}: HTTP ${reply.status}: ${JSON.stringify(reply.body)}`);
+    if (![200, 404, 409].includes(reply.status))
+      throw new Error(`DELETE ${podPath(pod)}: HTTP ${reply.status}: ${JSON.stringify(reply.body)}`);
   };
 
   const sync = async (pod: Pod): Promise<void> => {
@@ -254,7 +307,8 @@ export async function startNodeAgent(server: KubeApiServer, options: NodeAgentOp
     }
     if (isTerminal(pod)) return;
     if (host) return host.run(pod as unknown as V1Pod);
-    const outcome = pod.metadata.annotations?.[OUTCOME_ANNOTATION] ?? (typeof defaultOutcome === 'function' ? defaultOutcome(pod) : defaultOutcome);
+    const outcome =
+      pod.metadata.annotations?.[OUTCOME_ANNOTATION] ?? (typeof defaultOutcome === 'function' ? defaultOutcome(pod) : defaultOutcome);
     const message = pod.metadata.annotations?.[TERMINATION_MESSAGE_ANNOTATION];
     const key = JSON.stringify([outcome, message]);
     if (applied.get(pod.metadata.uid) === key) return;
@@ -322,7 +376,10 @@ async function registerNode(kube: KubeRequest, name: string): Promise<void> {
     ],
     conditions: [
       { ...condition('Ready', true, 'KubeletReady'), lastHeartbeatTime: now(), message: 'the node agent is ready' },
-      ...['MemoryPressure', 'DiskPressure', 'PIDPressure'].map((type) => ({ ...condition(type, false, `KubeletHasNo${type}`), lastHeartbeatTime: now() })),
+      ...['MemoryPressure', 'DiskPressure', 'PIDPressure'].map((type) => ({
+        ...condition(type, false, `KubeletHasNo${type}`),
+        lastHeartbeatTime: now(),
+      })),
     ],
   };
   const reported = await kube('PUT', `${path}/status`, { ...node.body, status });
@@ -340,7 +397,13 @@ interface PodHandlers {
 }
 
 /** LIST the Pods bound to the Node, then WATCH from the list's resourceVersion; again from a fresh LIST when the watch expires. */
-async function watchPods(server: KubeApiServer, kube: KubeRequest, nodeName: string, signal: AbortSignal, handlers: PodHandlers): Promise<void> {
+async function watchPods(
+  server: KubeApiServer,
+  kube: KubeRequest,
+  nodeName: string,
+  signal: AbortSignal,
+  handlers: PodHandlers,
+): Promise<void> {
   const pods = `/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${nodeName}`)}`;
   while (!signal.aborted) {
     try {
@@ -349,11 +412,16 @@ async function watchPods(server: KubeApiServer, kube: KubeRequest, nodeName: str
       for (const pod of list.body.items) handlers.changed(pod);
       let resourceVersion = list.body.metadata.resourceVersion;
       for (;;) {
-        const ended = await watchFrom(server, `${pods}&watch=1&allowWatchBookmarks=true&resourceVersion=${resourceVersion}`, signal, (type, object) => {
-          resourceVersion = object.metadata.resourceVersion;
-          if (type === 'ADDED' || type === 'MODIFIED') handlers.changed(object);
-          else if (type === 'DELETED') handlers.deleted(object);
-        });
+        const ended = await watchFrom(
+          server,
+          `${pods}&watch=1&allowWatchBookmarks=true&resourceVersion=${resourceVersion}`,
+          signal,
+          (type, object) => {
+            resourceVersion = object.metadata.resourceVersion;
+            if (type === 'ADDED' || type === 'MODIFIED') handlers.changed(object);
+            else if (type === 'DELETED') handlers.deleted(object);
+          },
+        );
         if (ended === 'expired' || signal.aborted) break;
       }
     } catch (error) {
@@ -372,10 +440,12 @@ async function watchFrom(
   signal: AbortSignal,
   onEvent: (type: string, object: Pod) => void,
 ): Promise<'closed' | 'expired'> {
-  const response = await fetch(new URL(path, server.url), { headers: { authorization: `Bearer ${server.token}` }, signal }).catch((error: unknown) => {
-    if (signal.aborted) return undefined;
-    throw error;
-  });
+  const response = await fetch(new URL(path, server.url), { headers: { authorization: `Bearer ${server.token}` }, signal }).catch(
+    (error: unknown) => {
+      if (signal.aborted) return undefined;
+      throw error;
+    },
+  );
   if (response === undefined) return 'closed';
   if (response.status === 410) return 'expired';
   if (response.status !== 200 || response.body === null) throw new Error(`WATCH ${path}: HTTP ${response.status}`);

@@ -18,7 +18,10 @@ export async function processStat(pid: number): Promise<ProcessStat | undefined>
   try {
     const text = await readFile(`/proc/${pid}/stat`, 'utf8');
     // After "pid (comm) ": state ppid …; utime, stime, cutime and cstime are the 12th to 15th fields.
-    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ').map(Number);
+    const fields = text
+      .slice(text.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
     const seconds = (index: number) => (fields[index] ?? 0) / TICKS_PER_SECOND;
     return { pid, ppid: fields[1] ?? 0, cpuSeconds: seconds(11) + seconds(12), reapedCpuSeconds: seconds(13) + seconds(14) };
   } catch {

@@ -29,7 +29,10 @@ export function prometheusServerBinary(): string {
 
 /** Path of one monitoring.coreos.com CRD manifest, by its plural, e.g. `prometheusrules`. */
 export function prometheusOperatorCrdFile(plural: string): string {
-  requireProvisioned(`Prometheus Operator ${PROMETHEUS_OPERATOR_VERSION} CRDs (${prometheusOperatorCrdsDir()})`, existsSync(prometheusOperatorCrdsMarker()));
+  requireProvisioned(
+    `Prometheus Operator ${PROMETHEUS_OPERATOR_VERSION} CRDs (${prometheusOperatorCrdsDir()})`,
+    existsSync(prometheusOperatorCrdsMarker()),
+  );
   return join(prometheusOperatorCrdsDir(), `monitoring.coreos.com_${plural}.yaml`);
 }
 
@@ -43,7 +46,12 @@ export async function startPrometheus(config: string, placement: ServerPlacement
       const configFile = join(baseDir, 'prometheus.yml');
       await writeFile(configFile, config);
       const url = `http://127.0.0.1:${port}`;
-      const args = [`--config.file=${configFile}`, `--storage.tsdb.path=${join(baseDir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'];
+      const args = [
+        `--config.file=${configFile}`,
+        `--storage.tsdb.path=${join(baseDir, 'data')}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+        '--log.level=warn',
+      ];
       return {
         name: 'prometheus',
         port,

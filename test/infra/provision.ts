@@ -78,10 +78,18 @@ function systemRequirements(): SystemRequirement[] {
     { label: 'Redis', aptPackage: 'redis-server', location: () => (isRedisInstalled() ? redisServerBin : undefined) },
     { label: 'Java (for Kafka)', aptPackage: 'default-jre-headless', location: () => findOnPath('java') },
     // The beacon tests drive it headless through playwright-core, which downloads no browser.
-    { label: 'Chromium (for the beacon tests)', aptPackage: 'chromium', location: () => (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined) },
+    {
+      label: 'Chromium (for the beacon tests)',
+      aptPackage: 'chromium',
+      location: () => (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined),
+    },
     // The container images are built and run without a daemon (images/README.md).
     { label: 'buildah (for the container images)', aptPackage: 'buildah', location: () => findOnPath('buildah') },
-    { label: 'debootstrap (for the images\' base)', aptPackage: 'debootstrap', location: () => (existsSync(DEBOOTSTRAP) ? DEBOOTSTRAP : undefined) },
+    {
+      label: "debootstrap (for the images' base)",
+      aptPackage: 'debootstrap',
+      location: () => (existsSync(DEBOOTSTRAP) ? DEBOOTSTRAP : undefined),
+    },
     // The node agent gives each pod it runs a network namespace of its own (pods/pod-network.ts).
     { label: 'iproute2 (for pod networks)', aptPackage: 'iproute2', location: () => findOnPath('ip') },
     { label: 'iptables (for pod networks)', aptPackage: 'iptables', location: () => findOnPath('iptables') },
@@ -111,9 +119,7 @@ async function ensureSystemPackages(): Promise<void> {
 
   const packages = missing.map((r) => r.aptPackage);
   if (process.getuid?.() !== 0) {
-    throw new Error(
-      `missing ${packages.join(', ')}; run: sudo apt-get update && sudo apt-get install -y ${packages.join(' ')}`,
-    );
+    throw new Error(`missing ${packages.join(', ')}; run: sudo apt-get update && sudo apt-get install -y ${packages.join(' ')}`);
   }
   // RUNLEVEL=1 keeps the packages' maintainer scripts from starting system-wide services.
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive', RUNLEVEL: '1' };
@@ -166,17 +172,9 @@ async function ensureKafka(): Promise<void> {
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, 'pom.xml'), kafkaPom());
-  await run(
-    'mvn',
-    [
-      '-q',
-      '-B',
-      'dependency:copy-dependencies',
-      '-DincludeScope=runtime',
-      `-DoutputDirectory=${kafkaLibsDir()}`,
-    ],
-    { cwd: dir },
-  );
+  await run('mvn', ['-q', '-B', 'dependency:copy-dependencies', '-DincludeScope=runtime', `-DoutputDirectory=${kafkaLibsDir()}`], {
+    cwd: dir,
+  });
   const jars = (await readdir(kafkaLibsDir())).filter((file) => file.endsWith('.jar'));
   const brokerJar = `kafka_${SCALA_VERSION}-${KAFKA_VERSION}.jar`;
   if (!jars.includes(brokerJar)) throw new Error(`mvn finished but ${brokerJar} is not in ${kafkaLibsDir()}`);
@@ -383,10 +381,10 @@ const helm: GoToolBuild = {
       'helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor': major ?? '1',
       'helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor': minor ?? '0',
     });
-    return go.command(
-      ['install', '-trimpath', `-ldflags=-s -w ${variables.join(' ')}`, `helm.sh/helm/v3/cmd/helm@v${HELM_VERSION}`],
-      { gobin: join(tool.dir, 'bin'), timeoutMs: 45 * 60_000 },
-    );
+    return go.command(['install', '-trimpath', `-ldflags=-s -w ${variables.join(' ')}`, `helm.sh/helm/v3/cmd/helm@v${HELM_VERSION}`], {
+      gobin: join(tool.dir, 'bin'),
+      timeoutMs: 45 * 60_000,
+    });
   },
 };
 
@@ -493,7 +491,15 @@ async function buildPinnedCommand(go: GoToolchain, tool: GoTool, pinned: PinnedC
   await writeFile(join(buildDir, 'tools.go'), `//go:build tools\n\npackage tools\n\nimport _ "${pinned.command}"\n`);
   // -mod=mod lets this first build resolve the dependencies and write go.sum.
   await go.command(
-    ['build', '-mod=mod', '-trimpath', `-ldflags=-s -w ${linkerVariables(pinned.linkerVariables).join(' ')}`, '-o', tool.binary, pinned.command],
+    [
+      'build',
+      '-mod=mod',
+      '-trimpath',
+      `-ldflags=-s -w ${linkerVariables(pinned.linkerVariables).join(' ')}`,
+      '-o',
+      tool.binary,
+      pinned.command,
+    ],
     { cwd: buildDir, env: pinned.env, timeoutMs: 30 * 60_000 },
   );
 }
@@ -559,7 +565,10 @@ async function ensurePrometheusOperatorCrds(): Promise<void> {
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   const module = `github.com/prometheus-operator/prometheus-operator@v${PROMETHEUS_OPERATOR_VERSION}`;
-  const info = JSON.parse(await go.command(['mod', 'download', '-json', module], { cwd: dir, timeoutMs: 10 * 60_000 })) as { Dir?: string; Error?: string };
+  const info = JSON.parse(await go.command(['mod', 'download', '-json', module], { cwd: dir, timeoutMs: 10 * 60_000 })) as {
+    Dir?: string;
+    Error?: string;
+  };
   if (!info.Dir) throw new Error(`go mod download ${module}: ${info.Error ?? 'no module directory'}`);
   const source = join(info.Dir, 'example', 'prometheus-operator-crd');
   const manifests = (await readdir(source)).filter((file) => /^monitoring\.coreos\.com_\w+\.yaml$/.test(file));
@@ -601,7 +610,17 @@ try {
   await ensureKafkaClassArchive();
   await ensureUnpackedDebianPackage(prometheusPackage(), promtoolBin());
   // Sequential on purpose: each Go build already uses two cores.
-  const goTools = [temporalCli, kine, helm, kubeApiServer, kubeControllerManager, kubeScheduler, postgresExporter, redisExporter, versityGw];
+  const goTools = [
+    temporalCli,
+    kine,
+    helm,
+    kubeApiServer,
+    kubeControllerManager,
+    kubeScheduler,
+    postgresExporter,
+    redisExporter,
+    versityGw,
+  ];
   for (const tool of goTools) await ensureGoTool(tool);
   await ensurePrometheusOperatorCrds();
   await ensureSchemathesis();

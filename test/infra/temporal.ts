@@ -33,34 +33,38 @@ export async function startTemporal(placement: TemporalPlacement = {}): Promise<
   const port = placement.port ?? (free[0] as number);
   const httpPort = placement.httpPort ?? (free[1] as number);
   const metricsPort = placement.metricsPort ?? (free[2] as number);
-  const handle = await startServer('temporal', async (baseDir) => {
-    const ui = placement.uiPort === undefined ? ['--headless'] : ['--ui-ip', '127.0.0.1', '--ui-port', String(placement.uiPort)];
-    const args = ['server', 'start-dev', ...ui, '--ip', '127.0.0.1', '--port', String(port)];
-    args.push('--http-port', String(httpPort), '--metrics-port', String(metricsPort), '--log-level', 'warn');
-    args.push('--db-filename', join(baseDir, 'temporal.db'));
-    // Matching reports a task queue's approximate_backlog_count when it saves the queue's ack level:
-    // every minute by default, every 5 s here so a test sees the backlog while it runs.
-    args.push('--dynamic-config-value', 'matching.updateAckInterval="5s"');
-    const url = `127.0.0.1:${port}`;
-    return {
-      name: 'temporal',
-      port,
-      url,
-      baseDir,
-      launch: (logFile) => launch(cli.binary, args, { logFile }),
-      probe: async () => {
-        const connection = await Connection.connect({ address: url, connectTimeout: 1_000 });
-        try {
-          // The default namespace is registered once the server's own setup is done.
-          await connection.workflowService.describeNamespace({ namespace: 'default' });
-        } finally {
-          await connection.close();
-        }
-      },
-      readyTimeoutMs: 60_000,
-      stopSignal: 'SIGTERM',
-      stopTimeoutMs: 15_000,
-    };
-  }, placement.dir);
+  const handle = await startServer(
+    'temporal',
+    async (baseDir) => {
+      const ui = placement.uiPort === undefined ? ['--headless'] : ['--ui-ip', '127.0.0.1', '--ui-port', String(placement.uiPort)];
+      const args = ['server', 'start-dev', ...ui, '--ip', '127.0.0.1', '--port', String(port)];
+      args.push('--http-port', String(httpPort), '--metrics-port', String(metricsPort), '--log-level', 'warn');
+      args.push('--db-filename', join(baseDir, 'temporal.db'));
+      // Matching reports a task queue's approximate_backlog_count when it saves the queue's ack level:
+      // every minute by default, every 5 s here so a test sees the backlog while it runs.
+      args.push('--dynamic-config-value', 'matching.updateAckInterval="5s"');
+      const url = `127.0.0.1:${port}`;
+      return {
+        name: 'temporal',
+        port,
+        url,
+        baseDir,
+        launch: (logFile) => launch(cli.binary, args, { logFile }),
+        probe: async () => {
+          const connection = await Connection.connect({ address: url, connectTimeout: 1_000 });
+          try {
+            // The default namespace is registered once the server's own setup is done.
+            await connection.workflowService.describeNamespace({ namespace: 'default' });
+          } finally {
+            await connection.close();
+          }
+        },
+        readyTimeoutMs: 60_000,
+        stopSignal: 'SIGTERM',
+        stopTimeoutMs: 15_000,
+      };
+    },
+    placement.dir,
+  );
   return { ...handle, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics` };
 }

@@ -20,7 +20,13 @@ interface Job {
 interface Deployment {
   metadata: { generation: number };
   spec: { replicas?: number; selector: { matchLabels?: Record<string, string> } };
-  status?: { observedGeneration?: number; replicas?: number; updatedReplicas?: number; availableReplicas?: number; conditions?: Condition[] };
+  status?: {
+    observedGeneration?: number;
+    replicas?: number;
+    updatedReplicas?: number;
+    availableReplicas?: number;
+    conditions?: Condition[];
+  };
 }
 
 /** Jobs end within seconds, unless they retry: the Job controller waits 10 s, then 20 s, ... before each new Pod. */
@@ -35,7 +41,10 @@ async function get<T>(kube: KubeRequest, path: string): Promise<T> {
 
 /** Sets the Pod's outcome (and termination message) annotations, unless it carries them already. */
 export async function directPod(kube: KubeRequest, pod: Pod, outcome: PodOutcome, terminationMessage?: string): Promise<void> {
-  const wanted = { [OUTCOME_ANNOTATION]: outcome, ...(terminationMessage === undefined ? {} : { [TERMINATION_MESSAGE_ANNOTATION]: terminationMessage }) };
+  const wanted = {
+    [OUTCOME_ANNOTATION]: outcome,
+    ...(terminationMessage === undefined ? {} : { [TERMINATION_MESSAGE_ANNOTATION]: terminationMessage }),
+  };
   let current = pod;
   for (let attempt = 1; ; attempt += 1) {
     const annotations = current.metadata.annotations ?? {};
@@ -57,7 +66,14 @@ async function podsOf(kube: KubeRequest, namespace: string, labels: Record<strin
 }
 
 /** Until the Job has the condition `type`: every Pod it starts ends with `outcome`. Returns that condition. */
-async function endJob(kube: KubeRequest, namespace: string, name: string, outcome: PodOutcome, terminationMessage: string | undefined, type: string): Promise<Condition> {
+async function endJob(
+  kube: KubeRequest,
+  namespace: string,
+  name: string,
+  outcome: PodOutcome,
+  terminationMessage: string | undefined,
+  type: string,
+): Promise<Condition> {
   const path = `/apis/batch/v1/namespaces/${namespace}/jobs/${name}`;
   return eventually(
     async () => {
@@ -134,14 +150,23 @@ const HOLD_FINALIZER = 'test.shop.dev/hold';
  * Terminating on a Node being drained: deleted, and kept with its deletionTimestamp by a finalizer. It carries the Deployment's
  * selector but no ReplicaSet's pod-template-hash, so no ReplicaSet adopts it. `release` lets it go.
  */
-export async function createTerminatingPod(kube: KubeRequest, namespace: string, deploymentName: string, annotations: Record<string, string>): Promise<{ name: string; release(): Promise<void> }> {
-  const deployment = await get<Deployment & { spec: { template: { spec: Record<string, unknown> } } }>(kube, `/apis/apps/v1/namespaces/${namespace}/deployments/${deploymentName}`);
+export async function createTerminatingPod(
+  kube: KubeRequest,
+  namespace: string,
+  deploymentName: string,
+  annotations: Record<string, string>,
+): Promise<{ name: string; release(): Promise<void> }> {
+  const deployment = await get<Deployment & { spec: { template: { spec: Record<string, unknown> } } }>(
+    kube,
+    `/apis/apps/v1/namespaces/${namespace}/deployments/${deploymentName}`,
+  );
   const { selector, template } = deployment.spec;
   const metadata = { generateName: `${deploymentName}-`, labels: selector.matchLabels, annotations, finalizers: [HOLD_FINALIZER] };
   // On a Node no agent serves: the scheduler leaves it alone, and no kubelet ends its containers, so it stays running while Terminating.
   const spec = { ...template.spec, nodeName: 'draining-node' };
   const created = await kube<{ metadata: { name: string } }>('POST', `/api/v1/namespaces/${namespace}/pods`, { metadata, spec });
-  if (created.status !== 201) throw new Error(`POST a pod of Deployment ${deploymentName}: HTTP ${created.status}: ${JSON.stringify(created.body)}`);
+  if (created.status !== 201)
+    throw new Error(`POST a pod of Deployment ${deploymentName}: HTTP ${created.status}: ${JSON.stringify(created.body)}`);
   const path = `/api/v1/namespaces/${namespace}/pods/${created.body.metadata.name}`;
   const deleted = await kube('DELETE', path);
   if (deleted.status !== 200) throw new Error(`DELETE ${path}: HTTP ${deleted.status}`);
@@ -150,10 +175,12 @@ export async function createTerminatingPod(kube: KubeRequest, namespace: string,
     release: async () => {
       const current = await get<{ metadata: Record<string, unknown> }>(kube, path);
       const released = await kube('PUT', path, { ...current, metadata: { ...current.metadata, finalizers: [] } });
-      if (released.status !== 200) throw new Error(`PUT ${path} without its finalizer: HTTP ${released.status}: ${JSON.stringify(released.body)}`);
+      if (released.status !== 200)
+        throw new Error(`PUT ${path} without its finalizer: HTTP ${released.status}: ${JSON.stringify(released.body)}`);
       // No kubelet on that Node confirms the containers stopped: end the grace period as a drain's force delete does.
       const gone = await kube('DELETE', path, { gracePeriodSeconds: 0 });
-      if (gone.status !== 200 && gone.status !== 404) throw new Error(`DELETE ${path} at once: HTTP ${gone.status}: ${JSON.stringify(gone.body)}`);
+      if (gone.status !== 200 && gone.status !== 404)
+        throw new Error(`DELETE ${path} at once: HTTP ${gone.status}: ${JSON.stringify(gone.body)}`);
     },
   };
 }

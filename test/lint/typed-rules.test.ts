@@ -26,7 +26,11 @@ describe('type-aware lint rules', () => {
         return await 2;
       }
     `;
-    expect((await ruleIds(code)).sort()).toEqual(['@typescript-eslint/await-thenable', '@typescript-eslint/no-floating-promises', '@typescript-eslint/no-misused-promises']);
+    expect((await ruleIds(code)).sort()).toEqual([
+      '@typescript-eslint/await-thenable',
+      '@typescript-eslint/no-floating-promises',
+      '@typescript-eslint/no-misused-promises',
+    ]);
   }, 60_000);
 
   it('accepts the same promises awaited, handled or explicitly let go', async () => {

@@ -89,7 +89,8 @@ async function generatedSecret(ns: string): Promise<GeneratedSecret> {
     `/api/v1/namespaces/${ns}/secrets/shop-generated-keys`,
   );
   expectStatus(reply, 200);
-  const value = (key: string) => (reply.body.data[key] === undefined ? undefined : Buffer.from(reply.body.data[key], 'base64').toString('utf8'));
+  const value = (key: string) =>
+    reply.body.data[key] === undefined ? undefined : Buffer.from(reply.body.data[key], 'base64').toString('utf8');
   return {
     revision: reply.body.metadata.annotations?.[KEYS_REVISION_ANNOTATION],
     masterKey: value(GENERATED_KEYS.secretsMasterKey) as string,
@@ -116,7 +117,10 @@ const keyringFrom = (master: MasterKeys): MasterKeyring => keyringOf(podConfig(m
 const STAFF: Principal = { kind: 'staff', staffUserId: 9n };
 const REPO_ROOT = new URL('../../', import.meta.url).pathname;
 /** status.keyRotation's fields of a rewrap's count: times in the status are whole seconds. */
-const statusCount = (count: RewrapSummary) => ({ rowsPerKeyId: count.rowsPerKeyId, rowsCountedAt: count.countedAt.replace(/\.\d+Z$/, 'Z') });
+const statusCount = (count: RewrapSummary) => ({
+  rowsPerKeyId: count.rowsPerKeyId,
+  rowsCountedAt: count.countedAt.replace(/\.\d+Z$/, 'Z'),
+});
 
 const idOf = (base64: string) => masterKeyring(Buffer.from(base64, 'base64')).current.id;
 
@@ -166,7 +170,8 @@ class ShopUnderTest {
     }
     for (const [component, settings] of this.signers) {
       for (const [token, { issued, expiresAt }] of this.tokens) {
-        if (expiresAt > clock()) expect(await verifyAccessToken(token, settings), `token issued ${issued}, verified by the ${component}`).toEqual(STAFF);
+        if (expiresAt > clock())
+          expect(await verifyAccessToken(token, settings), `token issued ${issued}, verified by the ${component}`).toEqual(STAFF);
       }
     }
     for (const [component, keyring] of this.pods) {
@@ -176,7 +181,8 @@ class ShopUnderTest {
       this.rows.set(key, value);
     }
     for (const [component, keyring] of this.pods) {
-      for (const [key, value] of this.rows) expect(await readStoredSecret(db.database.prisma, keyring, key), `${key} read by the ${component} ${moment}`).toBe(value);
+      for (const [key, value] of this.rows)
+        expect(await readStoredSecret(db.database.prisma, keyring, key), `${key} read by the ${component} ${moment}`).toBe(value);
     }
   }
 
@@ -200,7 +206,9 @@ class ShopUnderTest {
     await this.writeAndReadEverywhere(`${moment}_api_rolling`);
     await this.startPods('api');
     await this.writeAndReadEverywhere(`${moment}_api_rolled`);
-    await eventually(async () => expect([await this.templateRevision('worker'), await this.templateRevision('consumer')]).toEqual([revision, revision]));
+    await eventually(async () =>
+      expect([await this.templateRevision('worker'), await this.templateRevision('consumer')]).toEqual([revision, revision]),
+    );
     await beforeLast?.();
     await this.startPods('worker');
     await this.startPods('consumer');
@@ -248,46 +256,72 @@ class ShopUnderTest {
   /** Moves the clock past `time`, and brings the Shop a pass: the operator's requeue was set for the system clock. */
   async passTime(time: Date): Promise<void> {
     clockOffsetMs += Math.max(time.getTime() - clock().getTime(), 0) + 1_000;
-    await updateShop(cluster.kube, this.ns, 'shop', (stored) => void (stored.metadata = { ...stored.metadata, labels: { ...stored.metadata?.labels, clock: String(clockOffsetMs) } }));
+    await updateShop(
+      cluster.kube,
+      this.ns,
+      'shop',
+      (stored) => void (stored.metadata = { ...stored.metadata, labels: { ...stored.metadata?.labels, clock: String(clockOffsetMs) } }),
+    );
   }
 
   /** The tokens signed with `signingKey` that have not expired. */
   unexpiredTokensOf(signingKey: string): string[] {
-    return [...this.tokens.values()].filter((token) => token.signingKey === signingKey && token.expiresAt > clock()).map((token) => token.issued);
+    return [...this.tokens.values()]
+      .filter((token) => token.signingKey === signingKey && token.expiresAt > clock())
+      .map((token) => token.issued);
   }
 
   requestRotation(value: string): Promise<void> {
-    return updateShop(cluster.kube, this.ns, 'shop', (shop) => void (shop.metadata = { ...shop.metadata, annotations: { [ROTATE_KEYS_ANNOTATION]: value } }));
+    return updateShop(
+      cluster.kube,
+      this.ns,
+      'shop',
+      (shop) => void (shop.metadata = { ...shop.metadata, annotations: { [ROTATE_KEYS_ANNOTATION]: value } }),
+    );
   }
 
   async job(name: string): Promise<StoredJob | undefined> {
-    const reply = await cluster.kube<StoredJob>(
-      'GET',
-      `/apis/batch/v1/namespaces/${this.ns}/jobs/${name}`,
-    );
+    const reply = await cluster.kube<StoredJob>('GET', `/apis/batch/v1/namespaces/${this.ns}/jobs/${name}`);
     return reply.status === 200 ? reply.body : undefined;
   }
 }
 
-const keysCurrent = (status: string, reason: string) => expect.arrayContaining([expect.objectContaining({ type: 'KeysCurrent', status, reason })]);
+const keysCurrent = (status: string, reason: string) =>
+  expect.arrayContaining([expect.objectContaining({ type: 'KeysCurrent', status, reason })]);
 
 /** A Ready Shop, its pods started, and a row written by each component. Generated keys unless `supplied` names the master keys and how to read them. */
 async function readyShop(
   prefix: string,
   spec: Partial<ShopSpec>,
-  supplied?: { secret: { name: string; data: Record<string, string> }; masterKeys?: ShopUnderTest['masterKeys']; signingKeys?: ShopUnderTest['signingKeys'] },
+  supplied?: {
+    secret: { name: string; data: Record<string, string> };
+    masterKeys?: ShopUnderTest['masterKeys'];
+    signingKeys?: ShopUnderTest['signingKeys'];
+  },
 ): Promise<ShopUnderTest> {
   const ns = await cluster.namespace(prefix);
   await createReferencedSecrets(cluster.kube, ns);
-  if (supplied) expectStatus(await cluster.kube('POST', `/api/v1/namespaces/${ns}/secrets`, { metadata: { name: supplied.secret.name }, stringData: supplied.secret.data }), 201);
+  if (supplied)
+    expectStatus(
+      await cluster.kube('POST', `/api/v1/namespaces/${ns}/secrets`, {
+        metadata: { name: supplied.secret.name },
+        stringData: supplied.secret.data,
+      }),
+      201,
+    );
   const manifest = shopManifest('shop', '1.0.0', spec);
-  await createShop(cluster.kube, ns, { ...manifest, spec: { ...manifest.spec, ...spec, secrets: { ...manifest.spec.secrets, ...spec.secrets } } });
+  await createShop(cluster.kube, ns, {
+    ...manifest,
+    spec: { ...manifest.spec, ...spec, secrets: { ...manifest.spec.secrets, ...spec.secrets } },
+  });
   const shop = new ShopUnderTest(ns, supplied);
   await eventually(async () => expect(await shop.job('shop-migrate-1-0-0')).toBeDefined());
   await completeJob(cluster.kube, ns, 'shop-migrate-1-0-0');
   await eventually(async () => expect((await cluster.kube('GET', `/apis/apps/v1/namespaces/${ns}/deployments/shop-api`)).status).toBe(200));
   await shop.startPods('api');
-  await eventually(async () => expect((await cluster.kube('GET', `/apis/apps/v1/namespaces/${ns}/deployments/shop-consumer`)).status).toBe(200));
+  await eventually(async () =>
+    expect((await cluster.kube('GET', `/apis/apps/v1/namespaces/${ns}/deployments/shop-consumer`)).status).toBe(200),
+  );
   await shop.startPods('worker');
   await shop.startPods('consumer');
   await shop.status({ phase: 'Ready' });
@@ -315,9 +349,18 @@ describe('rotation of the generated keys', () => {
     await shop.rollOutKeys('adding');
 
     // (b) It becomes current; the old one stays readable; the api rolls out before the worker and the consumer.
-    await shop.status({ keyRotation: { phase: 'Switching', currentKeyId: idOf(newKey) }, conditions: keysCurrent('False', 'SwitchingKeys') });
+    await shop.status({
+      keyRotation: { phase: 'Switching', currentKeyId: idOf(newKey) },
+      conditions: keysCurrent('False', 'SwitchingKeys'),
+    });
     const switching = await generatedSecret(shop.ns);
-    expect(switching).toMatchObject({ revision: '2', masterKey: newKey, rotatingFrom: [original.masterKey], signingKey: adding.previousSigningKey, previousSigningKey: original.signingKey });
+    expect(switching).toMatchObject({
+      revision: '2',
+      masterKey: newKey,
+      rotatingFrom: [original.masterKey],
+      signingKey: adding.previousSigningKey,
+      previousSigningKey: original.signingKey,
+    });
     await restartOperator();
     // The worker's and the consumer's new pods take a minute to start: until then they use the old keys.
     let lastPodsSwitchedAt = new Date(0);
@@ -343,7 +386,10 @@ describe('rotation of the generated keys', () => {
     // (d) Every row is under the new key, as the Job's pod counted, but the old one stays until its
     // retention has passed, counted from the end of the switch's rollout (the worker and the consumer
     // used the old keys until then), not from when the switch was written.
-    const settled = await shop.status({ keyRotation: { phase: 'Settled', currentKeyId: idOf(newKey), ...statusCount(counted) }, conditions: keysCurrent('True', 'RetiringKeys') });
+    const settled = await shop.status({
+      keyRotation: { phase: 'Settled', currentKeyId: idOf(newKey), ...statusCount(counted) },
+      conditions: keysCurrent('True', 'RetiringKeys'),
+    });
     const removeAfter = new Date(settled.keyRotation?.retiringKeys?.[0]?.removeAfter ?? 0);
     expect(removeAfter.getTime()).toBeGreaterThanOrEqual(Math.floor(lastPodsSwitchedAt.getTime() / 1000) * 1000 + RETENTION_MS);
     expect(removeAfter.getTime()).toBeLessThan(clock().getTime() + RETENTION_MS);
@@ -363,14 +409,23 @@ describe('rotation of the generated keys', () => {
     // A pod of the Adding revision is still terminating, and writes a row under the old key after the rewrap.
     const terminating = await createTerminatingPod(cluster.kube, shop.ns, 'shop-api', { [KEYS_REVISION_ANNOTATION]: '1' });
     const oldPod = keyringFrom({ masterKey: original.masterKey, rotatingFrom: [newKey] });
-    await setStoredSecret(db.database.prisma, oldPod, { key: 'rotation.straggler', value: 'written while terminating', setAt: new Date(), setByStaffUserId: null });
+    await setStoredSecret(db.database.prisma, oldPod, {
+      key: 'rotation.straggler',
+      value: 'written while terminating',
+      setAt: new Date(),
+      setByStaffUserId: null,
+    });
     shop.rows.set('rotation.straggler', 'written while terminating');
 
     // Past the retention, nothing is removed while that pod is there.
     await shop.passTime(removeAfter);
     const held = await shop.status({ conditions: keysCurrent('False', 'OlderPodsLeft') });
     expect(held.conditions?.find((condition) => condition.type === 'KeysCurrent')?.message).toContain(terminating.name);
-    expect(await generatedSecret(shop.ns)).toMatchObject({ revision: '2', rotatingFrom: [original.masterKey], previousSigningKey: original.signingKey });
+    expect(await generatedSecret(shop.ns)).toMatchObject({
+      revision: '2',
+      rotatingFrom: [original.masterKey],
+      previousSigningKey: original.signingKey,
+    });
 
     // Once it is gone, the removal check (the rewrap run again) is created. Its pod counts the row
     // under the old key: the master key stays; the signing key goes, every token it signed expired.
@@ -383,23 +438,42 @@ describe('rotation of the generated keys', () => {
     });
     await shop.status({ conditions: keysCurrent('False', 'CheckingRemoval') });
     await completeJob(cluster.kube, shop.ns, check, formatRewrapSummary(await rowsPerKeyId(db.database.pool), new Date()));
-    await eventually(async () => expect(await generatedSecret(shop.ns)).toMatchObject({ revision: '3', rotatingFrom: [original.masterKey], previousSigningKey: undefined }));
+    await eventually(async () =>
+      expect(await generatedSecret(shop.ns)).toMatchObject({
+        revision: '3',
+        rotatingFrom: [original.masterKey],
+        previousSigningKey: undefined,
+      }),
+    );
     expect(shop.unexpiredTokensOf(original.signingKey)).toEqual([]);
     await shop.rollOutKeys('signing_key_removed');
     await shop.status({ conditions: keysCurrent('False', 'RowsUnderRetiringKey') });
     expect((await generatedSecret(shop.ns)).rotatingFrom).toEqual([original.masterKey]);
 
     // Deleting the check runs it again: it moves that row, counts none under the old key, and the key goes.
-    expectStatus(await cluster.kube('DELETE', `/apis/batch/v1/namespaces/${shop.ns}/jobs/${check}`, { propagationPolicy: 'Background' }), 200);
+    expectStatus(
+      await cluster.kube('DELETE', `/apis/batch/v1/namespaces/${shop.ns}/jobs/${check}`, { propagationPolicy: 'Background' }),
+      200,
+    );
     await eventually(async () => expect((await shop.job(check))?.metadata.uid).not.toBeOneOf([undefined, firstCheck.metadata.uid]));
     const recounted = await shop.runRewrapJob(check);
     expect(recounted.rowsPerKeyId).toEqual({ [idOf(newKey)]: shop.rows.size });
-    await eventually(async () => expect(await generatedSecret(shop.ns)).toMatchObject({ revision: '4', masterKey: newKey, rotatingFrom: [], signingKey: adding.previousSigningKey }));
+    await eventually(async () =>
+      expect(await generatedSecret(shop.ns)).toMatchObject({
+        revision: '4',
+        masterKey: newKey,
+        rotatingFrom: [],
+        signingKey: adding.previousSigningKey,
+      }),
+    );
     await shop.rollOutKeys('removed');
     for (const keyring of shop.pods.values()) expect(keyring.ids).toEqual([idOf(newKey)]);
 
     // SECRET_KEY_PREVIOUS is free: the rotation asked for starts.
-    await shop.status({ keyRotation: { phase: 'Adding', retiringKeys: [], ...statusCount(recounted) }, conditions: keysCurrent('False', 'AddingKeys') });
+    await shop.status({
+      keyRotation: { phase: 'Adding', retiringKeys: [], ...statusCount(recounted) },
+      conditions: keysCurrent('False', 'AddingKeys'),
+    });
     const secondRotation = await generatedSecret(shop.ns);
     expect(secondRotation).toMatchObject({ revision: '5', signingKey: adding.previousSigningKey });
     expect(secondRotation.previousSigningKey).not.toBeOneOf([undefined, original.signingKey, adding.previousSigningKey]);
@@ -407,8 +481,13 @@ describe('rotation of the generated keys', () => {
 
     // A ciphertext swapped into another row is refused, even under the current key.
     const [first, second] = [...shop.rows.keys()] as [string, string];
-    await db.database.pool.query('UPDATE stored_secrets SET ciphertext = (SELECT ciphertext FROM stored_secrets WHERE key = $2) WHERE key = $1', [first, second]);
-    await expect(readStoredSecret(db.database.prisma, shop.pods.get('api') as MasterKeyring, first)).rejects.toBeInstanceOf(SecretUnreadableError);
+    await db.database.pool.query(
+      'UPDATE stored_secrets SET ciphertext = (SELECT ciphertext FROM stored_secrets WHERE key = $2) WHERE key = $1',
+      [first, second],
+    );
+    await expect(readStoredSecret(db.database.prisma, shop.pods.get('api') as MasterKeyring, first)).rejects.toBeInstanceOf(
+      SecretUnreadableError,
+    );
   }, 180_000);
 
   it('keeps the old master key past its retention while the rewrap has not completed, and a process without it refuses to start', async () => {
@@ -426,7 +505,10 @@ describe('rotation of the generated keys', () => {
 
     // Past the retention, the key is still there: rows are under it.
     await shop.passTime(removeAfter);
-    await shop.status({ keyRotation: { phase: 'Rewrapping', retiringKeys: [{ keyId: idOf(original.masterKey) }] }, conditions: keysCurrent('False', 'RewrapFailed') });
+    await shop.status({
+      keyRotation: { phase: 'Rewrapping', retiringKeys: [{ keyId: idOf(original.masterKey) }] },
+      conditions: keysCurrent('False', 'RewrapFailed'),
+    });
     expect((await generatedSecret(shop.ns)).rotatingFrom).toEqual([original.masterKey]);
 
     // Had someone removed it anyway, the platform's start check would refuse to start, naming it.
@@ -444,7 +526,10 @@ describe('rotation of the generated keys', () => {
     // Deleting the failed Job runs it again; once it completes, the retention being over, the removal
     // check runs, and the key goes.
     const failedJob = (await shop.job('shop-keys-2')) as StoredJob;
-    expectStatus(await cluster.kube('DELETE', `/apis/batch/v1/namespaces/${shop.ns}/jobs/shop-keys-2`, { propagationPolicy: 'Background' }), 200);
+    expectStatus(
+      await cluster.kube('DELETE', `/apis/batch/v1/namespaces/${shop.ns}/jobs/shop-keys-2`, { propagationPolicy: 'Background' }),
+      200,
+    );
     await eventually(async () => expect((await shop.job('shop-keys-2'))?.metadata.uid).not.toBeOneOf([undefined, failedJob.metadata.uid]));
     await shop.runRewrapJob('shop-keys-2');
     const check = removalCheckJobName('shop', idOf((await generatedSecret(shop.ns)).masterKey), [idOf(original.masterKey)]);
@@ -464,7 +549,12 @@ describe('an operator killed in each phase', () => {
   // process made to freeze right after the key rotation step (TEST_FREEZE_AFTER_STEP), which is then
   // killed: the generated Secret has moved on, the status written at the end of the pass never was,
   // and no requeue was left behind. The rollouts in between are run by a process killed before they end.
-  const leaseEnv = { LEASE_NAME: 'shop-operator', LEASE_DURATION_SECONDS: '3', LEASE_RENEW_DEADLINE_SECONDS: '2', LEASE_RETRY_PERIOD_SECONDS: '1' };
+  const leaseEnv = {
+    LEASE_NAME: 'shop-operator',
+    LEASE_DURATION_SECONDS: '3',
+    LEASE_RENEW_DEADLINE_SECONDS: '2',
+    LEASE_RETRY_PERIOD_SECONDS: '1',
+  };
   let spawned = 0;
 
   function spawnFor(ns: string, frozenAfterKeyRotation: boolean): ChildOperator {
@@ -514,7 +604,10 @@ describe('an operator killed in each phase', () => {
 
       // Adding → Switching, and Switching → Rewrapping: the rollout's operator is killed before the
       // worker and the consumer are rolled out; the next one moves the phase on and is killed.
-      for (const [phase, revisionAfter] of [['Adding', '2'], ['Switching', '2']] as const) {
+      for (const [phase, revisionAfter] of [
+        ['Adding', '2'],
+        ['Switching', '2'],
+      ] as const) {
         live = spawnFor(shop.ns, false);
         await shop.status({ keyRotation: { phase } });
         const running = live;
@@ -578,7 +671,10 @@ describe('scheduled rotation', () => {
     const signingKey = randomBytes(48).toString('base64url');
     const shop = await readyShop(
       'scheduled',
-      { keyRotation: { enabled: true, interval: '40s', retention: '1h' }, secrets: { ...shopManifest('shop', '1.0.0').spec.secrets, secretKey: { name: 'signing', key: 'key' } } },
+      {
+        keyRotation: { enabled: true, interval: '40s', retention: '1h' },
+        secrets: { ...shopManifest('shop', '1.0.0').spec.secrets, secretKey: { name: 'signing', key: 'key' } },
+      },
       { secret: { name: 'signing', data: { key: signingKey } }, signingKeys: async () => ({ signingKey, previousSigningKey: undefined }) },
     );
     const settled = await shop.status({ keyRotation: { phase: 'Settled', nextRotationAt: expect.any(String) } });
@@ -588,17 +684,40 @@ describe('scheduled rotation', () => {
     await updateShop(cluster.kube, shop.ns, 'shop', (stored) => void (stored.spec.image.tag = '1.1.0'));
     await shop.status({ phase: 'Migrating' });
     await eventually(() => expect(clock().getTime()).toBeGreaterThan(due.getTime() + 1_000), { timeoutMs: 60_000, intervalMs: 250 });
-    await updateShop(cluster.kube, shop.ns, 'shop', (stored) => void (stored.metadata = { ...stored.metadata, labels: { touched: 'yes' } }));
+    await updateShop(
+      cluster.kube,
+      shop.ns,
+      'shop',
+      (stored) => void (stored.metadata = { ...stored.metadata, labels: { touched: 'yes' } }),
+    );
     await shop.status({ phase: 'Migrating', keyRotation: { phase: 'Settled' } });
     expect((await generatedSecret(shop.ns)).revision).toBeUndefined();
 
     // Once the new version runs everywhere, the rotation that is due starts.
     await completeJob(cluster.kube, shop.ns, 'shop-migrate-1-1-0');
-    await eventually(async () => expect((await cluster.kube<{ spec: { template: { spec: { containers: Array<{ image: string }> } } } }>('GET', `/apis/apps/v1/namespaces/${shop.ns}/deployments/shop-api`)).body.spec.template.spec.containers[0]?.image).toMatch(/:1\.1\.0$/));
+    await eventually(async () =>
+      expect(
+        (
+          await cluster.kube<{ spec: { template: { spec: { containers: Array<{ image: string }> } } } }>(
+            'GET',
+            `/apis/apps/v1/namespaces/${shop.ns}/deployments/shop-api`,
+          )
+        ).body.spec.template.spec.containers[0]?.image,
+      ).toMatch(/:1\.1\.0$/),
+    );
     await shop.startPods('api');
     // The worker and the consumer are applied one after the other: each is marked available only once its new template is there.
     for (const component of ['worker', 'consumer'] as const) {
-      await eventually(async () => expect((await cluster.kube<{ metadata: { annotations: Record<string, string> } }>('GET', `/apis/apps/v1/namespaces/${shop.ns}/deployments/shop-${component}`)).body.metadata.annotations['shop.dev/version']).toBe('1.1.0'));
+      await eventually(async () =>
+        expect(
+          (
+            await cluster.kube<{ metadata: { annotations: Record<string, string> } }>(
+              'GET',
+              `/apis/apps/v1/namespaces/${shop.ns}/deployments/shop-${component}`,
+            )
+          ).body.metadata.annotations['shop.dev/version'],
+        ).toBe('1.1.0'),
+      );
       await shop.startPods(component);
     }
     await shop.status({ keyRotation: { phase: 'Adding' } });
@@ -622,7 +741,8 @@ describe('spec.keyRotation.retention', () => {
   it('is refused by the API server below the access-token lifetime, so tokens the previous signing key signed verify until they expire', async () => {
     const ns = await cluster.namespace('retention');
     const lifetime = DEFAULT_TOKEN_SETTINGS.accessTokenSeconds;
-    const create = (name: string, retention: string) => cluster.kube<{ message: string }>('POST', shopsPath(ns), shopManifest(name, '1.0.0', { keyRotation: { retention } }));
+    const create = (name: string, retention: string) =>
+      cluster.kube<{ message: string }>('POST', shopsPath(ns), shopManifest(name, '1.0.0', { keyRotation: { retention } }));
     const refused = await create('too-short', `${lifetime - 1}s`);
     expect(refused.status).toBe(422);
     expect(refused.body.message).toContain('spec.keyRotation.retention');
@@ -636,12 +756,23 @@ describe('a supplied master key with earlier keys', () => {
     const [earlierKey, currentKey] = [randomBytes(32).toString('base64'), randomBytes(32).toString('base64')];
     // Rows from before the user's rotation by hand, under the earlier key.
     for (const i of [1, 2, 3]) {
-      await setStoredSecret(db.database.prisma, masterKeyring(Buffer.from(earlierKey, 'base64')), { key: `rotation.earlier_${i}`, value: `v${i}`, setAt: new Date(), setByStaffUserId: null });
+      await setStoredSecret(db.database.prisma, masterKeyring(Buffer.from(earlierKey, 'base64')), {
+        key: `rotation.earlier_${i}`,
+        value: `v${i}`,
+        setAt: new Date(),
+        setByStaffUserId: null,
+      });
     }
     const masterKeys = { masterKey: currentKey, rotatingFrom: [earlierKey] };
     const shop = await readyShop(
       'supplied',
-      { secrets: { ...shopManifest('shop', '1.0.0').spec.secrets, secretsMasterKey: { name: 'vault', key: 'current' }, secretsMasterKeyRotatingFrom: { name: 'vault', key: 'earlier' } } },
+      {
+        secrets: {
+          ...shopManifest('shop', '1.0.0').spec.secrets,
+          secretsMasterKey: { name: 'vault', key: 'current' },
+          secretsMasterKeyRotatingFrom: { name: 'vault', key: 'earlier' },
+        },
+      },
       { secret: { name: 'vault', data: { current: currentKey, earlier: earlierKey } }, masterKeys: async () => masterKeys },
     );
     for (const i of [1, 2, 3]) shop.rows.set(`rotation.earlier_${i}`, `v${i}`);
@@ -652,7 +783,9 @@ describe('a supplied master key with earlier keys', () => {
     expect((await shop.job(job))?.spec.template.spec.containers[0]?.command).toEqual(REWRAP_COMMAND);
     const counted = await shop.runRewrapJob(job);
     const status = await shop.status({ conditions: keysCurrent('True', 'EarlierKeysUnused') });
-    expect(status.conditions?.find((condition) => condition.type === 'KeysCurrent')?.message).toContain(`none is under the keys of secretsMasterKeyRotatingFrom (${idOf(earlierKey)})`);
+    expect(status.conditions?.find((condition) => condition.type === 'KeysCurrent')?.message).toContain(
+      `none is under the keys of secretsMasterKeyRotatingFrom (${idOf(earlierKey)})`,
+    );
     expect(Object.fromEntries(await rowsPerKeyId(db.database.pool))).toEqual({ [idOf(currentKey)]: shop.rows.size });
     // Only the generated signing key is the operator's: the supplied master key has no rotation status,
     // only the rows per key id the Job's pod counted.
@@ -661,8 +794,19 @@ describe('a supplied master key with earlier keys', () => {
     await shop.writeAndReadEverywhere('rewrapped');
 
     // Once counted, the status keeps the count without the Job's pods, which are gone (or not listed again) in later passes.
-    expectStatus(await cluster.kube('DELETE', `/api/v1/namespaces/${shop.ns}/pods?labelSelector=${encodeURIComponent(`batch.kubernetes.io/job-name=${job}`)}`), 200);
-    await updateShop(cluster.kube, shop.ns, 'shop', (stored) => void (stored.spec.keyRotation = { ...stored.spec.keyRotation, retention: '337h' }));
+    expectStatus(
+      await cluster.kube(
+        'DELETE',
+        `/api/v1/namespaces/${shop.ns}/pods?labelSelector=${encodeURIComponent(`batch.kubernetes.io/job-name=${job}`)}`,
+      ),
+      200,
+    );
+    await updateShop(
+      cluster.kube,
+      shop.ns,
+      'shop',
+      (stored) => void (stored.spec.keyRotation = { ...stored.spec.keyRotation, retention: '337h' }),
+    );
     const { generation } = (await readShop(cluster.kube, shop.ns, 'shop')).metadata;
     const later = await shop.status({ observedGeneration: generation, conditions: keysCurrent('True', 'EarlierKeysUnused') });
     expect(later.keyRotation).toEqual({ phase: 'Settled', retiringKeys: [], ...statusCount(counted) });

@@ -6,7 +6,16 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyMigrations, createLogger, loadConfig, masterKeyring, openDatabase, createMetricsRegistry, setStoredSecret, type Database } from '@shop/platform';
+import {
+  applyMigrations,
+  createLogger,
+  loadConfig,
+  masterKeyring,
+  openDatabase,
+  createMetricsRegistry,
+  setStoredSecret,
+  type Database,
+} from '@shop/platform';
 import { createTestDatabase, type TestDatabase } from '../infra/isolation.ts';
 import { spawnService } from '../support/service-process.ts';
 
@@ -32,7 +41,12 @@ afterAll(async () => {
 
 async function storeUnder(key: Buffer, count: number, prefix: string): Promise<void> {
   for (let i = 0; i < count; i += 1) {
-    await setStoredSecret(database.prisma, masterKeyring(key), { key: `${prefix}.${i}`, value: `value ${i}`, setAt: new Date(), setByStaffUserId: null });
+    await setStoredSecret(database.prisma, masterKeyring(key), {
+      key: `${prefix}.${i}`,
+      value: `value ${i}`,
+      setAt: new Date(),
+      setByStaffUserId: null,
+    });
   }
 }
 
@@ -47,7 +61,11 @@ const envWith = (current: Buffer, rotatingFrom: readonly Buffer[] = []) => ({
 
 /** Runs the secrets command; its stdout and stderr lines in the order written. */
 async function run(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; lines: string[] }> {
-  const child = spawn(process.execPath, [SECRETS_CLI, ...args], { cwd: REPO, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SECRETS_CLI, ...args], {
+    cwd: REPO,
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -71,7 +89,10 @@ describe('npm run secrets:status and secrets:rewrap', () => {
 
     const dir = await mkdtemp(path.join(tmpdir(), 'rewrap-summary-'));
     const summaryFile = path.join(dir, 'termination-log');
-    const rewrap = await run(['rewrap', '--batch-size=100', `--summary-file=${summaryFile}`], { ...env, SECRETS_REWRAP_ROWS_PER_SECOND: '0' });
+    const rewrap = await run(['rewrap', '--batch-size=100', `--summary-file=${summaryFile}`], {
+      ...env,
+      SECRETS_REWRAP_ROWS_PER_SECOND: '0',
+    });
     expect(rewrap.code).toBe(0);
     expect(rewrap.lines[0]).toBe(`rewrapping stored secrets to key id ${idOf(newKey)} in batches of 100, unpaced`);
     expect(rewrap.lines.slice(1, 4).map((line) => line.replace(/\d+ rows\/s$/, 'N rows/s'))).toEqual([
@@ -80,7 +101,10 @@ describe('npm run secrets:status and secrets:rewrap', () => {
       '250 rows rewrapped, 0 left, N rows/s',
     ]);
     expect(rewrap.lines[4]).toMatch(/^250 rows rewrapped in \d+\.\d s; 0 were written anew meanwhile and kept$/);
-    expect(JSON.parse(await readFile(summaryFile, 'utf8'))).toEqual({ countedAt: expect.any(String), rowsPerKeyId: { [idOf(newKey)]: 255 } });
+    expect(JSON.parse(await readFile(summaryFile, 'utf8'))).toEqual({
+      countedAt: expect.any(String),
+      rowsPerKeyId: { [idOf(newKey)]: 255 },
+    });
     await rm(dir, { recursive: true });
 
     expect((await run(['status'], envWith(newKey))).lines).toEqual([`${idOf(newKey)}        255 rows  current (SECRETS_MASTER_KEY)`]);

@@ -1,6 +1,15 @@
 // The repository's extensions (extensions/) as tests need them: their migrations applied, their variables listed.
 import pg from 'pg';
-import { configureExtensions, createLogger, discoverExtensions, extensionConfigDeclaration, migrateExtensions, VARIABLES, type DiscoveredExtension, type VariableDoc } from '@shop/platform';
+import {
+  configureExtensions,
+  createLogger,
+  discoverExtensions,
+  extensionConfigDeclaration,
+  migrateExtensions,
+  VARIABLES,
+  type DiscoveredExtension,
+  type VariableDoc,
+} from '@shop/platform';
 import { REPO_ROOT } from '../../services/platform/src/repository.ts';
 
 function repositoryExtensions(): Promise<DiscoveredExtension[]> {

@@ -24,7 +24,8 @@ export function graphqlCaller(apiUrl: string, options: CallerOptions = {}): Grap
       body: JSON.stringify({ query, variables }),
     });
     const body = (await response.json()) as { data?: T; errors?: unknown[] };
-    if (body.errors !== undefined || body.data === undefined) throw new Error(`${query.trim().split('\n')[0]}: HTTP ${response.status} ${JSON.stringify(body.errors)}`);
+    if (body.errors !== undefined || body.data === undefined)
+      throw new Error(`${query.trim().split('\n')[0]}: HTTP ${response.status} ${JSON.stringify(body.errors)}`);
     return body.data;
   };
 }

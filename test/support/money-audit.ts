@@ -6,7 +6,8 @@ import { auditMoney, failedChecks, formatMoneyAudit } from '@shop/domain/money-a
 /** Throws the audit's report when any money check finds offending rows in `prisma`'s database. */
 export async function expectBooksBalance(prisma: PrismaClient): Promise<void> {
   const results = await prisma.$transaction((tx) => auditMoney(tx), { isolationLevel: 'RepeatableRead', timeout: 60_000 });
-  if (failedChecks(results).length > 0) throw new Error(`the money audit failed on this test file's database:\n${formatMoneyAudit(results)}`);
+  if (failedChecks(results).length > 0)
+    throw new Error(`the money audit failed on this test file's database:\n${formatMoneyAudit(results)}`);
 }
 
 /** Audits the books, then runs `close` whatever the audit found, and throws the audit's failure last. */

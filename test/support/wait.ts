@@ -12,7 +12,10 @@ export interface PollOptions {
  * Runs `probe` until it returns without throwing (its expectations hold), and returns its value. On the
  * deadline, fails with the probe's last error: what was expected and what was there.
  */
-export async function eventually<T>(probe: () => T | Promise<T>, { timeoutMs = 15_000, intervalMs = 50, abortReason }: PollOptions = {}): Promise<T> {
+export async function eventually<T>(
+  probe: () => T | Promise<T>,
+  { timeoutMs = 15_000, intervalMs = 50, abortReason }: PollOptions = {},
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -28,7 +31,12 @@ export async function eventually<T>(probe: () => T | Promise<T>, { timeoutMs = 1
 }
 
 /** Polls `condition` until it holds; throws naming `what` after `timeoutMs`. */
-export async function waitFor(condition: () => Promise<boolean> | boolean, timeoutMs = 30_000, what = 'the condition', intervalMs = 100): Promise<void> {
+export async function waitFor(
+  condition: () => Promise<boolean> | boolean,
+  timeoutMs = 30_000,
+  what = 'the condition',
+  intervalMs = 100,
+): Promise<void> {
   await eventually(
     async () => {
       if (!(await condition())) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);

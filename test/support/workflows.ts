@@ -4,7 +4,15 @@
 import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { inject } from 'vitest';
-import { GATEWAY_API_KEY_SECRET, givenCredentials, HttpPaymentGateway, setStoredSecret, startOutbox, type Prisma, type RunningOutbox } from '@shop/platform';
+import {
+  GATEWAY_API_KEY_SECRET,
+  givenCredentials,
+  HttpPaymentGateway,
+  setStoredSecret,
+  startOutbox,
+  type Prisma,
+  type RunningOutbox,
+} from '@shop/platform';
 import { addCartLine, createCart } from '@shop/domain/carts';
 import { placeOrder } from '@shop/domain/flows';
 import { type DomainDeps } from '@shop/domain/kernel';
@@ -37,7 +45,14 @@ export interface WorkflowShop {
    * An order of `quantity` units of a new product with `onHand` units, its hold running out `holdMs`
    * from now: placed on a clock moved back by the hold's window (`windowMs`, the payment window by default).
    */
-  placeOrder(options: { sku: string; quantity?: number; onHand?: number; holdMs: number; windowMs?: number; customerId?: bigint }): Promise<{ order: OrderWithLines; productId: bigint }>;
+  placeOrder(options: {
+    sku: string;
+    quantity?: number;
+    onHand?: number;
+    holdMs: number;
+    windowMs?: number;
+    customerId?: bigint;
+  }): Promise<{ order: OrderWithLines; productId: bigint }>;
   /** The workflow's handle once it has started (the outbox starts it shortly after the commit). */
   started(workflowId: string): Promise<WorkflowHandle>;
   /** Keeps the finished run's history for the replay test (only under `npm run workflows:record-histories`). */
@@ -65,7 +80,10 @@ export interface WorkflowShopOptions {
   readonly maxAttempts?: number;
 }
 
-export async function openWorkflowShop(name: string, { temporalAddress = inject('temporalAddress'), maxAttempts }: WorkflowShopOptions = {}): Promise<WorkflowShop> {
+export async function openWorkflowShop(
+  name: string,
+  { temporalAddress = inject('temporalAddress'), maxAttempts }: WorkflowShopOptions = {},
+): Promise<WorkflowShop> {
   const commerce = await openCommerce(name);
   const databaseUrl = commerce.platform.config.databaseUrl ?? '';
   await migrateRepositoryExtensions(databaseUrl);
@@ -73,7 +91,11 @@ export async function openWorkflowShop(name: string, { temporalAddress = inject(
   const namespace = await createTestNamespace(name, temporalAddress);
   const connection = await Connection.connect({ address: temporalAddress });
   const client = new Client({ connection, namespace });
-  const outbox: RunningOutbox = startOutbox(commerce.platform, { listeners: workflowTriggers(new TemporalWorkflowEngine(client)), idleMs: 20, maxAttempts });
+  const outbox: RunningOutbox = startOutbox(commerce.platform, {
+    listeners: workflowTriggers(new TemporalWorkflowEngine(client)),
+    idleMs: 20,
+    maxAttempts,
+  });
   const workers: RunningWorker[] = [];
   let orders = 0;
   const deps: DomainDeps = { emit: commerce.deps.emit, now: () => new Date() };
@@ -118,13 +140,27 @@ export async function openWorkflowShop(name: string, { temporalAddress = inject(
       const order = await commerce.transaction(async (tx) => {
         const cart = await createCart(tx, placedOn, { channelId: catalog.channelId, shopper });
         await addCartLine(tx, placedOn, { cartId: cart.id, shopper, productId, quantity });
-        return placeOrder(tx, placedOn, { cartId: cart.id, shopper, email: 'ada@example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS });
+        return placeOrder(tx, placedOn, {
+          cartId: cart.id,
+          shopper,
+          email: 'ada@example.com',
+          billingAddress: ADDRESS,
+          shippingAddress: ADDRESS,
+        });
       });
       return { order, productId };
     },
     async started(workflowId) {
       const handle = client.workflow.getHandle(workflowId);
-      await waitFor(() => handle.describe().then(() => true, () => false), 30_000, `${workflowId} to start`);
+      await waitFor(
+        () =>
+          handle.describe().then(
+            () => true,
+            () => false,
+          ),
+        30_000,
+        `${workflowId} to start`,
+      );
       return handle;
     },
     saveHistory: (workflowId, workflowType, scenario) => saveHistory(client, workflowId, workflowType, scenario),
@@ -173,7 +209,12 @@ export interface ShopGateway {
 export async function openShopGateway(shop: WorkflowShop, apiKey: string): Promise<ShopGateway> {
   const gateway = await startTestGateway({ databaseUrl: shop.databaseUrl, apiKey });
   const { prisma } = shop.commerce.platform.database;
-  await setStoredSecret(prisma, shop.commerce.platform.masterKeys, { key: GATEWAY_API_KEY_SECRET, value: apiKey, setAt: new Date(), setByStaffUserId: null });
+  await setStoredSecret(prisma, shop.commerce.platform.masterKeys, {
+    key: GATEWAY_API_KEY_SECRET,
+    value: apiKey,
+    setAt: new Date(),
+    setByStaffUserId: null,
+  });
   return {
     url: gateway.url,
     control: new TestGatewayControl(gateway.url, apiKey),

@@ -12,7 +12,11 @@ let registered = 0;
 beforeAll(async () => {
   shop = await openWorkflowShop('approvals');
   // Reminders after 3.6 s and expiry after 7.2 s instead of days.
-  await shop.setSetting('workflows', { customerApprovalReminderHours: 0.001, customerApprovalExpiryHours: 0.002, orderApprovalReminderHours: 0.001 });
+  await shop.setSetting('workflows', {
+    customerApprovalReminderHours: 0.001,
+    customerApprovalExpiryHours: 0.002,
+    orderApprovalReminderHours: 0.001,
+  });
   await shop.startWorker();
 }, 180_000);
 
@@ -23,7 +27,9 @@ afterAll(async () => {
 function registerBusiness() {
   registered += 1;
   const email = `buyer-${registered}@acme.example`;
-  return shop.transaction((tx) => registerCustomer(tx, shop.deps, { channelId: shop.catalog.channelId, email, password: 'correct horse battery', isBusiness: true }));
+  return shop.transaction((tx) =>
+    registerCustomer(tx, shop.deps, { channelId: shop.catalog.channelId, email, password: 'correct horse battery', isBusiness: true }),
+  );
 }
 
 async function eventsAbout(name: string, field: string, id: bigint): Promise<Record<string, unknown>[]> {
@@ -34,7 +40,6 @@ async function eventsAbout(name: string, field: string, id: bigint): Promise<Rec
   return rows.map((row) => row.payload);
 }
 
-
 describe('CustomerApprovalWorkflow', () => {
   it('reminds on time, then rejects an account nobody decided on', async () => {
     const customer = await registerBusiness();
@@ -42,12 +47,16 @@ describe('CustomerApprovalWorkflow', () => {
     await shop.started(workflowId);
     await expect(shop.client.workflow.getHandle(workflowId).result()).resolves.toEqual({ approvalStatus: 'REJECTED' });
     await shop.saveHistory(workflowId, WORKFLOW_TYPES.customerApproval, 'expired');
-    const reminders = (await eventsAbout('shop.approvals.reminder_due.v1', 'subject_id', customer.id)).filter((reminder) => reminder.approval === 'customer_registration');
+    const reminders = (await eventsAbout('shop.approvals.reminder_due.v1', 'subject_id', customer.id)).filter(
+      (reminder) => reminder.approval === 'customer_registration',
+    );
     expect(reminders).toMatchObject([{ channel_id: shop.catalog.channelId.toString(), requested_at: customer.createdAt.toISOString() }]);
     // The reminder came before the expiry, which is 7.2 s after registration.
     expect(Date.parse(String(reminders[0]?.expires_at)) - customer.createdAt.getTime()).toBe(7_200);
     expect(Date.parse(String(reminders[0]?.occurred_at))).toBeLessThan(Date.parse(String(reminders[0]?.expires_at)));
-    expect((await shop.commerce.platform.database.prisma.customer.findUniqueOrThrow({ where: { id: customer.id } })).approvalStatus).toBe('REJECTED');
+    expect((await shop.commerce.platform.database.prisma.customer.findUniqueOrThrow({ where: { id: customer.id } })).approvalStatus).toBe(
+      'REJECTED',
+    );
     const changes = await eventsAbout('customer.approval_changed', 'customer_id', customer.id);
     expect(changes.map((change) => change.approval_status)).toEqual(['PENDING', 'REJECTED']);
   });
@@ -73,9 +82,13 @@ describe('OrderApprovalWorkflow', () => {
     await shop.started(approval);
     await expect(shop.client.workflow.getHandle(approval).result()).resolves.toEqual({ status: 'CANCELLED' });
     await shop.saveHistory(approval, WORKFLOW_TYPES.orderApproval, 'expired');
-    await expect(shop.client.workflow.getHandle(workflowIds.orderLifecycle(order.id.toString())).result()).resolves.toEqual({ status: 'CANCELLED' });
+    await expect(shop.client.workflow.getHandle(workflowIds.orderLifecycle(order.id.toString())).result()).resolves.toEqual({
+      status: 'CANCELLED',
+    });
     // Customer ids and order ids are different sequences: the same number can name both.
-    const reminders = (await eventsAbout('shop.approvals.reminder_due.v1', 'subject_id', order.id)).filter((reminder) => reminder.approval === 'order');
+    const reminders = (await eventsAbout('shop.approvals.reminder_due.v1', 'subject_id', order.id)).filter(
+      (reminder) => reminder.approval === 'order',
+    );
     expect(reminders).toMatchObject([{ channel_id: shop.catalog.channelId.toString(), requested_at: order.placedAt.toISOString() }]);
     expect(await shop.commerce.platform.database.prisma.order.findUniqueOrThrow({ where: { id: order.id } })).toMatchObject({
       status: 'CANCELLED',
@@ -92,7 +105,11 @@ describe('OrderApprovalWorkflow', () => {
     await expect(shop.client.workflow.getHandle(approval).result()).resolves.toEqual({ status: 'PENDING_PAYMENT' });
     await shop.saveHistory(approval, WORKFLOW_TYPES.orderApproval, 'approved');
     const lifecycle = shop.client.workflow.getHandle(workflowIds.orderLifecycle(order.id.toString()));
-    await waitFor(async () => (await lifecycle.query<{ status: string }>('state')).status === 'PENDING_PAYMENT', 30_000, 'the lifecycle to see the approval');
+    await waitFor(
+      async () => (await lifecycle.query<{ status: string }>('state')).status === 'PENDING_PAYMENT',
+      30_000,
+      'the lifecycle to see the approval',
+    );
     await shop.transaction((tx) => cancelOrder(tx, shop.deps, order.id, 'test over'));
     await expect(lifecycle.result()).resolves.toEqual({ status: 'CANCELLED' });
     await shop.saveHistory(lifecycle.workflowId, WORKFLOW_TYPES.orderLifecycle, 'approved-then-cancelled');

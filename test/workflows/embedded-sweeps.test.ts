@@ -47,12 +47,25 @@ function staleOrder(platform: Platform): Promise<{ orderId: bigint; productId: b
   return emitter.transaction(platform.database.prisma, async (tx) => {
     const channel = await createChannel(tx, { code: 'web', name: 'Web', defaultCurrency: 'EUR' });
     const location = await tx.stockLocation.create({ data: { name: 'warehouse' } });
-    const product = await createProduct(tx, deps, { sku: 'tee', name: 'Tee', slug: 'tee', price: '10.00', currency: 'EUR', channelIds: [channel.id] });
+    const product = await createProduct(tx, deps, {
+      sku: 'tee',
+      name: 'Tee',
+      slug: 'tee',
+      price: '10.00',
+      currency: 'EUR',
+      channelIds: [channel.id],
+    });
     await setStockOnHand(tx, deps, { productId: product.id, locationId: location.id, onHand: 3 });
     const shopper = { sessionId: 's-embedded' };
     const cart = await createCart(tx, deps, { channelId: channel.id, shopper });
     await addCartLine(tx, deps, { cartId: cart.id, shopper, productId: product.id, quantity: 2 });
-    const order = await placeOrder(tx, deps, { cartId: cart.id, shopper, email: 'ada@example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS });
+    const order = await placeOrder(tx, deps, {
+      cartId: cart.id,
+      shopper,
+      email: 'ada@example.com',
+      billingAddress: ADDRESS,
+      shippingAddress: ADDRESS,
+    });
     return { orderId: order.id, productId: product.id };
   });
 }
@@ -73,7 +86,10 @@ describe('npm start without a workflow engine', () => {
 
     await withEmbeddedDatabase(async (platform) => {
       const { prisma } = platform.database;
-      expect(await prisma.order.findUniqueOrThrow({ where: { id: orderId } })).toMatchObject({ status: 'CANCELLED', cancelReason: 'the stock hold expired before payment' });
+      expect(await prisma.order.findUniqueOrThrow({ where: { id: orderId } })).toMatchObject({
+        status: 'CANCELLED',
+        cancelReason: 'the stock hold expired before payment',
+      });
       expect(await prisma.stockLevel.findFirstOrThrow({ where: { productId } })).toMatchObject({ onHand: 3, reserved: 0 });
       expect(await prisma.inventoryReservation.findFirstOrThrow({ where: { orderId } })).toMatchObject({ state: 'EXPIRED' });
     });

@@ -40,7 +40,11 @@ interface DigestRow {
 }
 
 const digests = async () =>
-  (await shop.commerce.platform.database.pool.query<DigestRow>('SELECT workflow_id, period_end, notes, signature FROM order_note_digests ORDER BY id')).rows;
+  (
+    await shop.commerce.platform.database.pool.query<DigestRow>(
+      'SELECT workflow_id, period_end, notes, signature FROM order_note_digests ORDER BY id',
+    )
+  ).rows;
 
 async function addNotes(orderId: bigint, bodies: readonly string[]): Promise<void> {
   await shop.transaction(async (tx) => {
@@ -59,7 +63,12 @@ it('creates the order-notes.digest schedule beside the core ones, and its runs w
   await addNotes(order.id, ['Gift: wrap it', 'Call before delivery']);
   // As staff set it with setExtensionSecret: encrypted under the master key the worker holds too.
   await shop.transaction((tx) =>
-    setStoredSecret(tx, shop.commerce.platform.masterKeys, { key: extensionSecretKey('order-notes', 'digest_signing_key'), value: SIGNING_KEY, setAt: new Date(), setByStaffUserId: null }),
+    setStoredSecret(tx, shop.commerce.platform.masterKeys, {
+      key: extensionSecretKey('order-notes', 'digest_signing_key'),
+      value: SIGNING_KEY,
+      setAt: new Date(),
+      setByStaffUserId: null,
+    }),
   );
 
   await shop.startWorker();
@@ -72,8 +81,15 @@ it('creates the order-notes.digest schedule beside the core ones, and its runs w
   await waitFor(async () => (await digests()).length === 1, 30_000, 'the first digest');
   const [first] = await digests();
   expect(first).toMatchObject({ notes: 2, workflow_id: expect.stringMatching(/^order-notes\.digest-/) });
-  expect(first?.signature).toBe(createHmac('sha256', SIGNING_KEY).update(signedText(first?.workflow_id ?? '', first?.period_end ?? new Date(), 2)).digest('hex'));
-  await expect(shop.client.workflow.getHandle(first?.workflow_id ?? '').result()).resolves.toMatchObject({ notes: 2, signature: first?.signature });
+  expect(first?.signature).toBe(
+    createHmac('sha256', SIGNING_KEY)
+      .update(signedText(first?.workflow_id ?? '', first?.period_end ?? new Date(), 2))
+      .digest('hex'),
+  );
+  await expect(shop.client.workflow.getHandle(first?.workflow_id ?? '').result()).resolves.toMatchObject({
+    notes: 2,
+    signature: first?.signature,
+  });
   await saveHistory(shop.client, first?.workflow_id ?? '', DIGEST, 'signed', ORDER_NOTES_HISTORIES);
 
   // The next run counts only what was written since.
@@ -86,7 +102,9 @@ it('creates the order-notes.digest schedule beside the core ones, and its runs w
   expect((await digests()).map((digest) => digest.notes)).toEqual([2, 1]);
 
   // A retried activity of a run finds the run's digest instead of writing another.
-  const again = await shop.transaction((tx) => writeDigest(tx, { workflowId: first?.workflow_id ?? '', asOf: new Date(), signingKey: null }));
+  const again = await shop.transaction((tx) =>
+    writeDigest(tx, { workflowId: first?.workflow_id ?? '', asOf: new Date(), signingKey: null }),
+  );
   expect(again).toMatchObject({ workflowId: first?.workflow_id, notes: 2, signature: first?.signature });
   expect(await digests()).toHaveLength(2);
 });
@@ -95,7 +113,10 @@ it('creates the order-notes.digest schedule beside the core ones, and its runs w
 async function clashing(id: string, workflowType: string): Promise<string> {
   const dir = path.join(devDir ?? '', id);
   await mkdir(dir, { recursive: true });
-  await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: `@test/${id}`, version: '1.0.0', type: 'module', shop: { id, workflows: { module: './workflows.js' } } }));
+  await writeFile(
+    path.join(dir, 'package.json'),
+    JSON.stringify({ name: `@test/${id}`, version: '1.0.0', type: 'module', shop: { id, workflows: { module: './workflows.js' } } }),
+  );
   await writeFile(path.join(dir, 'workflows.js'), `export async function ${workflowType}() { return 'clash'; }\n`);
   return dir;
 }
@@ -107,10 +128,21 @@ it.each([
   const dir = await clashing(id, workflowType);
   try {
     // Nothing listens on port 1: the worker stops before it connects to the workflow engine.
-    const worker = spawnService(WORKER_MAIN, { NODE_ENV: 'test', DATABASE_URL: shop.databaseUrl, WORKFLOW_HOST: '127.0.0.1:1', WORKER_PORT: '0', SHOP_DEV_EXTENSIONS: devDir ?? '' });
+    const worker = spawnService(WORKER_MAIN, {
+      NODE_ENV: 'test',
+      DATABASE_URL: shop.databaseUrl,
+      WORKFLOW_HOST: '127.0.0.1:1',
+      WORKER_PORT: '0',
+      SHOP_DEV_EXTENSIONS: devDir ?? '',
+    });
     expect((await worker.exited()).code).toBe(78);
-    const lines = worker.output().split('\n').filter((line) => line !== '' && !line.startsWith('{'));
-    expect(lines).toEqual([`config error: extension ${id}: shop.workflows.module: the workflow type ${workflowType} is taken by ${owner}; rename the export`]);
+    const lines = worker
+      .output()
+      .split('\n')
+      .filter((line) => line !== '' && !line.startsWith('{'));
+    expect(lines).toEqual([
+      `config error: extension ${id}: shop.workflows.module: the workflow type ${workflowType} is taken by ${owner}; rename the export`,
+    ]);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -32,7 +32,10 @@ afterAll(async () => {
 
 /** Card orders of one unit each, authorized at checkout (PLACED). */
 async function placeCardOrders(count: number): Promise<bigint[]> {
-  const paying: DomainDeps = { ...shop.deps, gateway: new HttpPaymentGateway({ baseUrl: gateway.url, credentials: givenCredentials(GATEWAY_KEY) }) };
+  const paying: DomainDeps = {
+    ...shop.deps,
+    gateway: new HttpPaymentGateway({ baseUrl: gateway.url, credentials: givenCredentials(GATEWAY_KEY) }),
+  };
   const productId = await shop.catalog.product('pool', '10.00', count);
   const ids: bigint[] = [];
   for (let n = 0; n < count; n += 1) {
@@ -42,7 +45,15 @@ async function placeCardOrders(count: number): Promise<bigint[]> {
       await addCartLine(tx, paying, { cartId: created.id, shopper, productId, quantity: 1 });
       return created;
     });
-    const input = { cartId: cart.id, shopper, email: 'ada@example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS, idempotencyKey: `gateway-pool-${n}`, card: { token: `tok_pool_${n}` } };
+    const input = {
+      cartId: cart.id,
+      shopper,
+      email: 'ada@example.com',
+      billingAddress: ADDRESS,
+      shippingAddress: ADDRESS,
+      idempotencyKey: `gateway-pool-${n}`,
+      card: { token: `tok_pool_${n}` },
+    };
     ids.push((await checkout(shop.commerce.transaction, paying, input)).id);
   }
   return ids;
@@ -53,10 +64,14 @@ async function captureAttempts(orderId: bigint): Promise<{ attempt: number; last
   const history = await shop.client.workflow.getHandle(workflowIds.orderLifecycle(orderId.toString())).fetchHistory();
   const events = history.events ?? [];
   const captures = new Set(
-    events.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'captureOrderTenders').map((event) => String(event.eventId)),
+    events
+      .filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'captureOrderTenders')
+      .map((event) => String(event.eventId)),
   );
   return events.flatMap(({ activityTaskStartedEventAttributes: started }) =>
-    started != null && captures.has(String(started.scheduledEventId)) ? [{ attempt: started.attempt ?? 0, lastFailure: started.lastFailure?.message ?? null }] : [],
+    started != null && captures.has(String(started.scheduledEventId))
+      ? [{ attempt: started.attempt ?? 0, lastFailure: started.lastFailure?.message ?? null }]
+      : [],
   );
 }
 

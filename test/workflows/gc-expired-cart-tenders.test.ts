@@ -46,12 +46,22 @@ async function checkoutWithCard(sku: string, onHand: number) {
     await addCartLine(tx, paying, { cartId: created.id, shopper, productId, quantity: 2 });
     return created;
   });
-  const input = { cartId: cart.id, shopper, email: 'ada@example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS, idempotencyKey: `cart-tender-${sku}`, card: { token: `tok_${sku}` } };
+  const input = {
+    cartId: cart.id,
+    shopper,
+    email: 'ada@example.com',
+    billingAddress: ADDRESS,
+    shippingAddress: ADDRESS,
+    idempotencyKey: `cart-tender-${sku}`,
+    card: { token: `tok_${sku}` },
+  };
   const placed = await checkout(shop.commerce.transaction, paying, input).then(
     (order) => order.id,
     () => null,
   );
-  const tender = await prisma().paymentTender.findUniqueOrThrow({ where: { idempotencyKey: tenderKeys.authorize(cart.id, input.idempotencyKey) } });
+  const tender = await prisma().paymentTender.findUniqueOrThrow({
+    where: { idempotencyKey: tenderKeys.authorize(cart.id, input.idempotencyKey) },
+  });
   return { cartId: cart.id, orderId: placed, tender };
 }
 
@@ -65,7 +75,8 @@ async function gatewayRequests(authorizationId: string) {
     .map((request) => [request.kind, request.idempotencyKey, request.outcome, request.errorCode ?? null]);
 }
 
-const voids = async (authorizationId: string) => (await control.operations()).filter((operation) => operation.kind === 'void' && operation.authorizationId === authorizationId);
+const voids = async (authorizationId: string) =>
+  (await control.operations()).filter((operation) => operation.kind === 'void' && operation.authorizationId === authorizationId);
 
 const run = (workflowType: string, workflowId: string, asOf: Date) =>
   shop.client.workflow.execute(workflowType, { taskQueue: TASK_QUEUE, workflowId, args: [asOf.toISOString()] });
@@ -88,9 +99,13 @@ describe('GcExpiredCartTendersWorkflow', () => {
     expect((fresh.tender.holdExpiresAt?.getTime() ?? 0) - (failed.tender.holdExpiresAt?.getTime() ?? 0)).toBeGreaterThan(80 * MINUTE_MS);
 
     // From the gateway's dashboard, under keys the shop never sent.
-    expect(await cards.void({ idempotencyKey: 'dashboard:cart-void', authorizationId: voidedElsewhere.tender.gatewayReference })).toMatchObject({ status: 'approved' });
+    expect(
+      await cards.void({ idempotencyKey: 'dashboard:cart-void', authorizationId: voidedElsewhere.tender.gatewayReference }),
+    ).toMatchObject({ status: 'approved' });
     const amount = { amountMinor: 1000, currency: 'EUR' };
-    expect(await cards.capture({ idempotencyKey: 'dashboard:cart-capture', authorizationId: capturedElsewhere.tender.gatewayReference, amount })).toMatchObject({ status: 'approved' });
+    expect(
+      await cards.capture({ idempotencyKey: 'dashboard:cart-capture', authorizationId: capturedElsewhere.tender.gatewayReference, amount }),
+    ).toMatchObject({ status: 'approved' });
     // The void commits at the gateway and answers 500: the pass fails and Temporal retries it with the same key.
     await control.addFault({ fault: { kind: 'commit_then_error' }, operation: 'void', cardToken: 'tok_retried' });
 
@@ -101,8 +116,14 @@ describe('GcExpiredCartTendersWorkflow', () => {
     expect(await cartExists(failed.cartId)).toBe(true);
     expect(await cartExists(fresh.cartId)).toBe(true);
 
-    await expect(run(WORKFLOW_TYPES.gcExpiredCartTenders, 'gc-expired-cart-tenders-first', asOf)).resolves.toEqual({ passes: 1, processed: 3 });
-    await expect(run(WORKFLOW_TYPES.gcExpiredCartTenders, 'gc-expired-cart-tenders-second', asOf)).resolves.toEqual({ passes: 1, processed: 0 });
+    await expect(run(WORKFLOW_TYPES.gcExpiredCartTenders, 'gc-expired-cart-tenders-first', asOf)).resolves.toEqual({
+      passes: 1,
+      processed: 3,
+    });
+    await expect(run(WORKFLOW_TYPES.gcExpiredCartTenders, 'gc-expired-cart-tenders-second', asOf)).resolves.toEqual({
+      passes: 1,
+      processed: 0,
+    });
 
     for (const voided of [failed, retried, voidedElsewhere]) {
       expect(await tenderRow(voided.tender.id)).toMatchObject({ status: 'VOIDED', orderId: null });
@@ -131,7 +152,14 @@ describe('GcExpiredCartTendersWorkflow', () => {
       ['void', key(capturedElsewhere.tender), 'refused', 'authorization_captured'],
     ]);
     const faults = await prisma().workflowFault.findMany({ where: { workflow: WORKFLOW_TYPES.gcExpiredCartTenders } });
-    expect(faults).toMatchObject([{ workflowId: 'gc-expired-cart-tenders-first', entityType: 'tender', entityId: capturedElsewhere.tender.id.toString(), reason: 'void_refused' }]);
+    expect(faults).toMatchObject([
+      {
+        workflowId: 'gc-expired-cart-tenders-first',
+        entityType: 'tender',
+        entityId: capturedElsewhere.tender.id.toString(),
+        reason: 'void_refused',
+      },
+    ]);
 
     // Taken by its order, or held longer: not touched.
     expect(await gatewayRequests(placed.tender.gatewayReference)).toEqual([]);

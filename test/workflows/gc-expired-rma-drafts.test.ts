@@ -33,7 +33,9 @@ describe('GcExpiredRmaDraftsWorkflow', () => {
     });
     const line = { orderLineId: order.lines[0]?.id ?? 0n, quantity: 1 };
     const draftAt = (at: Date) =>
-      shop.transaction((tx) => createReturnDraft(tx, { ...shop.deps, now: () => at }, { orderId: order.id, lines: [line], reason: 'too big', actor: STAFF }));
+      shop.transaction((tx) =>
+        createReturnDraft(tx, { ...shop.deps, now: () => at }, { orderId: order.id, lines: [line], reason: 'too big', actor: STAFF }),
+      );
     const now = Date.now();
     const stale = await draftAt(new Date(now));
     const submitted = await draftAt(new Date(now));
@@ -55,7 +57,9 @@ describe('GcExpiredRmaDraftsWorkflow', () => {
     const { rows } = await shop.commerce.platform.database.pool.query<{ payload: Record<string, unknown> }>(
       "SELECT payload FROM outbox_events WHERE name = 'shop.returns.status_changed.v1' AND payload->>'to' = 'EXPIRED'",
     );
-    expect(rows.map((row) => row.payload)).toMatchObject([{ return_id: stale.id.toString(), order_id: order.id.toString(), from: 'DRAFT' }]);
+    expect(rows.map((row) => row.payload)).toMatchObject([
+      { return_id: stale.id.toString(), order_id: order.id.toString(), from: 'DRAFT' },
+    ]);
     const metrics = await (await fetch(`${worker.url}/metrics`)).text();
     expect(metrics).toMatch(/workflow_sweep_rows_total\{sweep="GcExpiredRmaDraftsWorkflow",what="rma_drafts"[^}]*\} 1\n/);
     await shop.saveHistory('gc-expired-rma-drafts-first', WORKFLOW_TYPES.gcExpiredRmaDrafts, 'expired');

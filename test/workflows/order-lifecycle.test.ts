@@ -12,7 +12,14 @@ import { TemporalWorkflowEngine } from '../../services/api/src/workflows/tempora
 import { workflowTriggers } from '../../services/api/src/workflows/workflow-triggers.ts';
 import { eventually, waitFor } from '../support/wait.ts';
 import { ADDRESS } from '../../services/domain/test/support/commerce.ts';
-import { openShopGateway, openWorkflowShop, runTimers, type RunningWorker, type ShopGateway, type WorkflowShop } from '../support/workflows.ts';
+import {
+  openShopGateway,
+  openWorkflowShop,
+  runTimers,
+  type RunningWorker,
+  type ShopGateway,
+  type WorkflowShop,
+} from '../support/workflows.ts';
 
 const GATEWAY_KEY = 'lifecycle_gateway_key';
 
@@ -33,7 +40,9 @@ afterAll(async () => {
 
 const orderRow = (id: bigint) => shop.commerce.platform.database.prisma.order.findUniqueOrThrow({ where: { id } });
 const stockOf = (productId: bigint) =>
-  shop.commerce.platform.database.prisma.stockLevel.findUniqueOrThrow({ where: { productId_locationId: { productId, locationId: shop.catalog.locationId } } });
+  shop.commerce.platform.database.prisma.stockLevel.findUniqueOrThrow({
+    where: { productId_locationId: { productId, locationId: shop.catalog.locationId } },
+  });
 const lifecycle = (orderId: bigint) => shop.started(workflowIds.orderLifecycle(orderId.toString()));
 
 async function executionsOf(workflowId: string): Promise<number> {
@@ -69,7 +78,10 @@ async function redeliver(event: EventPayloads['order.status_changed']): Promise<
 
 /** An order of 2 units of a new product, paid by card at checkout (so PLACED). */
 async function placeWithCard(sku: string, token: string) {
-  const paying: DomainDeps = { ...shop.deps, gateway: new HttpPaymentGateway({ baseUrl: gateway.url, credentials: givenCredentials(GATEWAY_KEY) }) };
+  const paying: DomainDeps = {
+    ...shop.deps,
+    gateway: new HttpPaymentGateway({ baseUrl: gateway.url, credentials: givenCredentials(GATEWAY_KEY) }),
+  };
   const productId = await shop.catalog.product(sku, '10.00', 5);
   const shopper = { sessionId: `s-lifecycle-${sku}` };
   const cart = await shop.commerce.transaction(async (tx) => {
@@ -77,7 +89,15 @@ async function placeWithCard(sku: string, token: string) {
     await addCartLine(tx, paying, { cartId: created.id, shopper, productId, quantity: 2 });
     return created;
   });
-  const input = { cartId: cart.id, shopper, email: 'ada@example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS, idempotencyKey: `lifecycle-${sku}`, card: { token } };
+  const input = {
+    cartId: cart.id,
+    shopper,
+    email: 'ada@example.com',
+    billingAddress: ADDRESS,
+    shippingAddress: ADDRESS,
+    idempotencyKey: `lifecycle-${sku}`,
+    card: { token },
+  };
   return checkout(shop.commerce.transaction, paying, input);
 }
 
@@ -89,7 +109,11 @@ describe('OrderLifecycleWorkflow', () => {
     await redeliver(placed(order.id, order.number));
     await redeliver(placed(order.id, order.number));
     expect(await executionsOf(handle.workflowId)).toBe(1);
-    await waitFor(async () => (await handle.query<{ status: string | null }>(QUERIES.state)).status === 'PENDING_PAYMENT', 30_000, 'the state query');
+    await waitFor(
+      async () => (await handle.query<{ status: string | null }>(QUERIES.state)).status === 'PENDING_PAYMENT',
+      30_000,
+      'the state query',
+    );
     const state = await handle.query<{ status: string; deadline: string }>(QUERIES.state);
     expect(Date.parse(state.deadline)).toBeGreaterThan(Date.now());
     await shop.transaction((tx) => cancelOrder(tx, shop.deps, order.id, 'test over'));
@@ -133,7 +157,12 @@ describe('OrderLifecycleWorkflow', () => {
     expect(await orderRow(order.id)).toMatchObject({ status: 'PLACED' });
     expect(await stockOf(productId)).toMatchObject({ onHand: 4, reserved: 0 });
     const fault = await shop.commerce.platform.database.prisma.workflowFault.findFirstOrThrow({ where: { entityId: order.id.toString() } });
-    expect(fault).toMatchObject({ workflow: WORKFLOW_TYPES.orderLifecycle, workflowId: handle.workflowId, entityType: 'order', reason: 'fulfilment_overdue' });
+    expect(fault).toMatchObject({
+      workflow: WORKFLOW_TYPES.orderLifecycle,
+      workflowId: handle.workflowId,
+      entityType: 'order',
+      reason: 'fulfilment_overdue',
+    });
     const metrics = await (await fetch(`${worker.url}/metrics`)).text();
     expect(metrics).toContain('workflow_faults_total{workflow="OrderLifecycleWorkflow",reason="fulfilment_overdue",service="worker"} 1');
     expect(metrics).toMatch(/temporal_workflow_task_schedule_to_start_latency/);
@@ -153,12 +182,23 @@ describe('OrderLifecycleWorkflow', () => {
 
     await shop.transaction((tx) => fulfilOrder(tx, shop.deps, order.id));
     const { prisma } = shop.commerce.platform.database;
-    await waitFor(async () => (await prisma.paymentTender.findFirstOrThrow({ where: { orderId: order.id } })).status === 'CAPTURED', 60_000, 'the capture');
+    await waitFor(
+      async () => (await prisma.paymentTender.findFirstOrThrow({ where: { orderId: order.id } })).status === 'CAPTURED',
+      60_000,
+      'the capture',
+    );
     const tender = await prisma.paymentTender.findFirstOrThrow({ where: { orderId: order.id } });
     expect(tender.capturedAmount.toFixed(2)).toBe(order.total.toFixed(2));
     const key = tenderKeys.capture(tender.id);
-    expect((await control.requests()).filter((request) => request.idempotencyKey === key).map((request) => request.outcome)).toEqual(['executed', 'replayed']);
-    expect((await control.operations()).filter((operation) => operation.kind === 'capture' && operation.authorizationId === tender.gatewayReference)).toHaveLength(1);
+    expect((await control.requests()).filter((request) => request.idempotencyKey === key).map((request) => request.outcome)).toEqual([
+      'executed',
+      'replayed',
+    ]);
+    expect(
+      (await control.operations()).filter(
+        (operation) => operation.kind === 'capture' && operation.authorizationId === tender.gatewayReference,
+      ),
+    ).toHaveLength(1);
 
     await shop.transaction((tx) => completeOrder(tx, shop.deps, order.id));
     await expect(handle.result()).resolves.toEqual({ status: 'COMPLETED' });
@@ -177,8 +217,15 @@ describe('OrderLifecycleWorkflow', () => {
     });
     await expect(handle.result()).resolves.toEqual({ status: 'COMPLETED' });
     const tender = await shop.commerce.platform.database.prisma.paymentTender.findFirstOrThrow({ where: { orderId: order.id } });
-    expect({ status: tender.status, captured: tender.capturedAmount.toFixed(2) }).toEqual({ status: 'CAPTURED', captured: order.total.toFixed(2) });
-    expect((await control.operations()).filter((operation) => operation.kind === 'capture' && operation.authorizationId === tender.gatewayReference)).toHaveLength(1);
+    expect({ status: tender.status, captured: tender.capturedAmount.toFixed(2) }).toEqual({
+      status: 'CAPTURED',
+      captured: order.total.toFixed(2),
+    });
+    expect(
+      (await control.operations()).filter(
+        (operation) => operation.kind === 'capture' && operation.authorizationId === tender.gatewayReference,
+      ),
+    ).toHaveLength(1);
     await shop.saveHistory(handle.workflowId, WORKFLOW_TYPES.orderLifecycle, 'completed-at-once');
   });
 
@@ -191,12 +238,18 @@ describe('OrderLifecycleWorkflow', () => {
     try {
       await shop.transaction((tx) => fulfilOrder(tx, shop.deps, order.id));
       const { prisma } = shop.commerce.platform.database;
-      await waitFor(async () => (await prisma.workflowFault.count({ where: { entityId: order.id.toString() } })) === 1, 60_000, 'the capture fault');
+      await waitFor(
+        async () => (await prisma.workflowFault.count({ where: { entityId: order.id.toString() } })) === 1,
+        60_000,
+        'the capture fault',
+      );
       const fault = await prisma.workflowFault.findFirstOrThrow({ where: { entityId: order.id.toString() } });
       expect(fault).toMatchObject({ workflowId: handle.workflowId, reason: 'capture_refused' });
       expect(JSON.stringify(fault.details)).toContain('authorization_expired');
       expect(await prisma.paymentTender.findFirstOrThrow({ where: { orderId: order.id } })).toMatchObject({ status: 'AUTHORIZED' });
-      expect((await control.requests()).filter((request) => request.kind === 'capture' && request.errorCode === 'authorization_expired')).toHaveLength(1);
+      expect(
+        (await control.requests()).filter((request) => request.kind === 'capture' && request.errorCode === 'authorization_expired'),
+      ).toHaveLength(1);
     } finally {
       await control.setClock(new Date());
     }
@@ -212,15 +265,29 @@ describe('OrderLifecycleWorkflow', () => {
     const { prisma } = shop.commerce.platform.database;
     const tender = await prisma.paymentTender.findFirstOrThrow({ where: { orderId: order.id } });
     // The card's authorization released while the order goes on (as no cancellation does): nothing is left to capture.
-    const paying: DomainDeps = { ...shop.deps, gateway: new HttpPaymentGateway({ baseUrl: gateway.url, credentials: givenCredentials(GATEWAY_KEY) }) };
+    const paying: DomainDeps = {
+      ...shop.deps,
+      gateway: new HttpPaymentGateway({ baseUrl: gateway.url, credentials: givenCredentials(GATEWAY_KEY) }),
+    };
     await shop.commerce.transaction((tx) => releaseTender(tx, paying, tender.id), GATEWAY_TRANSACTION);
 
     await shop.transaction((tx) => fulfilOrder(tx, shop.deps, order.id));
-    await waitFor(async () => (await prisma.workflowFault.count({ where: { entityId: order.id.toString() } })) === 1, 60_000, 'the capture fault');
+    await waitFor(
+      async () => (await prisma.workflowFault.count({ where: { entityId: order.id.toString() } })) === 1,
+      60_000,
+      'the capture fault',
+    );
     const fault = await prisma.workflowFault.findFirstOrThrow({ where: { entityId: order.id.toString() } });
-    expect(fault).toMatchObject({ workflow: WORKFLOW_TYPES.orderLifecycle, workflowId: handle.workflowId, entityType: 'order', reason: 'capture_without_authorization' });
+    expect(fault).toMatchObject({
+      workflow: WORKFLOW_TYPES.orderLifecycle,
+      workflowId: handle.workflowId,
+      entityType: 'order',
+      reason: 'capture_without_authorization',
+    });
     expect(fault.details).toEqual({ orderNumber: order.number, captured: '0.00', orderTotal: order.total.toFixed(2) });
-    expect((await control.requests()).filter((request) => request.authorizationId === tender.gatewayReference).map((request) => request.kind)).toEqual(['void']);
+    expect(
+      (await control.requests()).filter((request) => request.authorizationId === tender.gatewayReference).map((request) => request.kind),
+    ).toEqual(['void']);
 
     await shop.transaction((tx) => completeOrder(tx, shop.deps, order.id));
     await expect(handle.result()).resolves.toEqual({ status: 'COMPLETED' });
@@ -232,7 +299,11 @@ describe('OrderLifecycleWorkflow', () => {
     const handle = await lifecycle(order.id);
     await shop.transaction((tx) => markOrderPaid(tx, shop.deps, order.id));
     await shop.transaction((tx) => fulfilOrder(tx, shop.deps, order.id));
-    await waitFor(async () => (await handle.query<{ status: string | null }>(QUERIES.state)).status === 'FULFILLED', 30_000, 'the fulfilled state');
+    await waitFor(
+      async () => (await handle.query<{ status: string | null }>(QUERIES.state)).status === 'FULFILLED',
+      30_000,
+      'the fulfilled state',
+    );
     await shop.transaction((tx) => completeOrder(tx, shop.deps, order.id));
     await expect(handle.result()).resolves.toEqual({ status: 'COMPLETED' });
     expect(await shop.commerce.platform.database.prisma.workflowFault.count({ where: { entityId: order.id.toString() } })).toBe(0);

@@ -54,12 +54,22 @@ async function cardOrder(sku: string): Promise<bigint> {
     await addCartLine(tx, paying, { cartId: cart.id, shopper, productId, quantity: 2 });
     return cart.id;
   });
-  const input = { cartId, shopper, email: `${sku}@example.com`, billingAddress: ADDRESS, shippingAddress: ADDRESS, idempotencyKey: `stranded-${sku}`, card: { token: `tok_${sku}` } };
+  const input = {
+    cartId,
+    shopper,
+    email: `${sku}@example.com`,
+    billingAddress: ADDRESS,
+    shippingAddress: ADDRESS,
+    idempotencyKey: `stranded-${sku}`,
+    card: { token: `tok_${sku}` },
+  };
   return (await checkout(shop.commerce.transaction, paying, input)).id;
 }
 
 const gatewayOperations = async (kind: string, authorizationId: string) =>
-  (await gateway.control.operations()).filter((operation) => operation.kind === kind && operation.authorizationId === authorizationId).map((operation) => operation.idempotencyKey);
+  (await gateway.control.operations())
+    .filter((operation) => operation.kind === kind && operation.authorizationId === authorizationId)
+    .map((operation) => operation.idempotencyKey);
 
 /** The sweep, run now rather than on its schedule, on a clock past the time its rows are taken as stranded. */
 const reconcile = (workflowId: string) =>
@@ -84,10 +94,18 @@ describe('ReconcileStrandedMoneyWorkflow', () => {
     await shop.transaction((tx) => fulfilOrder(tx, shop.deps, toCapture));
     await shop.transaction((tx) => fulfilOrder(tx, shop.deps, toComplete));
     await shop.transaction((tx) => completeOrder(tx, shop.deps, toComplete));
-    const staff = await prisma().staffUser.create({ data: { email: 'stranded@example.com', passwordHash: 'scrypt$unused', name: 'Refunder' } });
+    const staff = await prisma().staffUser.create({
+      data: { email: 'stranded@example.com', passwordHash: 'scrypt$unused', name: 'Refunder' },
+    });
     const source = { kind: 'STAFF', staffUserId: staff.id } as const;
-    const request = await shop.transaction((tx) => requestRefund(tx, shop.deps, { orderId: toRefund, amount: '5.00', reason: 'returned', idempotencyKey: 'stranded-refund', source }));
-    await waitFor(async () => (await parked('order_lifecycle_workflow')) === 3 && (await parked('refund_execution_workflow')) === 1, 60_000, 'both deliveries to park');
+    const request = await shop.transaction((tx) =>
+      requestRefund(tx, shop.deps, { orderId: toRefund, amount: '5.00', reason: 'returned', idempotencyKey: 'stranded-refund', source }),
+    );
+    await waitFor(
+      async () => (await parked('order_lifecycle_workflow')) === 3 && (await parked('refund_execution_workflow')) === 1,
+      60_000,
+      'both deliveries to park',
+    );
 
     await temporal.start();
     worker = await startWorker();

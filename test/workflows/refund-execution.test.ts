@@ -36,7 +36,9 @@ beforeAll(async () => {
   paying = { ...shop.deps, gateway: cards };
   // A pending refund is looked up again every 2 seconds or so.
   await shop.setSetting('workflows', { pendingRefundPollHours: 0.0006 });
-  staffUserId = (await prisma().staffUser.create({ data: { email: 'refunds@example.com', passwordHash: 'scrypt$unused', name: 'Refunder' } })).id;
+  staffUserId = (
+    await prisma().staffUser.create({ data: { email: 'refunds@example.com', passwordHash: 'scrypt$unused', name: 'Refunder' } })
+  ).id;
   worker = await startWorker();
 }, 180_000);
 
@@ -56,26 +58,50 @@ interface PaidOrder {
 /** A customer's order of 2 × 10.00 paid with `credit` of store credit (if any) and a card (token `tok_<sku>`) for the rest, fulfilled and captured. */
 async function paidOrder(sku: string, credit?: string): Promise<PaidOrder> {
   const productId = await shop.catalog.product(sku, '10.00', 5);
-  const customer = await prisma().customer.create({ data: { channelId: shop.catalog.channelId, email: `${sku}@example.com`, passwordHash: 'scrypt$unused' } });
+  const customer = await prisma().customer.create({
+    data: { channelId: shop.catalog.channelId, email: `${sku}@example.com`, passwordHash: 'scrypt$unused' },
+  });
   const shopper = { customerId: customer.id };
   const cartId = await shop.commerce.transaction(async (tx) => {
-    if (credit !== undefined) await issueStoreCredit(tx, paying, { customerId: customer.id, currency: 'EUR', amount: credit, note: 'goodwill', idempotencyKey: `issue:${sku}` });
+    if (credit !== undefined)
+      await issueStoreCredit(tx, paying, {
+        customerId: customer.id,
+        currency: 'EUR',
+        amount: credit,
+        note: 'goodwill',
+        idempotencyKey: `issue:${sku}`,
+      });
     const cart = await createCart(tx, paying, { channelId: shop.catalog.channelId, shopper });
     await addCartLine(tx, paying, { cartId: cart.id, shopper, productId, quantity: 2 });
     return cart.id;
   });
-  const input = { cartId, shopper, email: `${sku}@example.com`, billingAddress: ADDRESS, shippingAddress: ADDRESS, idempotencyKey: `refund-${sku}`, useStoreCredit: credit !== undefined, card: { token: `tok_${sku}` } };
+  const input = {
+    cartId,
+    shopper,
+    email: `${sku}@example.com`,
+    billingAddress: ADDRESS,
+    shippingAddress: ADDRESS,
+    idempotencyKey: `refund-${sku}`,
+    useStoreCredit: credit !== undefined,
+    card: { token: `tok_${sku}` },
+  };
   const order = await checkout(shop.commerce.transaction, paying, input);
   await shop.commerce.transaction(async (tx) => {
     await fulfilOrder(tx, paying, order.id);
     await captureOrderTenders(tx, paying, order.id);
   }, GATEWAY_TRANSACTION);
   const card = await prisma().paymentTender.findFirstOrThrow({ where: { orderId: order.id, kind: 'CARD' } });
-  return { orderId: order.id, customerId: customer.id, card: { id: card.id, captured: card.capturedAmount.toFixed(2), authorizationId: card.gatewayReference } };
+  return {
+    orderId: order.id,
+    customerId: customer.id,
+    card: { id: card.id, captured: card.capturedAmount.toFixed(2), authorizationId: card.gatewayReference },
+  };
 }
 
 const refund = (orderId: bigint, amount: string, idempotencyKey: string): Promise<RefundRequestView> =>
-  shop.transaction((tx) => requestRefund(tx, shop.deps, { orderId, amount, reason: 'returned', idempotencyKey, source: { kind: 'STAFF', staffUserId } }));
+  shop.transaction((tx) =>
+    requestRefund(tx, shop.deps, { orderId, amount, reason: 'returned', idempotencyKey, source: { kind: 'STAFF', staffUserId } }),
+  );
 
 /** The request's workflow, once the outbox started it, run to its end. */
 async function executed(request: RefundRequestView): Promise<{ status: string }> {
@@ -86,10 +112,14 @@ const refundsAt = async (authorizationId: string): Promise<GatewayOperation[]> =
   (await control.operations()).filter((operation) => operation.kind === 'refund' && operation.authorizationId === authorizationId);
 
 const refundRequestsAt = async (authorizationId: string) =>
-  (await control.requests()).filter((request) => request.kind === 'refund' && request.authorizationId === authorizationId).map((request) => [request.idempotencyKey, request.outcome]);
+  (await control.requests())
+    .filter((request) => request.kind === 'refund' && request.authorizationId === authorizationId)
+    .map((request) => [request.idempotencyKey, request.outcome]);
 
-const refundRows = (requestId: string) => prisma().refund.findMany({ where: { refundRequestId: BigInt(requestId) }, orderBy: { id: 'asc' } });
-const requestStatus = async (requestId: string) => (await prisma().refundRequest.findUniqueOrThrow({ where: { id: BigInt(requestId) } })).status;
+const refundRows = (requestId: string) =>
+  prisma().refund.findMany({ where: { refundRequestId: BigInt(requestId) }, orderBy: { id: 'asc' } });
+const requestStatus = async (requestId: string) =>
+  (await prisma().refundRequest.findUniqueOrThrow({ where: { id: BigInt(requestId) } })).status;
 const tender = (id: bigint) => prisma().paymentTender.findUniqueOrThrow({ where: { id } });
 
 describe('RefundExecutionWorkflow', () => {
@@ -110,12 +140,18 @@ describe('RefundExecutionWorkflow', () => {
       [key, 'executed'],
       [key, 'replayed'],
     ]);
-    expect((await refundsAt(order.card.authorizationId)).map((operation) => [operation.idempotencyKey, operation.amount.amountMinor])).toEqual([[key, 1000]]);
+    expect(
+      (await refundsAt(order.card.authorizationId)).map((operation) => [operation.idempotencyKey, operation.amount.amountMinor]),
+    ).toEqual([[key, 1000]]);
     expect((await tender(order.card.id)).refundedAmount.toFixed(2)).toBe('10.00');
-    expect(await prisma().tenderEvent.findMany({ where: { tenderId: order.card.id, kind: 'REFUNDED' }, select: { idempotencyKey: true } })).toEqual([{ idempotencyKey: key }]);
+    expect(
+      await prisma().tenderEvent.findMany({ where: { tenderId: order.card.id, kind: 'REFUNDED' }, select: { idempotencyKey: true } }),
+    ).toEqual([{ idempotencyKey: key }]);
     const account = await prisma().storeCreditAccount.findFirstOrThrow({ where: { customerId: order.customerId } });
     expect((await storeCreditBalance(prisma(), account.id)).toFixed(2)).toBe('5.00');
-    const completed = await prisma().outboxEvent.findMany({ where: { name: 'shop.payments.refund_completed.v1', payload: { path: ['refund_request_id'], equals: request.id } } });
+    const completed = await prisma().outboxEvent.findMany({
+      where: { name: 'shop.payments.refund_completed.v1', payload: { path: ['refund_request_id'], equals: request.id } },
+    });
     expect(completed.map((event) => (event.payload as { tender_kind: string }).tender_kind).sort()).toEqual(['CARD', 'STORE_CREDIT']);
 
     await shop.saveHistory(workflowIds.refundExecution(request.id), WORKFLOW_TYPES.refundExecution, 'succeeded');
@@ -124,11 +160,16 @@ describe('RefundExecutionWorkflow', () => {
   it('lets two concurrent requests on one card take no more than it captured, at the gateway too', async () => {
     const order = await paidOrder('concurrent');
     expect(order.card.captured).toBe('20.00');
-    const outcomes = await Promise.allSettled([refund(order.orderId, '15.00', 'refund-concurrent-a'), refund(order.orderId, '15.00', 'refund-concurrent-b')]);
+    const outcomes = await Promise.allSettled([
+      refund(order.orderId, '15.00', 'refund-concurrent-a'),
+      refund(order.orderId, '15.00', 'refund-concurrent-b'),
+    ]);
 
     const granted = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
     expect(granted).toHaveLength(1);
-    expect(outcomes.find((outcome) => outcome.status === 'rejected')).toMatchObject({ reason: { code: 'BAD_USER_INPUT', details: { field: 'amount' } } });
+    expect(outcomes.find((outcome) => outcome.status === 'rejected')).toMatchObject({
+      reason: { code: 'BAD_USER_INPUT', details: { field: 'amount' } },
+    });
     await expect(executed(granted[0] as RefundRequestView)).resolves.toEqual({ status: 'SUCCEEDED' });
     expect((await refundsAt(order.card.authorizationId)).map((operation) => operation.amount.amountMinor)).toEqual([1500]);
   });
@@ -182,14 +223,23 @@ describe('RefundExecutionWorkflow', () => {
     // Refunded from the gateway's dashboard, under a key the shop never sent: the shop's books still say all of it is refundable.
     const captured = Math.round(Number(order.card.captured) * 100);
     const amount = { amountMinor: captured - 100, currency: 'EUR' };
-    expect(await cards.refund({ idempotencyKey: 'dashboard:refund', authorizationId: order.card.authorizationId, amount })).toMatchObject({ status: 'approved' });
+    expect(await cards.refund({ idempotencyKey: 'dashboard:refund', authorizationId: order.card.authorizationId, amount })).toMatchObject({
+      status: 'approved',
+    });
     const request = await refund(order.orderId, '5.00', 'refund-exceeds');
 
     await expect(executed(request)).resolves.toEqual({ status: 'NEEDS_ATTENTION' });
     const [refused] = await refundRows(request.id);
     expect(refused?.lastError).toMatch(/^amount_exceeds_captured: /);
     const faults = await prisma().workflowFault.findMany({ where: { reason: REFUND_EXCEEDS_CAPTURED } });
-    expect(faults).toMatchObject([{ workflow: WORKFLOW_TYPES.refundExecution, workflowId: workflowIds.refundExecution(request.id), entityType: 'refund', entityId: refused?.id.toString() }]);
+    expect(faults).toMatchObject([
+      {
+        workflow: WORKFLOW_TYPES.refundExecution,
+        workflowId: workflowIds.refundExecution(request.id),
+        entityType: 'refund',
+        entityId: refused?.id.toString(),
+      },
+    ]);
     expect((await refundsAt(order.card.authorizationId)).map((operation) => operation.idempotencyKey)).toEqual(['dashboard:refund']);
   });
 
@@ -208,7 +258,9 @@ describe('RefundExecutionWorkflow', () => {
     try {
       await expect(handle.result()).resolves.toEqual({ status: 'SUCCEEDED' });
       // The log shows operations as they stand on the gateway's clock: read it before the clock goes back.
-      expect((await refundsAt(order.card.authorizationId)).map((operation) => [operation.status, operation.amount.amountMinor])).toEqual([['approved', 600]]);
+      expect((await refundsAt(order.card.authorizationId)).map((operation) => [operation.status, operation.amount.amountMinor])).toEqual([
+        ['approved', 600],
+      ]);
     } finally {
       await control.setClock(new Date());
     }

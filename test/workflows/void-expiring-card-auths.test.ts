@@ -45,7 +45,15 @@ async function placeWithCard(sku: string) {
     await addCartLine(tx, paying, { cartId: created.id, shopper, productId, quantity: 2 });
     return created;
   });
-  const input = { cartId: cart.id, shopper, email: 'ada@example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS, idempotencyKey: `void-${sku}`, card: { token: `tok_${sku}` } };
+  const input = {
+    cartId: cart.id,
+    shopper,
+    email: 'ada@example.com',
+    billingAddress: ADDRESS,
+    shippingAddress: ADDRESS,
+    idempotencyKey: `void-${sku}`,
+    card: { token: `tok_${sku}` },
+  };
   const order = await checkout(shop.commerce.transaction, paying, input);
   return { order, tender: await tenderOf(order.id) };
 }
@@ -54,7 +62,8 @@ async function gatewayRequests(authorizationId: string) {
   return (await control.requests()).filter((request) => request.authorizationId === authorizationId && request.kind !== 'authorize');
 }
 
-const voids = async (authorizationId: string) => (await control.operations()).filter((operation) => operation.kind === 'void' && operation.authorizationId === authorizationId);
+const voids = async (authorizationId: string) =>
+  (await control.operations()).filter((operation) => operation.kind === 'void' && operation.authorizationId === authorizationId);
 
 const sweep = (workflowId: string) =>
   shop.client.workflow.execute(WORKFLOW_TYPES.voidExpiringCardAuths, { taskQueue: TASK_QUEUE, workflowId, args: [] });
@@ -78,12 +87,21 @@ describe('VoidExpiringCardAuthsWorkflow', () => {
     await shop.transaction((tx) => fulfilOrder(tx, shop.deps, captured.order.id));
     await waitFor(async () => (await tenderOf(captured.order.id)).status === 'CAPTURED', 60_000, 'the capture');
     // From the gateway's dashboard, under keys the shop never sent.
-    expect(await cards.void({ idempotencyKey: 'dashboard:void', authorizationId: voidedElsewhere.tender.gatewayReference })).toMatchObject({ status: 'approved' });
+    expect(await cards.void({ idempotencyKey: 'dashboard:void', authorizationId: voidedElsewhere.tender.gatewayReference })).toMatchObject({
+      status: 'approved',
+    });
     const amount = { amountMinor: 2000, currency: capturedElsewhere.order.currency };
-    expect(await cards.capture({ idempotencyKey: 'dashboard:capture', authorizationId: capturedElsewhere.tender.gatewayReference, amount })).toMatchObject({ status: 'approved' });
+    expect(
+      await cards.capture({ idempotencyKey: 'dashboard:capture', authorizationId: capturedElsewhere.tender.gatewayReference, amount }),
+    ).toMatchObject({ status: 'approved' });
     // A cancellation whose void committed at the gateway and answered 500: rolled back, the order still PLACED.
     await control.addFault({ fault: { kind: 'commit_then_error' }, operation: 'void', cardToken: 'tok_cancel-failed' });
-    await expect(shop.commerce.transaction((tx) => cancelOrder(tx, { ...shop.deps, gateway: cards }, cancelFailed.order.id, 'changed my mind'), GATEWAY_TRANSACTION)).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    await expect(
+      shop.commerce.transaction(
+        (tx) => cancelOrder(tx, { ...shop.deps, gateway: cards }, cancelFailed.order.id, 'changed my mind'),
+        GATEWAY_TRANSACTION,
+      ),
+    ).rejects.toMatchObject({ code: 'UNAVAILABLE' });
     expect(await orderRow(cancelFailed.order.id)).toMatchObject({ status: 'PLACED' });
     // The first void commits at the gateway and answers 500: the pass fails and Temporal retries it.
     await control.addFault({ fault: { kind: 'commit_then_error' }, operation: 'void', cardToken: 'tok_inside' });
@@ -100,13 +118,18 @@ describe('VoidExpiringCardAuthsWorkflow', () => {
     expect(await voids(inside.tender.gatewayReference)).toHaveLength(1);
     expect(await tenderOf(inside.order.id)).toMatchObject({ status: 'VOIDED' });
     expect((await tenderOf(inside.order.id)).voidedAmount.toFixed(2)).toBe(inside.order.total.toFixed(2));
-    expect(await orderRow(inside.order.id)).toMatchObject({ status: 'CANCELLED', cancelReason: 'the card authorization was about to expire and was voided' });
+    expect(await orderRow(inside.order.id)).toMatchObject({
+      status: 'CANCELLED',
+      cancelReason: 'the card authorization was about to expire and was voided',
+    });
     // The cancellation's order.status_changed tells the order's lifecycle, which ends.
     await expect(lifecycle.result()).resolves.toEqual({ status: 'CANCELLED' });
 
     // The sweep sends the cancellation's key: the gateway replays the void it committed for the cancel.
     const cancelKey = tenderKeys.void(cancelFailed.tender.id);
-    expect((await gatewayRequests(cancelFailed.tender.gatewayReference)).map((request) => [request.idempotencyKey, request.outcome])).toEqual([
+    expect(
+      (await gatewayRequests(cancelFailed.tender.gatewayReference)).map((request) => [request.idempotencyKey, request.outcome]),
+    ).toEqual([
       [cancelKey, 'executed'],
       [cancelKey, 'replayed'],
     ]);
@@ -122,7 +145,13 @@ describe('VoidExpiringCardAuthsWorkflow', () => {
 
     // Already voided at the gateway counts as done: one void there, the tender and the order follow.
     const elsewhereKey = tenderKeys.void(voidedElsewhere.tender.id);
-    expect((await gatewayRequests(voidedElsewhere.tender.gatewayReference)).map((request) => [request.idempotencyKey, request.outcome, request.errorCode ?? null])).toEqual([
+    expect(
+      (await gatewayRequests(voidedElsewhere.tender.gatewayReference)).map((request) => [
+        request.idempotencyKey,
+        request.outcome,
+        request.errorCode ?? null,
+      ]),
+    ).toEqual([
       ['dashboard:void', 'executed', null],
       [elsewhereKey, 'refused', 'authorization_voided'],
     ]);
@@ -132,13 +161,22 @@ describe('VoidExpiringCardAuthsWorkflow', () => {
 
     // Refused for good: a fault, the tender left AUTHORIZED for staff, and no second try.
     const refusedKey = tenderKeys.void(capturedElsewhere.tender.id);
-    expect((await gatewayRequests(capturedElsewhere.tender.gatewayReference)).filter((request) => request.idempotencyKey === refusedKey).map((request) => request.errorCode)).toEqual([
-      'authorization_captured',
-    ]);
+    expect(
+      (await gatewayRequests(capturedElsewhere.tender.gatewayReference))
+        .filter((request) => request.idempotencyKey === refusedKey)
+        .map((request) => request.errorCode),
+    ).toEqual(['authorization_captured']);
     expect(await tenderOf(capturedElsewhere.order.id)).toMatchObject({ status: 'AUTHORIZED' });
     expect(await orderRow(capturedElsewhere.order.id)).toMatchObject({ status: 'PLACED' });
     const faults = await prisma().workflowFault.findMany({ where: { reason: 'void_refused' } });
-    expect(faults).toMatchObject([{ workflow: WORKFLOW_TYPES.voidExpiringCardAuths, workflowId: 'void-expiring-card-auths-first', entityType: 'tender', entityId: capturedElsewhere.tender.id.toString() }]);
+    expect(faults).toMatchObject([
+      {
+        workflow: WORKFLOW_TYPES.voidExpiringCardAuths,
+        workflowId: 'void-expiring-card-auths-first',
+        entityType: 'tender',
+        entityId: capturedElsewhere.tender.id.toString(),
+      },
+    ]);
     expect(JSON.stringify(faults[0]?.details)).toContain('authorization_captured');
 
     await shop.saveHistory('void-expiring-card-auths-first', WORKFLOW_TYPES.voidExpiringCardAuths, 'voided');

@@ -16,7 +16,9 @@ afterAll(async () => {
 });
 
 const stockOf = (productId: bigint) =>
-  shop.commerce.platform.database.prisma.stockLevel.findUniqueOrThrow({ where: { productId_locationId: { productId, locationId: shop.catalog.locationId } } });
+  shop.commerce.platform.database.prisma.stockLevel.findUniqueOrThrow({
+    where: { productId_locationId: { productId, locationId: shop.catalog.locationId } },
+  });
 
 async function scheduleIds(): Promise<string[]> {
   const ids: string[] = [];
@@ -26,20 +28,30 @@ async function scheduleIds(): Promise<string[]> {
 
 /** The identities polling the shared task queue for workflow tasks. */
 async function pollers(): Promise<string[]> {
-  const { pollers: found } = await shop.client.workflowService.describeTaskQueue({ namespace: shop.namespace, taskQueue: { name: TASK_QUEUE }, taskQueueType: 1 });
+  const { pollers: found } = await shop.client.workflowService.describeTaskQueue({
+    namespace: shop.namespace,
+    taskQueue: { name: TASK_QUEUE },
+    taskQueueType: 1,
+  });
   return (found ?? []).map((poller) => poller.identity ?? '');
 }
 
 /** The id of the newest finished run of a scheduled workflow type. */
 async function lastRunOf(workflowType: string): Promise<string> {
   let found: string | undefined;
-  await waitFor(async () => {
-    for await (const execution of shop.client.workflow.list({ query: `WorkflowType = '${workflowType}' AND ExecutionStatus = 'Completed'` })) {
-      found = execution.workflowId;
-      return true;
-    }
-    return false;
-  }, 30_000, `a finished ${workflowType}`);
+  await waitFor(
+    async () => {
+      for await (const execution of shop.client.workflow.list({
+        query: `WorkflowType = '${workflowType}' AND ExecutionStatus = 'Completed'`,
+      })) {
+        found = execution.workflowId;
+        return true;
+      }
+      return false;
+    },
+    30_000,
+    `a finished ${workflowType}`,
+  );
   return found ?? '';
 }
 
@@ -61,7 +73,11 @@ describe('the worker process', () => {
     for (const worker of [first, second]) {
       const ready = await fetch(`${worker.url}/ready`);
       expect(ready.status).toBe(200);
-      expect(await ready.json()).toMatchObject({ status: 'ready', worker: 'RUNNING', dependencies: { database: { status: 'healthy' }, workflowEngine: { status: 'healthy' } } });
+      expect(await ready.json()).toMatchObject({
+        status: 'ready',
+        worker: 'RUNNING',
+        dependencies: { database: { status: 'healthy' }, workflowEngine: { status: 'healthy' } },
+      });
     }
   });
 
@@ -71,7 +87,10 @@ describe('the worker process', () => {
     const lifecycle = await shop.started(workflowIds.orderLifecycle(order.id.toString()));
     await lifecycle.terminate('the sweep is under test');
     // The hold runs out, as if an hour had passed.
-    await shop.commerce.platform.database.pool.query("UPDATE inventory_reservations SET expires_at = now() - interval '1 second' WHERE order_id = $1", [order.id.toString()]);
+    await shop.commerce.platform.database.pool.query(
+      "UPDATE inventory_reservations SET expires_at = now() - interval '1 second' WHERE order_id = $1",
+      [order.id.toString()],
+    );
     expect(await stockOf(productId)).toMatchObject({ onHand: 2, reserved: 2 });
     await shop.client.schedule.getHandle('expire-stale-reservations').trigger();
     await waitFor(async () => (await stockOf(productId)).reserved === 0, 30_000, 'the sweep to release the hold');
@@ -83,7 +102,9 @@ describe('the worker process', () => {
       "SELECT payload FROM outbox_events WHERE name = 'shop.inventory.stock_changed.v1' AND payload->>'product_id' = $1 AND payload->>'reason' = 'reservation_released'",
       [productId.toString()],
     );
-    expect(rows.map((row) => row.payload)).toMatchObject([{ previous_quantity: 0, new_quantity: 2, delta: 2, order_id: order.id.toString() }]);
+    expect(rows.map((row) => row.payload)).toMatchObject([
+      { previous_quantity: 0, new_quantity: 2, delta: 2, order_id: order.id.toString() },
+    ]);
     await shop.saveHistory(await lastRunOf(WORKFLOW_TYPES.expireStaleReservations), WORKFLOW_TYPES.expireStaleReservations, 'released');
   });
 
@@ -92,18 +113,32 @@ describe('the worker process', () => {
       data: { channelId: shop.catalog.channelId, sessionId: 's-abandoned', currency: 'EUR', expiresAt: new Date(Date.now() - 1_000) },
     });
     await shop.client.schedule.getHandle('cleanup-expired-carts').trigger();
-    await waitFor(async () => (await shop.commerce.platform.database.prisma.cart.count({ where: { id: cart.id } })) === 0, 30_000, 'the cleanup');
+    await waitFor(
+      async () => (await shop.commerce.platform.database.prisma.cart.count({ where: { id: cart.id } })) === 0,
+      30_000,
+      'the cleanup',
+    );
     await shop.saveHistory(await lastRunOf(WORKFLOW_TYPES.cleanupExpiredCarts), WORKFLOW_TYPES.cleanupExpiredCarts, 'deleted');
   });
 
   it('restarted after a SIGKILL mid-workflow, completes it with each effect once', async () => {
     const { order, productId } = await shop.placeOrder({ sku: 'killed', holdMs: 8_000 });
     const handle = await shop.started(workflowIds.orderLifecycle(order.id.toString()));
-    await waitFor(() => runTimers(handle).then(({ timers }) => timers.includes('running'), () => false), 30_000, 'the lifecycle to start its payment timer');
+    await waitFor(
+      () =>
+        runTimers(handle).then(
+          ({ timers }) => timers.includes('running'),
+          () => false,
+        ),
+      30_000,
+      'the lifecycle to start its payment timer',
+    );
     for (const worker of workers.splice(0)) worker.process.child.kill('SIGKILL');
     // The payment deadline passes with no worker: the server fires the timer, and nothing acts on it yet.
     await eventually(async () => expect((await runTimers(handle)).timers).toEqual(['fired']), { timeoutMs: 30_000 });
-    expect((await shop.commerce.platform.database.prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe('PENDING_PAYMENT');
+    expect((await shop.commerce.platform.database.prisma.order.findUniqueOrThrow({ where: { id: order.id } })).status).toBe(
+      'PENDING_PAYMENT',
+    );
     workers.push(await shop.startWorker());
     await expect(handle.result()).resolves.toEqual({ status: 'CANCELLED' });
     const { rows } = await shop.commerce.platform.database.pool.query<{ name: string }>(

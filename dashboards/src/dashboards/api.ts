@@ -6,11 +6,16 @@ const latency = (quantile: number) =>
   `histogram_quantile(${quantile}, sum by (le) (rate(http_request_duration_seconds_bucket{${SHOP}}[$__rate_interval])))`;
 
 export function apiDashboard() {
-  return shopDashboard('shop-api', 'Shop / API', 'The GraphQL and REST api: traffic, errors, latency and payload sizes (http_* metrics of the api).')
+  return shopDashboard(
+    'shop-api',
+    'Shop / API',
+    'The GraphQL and REST api: traffic, errors, latency and payload sizes (http_* metrics of the api).',
+  )
     .withPanel(
       timeseries({
         title: 'Request rate',
-        description: 'Requests answered per second, by route. A sudden drop while the storefront still has visitors means requests no longer reach the api.',
+        description:
+          'Requests answered per second, by route. A sudden drop while the storefront still has visitors means requests no longer reach the api.',
         unit: 'reqps',
         queries: [{ expr: perSecond('http_requests_total', { by: 'route' }), legend: '{{route}}' }],
       }),
@@ -33,7 +38,8 @@ export function apiDashboard() {
     .withPanel(
       timeseries({
         title: 'Latency p50 / p95 / p99',
-        description: 'Time from request received to response sent. p95 above the red line (500 ms) for 10 minutes fires ApiLatencyHigh: look at the database pool and the cache first.',
+        description:
+          'Time from request received to response sent. p95 above the red line (500 ms) for 10 minutes fires ApiLatencyHigh: look at the database pool and the cache first.',
         unit: 's',
         alertThreshold: THRESHOLDS.apiLatencyP95Seconds,
         queries: quantiles(latency, [0.5, 0.95, 0.99]),
@@ -42,7 +48,8 @@ export function apiDashboard() {
     .withPanel(
       timeseries({
         title: 'Requests in progress',
-        description: 'Requests being handled right now, by route. A climb without more traffic means requests are waiting on something: a database connection, the cache, a slow query.',
+        description:
+          'Requests being handled right now, by route. A climb without more traffic means requests are waiting on something: a database connection, the cache, a slow query.',
         unit: 'short',
         queries: [{ expr: `sum by (route) (http_requests_inprogress{${SHOP}})`, legend: '{{route}}' }],
       }),
@@ -50,7 +57,8 @@ export function apiDashboard() {
     .withPanel(
       timeseries({
         title: 'Response size p95',
-        description: 'p95 of response body sizes, by route. A jump means a query now returns far more than before (a missing page limit), which costs latency and bandwidth.',
+        description:
+          'p95 of response body sizes, by route. A jump means a query now returns far more than before (a missing page limit), which costs latency and bandwidth.',
         unit: 'bytes',
         queries: [
           {

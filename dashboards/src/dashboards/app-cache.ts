@@ -21,13 +21,16 @@ export function appCacheDashboard() {
         description:
           'Cache calls per second that failed, by operation. Above zero: the cache is unreachable or too slow; rate limits fail open and repeat clicks are decided by the database until it answers.',
         unit: 'ops',
-        queries: [{ expr: perSecond('cache_operations_total', { by: 'operation', matchers: ', result="error"' }), legend: '{{operation}}' }],
+        queries: [
+          { expr: perSecond('cache_operations_total', { by: 'operation', matchers: ', result="error"' }), legend: '{{operation}}' },
+        ],
       }),
     )
     .withPanel(
       timeseries({
         title: 'Server hit ratio',
-        description: 'Share of key lookups that found their key. A falling ratio means the app recomputes or refetches what it cached: keys evicted, expiring too early, or a new key scheme.',
+        description:
+          'Share of key lookups that found their key. A falling ratio means the app recomputes or refetches what it cached: keys evicted, expiring too early, or a new key scheme.',
         unit: 'percentunit',
         queries: [
           {
@@ -40,7 +43,8 @@ export function appCacheDashboard() {
     .withPanel(
       timeseries({
         title: 'Server hits and misses',
-        description: 'Key lookups per second that found (hit) or did not find (miss) their key. Misses rising with steady traffic mean cached data disappears before it is used.',
+        description:
+          'Key lookups per second that found (hit) or did not find (miss) their key. Misses rising with steady traffic mean cached data disappears before it is used.',
         unit: 'ops',
         queries: [
           { expr: perSecond('redis_keyspace_hits_total'), legend: 'hits' },
@@ -66,7 +70,9 @@ export function appCacheDashboard() {
         description:
           'Rate-limit checks per second that the api let through because the cache did not answer (result fail_open), by policy. Above zero: the cache is unreachable or too slow, and rate limits are off until it answers.',
         unit: 'ops',
-        queries: [{ expr: perSecond('rate_limit_decisions_total', { by: 'policy', matchers: ', result="fail_open"' }), legend: '{{policy}}' }],
+        queries: [
+          { expr: perSecond('rate_limit_decisions_total', { by: 'policy', matchers: ', result="fail_open"' }), legend: '{{policy}}' },
+        ],
       }),
     );
 }

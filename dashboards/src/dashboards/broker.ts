@@ -1,7 +1,6 @@
 import { THRESHOLDS } from '../../../alerts/src/thresholds.ts';
 import { perSecond, SHOP, shopDashboard, timeseries } from '../panels.ts';
 
-
 export function brokerDashboard() {
   return shopDashboard(
     'shop-broker',
@@ -11,7 +10,8 @@ export function brokerDashboard() {
     .withPanel(
       timeseries({
         title: 'Events published',
-        description: 'Events the outbox relay published to the broker per second, by topic. Zero while orders are placed means the relay or the broker is down: the outbox backlog grows.',
+        description:
+          'Events the outbox relay published to the broker per second, by topic. Zero while orders are placed means the relay or the broker is down: the outbox backlog grows.',
         unit: 'ops',
         queries: [{ expr: perSecond('outbox_published_total', { by: 'topic' }), legend: '{{topic}}' }],
       }),
@@ -38,7 +38,8 @@ export function brokerDashboard() {
     .withPanel(
       timeseries({
         title: 'Consumer handler failures',
-        description: 'Handler runs that failed per second, by group and topic (each retry counts). Steady failures on one topic mean a handler cannot process its messages: the lag of that group grows.',
+        description:
+          'Handler runs that failed per second, by group and topic (each retry counts). Steady failures on one topic mean a handler cannot process its messages: the lag of that group grows.',
         unit: 'ops',
         queries: [{ expr: perSecond('consumer_handler_failures_total', { by: 'group, topic' }), legend: '{{group}} {{topic}}' }],
       }),
@@ -55,7 +56,8 @@ export function brokerDashboard() {
     .withPanel(
       timeseries({
         title: 'Outbox oldest pending event',
-        description: 'Age of the oldest event still waiting in the outbox. Above the red line (5 minutes) for 5 minutes fires OutboxEventsWaiting: downstream systems see events late.',
+        description:
+          'Age of the oldest event still waiting in the outbox. Above the red line (5 minutes) for 5 minutes fires OutboxEventsWaiting: downstream systems see events late.',
         unit: 's',
         alertThreshold: THRESHOLDS.outboxOldestPendingSeconds,
         queries: [{ expr: `max by (kind) (outbox_oldest_pending_age_seconds{${SHOP}})`, legend: '{{kind}}' }],
@@ -64,7 +66,8 @@ export function brokerDashboard() {
     .withPanel(
       timeseries({
         title: 'Publish failures',
-        description: 'Relay passes per second whose publish to the broker failed. Above zero: the broker is unreachable or refuses writes; events wait in the outbox and are retried.',
+        description:
+          'Relay passes per second whose publish to the broker failed. Above zero: the broker is unreachable or refuses writes; events wait in the outbox and are retried.',
         unit: 'ops',
         queries: [{ expr: perSecond('outbox_publish_failures_total'), legend: 'failed passes' }],
       }),

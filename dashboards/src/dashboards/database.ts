@@ -17,7 +17,9 @@ export function databaseDashboard() {
           'Connections checked out of the pool over its size, for the busiest process of each service. Above the red line (80%) for 5 minutes fires DatabasePoolSaturated: soon queries will wait for a connection.',
         unit: 'percentunit',
         alertThreshold: THRESHOLDS.poolUtilization,
-        queries: [{ expr: `max by (service) (db_pool_connections_in_use{${SHOP}} / db_pool_connections_max{${SHOP}})`, legend: '{{service}}' }],
+        queries: [
+          { expr: `max by (service) (db_pool_connections_in_use{${SHOP}} / db_pool_connections_max{${SHOP}})`, legend: '{{service}}' },
+        ],
       }),
     )
     .withPanel(
@@ -38,13 +40,16 @@ export function databaseDashboard() {
           'Connections open on the PostgreSQL server over its max_connections. Above the red line (90%) for 5 minutes fires DatabaseConnectionsExhausted: new connections are about to be refused, for every client of the server.',
         unit: 'percentunit',
         alertThreshold: THRESHOLDS.databaseConnectionRatio,
-        queries: [{ expr: `sum(pg_stat_database_numbackends{${SHOP}}) / max(pg_settings_max_connections{${SHOP}})`, legend: 'of max_connections' }],
+        queries: [
+          { expr: `sum(pg_stat_database_numbackends{${SHOP}}) / max(pg_settings_max_connections{${SHOP}})`, legend: 'of max_connections' },
+        ],
       }),
     )
     .withPanel(
       timeseries({
         title: 'Server connections by state',
-        description: 'Server connections by state. Many "idle in transaction" connections hold locks and connections while doing nothing: a client forgot to commit.',
+        description:
+          'Server connections by state. Many "idle in transaction" connections hold locks and connections while doing nothing: a client forgot to commit.',
         unit: 'short',
         queries: [{ expr: `sum by (state) (pg_stat_activity_count{${SHOP}})`, legend: '{{state}}' }],
       }),
@@ -52,7 +57,8 @@ export function databaseDashboard() {
     .withPanel(
       timeseries({
         title: 'Transactions per second',
-        description: 'Committed and rolled back transactions per second. Rollbacks rising against commits mean failing writes: look at the api errors and the logs.',
+        description:
+          'Committed and rolled back transactions per second. Rollbacks rising against commits mean failing writes: look at the api errors and the logs.',
         unit: 'ops',
         queries: [
           { expr: serverPerSecond('pg_stat_database_xact_commit'), legend: 'commit' },
@@ -78,7 +84,8 @@ export function databaseDashboard() {
     .withPanel(
       timeseries({
         title: 'Deadlocks',
-        description: 'Deadlocks PostgreSQL detected per second; each aborted a transaction. Anything above zero means two code paths lock the same rows in opposite orders.',
+        description:
+          'Deadlocks PostgreSQL detected per second; each aborted a transaction. Anything above zero means two code paths lock the same rows in opposite orders.',
         unit: 'ops',
         queries: [{ expr: serverPerSecond('pg_stat_database_deadlocks'), legend: 'deadlocks' }],
       }),

@@ -19,7 +19,8 @@ export function workflowsDashboard() {
     .withPanel(
       timeseries({
         title: 'Workflow executions finished',
-        description: 'Workflow executions the worker finished per second, by result. Failed executions are orders or approvals whose process broke off: see the failure ratio.',
+        description:
+          'Workflow executions the worker finished per second, by result. Failed executions are orders or approvals whose process broke off: see the failure ratio.',
         unit: 'ops',
         queries: [
           { expr: completed, legend: 'completed' },
@@ -31,7 +32,8 @@ export function workflowsDashboard() {
     .withPanel(
       timeseries({
         title: 'Workflow failure ratio',
-        description: 'Failed workflow executions over finished ones. Above the red line (1%) for 5 minutes fires WorkflowFailureRateHigh: a workflow or an activity it depends on is broken.',
+        description:
+          'Failed workflow executions over finished ones. Above the red line (1%) for 5 minutes fires WorkflowFailureRateHigh: a workflow or an activity it depends on is broken.',
         unit: 'percentunit',
         alertThreshold: THRESHOLDS.workflowFailureRatio,
         queries: [{ expr: `${failed}\n  / (${failed} + (${completed} or ${failed} * 0))`, legend: 'failed' }],
@@ -40,7 +42,8 @@ export function workflowsDashboard() {
     .withPanel(
       timeseries({
         title: 'Activity executions',
-        description: 'Activity executions per second by activity, and failed attempts (each is retried). Steady failures of one activity mean its dependency (database, broker) fails.',
+        description:
+          'Activity executions per second by activity, and failed attempts (each is retried). Steady failures of one activity mean its dependency (database, broker) fails.',
         unit: 'ops',
         queries: [
           { expr: perSecond('temporal_activity_execution_latency_count', { by: 'activity_type' }), legend: '{{activity_type}}' },
@@ -51,7 +54,8 @@ export function workflowsDashboard() {
     .withPanel(
       timeseries({
         title: 'Activity execution time p95',
-        description: 'p95 of how long one activity attempt runs, by activity. A sweep that takes longer and longer works through a growing backlog of expired holds or carts.',
+        description:
+          'p95 of how long one activity attempt runs, by activity. A sweep that takes longer and longer works through a growing backlog of expired holds or carts.',
         unit: 's',
         queries: [{ expr: p95('temporal_activity_execution_latency', ['activity_type']), legend: '{{activity_type}}' }],
       }),
@@ -86,7 +90,8 @@ export function workflowsDashboard() {
     .withPanel(
       timeseries({
         title: 'Free task slots',
-        description: 'Task slots the worker has free, by kind. At zero the worker runs as many tasks as it can and new ones wait: schedule-to-start rises.',
+        description:
+          'Task slots the worker has free, by kind. At zero the worker runs as many tasks as it can and new ones wait: schedule-to-start rises.',
         unit: 'short',
         queries: [{ expr: `sum by (worker_type) (temporal_worker_task_slots_available{${SHOP}})`, legend: '{{worker_type}}' }],
       }),
@@ -97,13 +102,19 @@ export function workflowsDashboard() {
         description:
           'Faults workflows recorded (an assumption proved false, e.g. an order not fulfilled in time), by workflow and reason. Any fires WorkflowFaultsEmitted; staff list them with the GraphQL query workflowFaults (workflows.read).',
         unit: 'short',
-        queries: [{ expr: `sum by (workflow, reason) (increase(workflow_faults_total{${SHOP}}[$__rate_interval]))`, legend: '{{workflow}} {{reason}}' }],
+        queries: [
+          {
+            expr: `sum by (workflow, reason) (increase(workflow_faults_total{${SHOP}}[$__rate_interval]))`,
+            legend: '{{workflow}} {{reason}}',
+          },
+        ],
       }),
     )
     .withPanel(
       timeseries({
         title: 'Rows swept',
-        description: 'Rows the periodic sweeps ended per second: stock holds expired, unpaid orders cancelled, abandoned carts deleted. Flat at zero for hours while carts are abandoned means the schedules do not run.',
+        description:
+          'Rows the periodic sweeps ended per second: stock holds expired, unpaid orders cancelled, abandoned carts deleted. Flat at zero for hours while carts are abandoned means the schedules do not run.',
         unit: 'suffix: rows/s',
         queries: [{ expr: perSecond('workflow_sweep_rows_total', { by: 'sweep, what' }), legend: '{{sweep}} {{what}}' }],
       }),

@@ -27,14 +27,22 @@ async function preview(options: PreviewCliOptions): Promise<number> {
   const screenshots: Screenshot[] = [];
   const withoutData: string[] = [];
   for (const dashboard of dashboards) {
-    const result = await previewDashboard(dashboard, { prometheus, picked: options.picked, end, rangeSeconds: options.rangeSeconds, scrapeIntervalSeconds: options.scrapeIntervalSeconds });
+    const result = await previewDashboard(dashboard, {
+      prometheus,
+      picked: options.picked,
+      end,
+      rangeSeconds: options.rangeSeconds,
+      scrapeIntervalSeconds: options.scrapeIntervalSeconds,
+    });
     const file = join(options.outDir, dashboard.uid);
     await writeFile(`${file}.html`, result.html);
     screenshots.push({ html: result.html, file: `${file}.png` });
     const empty = result.panels.filter((panel) => !panel.hasData).map((panel) => `${dashboard.uid} › ${panel.title}`);
     withoutData.push(...empty);
     const variables = Object.entries(result.variables).map(([name, value]) => `${name}=${value === NO_VALUE ? '(none)' : value}`);
-    console.log(`${dashboard.uid}: ${result.panels.length - empty.length}/${result.panels.length} panels with data (${variables.join(', ')}) -> ${file}.html`);
+    console.log(
+      `${dashboard.uid}: ${result.panels.length - empty.length}/${result.panels.length} panels with data (${variables.join(', ')}) -> ${file}.html`,
+    );
   }
   await writeScreenshots(options.chromiumPath, screenshots);
   console.log(`wrote ${screenshots.length} PNG screenshots to ${options.outDir}`);

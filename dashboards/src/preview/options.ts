@@ -37,14 +37,19 @@ function duration(flag: string, text: string): number {
 
 function prometheusUrl(env: NodeJS.ProcessEnv): string {
   const url = env.PROMETHEUS_URL;
-  if (url === undefined || url === '') throw new ConfigError(['PROMETHEUS_URL is not set: the Prometheus to query, e.g. http://127.0.0.1:9090']);
-  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) throw new ConfigError([`PROMETHEUS_URL must be an http(s) URL, not "${url}"`]);
+  if (url === undefined || url === '')
+    throw new ConfigError(['PROMETHEUS_URL is not set: the Prometheus to query, e.g. http://127.0.0.1:9090']);
+  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
+    throw new ConfigError([`PROMETHEUS_URL must be an http(s) URL, not "${url}"`]);
   return url;
 }
 
 function chromiumPath(env: NodeJS.ProcessEnv): string {
   const path = env.CHROMIUM_PATH || DEFAULT_CHROMIUM_PATH;
-  if (!existsSync(path)) throw new ConfigError([`CHROMIUM_PATH ${path} does not exist: install Chromium (Debian: apt-get install chromium) or point CHROMIUM_PATH at one`]);
+  if (!existsSync(path))
+    throw new ConfigError([
+      `CHROMIUM_PATH ${path} does not exist: install Chromium (Debian: apt-get install chromium) or point CHROMIUM_PATH at one`,
+    ]);
   return path;
 }
 

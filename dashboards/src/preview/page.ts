@@ -56,7 +56,10 @@ h1 { font-size: 20px; font-weight: 500; margin: 0 0 6px; }
 `;
 
 function iso(unixSeconds: number): string {
-  return new Date(unixSeconds * 1000).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+  return new Date(unixSeconds * 1000)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC');
 }
 
 function panelSection({ panel, body }: RenderedPanel): string {
@@ -66,7 +69,12 @@ function panelSection({ panel, body }: RenderedPanel): string {
 }
 
 /** `range` is what the header names: the time range asked of Prometheus, in unix seconds. */
-export function dashboardPage(dashboard: DashboardJson, variables: VariableValues, range: Pick<RangeWindow, 'start' | 'end'>, panels: readonly RenderedPanel[]): string {
+export function dashboardPage(
+  dashboard: DashboardJson,
+  variables: VariableValues,
+  range: Pick<RangeWindow, 'start' | 'end'>,
+  panels: readonly RenderedPanel[],
+): string {
   const picked = Object.entries(variables)
     .map(([name, value]) => `${escapeHtml(name)} <b>${value === NO_VALUE ? '(none)' : escapeHtml(value)}</b>`)
     .join(' · ');

@@ -38,18 +38,31 @@ export function hasData(panel: PanelSeries): boolean {
 async function targetSeries(target: TargetJson, expr: string, window: RangeWindow, prometheus: PrometheusApi): Promise<Series[]> {
   if (target.instant === true) {
     const samples = await prometheus.query(expr, window.end);
-    return samples.map((sample) => ({ name: legendName(target.legendFormat, sample.metric), points: [[sample.value[0] * 1000, drawable(sample.value[1])]] }));
+    return samples.map((sample) => ({
+      name: legendName(target.legendFormat, sample.metric),
+      points: [[sample.value[0] * 1000, drawable(sample.value[1])]],
+    }));
   }
   const steps = Math.floor((window.end - window.start) / window.stepSeconds) + 1;
   const times = Array.from({ length: steps }, (_, index) => window.start + index * window.stepSeconds);
   return (await prometheus.queryRange(expr, window)).map((series) => {
     const byTime = new Map(series.values.map(([time, value]) => [time, drawable(value)]));
-    return { name: legendName(target.legendFormat, series.metric), points: times.map((time) => [time * 1000, byTime.get(time) ?? null] as const) };
+    return {
+      name: legendName(target.legendFormat, series.metric),
+      points: times.map((time) => [time * 1000, byTime.get(time) ?? null] as const),
+    };
   });
 }
 
 /** Every series of the panel's targets, in target order, with `variables` substituted into each query. */
-export async function panelSeries(panel: PanelJson, variables: VariableValues, window: RangeWindow, prometheus: PrometheusApi): Promise<PanelSeries> {
-  const perTarget = await Promise.all((panel.targets ?? []).map((target) => targetSeries(target, substituteVariables(target.expr, variables), window, prometheus)));
+export async function panelSeries(
+  panel: PanelJson,
+  variables: VariableValues,
+  window: RangeWindow,
+  prometheus: PrometheusApi,
+): Promise<PanelSeries> {
+  const perTarget = await Promise.all(
+    (panel.targets ?? []).map((target) => targetSeries(target, substituteVariables(target.expr, variables), window, prometheus)),
+  );
   return { panel, series: perTarget.flat() };
 }

@@ -28,7 +28,8 @@ interface ApiAnswer<T> {
 export async function apiGet<T>(url: string): Promise<T> {
   const response = await fetch(url);
   const answer = (await response.json()) as ApiAnswer<T>;
-  if (answer.status !== 'success' || answer.data === undefined) throw new Error(`${url} answered ${response.status}: ${answer.error ?? 'no data'}`);
+  if (answer.status !== 'success' || answer.data === undefined)
+    throw new Error(`${url} answered ${response.status}: ${answer.error ?? 'no data'}`);
   return answer.data;
 }
 
@@ -42,7 +43,12 @@ export class PrometheusApi {
   /** Rejects with one line naming PROMETHEUS_URL when nothing answers there, or something that is not Prometheus. */
   async checkReachable(): Promise<void> {
     await this.#get('/api/v1/query', { query: '1' }).catch((error: unknown) => {
-      const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : error instanceof Error ? error.message : String(error);
+      const cause =
+        error instanceof Error && error.cause instanceof Error
+          ? error.cause.message
+          : error instanceof Error
+            ? error.message
+            : String(error);
       throw new Error(`PROMETHEUS_URL ${this.url} does not answer as Prometheus: ${cause}`);
     });
   }
@@ -58,7 +64,10 @@ export class PrometheusApi {
 
   /** The values of `label` on the series `selector` matches (all series when it is undefined), sorted. */
   async labelValues(label: string, selector: string | undefined): Promise<string[]> {
-    const values = await this.#get<string[]>(`/api/v1/label/${encodeURIComponent(label)}/values`, selector === undefined ? {} : { 'match[]': selector });
+    const values = await this.#get<string[]>(
+      `/api/v1/label/${encodeURIComponent(label)}/values`,
+      selector === undefined ? {} : { 'match[]': selector },
+    );
     return values.sort();
   }
 

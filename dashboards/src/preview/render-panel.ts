@@ -99,12 +99,17 @@ function timeseriesHtml({ panel, series }: PanelSeries, window: RangeWindow, siz
                 silent: true,
                 symbol: 'none',
                 label: { show: false },
-                data: thresholds.map((step) => ({ yAxis: step.value, lineStyle: { color: thresholdColor(step.color), type: 'dashed', width: 1 } })),
+                data: thresholds.map((step) => ({
+                  yAxis: step.value,
+                  lineStyle: { color: thresholdColor(step.color), type: 'dashed', width: 1 },
+                })),
               }
             : undefined,
       })),
     });
-    const legend = series.map((each, index) => `<span class="legend-item"><i style="background:${color(index)}"></i>${escapeHtml(each.name)}</span>`);
+    const legend = series.map(
+      (each, index) => `<span class="legend-item"><i style="background:${color(index)}"></i>${escapeHtml(each.name)}</span>`,
+    );
     return `${chart.renderToSVGString()}<div class="legend">${legend.join('')}</div>`;
   } finally {
     chart.dispose();
@@ -123,7 +128,8 @@ function statHtml({ panel, series }: PanelSeries): string {
   const unit = panel.fieldConfig.defaults.unit;
   const values = series.map((each) => {
     const value = each.points.findLast(([, point]) => point !== null)?.[1] ?? null;
-    if (value === null) return `<div class="stat"><div class="stat-value">No data</div><div class="stat-name">${escapeHtml(each.name)}</div></div>`;
+    if (value === null)
+      return `<div class="stat"><div class="stat-value">No data</div><div class="stat-name">${escapeHtml(each.name)}</div></div>`;
     return `<div class="stat"><div class="stat-value" style="color:${stepColor(panel, value)}">${escapeHtml(formatValue(value, unit))}</div><div class="stat-name">${escapeHtml(each.name)}</div></div>`;
   });
   return `<div class="stats">${values.join('')}</div>`;

@@ -10,9 +10,27 @@ export const THEME = {
   font: 'Inter, Helvetica, Arial, sans-serif',
 } as const;
 
-export const SERIES_PALETTE = ['#7EB26D', '#EAB839', '#6ED0E0', '#EF843C', '#E24D42', '#1F78C1', '#BA43A9', '#705DA0', '#508642', '#CCA300'];
+export const SERIES_PALETTE = [
+  '#7EB26D',
+  '#EAB839',
+  '#6ED0E0',
+  '#EF843C',
+  '#E24D42',
+  '#1F78C1',
+  '#BA43A9',
+  '#705DA0',
+  '#508642',
+  '#CCA300',
+];
 
-const NAMED_COLORS: Readonly<Record<string, string>> = { green: '#73BF69', red: '#F2495C', yellow: '#FADE2A', orange: '#FF9830', blue: '#5794F2', purple: '#B877D9' };
+const NAMED_COLORS: Readonly<Record<string, string>> = {
+  green: '#73BF69',
+  red: '#F2495C',
+  yellow: '#FADE2A',
+  orange: '#FF9830',
+  blue: '#5794F2',
+  purple: '#B877D9',
+};
 
 /** A threshold's colour as Grafana paints it: a name it knows, or the CSS colour as written. */
 export function thresholdColor(color: string): string {

@@ -12,7 +12,11 @@ export const NO_VALUE = '';
 
 export type VariableValues = Readonly<Record<string, string>>;
 
-export async function resolveVariables(dashboard: DashboardJson, picked: VariableValues, prometheus: PrometheusApi): Promise<VariableValues> {
+export async function resolveVariables(
+  dashboard: DashboardJson,
+  picked: VariableValues,
+  prometheus: PrometheusApi,
+): Promise<VariableValues> {
   const values: Record<string, string> = {};
   for (const variable of dashboard.templating.list) {
     if (variable.type !== 'query' || variable.query === undefined) continue;
@@ -22,7 +26,8 @@ export async function resolveVariables(dashboard: DashboardJson, picked: Variabl
       continue;
     }
     const match = LABEL_VALUES.exec(variable.query);
-    if (match === null) throw new Error(`${dashboard.uid}: variable ${variable.name} has a query the preview cannot list: ${variable.query}`);
+    if (match === null)
+      throw new Error(`${dashboard.uid}: variable ${variable.name} has a query the preview cannot list: ${variable.query}`);
     const [, selector, label = ''] = match;
     const listed = await prometheus.labelValues(label, selector === undefined ? undefined : substituteVariables(selector, values));
     values[variable.name] = listed[0] ?? NO_VALUE;

@@ -35,7 +35,10 @@ export async function registeredSeriesNames(): Promise<Set<string>> {
     registerPoolMetrics(registry, pool, 10);
     workflowMetrics(registry);
     consumerMetrics(registry);
-    registerAdminSearchFreshness(registry, new PrismaClient({ adapter: new PrismaPg(pool) }), { adminSearch: undefined, storefrontSearch: undefined });
+    registerAdminSearchFreshness(registry, new PrismaClient({ adapter: new PrismaPg(pool) }), {
+      adminSearch: undefined,
+      storefrontSearch: undefined,
+    });
     new RateLimitDecisions(registry, createLogger({ service: 'metric-names-test', level: 'ERROR' }));
     const app = Fastify();
     measureHttp(app, registry);

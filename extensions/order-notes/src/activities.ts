@@ -8,5 +8,7 @@ export interface OrderNotesActivities {
 
 export const activities = ({ settings, transaction }: ExtensionActivityContext): OrderNotesActivities => ({
   writeOrderNotesDigest: ({ workflowId, asOf }) =>
-    transaction(async (tx) => writeDigest(tx, { workflowId, asOf: new Date(asOf), signingKey: await settings.string(tx, 'digest_signing_key') })),
+    transaction(async (tx) =>
+      writeDigest(tx, { workflowId, asOf: new Date(asOf), signingKey: await settings.string(tx, 'digest_signing_key') }),
+    ),
 });

@@ -28,12 +28,20 @@ const noteOf = (row: NoteRow): OrderNote => ({
 const MAX_BODY = 2000;
 
 /** Adds a note to an existing order; `author` is null for the notes the extension writes itself. `maxLength` may only lower the column's limit. */
-export async function addNote(tx: Tx, orderId: bigint, body: string, author: bigint | null, maxLength: number | null = MAX_BODY): Promise<OrderNote> {
+export async function addNote(
+  tx: Tx,
+  orderId: bigint,
+  body: string,
+  author: bigint | null,
+  maxLength: number | null = MAX_BODY,
+): Promise<OrderNote> {
   const limit = Math.min(maxLength ?? MAX_BODY, MAX_BODY);
   const text = body.trim();
-  if (text === '' || text.length > limit) throw new DomainError('BAD_USER_INPUT', `body must be 1 to ${limit} characters`, { field: 'body' });
+  if (text === '' || text.length > limit)
+    throw new DomainError('BAD_USER_INPUT', `body must be 1 to ${limit} characters`, { field: 'body' });
   // The one character of a JavaScript string PostgreSQL text cannot hold.
-  if (text.includes('\u0000')) throw new DomainError('BAD_USER_INPUT', 'body must not contain the NUL character (U+0000)', { field: 'body' });
+  if (text.includes('\u0000'))
+    throw new DomainError('BAD_USER_INPUT', 'body must not contain the NUL character (U+0000)', { field: 'body' });
   const rows = await tx.$queryRaw<NoteRow[]>`
     INSERT INTO order_notes (order_id, body, author_staff_user_id)
     SELECT id, ${text}, ${author} FROM orders WHERE id = ${orderId}

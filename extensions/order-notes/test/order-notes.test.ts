@@ -33,11 +33,27 @@ afterAll(async () => {
 });
 
 function startApi() {
-  return runApi({ PORT: '0', NODE_ENV: 'test', LOG_LEVEL: 'INFO', DATABASE_URL: test.database.url, CACHE_URL: inject('redisUrl'), SECRET_KEY: 'order-notes-test-secret-key-0123456789' });
+  return runApi({
+    PORT: '0',
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'INFO',
+    DATABASE_URL: test.database.url,
+    CACHE_URL: inject('redisUrl'),
+    SECRET_KEY: 'order-notes-test-secret-key-0123456789',
+  });
 }
 
-async function graphql<T>(url: string, query: string, variables: Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ data?: T; errors?: Array<{ message: string }> }> {
-  const response = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables }) });
+async function graphql<T>(
+  url: string,
+  query: string,
+  variables: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<{ data?: T; errors?: Array<{ message: string }> }> {
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query, variables }),
+  });
   return (await response.json()) as { data?: T; errors?: Array<{ message: string }> };
 }
 
@@ -45,7 +61,11 @@ const NOTES = 'query ($orderId: ID!) { orderNotes(orderId: $orderId) { body auth
 const ADD = 'mutation ($orderId: ID!, $body: String!) { addOrderNote(orderId: $orderId, body: $body) { body } }';
 
 async function signInAdmin(url: string): Promise<Record<string, string>> {
-  const login = await graphql<{ loginStaff: { accessToken: string } }>(url, 'mutation ($email: String!, $password: String!) { loginStaff(email: $email, password: $password) { accessToken } }', ADMIN);
+  const login = await graphql<{ loginStaff: { accessToken: string } }>(
+    url,
+    'mutation ($email: String!, $password: String!) { loginStaff(email: $email, password: $password) { accessToken } }',
+    ADMIN,
+  );
   return { authorization: `Bearer ${login.data?.loginStaff.accessToken}` };
 }
 
@@ -63,8 +83,12 @@ it('migrates its table at boot, declares its permission, serves its fields and r
     await expect.poll(() => messages(api), { timeout: 10_000 }).toContain('permissions declared (1 new, 0 changed)');
     expect(messages(api)).toContain(`extension order-notes: applied ${CHAIN.join(', ')}`);
     const { pool } = test.platform.database;
-    expect((await pool.query('SELECT name FROM _shop_migrations_ext_order_notes ORDER BY name')).rows).toEqual(CHAIN.map((name) => ({ name })));
-    expect((await pool.query("SELECT source FROM permissions WHERE name = 'order_notes.manage'")).rows).toEqual([{ source: 'order-notes' }]);
+    expect((await pool.query('SELECT name FROM _shop_migrations_ext_order_notes ORDER BY name')).rows).toEqual(
+      CHAIN.map((name) => ({ name })),
+    );
+    expect((await pool.query("SELECT source FROM permissions WHERE name = 'order_notes.manage'")).rows).toEqual([
+      { source: 'order-notes' },
+    ]);
 
     const admin = await signInAdmin(url);
     const added = await graphql<{ addOrderNote: { body: string; authorStaffUserId: string } }>(
@@ -85,8 +109,21 @@ it('migrates its table at boot, declares its permission, serves its fields and r
     expect(await graphql(url, NOTES, { orderId })).toMatchObject({ errors: [{ message: 'sign in as staff to do this' }] });
 
     // The event the order workflow emits when it fulfils the order, as the outbox holds it.
-    const payload = { event_id: randomUUID(), schema_version: 1, occurred_at: new Date().toISOString(), order_id: orderId, order_number: 'N-1', from: 'PLACED', to: 'FULFILLED', reason: null };
-    await pool.query('INSERT INTO outbox_events (event_id, name, payload) VALUES ($1, $2, $3)', [payload.event_id, 'order.status_changed', payload]);
+    const payload = {
+      event_id: randomUUID(),
+      schema_version: 1,
+      occurred_at: new Date().toISOString(),
+      order_id: orderId,
+      order_number: 'N-1',
+      from: 'PLACED',
+      to: 'FULFILLED',
+      reason: null,
+    };
+    await pool.query('INSERT INTO outbox_events (event_id, name, payload) VALUES ($1, $2, $3)', [
+      payload.event_id,
+      'order.status_changed',
+      payload,
+    ]);
     await expect
       .poll(async () => (await graphql<{ orderNotes: unknown[] }>(url, NOTES, { orderId }, admin)).data?.orderNotes, { timeout: 15_000 })
       .toEqual([
@@ -120,9 +157,24 @@ const SET_SECRET = `mutation ($extension: String!, $key: String!, $value: String
 /** Inserts an order.status_changed event as the outbox holds it and waits until the api's outbox delivered it to the listener. */
 async function statusChanged(to: string): Promise<void> {
   const { pool } = test.platform.database;
-  const payload = { event_id: randomUUID(), schema_version: 1, occurred_at: new Date().toISOString(), order_id: orderId, order_number: 'N-1', from: 'FULFILLED', to, reason: null };
-  const { rows } = await pool.query<{ id: string }>('INSERT INTO outbox_events (event_id, name, payload) VALUES ($1, $2, $3) RETURNING id', [payload.event_id, 'order.status_changed', payload]);
-  const delivered = () => pool.query("SELECT 1 FROM outbox_deliveries WHERE event_id = $1 AND listener = 'order-notes.status-change' AND status = 'done'", [rows[0]?.id]);
+  const payload = {
+    event_id: randomUUID(),
+    schema_version: 1,
+    occurred_at: new Date().toISOString(),
+    order_id: orderId,
+    order_number: 'N-1',
+    from: 'FULFILLED',
+    to,
+    reason: null,
+  };
+  const { rows } = await pool.query<{ id: string }>(
+    'INSERT INTO outbox_events (event_id, name, payload) VALUES ($1, $2, $3) RETURNING id',
+    [payload.event_id, 'order.status_changed', payload],
+  );
+  const delivered = () =>
+    pool.query("SELECT 1 FROM outbox_deliveries WHERE event_id = $1 AND listener = 'order-notes.status-change' AND status = 'done'", [
+      rows[0]?.id,
+    ]);
   await expect.poll(async () => (await delivered()).rowCount, { timeout: 15_000 }).toBe(1);
 }
 
@@ -147,9 +199,21 @@ it('lets staff set its declared settings, keeps the secret encrypted and never a
       [SET, { extension, key: 'max_note_length', value: 0 }, 'value of max_note_length must be a whole number from 1 to 2000'],
       [SET, { extension, key: 'max_note_length', value: 2001 }, 'value of max_note_length must be a whole number from 1 to 2000'],
       [SET, { extension, key: 'status_notes', value: 'no' }, 'value of status_notes must be true or false'],
-      [SET, { extension, key: 'colour', value: 'red' }, 'colour is not a setting of extension order-notes; its settings: status_notes, max_note_length, digest_signing_key'],
-      [SET, { extension, key: 'digest_signing_key', value: 'k' }, 'digest_signing_key of extension order-notes: it is a secret: set it with setExtensionSecret'],
-      [SET_SECRET, { extension, key: 'max_note_length', value: '10' }, 'max_note_length of extension order-notes: it is not a secret: set it with setExtensionSetting'],
+      [
+        SET,
+        { extension, key: 'colour', value: 'red' },
+        'colour is not a setting of extension order-notes; its settings: status_notes, max_note_length, digest_signing_key',
+      ],
+      [
+        SET,
+        { extension, key: 'digest_signing_key', value: 'k' },
+        'digest_signing_key of extension order-notes: it is a secret: set it with setExtensionSecret',
+      ],
+      [
+        SET_SECRET,
+        { extension, key: 'max_note_length', value: '10' },
+        'max_note_length of extension order-notes: it is not a secret: set it with setExtensionSetting',
+      ],
       [SET, { extension: 'reviews', key: 'x', value: 1 }, 'extension "reviews" is not installed; installed: order-notes, s3-storage'],
       [
         'mutation { setSetting(key: "ext.order-notes.max_note_length", value: 10) }',
@@ -166,9 +230,13 @@ it('lets staff set its declared settings, keeps the secret encrypted and never a
     });
     expect((await pool.query("SELECT value FROM settings WHERE key = 'ext.order-notes.max_note_length'")).rows).toEqual([{ value: 10 }]);
     // The resolver reads it through the extension's context.
-    expect(await graphql(url, ADD, { orderId, body: 'eleven char' }, admin)).toMatchObject({ errors: [{ message: 'body must be 1 to 10 characters' }] });
+    expect(await graphql(url, ADD, { orderId, body: 'eleven char' }, admin)).toMatchObject({
+      errors: [{ message: 'body must be 1 to 10 characters' }],
+    });
     expect((await graphql(url, ADD, { orderId, body: 'ten chars!' }, admin)).data).toEqual({ addOrderNote: { body: 'ten chars!' } });
-    expect((await graphql(url, RESET, { extension, key: 'max_note_length' }, admin)).data).toMatchObject({ resetExtensionSetting: { value: 2000, isSet: false } });
+    expect((await graphql(url, RESET, { extension, key: 'max_note_length' }, admin)).data).toMatchObject({
+      resetExtensionSetting: { value: 2000, isSet: false },
+    });
     expect((await graphql(url, ADD, { orderId, body: 'eleven char' }, admin)).data).toEqual({ addOrderNote: { body: 'eleven char' } });
 
     const secret = 'digest-key-5f1c9a';
@@ -180,12 +248,16 @@ it('lets staff set its declared settings, keeps the secret encrypted and never a
     expect(stored.rows[0]?.ciphertext.includes(secret)).toBe(false);
     const { prisma } = test.platform.database;
     await expect(readStoredSecret(prisma, test.platform.masterKeys, 'ext.order_notes.digest_signing_key')).resolves.toBe(secret);
-    expect((await graphql<{ extensionSettings: Array<{ key: string; value: unknown; isSet: boolean }> }>(url, SETTINGS, { extension }, admin)).data?.extensionSettings).toContainEqual(
-      expect.objectContaining({ key: 'digest_signing_key', value: null, isSet: true }),
-    );
+    expect(
+      (await graphql<{ extensionSettings: Array<{ key: string; value: unknown; isSet: boolean }> }>(url, SETTINGS, { extension }, admin))
+        .data?.extensionSettings,
+    ).toContainEqual(expect.objectContaining({ key: 'digest_signing_key', value: null, isSet: true }));
 
     // The listener reads status_notes: switched off, a status change adds no note; on again, it does.
-    const statusNotes = async () => (await pool.query("SELECT body FROM order_notes WHERE author_staff_user_id IS NULL ORDER BY id")).rows.map((row: { body: string }) => row.body);
+    const statusNotes = async () =>
+      (await pool.query('SELECT body FROM order_notes WHERE author_staff_user_id IS NULL ORDER BY id')).rows.map(
+        (row: { body: string }) => row.body,
+      );
     const before = await statusNotes();
     await graphql(url, SET, { extension, key: 'status_notes', value: false }, admin);
     await statusChanged('COMPLETED');
@@ -200,10 +272,19 @@ it('lets staff set its declared settings, keeps the secret encrypted and never a
 
 it('waits for the core migrations before applying its chain, when the api starts first', async () => {
   const fresh = await createTestDatabase('order_notes_first');
-  const api = runApi({ PORT: '0', NODE_ENV: 'test', LOG_LEVEL: 'INFO', DATABASE_URL: fresh.url, CACHE_URL: inject('redisUrl'), SECRET_KEY: 'order-notes-test-secret-key-0123456789' });
+  const api = runApi({
+    PORT: '0',
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'INFO',
+    DATABASE_URL: fresh.url,
+    CACHE_URL: inject('redisUrl'),
+    SECRET_KEY: 'order-notes-test-secret-key-0123456789',
+  });
   try {
     await api.listening();
-    await expect.poll(() => messages(api), { timeout: 10_000 }).toContain('could not migrate the extensions or declare the permissions; retrying every 5000 ms');
+    await expect
+      .poll(() => messages(api), { timeout: 10_000 })
+      .toContain('could not migrate the extensions or declare the permissions; retrying every 5000 ms');
     await applyMigrations(fresh.url);
     await expect.poll(() => messages(api), { timeout: 20_000 }).toContain(`extension order-notes: applied ${CHAIN.join(', ')}`);
   } finally {

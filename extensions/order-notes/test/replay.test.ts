@@ -14,7 +14,10 @@ const WORKFLOWS = path.resolve(import.meta.dirname, '../src/workflows.ts');
 it('replays a recorded history of every workflow of order-notes without a non-determinism error', async () => {
   const files = (await readdir(ORDER_NOTES_HISTORIES)).filter((file) => file.endsWith('.json')).sort();
   const histories = await Promise.all(
-    files.map(async (file) => ({ workflowId: file.replace(/\.json$/, ''), history: historyFromJSON(JSON.parse(await readFile(path.join(ORDER_NOTES_HISTORIES, file), 'utf8'))) })),
+    files.map(async (file) => ({
+      workflowId: file.replace(/\.json$/, ''),
+      history: historyFromJSON(JSON.parse(await readFile(path.join(ORDER_NOTES_HISTORIES, file), 'utf8'))),
+    })),
   );
   expect(histories.map(({ workflowId }) => workflowId.split('.')[0])).toEqual(['OrderNotesDigestWorkflow']);
 

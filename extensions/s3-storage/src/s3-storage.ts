@@ -1,6 +1,22 @@
-import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { checkExpiry, checkObjectKey, checkUploadRules, type FileStorage, type ObjectInfo, type SignedUpload, type StoredObject, type UploadRules } from '@shop/platform/storage';
+import {
+  checkExpiry,
+  checkObjectKey,
+  checkUploadRules,
+  type FileStorage,
+  type ObjectInfo,
+  type SignedUpload,
+  type StoredObject,
+  type UploadRules,
+} from '@shop/platform/storage';
 import { storageErrorOf } from './s3-errors.ts';
 import type { S3Settings } from './s3-settings.ts';
 
@@ -83,8 +99,17 @@ export class S3FileStorage implements FileStorage {
     const { contentType, sizeBytes, expiresInSeconds } = checkUploadRules(rules);
     const command = new PutObjectCommand({ ...this.#object(key), ContentType: contentType, ContentLength: sizeBytes });
     const signedAt = new Date();
-    const url = await getSignedUrl(this.#client, command, { expiresIn: expiresInSeconds, signingDate: signedAt, signableHeaders: new Set(['content-type', 'content-length']) });
-    return { url, method: 'PUT', headers: { 'content-type': contentType }, expiresAt: new Date(signedAt.getTime() + expiresInSeconds * 1000) };
+    const url = await getSignedUrl(this.#client, command, {
+      expiresIn: expiresInSeconds,
+      signingDate: signedAt,
+      signableHeaders: new Set(['content-type', 'content-length']),
+    });
+    return {
+      url,
+      method: 'PUT',
+      headers: { 'content-type': contentType },
+      expiresAt: new Date(signedAt.getTime() + expiresInSeconds * 1000),
+    };
   }
 
   signedDownloadUrl(key: string, expiresInSeconds: number): Promise<string> {

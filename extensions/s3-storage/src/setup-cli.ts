@@ -10,7 +10,9 @@ await runCommand(async () => {
   const client = s3ClientOf(settings);
   try {
     const outcome = await setUpBucket(settings, client);
-    console.log(`bucket "${settings.bucket}" at ${settings.endpoint}: ${outcome === 'created' ? 'created' : 'exists already'}, objects publicly readable`);
+    console.log(
+      `bucket "${settings.bucket}" at ${settings.endpoint}: ${outcome === 'created' ? 'created' : 'exists already'}, objects publicly readable`,
+    );
     return 0;
   } finally {
     client.destroy();

@@ -15,8 +15,16 @@ describe('the S3_* variables', () => {
       secretKey: undefined,
       bucket: 'media',
     });
-    expect(loadExtensionConfig(s3Config, { S3_ENDPOINT: 'http://s3.internal:9000', S3_PUBLIC_URL: 'https://cdn.example.com' }).publicUrl).toBe('https://cdn.example.com');
-    expect(loadExtensionConfig(s3Config, {})).toEqual({ endpoint: undefined, publicUrl: undefined, accessKey: undefined, secretKey: undefined, bucket: undefined });
+    expect(
+      loadExtensionConfig(s3Config, { S3_ENDPOINT: 'http://s3.internal:9000', S3_PUBLIC_URL: 'https://cdn.example.com' }).publicUrl,
+    ).toBe('https://cdn.example.com');
+    expect(loadExtensionConfig(s3Config, {})).toEqual({
+      endpoint: undefined,
+      publicUrl: undefined,
+      accessKey: undefined,
+      secretKey: undefined,
+      bucket: undefined,
+    });
   });
 
   it('refuses a key without its pair and URLs that are not http(s), one problem each', () => {
@@ -47,6 +55,12 @@ describe('at the start of a process', () => {
   ])('the %s stops with exit code 78 and one line per problem, naming the extension and the variable', async (service, env) => {
     const started = spawnService(main(service), { NODE_ENV: 'test', ...NOWHERE, ...BAD_S3, ...env });
     const { code } = await started.exited();
-    expect({ code, lines: started.output().split('\n').filter((line) => line.startsWith('config error:')) }).toEqual({ code: 78, lines: REFUSAL });
+    expect({
+      code,
+      lines: started
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('config error:')),
+    }).toEqual({ code: 78, lines: REFUSAL });
   });
 });

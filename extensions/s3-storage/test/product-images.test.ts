@@ -15,7 +15,12 @@ let storage: FileStorage;
 let api: GraphqlApi;
 let images: ProductImages;
 
-const s3Env = (): Record<string, string> => ({ S3_ENDPOINT: server.url, S3_ACCESS_KEY: server.accessKey, S3_SECRET_KEY: server.secretKey, S3_BUCKET: BUCKET });
+const s3Env = (): Record<string, string> => ({
+  S3_ENDPOINT: server.url,
+  S3_ACCESS_KEY: server.accessKey,
+  S3_SECRET_KEY: server.secretKey,
+  S3_BUCKET: BUCKET,
+});
 
 /** The s3 provider as the api selects it (registered after local, FILE_STORAGE_PROVIDER empty), from these variables. */
 async function s3StorageOf(overrides: Record<string, string> = {}): Promise<FileStorage> {
@@ -86,8 +91,16 @@ describe('product images on S3 (versitygw), end to end', () => {
   });
 
   it.each([
-    ['a wrong secret key', { S3_SECRET_KEY: 'not-the-secret' }, () => `S3 at ${server.url} refused the credentials (S3_ACCESS_KEY, S3_SECRET_KEY): HTTP 403`],
-    ['a missing bucket', { S3_BUCKET: 'absent' }, () => `bucket "absent" does not exist at ${server.url} (S3_BUCKET); create it with npm run storage:setup`],
+    [
+      'a wrong secret key',
+      { S3_SECRET_KEY: 'not-the-secret' },
+      () => `S3 at ${server.url} refused the credentials (S3_ACCESS_KEY, S3_SECRET_KEY): HTTP 403`,
+    ],
+    [
+      'a missing bucket',
+      { S3_BUCKET: 'absent' },
+      () => `bucket "absent" does not exist at ${server.url} (S3_BUCKET); create it with npm run storage:setup`,
+    ],
   ])('answers UNAVAILABLE naming the variables for %s, and changes nothing', async (what, overrides, problem) => {
     const broken = await openImagesApi(`s3_product_images_${what.replaceAll(' ', '_')}`, await s3StorageOf(overrides));
     try {

@@ -52,8 +52,16 @@ async function setUp(env: Record<string, string>): Promise<{ code: number; stdou
 
 describe('npm run storage:setup', () => {
   it('creates the bucket, and a second run finds it (idempotent)', async () => {
-    expect(await setUp(s3Env())).toEqual({ code: 0, stdout: `bucket "media" at ${server.url}: created, objects publicly readable\n`, stderr: '' });
-    expect(await setUp(s3Env())).toEqual({ code: 0, stdout: `bucket "media" at ${server.url}: exists already, objects publicly readable\n`, stderr: '' });
+    expect(await setUp(s3Env())).toEqual({
+      code: 0,
+      stdout: `bucket "media" at ${server.url}: created, objects publicly readable\n`,
+      stderr: '',
+    });
+    expect(await setUp(s3Env())).toEqual({
+      code: 0,
+      stdout: `bucket "media" at ${server.url}: exists already, objects publicly readable\n`,
+      stderr: '',
+    });
   });
 
   it('stops with one line naming the variables for refused credentials', async () => {
@@ -66,7 +74,11 @@ describe('npm run storage:setup', () => {
 
   it('stops with a configuration error naming a missing variable', async () => {
     const { S3_BUCKET: _, ...withoutBucket } = s3Env();
-    expect(await setUp(withoutBucket)).toEqual({ code: 78, stdout: '', stderr: 'config error: S3_BUCKET: is required by the s3 file storage provider\n' });
+    expect(await setUp(withoutBucket)).toEqual({
+      code: 78,
+      stdout: '',
+      stderr: 'config error: S3_BUCKET: is required by the s3 file storage provider\n',
+    });
   });
 });
 
@@ -93,7 +105,11 @@ describe('the s3 provider against versitygw', () => {
 
   it('takes a direct upload with the presigned URL, as a browser sends it, then serves it publicly and by a signed URL', async () => {
     const storage = await storageOf({ S3_PUBLIC_URL: `${server.url}/` });
-    const upload = await storage.signedUploadUrl('products/2/side.png', { contentType: 'image/png', sizeBytes: PNG.length, expiresInSeconds: 300 });
+    const upload = await storage.signedUploadUrl('products/2/side.png', {
+      contentType: 'image/png',
+      sizeBytes: PNG.length,
+      expiresInSeconds: 300,
+    });
     const put = await fetch(upload.url, { method: upload.method, headers: upload.headers, body: PNG });
     expect(put.status).toBe(200);
 
@@ -110,7 +126,11 @@ describe('the s3 provider against versitygw', () => {
 
   it('refuses a direct upload of another content type or size than signed', async () => {
     const storage = await storageOf();
-    const upload = await storage.signedUploadUrl('products/3/back.png', { contentType: 'image/png', sizeBytes: PNG.length, expiresInSeconds: 300 });
+    const upload = await storage.signedUploadUrl('products/3/back.png', {
+      contentType: 'image/png',
+      sizeBytes: PNG.length,
+      expiresInSeconds: 300,
+    });
     const otherType = await fetch(upload.url, { method: 'PUT', headers: { 'content-type': 'text/html' }, body: PNG });
     const larger = await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: Buffer.concat([PNG, PNG]) });
     expect([otherType.status, larger.status]).toEqual([403, 403]);
@@ -120,10 +140,14 @@ describe('the s3 provider against versitygw', () => {
   it('names the variables when the secret key is wrong or the access key unknown, without an SDK stack', async () => {
     const wrongSecret = await storageOf({ S3_SECRET_KEY: 'not-the-secret' });
     await expect(wrongSecret.put('a.png', PNG, 'image/png')).rejects.toThrow(
-      new StorageError(`storing "a.png": S3 at ${server.url} refused the credentials (S3_ACCESS_KEY, S3_SECRET_KEY): SignatureDoesNotMatch`),
+      new StorageError(
+        `storing "a.png": S3 at ${server.url} refused the credentials (S3_ACCESS_KEY, S3_SECRET_KEY): SignatureDoesNotMatch`,
+      ),
     );
     const unknownKey = await storageOf({ S3_ACCESS_KEY: 'nobody' });
-    await expect(unknownKey.get('a.png')).rejects.toThrow(new StorageError(`reading "a.png": S3 at ${server.url} refused the credentials (S3_ACCESS_KEY, S3_SECRET_KEY): XAdminUserNotFound`));
+    await expect(unknownKey.get('a.png')).rejects.toThrow(
+      new StorageError(`reading "a.png": S3 at ${server.url} refused the credentials (S3_ACCESS_KEY, S3_SECRET_KEY): XAdminUserNotFound`),
+    );
   });
 
   it('says how to create a missing bucket', async () => {
@@ -150,7 +174,9 @@ describe('the s3 provider against versitygw', () => {
 
   it('refuses to be built with S3_BUCKET but no S3_ENDPOINT, naming it; keys left to the SDK when unset', async () => {
     const env = { S3_BUCKET: BUCKET };
-    await expect(openFileStorage(registryWithS3(env, new StorageRegistry()), loadConfig(env), logger)).rejects.toThrow(new ConfigError(['S3_ENDPOINT: is required by the s3 file storage provider']));
+    await expect(openFileStorage(registryWithS3(env, new StorageRegistry()), loadConfig(env), logger)).rejects.toThrow(
+      new ConfigError(['S3_ENDPOINT: is required by the s3 file storage provider']),
+    );
     expect(s3SettingsOf({ ...loadExtensionConfig(s3Config, env), endpoint: server.url }).credentials).toBeUndefined();
   });
 });

@@ -80,15 +80,21 @@ export function keySetOf(secret: V1Secret): KeySet {
   };
 
   const phase = annotations[ANNOTATION.phase] ?? 'Settled';
-  if (!(ROTATION_PHASES as readonly string[]).includes(phase)) throw new InvalidObjectError(`Secret ${name}: ${ANNOTATION.phase} is not one of ${ROTATION_PHASES.join(', ')}: ${phase}`);
+  if (!(ROTATION_PHASES as readonly string[]).includes(phase))
+    throw new InvalidObjectError(`Secret ${name}: ${ANNOTATION.phase} is not one of ${ROTATION_PHASES.join(', ')}: ${phase}`);
   const revision = Number(annotations[ANNOTATION.revision] ?? '0');
-  if (!Number.isSafeInteger(revision) || revision < 0) throw new InvalidObjectError(`Secret ${name}: ${ANNOTATION.revision} is not a revision: ${annotations[ANNOTATION.revision]}`);
+  if (!Number.isSafeInteger(revision) || revision < 0)
+    throw new InvalidObjectError(`Secret ${name}: ${ANNOTATION.revision} is not a revision: ${annotations[ANNOTATION.revision]}`);
 
   const rotatingFrom = (data(GENERATED_KEYS.secretsMasterKeyRotatingFrom) ?? '').split(',').filter((key) => key !== '');
   const incomingMasterKey = phase === 'Adding' ? rotatingFrom.shift() : undefined;
-  const removeAfters = jsonList(annotations[ANNOTATION.retiring] ?? '[]', `Secret ${name}: ${ANNOTATION.retiring}`).map((text) => (text === null ? undefined : time(String(text), ANNOTATION.retiring)));
+  const removeAfters = jsonList(annotations[ANNOTATION.retiring] ?? '[]', `Secret ${name}: ${ANNOTATION.retiring}`).map((text) =>
+    text === null ? undefined : time(String(text), ANNOTATION.retiring),
+  );
   if (removeAfters.length !== rotatingFrom.length) {
-    throw new InvalidObjectError(`Secret ${name}: ${ANNOTATION.retiring} names ${removeAfters.length} removal times for ${rotatingFrom.length} retiring master keys`);
+    throw new InvalidObjectError(
+      `Secret ${name}: ${ANNOTATION.retiring} names ${removeAfters.length} removal times for ${rotatingFrom.length} retiring master keys`,
+    );
   }
   const previousSigning = data(GENERATED_KEYS.secretKeyPrevious);
   const previousRemoveAfter = time(annotations[ANNOTATION.previousSigningKeyRemoveAfter], ANNOTATION.previousSigningKeyRemoveAfter);
@@ -131,7 +137,10 @@ function rewrapCountOf(text: string | undefined, secretName: string): { rewrapCo
 
 /** The Secret holding `keys`: its other metadata (resourceVersion included) kept, so writing it back is a compare-and-swap. */
 export function secretWith(secret: V1Secret, keys: KeySet): V1Secret {
-  const rotatingFrom = [...(keys.incomingMasterKey === undefined ? [] : [keys.incomingMasterKey]), ...keys.retiringMasterKeys.map((retiring) => retiring.key)];
+  const rotatingFrom = [
+    ...(keys.incomingMasterKey === undefined ? [] : [keys.incomingMasterKey]),
+    ...keys.retiringMasterKeys.map((retiring) => retiring.key),
+  ];
   const encode = (text: string) => Buffer.from(text, 'utf8').toString('base64');
   const optionalKeys: readonly string[] = [GENERATED_KEYS.secretsMasterKeyRotatingFrom, GENERATED_KEYS.secretKeyPrevious];
   const data: Record<string, string> = {
@@ -149,7 +158,8 @@ export function secretWith(secret: V1Secret, keys: KeySet): V1Secret {
     [ANNOTATION.rotatedAt]: keys.rotatedAt.toISOString(),
     [ANNOTATION.retiring]: JSON.stringify(keys.retiringMasterKeys.map((retiring) => retiring.removeAfter?.toISOString() ?? null)),
   });
-  if (keys.previousSigningKey?.removeAfter) annotations[ANNOTATION.previousSigningKeyRemoveAfter] = keys.previousSigningKey.removeAfter.toISOString();
+  if (keys.previousSigningKey?.removeAfter)
+    annotations[ANNOTATION.previousSigningKeyRemoveAfter] = keys.previousSigningKey.removeAfter.toISOString();
   if (keys.rewrappedTo !== undefined) annotations[ANNOTATION.rewrappedTo] = keys.rewrappedTo;
   if (keys.rewrapCount !== undefined) annotations[ANNOTATION.rewrapCount] = JSON.stringify(keys.rewrapCount);
   if (keys.handledRequest !== undefined) annotations[ANNOTATION.handledRequest] = keys.handledRequest;

@@ -9,7 +9,12 @@ import { KEYS_REVISION_ANNOTATION } from './key-set.ts';
  * Deployment's status counts no Terminating pod, so its rollout being done does not say this.
  * Pods that ended (Succeeded or Failed) hold no keys any more.
  */
-export async function olderKeyPods(clients: KubeClients, namespace: string, deployments: readonly KubeObject[], revision: number): Promise<string[]> {
+export async function olderKeyPods(
+  clients: KubeClients,
+  namespace: string,
+  deployments: readonly KubeObject[],
+  revision: number,
+): Promise<string[]> {
   const older: string[] = [];
   for (const deployment of deployments) {
     const { selector } = deployment.spec as { selector: { matchLabels: Record<string, string> } };

@@ -28,7 +28,14 @@ export async function rewrapCount(clients: KubeClients, job: V1Job): Promise<Rew
   if (latest) {
     // A merge patch, not the apply that created the Job: the annotation is not part of what the operator renders.
     const annotations = { [ROWS_COUNTED_ANNOTATION]: JSON.stringify(latest) };
-    await clients.objects.patch({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name, namespace, annotations } }, undefined, undefined, FIELD_MANAGER, undefined, PatchStrategy.MergePatch);
+    await clients.objects.patch(
+      { apiVersion: 'batch/v1', kind: 'Job', metadata: { name, namespace, annotations } },
+      undefined,
+      undefined,
+      FIELD_MANAGER,
+      undefined,
+      PatchStrategy.MergePatch,
+    );
   }
   return latest;
 }

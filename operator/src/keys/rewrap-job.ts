@@ -20,7 +20,10 @@ export const removalCheckJobName = (shopName: string, currentKeyId: string, dueK
   hashedJobName(shopName, ['removal-check', currentKeyId, ...dueKeyIds]);
 
 function hashedJobName(shopName: string, parts: readonly string[]): string {
-  const hash = createHash('sha256').update([shopName, ...parts].join('\0')).digest('hex').slice(0, 8);
+  const hash = createHash('sha256')
+    .update([shopName, ...parts].join('\0'))
+    .digest('hex')
+    .slice(0, 8);
   return `${shopName.slice(0, 49)}-keys-${hash}`;
 }
 

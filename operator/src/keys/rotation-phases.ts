@@ -91,7 +91,8 @@ export function nextRotationAction(keys: KeySet, policy: RotationPolicy, facts: 
   }
 }
 
-const rotationRequested = (keys: KeySet, requested: string | undefined): boolean => requested !== undefined && requested !== keys.handledRequest;
+const rotationRequested = (keys: KeySet, requested: string | undefined): boolean =>
+  requested !== undefined && requested !== keys.handledRequest;
 
 /**
  * When the next scheduled rotation starts: the interval after the current keys became current, and
@@ -138,10 +139,15 @@ function adding(keys: KeySet, policy: RotationPolicy, facts: RotationFacts): Key
 /** (b) The new keys become current; the old ones are kept for reading, their retention starting once this is rolled out. */
 function switched(keys: KeySet, policy: RotationPolicy, now: Date): KeySet {
   const { incomingMasterKey, previousSigningKey, ...rest } = keys;
-  const master = incomingMasterKey === undefined ? {} : { masterKey: incomingMasterKey, retiringMasterKeys: [{ key: keys.masterKey }, ...keys.retiringMasterKeys] };
+  const master =
+    incomingMasterKey === undefined
+      ? {}
+      : { masterKey: incomingMasterKey, retiringMasterKeys: [{ key: keys.masterKey }, ...keys.retiringMasterKeys] };
   // In Adding, SECRET_KEY_PREVIOUS holds the incoming signing key.
   const incomingSigningKey = policy.rotatesSigningKey ? previousSigningKey : undefined;
-  const signing = incomingSigningKey ? { signingKey: incomingSigningKey.key, previousSigningKey: { key: keys.signingKey } } : previousSigningKey && { previousSigningKey };
+  const signing = incomingSigningKey
+    ? { signingKey: incomingSigningKey.key, previousSigningKey: { key: keys.signingKey } }
+    : previousSigningKey && { previousSigningKey };
   return { ...rest, phase: 'Switching', revision: keys.revision + 1, rotatedAt: now, ...master, ...signing };
 }
 
@@ -162,7 +168,12 @@ function retentionStarted(keys: KeySet, policy: RotationPolicy, now: Date): KeyS
 /** (c) done: every stored secret is under the current master key, as the Job's pod counted (the count of an earlier rewrap would be stale). */
 function rewrapped(keys: KeySet, count: RewrapSummary | undefined): KeySet {
   const { rewrapCount: _earlier, ...rest } = keys;
-  return { ...rest, phase: 'Settled', rewrappedTo: masterKeyIdOf(Buffer.from(keys.masterKey, 'base64')), ...(count ? { rewrapCount: count } : {}) };
+  return {
+    ...rest,
+    phase: 'Settled',
+    rewrappedTo: masterKeyIdOf(Buffer.from(keys.masterKey, 'base64')),
+    ...(count ? { rewrapCount: count } : {}),
+  };
 }
 
 /**
@@ -172,12 +183,17 @@ function rewrapped(keys: KeySet, count: RewrapSummary | undefined): KeySet {
  */
 function removal(keys: KeySet, due: KeysDue, facts: RotationFacts): RotationAction {
   if (facts.olderPods.length > 0) {
-    return { kind: 'wait', until: new Date(facts.now.getTime() + OLDER_PODS_RECHECK_MS), blocked: { kind: 'olderPods', pods: facts.olderPods } };
+    return {
+      kind: 'wait',
+      until: new Date(facts.now.getTime() + OLDER_PODS_RECHECK_MS),
+      blocked: { kind: 'olderPods', pods: facts.olderPods },
+    };
   }
   const check = due.masterKeys.length > 0 ? masterKeysCheck(due.masterKeys, facts.removalCheck) : undefined;
   if (check === 'create') return { kind: 'check' };
   // A running check is waited for, so that both keys go in one rollout; a stuck one does not hold the signing key.
-  if (check?.kind === 'blocked' && (check.block.kind === 'checkRunning' || !due.signingKey)) return { kind: 'wait', until: undefined, blocked: check.block };
+  if (check?.kind === 'blocked' && (check.block.kind === 'checkRunning' || !due.signingKey))
+    return { kind: 'wait', until: undefined, blocked: check.block };
   const masterKeysGo = check?.kind === 'clear' ? due.masterKeys : [];
   const { previousSigningKey, rewrapCount, ...rest } = keys;
   const count = check?.kind === 'clear' ? check.count : rewrapCount;
@@ -193,14 +209,16 @@ function removal(keys: KeySet, due: KeysDue, facts: RotationFacts): RotationActi
   };
 }
 
-type MasterKeysCheck = 'create' | { readonly kind: 'clear'; readonly count: RewrapSummary } | { readonly kind: 'blocked'; readonly block: RotationBlock };
+type MasterKeysCheck =
+  'create' | { readonly kind: 'clear'; readonly count: RewrapSummary } | { readonly kind: 'blocked'; readonly block: RotationBlock };
 
 /** What the removal check says of the master keys due: only a count of its own, with no row under any of them, clears them. */
 function masterKeysCheck(due: readonly RetiringKey[], check: RotationFacts['removalCheck']): MasterKeysCheck {
   if (check === undefined) return 'create';
   const { outcome, count } = check;
   if (outcome.state === 'running') return { kind: 'blocked', block: { kind: 'checkRunning' } };
-  if (outcome.state === 'failed') return { kind: 'blocked', block: { kind: 'checkFailed', reason: outcome.reason, message: outcome.message } };
+  if (outcome.state === 'failed')
+    return { kind: 'blocked', block: { kind: 'checkFailed', reason: outcome.reason, message: outcome.message } };
   if (count === undefined) return { kind: 'blocked', block: { kind: 'notCounted' } };
   const left: Record<string, number> = {};
   for (const retiring of due) {

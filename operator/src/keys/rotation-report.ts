@@ -20,7 +20,10 @@ export function keyRotationStatus(keys: KeySet, policy: RotationPolicy, count = 
     phase: keys.phase,
     ...(policy.rotatesMasterKey ? { currentKeyId: keyIdOf(keys.masterKey) } : {}),
     ...(policy.enabled ? { nextRotationAt: kubeTime(nextRotationAt(keys, policy)) } : {}),
-    retiringKeys: keys.retiringMasterKeys.map((retiring) => ({ keyId: keyIdOf(retiring.key), ...(retiring.removeAfter ? { removeAfter: kubeTime(retiring.removeAfter) } : {}) })),
+    retiringKeys: keys.retiringMasterKeys.map((retiring) => ({
+      keyId: keyIdOf(retiring.key),
+      ...(retiring.removeAfter ? { removeAfter: kubeTime(retiring.removeAfter) } : {}),
+    })),
     ...(count ? rowsCounted(count) : {}),
   };
 }
@@ -36,13 +39,25 @@ export function keysCurrentReport(keys: KeySet, policy: RotationPolicy, shopName
   const current = policy.rotatesMasterKey ? `master key ${keyIdOf(keys.masterKey)}` : 'the generated SECRET_KEY';
   switch (keys.phase) {
     case 'Adding':
-      return { status: 'False', reason: 'AddingKeys', message: `new keys are rolled out for reading only (revision ${keys.revision}); ${current} stays current` };
+      return {
+        status: 'False',
+        reason: 'AddingKeys',
+        message: `new keys are rolled out for reading only (revision ${keys.revision}); ${current} stays current`,
+      };
     case 'Switching':
-      return { status: 'False', reason: 'SwitchingKeys', message: `${policy.rotatesMasterKey ? current : 'a new SECRET_KEY'} becomes current (revision ${keys.revision}): the api rolls out first, then the worker and the consumer` };
+      return {
+        status: 'False',
+        reason: 'SwitchingKeys',
+        message: `${policy.rotatesMasterKey ? current : 'a new SECRET_KEY'} becomes current (revision ${keys.revision}): the api rolls out first, then the worker and the consumer`,
+      };
     case 'Rewrapping': {
       const job = rewrapJobName(shopName, keys.revision);
       if (rewrap?.state === 'failed') {
-        return { status: 'False', reason: 'RewrapFailed', message: `Job ${job} failed (${rewrap.reason}): ${rewrap.message}; delete the Job to run it again` };
+        return {
+          status: 'False',
+          reason: 'RewrapFailed',
+          message: `Job ${job} failed (${rewrap.reason}): ${rewrap.message}; delete the Job to run it again`,
+        };
       }
       return { status: 'False', reason: 'Rewrapping', message: `Job ${job} moves every stored secret to ${current}` };
     }
@@ -52,15 +67,28 @@ export function keysCurrentReport(keys: KeySet, policy: RotationPolicy, shopName
 }
 
 function settledReport(keys: KeySet, policy: RotationPolicy, current: string): ConditionReport {
-  const schedule = policy.enabled ? `next rotation at ${kubeTime(nextRotationAt(keys, policy))}` : 'scheduled rotation is off (spec.keyRotation.enabled)';
+  const schedule = policy.enabled
+    ? `next rotation at ${kubeTime(nextRotationAt(keys, policy))}`
+    : 'scheduled rotation is off (spec.keyRotation.enabled)';
   if (keys.retiringMasterKeys.length === 0) return { status: 'True', reason: 'KeysCurrent', message: `${current} is current; ${schedule}` };
   const retiring = keys.retiringMasterKeys
-    .map((key) => `${keyIdOf(key.key)} (${key.removeAfter ? `retention ends ${kubeTime(key.removeAfter)}` : 'retention starts once the switch is rolled out'})`)
+    .map(
+      (key) =>
+        `${keyIdOf(key.key)} (${key.removeAfter ? `retention ends ${kubeTime(key.removeAfter)}` : 'retention starts once the switch is rolled out'})`,
+    )
     .join(', ');
   if (!isRewrapped(keys)) {
-    return { status: 'False', reason: 'NotRewrapped', message: `${current} is current, but no rewrap has moved the stored secrets off ${retiring}, so they are kept; ${schedule}` };
+    return {
+      status: 'False',
+      reason: 'NotRewrapped',
+      message: `${current} is current, but no rewrap has moved the stored secrets off ${retiring}, so they are kept; ${schedule}`,
+    };
   }
-  return { status: 'True', reason: 'RetiringKeys', message: `every stored secret is under ${current}; earlier master keys stay readable until their retention ends: ${retiring}; ${schedule}` };
+  return {
+    status: 'True',
+    reason: 'RetiringKeys',
+    message: `every stored secret is under ${current}; earlier master keys stay readable until their retention ends: ${retiring}; ${schedule}`,
+  };
 }
 
 /** KeysCurrent while a key whose retention has ended, or a rotation that is due, is held back; `checkJob` is the removal check's name. */
@@ -75,14 +103,30 @@ export function blockedReport(block: RotationBlock, checkJob: string | undefined
         message: `keys whose retention has ended are kept while pods of an older keys revision are left, Terminating ones included: ${block.pods.join(', ')}`,
       };
     case 'checkRunning':
-      return { status: 'False', reason: 'CheckingRemoval', message: `${job} runs the rewrap again and counts the rows under the master keys whose retention has ended before they are removed` };
+      return {
+        status: 'False',
+        reason: 'CheckingRemoval',
+        message: `${job} runs the rewrap again and counts the rows under the master keys whose retention has ended before they are removed`,
+      };
     case 'checkFailed':
-      return { status: 'False', reason: 'RemovalCheckFailed', message: `${job} failed (${block.reason}): ${block.message}; the master keys whose retention has ended are kept; ${rerun}` };
+      return {
+        status: 'False',
+        reason: 'RemovalCheckFailed',
+        message: `${job} failed (${block.reason}): ${block.message}; the master keys whose retention has ended are kept; ${rerun}`,
+      };
     case 'notCounted':
-      return { status: 'False', reason: 'RemovalNotCounted', message: `${job} completed, but no pod of it said how many rows are under each key; the master keys whose retention has ended are kept; ${rerun}` };
+      return {
+        status: 'False',
+        reason: 'RemovalNotCounted',
+        message: `${job} completed, but no pod of it said how many rows are under each key; the master keys whose retention has ended are kept; ${rerun}`,
+      };
     case 'rowsRemain': {
       const rows = Object.entries(block.rowsPerKeyId).map(([keyId, count]) => `${keyId} (${count} ${count === 1 ? 'row' : 'rows'})`);
-      return { status: 'False', reason: 'RowsUnderRetiringKey', message: `${job} counted rows under master keys whose retention has ended: ${rows.join(', ')}; they are kept; ${rerun}` };
+      return {
+        status: 'False',
+        reason: 'RowsUnderRetiringKey',
+        message: `${job} counted rows under master keys whose retention has ended: ${rows.join(', ')}; they are kept; ${rerun}`,
+      };
     }
     case 'signingKeyRetained':
       return {

@@ -20,7 +20,8 @@ type SecretReference = { readonly name: string; readonly key: string };
  */
 export async function suppliedKeysReport(pass: Pass): Promise<ConditionReport> {
   const { secretsMasterKey, secretsMasterKeyRotatingFrom } = pass.shop.spec.secrets;
-  if (!secretsMasterKey || !secretsMasterKeyRotatingFrom) throw new Error('suppliedKeysReport needs secretsMasterKey and secretsMasterKeyRotatingFrom');
+  if (!secretsMasterKey || !secretsMasterKeyRotatingFrom)
+    throw new Error('suppliedKeysReport needs secretsMasterKey and secretsMasterKeyRotatingFrom');
   const idOf = (key: string) => masterKeyIdOf(Buffer.from(key, 'base64'));
   const currentId = idOf(await referencedValue(pass, secretsMasterKey));
   const earlierIds = (await referencedValue(pass, secretsMasterKeyRotatingFrom))
@@ -49,7 +50,11 @@ export async function suppliedKeysReport(pass: Pass): Promise<ConditionReport> {
     const message = `Job ${name} failed (${outcome.reason}): ${outcome.message}; rows may still be under ${earlier}, or under keys neither variable holds (its log says); delete the Job to run it again`;
     return { status: 'False', reason: 'RewrapFailed', message };
   }
-  return { status: 'False', reason: 'Rewrapping', message: `Job ${name} moves every stored secret from ${earlier} to master key ${currentId}` };
+  return {
+    status: 'False',
+    reason: 'Rewrapping',
+    message: `Job ${name} moves every stored secret from ${earlier} to master key ${currentId}`,
+  };
 }
 
 /** The referenced Secret key's value, as the referenced-secrets step read it in this pass (and checked that it exists). */

@@ -9,7 +9,14 @@ import { FIELD_MANAGER } from './ownership.ts';
  * Resolves with the object as stored, status included.
  */
 export function apply<T extends KubernetesObject>(objects: KubernetesObjectApi, object: KubeObject): Promise<T> {
-  return objects.patch(inClientModel(object) as KubernetesObject, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply) as Promise<T>;
+  return objects.patch(
+    inClientModel(object) as KubernetesObject,
+    undefined,
+    undefined,
+    FIELD_MANAGER,
+    true,
+    PatchStrategy.ServerSideApply,
+  ) as Promise<T>;
 }
 
 /**
@@ -44,7 +51,15 @@ export async function deleteStored(objects: KubernetesObjectApi, object: Kuberne
   try {
     // In the body: the API server reads no query parameter of a request that has one.
     const options = { propagationPolicy: 'Background', preconditions: { uid: metadata?.uid } };
-    await objects.delete({ apiVersion, kind, metadata: { name: metadata?.name, namespace: metadata?.namespace } }, undefined, undefined, undefined, undefined, undefined, options);
+    await objects.delete(
+      { apiVersion, kind, metadata: { name: metadata?.name, namespace: metadata?.namespace } },
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      options,
+    );
   } catch (error) {
     if (!isNotFound(error) && !isConflict(error)) throw error;
   }

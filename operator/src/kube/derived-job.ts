@@ -21,7 +21,12 @@ export interface JobShape {
  * configuration (the ConfigMap), resources and locked-down pod, without the rules on the migration
  * command's exit codes.
  */
-export function derivedJob(manifests: ShopManifests, name: string, component: keyof ShopManifests['jobEnvironments'], command: readonly string[]): JobShape {
+export function derivedJob(
+  manifests: ShopManifests,
+  name: string,
+  component: keyof ShopManifests['jobEnvironments'],
+  command: readonly string[],
+): JobShape {
   const migrationJob = manifests.migrationJob;
   const job = structuredClone(migrationJob) as unknown as JobShape;
   job.metadata.name = name;
@@ -31,7 +36,8 @@ export function derivedJob(manifests: ShopManifests, name: string, component: ke
   const template = job.spec.template;
   template.metadata = { ...template.metadata, labels: { ...template.metadata?.labels, [COMPONENT_LABEL]: component } };
   const [container, ...others] = template.spec.containers;
-  if (!container || others.length > 0) throw new Error(`the migration Job ${migrationJob.metadata.name} does not have exactly one container`);
+  if (!container || others.length > 0)
+    throw new Error(`the migration Job ${migrationJob.metadata.name} does not have exactly one container`);
   container.name = component;
   container.command = [...command];
   container.env = structuredClone([...manifests.jobEnvironments[component]]);

@@ -5,7 +5,9 @@ import { SHOP_API, SHOP_API_VERSION, shopKey, type StoredShop } from '../shop-re
 export const FIELD_MANAGER = 'shop-operator';
 /** On everything the operator creates; its watches select on it. */
 export const MANAGED_BY_LABEL = { 'app.kubernetes.io/managed-by': FIELD_MANAGER } as const;
-export const MANAGED_BY_SELECTOR = Object.entries(MANAGED_BY_LABEL).map(([key, value]) => `${key}=${value}`).join(',');
+export const MANAGED_BY_SELECTOR = Object.entries(MANAGED_BY_LABEL)
+  .map(([key, value]) => `${key}=${value}`)
+  .join(',');
 /** The spec.image.tag an object was last applied for, to tell an old workload from a new one. */
 export const VERSION_ANNOTATION = 'shop.dev/version';
 
@@ -48,7 +50,10 @@ export function isOwnedBy(shop: StoredShop, object: KubernetesObject): boolean {
 export function ownedManifests(shop: StoredShop, manifests: ShopManifests): ShopManifests {
   const own = (object: KubeObject): KubeObject => {
     const owned = ownedBy(shop, object);
-    return { ...owned, metadata: { ...owned.metadata, annotations: { ...owned.metadata.annotations, [VERSION_ANNOTATION]: shop.spec.image.tag } } };
+    return {
+      ...owned,
+      metadata: { ...owned.metadata, annotations: { ...owned.metadata.annotations, [VERSION_ANNOTATION]: shop.spec.image.tag } },
+    };
   };
   const ownOptional = (object: KubeObject | undefined): KubeObject | undefined => (object === undefined ? undefined : own(object));
   return {
@@ -80,7 +85,8 @@ export function ownedManifests(shop: StoredShop, manifests: ShopManifests): Shop
 export function controllingShopKey(object: KubernetesObject): string | undefined {
   const namespace = object.metadata?.namespace;
   const owner = object.metadata?.ownerReferences?.find(
-    (reference) => reference.controller === true && reference.kind === SHOP_API.kind && reference.apiVersion.startsWith(`${SHOP_API.group}/`),
+    (reference) =>
+      reference.controller === true && reference.kind === SHOP_API.kind && reference.apiVersion.startsWith(`${SHOP_API.group}/`),
   );
   return owner && namespace ? shopKey(namespace, owner.name) : undefined;
 }

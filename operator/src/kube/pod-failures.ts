@@ -25,7 +25,10 @@ export const CRASH_LOOP_RESTARTS = 1;
 /** Longer than an image pull and a scheduling round take, shorter than a Deployment's default progress deadline (10 min). */
 export const DEFAULT_POD_START_TIMEOUT_MS = 5 * 60_000;
 
-export const DEFAULT_FAILURE_THRESHOLDS: FailureThresholds = { crashLoopRestarts: CRASH_LOOP_RESTARTS, podStartTimeoutMs: DEFAULT_POD_START_TIMEOUT_MS };
+export const DEFAULT_FAILURE_THRESHOLDS: FailureThresholds = {
+  crashLoopRestarts: CRASH_LOOP_RESTARTS,
+  podStartTimeoutMs: DEFAULT_POD_START_TIMEOUT_MS,
+};
 
 /** The kubelet's waiting reasons of a container whose image it cannot pull: reported as ImagePullBackOff, which they alternate with. */
 const IMAGE_PULL_REASONS = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'ErrImageNeverPull']);
@@ -58,9 +61,14 @@ export function podFailure(pod: V1Pod, thresholds: FailureThresholds, now: Date)
   const waited = `has not started ${Math.round(thresholds.podStartTimeoutMs / 1000)} s after it was created`;
   const scheduled = pod.status?.conditions?.find((condition) => condition.type === 'PodScheduled');
   if (scheduled?.status === 'False') {
-    return { reason: 'Unschedulable', message: `${name} ${waited}: ${scheduled.reason ?? 'not scheduled'}${scheduled.message ? `: ${cut(scheduled.message)}` : ''}` };
+    return {
+      reason: 'Unschedulable',
+      message: `${name} ${waited}: ${scheduled.reason ?? 'not scheduled'}${scheduled.message ? `: ${cut(scheduled.message)}` : ''}`,
+    };
   }
-  const waiting = containerStatuses(pod).flatMap((container) => (container.state?.waiting?.reason ? [`container ${container.name} ${container.state.waiting.reason}`] : []));
+  const waiting = containerStatuses(pod).flatMap((container) =>
+    container.state?.waiting?.reason ? [`container ${container.name} ${container.state.waiting.reason}`] : [],
+  );
   return { reason: 'PodNotStarted', message: `${name} ${waited}${waiting.length > 0 ? `: ${waiting.join(', ')}` : ''}` };
 }
 
@@ -78,14 +86,20 @@ export function startDeadline(pod: V1Pod, thresholds: FailureThresholds): Date |
 export function replicaFailure(deployment: V1Deployment): WorkloadFailure | undefined {
   const failure = deployment.status?.conditions?.find((condition) => condition.type === 'ReplicaFailure' && condition.status === 'True');
   if (!failure) return undefined;
-  return { reason: 'FailedCreate', message: `Deployment ${deployment.metadata?.name ?? ''} cannot create pods: ${cut(failure.message ?? failure.reason ?? 'ReplicaFailure')}` };
+  return {
+    reason: 'FailedCreate',
+    message: `Deployment ${deployment.metadata?.name ?? ''} cannot create pods: ${cut(failure.message ?? failure.reason ?? 'ReplicaFailure')}`,
+  };
 }
 
 /** The Deployment made no progress for its progressDeadlineSeconds; the controller stops trying to tell. */
 export function progressDeadlineFailure(deployment: V1Deployment): WorkloadFailure | undefined {
   const progressing = deployment.status?.conditions?.find((condition) => condition.type === 'Progressing');
   if (progressing?.status !== 'False' || progressing.reason !== 'ProgressDeadlineExceeded') return undefined;
-  return { reason: 'ProgressDeadlineExceeded', message: `Deployment ${deployment.metadata?.name ?? ''}: ${progressing.message ?? 'ProgressDeadlineExceeded'}` };
+  return {
+    reason: 'ProgressDeadlineExceeded',
+    message: `Deployment ${deployment.metadata?.name ?? ''}: ${progressing.message ?? 'ProgressDeadlineExceeded'}`,
+  };
 }
 
 /** How the newest of `pods` that ended ended: its exit code and termination message, e.g. for a failed Job. */

@@ -25,7 +25,9 @@ export function jobPodSelector(job: V1Job): string {
 
 /** Selects the pods of `deployment` (its matchLabels: the renderer uses no expressions). */
 export function deploymentPodSelector(deployment: V1Deployment): string {
-  const selector = Object.entries(deployment.spec?.selector.matchLabels ?? {}).map(([key, value]) => `${key}=${value}`).join(',');
+  const selector = Object.entries(deployment.spec?.selector.matchLabels ?? {})
+    .map(([key, value]) => `${key}=${value}`)
+    .join(',');
   // An empty selector would select every pod of the namespace.
   if (!selector) throw new Error(`Deployment ${deployment.metadata?.name} selects its pods by no label`);
   return selector;
@@ -51,7 +53,8 @@ export function deploymentRollout(deployment: V1Deployment): Rollout {
   const existing = status.replicas ?? 0;
   const available = status.availableReplicas ?? 0;
   const waiting = (message: string): Rollout => ({ done: false, message: `${name}: ${message}` });
-  if ((status.observedGeneration ?? 0) < generation) return waiting(`generation ${generation} not yet observed by the Deployment controller`);
+  if ((status.observedGeneration ?? 0) < generation)
+    return waiting(`generation ${generation} not yet observed by the Deployment controller`);
   if (updated < desired) return waiting(`${updated} of ${desired} replicas updated`);
   if (existing > updated) return waiting(`${existing - updated} old replicas still running`);
   if (available < updated) return waiting(`${available} of ${updated} updated replicas available`);

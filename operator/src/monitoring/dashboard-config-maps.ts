@@ -42,5 +42,10 @@ function shopDashboard(shop: StoredShop, dashboard: Dashboard): Dashboard {
     const value = selected[variable.name];
     return value === undefined ? variable : { ...variable, current: { text: value, value } };
   });
-  return { ...dashboard, uid: `${dashboard.uid}-${suffix}`, title: `${dashboard.title} (${namespace}/${name})`, templating: { ...dashboard.templating, list } };
+  return {
+    ...dashboard,
+    uid: `${dashboard.uid}-${suffix}`,
+    title: `${dashboard.title} (${namespace}/${name})`,
+    templating: { ...dashboard.templating, list },
+  };
 }

@@ -4,7 +4,11 @@ import type { StoredShop } from '../shop-resource.ts';
 export type MonitoringPart = 'dashboards' | 'alerts' | 'pod-monitors';
 
 /** The Shop's recommended labels, as on its rendered objects, and which part of its monitoring this is. */
-export function monitoringLabels(shop: StoredShop, part: MonitoringPart, extra: Readonly<Record<string, string>> | undefined): Record<string, string> {
+export function monitoringLabels(
+  shop: StoredShop,
+  part: MonitoringPart,
+  extra: Readonly<Record<string, string>> | undefined,
+): Record<string, string> {
   return {
     ...extra,
     'app.kubernetes.io/name': 'shop',

@@ -26,7 +26,9 @@ export function podMonitor(shop: StoredShop): KubeObject {
         {
           port: 'http',
           path: '/metrics',
-          relabelings: [{ action: 'replace', sourceLabels: ['__meta_kubernetes_pod_label_app_kubernetes_io_instance'], targetLabel: 'shop' }],
+          relabelings: [
+            { action: 'replace', sourceLabels: ['__meta_kubernetes_pod_label_app_kubernetes_io_instance'], targetLabel: 'shop' },
+          ],
         },
       ],
     },

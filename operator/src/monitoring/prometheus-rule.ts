@@ -27,7 +27,9 @@ export function prometheusRule(shop: StoredShop, baseUrl?: string): KubeObject {
   const groups = generatedRuleGroups()
     .map((group) => ({
       name: group.name,
-      rules: group.rules.filter((rule) => isShopRule(rule) && !excluded.has(rule.alert)).map((rule) => ({ ...withRunbookBaseUrl(rule, baseUrl), expr: scopeSelectors(rule.expr, series) })),
+      rules: group.rules
+        .filter((rule) => isShopRule(rule) && !excluded.has(rule.alert))
+        .map((rule) => ({ ...withRunbookBaseUrl(rule, baseUrl), expr: scopeSelectors(rule.expr, series) })),
     }))
     .filter((group) => group.rules.length > 0);
   return {

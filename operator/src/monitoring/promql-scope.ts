@@ -6,7 +6,22 @@ const LABEL_LIST_KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_l
 const KEYWORDS = new Set([
   ...LABEL_LIST_KEYWORDS,
   ...['bool', 'and', 'or', 'unless', 'offset', 'atan2', 'inf', 'nan'],
-  ...['sum', 'min', 'max', 'avg', 'group', 'stddev', 'stdvar', 'count', 'count_values', 'bottomk', 'topk', 'quantile', 'limitk', 'limit_ratio'],
+  ...[
+    'sum',
+    'min',
+    'max',
+    'avg',
+    'group',
+    'stddev',
+    'stdvar',
+    'count',
+    'count_values',
+    'bottomk',
+    'topk',
+    'quantile',
+    'limitk',
+    'limit_ratio',
+  ],
 ]);
 
 /**
@@ -51,7 +66,10 @@ export function dropsLabel(expression: string, label: string): boolean {
     if (token.text !== 'by' && token.text !== 'without') return false;
     const open = nextSignificant(tokens, index + 1);
     if (tokens[open]?.text !== '(') return false;
-    const names = tokens.slice(open + 1, closingIndex(tokens, open)).filter((name) => name.kind === 'identifier').map((name) => name.text);
+    const names = tokens
+      .slice(open + 1, closingIndex(tokens, open))
+      .filter((name) => name.kind === 'identifier')
+      .map((name) => name.text);
     return token.text === 'by' ? !names.includes(label) : names.includes(label);
   });
 }

@@ -25,7 +25,8 @@ export function tokenize(expression: string): Token[] {
   const tokens: Token[] = [];
   let rest = expression;
   while (rest.length > 0) {
-    const [kind, match] = PATTERNS.map(([candidate, pattern]) => [candidate, pattern.exec(rest)] as const).find(([, found]) => found !== null) ?? [];
+    const [kind, match] =
+      PATTERNS.map(([candidate, pattern]) => [candidate, pattern.exec(rest)] as const).find(([, found]) => found !== null) ?? [];
     if (kind === undefined || !match) throw new Error(`cannot read PromQL at: ${rest.slice(0, 20)}`);
     tokens.push({ kind, text: match[0] });
     rest = rest.slice(match[0].length);

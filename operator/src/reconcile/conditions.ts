@@ -4,7 +4,16 @@ export type Condition = NonNullable<ShopStatus['conditions']>[number];
 export type ConditionStatus = Condition['status'];
 
 /** The conditions this reconcile loop sets, in the order they are written. Others on the Shop are left alone. */
-export const CONDITION_TYPES = ['Ready', 'Degraded', 'MigrationsApplied', 'ApiAvailable', 'WorkerAvailable', 'ConsumerAvailable', 'MonitoringProvisioned', 'KeysCurrent'] as const;
+export const CONDITION_TYPES = [
+  'Ready',
+  'Degraded',
+  'MigrationsApplied',
+  'ApiAvailable',
+  'WorkerAvailable',
+  'ConsumerAvailable',
+  'MonitoringProvisioned',
+  'KeysCurrent',
+] as const;
 export type ConditionType = (typeof CONDITION_TYPES)[number];
 /** The conditions set by the steps; Ready and Degraded sum them up. */
 export type StepConditionType = Exclude<ConditionType, 'Ready' | 'Degraded'>;
@@ -25,7 +34,14 @@ export function nextCondition(
   now: Date,
 ): Condition {
   const lastTransitionTime = previous?.status === report.status ? previous.lastTransitionTime : kubeTime(now);
-  return { type, status: report.status, observedGeneration: generation, lastTransitionTime, reason: report.reason, message: report.message };
+  return {
+    type,
+    status: report.status,
+    observedGeneration: generation,
+    lastTransitionTime,
+    reason: report.reason,
+    message: report.message,
+  };
 }
 
 /** RFC 3339 in whole seconds, as Kubernetes writes metav1.Time. */

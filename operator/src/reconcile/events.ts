@@ -20,7 +20,11 @@ export interface Transition {
 export function transitions(previous: ShopStatus | undefined, next: ShopStatus): Transition[] {
   const found: Transition[] = [];
   if (next.phase !== undefined && next.phase !== previous?.phase) {
-    found.push({ type: next.phase === 'Failed' || next.phase === 'Degraded' ? 'Warning' : 'Normal', reason: next.phase, message: next.message ?? '' });
+    found.push({
+      type: next.phase === 'Failed' || next.phase === 'Degraded' ? 'Warning' : 'Normal',
+      reason: next.phase,
+      message: next.message ?? '',
+    });
   }
   for (const type of CONDITION_TYPES) {
     if (type === 'Ready') continue;

@@ -97,7 +97,8 @@ export async function reconcileShop(key: string, options: ReconcilerOptions): Pr
       throw error;
     }
     const found = transitions(shop.status, status);
-    if (status.phase !== shop.status?.phase) options.logger.info({ shop: key, phase: status.phase, message: status.message }, 'phase changed');
+    if (status.phase !== shop.status?.phase)
+      options.logger.info({ shop: key, phase: status.phase, message: status.message }, 'phase changed');
     await recordEvents(options.clients, shop, found, options.instance).catch((error: unknown) =>
       options.logger.warn({ shop: key, error: describeError(error) }, 'could not record events'),
     );
@@ -124,14 +125,23 @@ function waitForTurn(key: string, shop: StoredShop, options: ReconcilerOptions):
   if (!renderChangedByOperator(shop, hash)) return undefined;
   const admission = options.rolloutGate.admit(key);
   if (admission.admitted) return undefined;
-  options.logger.debug({ shop: key, retryAfterMs: admission.retryAfterMs }, 'the operator renders this Shop differently; it rolls out when its turn comes');
+  options.logger.debug(
+    { shop: key, retryAfterMs: admission.retryAfterMs },
+    'the operator renders this Shop differently; it rolls out when its turn comes',
+  );
   return admission.retryAfterMs;
 }
 
 async function readShop(clients: KubeClients, { namespace, name }: ShopKey): Promise<StoredShop | undefined> {
   let shop: Shop;
   try {
-    shop = (await clients.customObjects.getNamespacedCustomObject({ group: SHOP_API.group, version: SHOP_API.version, plural: SHOP_API.plural, namespace, name })) as Shop;
+    shop = (await clients.customObjects.getNamespacedCustomObject({
+      group: SHOP_API.group,
+      version: SHOP_API.version,
+      plural: SHOP_API.plural,
+      namespace,
+      name,
+    })) as Shop;
   } catch (error) {
     if (isNotFound(error)) return undefined;
     throw error;
@@ -199,7 +209,12 @@ async function runSteps(shop: StoredShop, options: ReconcilerOptions, now: Date)
     report: (type, report) => void reports.set(type, report),
     requeueAfter: (ms) => void (requeueAfterMs = Math.min(ms, requeueAfterMs ?? ms)),
   };
-  const outcome = (rest: Omit<StepsResult, 'reports' | 'migratedVersion' | 'migratedDigest' | 'seededAt' | 'keyRotation' | 'renderHash' | 'requeueAfterMs'>): StepsResult => ({
+  const outcome = (
+    rest: Omit<
+      StepsResult,
+      'reports' | 'migratedVersion' | 'migratedDigest' | 'seededAt' | 'keyRotation' | 'renderHash' | 'requeueAfterMs'
+    >,
+  ): StepsResult => ({
     ...rest,
     reports,
     renderHash: renderHash(rendered),

@@ -40,7 +40,8 @@ export class RolloutGate {
     }
     if (this.#admitted.has(key)) return { admitted: true };
     const oldest = this.#admitted.values().next();
-    if (this.#admitted.size >= this.#pace.batchSize && !oldest.done) return { admitted: false, retryAfterMs: oldest.value + this.#pace.intervalMs - now };
+    if (this.#admitted.size >= this.#pace.batchSize && !oldest.done)
+      return { admitted: false, retryAfterMs: oldest.value + this.#pace.intervalMs - now };
     this.#admitted.set(key, now);
     return { admitted: true };
   }

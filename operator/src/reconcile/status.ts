@@ -53,7 +53,17 @@ function ownFields(status: ShopStatus | undefined): unknown {
     const found = status?.conditions?.find((candidate) => candidate.type === type);
     return found && [found.status, found.reason, found.message, found.observedGeneration, found.lastTransitionTime];
   };
-  return [status?.observedGeneration, status?.phase, status?.message, status?.migratedVersion, status?.migratedDigest, status?.seededAt, status?.keyRotation, status?.renderHash, CONDITION_TYPES.map(condition)];
+  return [
+    status?.observedGeneration,
+    status?.phase,
+    status?.message,
+    status?.migratedVersion,
+    status?.migratedDigest,
+    status?.seededAt,
+    status?.keyRotation,
+    status?.renderHash,
+    CONDITION_TYPES.map(condition),
+  ];
 }
 
 /**

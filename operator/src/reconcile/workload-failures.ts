@@ -63,4 +63,7 @@ async function lastFailedCreate(pass: Pass, job: V1Job): Promise<string | undefi
   return events.sort((a, b) => time(b) - time(a))[0]?.message;
 }
 
-const inComponent = (component: string, failure: WorkloadFailure): WorkloadFailure => ({ reason: failure.reason, message: `${component}: ${failure.message}` });
+const inComponent = (component: string, failure: WorkloadFailure): WorkloadFailure => ({
+  reason: failure.reason,
+  message: `${component}: ${failure.message}`,
+});

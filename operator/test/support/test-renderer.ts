@@ -39,7 +39,11 @@ export const testRender: RenderShop = (shop: Shop) => {
       apiVersion: 'batch/v1',
       kind: 'Job',
       metadata: { name: `${name}-migrate-${tag.replaceAll(/[^a-z0-9-]/g, '-')}` },
-      spec: { backoffLimit: 0, activeDeadlineSeconds: 3600, template: { metadata: { labels: podLabels('migrations') }, spec: podSpec('migrations', 'Never') } },
+      spec: {
+        backoffLimit: 0,
+        activeDeadlineSeconds: 3600,
+        template: { metadata: { labels: podLabels('migrations') }, spec: podSpec('migrations', 'Never') },
+      },
     },
     api: {
       deployment: deployment('api', shop.spec.api?.replicas ?? 2),

@@ -1,5 +1,15 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
-import { createEmitter, domainDeps, openRateLimiter, outboxMetrics, searchEnginesFor, storefrontSearchKeys, type DiscoveredExtension, type Emitter, type RunningOutbox } from '@shop/platform';
+import {
+  createEmitter,
+  domainDeps,
+  openRateLimiter,
+  outboxMetrics,
+  searchEnginesFor,
+  storefrontSearchKeys,
+  type DiscoveredExtension,
+  type Emitter,
+  type RunningOutbox,
+} from '@shop/platform';
 import { STOREFRONT_INDEX } from '@shop/domain/search';
 import { coreStorageRegistry, openFileStorage, type FileStorage } from '@shop/platform/storage';
 import { echoRequestId, requestIdFor } from './http/request-id.ts';
@@ -46,7 +56,8 @@ function outboxOf(platform: AppPlatform, options: AppOptions): Pick<RunningOutbo
   const { config, logger, metrics, database } = platform;
   // Created at the first use: the outbox metrics it registers query tables that must exist by then.
   let emitter: Emitter | undefined;
-  const emitterOf = () => (emitter ??= createEmitter({ mode: config.eventSchemaMode, logger, metrics: outboxMetrics(metrics, database.pool) }));
+  const emitterOf = () =>
+    (emitter ??= createEmitter({ mode: config.eventSchemaMode, logger, metrics: outboxMetrics(metrics, database.pool) }));
   return {
     // Forwarded whole: the event names are checked where the resolvers emit them.
     emit: (...args) => emitterOf().emit(...args),
@@ -72,7 +83,10 @@ export async function buildApp(platform: AppPlatform, options: AppOptions = {}):
   await limitRates(app, platform);
   metricsRoute(app, platform.metrics);
   const outbox = outboxOf(platform, options);
-  const fileStorage = options.fileStorage === undefined ? ((await openFileStorage(coreStorageRegistry(), platform.config, platform.logger)) ?? null) : options.fileStorage;
+  const fileStorage =
+    options.fileStorage === undefined
+      ? ((await openFileStorage(coreStorageRegistry(), platform.config, platform.logger)) ?? null)
+      : options.fileStorage;
   const services: ApiServices = {
     prisma: platform.database.prisma,
     transaction: outbox.transaction,
@@ -87,7 +101,11 @@ export async function buildApp(platform: AppPlatform, options: AppOptions = {}):
     fileStorage,
   };
   const { config } = platform;
-  await app.register(graphqlPlugin, { ide: config.nodeEnv === 'development', services, limits: { maxCost: config.graphqlMaxCost, introspection: config.graphqlIntrospection } });
+  await app.register(graphqlPlugin, {
+    ide: config.nodeEnv === 'development',
+    services,
+    limits: { maxCost: config.graphqlMaxCost, introspection: config.graphqlIntrospection },
+  });
   if (config.graphqlPersistedQueries !== undefined) servePersistedQueries(app, config.graphqlPersistedQueries);
   for (const area of [...CORE_AREAS, ...(options.areas ?? [])]) await app.register(area, { platform, services });
   serveFileStorage(app, fileStorage);
@@ -111,7 +129,11 @@ async function limitRates(app: FastifyInstance, platform: AppPlatform): Promise<
   rateLimit(app, {
     limiter: rateLimiting.limiter,
     routePolicies: ROUTE_POLICIES,
-    bodyPoliciesFor: graphqlMutationCharges({ limiter: rateLimiting.limiter, schema: () => app.graphql.schema, sessionOf: checkoutSessionOf }),
+    bodyPoliciesFor: graphqlMutationCharges({
+      limiter: rateLimiting.limiter,
+      schema: () => app.graphql.schema,
+      sessionOf: checkoutSessionOf,
+    }),
     caller: clientAddressCaller(new ClientAddress(platform.config.trustedProxies)),
     bff: bffRequests(app, platform),
   });

@@ -17,8 +17,16 @@ export interface AreaOptions {
  * Fastify's "The dependency '<name>' of plugin '<area>' is not registered" instead of failing at
  * request time.
  */
-export function areaPlugin(name: string, dependencies: readonly string[], register: (app: FastifyInstance, options: AreaOptions) => void | Promise<void>) {
-  return fp<AreaOptions>(async (app, options) => register(app, options), { name, dependencies: ['graphql', ...dependencies], fastify: '5.x' });
+export function areaPlugin(
+  name: string,
+  dependencies: readonly string[],
+  register: (app: FastifyInstance, options: AreaOptions) => void | Promise<void>,
+) {
+  return fp<AreaOptions>(async (app, options) => register(app, options), {
+    name,
+    dependencies: ['graphql', ...dependencies],
+    fastify: '5.x',
+  });
 }
 
 export type AreaPlugin = ReturnType<typeof areaPlugin>;

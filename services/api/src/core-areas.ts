@@ -16,4 +16,21 @@ import { trackingArea } from './tracking/area.ts';
 import { workflowsArea } from './workflows/area.ts';
 
 /** The api's areas, each after the ones it depends on (an area plugin names them). */
-export const CORE_AREAS = [healthArea, authArea, accountsArea, catalogArea, cartsArea, ordersArea, returnsArea, storeCreditArea, refundsArea, searchArea, inventoryArea, settingsArea, storefrontTokensArea, trackingArea, reportsArea, workflowsArea] as const;
+export const CORE_AREAS = [
+  healthArea,
+  authArea,
+  accountsArea,
+  catalogArea,
+  cartsArea,
+  ordersArea,
+  returnsArea,
+  storeCreditArea,
+  refundsArea,
+  searchArea,
+  inventoryArea,
+  settingsArea,
+  storefrontTokensArea,
+  trackingArea,
+  reportsArea,
+  workflowsArea,
+] as const;

@@ -102,7 +102,12 @@ async function seedCatalog(tx: Tx, deps: DomainDeps, created: SeedReport['create
     const parentId = 'parent' in category ? categories.get(category.parent) : undefined;
     let found = await tx.category.findUnique({ where: { slug: category.slug } });
     if (found === null) {
-      found = await createCategory(tx, { name: category.name, slug: category.slug, position: category.position, ...(parentId === undefined ? {} : { parentId }) });
+      found = await createCategory(tx, {
+        name: category.name,
+        slug: category.slug,
+        position: category.position,
+        ...(parentId === undefined ? {} : { parentId }),
+      });
       created.categories += 1;
     }
     categories.set(category.slug, found.id);
@@ -149,7 +154,8 @@ export class SeedInputError extends Error {}
 
 /** The admin from the environment; SeedInputError naming the variable when one is missing. */
 export function seedAdminFrom(env: NodeJS.ProcessEnv): SeedAdmin {
-  const missing = (name: string, what: string) => new SeedInputError(`${name} is not set: give the ${what} of the admin staff user to create`);
+  const missing = (name: string, what: string) =>
+    new SeedInputError(`${name} is not set: give the ${what} of the admin staff user to create`);
   const email = env.SEED_ADMIN_EMAIL?.trim();
   if (email === undefined || email === '') throw missing('SEED_ADMIN_EMAIL', 'email');
   // Taken as it is: spaces are allowed in passwords.
@@ -158,12 +164,17 @@ export function seedAdminFrom(env: NodeJS.ProcessEnv): SeedAdmin {
   return { email, password, name: env.SEED_ADMIN_NAME?.trim() || 'Admin' };
 }
 
-const VARIABLE_OF_FIELD: Readonly<Record<string, string>> = { email: 'SEED_ADMIN_EMAIL', password: 'SEED_ADMIN_PASSWORD', name: 'SEED_ADMIN_NAME' };
+const VARIABLE_OF_FIELD: Readonly<Record<string, string>> = {
+  email: 'SEED_ADMIN_EMAIL',
+  password: 'SEED_ADMIN_PASSWORD',
+  name: 'SEED_ADMIN_NAME',
+};
 
 async function main(argv: readonly string[]): Promise<void> {
   let admin: SeedAdmin;
   try {
-    if (argv.some((arg) => arg !== '--admin-only')) throw new SeedInputError(`unknown argument ${argv.find((arg) => arg !== '--admin-only')}: the only one is --admin-only`);
+    if (argv.some((arg) => arg !== '--admin-only'))
+      throw new SeedInputError(`unknown argument ${argv.find((arg) => arg !== '--admin-only')}: the only one is --admin-only`);
     admin = seedAdminFrom(process.env);
   } catch (error) {
     if (!(error instanceof SeedInputError)) throw error;

@@ -1,5 +1,14 @@
 import closeWithGrace from 'close-with-grace';
-import { discoverExtensionsOrExit, migrateExtensions, openPlatform, pruningLoop, startOutbox, type Config, type Logger, type Platform } from '@shop/platform';
+import {
+  discoverExtensionsOrExit,
+  migrateExtensions,
+  openPlatform,
+  pruningLoop,
+  startOutbox,
+  type Config,
+  type Logger,
+  type Platform,
+} from '@shop/platform';
 import { pruneFinishedSignIns } from '@shop/domain/auth';
 import { extensionSubscriptions, subscriptionListeners } from '@shop/domain/events';
 import { topicSubscriptions } from '@shop/domain/subscriptions';
@@ -24,14 +33,24 @@ export async function serveApi(config: Config, logger: Logger): Promise<void> {
     const engine = await workflowEngine(config, logger);
     // Without a broker the outbox dispatcher runs the topic subscriptions the consumer would run;
     // the attribution listeners and the workflow triggers run here either way.
-    const outbox = startOutbox(opened, { listeners: [...subscriptionListeners([...topicSubscriptions(config), ...(await extensionSubscriptions(extensions, opened.masterKeys))]), ...trackingListeners, ...workflowTriggers(engine), ...extended.listeners] });
+    const outbox = startOutbox(opened, {
+      listeners: [
+        ...subscriptionListeners([...topicSubscriptions(config), ...(await extensionSubscriptions(extensions, opened.masterKeys))]),
+        ...trackingListeners,
+        ...workflowTriggers(engine),
+        ...extended.listeners,
+      ],
+    });
     engine.begin(() => sweepPassDeps(opened, outbox));
     // The extensions' migrations need the core's tables (`npm run db:migrate`): retried with the permissions until they are there.
     const permissions = declarePermissions(opened.database.prisma, logger, {
       extensions,
       before: async () => {
         for (const [id, applied] of await migrateExtensions(opened.database.pool, extensions)) {
-          logger.info({ extension: id, applied }, `extension ${id}: ${applied.length === 0 ? 'migrations up to date' : `applied ${applied.join(', ')}`}`);
+          logger.info(
+            { extension: id, applied },
+            `extension ${id}: ${applied.length === 0 ? 'migrations up to date' : `applied ${applied.join(', ')}`}`,
+          );
         }
       },
     });

@@ -40,7 +40,10 @@ describe('seedShop', () => {
 
   it('creates the admin and the demo catalog, then changes nothing on a second run', async () => {
     const first = await seed();
-    expect(first).toMatchObject({ adminCreated: true, created: { channels: 1, locations: 1, brands: 3, categories: 6, products: DEMO_PRODUCTS.length } });
+    expect(first).toMatchObject({
+      adminCreated: true,
+      created: { channels: 1, locations: 1, brands: 3, categories: 6, products: DEMO_PRODUCTS.length },
+    });
     const counts = async () => ({
       products: await api.prisma.product.count(),
       stock: await api.prisma.stockLevel.findMany({ orderBy: { productId: 'asc' } }),
@@ -48,7 +51,11 @@ describe('seedShop', () => {
     });
     const before = await counts();
     const second = await seed();
-    expect(second).toMatchObject({ adminCreated: false, channelId: first.channelId, created: { channels: 0, locations: 0, brands: 0, categories: 0, products: 0 } });
+    expect(second).toMatchObject({
+      adminCreated: false,
+      channelId: first.channelId,
+      created: { channels: 0, locations: 0, brands: 0, categories: 0, products: 0 },
+    });
     expect(await counts()).toEqual(before);
   });
 
@@ -94,7 +101,7 @@ describe('npm run db:seed', () => {
     expect(await api.prisma.staffUser.count({ where: { email: 'cli@shop.test' } })).toBe(1);
   });
 
-  it('with --admin-only creates the admin alone, as the operator\'s seed Job runs it on a first install', async () => {
+  it("with --admin-only creates the admin alone, as the operator's seed Job runs it on a first install", async () => {
     const database = await createTestDatabase('seed_admin_only');
     try {
       await applyMigrations(database.url);
@@ -115,7 +122,9 @@ describe('npm run db:seed', () => {
   });
 
   it('refuses an unknown argument in one line', async () => {
-    const refused = await seedCli({ DATABASE_URL: databaseUrl, SEED_ADMIN_EMAIL: 'x@shop.test', SEED_ADMIN_PASSWORD: 'x-password-123' }, ['--catalog-only']);
+    const refused = await seedCli({ DATABASE_URL: databaseUrl, SEED_ADMIN_EMAIL: 'x@shop.test', SEED_ADMIN_PASSWORD: 'x-password-123' }, [
+      '--catalog-only',
+    ]);
     expect(refused).toMatchObject({ code: 1, stderr: 'seed error: unknown argument --catalog-only: the only one is --admin-only\n' });
   });
 });

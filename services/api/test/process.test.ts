@@ -61,7 +61,11 @@ describe('a bad configuration stops the api before it listens', () => {
 
   it('exits 78 naming GRAPHQL_PERSISTED_QUERIES_FILE when the allow-list cannot be read', async () => {
     const file = path.join(tmpdir(), `no-such-operations-${process.pid}.json`);
-    const { code, lines } = await configFailure({ ...PRODUCTION, GRAPHQL_PERSISTED_QUERIES: 'allowlist', GRAPHQL_PERSISTED_QUERIES_FILE: file });
+    const { code, lines } = await configFailure({
+      ...PRODUCTION,
+      GRAPHQL_PERSISTED_QUERIES: 'allowlist',
+      GRAPHQL_PERSISTED_QUERIES_FILE: file,
+    });
     expect(code).toBe(78);
     expect(lines).toEqual([`config error: GRAPHQL_PERSISTED_QUERIES_FILE: ${file}: cannot be read (ENOENT)`]);
   });

@@ -172,10 +172,13 @@ export function startBeacon(options = {}) {
         if (response.status === 400 && events.length > 1) {
           for (const event of events) send([event], true);
         } else if ((response.status === 429 || response.status === 503) && !retried) {
-          const timer = setTimeout(() => {
-            retries.delete(timer);
-            send(events, true);
-          }, retryAfterMs(response.headers.get('retry-after')));
+          const timer = setTimeout(
+            () => {
+              retries.delete(timer);
+              send(events, true);
+            },
+            retryAfterMs(response.headers.get('retry-after')),
+          );
           retries.add(timer);
         }
       },

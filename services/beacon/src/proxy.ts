@@ -82,7 +82,11 @@ const first = (value: string | string[] | undefined): string | undefined => (Arr
 const joined = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.join(', ') : value);
 
 function failure(status: 405 | 413 | 502 | 504, code: string, message: string, headers: Record<string, string> = {}): RelayAnswer {
-  return { status, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers }, body: JSON.stringify({ error: { code, message } }) };
+  return {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
+    body: JSON.stringify({ error: { code, message } }),
+  };
 }
 
 /** `::ffff:198.51.100.7` (IPv4 on a dual-stack socket) as `198.51.100.7`; other addresses as they are. */
@@ -99,7 +103,9 @@ function apiBase(apiUrl: string | URL): URL {
 
 /** The incoming X-Forwarded-For with the connection's peer appended; undefined when there is neither. */
 function forwardedFor(incoming: string | undefined, clientAddress: string | undefined): string | undefined {
-  const chain = [incoming?.trim(), clientAddress === undefined ? undefined : plainAddress(clientAddress)].filter((hop) => hop !== undefined && hop !== '').join(', ');
+  const chain = [incoming?.trim(), clientAddress === undefined ? undefined : plainAddress(clientAddress)]
+    .filter((hop) => hop !== undefined && hop !== '')
+    .join(', ');
   return chain === '' ? undefined : chain;
 }
 
@@ -155,7 +161,14 @@ async function callApi(target: URL, init: RequestInit, options: CallOptions): Pr
       const response = await fetch(target, { ...init, signal, redirect: 'manual' });
       return { status: response.status, headers: response.headers, text: await response.text() };
     } catch (error) {
-      if (signal.aborted) return reportFailure(options.onFailure, 504, 'GATEWAY_TIMEOUT', `${options.what} did not answer within ${options.timeoutMs} ms`, error);
+      if (signal.aborted)
+        return reportFailure(
+          options.onFailure,
+          504,
+          'GATEWAY_TIMEOUT',
+          `${options.what} did not answer within ${options.timeoutMs} ms`,
+          error,
+        );
       const reason = errorCode(error);
       if (attemptsLeft > 0 && DROPPED_CONNECTION.has(reason)) continue;
       return reportFailure(options.onFailure, 502, 'BAD_GATEWAY', `${options.what} at ${target.origin} is unreachable (${reason})`, error);
@@ -163,7 +176,13 @@ async function callApi(target: URL, init: RequestInit, options: CallOptions): Pr
   }
 }
 
-function reportFailure(onFailure: ((failure: RelayFailure) => void) | undefined, status: 502 | 504, code: string, message: string, error?: unknown): RelayAnswer {
+function reportFailure(
+  onFailure: ((failure: RelayFailure) => void) | undefined,
+  status: 502 | 504,
+  code: string,
+  message: string,
+  error?: unknown,
+): RelayAnswer {
   onFailure?.({ status, message, ...(error === undefined ? {} : { error }) });
   return failure(status, code, message);
 }
@@ -208,7 +227,13 @@ export class SessionCookie {
    * `forwardedFor` (and with a storefront token, `clientAddress` as X-Shopper-IP) is sent to the api,
    * so its rate limit counts the shopper rather than the storefront.
    */
-  async of(request: { cookie: string | undefined; https: boolean; forwardedFor: string | undefined; clientAddress: string | undefined; userAgent: string | undefined }): Promise<SessionOf> {
+  async of(request: {
+    cookie: string | undefined;
+    https: boolean;
+    forwardedFor: string | undefined;
+    clientAddress: string | undefined;
+    userAgent: string | undefined;
+  }): Promise<SessionOf> {
     for (const pair of (request.cookie ?? '').split(';')) {
       const separator = pair.indexOf('=');
       if (separator === -1 || pair.slice(0, separator).trim() !== this.name) continue;
@@ -220,20 +245,33 @@ export class SessionCookie {
     return { id: issued, setCookie: this.#serialize(issued, request.https) };
   }
 
-  async #issue(forwarded: string | undefined, clientAddress: string | undefined, userAgent: string | undefined): Promise<string | RelayAnswer> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': userAgent ?? '', ...bffHeaders(this.#token, clientAddress) };
+  async #issue(
+    forwarded: string | undefined,
+    clientAddress: string | undefined,
+    userAgent: string | undefined,
+  ): Promise<string | RelayAnswer> {
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': userAgent ?? '',
+      ...bffHeaders(this.#token, clientAddress),
+    };
     if (forwarded !== undefined) headers['x-forwarded-for'] = forwarded;
     const what = 'the api';
-    const response = await callApi(this.#target, { method: 'POST', headers, body: JSON.stringify({ query: START_GUEST_SESSION }) }, {
-      timeoutMs: this.#timeoutMs,
-      what,
-      onFailure: this.#onFailure,
-      // A session the api issued but we never read is one unused id: asking again is harmless.
-      retryDroppedConnection: true,
-    });
+    const response = await callApi(
+      this.#target,
+      { method: 'POST', headers, body: JSON.stringify({ query: START_GUEST_SESSION }) },
+      {
+        timeoutMs: this.#timeoutMs,
+        what,
+        onFailure: this.#onFailure,
+        // A session the api issued but we never read is one unused id: asking again is harmless.
+        retryDroppedConnection: true,
+      },
+    );
     if (!('text' in response)) return response;
     if (response.status !== 200) {
-      if (response.status >= 500 && response.status !== 503) return reportFailure(this.#onFailure, 502, 'BAD_GATEWAY', `${what} failed to start a guest session (status ${response.status})`);
+      if (response.status >= 500 && response.status !== 503)
+        return reportFailure(this.#onFailure, 502, 'BAD_GATEWAY', `${what} failed to start a guest session (status ${response.status})`);
       return passThrough(response);
     }
     const id = sessionIdIn(response.text);
@@ -243,7 +281,13 @@ export class SessionCookie {
 
   #serialize(id: string, https: boolean): string {
     const options = this.#cookie;
-    const parts = [`${this.name}=${id}`, `Path=${options.path ?? '/'}`, `Max-Age=${options.maxAgeSeconds ?? DEFAULT_MAX_AGE_SECONDS}`, 'HttpOnly', 'SameSite=Lax'];
+    const parts = [
+      `${this.name}=${id}`,
+      `Path=${options.path ?? '/'}`,
+      `Max-Age=${options.maxAgeSeconds ?? DEFAULT_MAX_AGE_SECONDS}`,
+      'HttpOnly',
+      'SameSite=Lax',
+    ];
     if (options.domain !== undefined) parts.push(`Domain=${options.domain}`);
     if (options.secure ?? https) parts.push('Secure');
     return parts.join('; ');
@@ -291,14 +335,26 @@ export class TrackRelay {
     }
     const forwarded = forwardedFor(joined(request.headers['x-forwarded-for']), request.clientAddress);
     const userAgent = first(request.headers['user-agent']);
-    const session = await this.session.of({ cookie: joined(request.headers.cookie), https: request.https, forwardedFor: forwarded, clientAddress: request.clientAddress, userAgent });
+    const session = await this.session.of({
+      cookie: joined(request.headers.cookie),
+      https: request.https,
+      forwardedFor: forwarded,
+      clientAddress: request.clientAddress,
+      userAgent,
+    });
     if (session.id === undefined) return session.failed;
     const answer = await this.#forward(request, body, session.id, forwarded, userAgent);
     if (session.setCookie === undefined) return answer;
     return { ...answer, headers: { ...answer.headers, 'set-cookie': session.setCookie } };
   }
 
-  async #forward(request: BeaconRequest, body: Uint8Array, sessionId: string, forwarded: string | undefined, userAgent: string | undefined): Promise<RelayAnswer> {
+  async #forward(
+    request: BeaconRequest,
+    body: Uint8Array,
+    sessionId: string,
+    forwarded: string | undefined,
+    userAgent: string | undefined,
+  ): Promise<RelayAnswer> {
     const headers: Record<string, string> = {
       'content-type': first(request.headers['content-type']) ?? 'application/json',
       'x-session-id': sessionId,
@@ -311,9 +367,14 @@ export class TrackRelay {
     if (authorization !== undefined) headers.authorization = authorization;
 
     const what = 'the tracking api';
-    const response = await callApi(this.#target, { method: 'POST', headers, body }, { timeoutMs: this.#timeoutMs, what, onFailure: this.#onFailure });
+    const response = await callApi(
+      this.#target,
+      { method: 'POST', headers, body },
+      { timeoutMs: this.#timeoutMs, what, onFailure: this.#onFailure },
+    );
     if (!('text' in response)) return response;
-    if (response.status >= 500 && response.status !== 503) return reportFailure(this.#onFailure, 502, 'BAD_GATEWAY', `${what} failed (status ${response.status})`);
+    if (response.status >= 500 && response.status !== 503)
+      return reportFailure(this.#onFailure, 502, 'BAD_GATEWAY', `${what} failed (status ${response.status})`);
     return passThrough(response);
   }
 }
@@ -390,7 +451,13 @@ const sessions = new WeakMap<IncomingMessage, Promise<string | undefined>>();
 
 async function sessionOf(req: IncomingMessage, res: ServerResponse, cookie: SessionCookie): Promise<string | undefined> {
   const forwarded = forwardedFor(joined(req.headers['x-forwarded-for']), req.socket.remoteAddress);
-  const session = await cookie.of({ cookie: req.headers.cookie, https: isHttps(req), forwardedFor: forwarded, clientAddress: req.socket.remoteAddress, userAgent: first(req.headers['user-agent']) });
+  const session = await cookie.of({
+    cookie: req.headers.cookie,
+    https: isHttps(req),
+    forwardedFor: forwarded,
+    clientAddress: req.socket.remoteAddress,
+    userAgent: first(req.headers['user-agent']),
+  });
   if (session.id === undefined) return undefined;
   if (session.setCookie !== undefined) res.appendHeader('set-cookie', session.setCookie);
   return session.id;
@@ -432,7 +499,8 @@ export function trackProxyFetch(options: TrackRelayOptions): (request: Request, 
     };
     if (request.method !== 'POST') return toResponse(failure(405, 'METHOD_NOT_ALLOWED', 'use POST', { allow: 'POST' }));
     const headers = Object.fromEntries(request.headers);
-    const https = new URL(request.url).protocol === 'https:' || headers['x-forwarded-proto']?.split(',')[0]?.trim().toLowerCase() === 'https';
+    const https =
+      new URL(request.url).protocol === 'https:' || headers['x-forwarded-proto']?.split(',')[0]?.trim().toLowerCase() === 'https';
     const body = Number(headers['content-length'] ?? 0) > relay.bodyLimitBytes ? undefined : new Uint8Array(await request.arrayBuffer());
     return toResponse(await relay.relay({ headers, body, clientAddress, https }));
   };

@@ -119,7 +119,9 @@ describe('impressions', () => {
 
   it('tracks elements added after the beacon started, also inside a new subtree', async () => {
     const url = await open('');
-    await inPage(`document.body.insertAdjacentHTML('beforeend', '<section><div><div class="box" style="top: 100px" data-shop-entity-type="slide" data-shop-entity-id="15"></div></div></section>')`);
+    await inPage(
+      `document.body.insertAdjacentHTML('beforeend', '<section><div><div class="box" style="top: 100px" data-shop-entity-type="slide" data-shop-entity-id="15"></div></div></section>')`,
+    );
     await inPage(`document.body.insertAdjacentHTML('beforeend', '${box('later', 300, { type: 'hero', id: 16 })}')`);
     const impressions = await eventsOf(url, 'impression', 2);
     expect(impressions.map((event) => `${event.entity_type}:${event.entity_id}`).sort()).toEqual(['hero:16', 'slide:15']);
@@ -180,7 +182,9 @@ describe('clicks', () => {
 
   it('sends a click on a link even when the page goes away at once', async () => {
     const next = site.page('<p>next</p>');
-    const url = await open(`<a id="link" href="${next}" class="box" style="top: 100px" data-shop-entity-type="hero" data-shop-entity-id="32">go</a>`);
+    const url = await open(
+      `<a id="link" href="${next}" class="box" style="top: 100px" data-shop-entity-type="hero" data-shop-entity-id="32">go</a>`,
+    );
     await Promise.all([page.waitForURL(next), page.click('#link')]);
     expect(await eventsOf(url, 'click', 1)).toEqual([expect.objectContaining({ entity_type: 'hero', entity_id: '32' })]);
   });

@@ -2,7 +2,15 @@ import { once } from 'node:events';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type RequestListener, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SessionCookie, START_GUEST_SESSION, storefrontSession, trackProxy, trackProxyFetch, type RelayFailure, type TrackRelayOptions } from '../src/proxy.ts';
+import {
+  SessionCookie,
+  START_GUEST_SESSION,
+  storefrontSession,
+  trackProxy,
+  trackProxyFetch,
+  type RelayFailure,
+  type TrackRelayOptions,
+} from '../src/proxy.ts';
 
 interface Received {
   readonly method: string | undefined;
@@ -42,10 +50,14 @@ beforeAll(async () => {
       const request = { method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
       const isSession = req.url?.endsWith('/graphql') === true;
       (isSession ? sessionRequests : received).push(request);
-      const given = isSession ? (sessionAnswer ?? { status: 200, body: JSON.stringify({ data: { startGuestSession: issuedId(++issued) } }) }) : answer;
+      const given = isSession
+        ? (sessionAnswer ?? { status: 200, body: JSON.stringify({ data: { startGuestSession: issuedId(++issued) } }) })
+        : answer;
       if (given === 'hang') return;
       // No keep-alive: afterEach destroys the sockets, and the next test must not reuse a dead one.
-      res.writeHead(given.status, { 'content-type': 'application/json; charset=utf-8', connection: 'close', ...given.headers }).end(given.body ?? '{}');
+      res
+        .writeHead(given.status, { 'content-type': 'application/json; charset=utf-8', connection: 'close', ...given.headers })
+        .end(given.body ?? '{}');
     });
   });
   api.on('connection', (socket: Socket) => {
@@ -138,19 +150,31 @@ describe('the node:http relay', () => {
     for (const cookie of [undefined, 'shop_session=short', 'shop_session=a1b2c3d4-e5f6-4711-8899-aabbccddeeff']) {
       received.length = 0;
       sessionRequests.length = 0;
-      const response = await beacon(url, { 'x-forwarded-for': '198.51.100.7', 'user-agent': 'Mozilla/5.0 (test)', ...(cookie === undefined ? {} : { cookie }) });
+      const response = await beacon(url, {
+        'x-forwarded-for': '198.51.100.7',
+        'user-agent': 'Mozilla/5.0 (test)',
+        ...(cookie === undefined ? {} : { cookie }),
+      });
       expect(response.status).toBe(202);
       const id = ISSUED_COOKIE.exec(response.headers.get('set-cookie') ?? '')?.[1];
       expect(id).toBe(issuedId(issued));
       expect(sessionRequests).toHaveLength(1);
       expect(sessionRequests[0]).toMatchObject({ method: 'POST', url: '/graphql', body: JSON.stringify({ query: START_GUEST_SESSION }) });
-      expect(sessionRequests[0]?.headers).toMatchObject({ 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.7, 127.0.0.1', 'user-agent': 'Mozilla/5.0 (test)' });
+      expect(sessionRequests[0]?.headers).toMatchObject({
+        'content-type': 'application/json',
+        'x-forwarded-for': '198.51.100.7, 127.0.0.1',
+        'user-agent': 'Mozilla/5.0 (test)',
+      });
       expect(received[0]?.headers['x-session-id']).toBe(id);
     }
   });
 
-  it('passes the api\'s refusal to start a session through, and answers 502 when it fails, without relaying the beacon', async () => {
-    sessionAnswer = { status: 429, headers: { 'retry-after': '3' }, body: '{"data":null,"errors":[{"message":"slow down","extensions":{"code":"RATE_LIMITED"}}]}' };
+  it("passes the api's refusal to start a session through, and answers 502 when it fails, without relaying the beacon", async () => {
+    sessionAnswer = {
+      status: 429,
+      headers: { 'retry-after': '3' },
+      body: '{"data":null,"errors":[{"message":"slow down","extensions":{"code":"RATE_LIMITED"}}]}',
+    };
     const failures: RelayFailure[] = [];
     const url = await storefront({ onFailure: (failure) => failures.push(failure) });
     const limited = await beacon(url);
@@ -160,7 +184,9 @@ describe('the node:http relay', () => {
     sessionAnswer = { status: 500, body: '{}' };
     const failed = await beacon(url);
     expect(failed.status).toBe(502);
-    expect(await failed.json()).toEqual({ error: { code: 'BAD_GATEWAY', message: 'the api failed to start a guest session (status 500)' } });
+    expect(await failed.json()).toEqual({
+      error: { code: 'BAD_GATEWAY', message: 'the api failed to start a guest session (status 500)' },
+    });
     expect(failures).toEqual([{ status: 502, message: 'the api failed to start a guest session (status 500)' }]);
     expect(received).toEqual([]);
   });
@@ -168,14 +194,20 @@ describe('the node:http relay', () => {
   it('marks the cookie Secure behind HTTPS and follows the cookie options', async () => {
     const url = await storefront({ session: { name: 'sid', maxAgeSeconds: 600, domain: 'shop.example' } });
     const response = await beacon(url, { 'x-forwarded-proto': 'https' });
-    expect(response.headers.get('set-cookie')).toMatch(/^sid=g1\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{22}; Path=\/; Max-Age=600; HttpOnly; SameSite=Lax; Domain=shop\.example; Secure$/);
+    expect(response.headers.get('set-cookie')).toMatch(
+      /^sid=g1\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{22}; Path=\/; Max-Age=600; HttpOnly; SameSite=Lax; Domain=shop\.example; Secure$/,
+    );
   });
 
   it.each([
     [400, {}, '{"error":{"code":"BAD_REQUEST","message":"entity_id must be a positive integer id"}}'],
-    [429, { 'retry-after': '7', 'ratelimit-policy': '"track";q=100;w=60', ratelimit: '"track";r=0;t=7' }, '{"error":{"code":"RATE_LIMITED"}}'],
+    [
+      429,
+      { 'retry-after': '7', 'ratelimit-policy': '"track";q=100;w=60', ratelimit: '"track";r=0;t=7' },
+      '{"error":{"code":"RATE_LIMITED"}}',
+    ],
     [503, { 'retry-after': '2' }, '{"error":{"code":"UNAVAILABLE","message":"the api is stopping; send the events again"}}'],
-  ])('passes the api\'s %i through with its headers and body', async (status, headers: Record<string, string>, body) => {
+  ])("passes the api's %i through with its headers and body", async (status, headers: Record<string, string>, body) => {
     answer = { status, headers, body };
     const url = await storefront();
     const response = await beacon(url, { cookie: `shop_session=${SESSION}` });
@@ -230,7 +262,9 @@ describe('the node:http relay', () => {
         }
         const isSession = path.endsWith('/graphql');
         const body = isSession ? JSON.stringify({ data: { startGuestSession: issuedId(99) } }) : '{"accepted":1}';
-        socket.end(`HTTP/1.1 ${isSession ? '200 OK' : '202 Accepted'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+        socket.end(
+          `HTTP/1.1 ${isSession ? '200 OK' : '202 Accepted'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+        );
       });
     });
     flaky.listen(0, '127.0.0.1');
@@ -245,7 +279,9 @@ describe('the node:http relay', () => {
       dropNext = true;
       const dropped = await beacon(url, { cookie: `shop_session=${issuedId(99)}` });
       expect(dropped.status).toBe(502);
-      expect(((await dropped.json()) as { error: { message: string } }).error.message).toMatch(/^the tracking api at .* is unreachable \((ECONNRESET|UND_ERR_SOCKET)\)$/);
+      expect(((await dropped.json()) as { error: { message: string } }).error.message).toMatch(
+        /^the tracking api at .* is unreachable \((ECONNRESET|UND_ERR_SOCKET)\)$/,
+      );
       expect(paths).toEqual(['/graphql', '/graphql', '/track', '/track']);
     } finally {
       await new Promise((resolve) => flaky.close(resolve));
@@ -355,21 +391,30 @@ describe('the Fetch API adapter', () => {
   it('relays a Request and answers a Response with the session cookie', async () => {
     const handle = trackProxyFetch({ apiUrl });
     const response = await handle(
-      new Request('https://shop.example/api/track', { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.7' }, body: EVENT }),
+      new Request('https://shop.example/api/track', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.7' },
+        body: EVENT,
+      }),
       '203.0.113.9',
     );
     expect(response.status).toBe(202);
     expect(await response.json()).toEqual({ accepted: 1 });
     const setCookie = response.headers.get('set-cookie') ?? '';
     expect(setCookie).toMatch(/; Secure$/);
-    expect(received[0]?.headers).toMatchObject({ 'x-forwarded-for': '198.51.100.7, 203.0.113.9', 'x-session-id': /^shop_session=([^;]+)/.exec(setCookie)?.[1] });
+    expect(received[0]?.headers).toMatchObject({
+      'x-forwarded-for': '198.51.100.7, 203.0.113.9',
+      'x-session-id': /^shop_session=([^;]+)/.exec(setCookie)?.[1],
+    });
     expect(received[0]?.body).toBe(EVENT);
   });
 
   it('answers 504 and 405 like the node:http relay', async () => {
     answer = 'hang';
     const handle = trackProxyFetch({ apiUrl, timeoutMs: 200 });
-    const slow = await handle(new Request('http://shop.example/api/track', { method: 'POST', body: EVENT, headers: { cookie: `shop_session=${SESSION}` } }));
+    const slow = await handle(
+      new Request('http://shop.example/api/track', { method: 'POST', body: EVENT, headers: { cookie: `shop_session=${SESSION}` } }),
+    );
     expect(slow.status).toBe(504);
     expect(slow.headers.get('set-cookie')).toBeNull();
     expect((await handle(new Request('http://shop.example/api/track'))).status).toBe(405);

@@ -42,7 +42,12 @@ export class GroupLocks {
    * Takes every group's lock or none: throws GroupTakenError naming the first group another
    * instance holds. `onLost` runs if the connection drops later, since the locks are gone with it.
    */
-  static async acquire(databaseUrl: string, groupIds: readonly string[], logger: Logger, onLost: (error: Error) => void): Promise<GroupLocks> {
+  static async acquire(
+    databaseUrl: string,
+    groupIds: readonly string[],
+    logger: Logger,
+    onLost: (error: Error) => void,
+  ): Promise<GroupLocks> {
     const client = new pg.Client({ connectionString: databaseUrl, keepAlive: true, application_name: 'shop-consumer-locks' });
     const locks = new GroupLocks(client);
     client.on('error', (error) => locks.#lost(error));
@@ -55,7 +60,9 @@ export class GroupLocks {
         });
       }
       for (const groupId of groupIds) {
-        const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock(hashtext('consumer:' || $1)) AS locked", [groupId]);
+        const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock(hashtext('consumer:' || $1)) AS locked", [
+          groupId,
+        ]);
         if (!rows[0]?.locked) throw new GroupTakenError(groupId);
       }
       locks.#onLost = onLost;

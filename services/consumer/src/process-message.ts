@@ -81,7 +81,10 @@ export async function processMessage(
         return 'finished';
       }
       const delay = delayAfter(retry, attempts);
-      logger.warn({ ...fields, attempts, err: error.cause }, `${group.groupId} failed on ${topic} (attempt ${attempts} of ${retry.attempts}); retrying in ${delay} ms`);
+      logger.warn(
+        { ...fields, attempts, err: error.cause },
+        `${group.groupId} failed on ${topic} (attempt ${attempts} of ${retry.attempts}); retrying in ${delay} ms`,
+      );
       if (!(await pause(delay, control))) return 'abandoned';
     }
   }

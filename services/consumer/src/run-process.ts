@@ -1,5 +1,14 @@
 import type { FastifyInstance } from 'fastify';
-import { createLogger, discoverExtensionsOrExit, gracefulStop, loadConfigOrExit, openPlatform, refuseExtensionRevisionMismatch, type Config, type Platform } from '@shop/platform';
+import {
+  createLogger,
+  discoverExtensionsOrExit,
+  gracefulStop,
+  loadConfigOrExit,
+  openPlatform,
+  refuseExtensionRevisionMismatch,
+  type Config,
+  type Platform,
+} from '@shop/platform';
 import { extensionSubscriptions } from '@shop/domain/events';
 import type { ConsumerGroupDefinition } from './group-definition.ts';
 import { consumerGroupOf } from './groups.ts';
@@ -60,7 +69,10 @@ export async function runConsumerProcess(options: ConsumerProcessOptions): Promi
     // The consumer never migrates: it refuses an extension's database at another revision than its package's head.
     await refuseExtensionRevisionMismatch(started.platform, extensions);
     registerAdminSearchFreshness(started.platform.metrics, started.platform.database.prisma, config);
-    const groups = [...options.groups(config), ...(await extensionSubscriptions(extensions, started.platform.masterKeys)).map(consumerGroupOf)];
+    const groups = [
+      ...options.groups(config),
+      ...(await extensionSubscriptions(extensions, started.platform.masterKeys)).map(consumerGroupOf),
+    ];
     started.service = await startConsumerService(started.platform, groups, {
       ...options.service,
       processedEventsRetentionHours: config.processedEventsRetentionHours,

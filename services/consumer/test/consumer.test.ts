@@ -137,7 +137,11 @@ describe('kafka_consumergroup_lag', () => {
   it('is positive while the group is behind and 0 once it caught up', async () => {
     const [topic, groupId] = [uniqueName('lag'), uniqueName('group')];
     await createTopic(brokers, topic, 2);
-    await produceEvents(brokers, topic, Array.from({ length: 10 }, (_, i) => testEvent(`product-${i}`)));
+    await produceEvents(
+      brokers,
+      topic,
+      Array.from({ length: 10 }, (_, i) => testEvent(`product-${i}`)),
+    );
 
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));

@@ -31,11 +31,16 @@ it('keeps a message waiting while the database is down instead of spending its a
     retry: { attempts: 2, initialDelayMs: 10, maxDelayMs: 200 },
     onFatal: (error) => fatal.push(error),
   });
-  const metric = (name: string, labels: Record<string, string> = {}) => metricValue(test.platform.metrics, name, { group: groupId, ...labels });
+  const metric = (name: string, labels: Record<string, string> = {}) =>
+    metricValue(test.platform.metrics, name, { group: groupId, ...labels });
   try {
     await postgres.stop();
     await produceEvents(brokers, topic, [testEvent('order-1')]);
-    await waitFor(() => test.logs().some((line) => line.msg === 'the database failed the message; it waits and tries again'), 30_000, 'the wait');
+    await waitFor(
+      () => test.logs().some((line) => line.msg === 'the database failed the message; it waits and tries again'),
+      30_000,
+      'the wait',
+    );
     // why: proves that the outage spends no attempts, and nothing counts the waits: long enough for many more
     // than 2 attempts at this backoff, had the outage spent them.
     await new Promise((resolve) => setTimeout(resolve, 1_500));

@@ -27,7 +27,14 @@ beforeAll(async () => {
   await migrateRepositoryExtensions(database.url);
   pool = new pg.Pool({ connectionString: database.url, max: 2 });
   pool.on('error', () => {});
-  env = { NODE_ENV: 'test', LOG_LEVEL: 'INFO', DATABASE_URL: database.url, CACHE_URL: inject('redisUrl'), BROKER_ADDRESS: brokers, CONSUMER_PORT: '0' };
+  env = {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'INFO',
+    DATABASE_URL: database.url,
+    CACHE_URL: inject('redisUrl'),
+    BROKER_ADDRESS: brokers,
+    CONSUMER_PORT: '0',
+  };
 });
 
 afterAll(async () => {
@@ -93,7 +100,11 @@ describe('a consumer stopped with SIGTERM mid-batch', () => {
   it('finishes the message in hand and commits every handled offset before it exits', async () => {
     const [topic, groupId] = [uniqueName('drain'), uniqueName('group')];
     await createTopic(brokers, topic, 2);
-    await produceEvents(brokers, topic, Array.from({ length: 100 }, (_, i) => testEvent(`sku-${i % 10}`)));
+    await produceEvents(
+      brokers,
+      topic,
+      Array.from({ length: 100 }, (_, i) => testEvent(`sku-${i % 10}`)),
+    );
 
     const consumer = run(COUNTING_CONSUMER, { TEST_GROUP_ID: groupId, TEST_TOPIC: topic, TEST_HANDLER_DELAY_MS: '50' });
     await waitFor(async () => (await effectsOf(pool, groupId)).size >= 10, 60_000, 'the first 10 effects');
@@ -159,10 +170,14 @@ describe('the consumer process', () => {
     const url = await consumer.listening();
     await waitFor(() => ready(url), 30_000, '/ready to answer 200');
 
-    await pool.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'shop-consumer-locks' AND datname = current_database()");
+    await pool.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'shop-consumer-locks' AND datname = current_database()",
+    );
 
     expect((await consumer.exited()).code).toBe(1);
-    expect(consumer.logLines().some((line) => String(line.msg).startsWith('stopping: lost the connection holding the consumer group locks'))).toBe(true);
+    expect(
+      consumer.logLines().some((line) => String(line.msg).startsWith('stopping: lost the connection holding the consumer group locks')),
+    ).toBe(true);
   });
 
   it('exits 0 without a broker, before opening any database', async () => {
@@ -170,7 +185,9 @@ describe('the consumer process', () => {
     try {
       const consumer = run(CONSUMER_MAIN, { BROKER_ADDRESS: '', DATABASE_URL: '' }, workDir);
       expect((await consumer.exited()).code).toBe(0);
-      expect(consumer.logLines().map((line) => line.msg)).toEqual([expect.stringMatching(/^BROKER_ADDRESS is not set: there is no Kafka to consume from; exiting/)]);
+      expect(consumer.logLines().map((line) => line.msg)).toEqual([
+        expect.stringMatching(/^BROKER_ADDRESS is not set: there is no Kafka to consume from; exiting/),
+      ]);
       expect(existsSync(path.join(workDir, '.data'))).toBe(false);
     } finally {
       await rm(workDir, { recursive: true, force: true });

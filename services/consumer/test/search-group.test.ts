@@ -33,18 +33,31 @@ it('indexes the customer and the order whose events the shop.search group reads 
   const cup = await catalog.product('enamel-cup', '8.50', 3);
   const before = await commerce.lastEventId();
   const { customer, order } = await commerce.transaction(async (tx) => {
-    const customer = await registerCustomer(tx, commerce.deps, { channelId: catalog.channelId, email: 'kafka@example.com', password: 'correct horse battery', lastName: 'Lamarr' });
+    const customer = await registerCustomer(tx, commerce.deps, {
+      channelId: catalog.channelId,
+      email: 'kafka@example.com',
+      password: 'correct horse battery',
+      lastName: 'Lamarr',
+    });
     const shopper = { customerId: customer.id };
     const cart = await createCart(tx, commerce.deps, { channelId: catalog.channelId, shopper });
     await addCartLine(tx, commerce.deps, { cartId: cart.id, shopper, productId: cup, quantity: 1 });
-    const order = await placeOrder(tx, commerce.deps, { cartId: cart.id, shopper, email: customer.email, billingAddress: ADDRESS, shippingAddress: ADDRESS });
+    const order = await placeOrder(tx, commerce.deps, {
+      cartId: cart.id,
+      shopper,
+      email: customer.email,
+      billingAddress: ADDRESS,
+      shippingAddress: ADDRESS,
+    });
     return { customer, order };
   });
   // As the relay publishes them: key = the partition key, value = the payload, the event id in a header.
   const subscribed = new Set<string>(search.topics);
   for (const event of (await commerce.events(before)).filter((event) => subscribed.has(event.name))) {
     const key = event.name === 'shop.accounts.created.v1' ? customer.id : order.id;
-    await produceEvents(brokers, event.name as TopicName, [{ eventId: event.payload.event_id as string, key: `${key}`, payload: event.payload }]);
+    await produceEvents(brokers, event.name as TopicName, [
+      { eventId: event.payload.event_id as string, key: `${key}`, payload: event.payload },
+    ]);
   }
 
   // Its own group id: the shared broker's topics hold other test files' events, which find no row here and change nothing.

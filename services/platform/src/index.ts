@@ -1,5 +1,21 @@
-export { loadConfig, loadConfigOrExit, DEVELOPMENT_SECRET_KEY, DEVELOPMENT_MASTER_KEY, type Config, type PersistedQueries } from './config/config.ts';
-export { ConfigError, createLogger, exitWithConfigProblems, EXIT_CONFIG, EXIT_USAGE, runCommand, type Logger, type LogLevel } from '@shop/runtime';
+export {
+  loadConfig,
+  loadConfigOrExit,
+  DEVELOPMENT_SECRET_KEY,
+  DEVELOPMENT_MASTER_KEY,
+  type Config,
+  type PersistedQueries,
+} from './config/config.ts';
+export {
+  ConfigError,
+  createLogger,
+  exitWithConfigProblems,
+  EXIT_CONFIG,
+  EXIT_USAGE,
+  runCommand,
+  type Logger,
+  type LogLevel,
+} from '@shop/runtime';
 export { VARIABLES, type NodeEnv, type EventSchemaMode, type VariableDoc } from './config/variables.ts';
 export { createMetricsRegistry } from './metrics/registry.ts';
 export { workflowMetrics, type WorkflowMetrics } from './metrics/workflow-metrics.ts';
@@ -20,14 +36,31 @@ export { applyMigrations, createMigration, MigrationError } from './db/migration
 export { startOutbox, type OutboxOptions, type RunningOutbox } from './outbox/outbox.ts';
 export { PollingLoop } from './outbox/polling-loop.ts';
 export type { EngineRun, WorkflowEngine, WorkflowStart, WorkflowType } from './workflows/engine.ts';
-export { InProcessWorkflowEngine, type InProcessEngineOptions, type InProcessSweep, type InProcessWorkflow } from './workflows/in-process-engine.ts';
+export {
+  InProcessWorkflowEngine,
+  type InProcessEngineOptions,
+  type InProcessSweep,
+  type InProcessWorkflow,
+} from './workflows/in-process-engine.ts';
 export { deleteInBatches } from './db/delete-in-batches.ts';
 export { pruningLoop, type PruningOptions } from './db/pruning-loop.ts';
 export { outboxMetrics } from './outbox/outbox-metrics.ts';
 export { createEmitter, type Emit, type EmitPayload, type Emitter, type RunTransaction, type TransactionOptions } from './outbox/emit.ts';
 export type { EventListener } from './outbox/listeners.ts';
 export { Prisma } from './generated/prisma/client.ts';
-export type { Cart, CartLine, Customer, Order, OrderLine, PaymentTender, Product, Refund, StoreCreditAccount, StoreCreditEntry, StoreCreditOverdraftDraft } from './generated/prisma/client.ts';
+export type {
+  Cart,
+  CartLine,
+  Customer,
+  Order,
+  OrderLine,
+  PaymentTender,
+  Product,
+  Refund,
+  StoreCreditAccount,
+  StoreCreditEntry,
+  StoreCreditOverdraftDraft,
+} from './generated/prisma/client.ts';
 export {
   BusinessApproval,
   CartStatus,
@@ -72,7 +105,13 @@ export { openRateLimiter, type OpenRateLimiterOptions, type OpenedRateLimiter } 
 export { keyIdOf } from '@shop/runtime';
 export { keyringOf, masterKeyring, type MasterKey, type MasterKeyring } from './secrets/keyring.ts';
 export { SecretUnreadableError } from './secrets/envelope.ts';
-export { readStoredSecret, setStoredSecret, storedSecretStatus, type SecretWrite, type StoredSecretStatus } from './secrets/stored-secrets.ts';
+export {
+  readStoredSecret,
+  setStoredSecret,
+  storedSecretStatus,
+  type SecretWrite,
+  type StoredSecretStatus,
+} from './secrets/stored-secrets.ts';
 export { rowsPerKeyId, type RowsPerKeyId } from './secrets/rows-per-key.ts';
 export { rewrapSecrets, type RewrapOptions, type RewrapProgress, type RewrapResult } from './secrets/rewrap.ts';
 export { keepPace, realClock, type PaceClock } from './pace.ts';
@@ -99,7 +138,12 @@ export type {
 } from './payments/gateway.ts';
 export { HttpPaymentGateway, type HttpGatewayOptions } from './payments/http-gateway.ts';
 export { IDEMPOTENCY_KEY_HEADER, type WireError } from './payments/wire.ts';
-export { openPaymentGateway, type PaymentGatewayContext, type PaymentGatewayProvider, type PaymentGatewayRegistry } from './payments/gateway-provider.ts';
+export {
+  openPaymentGateway,
+  type PaymentGatewayContext,
+  type PaymentGatewayProvider,
+  type PaymentGatewayRegistry,
+} from './payments/gateway-provider.ts';
 export {
   GATEWAY_API_KEY_SECRET,
   GATEWAY_KEY_TTL_MS,
@@ -131,6 +175,11 @@ export {
   type ExtensionContext,
   type ExtensionSettings,
 } from './extensions/extension-settings.ts';
-export { configureExtensions, extensionConfigDeclaration, loadExtensionConfig, type ExtensionConfig } from './extensions/extension-config.ts';
+export {
+  configureExtensions,
+  extensionConfigDeclaration,
+  loadExtensionConfig,
+  type ExtensionConfig,
+} from './extensions/extension-config.ts';
 export { migrateExtensions } from './extensions/extension-migrations.ts';
 export { discoverExtensionsOrExit, refuseExtensionRevisionMismatch } from './extensions/boot.ts';

@@ -21,7 +21,8 @@ export class ProviderRegistry<Provider extends NamedProvider> {
   }
 
   register(provider: Provider): void {
-    if (this.#providers.some(({ name }) => name === provider.name)) throw new Error(`a ${this.#kind} named "${provider.name}" is registered already`);
+    if (this.#providers.some(({ name }) => name === provider.name))
+      throw new Error(`a ${this.#kind} named "${provider.name}" is registered already`);
     this.#providers.push(provider);
   }
 

@@ -16,9 +16,15 @@ export interface RewrapSummary {
 const TERMINATION_MESSAGE_MAX_BYTES = 4096;
 
 export function formatRewrapSummary(rowsPerKeyId: ReadonlyMap<string, number>, countedAt: Date): string {
-  const text = JSON.stringify({ countedAt: countedAt.toISOString(), rowsPerKeyId: Object.fromEntries(rowsPerKeyId) } satisfies RewrapSummary);
+  const text = JSON.stringify({
+    countedAt: countedAt.toISOString(),
+    rowsPerKeyId: Object.fromEntries(rowsPerKeyId),
+  } satisfies RewrapSummary);
   const bytes = Buffer.byteLength(text);
-  if (bytes > TERMINATION_MESSAGE_MAX_BYTES) throw new Error(`the rewrap summary of ${rowsPerKeyId.size} key ids takes ${bytes} bytes, more than a termination message holds (${TERMINATION_MESSAGE_MAX_BYTES})`);
+  if (bytes > TERMINATION_MESSAGE_MAX_BYTES)
+    throw new Error(
+      `the rewrap summary of ${rowsPerKeyId.size} key ids takes ${bytes} bytes, more than a termination message holds (${TERMINATION_MESSAGE_MAX_BYTES})`,
+    );
   return text;
 }
 

@@ -3,8 +3,17 @@ import { formatRewrapSummary, parseRewrapSummary } from '../src/rewrap-summary.t
 
 describe('the rewrap summary', () => {
   it('reads back what it wrote', () => {
-    const text = formatRewrapSummary(new Map([['Qk9wZ2l0aHViLWtl', 255], ['3dR0cmV3cmFwcGVk', 0]]), new Date('2026-11-25T14:00:00.123Z'));
-    expect(parseRewrapSummary(text)).toEqual({ countedAt: '2026-11-25T14:00:00.123Z', rowsPerKeyId: { Qk9wZ2l0aHViLWtl: 255, '3dR0cmV3cmFwcGVk': 0 } });
+    const text = formatRewrapSummary(
+      new Map([
+        ['Qk9wZ2l0aHViLWtl', 255],
+        ['3dR0cmV3cmFwcGVk', 0],
+      ]),
+      new Date('2026-11-25T14:00:00.123Z'),
+    );
+    expect(parseRewrapSummary(text)).toEqual({
+      countedAt: '2026-11-25T14:00:00.123Z',
+      rowsPerKeyId: { Qk9wZ2l0aHViLWtl: 255, '3dR0cmV3cmFwcGVk': 0 },
+    });
   });
 
   it('is no summary when the text is not one', () => {

@@ -40,7 +40,9 @@ beforeAll(async () => {
   database = await createTestDatabase('storefront_e2e');
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: database.url };
   await promisify(execFile)(process.execPath, [MIGRATE, 'deploy'], { env });
-  await promisify(execFile)(process.execPath, [SEED], { env: { ...env, SEED_ADMIN_EMAIL: ADMIN.email, SEED_ADMIN_PASSWORD: ADMIN.password } });
+  await promisify(execFile)(process.execPath, [SEED], {
+    env: { ...env, SEED_ADMIN_EMAIL: ADMIN.email, SEED_ADMIN_PASSWORD: ADMIN.password },
+  });
   pool = new pg.Pool({ connectionString: database.url, max: 2 });
   // The storefront is the api's only caller here: it is the proxy whose X-Forwarded-For the api believes.
   api = runApi({ NODE_ENV: 'test', PORT: '0', DATABASE_URL: database.url, CACHE_URL: inject('redisUrl'), TRUSTED_PROXIES: '127.0.0.1' });
@@ -51,7 +53,11 @@ beforeAll(async () => {
     ADMIN,
   );
   staff = { authorization: `Bearer ${loginStaff.accessToken}` };
-  const { createStorefrontToken } = await graphql<{ createStorefrontToken: { token: string } }>('mutation { createStorefrontToken(name: "example storefront") { token } }', {}, staff);
+  const { createStorefrontToken } = await graphql<{ createStorefrontToken: { token: string } }>(
+    'mutation { createStorefrontToken(name: "example storefront") { token } }',
+    {},
+    staff,
+  );
   storefront = spawnService(STOREFRONT_MAIN, { API_URL: apiUrl, PORT: '0', STOREFRONT_TOKEN: createStorefrontToken.token });
   storefrontUrl = await storefront.listening();
   browser = await launching;
@@ -67,9 +73,14 @@ afterAll(async () => {
 
 /** POST /graphql to the api; the data, or the test fails. */
 async function graphql<T>(query: string, variables: Record<string, unknown>, headers: Record<string, string> = {}): Promise<T> {
-  const response = await fetch(`${apiUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query, variables }) });
+  const response = await fetch(`${apiUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query, variables }),
+  });
   const body = (await response.json()) as { data?: T; errors?: unknown };
-  if (body.data == null || body.errors !== undefined) throw new Error(`GraphQL failed (${response.status}): ${JSON.stringify(body.errors)}`);
+  if (body.data == null || body.errors !== undefined)
+    throw new Error(`GraphQL failed (${response.status}): ${JSON.stringify(body.errors)}`);
   return body.data;
 }
 
@@ -97,7 +108,11 @@ describe('a shopper on the example storefront', () => {
     // A load balancer in front of the storefront says who the shopper is; the storefront appends itself.
     const { page, session } = await openStorefront({ 'x-forwarded-for': '198.51.100.7' });
     // The session cookie holds an id the api issued, which its GraphQL takes as X-Session-ID.
-    const graphql = await fetch(`${apiUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-session-id': session }, body: '{"query":"{ health }"}' });
+    const graphql = await fetch(`${apiUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-session-id': session },
+      body: '{"query":"{ health }"}',
+    });
     expect(graphql.status).toBe(200);
 
     const seen = await eventsWhen(session, (events) => named(events, 'impression').includes('hero:1'));
@@ -131,7 +146,11 @@ describe('a shopper on the example storefront', () => {
     expect(response.status).toBe(202);
     expect(response.headers.get('ratelimit-policy')).toBe('"bff:track";q=1200;w=6, "track";q=120;w=6');
     await expect
-      .poll(async () => (await graphql<{ storefrontTokens: { lastUsedAt: string | null }[] }>('{ storefrontTokens { lastUsedAt } }', {}, staff)).storefrontTokens[0]?.lastUsedAt)
+      .poll(
+        async () =>
+          (await graphql<{ storefrontTokens: { lastUsedAt: string | null }[] }>('{ storefrontTokens { lastUsedAt } }', {}, staff))
+            .storefrontTokens[0]?.lastUsedAt,
+      )
       .toEqual(expect.any(String));
   });
 
@@ -146,7 +165,9 @@ describe('a shopper on the example storefront', () => {
 
     await page.click('a.banner >> nth=0');
     const clicked = await eventsWhen(session, (stored) => named(stored, 'click').length >= 1);
-    expect(clicked.filter((event) => event.event_type === 'click').map((event) => [event.entity_id, event.is_repeat])).toEqual([['201', false]]);
+    expect(clicked.filter((event) => event.event_type === 'click').map((event) => [event.entity_id, event.is_repeat])).toEqual([
+      ['201', false],
+    ]);
   });
 
   it('gets a clear 502 from a storefront whose api is unreachable', async () => {

@@ -62,11 +62,22 @@ describe('the example storefront', () => {
 
 describe('the storefront configuration', () => {
   it('defaults to the api of npm start and port 8080', () => {
-    expect(loadStorefrontConfig({})).toEqual({ apiUrl: 'http://127.0.0.1:3000', host: '127.0.0.1', port: 8080, apiTimeoutMs: 5_000, logLevel: 'INFO' });
+    expect(loadStorefrontConfig({})).toEqual({
+      apiUrl: 'http://127.0.0.1:3000',
+      host: '127.0.0.1',
+      port: 8080,
+      apiTimeoutMs: 5_000,
+      logLevel: 'INFO',
+    });
   });
 
   it('stops the process with 78 and one line per bad variable', async () => {
-    const storefront = spawnService(STOREFRONT_MAIN, { API_URL: 'api:3000', PORT: '99999', API_TIMEOUT_MS: '0', STOREFRONT_TOKEN: 'secret' });
+    const storefront = spawnService(STOREFRONT_MAIN, {
+      API_URL: 'api:3000',
+      PORT: '99999',
+      API_TIMEOUT_MS: '0',
+      STOREFRONT_TOKEN: 'secret',
+    });
     expect((await storefront.exited()).code).toBe(78);
     expect(storefront.output().trim().split('\n')).toEqual([
       'config error: API_URL: must use http:// or https:// (got api://)',

@@ -1,7 +1,14 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { WORKFLOW_TYPES } from '@shop/domain/workflows';
-import { ExtensionError, extensionContext, extensionPart, type DiscoveredExtension, type ExtensionActivityContext, type MasterKeyring } from '@shop/platform';
+import {
+  ExtensionError,
+  extensionContext,
+  extensionPart,
+  type DiscoveredExtension,
+  type ExtensionActivityContext,
+  type MasterKeyring,
+} from '@shop/platform';
 import { extensionScheduleOf, type ScheduledWorkflow } from './schedules.ts';
 
 type Activity = (...args: never[]) => Promise<unknown>;
@@ -29,15 +36,23 @@ async function workflowTypesOf(extension: DiscoveredExtension, modulePath: strin
     throw new ExtensionError(extension.id, `shop.workflows.module: ${modulePath} could not be loaded: ${(error as Error).message}`);
   }
   const types = Object.keys(loaded).filter((name) => typeof loaded[name] === 'function');
-  if (types.length === 0) throw new WorkflowDeclarationError(extension.id, `shop.workflows.module: ${modulePath} exports no workflow function`);
+  if (types.length === 0)
+    throw new WorkflowDeclarationError(extension.id, `shop.workflows.module: ${modulePath} exports no workflow function`);
   return types;
 }
 
-async function activitiesOf(extension: DiscoveredExtension, modulePath: string, context: ExtensionActivityContext): Promise<Record<string, Activity>> {
+async function activitiesOf(
+  extension: DiscoveredExtension,
+  modulePath: string,
+  context: ExtensionActivityContext,
+): Promise<Record<string, Activity>> {
   const activities = await extensionPart(extension, 'workflows.activities', modulePath, 'activities', context);
   const entries = typeof activities === 'object' && activities !== null ? Object.entries(activities) : [];
   if (entries.length === 0 || entries.some(([, activity]) => typeof activity !== 'function')) {
-    throw new ExtensionError(extension.id, `shop.workflows.activities: "activities" of ${modulePath} must be an object of activity functions`);
+    throw new ExtensionError(
+      extension.id,
+      `shop.workflows.activities: "activities" of ${modulePath} must be an object of activity functions`,
+    );
   }
   return Object.fromEntries(entries) as Record<string, Activity>;
 }
@@ -64,7 +79,11 @@ export async function loadExtensionWorkflows(
     const types = await workflowTypesOf(extension, declared.module);
     for (const type of types) {
       const owner = workflowOwners.get(type);
-      if (owner !== undefined) throw new WorkflowDeclarationError(extension.id, `shop.workflows.module: the workflow type ${type} is taken by ${owner}; rename the export`);
+      if (owner !== undefined)
+        throw new WorkflowDeclarationError(
+          extension.id,
+          `shop.workflows.module: the workflow type ${type} is taken by ${owner}; rename the export`,
+        );
       workflowOwners.set(type, `extension ${extension.id}`);
     }
     modules.push(path.join(extension.dir, declared.module));
@@ -72,14 +91,21 @@ export async function loadExtensionWorkflows(
       const context = { ...extensionContext(extension, options.masterKeys), transaction: options.transaction };
       for (const [name, activity] of Object.entries(await activitiesOf(extension, declared.activities, context))) {
         const owner = activityOwners.get(name);
-        if (owner !== undefined) throw new WorkflowDeclarationError(extension.id, `shop.workflows.activities: the activity ${name} is taken by ${owner}; rename it`);
+        if (owner !== undefined)
+          throw new WorkflowDeclarationError(
+            extension.id,
+            `shop.workflows.activities: the activity ${name} is taken by ${owner}; rename it`,
+          );
         activityOwners.set(name, `extension ${extension.id}`);
         activities[name] = activity;
       }
     }
     for (const [index, schedule] of (declared.schedules ?? []).entries()) {
       if (!types.includes(schedule.workflowType)) {
-        throw new WorkflowDeclarationError(extension.id, `shop.workflows.schedules[${index}].workflowType ${schedule.workflowType} is not exported by ${declared.module}`);
+        throw new WorkflowDeclarationError(
+          extension.id,
+          `shop.workflows.schedules[${index}].workflowType ${schedule.workflowType} is not exported by ${declared.module}`,
+        );
       }
       schedules.push(extensionScheduleOf(schedule));
     }

@@ -49,7 +49,10 @@ export async function bundleWorkflows(extensionModules: readonly string[] = []) 
     return await bundleWorkflowCode({
       workflowsPath: entry,
       logger,
-      webpackConfigHook: (config) => ({ ...config, resolve: { ...config.resolve, modules: [...(config.resolve?.modules ?? []), DEPLOYMENT_MODULES] } }),
+      webpackConfigHook: (config) => ({
+        ...config,
+        resolve: { ...config.resolve, modules: [...(config.resolve?.modules ?? []), DEPLOYMENT_MODULES] },
+      }),
     });
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -107,17 +110,28 @@ export async function runWorkerProcess(): Promise<void> {
     const platform = (started.platform = await openPlatform(config, logger, 'worker'));
     // The worker runs the schedules too: it never migrates, and refuses an extension's database at another revision.
     await refuseExtensionRevisionMismatch(platform, extensions);
-    const emitter = createEmitter({ mode: config.eventSchemaMode, logger, metrics: outboxMetrics(platform.metrics, platform.database.pool) });
+    const emitter = createEmitter({
+      mode: config.eventSchemaMode,
+      logger,
+      metrics: outboxMetrics(platform.metrics, platform.database.pool),
+    });
     const transaction: RunTransaction = (work, options) => emitter.transaction(platform.database.prisma, work, options);
     const coreActivities = createActivities(sweepPassDeps(platform, { emit: emitter.emit, transaction }));
-    const extended = await loadExtensionWorkflows(extensions, { masterKeys: platform.masterKeys, transaction, coreActivities: Object.keys(coreActivities) }).catch((error: unknown) => {
+    const extended = await loadExtensionWorkflows(extensions, {
+      masterKeys: platform.masterKeys,
+      transaction,
+      coreActivities: Object.keys(coreActivities),
+    }).catch((error: unknown) => {
       if (!(error instanceof WorkflowDeclarationError)) throw error;
       logger.flush();
       return exitWithConfigProblems([error.message]);
     });
     started.clientConnection = await Connection.connect({ address: settings.workflowHost });
     started.nativeConnection = await NativeConnection.connect({ address: settings.workflowHost });
-    await ensureSchedules(new Client({ connection: started.clientConnection, namespace: settings.namespace }), logger, [...PERIODIC_WORKFLOWS, ...extended.schedules]);
+    await ensureSchedules(new Client({ connection: started.clientConnection, namespace: settings.namespace }), logger, [
+      ...PERIODIC_WORKFLOWS,
+      ...extended.schedules,
+    ]);
 
     const worker = (started.worker = await Worker.create({
       connection: started.nativeConnection,
@@ -142,7 +156,10 @@ export async function runWorkerProcess(): Promise<void> {
       runtimeMetrics: () => runtime.metrics(),
     });
     await started.app.listen({ host: config.host, port: settings.port });
-    logger.info({ namespace: settings.namespace, task_queue: TASK_QUEUE, workflow_host: settings.workflowHost }, 'polling for workflow and activity tasks');
+    logger.info(
+      { namespace: settings.namespace, task_queue: TASK_QUEUE, workflow_host: settings.workflowHost },
+      'polling for workflow and activity tasks',
+    );
   } catch (error) {
     logger.fatal({ err: error }, 'the worker could not start');
     await exitAfterStopping(1);

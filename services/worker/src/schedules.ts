@@ -10,13 +10,26 @@ export type ScheduledWorkflow = Omit<PeriodicWorkflow, 'workflowType' | 'batch'>
 /** An extension's schedule, run as the core's are: overlapping runs skipped, one missed run made up within an interval. */
 export function extensionScheduleOf(schedule: ExtensionSchedule): ScheduledWorkflow {
   const everyMs = schedule.everyMinutes * 60_000;
-  return { scheduleId: schedule.id, workflowType: schedule.workflowType, everyMs, overlap: 'skip', catchupWindowMs: everyMs, description: schedule.description };
+  return {
+    scheduleId: schedule.id,
+    workflowType: schedule.workflowType,
+    everyMs,
+    overlap: 'skip',
+    catchupWindowMs: everyMs,
+    description: schedule.description,
+  };
 }
 
 function scheduleOf(periodic: ScheduledWorkflow): Pick<ScheduleOptions, 'spec' | 'action' | 'policies'> {
   return {
     spec: { intervals: [{ every: periodic.everyMs }] },
-    action: { type: 'startWorkflow', workflowType: periodic.workflowType, taskQueue: TASK_QUEUE, workflowId: periodic.scheduleId, args: [] },
+    action: {
+      type: 'startWorkflow',
+      workflowType: periodic.workflowType,
+      taskQueue: TASK_QUEUE,
+      workflowId: periodic.scheduleId,
+      args: [],
+    },
     policies: { overlap: OVERLAP[periodic.overlap], catchupWindow: periodic.catchupWindowMs },
   };
 }
@@ -26,7 +39,11 @@ function scheduleOf(periodic: ScheduledWorkflow): Pick<ScheduleOptions, 'spec' |
  * this at start, so two workers starting at once, or a restart, still leave one schedule each (the
  * second create is refused and becomes an update).
  */
-export async function ensureSchedules(client: Client, logger: Logger, periodicWorkflows: readonly ScheduledWorkflow[] = PERIODIC_WORKFLOWS): Promise<void> {
+export async function ensureSchedules(
+  client: Client,
+  logger: Logger,
+  periodicWorkflows: readonly ScheduledWorkflow[] = PERIODIC_WORKFLOWS,
+): Promise<void> {
   for (const periodic of periodicWorkflows) {
     const schedule = scheduleOf(periodic);
     try {

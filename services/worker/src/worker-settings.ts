@@ -28,5 +28,10 @@ export function workerProblems(config: Config): string[] {
 export function loadWorkerSettingsOrExit(config: Config): WorkerSettings {
   const problems = workerProblems(config);
   if (config.workflowHost === undefined || problems.length > 0) return exitWithConfigProblems(problems);
-  return { workflowHost: config.workflowHost, namespace: config.workflowNamespace, port: config.workerPort, activityConcurrency: config.workerActivityConcurrency };
+  return {
+    workflowHost: config.workflowHost,
+    namespace: config.workflowNamespace,
+    port: config.workerPort,
+    activityConcurrency: config.workerActivityConcurrency,
+  };
 }

@@ -39,7 +39,11 @@ it('lists the module, the activities its function gives and the schedules, run a
   const digests = await extension(
     {
       id: 'digests',
-      workflows: { module: './workflows.js', activities: './activities.js', schedules: [{ id: 'digests.hourly', workflowType: 'DigestWorkflow', everyMinutes: 60, description: 'Digests' }] },
+      workflows: {
+        module: './workflows.js',
+        activities: './activities.js',
+        schedules: [{ id: 'digests.hourly', workflowType: 'DigestWorkflow', everyMinutes: 60, description: 'Digests' }],
+      },
     },
     { 'workflows.js': WORKFLOWS, 'activities.js': ACTIVITIES },
   );
@@ -47,7 +51,14 @@ it('lists the module, the activities its function gives and the schedules, run a
   expect(loaded.modules).toEqual([path.join(digests.dir, 'workflows.js')]);
   expect(Object.keys(loaded.activities)).toEqual(['digestsDigest']);
   expect(loaded.schedules).toEqual([
-    { scheduleId: 'digests.hourly', workflowType: 'DigestWorkflow', everyMs: 3_600_000, overlap: 'skip', catchupWindowMs: 3_600_000, description: 'Digests' },
+    {
+      scheduleId: 'digests.hourly',
+      workflowType: 'DigestWorkflow',
+      everyMs: 3_600_000,
+      overlap: 'skip',
+      catchupWindowMs: 3_600_000,
+      description: 'Digests',
+    },
   ]);
 });
 
@@ -57,14 +68,21 @@ it.each([
     'extension digests: shop.workflows.activities: the activity workflowSettings is taken by the core; rename it',
   ],
   [
-    { module: './workflows.js', schedules: [{ id: 'digests.daily', workflowType: 'DailyWorkflow', everyMinutes: 1440, description: 'Daily' }] },
+    {
+      module: './workflows.js',
+      schedules: [{ id: 'digests.daily', workflowType: 'DailyWorkflow', everyMinutes: 1440, description: 'Daily' }],
+    },
     'extension digests: shop.workflows.schedules[0].workflowType DailyWorkflow is not exported by ./workflows.js',
   ],
   [{ module: './constants.js' }, 'extension digests: shop.workflows.module: ./constants.js exports no workflow function'],
 ])('refuses what the worker could not run unambiguously, naming the extension and the field (%j)', async (workflows, message) => {
   const digests = await extension(
     { id: 'digests', workflows },
-    { 'workflows.js': WORKFLOWS, 'core-name.js': 'export const activities = { workflowSettings: async () => ({}) };\n', 'constants.js': 'export const EVERY = 60;\n' },
+    {
+      'workflows.js': WORKFLOWS,
+      'core-name.js': 'export const activities = { workflowSettings: async () => ({}) };\n',
+      'constants.js': 'export const EVERY = 60;\n',
+    },
   );
   const refused = loadExtensionWorkflows([digests], options);
   await expect(refused).rejects.toThrow(message);
@@ -74,6 +92,11 @@ it.each([
 it('refuses an activity name an earlier extension took, naming it', async () => {
   const files = { 'workflows.js': WORKFLOWS, 'activities.js': 'export const activities = { digest: async () => 1 };\n' };
   const first = await extension({ id: 'first', workflows: { module: './workflows.js', activities: './activities.js' } }, files);
-  const second = await extension({ id: 'second', workflows: { module: './other.js', activities: './activities.js' } }, { ...files, 'other.js': 'export async function OtherWorkflow() {}\n' });
-  await expect(loadExtensionWorkflows([first, second], options)).rejects.toThrow('extension second: shop.workflows.activities: the activity digest is taken by extension first; rename it');
+  const second = await extension(
+    { id: 'second', workflows: { module: './other.js', activities: './activities.js' } },
+    { ...files, 'other.js': 'export async function OtherWorkflow() {}\n' },
+  );
+  await expect(loadExtensionWorkflows([first, second], options)).rejects.toThrow(
+    'extension second: shop.workflows.activities: the activity digest is taken by extension first; rename it',
+  );
 });

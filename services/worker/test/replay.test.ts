@@ -12,7 +12,10 @@ import { HISTORIES_DIR } from './support/histories.ts';
 async function recordedHistories(): Promise<{ workflowId: string; history: ReturnType<typeof historyFromJSON> }[]> {
   const files = (await readdir(HISTORIES_DIR)).filter((file) => file.endsWith('.json')).sort();
   return Promise.all(
-    files.map(async (file) => ({ workflowId: file.replace(/\.json$/, ''), history: historyFromJSON(JSON.parse(await readFile(path.join(HISTORIES_DIR, file), 'utf8'))) })),
+    files.map(async (file) => ({
+      workflowId: file.replace(/\.json$/, ''),
+      history: historyFromJSON(JSON.parse(await readFile(path.join(HISTORIES_DIR, file), 'utf8'))),
+    })),
   );
 }
 

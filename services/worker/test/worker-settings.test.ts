@@ -16,10 +16,14 @@ describe('WORKER_ACTIVITY_CONCURRENCY', () => {
     expect(workerProblems(loadConfig({ ...WORKER_ENV, DATABASE_POOL_MAX: '5', WORKER_ACTIVITY_CONCURRENCY: '5' }))).toEqual([
       "WORKER_ACTIVITY_CONCURRENCY: must be below DATABASE_POOL_MAX (got 5 with a pool of 5), so a read outside an activity's transaction always finds a connection",
     ]);
-    expect(workerProblems(loadConfig({ ...WORKER_ENV, DATABASE_POOL_MAX: '1' }))).toEqual([expect.stringMatching(/^WORKER_ACTIVITY_CONCURRENCY: must be below DATABASE_POOL_MAX \(got 1 with a pool of 1\)/)]);
+    expect(workerProblems(loadConfig({ ...WORKER_ENV, DATABASE_POOL_MAX: '1' }))).toEqual([
+      expect.stringMatching(/^WORKER_ACTIVITY_CONCURRENCY: must be below DATABASE_POOL_MAX \(got 1 with a pool of 1\)/),
+    ]);
   });
 
   it('refuses a value that is not a whole number, naming it', () => {
-    expect(() => loadConfig({ ...WORKER_ENV, WORKER_ACTIVITY_CONCURRENCY: 'many' })).toThrow('WORKER_ACTIVITY_CONCURRENCY: must be a whole number from 1 to 1000 (got "many")');
+    expect(() => loadConfig({ ...WORKER_ENV, WORKER_ACTIVITY_CONCURRENCY: 'many' })).toThrow(
+      'WORKER_ACTIVITY_CONCURRENCY: must be a whole number from 1 to 1000 (got "many")',
+    );
   });
 });

@@ -45,5 +45,7 @@ export function argsOf(stage: Stage, keyword: string): string[] {
 
 /** `A=1 B="two words"` -> { A: '1', B: 'two words' } (ENV and LABEL). */
 export function keyValues(args: readonly string[]): Record<string, string> {
-  return Object.fromEntries(args.flatMap((line) => [...line.matchAll(/([^\s=]+)=("([^"]*)"|\S*)/g)].map((match) => [match[1], match[3] ?? match[2]])));
+  return Object.fromEntries(
+    args.flatMap((line) => [...line.matchAll(/([^\s=]+)=("([^"]*)"|\S*)/g)].map((match) => [match[1], match[3] ?? match[2]])),
+  );
 }

@@ -35,7 +35,11 @@ export function imageChecks(image: () => { built: BuiltImage; container: ImageCo
   it('runs as the unprivileged user in the repository root', async () => {
     const { container } = image();
     expect(container.config.User).toBe(RUN_AS);
-    const { code, output } = await container.run(['node', '-p', 'JSON.stringify({ user: `${process.getuid()}:${process.getgid()}`, cwd: process.cwd() })']);
+    const { code, output } = await container.run([
+      'node',
+      '-p',
+      'JSON.stringify({ user: `${process.getuid()}:${process.getgid()}`, cwd: process.cwd() })',
+    ]);
     expect(code, output).toBe(0);
     expect(JSON.parse(output)).toEqual({ user: RUN_AS, cwd: APP_DIR });
   });

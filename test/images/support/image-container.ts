@@ -101,7 +101,10 @@ function startProcess(program: string, args: readonly string[]): ContainerProces
   };
   return {
     output: () => output,
-    exitReason: () => (child.exitCode === null && child.signalCode === null ? undefined : `exited (${child.exitCode ?? child.signalCode}):\n${lastLines(output, 20)}`),
+    exitReason: () =>
+      child.exitCode === null && child.signalCode === null
+        ? undefined
+        : `exited (${child.exitCode ?? child.signalCode}):\n${lastLines(output, 20)}`,
     exited: () => exit,
     async stop() {
       const pid = child.pid as number;

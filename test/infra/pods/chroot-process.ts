@@ -44,7 +44,8 @@ function parseMount(spec: string): BindMount {
   const fields = new Map(spec.split(',').map((part) => [part.split('=')[0] as string, part.split('=').slice(1).join('=')]));
   const source = fields.get('src');
   const target = fields.get('dst');
-  if (fields.get('type') !== 'bind' || !source || !target) throw new Error(`the pod runtime mounts only type=bind with src and dst, not ${spec}`);
+  if (fields.get('type') !== 'bind' || !source || !target)
+    throw new Error(`the pod runtime mounts only type=bind with src and dst, not ${spec}`);
   return { source, target, readOnly: fields.has('ro') };
 }
 
@@ -55,18 +56,54 @@ function environment(config: ImageConfig, env: Readonly<Record<string, string>>)
   return [...merged].map(([name, value]) => `${name}=${value}`);
 }
 
-export function startInRoot(rootDir: string, config: ImageConfig, argv: readonly string[], options: RunOptions = {}, enter: readonly string[] = []): ContainerProcess {
+export function startInRoot(
+  rootDir: string,
+  config: ImageConfig,
+  argv: readonly string[],
+  options: RunOptions = {},
+  enter: readonly string[] = [],
+): ContainerProcess {
   const mounts = (options.mounts ?? []).map(parseMount).flatMap(({ source, target, readOnly }) => [source, target, readOnly ? 'ro' : 'rw']);
   const user = options.user ?? config.User;
   const workingDir = options.workingDir ?? (config.WorkingDir || '/');
-  const inRoot = ['chroot', ...(user ? [`--userspec=${user}`] : []), rootDir, '/usr/bin/env', '-i', ...environment(config, options.env ?? {}), '/bin/sh', '-c', 'cd "$1" && shift && exec "$@"', 'sh', workingDir, ...argv];
+  const inRoot = [
+    'chroot',
+    ...(user ? [`--userspec=${user}`] : []),
+    rootDir,
+    '/usr/bin/env',
+    '-i',
+    ...environment(config, options.env ?? {}),
+    '/bin/sh',
+    '-c',
+    'cd "$1" && shift && exec "$@"',
+    'sh',
+    workingDir,
+    ...argv,
+  ];
   // Its own process group, so that a stuck process and whatever it started can be killed whole.
-  const [command, ...args] = [...enter, 'unshare', '--mount', '--propagation', 'private', '/bin/sh', '-c', SETUP, 'setup', rootDir, ...mounts, '--', ...inRoot] as [string, ...string[]];
+  const [command, ...args] = [
+    ...enter,
+    'unshare',
+    '--mount',
+    '--propagation',
+    'private',
+    '/bin/sh',
+    '-c',
+    SETUP,
+    'setup',
+    rootDir,
+    ...mounts,
+    '--',
+    ...inRoot,
+  ] as [string, ...string[]];
   const child = spawn(command, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exit: Promise<Exit> = once(child, 'close').then(([code, signal]) => ({ code: (code as number | null) ?? (signal ? 128 + constants.signals[signal as NodeJS.Signals] : null), output }));
+  const exit: Promise<Exit> = once(child, 'close').then(([code, signal]) => ({
+    code: (code as number | null) ?? (signal ? 128 + constants.signals[signal as NodeJS.Signals] : null),
+    output,
+  }));
   const ended = () => child.exitCode !== null || child.signalCode !== null;
   const signal = (pid: number, name: NodeJS.Signals) => {
     try {

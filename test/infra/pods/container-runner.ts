@@ -47,7 +47,8 @@ export interface TerminatedState {
   readonly finishedAt: string;
 }
 
-export type ContainerState = { waiting: { reason: string; message?: string } } | { running: { startedAt: string } } | { terminated: TerminatedState };
+export type ContainerState =
+  { waiting: { reason: string; message?: string } } | { running: { startedAt: string } } | { terminated: TerminatedState };
 
 export interface ContainerStatus {
   readonly name: string;
@@ -131,14 +132,21 @@ export class ContainerRunner {
     let delayMs = this.options.backOff.initialMs;
     for (;;) {
       const terminated = await this.runOnce();
-      const restart = !this.stopping && (this.options.restartPolicy === 'Always' || (this.options.restartPolicy === 'OnFailure' && terminated.exitCode !== 0));
+      const restart =
+        !this.stopping &&
+        (this.options.restartPolicy === 'Always' || (this.options.restartPolicy === 'OnFailure' && terminated.exitCode !== 0));
       if (!restart) {
         this.set(() => (this.state = { terminated }));
         return;
       }
       this.set(() => {
         this.lastState = { terminated };
-        this.state = { waiting: { reason: 'CrashLoopBackOff', message: `back-off ${Math.round(delayMs / 1000)}s restarting failed container=${this.name}` } };
+        this.state = {
+          waiting: {
+            reason: 'CrashLoopBackOff',
+            message: `back-off ${Math.round(delayMs / 1000)}s restarting failed container=${this.name}`,
+          },
+        };
       });
       await new Promise<void>((resolve) => {
         this.wake = resolve;
@@ -172,9 +180,16 @@ export class ContainerRunner {
     });
     const written = (await readFile(terminationMessageFile, 'utf8').catch(() => '')).trim();
     const exitCode = exit.code ?? 137;
-    const fallback = container.terminationMessagePolicy === 'FallbackToLogsOnError' && exitCode !== 0 ? lastLines(exit.output, 80) : undefined;
+    const fallback =
+      container.terminationMessagePolicy === 'FallbackToLogsOnError' && exitCode !== 0 ? lastLines(exit.output, 80) : undefined;
     const message = [this.killReason, written || fallback].filter((part) => part).join('\n');
-    return { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', ...(message ? { message } : {}), startedAt, finishedAt: timestamp() };
+    return {
+      exitCode,
+      reason: exitCode === 0 ? 'Completed' : 'Error',
+      ...(message ? { message } : {}),
+      startedAt,
+      finishedAt: timestamp(),
+    };
   }
 
   /** Startup first; once it passed (or there is none), liveness and readiness side by side. */
@@ -184,7 +199,10 @@ export class ContainerRunner {
     const alive = () => active && process.exitReason() === undefined;
     const exec = async (command: readonly string[], timeoutMs: number) => {
       const probing = startInRoot(image.rootDir, image.config, command, this.options.run, network.enter);
-      const result = await Promise.race([probing.exited(), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), timeoutMs).unref())]);
+      const result = await Promise.race([
+        probing.exited(),
+        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), timeoutMs).unref()),
+      ]);
       if (result === undefined) await probing.stop();
       return result === undefined ? null : result.code;
     };
@@ -201,7 +219,13 @@ export class ContainerRunner {
       }
       this.set(() => (this.started = true));
       if (!container.readinessProbe) this.set(() => (this.ready = true));
-      else void watchReadiness(container.readinessProbe, attempt, alive, (ready) => this.ready !== ready && this.set(() => (this.ready = ready)));
+      else
+        void watchReadiness(
+          container.readinessProbe,
+          attempt,
+          alive,
+          (ready) => this.ready !== ready && this.set(() => (this.ready = ready)),
+        );
       if (container.livenessProbe) {
         const failed = await untilThreshold(container.livenessProbe, attempt, alive, 'failure');
         if (alive() && failed.reached) kill(`Liveness probe failed: ${failed.last?.message ?? ''}`);
@@ -221,7 +245,12 @@ interface Streak {
 }
 
 /** Probes every period while the process is alive, until `enough` says the streak so far settles it. */
-async function probeLoop(probe: V1Probe, attempt: (probe: V1Probe) => Promise<ProbeResult>, alive: () => boolean, enough: (streak: Streak) => boolean): Promise<Streak | undefined> {
+async function probeLoop(
+  probe: V1Probe,
+  attempt: (probe: V1Probe) => Promise<ProbeResult>,
+  alive: () => boolean,
+  enough: (streak: Streak) => boolean,
+): Promise<Streak | undefined> {
   await delay((probe.initialDelaySeconds ?? 0) * 1000); // why: the probe's own initialDelaySeconds
   let streak: Streak | undefined;
   while (alive()) {
@@ -247,7 +276,12 @@ async function untilThreshold(
   return { reached: wanted === 'success' ? succeeded(streak) : failed(streak), last: streak.last };
 }
 
-function watchReadiness(probe: V1Probe, attempt: (probe: V1Probe) => Promise<ProbeResult>, alive: () => boolean, report: (ready: boolean) => void): Promise<unknown> {
+function watchReadiness(
+  probe: V1Probe,
+  attempt: (probe: V1Probe) => Promise<ProbeResult>,
+  alive: () => boolean,
+  report: (ready: boolean) => void,
+): Promise<unknown> {
   return probeLoop(probe, attempt, alive, (streak) => {
     if (streak.successes >= (probe.successThreshold ?? 1)) report(true);
     if (streak.failures >= (probe.failureThreshold ?? 3)) report(false);

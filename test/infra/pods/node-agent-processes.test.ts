@@ -37,10 +37,15 @@ afterAll(async () => {
 
 interface Pod {
   metadata: { name: string; uid: string };
-  status: { phase?: string; podIP?: string; containerStatuses?: Array<{ ready: boolean; state: Record<string, { exitCode?: number; message?: string }> }> };
+  status: {
+    phase?: string;
+    podIP?: string;
+    containerStatuses?: Array<{ ready: boolean; state: Record<string, { exitCode?: number; message?: string }> }>;
+  };
 }
 
-const podsOf = async (selector: string) => (await cluster.kube<{ items: Pod[] }>('GET', `/api/v1/namespaces/real/pods?labelSelector=${selector}`)).body.items;
+const podsOf = async (selector: string) =>
+  (await cluster.kube<{ items: Pod[] }>('GET', `/api/v1/namespaces/real/pods?labelSelector=${selector}`)).body.items;
 
 const server = (port: number) => ({
   name: 'web',
@@ -55,19 +60,37 @@ const server = (port: number) => ({
 describe('the node agent with real processes', () => {
   it('runs a Deployment until its probes pass, serves from the process, and stops it when the Deployment goes', async () => {
     const port = await freePort();
-    const deployment = { metadata: { name: 'web' }, spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [server(port)] } } } };
+    const deployment = {
+      metadata: { name: 'web' },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [server(port)] } },
+      },
+    };
     expect((await cluster.kube('POST', '/apis/apps/v1/namespaces/real/deployments', deployment)).status).toBe(201);
-    await eventually(async () => expect((await cluster.kube<{ status: { availableReplicas?: number } }>('GET', '/apis/apps/v1/namespaces/real/deployments/web')).body.status.availableReplicas).toBe(1), { timeoutMs: 60_000 });
+    await eventually(
+      async () =>
+        expect(
+          (await cluster.kube<{ status: { availableReplicas?: number } }>('GET', '/apis/apps/v1/namespaces/real/deployments/web')).body
+            .status.availableReplicas,
+        ).toBe(1),
+      { timeoutMs: 60_000 },
+    );
 
     // A second Pod on the same port runs beside it: each Pod has an address of its own.
     const beside = { metadata: { name: 'beside', labels: { app: 'beside' } }, spec: { containers: [server(port)] } };
     expect((await cluster.kube('POST', '/api/v1/namespaces/real/pods', beside)).status).toBe(201);
-    await eventually(async () => expect((await podsOf('app=beside'))[0]?.status.containerStatuses?.[0]?.ready).toBe(true), { timeoutMs: 30_000 });
+    await eventually(async () => expect((await podsOf('app=beside'))[0]?.status.containerStatuses?.[0]?.ready).toBe(true), {
+      timeoutMs: 30_000,
+    });
     const addresses = [...(await podsOf('app=web')), ...(await podsOf('app=beside'))].map((pod) => pod.status.podIP as string);
     expect(new Set(addresses).size).toBe(2);
     for (const address of addresses) expect(await (await fetch(`http://${address}:${port}/`)).text()).toBe('hello from a Secret');
 
-    expect((await cluster.kube('DELETE', '/apis/apps/v1/namespaces/real/deployments/web', { propagationPolicy: 'Foreground' })).status).toBe(200);
+    expect(
+      (await cluster.kube('DELETE', '/apis/apps/v1/namespaces/real/deployments/web', { propagationPolicy: 'Foreground' })).status,
+    ).toBe(200);
     await eventually(async () => expect(await podsOf('app=web')).toEqual([]), { timeoutMs: 60_000 });
     expect(await isPortOpen(port, addresses[0])).toBe(false);
     expect(await isPortOpen(port, addresses[1])).toBe(true);
@@ -78,11 +101,28 @@ describe('the node agent with real processes', () => {
       metadata: { name: 'once' },
       spec: {
         backoffLimit: 0,
-        template: { spec: { restartPolicy: 'Never', containers: [{ name: 'once', image: IMAGE, command: ['node', '-e', "require('fs').writeFileSync('/dev/termination-log', 'migrated to 42')"] }] } },
+        template: {
+          spec: {
+            restartPolicy: 'Never',
+            containers: [
+              {
+                name: 'once',
+                image: IMAGE,
+                command: ['node', '-e', "require('fs').writeFileSync('/dev/termination-log', 'migrated to 42')"],
+              },
+            ],
+          },
+        },
       },
     };
     expect((await cluster.kube('POST', '/apis/batch/v1/namespaces/real/jobs', job)).status).toBe(201);
-    await eventually(async () => expect((await cluster.kube<{ status: { succeeded?: number } }>('GET', '/apis/batch/v1/namespaces/real/jobs/once')).body.status.succeeded).toBe(1), { timeoutMs: 60_000 });
+    await eventually(
+      async () =>
+        expect(
+          (await cluster.kube<{ status: { succeeded?: number } }>('GET', '/apis/batch/v1/namespaces/real/jobs/once')).body.status.succeeded,
+        ).toBe(1),
+      { timeoutMs: 60_000 },
+    );
     const [pod] = await podsOf('job-name=once');
     expect(pod?.status.containerStatuses?.[0]?.state).toMatchObject({ terminated: { exitCode: 0, message: 'migrated to 42' } });
   }, 90_000);

@@ -22,10 +22,17 @@ const POD_FIELDS: Record<string, (pod: V1Pod) => string | undefined> = {
 
 function expand(value: string, defined: Readonly<Record<string, string>>): string {
   // $$ escapes a $; $(NAME) of an undefined variable stays as written, as the kubelet leaves it.
-  return value.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)/g, (match, name: string | undefined) => (name === undefined ? '$' : (defined[name] ?? match)));
+  return value.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)/g, (match, name: string | undefined) =>
+    name === undefined ? '$' : (defined[name] ?? match),
+  );
 }
 
-async function source(lookup: SourceLookup, kind: 'Secret' | 'ConfigMap', name: string, optional: boolean | undefined): Promise<Readonly<Record<string, string>>> {
+async function source(
+  lookup: SourceLookup,
+  kind: 'Secret' | 'ConfigMap',
+  name: string,
+  optional: boolean | undefined,
+): Promise<Readonly<Record<string, string>>> {
   const data = await lookup(kind, name);
   if (data) return data;
   if (optional) return {};
@@ -51,12 +58,16 @@ export async function containerEnv(pod: V1Pod, container: V1Container, lookup: S
       const kind = from.secretKeyRef ? 'Secret' : 'ConfigMap';
       const value = (await source(lookup, kind, keyRef.name, keyRef.optional))[keyRef.key];
       if (value !== undefined) env[variable.name] = value;
-      else if (!keyRef.optional) throw new ContainerConfigError(`couldn't find key ${keyRef.key} in ${kind} ${pod.metadata?.namespace}/${keyRef.name}`);
+      else if (!keyRef.optional)
+        throw new ContainerConfigError(`couldn't find key ${keyRef.key} in ${kind} ${pod.metadata?.namespace}/${keyRef.name}`);
       continue;
     }
     const field = from.fieldRef?.fieldPath;
     const read = field === undefined ? undefined : POD_FIELDS[field];
-    if (!read) throw new ContainerConfigError(`${variable.name}: the pod runtime resolves only the fields ${Object.keys(POD_FIELDS).join(', ')} and Secret or ConfigMap keys`);
+    if (!read)
+      throw new ContainerConfigError(
+        `${variable.name}: the pod runtime resolves only the fields ${Object.keys(POD_FIELDS).join(', ')} and Secret or ConfigMap keys`,
+      );
     env[variable.name] = read(pod) ?? '';
   }
   return env;

@@ -43,7 +43,9 @@ function secretLookup(kube: KubeRequest, namespace: string): SourceLookup {
     if (reply.status === 404) return undefined;
     if (reply.status !== 200) throw new Error(`GET ${path}: HTTP ${reply.status}`);
     const data = reply.body.data ?? {};
-    return kind === 'Secret' ? Object.fromEntries(Object.entries(data).map(([key, value]) => [key, Buffer.from(value, 'base64').toString()])) : data;
+    return kind === 'Secret'
+      ? Object.fromEntries(Object.entries(data).map(([key, value]) => [key, Buffer.from(value, 'base64').toString()]))
+      : data;
   };
 }
 
@@ -57,13 +59,15 @@ async function serviceAccountOf(server: KubeApiServer, kube: KubeRequest, pod: V
   const namespace = pod.metadata?.namespace ?? 'default';
   const named = pod.spec?.serviceAccountName;
   const account = named ?? 'default';
-  const boundObjectRef = named === undefined ? {} : { boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata?.name, uid: pod.metadata?.uid } };
+  const boundObjectRef =
+    named === undefined ? {} : { boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata?.name, uid: pod.metadata?.uid } };
   const requested = await kube<{ status: { token: string } }>('POST', `/api/v1/namespaces/${namespace}/serviceaccounts/${account}/token`, {
     apiVersion: 'authentication.k8s.io/v1',
     kind: 'TokenRequest',
     spec: { expirationSeconds: 3600, ...boundObjectRef },
   });
-  if (requested.status !== 201) throw new Error(`a token for ServiceAccount ${namespace}/${account}: HTTP ${requested.status}: ${JSON.stringify(requested.body)}`);
+  if (requested.status !== 201)
+    throw new Error(`a token for ServiceAccount ${namespace}/${account}: HTTP ${requested.status}: ${JSON.stringify(requested.body)}`);
   const { hostname, port } = new URL(server.url);
   return {
     files: { token: requested.body.status.token, 'ca.crt': server.caData, namespace },

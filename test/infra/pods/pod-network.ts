@@ -40,7 +40,21 @@ const hostInterface = (slot: number) => `shp${slot}`;
 
 /** The host's rules that take what a pod sends to the host's end of its pair to the host's loopback, from it. */
 const hostRules = (slot: number) => [
-  ['PREROUTING', '-i', hostInterface(slot), '-p', 'tcp', '-m', 'addrtype', '--dst-type', 'LOCAL', '-j', 'DNAT', '--to-destination', '127.0.0.1'],
+  [
+    'PREROUTING',
+    '-i',
+    hostInterface(slot),
+    '-p',
+    'tcp',
+    '-m',
+    'addrtype',
+    '--dst-type',
+    'LOCAL',
+    '-j',
+    'DNAT',
+    '--to-destination',
+    '127.0.0.1',
+  ],
   ['INPUT', '-i', hostInterface(slot), '-p', 'tcp', '-j', 'SNAT', '--to-source', '127.0.0.1'],
 ];
 
@@ -94,7 +108,9 @@ async function claimSlot(): Promise<number> {
 
 /** The pod networks this process holds open: one per pod that runs, none once every pod stopped. */
 export async function openPodNetworks(): Promise<string[]> {
-  return (await readdir(NETNS_DIR).catch(() => [] as string[])).filter((name) => name.startsWith(NAMESPACE_PREFIX) && name.endsWith(`-${process.pid}`));
+  return (await readdir(NETNS_DIR).catch(() => [] as string[])).filter(
+    (name) => name.startsWith(NAMESPACE_PREFIX) && name.endsWith(`-${process.pid}`),
+  );
 }
 
 /** iptables' multiport match takes at most 15 ports. */
@@ -131,7 +147,26 @@ export async function openPodNetwork(hostPorts: readonly number[]): Promise<PodN
     await inPod('sysctl', '-qw', 'net.ipv4.conf.all.route_localnet=1');
     for (let first = 0; first < hostPorts.length; first += MULTIPORT_MAX) {
       const ports = hostPorts.slice(first, first + MULTIPORT_MAX).join(',');
-      await inPod('iptables', '-w', '-t', 'nat', '-A', 'OUTPUT', '-d', '127.0.0.1/32', '-p', 'tcp', '-m', 'multiport', '--dports', ports, '-j', 'DNAT', '--to-destination', hostIp);
+      await inPod(
+        'iptables',
+        '-w',
+        '-t',
+        'nat',
+        '-A',
+        'OUTPUT',
+        '-d',
+        '127.0.0.1/32',
+        '-p',
+        'tcp',
+        '-m',
+        'multiport',
+        '--dports',
+        ports,
+        '-j',
+        'DNAT',
+        '--to-destination',
+        hostIp,
+      );
     }
     await inPod('iptables', '-w', '-t', 'nat', '-A', 'POSTROUTING', '-o', 'eth0', '-s', '127.0.0.1/32', '-j', 'SNAT', '--to-source', podIp);
   } catch (error) {

@@ -36,7 +36,12 @@ function podOf(containers: V1Container[], spec: Partial<NonNullable<V1Pod['spec'
   };
 }
 
-async function run(pod: V1Pod, secrets: Record<string, Record<string, string>> = SECRETS, serviceAccount?: PodRunnerOptions['serviceAccount'], hostPorts: number[] = []): Promise<RunningPod> {
+async function run(
+  pod: V1Pod,
+  secrets: Record<string, Record<string, string>> = SECRETS,
+  serviceAccount?: PodRunnerOptions['serviceAccount'],
+  hostPorts: number[] = [],
+): Promise<RunningPod> {
   const started = await startPod(pod, {
     hostPorts,
     ...(serviceAccount ? { serviceAccount } : {}),
@@ -52,14 +57,20 @@ async function run(pod: V1Pod, secrets: Record<string, Record<string, string>> =
   return started;
 }
 
-const container = (fields: Partial<V1Container>): V1Container => ({ name: 'main', image: 'shop/platform:test', volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }], ...fields });
+const container = (fields: Partial<V1Container>): V1Container => ({
+  name: 'main',
+  image: 'shop/platform:test',
+  volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+  ...fields,
+});
 const node = (script: string) => ({ command: ['node', '-e', script] });
 const statusOf = (pod: RunningPod): PodStatus => pod.status();
 const only = (status: PodStatus) => status.containerStatuses[0] as PodStatus['containerStatuses'][number];
 
 describe('the pod runtime', () => {
   it('runs a run-to-completion pod with the env, user and working directory asked, and reports its termination message', async () => {
-    const script = "require('fs').writeFileSync('/dev/termination-log', JSON.stringify({ url: process.env.DATABASE_URL, pod: process.env.POD, uid: process.getuid(), cwd: process.cwd(), derived: process.env.DERIVED }))";
+    const script =
+      "require('fs').writeFileSync('/dev/termination-log', JSON.stringify({ url: process.env.DATABASE_URL, pod: process.env.POD, uid: process.getuid(), cwd: process.cwd(), derived: process.env.DERIVED }))";
     const pod = await run(
       podOf(
         [
@@ -84,7 +95,13 @@ describe('the pod runtime', () => {
     const state = only(status).state;
     if (!('terminated' in state)) throw new Error('not terminated');
     expect(state.terminated).toMatchObject({ exitCode: 0, reason: 'Completed' });
-    expect(JSON.parse(state.terminated.message ?? '')).toEqual({ url: 'postgresql://db.example/shop', pod: 'acme-api-7d9c', uid: 10001, cwd: '/app/services', derived: 'acme-api-7d9c-x' });
+    expect(JSON.parse(state.terminated.message ?? '')).toEqual({
+      url: 'postgresql://db.example/shop',
+      pod: 'acme-api-7d9c',
+      uid: 10001,
+      cwd: '/app/services',
+      derived: 'acme-api-7d9c-x',
+    });
     expect(only(status).restartCount).toBe(0);
   });
 
@@ -105,17 +122,38 @@ describe('the pod runtime', () => {
   });
 
   it('with FallbackToLogsOnError, a failed container without a message reports the end of its output', async () => {
-    const pod = await run(podOf([container({ ...node("console.error('migration 42 failed: relation exists'); process.exit(1)"), terminationMessagePolicy: 'FallbackToLogsOnError' })], { restartPolicy: 'Never' }));
+    const pod = await run(
+      podOf(
+        [
+          container({
+            ...node("console.error('migration 42 failed: relation exists'); process.exit(1)"),
+            terminationMessagePolicy: 'FallbackToLogsOnError',
+          }),
+        ],
+        { restartPolicy: 'Never' },
+      ),
+    );
     await eventually(async () => {
       expect(statusOf(pod).phase).toBe('Failed');
-      expect(only(statusOf(pod)).state).toMatchObject({ terminated: { exitCode: 1, message: expect.stringContaining('migration 42 failed: relation exists') } });
+      expect(only(statusOf(pod)).state).toMatchObject({
+        terminated: { exitCode: 1, message: expect.stringContaining('migration 42 failed: relation exists') },
+      });
     });
   });
 
   it('runs the image entry point (the api) until its probes pass, and ends it on stop', async () => {
     const port = await freePort();
     const probe = { httpGet: { path: '/health', port: 'http' }, periodSeconds: 1, failureThreshold: 60 };
-    const pod = await run(podOf([container({ env: [{ name: 'PORT', value: String(port) }], ports: [{ name: 'http', containerPort: port }], startupProbe: probe, readinessProbe: probe })]));
+    const pod = await run(
+      podOf([
+        container({
+          env: [{ name: 'PORT', value: String(port) }],
+          ports: [{ name: 'http', containerPort: port }],
+          startupProbe: probe,
+          readinessProbe: probe,
+        }),
+      ]),
+    );
     expect(statusOf(pod)).toMatchObject({ podIP: pod.ip, podIPs: [{ ip: pod.ip }] });
     expect(only(statusOf(pod)).started).toBe(false);
     await eventually(
@@ -144,7 +182,16 @@ describe('the pod runtime', () => {
       const script = `
         require('net').connect(${hostPort}, '127.0.0.1').on('data', (reply) => require('fs').writeFileSync('/dev/termination-log', String(reply)));
         require('http').createServer((q, r) => r.end(process.env.NAME)).listen(${port});`;
-      const pods = await Promise.all(['one', 'two'].map((name) => run(podOf([container({ ...node(script), env: [{ name: 'NAME', value: name }], ports: [{ containerPort: port }] })]), SECRETS, undefined, [hostPort])));
+      const pods = await Promise.all(
+        ['one', 'two'].map((name) =>
+          run(
+            podOf([container({ ...node(script), env: [{ name: 'NAME', value: name }], ports: [{ containerPort: port }] })]),
+            SECRETS,
+            undefined,
+            [hostPort],
+          ),
+        ),
+      );
       expect(new Set(pods.map((pod) => pod.ip)).size).toBe(2);
       for (const [index, pod] of pods.entries()) {
         const answer = await eventually(async () => (await fetch(`http://${pod.ip}:${port}/`)).text(), { timeoutMs: 30_000 });
@@ -163,7 +210,11 @@ describe('the pod runtime', () => {
   it('kills and restarts a container whose liveness probe fails', async () => {
     const port = await freePort();
     const server = `require('http').createServer((q, r) => { r.statusCode = 500; r.end(); }).listen(${port})`;
-    const pod = await run(podOf([container({ ...node(server), livenessProbe: { httpGet: { path: '/healthz', port }, periodSeconds: 1, failureThreshold: 2 } })]));
+    const pod = await run(
+      podOf([
+        container({ ...node(server), livenessProbe: { httpGet: { path: '/healthz', port }, periodSeconds: 1, failureThreshold: 2 } }),
+      ]),
+    );
     const status = await eventually(
       async () => {
         const current = only(statusOf(pod));
@@ -172,26 +223,48 @@ describe('the pod runtime', () => {
       },
       { timeoutMs: 60_000 },
     );
-    expect(status.lastState).toMatchObject({ terminated: { message: expect.stringContaining('Liveness probe failed: HTTP probe failed with statuscode: 500') } });
+    expect(status.lastState).toMatchObject({
+      terminated: { message: expect.stringContaining('Liveness probe failed: HTTP probe failed with statuscode: 500') },
+    });
   }, 90_000);
 
   it('waits in CreateContainerConfigError while a Secret is missing, and starts once it exists', async () => {
     const secrets: Record<string, Record<string, string>> = {};
     const pod = await run(
-      podOf([container({ ...node("require('fs').writeFileSync('/dev/termination-log', process.env.URL)"), env: [{ name: 'URL', valueFrom: { secretKeyRef: { name: 'late', key: 'url' } } }] })], { restartPolicy: 'Never' }),
+      podOf(
+        [
+          container({
+            ...node("require('fs').writeFileSync('/dev/termination-log', process.env.URL)"),
+            env: [{ name: 'URL', valueFrom: { secretKeyRef: { name: 'late', key: 'url' } } }],
+          }),
+        ],
+        { restartPolicy: 'Never' },
+      ),
       secrets,
     );
-    await eventually(async () => expect(only(statusOf(pod)).state).toEqual({ waiting: { reason: 'CreateContainerConfigError', message: 'secret "late" not found' } }));
+    await eventually(async () =>
+      expect(only(statusOf(pod)).state).toEqual({ waiting: { reason: 'CreateContainerConfigError', message: 'secret "late" not found' } }),
+    );
     expect(statusOf(pod).phase).toBe('Pending');
     secrets.late = { url: 'redis://cache.example' };
-    await eventually(async () => expect(only(statusOf(pod)).state).toMatchObject({ terminated: { exitCode: 0, message: 'redis://cache.example' } }));
+    await eventually(async () =>
+      expect(only(statusOf(pod)).state).toMatchObject({ terminated: { exitCode: 0, message: 'redis://cache.example' } }),
+    );
   });
 
   it("gives a pod its ServiceAccount's token and the API server's address, unless it opts out", async () => {
-    const account: PodRunnerOptions['serviceAccount'] = async () => ({ files: { token: 'a-token' }, env: { KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: '6443' } });
-    const script = "const fs = require('fs'); const at = '/var/run/secrets/kubernetes.io/serviceaccount/token'; fs.writeFileSync('/dev/termination-log', [fs.existsSync(at) ? fs.readFileSync(at, 'utf8') : '-', process.env.KUBERNETES_SERVICE_HOST ?? '-'].join(' '))";
+    const account: PodRunnerOptions['serviceAccount'] = async () => ({
+      files: { token: 'a-token' },
+      env: { KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: '6443' },
+    });
+    const script =
+      "const fs = require('fs'); const at = '/var/run/secrets/kubernetes.io/serviceaccount/token'; fs.writeFileSync('/dev/termination-log', [fs.existsSync(at) ? fs.readFileSync(at, 'utf8') : '-', process.env.KUBERNETES_SERVICE_HOST ?? '-'].join(' '))";
     const mounted = await run(podOf([container(node(script))], { restartPolicy: 'Never' }), SECRETS, account);
-    const optedOut = await run(podOf([container(node(script))], { restartPolicy: 'Never', automountServiceAccountToken: false }), SECRETS, account);
+    const optedOut = await run(
+      podOf([container(node(script))], { restartPolicy: 'Never', automountServiceAccountToken: false }),
+      SECRETS,
+      account,
+    );
     await eventually(async () => {
       expect(only(statusOf(mounted)).state).toMatchObject({ terminated: { exitCode: 0, message: 'a-token 127.0.0.1' } });
       expect(only(statusOf(optedOut)).state).toMatchObject({ terminated: { exitCode: 0, message: '- -' } });

@@ -7,7 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Container, V1Pod } from '@kubernetes/client-node';
 import { trackTempDir, untrackTempDir } from '../proc.ts';
-import { ContainerRunner, KUBELET_BACKOFF, type BackOff, type ContainerStatus, type RestartPolicy, type RootImage } from './container-runner.ts';
+import {
+  ContainerRunner,
+  KUBELET_BACKOFF,
+  type BackOff,
+  type ContainerStatus,
+  type RestartPolicy,
+  type RootImage,
+} from './container-runner.ts';
 import { ContainerConfigError, containerEnv, type SourceLookup } from './pod-env.ts';
 import { openPodNetwork } from './pod-network.ts';
 
@@ -23,7 +30,9 @@ export interface PodRunnerOptions {
    * What the kubelet gives a pod that mounts its ServiceAccount token: the files `token`, `ca.crt` and
    * `namespace`, and the KUBERNETES_SERVICE_HOST and _PORT variables in-cluster clients read.
    */
-  readonly serviceAccount?: (pod: V1Pod) => Promise<{ readonly files: Readonly<Record<string, string>>; readonly env: Readonly<Record<string, string>> }>;
+  readonly serviceAccount?: (
+    pod: V1Pod,
+  ) => Promise<{ readonly files: Readonly<Record<string, string>>; readonly env: Readonly<Record<string, string>> }>;
   /** Told whenever the pod's status may have changed. */
   readonly onChange: () => void;
 }
@@ -67,7 +76,16 @@ function userOf(pod: V1Pod, container: V1Container): string | undefined {
 
 /** A container waiting for its configuration (a Secret or key not there yet), as CreateContainerConfigError. */
 function waitingStatus(container: V1Container, reason: string, message?: string): ContainerStatus {
-  return { name: container.name, image: container.image ?? '', imageID: '', state: { waiting: { reason, ...(message ? { message } : {}) } }, lastState: {}, restartCount: 0, started: false, ready: false };
+  return {
+    name: container.name,
+    image: container.image ?? '',
+    imageID: '',
+    state: { waiting: { reason, ...(message ? { message } : {}) } },
+    lastState: {},
+    restartCount: 0,
+    started: false,
+    ready: false,
+  };
 }
 
 export async function startPod(pod: V1Pod, options: PodRunnerOptions): Promise<RunningPod> {
@@ -79,7 +97,8 @@ export async function startPod(pod: V1Pod, options: PodRunnerOptions): Promise<R
   trackTempDir(podDir);
   const volumes = new Map<string, string>();
   for (const volume of spec.volumes ?? []) {
-    if (!volume.emptyDir) throw new Error(`pod ${pod.metadata?.name}: volume ${volume.name} is not an emptyDir, the only kind the pod runtime provides`);
+    if (!volume.emptyDir)
+      throw new Error(`pod ${pod.metadata?.name}: volume ${volume.name} is not an emptyDir, the only kind the pod runtime provides`);
     const dir = await mkdtemp(join(podDir, `${volume.name}-`));
     await chmod(dir, 0o777); // as the kubelet makes an emptyDir: writable by the pod's user
     volumes.set(volume.name, dir);
@@ -165,15 +184,30 @@ export async function startPod(pod: V1Pod, options: PodRunnerOptions): Promise<R
   return {
     ip: network.ip,
     status(): PodStatus {
-      const containerStatuses = spec.containers.map((container) => runners.get(container.name)?.status() ?? (waiting.get(container.name) as ContainerStatus));
-      const everRan = containerStatuses.every((status) => !('waiting' in status.state) || status.restartCount > 0 || 'terminated' in status.lastState);
+      const containerStatuses = spec.containers.map(
+        (container) => runners.get(container.name)?.status() ?? (waiting.get(container.name) as ContainerStatus),
+      );
+      const everRan = containerStatuses.every(
+        (status) => !('waiting' in status.state) || status.restartCount > 0 || 'terminated' in status.lastState,
+      );
       const terminated = containerStatuses.map((status) => ('terminated' in status.state ? status.state.terminated : undefined));
       const allEnded = terminated.every((state) => state !== undefined);
-      const phase = !everRan ? 'Pending' : allEnded ? (terminated.every((state) => state?.exitCode === 0) ? 'Succeeded' : 'Failed') : 'Running';
+      const phase = !everRan
+        ? 'Pending'
+        : allEnded
+          ? terminated.every((state) => state?.exitCode === 0)
+            ? 'Succeeded'
+            : 'Failed'
+          : 'Running';
       const ready = phase === 'Running' && containerStatuses.every((status) => status.ready);
       return {
         phase,
-        conditions: [condition('PodScheduled', true), condition('Initialized', true), condition('ContainersReady', ready), condition('Ready', ready)],
+        conditions: [
+          condition('PodScheduled', true),
+          condition('Initialized', true),
+          condition('ContainersReady', ready),
+          condition('Ready', ready),
+        ],
         hostIP: '127.0.0.1',
         podIP: network.ip,
         podIPs: [{ ip: network.ip }],

@@ -21,20 +21,32 @@ function portNumber(port: number | string, container: V1Container): number {
   throw new Error(`the probe names port "${port}", which container ${container.name} does not declare`);
 }
 
-async function httpGet(probe: NonNullable<V1Probe['httpGet']>, container: V1Container, podIp: string, timeoutMs: number): Promise<ProbeResult> {
+async function httpGet(
+  probe: NonNullable<V1Probe['httpGet']>,
+  container: V1Container,
+  podIp: string,
+  timeoutMs: number,
+): Promise<ProbeResult> {
   const scheme = (probe.scheme ?? 'HTTP').toLowerCase();
   const url = `${scheme}://${probe.host ?? podIp}:${portNumber(probe.port as number | string, container)}${probe.path ?? '/'}`;
   const headers = Object.fromEntries((probe.httpHeaders ?? []).map(({ name, value }) => [name, value]));
   try {
     const reply = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
     await reply.body?.cancel();
-    return reply.status >= 200 && reply.status < 400 ? { ok: true } : { ok: false, message: `HTTP probe failed with statuscode: ${reply.status}` };
+    return reply.status >= 200 && reply.status < 400
+      ? { ok: true }
+      : { ok: false, message: `HTTP probe failed with statuscode: ${reply.status}` };
   } catch (error) {
     return { ok: false, message: `Get "${url}": ${(error as Error).message}` };
   }
 }
 
-function tcpSocket(probe: NonNullable<V1Probe['tcpSocket']>, container: V1Container, podIp: string, timeoutMs: number): Promise<ProbeResult> {
+function tcpSocket(
+  probe: NonNullable<V1Probe['tcpSocket']>,
+  container: V1Container,
+  podIp: string,
+  timeoutMs: number,
+): Promise<ProbeResult> {
   const port = portNumber(probe.port as number | string, container);
   const host = probe.host ?? podIp;
   return new Promise((resolve) => {
@@ -55,7 +67,9 @@ export async function runProbe(probe: V1Probe, container: V1Container, podIp: st
   if (probe.tcpSocket) return tcpSocket(probe.tcpSocket, container, podIp, timeoutMs);
   if (probe.exec?.command) {
     const code = await exec(probe.exec.command, timeoutMs);
-    return code === 0 ? { ok: true } : { ok: false, message: `command ${JSON.stringify(probe.exec.command)} exited with ${code ?? 'a signal'}` };
+    return code === 0
+      ? { ok: true }
+      : { ok: false, message: `command ${JSON.stringify(probe.exec.command)} exited with ${code ?? 'a signal'}` };
   }
   throw new Error(`container ${container.name} has a probe the pod runtime does not know (only httpGet, tcpSocket and exec)`);
 }

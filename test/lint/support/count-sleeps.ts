@@ -63,7 +63,8 @@ export function fixedSleepsIn(file: string, source: string): FixedSleep[] {
     const sleeps = TIMER_RESOLVES.test(text) || SLEEP_CALLS.test(text) || BUSY_WAIT.test(text) || aliasCall.some((call) => call.test(text));
     if (!sleeps) return;
     let explained = WHY.test(text);
-    for (let above = index - 1; !explained && above >= 0 && COMMENT_LINE.test(lines[above] ?? ''); above -= 1) explained = WHY.test(lines[above] ?? '');
+    for (let above = index - 1; !explained && above >= 0 && COMMENT_LINE.test(lines[above] ?? ''); above -= 1)
+      explained = WHY.test(lines[above] ?? '');
     found.push({ file, line: index + 1, text: text.trim(), explained });
   });
   return found;
@@ -93,6 +94,7 @@ export function fixedSleeps(): FixedSleep[] {
 if (import.meta.main) {
   const all = fixedSleeps();
   const unexplained = all.filter((sleep) => !sleep.explained);
-  for (const sleep of process.argv.includes('--all') ? all : unexplained) console.log(`${sleep.file}:${sleep.line}${sleep.explained ? '' : ' (no why:)'}  ${sleep.text}`);
+  for (const sleep of process.argv.includes('--all') ? all : unexplained)
+    console.log(`${sleep.file}:${sleep.line}${sleep.explained ? '' : ' (no why:)'}  ${sleep.text}`);
   console.log(`${all.length} fixed sleeps in test code, ${unexplained.length} without a why: comment`);
 }

@@ -42,5 +42,7 @@ export function operationsOfRule(rule: FaultRule): readonly OperationKind[] | st
   if (rule.fault.kind === 'refund_pending' && !(rule.fault.days > 0)) return 'a refund_pending fault needs days > 0';
   const possible = OPERATIONS_OF[rule.fault.kind];
   if (rule.operation === undefined) return possible;
-  return possible.includes(rule.operation) ? [rule.operation] : `the fault ${rule.fault.kind} cannot apply to ${rule.operation}; it applies to ${possible.join(', ')}`;
+  return possible.includes(rule.operation)
+    ? [rule.operation]
+    : `the fault ${rule.fault.kind} cannot apply to ${rule.operation}; it applies to ${possible.join(', ')}`;
 }

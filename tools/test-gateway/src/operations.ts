@@ -45,7 +45,12 @@ interface Execution {
 }
 
 /** Records the operation and its effect on the authorization (locked by the caller), or throws a Refusal. */
-export async function execute(db: Db, params: OperationParams, authorization: Authorization | undefined, run: Execution): Promise<OperationRow> {
+export async function execute(
+  db: Db,
+  params: OperationParams,
+  authorization: Authorization | undefined,
+  run: Execution,
+): Promise<OperationRow> {
   if (params.kind === 'authorize') return authorize(db, params, run);
   if (authorization === undefined) throw new Refusal('authorization_not_found', `no authorization ${params.authorizationId}`);
   const outcome = params.kind === 'void' ? voidOf(authorization, run.now) : moneyMove(params, authorization, run);
@@ -74,13 +79,26 @@ async function authorize(db: Db, params: Extract<OperationParams, { kind: 'autho
     expiresAt: new Date(run.now.getTime() + AUTHORIZATION_DAYS * DAY_MS),
   };
   await insertAuthorization(db, authorization, run.now);
-  const operation: OperationRow = { ...base('authorize', id, params.amount, run), status, declineCode: status === 'declined' ? 'card_declined' : null, settlesAt: null };
+  const operation: OperationRow = {
+    ...base('authorize', id, params.amount, run),
+    status,
+    declineCode: status === 'declined' ? 'card_declined' : null,
+    settlesAt: null,
+  };
   await insertOperation(db, operation);
   return operation;
 }
 
 function base(kind: OperationKind, authorizationId: string, amount: Money, run: Execution) {
-  return { id: operationIdOf(kind, run.idempotencyKey), kind, idempotencyKey: run.idempotencyKey, fingerprint: run.fingerprint, authorizationId, amount, createdAt: run.now };
+  return {
+    id: operationIdOf(kind, run.idempotencyKey),
+    kind,
+    idempotencyKey: run.idempotencyKey,
+    fingerprint: run.fingerprint,
+    authorizationId,
+    amount,
+    createdAt: run.now,
+  };
 }
 
 interface Outcome {
@@ -91,34 +109,47 @@ interface Outcome {
 
 function refuseUnusable(authorization: Authorization): void {
   if (authorization.state === 'declined') throw new Refusal('authorization_declined', `authorization ${authorization.id} was declined`);
-  if (authorization.state === 'requires_action') throw new Refusal('authorization_requires_action', `authorization ${authorization.id} awaits the customer's action`);
+  if (authorization.state === 'requires_action')
+    throw new Refusal('authorization_requires_action', `authorization ${authorization.id} awaits the customer's action`);
   if (authorization.state === 'voided') throw new Refusal('authorization_voided', `authorization ${authorization.id} was voided`);
 }
 
 function voidOf(authorization: Authorization, now: Date): Outcome {
   refuseUnusable(authorization);
-  if (authorization.capturedMinor > 0) throw new Refusal('authorization_captured', `authorization ${authorization.id} was captured; refund it instead`);
-  if (now >= authorization.expiresAt) throw new Refusal('authorization_expired', `authorization ${authorization.id} expired at ${authorization.expiresAt.toISOString()}`);
+  if (authorization.capturedMinor > 0)
+    throw new Refusal('authorization_captured', `authorization ${authorization.id} was captured; refund it instead`);
+  if (now >= authorization.expiresAt)
+    throw new Refusal('authorization_expired', `authorization ${authorization.id} expired at ${authorization.expiresAt.toISOString()}`);
   const amount = { amountMinor: authorization.authorizedMinor, currency: authorization.currency };
   return { status: 'approved', amount, changed: { ...authorization, state: 'voided' } };
 }
 
-function moneyMove(params: Extract<OperationParams, { kind: 'capture' | 'refund' }>, authorization: Authorization, run: Execution): Outcome {
+function moneyMove(
+  params: Extract<OperationParams, { kind: 'capture' | 'refund' }>,
+  authorization: Authorization,
+  run: Execution,
+): Outcome {
   const { amount } = params;
   if (amount.currency !== authorization.currency) {
     throw new Refusal('currency_mismatch', `authorization ${authorization.id} is in ${authorization.currency}, not ${amount.currency}`);
   }
   if (params.kind === 'capture') {
     refuseUnusable(authorization);
-    if (run.now >= authorization.expiresAt) throw new Refusal('authorization_expired', `authorization ${authorization.id} expired at ${authorization.expiresAt.toISOString()}`);
+    if (run.now >= authorization.expiresAt)
+      throw new Refusal('authorization_expired', `authorization ${authorization.id} expired at ${authorization.expiresAt.toISOString()}`);
     const left = authorization.authorizedMinor - authorization.capturedMinor;
-    if (amount.amountMinor > left) throw new Refusal('amount_exceeds_authorized', `${amount.amountMinor} exceeds the ${left} left to capture on ${authorization.id}`);
+    if (amount.amountMinor > left)
+      throw new Refusal('amount_exceeds_authorized', `${amount.amountMinor} exceeds the ${left} left to capture on ${authorization.id}`);
     if (run.fault?.kind === 'decline') return { status: 'declined', amount };
     return { status: 'approved', amount, changed: { ...authorization, capturedMinor: authorization.capturedMinor + amount.amountMinor } };
   }
   // A refund is owed whatever became of the authorization since its capture: only the captured amount bounds it.
   const left = authorization.capturedMinor - authorization.refundedMinor;
-  if (amount.amountMinor > left) throw new Refusal('amount_exceeds_captured', `${amount.amountMinor} exceeds the ${left} captured and not refunded on ${authorization.id}`);
+  if (amount.amountMinor > left)
+    throw new Refusal(
+      'amount_exceeds_captured',
+      `${amount.amountMinor} exceeds the ${left} captured and not refunded on ${authorization.id}`,
+    );
   if (run.fault?.kind === 'decline') return { status: 'declined', amount };
   // A pending refund holds its amount already, so two refunds never promise more than was captured.
   const changed = { ...authorization, refundedMinor: authorization.refundedMinor + amount.amountMinor };
@@ -148,7 +179,12 @@ export function firstAnswer(operation: OperationRow, actionUrl: string): Gateway
 }
 
 /** The operation as it stands at `now`: a pending refund settles, an authorization whose action was completed is approved. */
-export function currentAnswer(operation: OperationRow, authorizationState: Authorization['state'], now: Date, actionUrl: string): GatewayOperation {
+export function currentAnswer(
+  operation: OperationRow,
+  authorizationState: Authorization['state'],
+  now: Date,
+  actionUrl: string,
+): GatewayOperation {
   const settled = operation.status === 'pending' && operation.settlesAt !== null && operation.settlesAt <= now;
   const actionDone = operation.status === 'requires_action' && authorizationState === 'authorized';
   return firstAnswer(settled || actionDone ? { ...operation, status: 'approved' } : operation, actionUrl);

@@ -68,7 +68,9 @@ export async function migrateTestGatewaySchema(pool: pg.Pool): Promise<void> {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${SCHEMA}.schema_steps (step integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${SCHEMA}.schema_steps (step integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
     const { rows } = await client.query<{ done: number }>(`SELECT count(*)::int AS done FROM ${SCHEMA}.schema_steps`);
     const done = rows[0]?.done ?? 0;
     for (const [index, step] of STEPS.slice(done).entries()) {

@@ -64,7 +64,10 @@ const MONEY = {
   type: 'object',
   required: ['amountMinor', 'currency'],
   additionalProperties: false,
-  properties: { amountMinor: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }, currency: { type: 'string', pattern: '^[A-Z]{3}$' } },
+  properties: {
+    amountMinor: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+    currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+  },
 } as const;
 
 const KEY_HEADER = {
@@ -111,7 +114,9 @@ function testGatewayServer(pool: pg.Pool, options: TestGatewayOptions): FastifyI
       case 'refusal':
         return refuse(reply, performed.code, performed.message);
       case 'lost':
-        return reply.code(500).send(wireError('server_error', 'the operation was recorded but its answer was lost (scripted commit_then_error)'));
+        return reply
+          .code(500)
+          .send(wireError('server_error', 'the operation was recorded but its answer was lost (scripted commit_then_error)'));
       case 'none':
         reply.hijack();
         await new Promise((resolve) => reply.raw.once('close', resolve));
@@ -130,8 +135,21 @@ function testGatewayServer(pool: pg.Pool, options: TestGatewayOptions): FastifyI
 
   app.post(
     '/v1/authorizations',
-    { schema: { headers: KEY_HEADER, body: { type: 'object', required: ['amount', 'cardToken'], properties: { amount: MONEY, cardToken: { type: 'string', minLength: 1 } } } } },
-    operationRoute((request) => ({ kind: 'authorize', amount: amountOf(request), cardToken: (request.body as { cardToken: string }).cardToken })),
+    {
+      schema: {
+        headers: KEY_HEADER,
+        body: {
+          type: 'object',
+          required: ['amount', 'cardToken'],
+          properties: { amount: MONEY, cardToken: { type: 'string', minLength: 1 } },
+        },
+      },
+    },
+    operationRoute((request) => ({
+      kind: 'authorize',
+      amount: amountOf(request),
+      cardToken: (request.body as { cardToken: string }).cardToken,
+    })),
   );
   app.post(
     '/v1/authorizations/:id/capture',
@@ -151,7 +169,8 @@ function testGatewayServer(pool: pg.Pool, options: TestGatewayOptions): FastifyI
 
   app.get<{ Params: { key: string } }>('/v1/operations/:key', async (request, reply) => {
     const operation = await findOperation(pool, request.params.key);
-    if (operation === undefined) return reply.code(404).send(wireError('not_found', `no operation has the idempotency key ${request.params.key}`));
+    if (operation === undefined)
+      return reply.code(404).send(wireError('not_found', `no operation has the idempotency key ${request.params.key}`));
     const [state, now] = [await authorizationStateOf(pool, operation.authorizationId), await clockNow(pool)];
     return reply.send(currentAnswer(operation, state, now, actionUrlOf(request, operation.authorizationId)));
   });
@@ -185,7 +204,10 @@ function registerControlRoutes(app: FastifyInstance, pool: pg.Pool): void {
               type: 'object',
               required: ['kind'],
               additionalProperties: false,
-              properties: { kind: { enum: ['decline', 'timeout', 'commit_then_error', 'commit_then_timeout', 'refund_pending', 'requires_action'] }, days: { type: 'number' } },
+              properties: {
+                kind: { enum: ['decline', 'timeout', 'commit_then_error', 'commit_then_timeout', 'refund_pending', 'requires_action'] },
+                days: { type: 'number' },
+              },
             },
             operation: { enum: ['authorize', 'capture', 'void', 'refund'] },
             cardToken: { type: 'string', minLength: 1 },
@@ -205,16 +227,27 @@ function registerControlRoutes(app: FastifyInstance, pool: pg.Pool): void {
   app.get('/test/operations', async (request) => {
     const now = await clockNow(pool);
     const rows = await listOperations(pool);
-    return { operations: rows.map(({ operation, authorizationState }) => currentAnswer(operation, authorizationState, now, actionUrlOf(request, operation.authorizationId))) };
+    return {
+      operations: rows.map(({ operation, authorizationState }) =>
+        currentAnswer(operation, authorizationState, now, actionUrlOf(request, operation.authorizationId)),
+      ),
+    };
   });
 
   app.get('/test/requests', async () => ({ requests: await listRequests(pool) }));
 
-  app.post<{ Params: { id: string } }>('/test/authorizations/:id/complete-action', { schema: { params: AUTHORIZATION_ID } }, async (request, reply) => {
-    const { rowCount } = await pool.query(`UPDATE test_gateway.authorizations SET state = 'authorized' WHERE id = $1 AND state = 'requires_action'`, [request.params.id]);
-    if (rowCount === 0) return refuse(reply, 'invalid_request', `authorization ${request.params.id} does not await an action`);
-    return reply.code(204).send();
-  });
+  app.post<{ Params: { id: string } }>(
+    '/test/authorizations/:id/complete-action',
+    { schema: { params: AUTHORIZATION_ID } },
+    async (request, reply) => {
+      const { rowCount } = await pool.query(
+        `UPDATE test_gateway.authorizations SET state = 'authorized' WHERE id = $1 AND state = 'requires_action'`,
+        [request.params.id],
+      );
+      if (rowCount === 0) return refuse(reply, 'invalid_request', `authorization ${request.params.id} does not await an action`);
+      return reply.code(204).send();
+    },
+  );
 }
 
 /** Runs one operation request: replays or refuses a known key, else takes a scripted fault and executes. */
@@ -230,9 +263,23 @@ async function perform(pool: pg.Pool, params: OperationParams, idempotencyKey: s
       const existing = await findOperation(db, idempotencyKey);
       if (existing !== undefined) {
         const same = existing.fingerprint === fingerprint;
-        await logRequest(db, { ...logged, outcome: same ? 'replayed' : 'conflict', fault: null, operationId: existing.id, errorCode: same ? null : 'idempotency_conflict' }, now);
+        await logRequest(
+          db,
+          {
+            ...logged,
+            outcome: same ? 'replayed' : 'conflict',
+            fault: null,
+            operationId: existing.id,
+            errorCode: same ? null : 'idempotency_conflict',
+          },
+          now,
+        );
         if (same) return { answer: 'operation', operation: existing };
-        return { answer: 'refusal', code: 'idempotency_conflict', message: `the idempotency key ${idempotencyKey} was used for another request (${existing.kind} ${existing.id})` };
+        return {
+          answer: 'refusal',
+          code: 'idempotency_conflict',
+          message: `the idempotency key ${idempotencyKey} was used for another request (${existing.kind} ${existing.id})`,
+        };
       }
       const authorization = authorizationId === null ? undefined : await lockAuthorization(db, authorizationId);
       const cardToken = params.kind === 'authorize' ? params.cardToken : authorization?.cardToken;

@@ -72,7 +72,12 @@ export async function insertAuthorization(db: Db, authorization: Authorization, 
 
 export async function updateAuthorization(db: Db, authorization: Authorization): Promise<void> {
   const { id, capturedMinor, refundedMinor, state } = authorization;
-  await db.query(`UPDATE ${SCHEMA}.authorizations SET captured_minor = $2, refunded_minor = $3, state = $4 WHERE id = $1`, [id, capturedMinor, refundedMinor, state]);
+  await db.query(`UPDATE ${SCHEMA}.authorizations SET captured_minor = $2, refunded_minor = $3, state = $4 WHERE id = $1`, [
+    id,
+    capturedMinor,
+    refundedMinor,
+    state,
+  ]);
 }
 
 export async function findOperation(db: Db, idempotencyKey: string): Promise<OperationRow | undefined> {
@@ -85,7 +90,19 @@ export async function insertOperation(db: Db, operation: OperationRow): Promise<
   await db.query(
     `INSERT INTO ${SCHEMA}.operations (id, idempotency_key, fingerprint, kind, authorization_id, amount_minor, currency, status, decline_code, settles_at, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-    [id, idempotencyKey, fingerprint, kind, authorizationId, amount.amountMinor, amount.currency, status, declineCode, settlesAt, createdAt],
+    [
+      id,
+      idempotencyKey,
+      fingerprint,
+      kind,
+      authorizationId,
+      amount.amountMinor,
+      amount.currency,
+      status,
+      declineCode,
+      settlesAt,
+      createdAt,
+    ],
   );
 }
 
@@ -112,7 +129,10 @@ export async function insertFault(db: Db, rule: FaultRule, operations: readonly 
 }
 
 /** The first fault rule matching the request, used up by one; rules are tried in the order they were added. */
-export async function takeFault(db: Db, request: { kind: OperationKind; cardToken: string; idempotencyKey: string }): Promise<Fault | undefined> {
+export async function takeFault(
+  db: Db,
+  request: { kind: OperationKind; cardToken: string; idempotencyKey: string },
+): Promise<Fault | undefined> {
   const { rows } = await db.query<{ id: string; fault: Fault; remaining: number | null }>(
     `SELECT id, fault, remaining FROM ${SCHEMA}.faults
       WHERE $1 = ANY (operations) AND coalesce(card_token = $2, true) AND coalesce(idempotency_key = $3, true)

@@ -19,7 +19,10 @@ beforeAll(async () => {
 afterAll(async () => database?.drop());
 
 function run(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -29,7 +32,9 @@ function run(args: string[], env: Record<string, string>) {
 
 describe('npm run payments:test-gateway', () => {
   it('is the command the root package names', async () => {
-    const rootPackage = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+    const rootPackage = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
     expect(rootPackage.scripts['payments:test-gateway']).toBe('node tools/test-gateway/src/cli.ts');
   });
 
@@ -66,6 +71,9 @@ async function listeningUrl(process: ReturnType<typeof run>): Promise<string> {
       if (match?.[1] === undefined) throw new Error(`the test gateway did not start: ${process.stderr()}`);
       return match[1];
     },
-    { timeoutMs: 20_000, abortReason: () => (process.child.exitCode === null ? undefined : `the test gateway exited: ${process.stderr()}`) },
+    {
+      timeoutMs: 20_000,
+      abortReason: () => (process.child.exitCode === null ? undefined : `the test gateway exited: ${process.stderr()}`),
+    },
   );
 }

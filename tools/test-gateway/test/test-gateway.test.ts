@@ -26,11 +26,15 @@ async function captured(amount: Money = eur(5000), cardToken = fresh('tok')) {
 }
 
 async function operationsOn(authorizationId: string, kind?: GatewayOperation['kind']) {
-  return (await t.control.operations()).filter((operation) => operation.authorizationId === authorizationId && (kind === undefined || operation.kind === kind));
+  return (await t.control.operations()).filter(
+    (operation) => operation.authorizationId === authorizationId && (kind === undefined || operation.kind === kind),
+  );
 }
 
 async function outcomesOf(idempotencyKey: string) {
-  return (await t.control.requests()).filter((request) => request.idempotencyKey === idempotencyKey).map(({ outcome, fault, errorCode }) => ({ outcome, fault, errorCode }));
+  return (await t.control.requests())
+    .filter((request) => request.idempotencyKey === idempotencyKey)
+    .map(({ outcome, fault, errorCode }) => ({ outcome, fault, errorCode }));
 }
 
 describe('idempotency keys', () => {
@@ -84,14 +88,30 @@ describe('idempotency keys', () => {
 describe('the rules of an authorization', () => {
   it('captures and refunds within what was authorized and captured, and refuses more without recording it', async () => {
     const authorization = await authorized(eur(5000));
-    expectOperation(await t.gateway.capture({ idempotencyKey: fresh('capture'), authorizationId: authorization.id, amount: eur(3000) }), 'approved');
+    expectOperation(
+      await t.gateway.capture({ idempotencyKey: fresh('capture'), authorizationId: authorization.id, amount: eur(3000) }),
+      'approved',
+    );
     const overCapture = await t.gateway.capture({ idempotencyKey: fresh('capture'), authorizationId: authorization.id, amount: eur(2001) });
-    expect(overCapture).toMatchObject({ status: 'error', retryable: false, code: 'amount_exceeds_authorized', message: expect.stringContaining('2000 left') });
+    expect(overCapture).toMatchObject({
+      status: 'error',
+      retryable: false,
+      code: 'amount_exceeds_authorized',
+      message: expect.stringContaining('2000 left'),
+    });
     const overRefundKey = fresh('refund');
     const overRefund = await t.gateway.refund({ idempotencyKey: overRefundKey, authorizationId: authorization.id, amount: eur(3001) });
     expect(overRefund).toMatchObject({ status: 'error', retryable: false, code: 'amount_exceeds_captured' });
-    expect(await t.gateway.void({ idempotencyKey: fresh('void'), authorizationId: authorization.id })).toMatchObject({ code: 'authorization_captured' });
-    expect(await t.gateway.capture({ idempotencyKey: fresh('capture'), authorizationId: authorization.id, amount: { amountMinor: 100, currency: 'USD' } })).toMatchObject({
+    expect(await t.gateway.void({ idempotencyKey: fresh('void'), authorizationId: authorization.id })).toMatchObject({
+      code: 'authorization_captured',
+    });
+    expect(
+      await t.gateway.capture({
+        idempotencyKey: fresh('capture'),
+        authorizationId: authorization.id,
+        amount: { amountMinor: 100, currency: 'USD' },
+      }),
+    ).toMatchObject({
       code: 'currency_mismatch',
     });
     expect(await t.gateway.capture({ idempotencyKey: fresh('capture'), authorizationId: 'auth_missing', amount: eur(1) })).toMatchObject({
@@ -109,9 +129,14 @@ describe('the rules of an authorization', () => {
   it('never lets two concurrent refunds with different keys exceed what was captured', async () => {
     const authorization = await captured(eur(5000));
     const answers = await Promise.all(
-      [fresh('refund'), fresh('refund')].map((idempotencyKey) => t.gateway.refund({ idempotencyKey, authorizationId: authorization.id, amount: eur(3000) })),
+      [fresh('refund'), fresh('refund')].map((idempotencyKey) =>
+        t.gateway.refund({ idempotencyKey, authorizationId: authorization.id, amount: eur(3000) }),
+      ),
     );
-    expect(answers.map((answer) => (answer.status === 'error' ? answer.code : answer.status)).sort()).toEqual(['amount_exceeds_captured', 'approved']);
+    expect(answers.map((answer) => (answer.status === 'error' ? answer.code : answer.status)).sort()).toEqual([
+      'amount_exceeds_captured',
+      'approved',
+    ]);
     expect(await operationsOn(authorization.id, 'refund')).toHaveLength(1);
   });
 
@@ -119,18 +144,30 @@ describe('the rules of an authorization', () => {
     const authorization = await authorized(eur(4200));
     const voided = expectOperation(await t.gateway.void({ idempotencyKey: fresh('void'), authorizationId: authorization.id }), 'approved');
     expect(voided.amount).toEqual(eur(4200));
-    expect(await t.gateway.void({ idempotencyKey: fresh('void'), authorizationId: authorization.id })).toMatchObject({ retryable: false, code: 'authorization_voided' });
-    expect(await t.gateway.capture({ idempotencyKey: fresh('capture'), authorizationId: authorization.id, amount: eur(1) })).toMatchObject({ code: 'authorization_voided' });
+    expect(await t.gateway.void({ idempotencyKey: fresh('void'), authorizationId: authorization.id })).toMatchObject({
+      retryable: false,
+      code: 'authorization_voided',
+    });
+    expect(await t.gateway.capture({ idempotencyKey: fresh('capture'), authorizationId: authorization.id, amount: eur(1) })).toMatchObject({
+      code: 'authorization_voided',
+    });
   });
 
   it('refuses to capture or void an authorization past its expiry, 7 days on the gateway clock', async () => {
     const early = await authorized(eur(1000));
     const late = await authorized(eur(1000));
     await t.control.setClock(new Date(T0.getTime() + 7 * DAY_MS - 1000));
-    expectOperation(await t.gateway.capture({ idempotencyKey: fresh('capture'), authorizationId: early.id, amount: eur(1000) }), 'approved');
+    expectOperation(
+      await t.gateway.capture({ idempotencyKey: fresh('capture'), authorizationId: early.id, amount: eur(1000) }),
+      'approved',
+    );
     await t.control.setClock(new Date(T0.getTime() + 7 * DAY_MS));
-    expect(await t.gateway.capture({ idempotencyKey: fresh('capture'), authorizationId: late.id, amount: eur(1000) })).toMatchObject({ code: 'authorization_expired' });
-    expect(await t.gateway.void({ idempotencyKey: fresh('void'), authorizationId: late.id })).toMatchObject({ code: 'authorization_expired' });
+    expect(await t.gateway.capture({ idempotencyKey: fresh('capture'), authorizationId: late.id, amount: eur(1000) })).toMatchObject({
+      code: 'authorization_expired',
+    });
+    expect(await t.gateway.void({ idempotencyKey: fresh('void'), authorizationId: late.id })).toMatchObject({
+      code: 'authorization_expired',
+    });
   });
 });
 
@@ -144,15 +181,23 @@ describe('scripted faults', () => {
     expect(await t.gateway.authorize(request)).toEqual(declined);
     expectOperation(await t.gateway.authorize({ idempotencyKey: fresh('auth'), amount: eur(700), cardToken: declinedCard }), 'declined');
     await authorized(eur(700));
-    expect(await t.gateway.capture({ idempotencyKey: fresh('capture'), authorizationId: declined.id, amount: eur(700) })).toMatchObject({ code: 'authorization_declined' });
+    expect(await t.gateway.capture({ idempotencyKey: fresh('capture'), authorizationId: declined.id, amount: eur(700) })).toMatchObject({
+      code: 'authorization_declined',
+    });
   });
 
   it('declines the next refund only, which moves no money', async () => {
     const cardToken = fresh('tok');
     const authorization = await captured(eur(5000), cardToken);
     await t.control.addFault({ fault: { kind: 'decline' }, operation: 'refund', cardToken });
-    expectOperation(await t.gateway.refund({ idempotencyKey: fresh('refund'), authorizationId: authorization.id, amount: eur(5000) }), 'declined');
-    expectOperation(await t.gateway.refund({ idempotencyKey: fresh('refund'), authorizationId: authorization.id, amount: eur(5000) }), 'approved');
+    expectOperation(
+      await t.gateway.refund({ idempotencyKey: fresh('refund'), authorizationId: authorization.id, amount: eur(5000) }),
+      'declined',
+    );
+    expectOperation(
+      await t.gateway.refund({ idempotencyKey: fresh('refund'), authorizationId: authorization.id, amount: eur(5000) }),
+      'approved',
+    );
     expect((await operationsOn(authorization.id, 'refund')).map(({ status }) => status)).toEqual(['declined', 'approved']);
   });
 
@@ -209,7 +254,9 @@ describe('scripted faults', () => {
     const pending = expectOperation(await t.gateway.refund(request), 'pending');
     expect(pending.settlesAt).toBe(new Date(T0.getTime() + 3 * DAY_MS).toISOString());
     // The pending amount is held: nothing more can be refunded meanwhile.
-    expect(await t.gateway.refund({ idempotencyKey: fresh('refund'), authorizationId: authorization.id, amount: eur(1) })).toMatchObject({ code: 'amount_exceeds_captured' });
+    expect(await t.gateway.refund({ idempotencyKey: fresh('refund'), authorizationId: authorization.id, amount: eur(1) })).toMatchObject({
+      code: 'amount_exceeds_captured',
+    });
 
     await t.control.setClock(new Date(T0.getTime() + 3 * DAY_MS - 1));
     expect(await t.gateway.lookUp(request.idempotencyKey)).toEqual(pending);
@@ -232,7 +279,10 @@ describe('scripted faults', () => {
 
     await t.control.completeAction(waiting.id);
     expect(await t.gateway.lookUp(idempotencyKey)).toMatchObject({ status: 'approved', id: waiting.id });
-    expectOperation(await t.gateway.capture({ idempotencyKey: fresh('capture'), authorizationId: waiting.id, amount: eur(900) }), 'approved');
+    expectOperation(
+      await t.gateway.capture({ idempotencyKey: fresh('capture'), authorizationId: waiting.id, amount: eur(900) }),
+      'approved',
+    );
   });
 
   it('refuses a fault rule that cannot apply, saying why', async () => {
@@ -273,8 +323,17 @@ describe('the wire', () => {
   });
 
   it('refuses a malformed request permanently, naming the field', async () => {
-    const answer = await t.gateway.authorize({ idempotencyKey: fresh('auth'), amount: { amountMinor: 10.5, currency: 'EUR' }, cardToken: fresh('tok') });
-    expect(answer).toMatchObject({ status: 'error', retryable: false, code: 'invalid_request', message: expect.stringContaining('amountMinor') });
+    const answer = await t.gateway.authorize({
+      idempotencyKey: fresh('auth'),
+      amount: { amountMinor: 10.5, currency: 'EUR' },
+      cardToken: fresh('tok'),
+    });
+    expect(answer).toMatchObject({
+      status: 'error',
+      retryable: false,
+      code: 'invalid_request',
+      message: expect.stringContaining('amountMinor'),
+    });
     const notJson = await fetch(`${t.server.url}/v1/authorizations`, {
       method: 'POST',
       headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json', 'idempotency-key': fresh('auth') },

@@ -49,7 +49,12 @@ function problems(output: string): string {
     .join('\n');
 }
 
-async function listeningService(name: string, entry: string, env: NodeJS.ProcessEnv, processes: Map<string, ServiceProcess>): Promise<string> {
+async function listeningService(
+  name: string,
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  processes: Map<string, ServiceProcess>,
+): Promise<string> {
   const service = spawnService(entry, env);
   processes.set(name, service);
   return service.listening(90_000);
@@ -60,7 +65,8 @@ export async function startLiveShop(): Promise<LiveShop> {
   const processes = new Map<string, ServiceProcess>();
   const exporters: Exporter[] = [];
   const close = async () => {
-    for (const service of processes.values()) if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGTERM');
+    for (const service of processes.values())
+      if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGTERM');
     await Promise.all([...processes.values()].map((service) => service.exited()));
     await Promise.all(exporters.map((exporter) => exporter.stop()));
     await Promise.all([postgres.dispose(), redis.dispose()]);
@@ -81,13 +87,26 @@ export async function startLiveShop(): Promise<LiveShop> {
     await createTopic(brokers, consumer.topic, 2);
 
     // Stopped after their database: they need not wait 10 s for work that cannot finish.
-    const common = { NODE_ENV: 'test', LOG_LEVEL: 'INFO', HOST: '127.0.0.1', SHUTDOWN_TIMEOUT_MS: '2000', DATABASE_URL: databaseUrl, CACHE_URL: redis.url, BROKER_ADDRESS: brokers };
+    const common = {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'INFO',
+      HOST: '127.0.0.1',
+      SHUTDOWN_TIMEOUT_MS: '2000',
+      DATABASE_URL: databaseUrl,
+      CACHE_URL: redis.url,
+      BROKER_ADDRESS: brokers,
+    };
     const workflows = { WORKFLOW_HOST: inject('temporalAddress'), WORKFLOW_NAMESPACE: temporalNamespace };
     const started = (exporter: Exporter) => (exporters.push(exporter), exporter);
     const [apiUrl, workerUrl, consumerUrl, postgresExporter, redisExporter] = await Promise.all([
       listeningService('api', API_MAIN, { ...common, ...workflows, PORT: '0', EVENT_SCHEMA_MODE: 'warn' }, processes),
       listeningService('worker', WORKER_MAIN, { ...common, ...workflows, WORKER_PORT: '0' }, processes),
-      listeningService('consumer', COUNTING_CONSUMER, { ...common, CONSUMER_PORT: '0', TEST_GROUP_ID: consumer.group, TEST_TOPIC: consumer.topic, TEST_HANDLER_DELAY_MS: '20' }, processes),
+      listeningService(
+        'consumer',
+        COUNTING_CONSUMER,
+        { ...common, CONSUMER_PORT: '0', TEST_GROUP_ID: consumer.group, TEST_TOPIC: consumer.topic, TEST_HANDLER_DELAY_MS: '20' },
+        processes,
+      ),
       startPostgresExporter(databaseUrl).then(started),
       startRedisExporter(redis.url).then(started),
     ]);

@@ -35,7 +35,14 @@ export async function evaluatePanels(prometheus: PrometheusServer, panels: reado
 export function describePanels(results: readonly PanelResult[]): string {
   return results
     .map((result) => {
-      const queries = result.queries.map(({ samples }) => (returnsData(samples) ? `${samples.length} series (${samples.slice(0, 3).map((s) => s.value).join(', ')})` : 'no data'));
+      const queries = result.queries.map(({ samples }) =>
+        returnsData(samples)
+          ? `${samples.length} series (${samples
+              .slice(0, 3)
+              .map((s) => s.value)
+              .join(', ')})`
+          : 'no data',
+      );
       return `${panelHasData(result) ? 'data   ' : 'NO DATA'} ${result.panel}: ${queries.join(' | ')}`;
     })
     .join('\n');

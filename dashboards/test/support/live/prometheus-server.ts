@@ -52,7 +52,12 @@ export function prometheusConfig(targets: readonly ScrapeTarget[], ruleFiles: re
     rule_files: ruleFiles,
     scrape_configs: targets.map((target) => {
       const url = new URL(target.metricsUrl);
-      return { job_name: target.job, metrics_path: url.pathname, honor_labels: target.honorLabels ?? false, static_configs: [{ targets: [url.host], labels: target.labels }] };
+      return {
+        job_name: target.job,
+        metrics_path: url.pathname,
+        honor_labels: target.honorLabels ?? false,
+        static_configs: [{ targets: [url.host], labels: target.labels }],
+      };
     }),
   });
 }
@@ -72,9 +77,9 @@ export async function startPrometheusServer(targets: readonly ScrapeTarget[], ru
       return (await apiGet<{ alerts: Alert[] }>(`${url}/api/v1/alerts`)).alerts;
     },
     async targets() {
-      const data = await apiGet<{ activeTargets: Array<{ labels: Record<string, string>; health: TargetHealth['health']; lastError: string }> }>(
-        `${url}/api/v1/targets?state=active`,
-      );
+      const data = await apiGet<{
+        activeTargets: Array<{ labels: Record<string, string>; health: TargetHealth['health']; lastError: string }>;
+      }>(`${url}/api/v1/targets?state=active`);
       return data.activeTargets.map((target) => ({ job: target.labels.job ?? '', health: target.health, lastError: target.lastError }));
     },
     stop: () => server.dispose(),

@@ -47,7 +47,12 @@ export class ShopApiClient {
 
   /** One beacon batch of impressions to POST /track; returns the status (202 accepted, 503 when the buffer is full). */
   async track(): Promise<number> {
-    const events = Array.from({ length: TRACK_BATCH }, () => ({ event_type: 'impression', entity_type: 'slide', entity_id: randomInt(1, 1_000_000), page_url: '/' }));
+    const events = Array.from({ length: TRACK_BATCH }, () => ({
+      event_type: 'impression',
+      entity_type: 'slide',
+      entity_id: randomInt(1, 1_000_000),
+      page_url: '/',
+    }));
     const response = await fetch(`${this.#url}/track`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-session-id': `s-${randomUUID()}` },
@@ -78,7 +83,11 @@ export class ShopApiClient {
     const product = products.nodes.find((node) => node.available > 0);
     if (product === undefined) throw new Error('no product in stock');
     const { createCart } = await this.data<{ createCart: { id: string } }>('mutation { createCart { id } }', {}, session);
-    await this.data('mutation ($cartId: ID!, $productId: ID!) { addCartLine(cartId: $cartId, productId: $productId, quantity: 1) { id } }', { cartId: createCart.id, productId: product.id }, session);
+    await this.data(
+      'mutation ($cartId: ID!, $productId: ID!) { addCartLine(cartId: $cartId, productId: $productId, quantity: 1) { id } }',
+      { cartId: createCart.id, productId: product.id },
+      session,
+    );
     const { placeOrder } = await this.data<{ placeOrder: { id: string } }>(
       'mutation ($input: PlaceOrderInput!) { placeOrder(input: $input) { id } }',
       { input: { cartId: createCart.id, email: 'buyer@example.com', billingAddress: ADDRESS } },

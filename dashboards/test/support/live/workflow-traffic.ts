@@ -11,7 +11,15 @@ const FULFILMENT_WINDOW_HOURS = 0.001;
 
 async function startedLifecycle(temporal: Client, orderId: string) {
   const handle = temporal.workflow.getHandle(workflowIds.orderLifecycle(orderId));
-  await waitFor(() => handle.describe().then(() => true, () => false), 30_000, `the lifecycle of order ${orderId} to start`);
+  await waitFor(
+    () =>
+      handle.describe().then(
+        () => true,
+        () => false,
+      ),
+    30_000,
+    `the lifecycle of order ${orderId} to start`,
+  );
   return handle;
 }
 
@@ -32,7 +40,11 @@ export async function driveWorkflows(api: ShopApiClient, temporal: Client): Prom
   await cancelling.cancel();
 
   // A lifecycle for an order id that is no number: its first activity fails, and is retried.
-  await temporal.workflow.start(WORKFLOW_TYPES.orderLifecycle, { taskQueue: TASK_QUEUE, workflowId: 'order-lifecycle-broken', args: [{ orderId: 'broken' }] });
+  await temporal.workflow.start(WORKFLOW_TYPES.orderLifecycle, {
+    taskQueue: TASK_QUEUE,
+    workflowId: 'order-lifecycle-broken',
+    args: [{ orderId: 'broken' }],
+  });
 
   await Promise.all(PERIODIC_WORKFLOWS.map((periodic) => temporal.schedule.getHandle(periodic.scheduleId).trigger()));
   await completing.result();

@@ -15,7 +15,8 @@ export const api: ReconcileStep = {
     if (autoscaler) await apply(pass.clients.objects, autoscaler);
     if (rollout.done) return undefined;
     const older = await olderBackgroundVersions(pass);
-    const held = older.length === 0 ? '' : `; ${older.join(' and ')} keep running until the api of ${pass.shop.spec.image.tag} is available`;
+    const held =
+      older.length === 0 ? '' : `; ${older.join(' and ')} keep running until the api of ${pass.shop.spec.image.tag} is available`;
     if (rollout.failure) return { phase: 'Degraded', reason: rollout.failure.reason, message: `${rollout.failure.message}${held}` };
     return { phase: older.length === 0 ? 'Deploying' : 'Upgrading', reason: 'ApiRollingOut', message: `${rollout.message}${held}` };
   },
@@ -25,7 +26,10 @@ export const api: ReconcileStep = {
 async function olderBackgroundVersions(pass: Pass): Promise<string[]> {
   const tag = pass.shop.spec.image.tag;
   const older: string[] = [];
-  for (const [component, { deployment }] of [['worker', pass.manifests.worker], ['consumer', pass.manifests.consumer]] as const) {
+  for (const [component, { deployment }] of [
+    ['worker', pass.manifests.worker],
+    ['consumer', pass.manifests.consumer],
+  ] as const) {
     const version = appliedVersion(await readCurrent(pass.clients.objects, deployment));
     if (version !== undefined && version !== tag) older.push(`${component} ${version}`);
   }

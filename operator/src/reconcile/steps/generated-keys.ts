@@ -39,7 +39,11 @@ export const generatedKeys: ReconcileStep = {
     if (secretKey && secretsMasterKey) {
       pass.generatedKeys = undefined;
       pass.keyRotation = undefined;
-      pass.report('KeysCurrent', { status: 'Unknown', reason: 'KeysSupplied', message: 'SECRET_KEY and SECRETS_MASTER_KEY come from spec.secrets: the operator does not rotate them' });
+      pass.report('KeysCurrent', {
+        status: 'Unknown',
+        reason: 'KeysSupplied',
+        message: 'SECRET_KEY and SECRETS_MASTER_KEY come from spec.secrets: the operator does not rotate them',
+      });
       return undefined;
     }
     const secret = (await readCurrent<V1Secret>(clients.objects, generatedKeysSecret(shop))) ?? (await create(shop, clients.objects));
@@ -54,7 +58,11 @@ export const generatedKeys: ReconcileStep = {
 
 async function create(shop: StoredShop, objects: KubernetesObjectApi): Promise<V1Secret> {
   const header = generatedKeysSecret(shop);
-  const secret = { ...header, type: 'Opaque', stringData: { [GENERATED_KEYS.secretKey]: newSigningKey(), [GENERATED_KEYS.secretsMasterKey]: newMasterKey() } };
+  const secret = {
+    ...header,
+    type: 'Opaque',
+    stringData: { [GENERATED_KEYS.secretKey]: newSigningKey(), [GENERATED_KEYS.secretsMasterKey]: newMasterKey() },
+  };
   try {
     return await objects.create(secret as KubernetesObject);
   } catch (error) {

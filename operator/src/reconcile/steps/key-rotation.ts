@@ -32,7 +32,8 @@ export const keyRotation: ReconcileStep = {
   async run(pass) {
     if (pass.generatedKeys) await rotateGeneratedKeys(pass, pass.generatedKeys);
     const rotatingGenerated = pass.generatedKeys !== undefined && pass.generatedKeys.keys.phase !== 'Settled';
-    if (pass.shop.spec.secrets.secretsMasterKeyRotatingFrom && !rotatingGenerated) pass.report('KeysCurrent', await suppliedKeysReport(pass));
+    if (pass.shop.spec.secrets.secretsMasterKeyRotatingFrom && !rotatingGenerated)
+      pass.report('KeysCurrent', await suppliedKeysReport(pass));
     return undefined;
   },
 };
@@ -81,7 +82,10 @@ async function rotateGeneratedKeys(pass: Pass, { keys, secret }: GeneratedKeys):
   const latest = pass.generatedKeys?.keys ?? keys;
   pass.keyRotation = keyRotationStatus(latest, policy, count ?? removal.check?.count);
   const blocked = action.kind === 'wait' ? action.blocked : undefined;
-  pass.report('KeysCurrent', blocked ? blockedReport(blocked, removal.checkJob?.metadata.name) : keysCurrentReport(latest, policy, shop.metadata.name, rewrap));
+  pass.report(
+    'KeysCurrent',
+    blocked ? blockedReport(blocked, removal.checkJob?.metadata.name) : keysCurrentReport(latest, policy, shop.metadata.name, rewrap),
+  );
 }
 
 interface RemovalFacts {
@@ -96,10 +100,19 @@ async function removalFacts(pass: Pass, keys: KeySet): Promise<RemovalFacts> {
   const due = keysDue(keys, pass.now);
   if (due.masterKeys.length === 0 && !due.signingKey) return { olderPods: [], checkJob: undefined, check: undefined };
   const { api, worker, consumer } = pass.manifests;
-  const olderPods = await olderKeyPods(pass.clients, pass.shop.metadata.namespace, [api.deployment, worker.deployment, consumer.deployment], keys.revision);
+  const olderPods = await olderKeyPods(
+    pass.clients,
+    pass.shop.metadata.namespace,
+    [api.deployment, worker.deployment, consumer.deployment],
+    keys.revision,
+  );
   if (due.masterKeys.length === 0) return { olderPods, checkJob: undefined, check: undefined };
   const idOf = (key: string) => masterKeyIdOf(Buffer.from(key, 'base64'));
-  const name = removalCheckJobName(pass.shop.metadata.name, idOf(keys.masterKey), due.masterKeys.map((retiring) => idOf(retiring.key)));
+  const name = removalCheckJobName(
+    pass.shop.metadata.name,
+    idOf(keys.masterKey),
+    due.masterKeys.map((retiring) => idOf(retiring.key)),
+  );
   const checkJob = rewrapJob(pass.manifests, name);
   const stored = await readCurrent<V1Job>(pass.clients.objects, checkJob);
   if (!stored) return { olderPods, checkJob, check: undefined };

@@ -38,13 +38,21 @@ export const migrations: ReconcileStep = {
     const current = (await readCurrent<V1Job>(pass.clients.objects, job)) ?? (await apply<V1Job>(pass.clients.objects, job));
     if (current.metadata?.deletionTimestamp) {
       // Its deletion is watched: the pass that sees it gone creates it again.
-      return halted(pass, { phase: 'Migrating', reason: 'MigrationRetrying', message: `Job ${name} is being deleted; it is created again once it is gone` });
+      return halted(pass, {
+        phase: 'Migrating',
+        reason: 'MigrationRetrying',
+        message: `Job ${name} is being deleted; it is created again once it is gone`,
+      });
     }
     const outcome = jobOutcome(current);
     if (outcome.state === 'complete') {
       pass.migratedVersion = tag;
       pass.migratedDigest = ranDigest(await jobPods(pass, current));
-      pass.report('MigrationsApplied', { status: 'True', reason: 'MigrationsComplete', message: `Job ${name} applied the migrations of ${tag}` });
+      pass.report('MigrationsApplied', {
+        status: 'True',
+        reason: 'MigrationsComplete',
+        message: `Job ${name} applied the migrations of ${tag}`,
+      });
       return undefined;
     }
     if (outcome.state === 'failed') {
@@ -64,7 +72,11 @@ export const migrations: ReconcileStep = {
         const message = `Job ${name} did not finish within its activeDeadlineSeconds${deadline === undefined ? '' : ` (${deadline} s)`}: ${detail}; ${retryHint}`;
         return halted(pass, { phase: 'Failed', reason: 'MigrationTimedOut', message });
       }
-      return halted(pass, { phase: 'Failed', reason: 'MigrationFailed', message: `Job ${name} failed (${outcome.reason}): ${detail}; ${retryHint}` });
+      return halted(pass, {
+        phase: 'Failed',
+        reason: 'MigrationFailed',
+        message: `Job ${name} failed (${outcome.reason}): ${detail}; ${retryHint}`,
+      });
     }
     const failure = await jobStartFailure(pass, current, 'migrations');
     if (failure) return halted(pass, { phase: 'Degraded', ...failure });
@@ -79,7 +91,9 @@ function halted(pass: Pass, halt: Halt): Halt {
 }
 
 function jobPods(pass: Pass, job: V1Job): Promise<V1Pod[]> {
-  return pass.clients.core.listNamespacedPod({ namespace: pass.shop.metadata.namespace, labelSelector: jobPodSelector(job) }).then((list) => list.items);
+  return pass.clients.core
+    .listNamespacedPod({ namespace: pass.shop.metadata.namespace, labelSelector: jobPodSelector(job) })
+    .then((list) => list.items);
 }
 
 /** The digest of the image a pod of the Job completed with, from the kubelet's imageID (e.g. `docker-pullable://repo@sha256:…`). */
@@ -107,7 +121,13 @@ function refusedDowngrade(pods: readonly V1Pod[]): MigrationSummary | undefined 
 async function replaceRefusedJob(pass: Pass): Promise<void> {
   const stored = await readCurrent<V1Job>(pass.clients.objects, pass.manifests.migrationJob);
   const command = stored?.spec?.template.spec?.containers.find((container) => container.name === 'migrations')?.command ?? [];
-  if (!stored || jobOutcome(stored).state !== 'failed' || command.includes(ALLOW_DOWNGRADE_FLAG) || pass.migratedVersion === pass.shop.spec.image.tag) return;
+  if (
+    !stored ||
+    jobOutcome(stored).state !== 'failed' ||
+    command.includes(ALLOW_DOWNGRADE_FLAG) ||
+    pass.migratedVersion === pass.shop.spec.image.tag
+  )
+    return;
   if (refusedDowngrade(await jobPods(pass, stored))) await deleteJob(pass, stored);
 }
 
@@ -139,7 +159,10 @@ async function retry(pass: Pass): Promise<void> {
 async function deleteJob(pass: Pass, job: V1Job): Promise<void> {
   try {
     // In the body, which overrides the query: a Job's default is to orphan its pods.
-    await pass.clients.objects.delete(job as KubernetesObject, undefined, undefined, undefined, undefined, undefined, { propagationPolicy: 'Background', preconditions: { uid: job.metadata?.uid } });
+    await pass.clients.objects.delete(job as KubernetesObject, undefined, undefined, undefined, undefined, undefined, {
+      propagationPolicy: 'Background',
+      preconditions: { uid: job.metadata?.uid },
+    });
   } catch (error) {
     if (!isNotFound(error)) throw error;
   }

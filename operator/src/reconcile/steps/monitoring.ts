@@ -21,8 +21,11 @@ interface MonitoringPart {
   readonly operatorKind?: string;
 }
 
-
-const DISABLED: ConditionReport = { status: 'False', reason: 'Disabled', message: 'spec.monitoring enables no dashboards, alert rules or PodMonitor' };
+const DISABLED: ConditionReport = {
+  status: 'False',
+  reason: 'Disabled',
+  message: 'spec.monitoring enables no dashboards, alert rules or PodMonitor',
+};
 
 /**
  * The Shop's dashboards, alert rules and PodMonitor, as spec.monitoring asks; what is turned off is
@@ -41,7 +44,11 @@ export const monitoring: ReconcileStep = {
 /** The API server refused the discovery request: reported, and the Shop runs on. Transient errors are retried. */
 function refusedMonitoring(error: unknown): ConditionReport {
   if (!isRejected(error)) throw error;
-  return { status: 'False', reason: 'ApplyRejected', message: `the API server refused the monitoring API's discovery: ${describeError(error)}` };
+  return {
+    status: 'False',
+    reason: 'ApplyRejected',
+    message: `the API server refused the monitoring API's discovery: ${describeError(error)}`,
+  };
 }
 
 /** On each monitoring object: a hash of it as rendered, to tell whether the stored one is of the same content. */
@@ -89,14 +96,23 @@ function hashedAndOwned(shop: StoredShop, object: KubeObject): KubeObject {
 function monitoringParts(shop: StoredShop, runbookBaseUrl: string | undefined): MonitoringPart[] {
   const settings = shop.spec.monitoring;
   return [
-    { description: `${generatedDashboards().length} dashboard ConfigMaps`, wanted: settings?.dashboards?.enabled === true, objects: () => dashboardConfigMaps(shop) },
+    {
+      description: `${generatedDashboards().length} dashboard ConfigMaps`,
+      wanted: settings?.dashboards?.enabled === true,
+      objects: () => dashboardConfigMaps(shop),
+    },
     {
       description: `PrometheusRule ${prometheusRuleName(shop)}`,
       wanted: settings?.alerts?.enabled === true,
       objects: () => [prometheusRule(shop, runbookBaseUrl)],
       operatorKind: 'PrometheusRule',
     },
-    { description: `PodMonitor ${podMonitorName(shop)}`, wanted: settings?.podMonitors?.enabled === true, objects: () => [podMonitor(shop)], operatorKind: 'PodMonitor' },
+    {
+      description: `PodMonitor ${podMonitorName(shop)}`,
+      wanted: settings?.podMonitors?.enabled === true,
+      objects: () => [podMonitor(shop)],
+      operatorKind: 'PodMonitor',
+    },
   ];
 }
 
@@ -107,7 +123,9 @@ async function provision(pass: Pass): Promise<ConditionReport> {
 
   const served = await pass.servedMonitoringKinds();
   const unserved = wanted.filter((part) => part.operatorKind !== undefined && !served.has(part.operatorKind));
-  const objects = wanted.filter((part) => !unserved.includes(part)).flatMap((part) => part.objects().map((object) => hashedAndOwned(shop, object)));
+  const objects = wanted
+    .filter((part) => !unserved.includes(part))
+    .flatMap((part) => part.objects().map((object) => hashedAndOwned(shop, object)));
   // Listed before the first apply: one refused must not get the others pruned.
   pass.provisioned.push(...objects);
   const refused = await applyEach(pass, objects);

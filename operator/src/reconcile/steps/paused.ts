@@ -9,6 +9,10 @@ export const paused: ReconcileStep = {
   conditions: [],
   async run(pass) {
     if (pass.shop.spec.paused !== true) return undefined;
-    return { phase: 'Paused', reason: 'Paused', message: 'spec.paused is true: the operator changes nothing of this Shop until it is false' };
+    return {
+      phase: 'Paused',
+      reason: 'Paused',
+      message: 'spec.paused is true: the operator changes nothing of this Shop until it is false',
+    };
   },
 };

@@ -53,15 +53,28 @@ export const prune: ReconcileStep = {
   },
 };
 
-const kindAndName = (object: { readonly kind?: string; readonly metadata?: { readonly name?: string } }): string => `${object.kind}/${object.metadata?.name}`;
+const kindAndName = (object: { readonly kind?: string; readonly metadata?: { readonly name?: string } }): string =>
+  `${object.kind}/${object.metadata?.name}`;
 
 /** The objects of every prunable kind that carry the Shop's labels and are owned by this Shop, with their kind set. */
 async function listOwned({ shop, clients, servedMonitoringKinds }: Pass): Promise<KubernetesObject[]> {
   const served = await servedMonitoringKinds();
-  const kinds = [...BUILT_IN_KINDS, ...MONITORING_KINDS.filter((kind) => served.has(kind)).map((kind) => ({ apiVersion: MONITORING_API_VERSION, kind }))];
+  const kinds = [
+    ...BUILT_IN_KINDS,
+    ...MONITORING_KINDS.filter((kind) => served.has(kind)).map((kind) => ({ apiVersion: MONITORING_API_VERSION, kind })),
+  ];
   const lists = await Promise.all(
     kinds.map(async ({ apiVersion, kind }) => {
-      const list = (await clients.objects.list(apiVersion, kind, shop.metadata.namespace, undefined, undefined, undefined, undefined, ownedSelector(shop))) as KubernetesListObject<KubernetesObject>;
+      const list = (await clients.objects.list(
+        apiVersion,
+        kind,
+        shop.metadata.namespace,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        ownedSelector(shop),
+      )) as KubernetesListObject<KubernetesObject>;
       // A list's items carry no apiVersion and kind.
       return list.items.map((item) => ({ ...item, apiVersion, kind }));
     }),
@@ -76,7 +89,16 @@ async function listOwned({ shop, clients, servedMonitoringKinds }: Pass): Promis
 async function liveReplicaSets({ shop, clients }: Pass, owned: readonly KubernetesObject[]): Promise<V1ReplicaSet[]> {
   const deployments = new Set(owned.filter((object) => object.kind === 'Deployment').map((deployment) => deployment.metadata?.uid));
   const selector = `${INSTANCE_LABEL}=${shop.metadata.name}`;
-  const list = (await clients.objects.list('apps/v1', 'ReplicaSet', shop.metadata.namespace, undefined, undefined, undefined, undefined, selector)) as KubernetesListObject<V1ReplicaSet>;
+  const list = (await clients.objects.list(
+    'apps/v1',
+    'ReplicaSet',
+    shop.metadata.namespace,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    selector,
+  )) as KubernetesListObject<V1ReplicaSet>;
   return list.items.filter(
     (replicaSet) =>
       replicaSet.metadata?.ownerReferences?.some((reference) => deployments.has(reference.uid)) === true &&
@@ -91,7 +113,9 @@ async function liveReplicaSets({ shop, clients }: Pass, owned: readonly Kubernet
 function configMapsInUse(owned: readonly KubernetesObject[], replicaSets: readonly V1ReplicaSet[]): Set<string> {
   const templates: Array<V1PodTemplateSpec | undefined> = [
     ...owned.filter((object) => object.kind === 'Deployment').map((deployment) => (deployment as V1Deployment).spec?.template),
-    ...owned.filter((object) => object.kind === 'Job' && jobOutcome(object as V1Job).state === 'running').map((job) => (job as V1Job).spec?.template),
+    ...owned
+      .filter((object) => object.kind === 'Job' && jobOutcome(object as V1Job).state === 'running')
+      .map((job) => (job as V1Job).spec?.template),
     ...replicaSets.map((replicaSet) => replicaSet.spec?.template),
   ];
   // envFrom is how the renderer hands a ConfigMap to a container.

@@ -16,7 +16,8 @@ export const referencedSecrets: ReconcileStep = {
       if (!reference) continue;
       const secret = await referencedSecret(pass, reference.name);
       if (!secret) missing.push(`Secret ${reference.name} (spec.secrets.${field}) does not exist`);
-      else if (secret.data?.[reference.key] === undefined) missing.push(`Secret ${reference.name} has no key ${reference.key} (spec.secrets.${field})`);
+      else if (secret.data?.[reference.key] === undefined)
+        missing.push(`Secret ${reference.name} has no key ${reference.key} (spec.secrets.${field})`);
     }
     if (missing.length === 0) return undefined;
     return { phase: 'Pending', reason: 'SecretsMissing', message: missing.sort().join('; ') };

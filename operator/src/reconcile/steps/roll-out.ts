@@ -24,7 +24,13 @@ export interface ComponentRollout extends Rollout {
  * condition's reason is then the failure's). `note` is added to the condition's message, for what the
  * replicas alone do not say.
  */
-export async function rollOut(pass: Pass, component: string, deployment: KubeObject, condition: StepConditionType, note?: string): Promise<ComponentRollout> {
+export async function rollOut(
+  pass: Pass,
+  component: string,
+  deployment: KubeObject,
+  condition: StepConditionType,
+  note?: string,
+): Promise<ComponentRollout> {
   const template = (deployment.spec as { template: V1PodTemplateSpec }).template;
   const annotations = { ...(await secretsHash(pass, template)), ...keysRevision(pass.generatedKeys?.keys.revision ?? 0) };
   const stored = await apply<V1Deployment>(pass.clients.objects, withTemplateAnnotations(deployment, annotations));
@@ -32,7 +38,11 @@ export async function rollOut(pass: Pass, component: string, deployment: KubeObj
   // A rolled-out Deployment's pods are all available: nothing to list.
   const failure = rollout.done ? undefined : await deploymentFailure(pass, stored, component);
   const message = [failure?.message ?? rollout.message, ...(note === undefined ? [] : [note])].join('; ');
-  pass.report(condition, { status: rollout.done ? 'True' : 'False', reason: rollout.done ? 'RolledOut' : (failure?.reason ?? 'RollingOut'), message });
+  pass.report(condition, {
+    status: rollout.done ? 'True' : 'False',
+    reason: rollout.done ? 'RolledOut' : (failure?.reason ?? 'RollingOut'),
+    message,
+  });
   return { ...rollout, failure };
 }
 
@@ -54,11 +64,14 @@ async function secretsHash(pass: Pass, template: V1PodTemplateSpec): Promise<Rec
   const generated = generatedKeysSecretName(pass.shop.metadata.name);
   const references = (template.spec?.containers ?? [])
     .flatMap((container) => container.env ?? [])
-    .flatMap(({ valueFrom }) => (valueFrom?.secretKeyRef?.name ? [{ name: valueFrom.secretKeyRef.name, key: valueFrom.secretKeyRef.key }] : []))
+    .flatMap(({ valueFrom }) =>
+      valueFrom?.secretKeyRef?.name ? [{ name: valueFrom.secretKeyRef.name, key: valueFrom.secretKeyRef.key }] : [],
+    )
     .filter((reference) => reference.name !== generated);
   if (references.length === 0) return {};
   const consumed = new Map<string, string | null>();
-  for (const { name, key } of references) consumed.set(JSON.stringify([name, key]), (await referencedSecret(pass, name))?.data?.[key] ?? null);
+  for (const { name, key } of references)
+    consumed.set(JSON.stringify([name, key]), (await referencedSecret(pass, name))?.data?.[key] ?? null);
   const hash = createHash('sha256').update(pass.shop.metadata.uid);
   for (const entry of [...consumed].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) hash.update(JSON.stringify(entry));
   return { [SECRETS_HASH_ANNOTATION]: hash.digest('hex') };
@@ -67,6 +80,9 @@ async function secretsHash(pass: Pass, template: V1PodTemplateSpec): Promise<Rec
 function withTemplateAnnotations(deployment: KubeObject, annotations: Record<string, string>): KubeObject {
   if (Object.keys(annotations).length === 0) return deployment;
   const spec = deployment.spec as { template: V1PodTemplateSpec };
-  const template = { ...spec.template, metadata: { ...spec.template.metadata, annotations: { ...spec.template.metadata?.annotations, ...annotations } } };
+  const template = {
+    ...spec.template,
+    metadata: { ...spec.template.metadata, annotations: { ...spec.template.metadata?.annotations, ...annotations } },
+  };
   return { ...deployment, spec: { ...spec, template } };
 }

@@ -40,7 +40,9 @@ export const seed: ReconcileStep = {
       return undefined;
     }
     if (outcome.state === 'failed') {
-      const pods = (await pass.clients.core.listNamespacedPod({ namespace: pass.shop.metadata.namespace, labelSelector: jobPodSelector(current) })).items;
+      const pods = (
+        await pass.clients.core.listNamespacedPod({ namespace: pass.shop.metadata.namespace, labelSelector: jobPodSelector(current) })
+      ).items;
       const lastPod = lastTermination(pods);
       const message = `seed Job ${name} failed (${outcome.reason}): ${outcome.message}${lastPod ? `; ${lastPod}` : ''}; delete the Job to run it again`;
       return { phase: 'Failed', reason: 'SeedFailed', message };
@@ -55,7 +57,10 @@ function seedJob(pass: Pass, secretName: string): KubeObject {
   const job = derivedJob(pass.manifests, seedJobName(pass.shop.metadata.name), 'seed', SEED_COMMAND);
   const [container] = job.spec.template.spec.containers;
   if (container) {
-    const variables = ADMIN_KEYS.map(({ variable, key, optional }) => ({ name: variable, valueFrom: { secretKeyRef: { name: secretName, key, ...(optional ? { optional } : {}) } } }));
+    const variables = ADMIN_KEYS.map(({ variable, key, optional }) => ({
+      name: variable,
+      valueFrom: { secretKeyRef: { name: secretName, key, ...(optional ? { optional } : {}) } },
+    }));
     container.env = [...(container.env ?? []), ...variables];
   }
   return job as unknown as KubeObject;

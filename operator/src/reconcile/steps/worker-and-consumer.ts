@@ -3,7 +3,8 @@ import type { ReconcileStep } from '../pass.ts';
 import { rollOut } from './roll-out.ts';
 
 /** Why a Shop without a workflow engine has no worker pods (the renderer scales the worker to 0). */
-export const WORKFLOWS_OFF = 'workflows are off: spec.secrets.workflowHost is not set, so the worker runs no pods and the api runs the periodic sweeps itself';
+export const WORKFLOWS_OFF =
+  'workflows are off: spec.secrets.workflowHost is not set, so the worker runs no pods and the api runs the periodic sweeps itself';
 
 /**
  * The worker (with its PodDisruptionBudget and its autoscaler if any) and the consumer, only once the api of the same spec is available: on an upgrade the old
@@ -14,7 +15,13 @@ export const workerAndConsumer: ReconcileStep = {
   name: 'worker and consumer',
   conditions: ['WorkerAvailable', 'ConsumerAvailable'],
   async run(pass) {
-    const worker = await rollOut(pass, 'worker', pass.manifests.worker.deployment, 'WorkerAvailable', pass.shop.spec.secrets.workflowHost === undefined ? WORKFLOWS_OFF : undefined);
+    const worker = await rollOut(
+      pass,
+      'worker',
+      pass.manifests.worker.deployment,
+      'WorkerAvailable',
+      pass.shop.spec.secrets.workflowHost === undefined ? WORKFLOWS_OFF : undefined,
+    );
     await apply(pass.clients.objects, pass.manifests.worker.disruptionBudget);
     if (pass.manifests.worker.autoscaler) await apply(pass.clients.objects, pass.manifests.worker.autoscaler);
     const consumer = await rollOut(pass, 'consumer', pass.manifests.consumer.deployment, 'ConsumerAvailable');

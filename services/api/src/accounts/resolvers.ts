@@ -1,4 +1,11 @@
-import { approveBusinessCustomer, authenticateCustomer, captureLead, registerCustomer, rejectBusinessCustomer, signedInCustomer } from '@shop/domain/accounts';
+import {
+  approveBusinessCustomer,
+  authenticateCustomer,
+  captureLead,
+  registerCustomer,
+  rejectBusinessCustomer,
+  signedInCustomer,
+} from '@shop/domain/accounts';
 import { customerPrincipal, issueTokens } from '@shop/domain/auth';
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import { inTransaction } from '../graphql/context.ts';
@@ -31,14 +38,22 @@ export const accountResolvers: Resolvers = {
       const { email, password } = boundedCredentials(args);
       const channelId = await context.shop.channelId();
       // The password check (about 0.3 s of scrypt) holds no transaction, so sign-ins cannot drain the pool.
-      const customer = await withPasswordQueue(context, () => authenticateCustomer(context.shop.services.prisma, channelId, email, password));
-      return inTransaction(context, async (tx) => tokenPairView(await issueTokens(tx, customerPrincipal(customer), context.shop.services.tokens)));
+      const customer = await withPasswordQueue(context, () =>
+        authenticateCustomer(context.shop.services.prisma, channelId, email, password),
+      );
+      return inTransaction(context, async (tx) =>
+        tokenPairView(await issueTokens(tx, customerPrincipal(customer), context.shop.services.tokens)),
+      );
     },
     async captureLead(_root, { input }, context) {
       const channelId = await context.shop.channelId();
       return leadView(await inTransaction(context, (tx) => captureLead(tx, context.shop.services.deps, { ...input, channelId })));
     },
-    approveBusinessCustomer: staffField(async ({ id }, { tx }, context) => customerView(await approveBusinessCustomer(tx, context.shop.services.deps, parseId(id, 'id')))),
-    rejectBusinessCustomer: staffField(async ({ id }, { tx }, context) => customerView(await rejectBusinessCustomer(tx, context.shop.services.deps, parseId(id, 'id')))),
+    approveBusinessCustomer: staffField(async ({ id }, { tx }, context) =>
+      customerView(await approveBusinessCustomer(tx, context.shop.services.deps, parseId(id, 'id'))),
+    ),
+    rejectBusinessCustomer: staffField(async ({ id }, { tx }, context) =>
+      customerView(await rejectBusinessCustomer(tx, context.shop.services.deps, parseId(id, 'id'))),
+    ),
   },
 };

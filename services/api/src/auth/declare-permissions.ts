@@ -41,7 +41,11 @@ export function declarePermissions(prisma: PrismaClient, logger: Logger, options
       logger.info({ created, updated }, `permissions declared (${created.length} new, ${updated.length} changed)`);
       settle();
     } catch (error) {
-      if (failures === 0) logger.warn({ err: error }, `could not ${before === undefined ? '' : 'migrate the extensions or '}declare the permissions; retrying every ${retryMs} ms`);
+      if (failures === 0)
+        logger.warn(
+          { err: error },
+          `could not ${before === undefined ? '' : 'migrate the extensions or '}declare the permissions; retrying every ${retryMs} ms`,
+        );
       if (stopped) return settle();
       timer = setTimeout(() => void attempt(failures + 1), retryMs);
       timer.unref();

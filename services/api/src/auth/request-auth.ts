@@ -32,7 +32,8 @@ export function header(request: FastifyRequest, name: string): string | undefine
 
 function optionalHeader(request: FastifyRequest, name: string, label: string, max: number): string | undefined {
   const value = header(request, name);
-  if (value !== undefined && value.length > max) throw new DomainError('BAD_USER_INPUT', `${label} must be at most ${max} characters`, { field: label });
+  if (value !== undefined && value.length > max)
+    throw new DomainError('BAD_USER_INPUT', `${label} must be at most ${max} characters`, { field: label });
   return value;
 }
 
@@ -40,7 +41,8 @@ async function principalOf(request: FastifyRequest, settings: TokenSettings): Pr
   const authorization = header(request, 'authorization');
   if (authorization === undefined) return null;
   const token = BEARER.exec(authorization)?.[1];
-  if (token === undefined) throw new DomainError('UNAUTHENTICATED', 'the Authorization header must be "Bearer <access token>"', { reason: 'malformed' });
+  if (token === undefined)
+    throw new DomainError('UNAUTHENTICATED', 'the Authorization header must be "Bearer <access token>"', { reason: 'malformed' });
   return verifyAccessToken(token, settings);
 }
 

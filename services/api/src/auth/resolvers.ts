@@ -1,4 +1,12 @@
-import { authenticateStaff, issueGuestSessionId, issueTokens, refreshTokens, revokeRefreshToken, signedInStaff, staffPrincipal } from '@shop/domain/auth';
+import {
+  authenticateStaff,
+  issueGuestSessionId,
+  issueTokens,
+  refreshTokens,
+  revokeRefreshToken,
+  signedInStaff,
+  staffPrincipal,
+} from '@shop/domain/auth';
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import { inTransaction } from '../graphql/context.ts';
 import { boundedCredentials } from './credentials.ts';
@@ -18,7 +26,9 @@ export const authResolvers: Resolvers = {
       const { email, password } = boundedCredentials(args);
       // The password check (about 0.3 s of scrypt) holds no transaction, so sign-ins cannot drain the pool.
       const staff = await withPasswordQueue(context, () => authenticateStaff(context.shop.services.prisma, email, password));
-      return inTransaction(context, async (tx) => tokenPairView(await issueTokens(tx, staffPrincipal(staff), context.shop.services.tokens)));
+      return inTransaction(context, async (tx) =>
+        tokenPairView(await issueTokens(tx, staffPrincipal(staff), context.shop.services.tokens)),
+      );
     },
     async refreshToken(_root, { refreshToken }, context) {
       const { prisma, tokens } = context.shop.services;

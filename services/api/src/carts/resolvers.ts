@@ -18,11 +18,21 @@ export const cartResolvers: Resolvers = {
       return cartView(await inTransaction(context, (tx) => createCart(tx, context.shop.services.deps, input)));
     },
     async addCartLine(_root, args, context) {
-      const input = { cartId: parseId(args.cartId, 'cartId'), productId: parseId(args.productId, 'productId'), quantity: args.quantity, shopper: context.shop.shopper };
+      const input = {
+        cartId: parseId(args.cartId, 'cartId'),
+        productId: parseId(args.productId, 'productId'),
+        quantity: args.quantity,
+        shopper: context.shop.shopper,
+      };
       return cartView(await inTransaction(context, (tx) => addCartLine(tx, context.shop.services.deps, input)));
     },
     async setCartLineQuantity(_root, args, context) {
-      const input = { cartId: parseId(args.cartId, 'cartId'), productId: parseId(args.productId, 'productId'), quantity: args.quantity, shopper: context.shop.shopper };
+      const input = {
+        cartId: parseId(args.cartId, 'cartId'),
+        productId: parseId(args.productId, 'productId'),
+        quantity: args.quantity,
+        shopper: context.shop.shopper,
+      };
       return cartView(await inTransaction(context, (tx) => setCartLineQuantity(tx, context.shop.services.deps, input)));
     },
   },

@@ -12,15 +12,13 @@ export interface CartLineView {
 export const cartView = (cart: DomainCartView) => ({
   id: cart.id.toString(),
   currency: cart.currency,
-  lines: cart.lines.map(
-    (line): CartLineView => ({
-      productId: line.productId.toString(),
-      productKey: line.productId,
-      quantity: line.quantity,
-      unitPrice: line.unitPrice,
-      lineTotal: line.lineTotal,
-    }),
-  ),
+  lines: cart.lines.map((line): CartLineView => ({
+    productId: line.productId.toString(),
+    productKey: line.productId,
+    quantity: line.quantity,
+    unitPrice: line.unitPrice,
+    lineTotal: line.lineTotal,
+  })),
   itemCount: cart.lines.reduce((count, line) => count + line.quantity, 0),
   subtotal: cart.subtotal,
   shipping: cart.shipping,

@@ -1,4 +1,17 @@
-import { createBrand, createCategory, createChannel, createProduct, deleteBrand, deleteCategory, deleteProduct, productImageUpload, setProductImage, updateBrand, updateCategory, updateProduct } from '@shop/domain/catalog';
+import {
+  createBrand,
+  createCategory,
+  createChannel,
+  createProduct,
+  deleteBrand,
+  deleteCategory,
+  deleteProduct,
+  productImageUpload,
+  setProductImage,
+  updateBrand,
+  updateCategory,
+  updateProduct,
+} from '@shop/domain/catalog';
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import { parseId } from '../graphql/ids.ts';
 import { staffField } from '../graphql/staff-fields.ts';
@@ -12,7 +25,9 @@ export const catalogAdminResolvers: Resolvers = {
   Mutation: {
     createChannel: staffField(async ({ input }, { tx }) => channelView(await createChannel(tx, channelInput(input)))),
     createBrand: staffField(async ({ input }, { tx }) => brandView(await createBrand(tx, brandInput(input)))),
-    updateBrand: staffField(async (args, { tx }, context) => brandView(await updateBrand(tx, context.shop.services.deps, parseId(args.id, 'id'), brandPatch(args.input)))),
+    updateBrand: staffField(async (args, { tx }, context) =>
+      brandView(await updateBrand(tx, context.shop.services.deps, parseId(args.id, 'id'), brandPatch(args.input))),
+    ),
     deleteBrand: staffField(async (args, { tx }, context) => {
       await deleteBrand(tx, context.shop.services.deps, parseId(args.id, 'id'));
       return args.id;
@@ -25,7 +40,9 @@ export const catalogAdminResolvers: Resolvers = {
       await deleteCategory(tx, context.shop.services.deps, parseId(args.id, 'id'));
       return args.id;
     }),
-    createProduct: staffField(async ({ input }, { tx }, context) => productModelView(await createProduct(tx, context.shop.services.deps, productInput(input)))),
+    createProduct: staffField(async ({ input }, { tx }, context) =>
+      productModelView(await createProduct(tx, context.shop.services.deps, productInput(input))),
+    ),
     updateProduct: staffField(async (args, { tx }, context) =>
       productModelView(await updateProduct(tx, context.shop.services.deps, parseId(args.id, 'id'), productPatch(args.input))),
     ),
@@ -34,11 +51,24 @@ export const catalogAdminResolvers: Resolvers = {
       return args.id;
     }),
     createProductImageUpload: staffField(async (args, { tx }, context) => {
-      const upload = await productImageUpload(tx, requireFileStorage(context), parseId(args.productId, 'productId'), { contentType: args.contentType, sizeBytes: args.sizeBytes });
-      return { ...upload, headers: Object.entries(upload.headers).map(([name, value]) => ({ name, value })), expiresAt: iso(upload.expiresAt) };
+      const upload = await productImageUpload(tx, requireFileStorage(context), parseId(args.productId, 'productId'), {
+        contentType: args.contentType,
+        sizeBytes: args.sizeBytes,
+      });
+      return {
+        ...upload,
+        headers: Object.entries(upload.headers).map(([name, value]) => ({ name, value })),
+        expiresAt: iso(upload.expiresAt),
+      };
     }),
     setProductImage: staffField(async (args, { tx }, context) => {
-      const product = await setProductImage(tx, context.shop.services.deps, requireFileStorage(context), parseId(args.productId, 'productId'), args.key ?? null);
+      const product = await setProductImage(
+        tx,
+        context.shop.services.deps,
+        requireFileStorage(context),
+        parseId(args.productId, 'productId'),
+        args.key ?? null,
+      );
       return productModelView(product);
     }),
   },

@@ -5,5 +5,9 @@ import { catalogLoaders } from './loaders.ts';
 import { catalogResolvers } from './resolvers.ts';
 
 export const catalogArea = areaPlugin('catalog', [], (app) => {
-  app.addGraphArea({ schema: schemaBeside(import.meta.url), resolvers: { ...catalogResolvers, ...catalogAdminResolvers }, loaders: catalogLoaders });
+  app.addGraphArea({
+    schema: schemaBeside(import.meta.url),
+    resolvers: { ...catalogResolvers, ...catalogAdminResolvers },
+    loaders: catalogLoaders,
+  });
 });

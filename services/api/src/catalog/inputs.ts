@@ -19,8 +19,18 @@ function patchedIds(values: readonly string[] | null | undefined, argument: stri
 export const channelFields: InputFields<GraphQL.ChannelInput, ChannelInput> = { code: same, name: same, defaultCurrency: same };
 export const brandFields: InputFields<GraphQL.BrandInput, BrandInput> = { name: same, slug: same };
 export const brandPatchFields: InputFields<GraphQL.BrandPatchInput, BrandPatch> = { name: same, slug: same };
-export const categoryFields: InputFields<GraphQL.CategoryInput, CategoryInput> = { name: same, slug: same, parentId: parseOptionalId, position: optional };
-export const categoryPatchFields: InputFields<GraphQL.CategoryPatchInput, CategoryPatch> = { name: same, slug: same, parentId: patchedId, position: same };
+export const categoryFields: InputFields<GraphQL.CategoryInput, CategoryInput> = {
+  name: same,
+  slug: same,
+  parentId: parseOptionalId,
+  position: optional,
+};
+export const categoryPatchFields: InputFields<GraphQL.CategoryPatchInput, CategoryPatch> = {
+  name: same,
+  slug: same,
+  parentId: patchedId,
+  position: same,
+};
 
 export const productFields: InputFields<GraphQL.ProductInput, ProductInput> = {
   sku: same,

@@ -18,7 +18,11 @@ const unread = <T>(queries: readonly Query<T>[], isPreloaded: (obj: T) => boolea
 export const catalogLoaders: MercuriusLoaders = {
   Product: {
     async brand(queries: Query<ProductView>[], context: MercuriusContext) {
-      const keys = unread(queries, (obj) => obj.preloaded !== undefined, (obj) => obj.brandKey);
+      const keys = unread(
+        queries,
+        (obj) => obj.preloaded !== undefined,
+        (obj) => obj.brandKey,
+      );
       const byId = keys.length === 0 ? new Map() : await brandsByIds(context.shop.services.sql, keys);
       return queries.map(({ obj }): BrandView | null => {
         if (obj.preloaded !== undefined) return obj.preloaded.brand;
@@ -27,12 +31,20 @@ export const catalogLoaders: MercuriusLoaders = {
       });
     },
     async categories(queries: Query<ProductView>[], context: MercuriusContext) {
-      const keys = unread(queries, (obj) => obj.preloaded !== undefined, (obj) => obj.key);
+      const keys = unread(
+        queries,
+        (obj) => obj.preloaded !== undefined,
+        (obj) => obj.key,
+      );
       const byProduct = keys.length === 0 ? new Map() : await categoriesOfProducts(context.shop.services.sql, keys);
       return queries.map(({ obj }) => obj.preloaded?.categories ?? (byProduct.get(obj.key) ?? []).map(categoryView));
     },
     async available(queries: Query<ProductView>[], context: MercuriusContext) {
-      const keys = unread(queries, (obj) => obj.preloaded !== undefined, (obj) => obj.key);
+      const keys = unread(
+        queries,
+        (obj) => obj.preloaded !== undefined,
+        (obj) => obj.key,
+      );
       const byProduct = keys.length === 0 ? new Map<bigint, number>() : await availableUnits(context.shop.services.sql, keys);
       return queries.map(({ obj }) => obj.preloaded?.available ?? byProduct.get(obj.key) ?? 0);
     },
@@ -43,7 +55,11 @@ export const catalogLoaders: MercuriusLoaders = {
       return queries.map(({ obj }) => (byParent.get(obj.key) ?? []).map(categoryView));
     },
     async parent(queries: Query<CategoryView>[], context: MercuriusContext) {
-      const keys = unread(queries, (obj) => obj.preloadedParent !== undefined, (obj) => obj.parentKey);
+      const keys = unread(
+        queries,
+        (obj) => obj.preloadedParent !== undefined,
+        (obj) => obj.parentKey,
+      );
       const byId = keys.length === 0 ? new Map() : await categoriesByIds(context.shop.services.sql, keys);
       return queries.map(({ obj }): CategoryView | null => {
         if (obj.preloadedParent !== undefined) return obj.preloadedParent;

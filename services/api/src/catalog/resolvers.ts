@@ -31,8 +31,13 @@ export const catalogResolvers: Resolvers = {
     async product(_root, args, context) {
       const id = parseOptionalId(args.id, 'id');
       const slug = optionalArgument(args.slug, 'slug', SLUG_MAX_LENGTH);
-      if ((id === undefined) === (slug === undefined)) throw new DomainError('BAD_USER_INPUT', 'give either id or slug', { field: id === undefined ? 'id' : 'slug' });
-      const product = await storefrontProduct(context.shop.services.sql, await context.shop.channelId(), id === undefined ? { slug: slug ?? '' } : { id });
+      if ((id === undefined) === (slug === undefined))
+        throw new DomainError('BAD_USER_INPUT', 'give either id or slug', { field: id === undefined ? 'id' : 'slug' });
+      const product = await storefrontProduct(
+        context.shop.services.sql,
+        await context.shop.channelId(),
+        id === undefined ? { slug: slug ?? '' } : { id },
+      );
       return product === null ? null : storefrontProductView(product);
     },
     async categories(_root, _args, context) {

@@ -1,5 +1,11 @@
 import type { Prisma } from '@shop/platform';
-import { type CategoryWithParent, type ProductWithRelations, type StorefrontBrand, type StorefrontCategory, type StorefrontProduct } from '@shop/domain/catalog';
+import {
+  type CategoryWithParent,
+  type ProductWithRelations,
+  type StorefrontBrand,
+  type StorefrontCategory,
+  type StorefrontProduct,
+} from '@shop/domain/catalog';
 import { moneyString } from '@shop/domain/kernel';
 import type { Product } from '../graphql/generated/resolver-types.ts';
 
@@ -10,7 +16,12 @@ export interface BrandView extends Omit<StorefrontBrand, 'id'> {
   readonly key: bigint;
 }
 
-export const brandView = (brand: StorefrontBrand): BrandView => ({ id: brand.id.toString(), key: brand.id, name: brand.name, slug: brand.slug });
+export const brandView = (brand: StorefrontBrand): BrandView => ({
+  id: brand.id.toString(),
+  key: brand.id,
+  name: brand.name,
+  slug: brand.slug,
+});
 
 export interface CategoryView extends Omit<StorefrontCategory, 'id' | 'parentId'> {
   readonly id: string;
@@ -72,7 +83,8 @@ export const storefrontProductView = (product: ProductWithRelations): ProductVie
 });
 
 /** A product as the admin mutations return it (Prisma's Decimal price). */
-export const productModelView = (product: Prisma.ProductModel): ProductView => productView({ ...product, price: moneyString(product.price, product.currency) });
+export const productModelView = (product: Prisma.ProductModel): ProductView =>
+  productView({ ...product, price: moneyString(product.price, product.currency) });
 
 export const channelView = (channel: Prisma.ChannelModel) => ({
   id: channel.id.toString(),

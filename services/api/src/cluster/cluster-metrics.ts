@@ -62,7 +62,8 @@ export function clusterMetricsReader(registry: Registry, timeoutMs = PRIMARY_TIM
       waiting.set(id, (answer) => {
         clearTimeout(timer);
         waiting.delete(id);
-        if (answer.text === undefined) reject(new Error(`the workers' metrics could not be collected: ${answer.error ?? 'no reason given'}`));
+        if (answer.text === undefined)
+          reject(new Error(`the workers' metrics could not be collected: ${answer.error ?? 'no reason given'}`));
         else resolve(answer.text);
       });
       process.send?.({ type: REQUEST, id } satisfies MetricsRequest);

@@ -60,7 +60,10 @@ export function runPrimary({ workers, shutdownTimeoutMs, logger }: PrimaryOption
       stop('workers keep exiting', 1, true);
       return;
     }
-    logger.error({ pid: worker.process.pid, code, signal }, `api worker ${worker.process.pid} exited; starting another in ${RESTART_DELAY_MS} ms`);
+    logger.error(
+      { pid: worker.process.pid, code, signal },
+      `api worker ${worker.process.pid} exited; starting another in ${RESTART_DELAY_MS} ms`,
+    );
     setTimeout(() => {
       if (!stopping) cluster.fork();
     }, RESTART_DELAY_MS);

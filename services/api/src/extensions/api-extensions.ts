@@ -1,6 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { EVENT_NAMES, ExtensionError, extensionContext, extensionExport, extensionPart, type DiscoveredExtension, type EventListener, type ExtensionContext, type MasterKeyring } from '@shop/platform';
+import {
+  EVENT_NAMES,
+  ExtensionError,
+  extensionContext,
+  extensionExport,
+  extensionPart,
+  type DiscoveredExtension,
+  type EventListener,
+  type ExtensionContext,
+  type MasterKeyring,
+} from '@shop/platform';
 import type { StorageRegistry } from '@shop/platform/storage';
 import { areaPlugin, type AreaPlugin } from '../area-plugin.ts';
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
@@ -21,8 +31,10 @@ function checkedListeners(extension: DiscoveredExtension, value: unknown): Event
   if (!Array.isArray(value)) throw new ExtensionError(extension.id, 'shop.listeners: "listeners" must be a list');
   return value.map((listener: Partial<EventListener>, index) => {
     const where = `shop.listeners: listeners[${index}]`;
-    if (typeof listener.name !== 'string' || !listener.name.startsWith(`${extension.id}.`)) throw new ExtensionError(extension.id, `${where} needs a name starting with "${extension.id}."`);
-    if (!EVENT_NAMES.includes(listener.event as EventListener['event'])) throw new ExtensionError(extension.id, `${where} listens to ${String(listener.event)}, which is not an event of the catalogue`);
+    if (typeof listener.name !== 'string' || !listener.name.startsWith(`${extension.id}.`))
+      throw new ExtensionError(extension.id, `${where} needs a name starting with "${extension.id}."`);
+    if (!EVENT_NAMES.includes(listener.event as EventListener['event']))
+      throw new ExtensionError(extension.id, `${where} listens to ${String(listener.event)}, which is not an event of the catalogue`);
     if (typeof listener.handle !== 'function') throw new ExtensionError(extension.id, `${where} needs a handle function`);
     return listener as EventListener;
   });
@@ -33,7 +45,8 @@ async function graphAreaOf(extension: DiscoveredExtension, graphql: { schema: st
     throw new ExtensionError(extension.id, `shop.graphql.schema: ${error.message}`);
   });
   const resolvers = await extensionPart(extension, 'graphql.resolvers', graphql.resolvers, 'resolvers', context);
-  if (typeof resolvers !== 'object' || resolvers === null) throw new ExtensionError(extension.id, 'shop.graphql.resolvers: "resolvers" must be an object of types and their fields');
+  if (typeof resolvers !== 'object' || resolvers === null)
+    throw new ExtensionError(extension.id, 'shop.graphql.resolvers: "resolvers" must be an object of types and their fields');
   const permissions = (extension.manifest.permissions ?? []).map((permission) => permission.name);
   return areaPlugin(`extension ${extension.id}`, [], (app) => app.addGraphArea({ schema, resolvers: resolvers as Resolvers, permissions }));
 }
@@ -45,10 +58,12 @@ async function storageOf(extension: DiscoveredExtension, context: ExtensionConte
     providers.map(async ({ name, module }, index) => {
       const field = `storageProviders[${index}].module`;
       const register = await extensionExport(extension, field, module, 'register');
-      if (typeof register !== 'function') throw new ExtensionError(extension.id, `shop.${field}: "register" of ${module} must be a function`);
+      if (typeof register !== 'function')
+        throw new ExtensionError(extension.id, `shop.${field}: "register" of ${module} must be a function`);
       return (registry: StorageRegistry) => {
         (register as (registry: StorageRegistry, context: ExtensionContext) => void)(registry, context);
-        if (!registry.names().includes(name)) throw new ExtensionError(extension.id, `shop.storageProviders[${index}]: ${module} registered no provider named "${name}"`);
+        if (!registry.names().includes(name))
+          throw new ExtensionError(extension.id, `shop.storageProviders[${index}]: ${module} registered no provider named "${name}"`);
       };
     }),
   );
@@ -65,7 +80,8 @@ export async function loadApiExtensions(extensions: readonly DiscoveredExtension
   for (const extension of extensions) {
     const { manifest } = extension;
     const context = extensionContext(extension, masterKeys);
-    if (manifest.listeners !== undefined) listeners.push(...checkedListeners(extension, await extensionPart(extension, 'listeners', manifest.listeners, 'listeners', context)));
+    if (manifest.listeners !== undefined)
+      listeners.push(...checkedListeners(extension, await extensionPart(extension, 'listeners', manifest.listeners, 'listeners', context)));
     if (manifest.graphql !== undefined) areas.push(await graphAreaOf(extension, manifest.graphql, context));
     storage.push(...(await storageOf(extension, context)));
   }

@@ -38,14 +38,23 @@ export class ChannelDirectory {
   byReference(reference: string | undefined): Promise<KnownChannel> {
     if (reference === undefined) {
       return Promise.reject(
-        new DomainError('BAD_USER_INPUT', 'say which channel: send the X-Channel-ID header with a channel id or code, e.g. X-Channel-ID: web', {
-          field: 'X-Channel-ID',
-        }),
+        new DomainError(
+          'BAD_USER_INPUT',
+          'say which channel: send the X-Channel-ID header with a channel id or code, e.g. X-Channel-ID: web',
+          {
+            field: 'X-Channel-ID',
+          },
+        ),
       );
     }
     const byId = NUMERIC.test(reference) && BigInt(reference) < 2n ** 63n;
     const where = byId ? { id: BigInt(reference) } : { code: reference };
-    return this.#lookUp(byId ? `id:${BigInt(reference)}` : `code:${reference}`, where, `channel ${reference} does not exist`, 'X-Channel-ID');
+    return this.#lookUp(
+      byId ? `id:${BigInt(reference)}` : `code:${reference}`,
+      where,
+      `channel ${reference} does not exist`,
+      'X-Channel-ID',
+    );
   }
 
   /** A channel known by id (a signed-in customer's); NOT_FOUND when it no longer exists. */
@@ -67,7 +76,8 @@ export class ChannelDirectory {
       if (row === null) throw new DomainError('NOT_FOUND', missing, { field });
       const known = { id: row.id, defaultCurrency: row.defaultCurrency };
       // Known by its id and its code from now on, whichever the request used.
-      for (const other of [`id:${row.id}`, `code:${row.code}`]) if (other !== key) this.#entries.set(other, { channel: Promise.resolve(known), expiresAt });
+      for (const other of [`id:${row.id}`, `code:${row.code}`])
+        if (other !== key) this.#entries.set(other, { channel: Promise.resolve(known), expiresAt });
       return known;
     });
     this.#entries.set(key, { channel, expiresAt });

@@ -57,7 +57,8 @@ export function requestScope(request: FastifyRequest, services: ApiServices): Re
   const { principal } = identity;
   let channel: Promise<KnownChannel> | undefined;
   const channelOfRequest = () =>
-    (channel ??= principal?.kind === 'customer' ? services.channels.byId(principal.channelId) : services.channels.byReference(identity.channel));
+    (channel ??=
+      principal?.kind === 'customer' ? services.channels.byId(principal.channelId) : services.channels.byReference(identity.channel));
   return {
     ...identity,
     services,

@@ -9,12 +9,17 @@ type Context = Parameters<Formatter>[1];
 const INTERNAL_MESSAGE = 'Internal server error';
 
 function isDomainError(error: unknown): error is DomainError {
-  return error instanceof DomainError || (error instanceof Error && error.name === 'DomainError' && typeof (error as Partial<DomainError>).code === 'string');
+  return (
+    error instanceof DomainError ||
+    (error instanceof Error && error.name === 'DomainError' && typeof (error as Partial<DomainError>).code === 'string')
+  );
 }
 
 interface UniqueViolationMeta {
   readonly target?: unknown;
-  readonly driverAdapterError?: { readonly cause?: { readonly table?: unknown; readonly constraint?: { readonly fields?: unknown; readonly index?: unknown } } };
+  readonly driverAdapterError?: {
+    readonly cause?: { readonly table?: unknown; readonly constraint?: { readonly fields?: unknown; readonly index?: unknown } };
+  };
 }
 
 const camelCase = (column: string): string => column.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
@@ -29,7 +34,13 @@ function uniqueViolationFields(error: unknown): string[] | undefined {
   const cause = meta?.driverAdapterError?.cause;
   let fields = meta?.target ?? cause?.constraint?.fields;
   const index = cause?.constraint?.index;
-  if (fields === undefined && typeof index === 'string' && typeof cause?.table === 'string' && index.startsWith(`${cause.table}_`) && index.endsWith('_key')) {
+  if (
+    fields === undefined &&
+    typeof index === 'string' &&
+    typeof cause?.table === 'string' &&
+    index.startsWith(`${cause.table}_`) &&
+    index.endsWith('_key')
+  ) {
     fields = [index.slice(cause.table.length + 1, -'_key'.length)];
   }
   if (typeof fields === 'string') fields = [fields];
@@ -58,7 +69,10 @@ export function toClientError(error: GraphQLError, log: { error(object: object, 
   const unique = uniqueViolationFields(original);
   if (unique !== undefined) {
     const named = unique.length > 0 ? unique.join(', ') : 'value';
-    return withExtensions(error, `a record with this ${named} already exists`, { code: 'CONFLICT', ...(unique.length === 1 ? { field: unique[0] } : {}) });
+    return withExtensions(error, `a record with this ${named} already exists`, {
+      code: 'CONFLICT',
+      ...(unique.length === 1 ? { field: unique[0] } : {}),
+    });
   }
   if (error.path !== undefined && original !== undefined && !(original instanceof GraphQLError) && !carriesCode(original)) {
     log.error({ err: original, path: error.path.join('.') }, 'resolver failed');
@@ -79,11 +93,9 @@ export const formatGraphqlErrors: Formatter = (execution: Execution, context: Co
   const failed = !execution.data && translated.errors.some((error) => error.extensions['code'] === 'INTERNAL');
   const formatted = failed ? { ...defaults, statusCode: 500 } : defaults;
   const fallbackCode = formatted.statusCode >= 500 ? 'INTERNAL' : 'BAD_REQUEST';
-  const errors = formatted.response.errors?.map(
-    (error): GraphQLFormattedError => ({
-      ...error,
-      extensions: { code: fallbackCode, ...error.extensions },
-    }),
-  );
+  const errors = formatted.response.errors?.map((error): GraphQLFormattedError => ({
+    ...error,
+    extensions: { code: fallbackCode, ...error.extensions },
+  }));
   return { ...formatted, response: { ...formatted.response, errors } };
 };

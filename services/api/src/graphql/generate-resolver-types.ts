@@ -13,7 +13,9 @@ export const RESOLVER_TYPES_FILE = path.join(import.meta.dirname, 'generated', '
 
 /** The shared schema and every area's, as clients see them (without @staff). */
 export function servedSchemaSource(): string {
-  const areas = globSync('*/schema.graphql', { cwd: SOURCE }).filter((file) => !file.startsWith('graphql/')).sort();
+  const areas = globSync('*/schema.graphql', { cwd: SOURCE })
+    .filter((file) => !file.startsWith('graphql/'))
+    .sort();
   return [path.join(SOURCE, 'graphql/schema.graphql'), ...areas.map((file) => path.join(SOURCE, file))]
     .map((file) => gateStaffFields(readFileSync(file, 'utf8')).schema)
     .join('\n');

@@ -36,7 +36,8 @@ function withPermissions(resolvers: Resolvers, permissions: ReadonlyMap<string, 
       const permission = permissions.get(where);
       unresolved.delete(where);
       if (isStaffField(resolver) && permission !== undefined) boundFields[fieldName] = bindStaffField(resolver, permission);
-      else if (permission !== undefined) throw new Error(`${where} declares @staff(permission: "${permission}") but its resolver is not a staffField`);
+      else if (permission !== undefined)
+        throw new Error(`${where} declares @staff(permission: "${permission}") but its resolver is not a staffField`);
       else if (isStaffField(resolver)) throw new Error(`${where} is a staffField but its schema declares no @staff permission`);
       else boundFields[fieldName] = resolver;
     }

@@ -54,13 +54,19 @@ export function servePersistedQueries(app: FastifyInstance, persisted: Persisted
     if (request.routeOptions.url !== path) return;
     const found = paramsOf(request);
     const persistedQuery = persistedQueryOf(found?.extensions);
-    if (found === undefined || persistedQuery === undefined || (typeof found.params.query === 'string' && found.params.query !== '')) return;
+    if (found === undefined || persistedQuery === undefined || (typeof found.params.query === 'string' && found.params.query !== ''))
+      return;
     const { version, sha256Hash: hash } = (persistedQuery ?? {}) as { version?: unknown; sha256Hash?: unknown };
     if (version !== 1 || typeof hash !== 'string') {
-      return refuse(reply, 'PERSISTED_QUERY_NOT_SUPPORTED', 'extensions.persistedQuery must be {"version": 1, "sha256Hash": "<SHA-256 of the query in hex>"}');
+      return refuse(
+        reply,
+        'PERSISTED_QUERY_NOT_SUPPORTED',
+        'extensions.persistedQuery must be {"version": 1, "sha256Hash": "<SHA-256 of the query in hex>"}',
+      );
     }
     const query = queries.get(hash.toLowerCase());
-    if (query === undefined) return refuse(reply, 'PERSISTED_QUERY_NOT_FOUND', `no operation is registered under the SHA-256 ${hash.slice(0, 64)}`);
+    if (query === undefined)
+      return refuse(reply, 'PERSISTED_QUERY_NOT_FOUND', `no operation is registered under the SHA-256 ${hash.slice(0, 64)}`);
     found.params.query = query;
   });
   if (persisted.mode !== 'allowlist') return;

@@ -1,5 +1,15 @@
 import mercurius from 'mercurius';
-import { getNamedType, getOperationAST, isLeafType, Kind, visit, type DocumentNode, type GraphQLField, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import {
+  getNamedType,
+  getOperationAST,
+  isLeafType,
+  Kind,
+  visit,
+  type DocumentNode,
+  type GraphQLField,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
 import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
 import { DEFAULT_PAGE_SIZE } from './ids.ts';
 import { rootFieldsOf } from './root-fields.ts';
@@ -121,7 +131,8 @@ function costOf(request: QueryRequest, variables: Record<string, unknown>, limit
   return cost;
 }
 
-const refuse = (message: string, extensions: Record<string, unknown>, code = 'QUERY_TOO_LARGE') => new mercurius.ErrorWithProps(message, { code, ...extensions }, 400);
+const refuse = (message: string, extensions: Record<string, unknown>, code = 'QUERY_TOO_LARGE') =>
+  new mercurius.ErrorWithProps(message, { code, ...extensions }, 400);
 
 /** The variables as execution will coerce them; refused as execution would refuse them when they do not coerce. */
 function variablesOf(request: QueryRequest, operation: OperationDefinitionNode): Record<string, unknown> {
@@ -157,13 +168,22 @@ export function checkQueryLimits(request: QueryRequest, limits: QueryLimits): nu
   if (introspects && !limits.introspection) {
     throw refuse('introspection (__schema, __type) is turned off here (GRAPHQL_INTROSPECTION)', {}, 'INTROSPECTION_DISABLED');
   }
-  if (aliases > MAX_ALIASES) throw refuse(`the query uses ${aliases} aliases; at most ${MAX_ALIASES} are allowed`, { aliases, limit: MAX_ALIASES });
+  if (aliases > MAX_ALIASES)
+    throw refuse(`the query uses ${aliases} aliases; at most ${MAX_ALIASES} are allowed`, { aliases, limit: MAX_ALIASES });
   const operation = getOperationAST(request.document, request.operationName);
   if (operation === null || operation === undefined) return 0; // execution answers that the operation is unknown; nothing runs
   const rootFields = rootFieldsOf(request.document, operation).length;
-  if (rootFields > MAX_ROOT_FIELDS) throw refuse(`the query asks for ${rootFields} root fields; at most ${MAX_ROOT_FIELDS} are allowed`, { rootFields, limit: MAX_ROOT_FIELDS });
+  if (rootFields > MAX_ROOT_FIELDS)
+    throw refuse(`the query asks for ${rootFields} root fields; at most ${MAX_ROOT_FIELDS} are allowed`, {
+      rootFields,
+      limit: MAX_ROOT_FIELDS,
+    });
   const cost = costOf(request, variablesOf(request, operation), documentLimits);
   const { maxCost } = limits;
-  if (cost > maxCost) throw refuse(`the query costs ${cost}; at most ${maxCost} is allowed (ask for fewer items with first, or split it)`, { cost, limit: maxCost });
+  if (cost > maxCost)
+    throw refuse(`the query costs ${cost}; at most ${maxCost} is allowed (ask for fewer items with first, or split it)`, {
+      cost,
+      limit: maxCost,
+    });
   return cost;
 }

@@ -46,7 +46,11 @@ export function gateStaffFields(sdl: string, declared: readonly string[] = []): 
       const where = `${typeName}.${field.name.value}`;
       const permission = permissionOf(directive, where, known);
       permissions.set(where, permission);
-      return { ...field, description: describe(permission, field.description), directives: field.directives?.filter((other) => other !== directive) ?? [] };
+      return {
+        ...field,
+        description: describe(permission, field.description),
+        directives: field.directives?.filter((other) => other !== directive) ?? [],
+      };
     },
   });
   return { schema: print(document), permissions };

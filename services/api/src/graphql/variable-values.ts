@@ -1,6 +1,7 @@
 import { getVariableValues, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 
-export type CoercedVariables = { readonly values: Record<string, unknown>; readonly error?: never } | { readonly values?: never; readonly error: GraphQLError };
+export type CoercedVariables =
+  { readonly values: Record<string, unknown>; readonly error?: never } | { readonly values?: never; readonly error: GraphQLError };
 
 /**
  * An operation's variable values as execution will see them, by graphql-js's own coercion: defaults

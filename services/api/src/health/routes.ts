@@ -39,7 +39,8 @@ export interface Serving {
  * down rate limits fail open, so neither outage should take every api pod out of service.
  */
 export function healthRoutes(app: FastifyInstance, dependencies: Dependencies, options: HealthOptions): void {
-  const shown = (result: ProbeResult): ProbeResult => (options.errorText || result.error === undefined ? result : { ...result, error: 'unavailable' });
+  const shown = (result: ProbeResult): ProbeResult =>
+    options.errorText || result.error === undefined ? result : { ...result, error: 'unavailable' };
   app.get('/health', async () => ({ status: 'ok' }));
 
   app.get('/serving', async (_request, reply) => {

@@ -46,7 +46,10 @@ export class ClientAddress {
   }
 
   of(forwardedFor: string | string[] | undefined, peer: string | undefined): string {
-    const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : (forwardedFor ?? '')).split(',').map((hop) => hop.trim()).filter((hop) => hop !== '');
+    const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : (forwardedFor ?? ''))
+      .split(',')
+      .map((hop) => hop.trim())
+      .filter((hop) => hop !== '');
     const peerAddress = plainAddress(peer) ?? '';
     return this.#resolve(hops, peerAddress).slice(0, TRACKING_FIELD_LENGTHS.ipAddress);
   }

@@ -45,7 +45,10 @@ type ByStatus = 'method' | 'route' | 'status';
 /** The labelled children of one method and route: resolved once, then reused by every request of it. */
 interface RouteMetrics {
   readonly inProgress: Gauge.Internal<'method' | 'route'>;
-  readonly byStatus: Map<number, { requests: Counter.Internal; duration: Histogram.Internal<ByStatus>; size: Histogram.Internal<ByStatus> }>;
+  readonly byStatus: Map<
+    number,
+    { requests: Counter.Internal; duration: Histogram.Internal<ByStatus>; size: Histogram.Internal<ByStatus> }
+  >;
   readonly method: string;
   readonly route: string;
 }
@@ -71,7 +74,8 @@ export function measureHttp(app: FastifyInstance, registry: Registry): void {
   const routeMetrics = (method: string, route: string): RouteMetrics => {
     const key = `${method} ${route}`;
     let found = byRoute.get(key);
-    if (found === undefined) byRoute.set(key, (found = { inProgress: metrics.inProgress.labels(method, route), byStatus: new Map(), method, route }));
+    if (found === undefined)
+      byRoute.set(key, (found = { inProgress: metrics.inProgress.labels(method, route), byStatus: new Map(), method, route }));
     return found;
   };
   const completed = (route: RouteMetrics, status: number) => {

@@ -15,7 +15,12 @@ const stockLevelView = (level: Prisma.StockLevelModel) => ({
   available: level.onHand - level.reserved,
 });
 
-const stockCount = inputMapper<SetStockOnHandInput, StockCount>({ productId: parseId, locationId: parseId, onHand: same, reason: (reason) => reason ?? 'adjustment' });
+const stockCount = inputMapper<SetStockOnHandInput, StockCount>({
+  productId: parseId,
+  locationId: parseId,
+  onHand: same,
+  reason: (reason) => reason ?? 'adjustment',
+});
 
 export const inventoryResolvers: Resolvers = {
   Query: {

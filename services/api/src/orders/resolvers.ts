@@ -1,7 +1,17 @@
 import type { OrderStatus } from '@shop/platform';
 import { cancelOrder, checkout } from '@shop/domain/flows';
 import { notFound, type DomainDeps, type Tx } from '@shop/domain/kernel';
-import { approveOrder, changeOrderAddresses, completeOrder, findOrder, fulfilOrder, listOrders, markOrderPaid, type Address, type OrderWithLines } from '@shop/domain/orders';
+import {
+  approveOrder,
+  changeOrderAddresses,
+  completeOrder,
+  findOrder,
+  fulfilOrder,
+  listOrders,
+  markOrderPaid,
+  type Address,
+  type OrderWithLines,
+} from '@shop/domain/orders';
 import { GATEWAY_TRANSACTION } from '@shop/domain/tenders';
 import type { AddressInput, Resolvers } from '../graphql/generated/resolver-types.ts';
 import { decodeCursor, pageOf, pageSize, parseId } from '../graphql/ids.ts';

@@ -3,7 +3,6 @@ import { moneyString } from '@shop/domain/kernel';
 import { type Address, type OrderWithLines } from '@shop/domain/orders';
 import { iso } from '../graphql/iso.ts';
 
-
 export type OrderView = ReturnType<typeof orderView>;
 
 /** Its tenders come from the Order.tenders loader. */

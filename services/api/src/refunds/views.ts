@@ -1,7 +1,6 @@
 import type { RefundRequestView } from '@shop/domain/refunds';
 import { iso } from '../graphql/iso.ts';
 
-
 /** A refund request as GraphQL shows it to staff: times as ISO strings. */
 export const refundRequestView = (request: RefundRequestView) => ({
   ...request,

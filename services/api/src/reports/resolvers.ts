@@ -1,5 +1,12 @@
 import { DomainError } from '@shop/domain/kernel';
-import { isUtcDay, TRACKED_ENTITY_TYPES, trackingReport, type TrackedEntityType, type TrackingReportKey, type TrackingReportRow } from '@shop/domain/tracking';
+import {
+  isUtcDay,
+  TRACKED_ENTITY_TYPES,
+  trackingReport,
+  type TrackedEntityType,
+  type TrackingReportKey,
+  type TrackingReportRow,
+} from '@shop/domain/tracking';
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import { parseIds } from '../graphql/ids.ts';
 import { staffRead } from '../graphql/staff-fields.ts';
@@ -25,7 +32,8 @@ function decodeReportCursor(cursor: string | null | undefined): TrackingReportKe
     entityId !== undefined &&
     /^[1-9][0-9]{0,18}$/.test(entityId) &&
     BigInt(entityId) < 2n ** 63n;
-  if (!valid) throw new DomainError('BAD_USER_INPUT', 'after must be an endCursor this API returned for a tracking report', { field: 'after' });
+  if (!valid)
+    throw new DomainError('BAD_USER_INPUT', 'after must be an endCursor this API returned for a tracking report', { field: 'after' });
   return { day, entityType: entityType as TrackedEntityType, entityId: BigInt(entityId) };
 }
 

@@ -2,7 +2,6 @@ import { moneyString } from '@shop/domain/kernel';
 import { type ReturnDetail } from '@shop/domain/returns';
 import { iso } from '../graphql/iso.ts';
 
-
 export const returnView = (rma: ReturnDetail) => ({
   id: rma.id.toString(),
   orderId: rma.orderId.toString(),

@@ -21,7 +21,11 @@ interface PageArgs {
   readonly after?: string | null;
 }
 
-const pageOf = ({ text, first, after }: PageArgs): SearchPage => ({ text, limit: pageSize(first), offset: Number(decodeCursor(CURSOR, after) ?? 0n) });
+const pageOf = ({ text, first, after }: PageArgs): SearchPage => ({
+  text,
+  limit: pageSize(first),
+  offset: Number(decodeCursor(CURSOR, after) ?? 0n),
+});
 
 /** The page's hits as `T`: the documents (services/domain/src/search/*-documents.ts) hold these fields by these names. */
 function connection<T>(result: SearchResult, page: SearchPage) {

@@ -1,5 +1,14 @@
 import type { StoredSecretStatus } from '@shop/platform';
-import { extensionSettingViews, readSetting, resetExtensionSetting, secretStatus, storeExtensionSecret, storeExtensionSetting, storeSecret, storeSetting } from '@shop/domain/settings';
+import {
+  extensionSettingViews,
+  readSetting,
+  resetExtensionSetting,
+  secretStatus,
+  storeExtensionSecret,
+  storeExtensionSetting,
+  storeSecret,
+  storeSetting,
+} from '@shop/domain/settings';
 import type { Resolvers } from '../graphql/generated/resolver-types.ts';
 import { staffField } from '../graphql/staff-fields.ts';
 import { iso } from '../graphql/iso.ts';
@@ -18,7 +27,9 @@ export const settingsResolvers: Resolvers = {
       const status = await secretStatus(tx, key);
       return status === null ? null : secretStatusView(status);
     }),
-    extensionSettings: staffField(({ extension }, { tx }, { shop: { services } }) => extensionSettingViews(tx, services.masterKeys, services.extensions, extension)),
+    extensionSettings: staffField(({ extension }, { tx }, { shop: { services } }) =>
+      extensionSettingViews(tx, services.masterKeys, services.extensions, extension),
+    ),
   },
   Mutation: {
     setSetting: staffField(({ key, value }, { tx }) => storeSetting(tx, key, value)),
@@ -26,8 +37,12 @@ export const settingsResolvers: Resolvers = {
       const { masterKeys, deps } = context.shop.services;
       return secretStatusView(await storeSecret(tx, masterKeys, { key, value, staffUserId, now: deps.now() }));
     }),
-    setExtensionSetting: staffField((input, { tx }, { shop: { services } }) => storeExtensionSetting(tx, services.masterKeys, services.extensions, input)),
-    resetExtensionSetting: staffField((input, { tx }, { shop: { services } }) => resetExtensionSetting(tx, services.masterKeys, services.extensions, input)),
+    setExtensionSetting: staffField((input, { tx }, { shop: { services } }) =>
+      storeExtensionSetting(tx, services.masterKeys, services.extensions, input),
+    ),
+    resetExtensionSetting: staffField((input, { tx }, { shop: { services } }) =>
+      resetExtensionSetting(tx, services.masterKeys, services.extensions, input),
+    ),
     setExtensionSecret: staffField((input, { tx, staffUserId }, { shop: { services } }) =>
       storeExtensionSecret(tx, services.masterKeys, services.extensions, { ...input, staffUserId, now: services.deps.now() }),
     ),

@@ -11,7 +11,11 @@ import { localUploadRoutes } from './upload-routes.ts';
  * (registered in this order), none (see openFileStorage), or the process stopped with one line naming
  * the variable (exit 78).
  */
-export async function openApiFileStorage(config: Config, logger: Logger, extensions: readonly StorageRegistration[] = []): Promise<FileStorage | undefined> {
+export async function openApiFileStorage(
+  config: Config,
+  logger: Logger,
+  extensions: readonly StorageRegistration[] = [],
+): Promise<FileStorage | undefined> {
   const registry = coreStorageRegistry();
   for (const register of extensions) register(registry);
   try {

@@ -1,6 +1,13 @@
 import { createReadStream } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { MAX_UPLOAD_BYTES, StorageInputError, UPLOADS_PATH, UploadTokenError, type LocalFileStorage, type UploadGrant } from '@shop/platform/storage';
+import {
+  MAX_UPLOAD_BYTES,
+  StorageInputError,
+  UPLOADS_PATH,
+  UploadTokenError,
+  type LocalFileStorage,
+  type UploadGrant,
+} from '@shop/platform/storage';
 
 /** An error the app's error handler answers with this status and message. */
 function refusal(statusCode: number, message: string): Error & { statusCode: number } {
@@ -23,10 +30,15 @@ function grantFor(storage: LocalFileStorage, request: FastifyRequest): UploadGra
     throw error;
   }
   const contentType = request.headers['content-type'];
-  if (contentType !== grant.contentType) throw refusal(415, `the upload URL is signed for content type ${grant.contentType}, not ${contentType ?? 'none'}`);
+  if (contentType !== grant.contentType)
+    throw refusal(415, `the upload URL is signed for content type ${grant.contentType}, not ${contentType ?? 'none'}`);
   const length = Number(request.headers['content-length']);
   if (length > grant.sizeBytes) throw refusal(413, `the upload URL is signed for ${grant.sizeBytes} bytes; the body has ${length}`);
-  if (length !== grant.sizeBytes) throw refusal(400, `the upload URL is signed for a body of exactly ${grant.sizeBytes} bytes (Content-Length ${request.headers['content-length'] ?? 'missing'})`);
+  if (length !== grant.sizeBytes)
+    throw refusal(
+      400,
+      `the upload URL is signed for a body of exactly ${grant.sizeBytes} bytes (Content-Length ${request.headers['content-length'] ?? 'missing'})`,
+    );
   return grant;
 }
 

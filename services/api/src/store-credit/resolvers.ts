@@ -1,5 +1,14 @@
 import { type Tx } from '@shop/domain/kernel';
-import { customerStoreCreditBalances, findStoreCreditAccount, type IssueGiftCard, issueGiftCard, type IssueStoreCredit, issueStoreCredit, storeCreditBalance, storeCreditEntries } from '@shop/domain/store-credit';
+import {
+  customerStoreCreditBalances,
+  findStoreCreditAccount,
+  type IssueGiftCard,
+  issueGiftCard,
+  type IssueStoreCredit,
+  issueStoreCredit,
+  storeCreditBalance,
+  storeCreditEntries,
+} from '@shop/domain/store-credit';
 import type { IssueGiftCardInput, IssueStoreCreditInput, Resolvers } from '../graphql/generated/resolver-types.ts';
 import { parseId, pageSize } from '../graphql/ids.ts';
 import { inputMapper, same } from '../graphql/inputs.ts';
@@ -11,15 +20,26 @@ async function accountView(db: Tx, customerId: bigint, currency: string) {
   return account === null ? null : storeCreditAccountView(account, await storeCreditBalance(db, account.id));
 }
 
-const storeCreditIssue = inputMapper<IssueStoreCreditInput, IssueStoreCredit>({ customerId: parseId, currency: same, amount: same, note: same, idempotencyKey: same });
+const storeCreditIssue = inputMapper<IssueStoreCreditInput, IssueStoreCredit>({
+  customerId: parseId,
+  currency: same,
+  amount: same,
+  note: same,
+  idempotencyKey: same,
+});
 const giftCardIssue = inputMapper<IssueGiftCardInput, IssueGiftCard>({ currency: same, amount: same, note: same, idempotencyKey: same });
 
 export const storeCreditResolvers: Resolvers = {
   Query: {
-    storeCreditAccount: staffField(async ({ customerId, currency }, { tx }) => accountView(tx, parseId(customerId, 'customerId'), currency)),
+    storeCreditAccount: staffField(async ({ customerId, currency }, { tx }) =>
+      accountView(tx, parseId(customerId, 'customerId'), currency),
+    ),
     async myStoreCredit(_root, _args, context) {
       const balances = await customerStoreCreditBalances(context.shop.services.prisma, context.shop.customer().customerId);
-      return balances.map(({ account, balance }) => ({ currency: account.currency, balance: storeCreditAccountView(account, balance).balance }));
+      return balances.map(({ account, balance }) => ({
+        currency: account.currency,
+        balance: storeCreditAccountView(account, balance).balance,
+      }));
     },
   },
   Mutation: {
@@ -32,7 +52,11 @@ export const storeCreditResolvers: Resolvers = {
     }),
     issueGiftCard: staffField(async ({ input }, { tx, staffUserId }, context) => {
       const card = await issueGiftCard(tx, context.shop.services.deps, { ...giftCardIssue(input), staffUserId });
-      return { code: card.code, currency: card.currency, balance: storeCreditAccountView(card, await storeCreditBalance(tx, card.id)).balance };
+      return {
+        code: card.code,
+        currency: card.currency,
+        balance: storeCreditAccountView(card, await storeCreditBalance(tx, card.id)).balance,
+      };
     }),
   },
   StoreCreditAccount: {

@@ -30,12 +30,20 @@ export function bffRequests(app: FastifyInstance, platform: Pick<AppPlatform, 'd
     if (token === undefined) return undefined;
     const accepted = await tokens.verify(token);
     if (accepted === undefined) {
-      throw new CallerRefused(401, 'X-Storefront-Token is not an accepted storefront token (unknown or revoked): staff create one with createStorefrontToken', 'X-Storefront-Token');
+      throw new CallerRefused(
+        401,
+        'X-Storefront-Token is not an accepted storefront token (unknown or revoked): staff create one with createStorefrontToken',
+        'X-Storefront-Token',
+      );
     }
     const shopperHeader = header(request, SHOPPER_IP_HEADER);
     if (shopperHeader === undefined) return { id: accepted.bucketKey, shopper: undefined };
     const shopper = plainAddress(shopperHeader);
-    if (shopper === undefined) throw new CallerRefused(400, `X-Shopper-IP must be the shopper's IP address (IPv4 or IPv6), not ${JSON.stringify(shopperHeader.slice(0, 64))}`);
+    if (shopper === undefined)
+      throw new CallerRefused(
+        400,
+        `X-Shopper-IP must be the shopper's IP address (IPv4 or IPv6), not ${JSON.stringify(shopperHeader.slice(0, 64))}`,
+      );
     return { id: accepted.bucketKey, shopper };
   };
 }

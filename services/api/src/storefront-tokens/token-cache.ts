@@ -1,7 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import { type Tx } from '@shop/domain/kernel';
-import { activeStorefrontTokens, recordStorefrontTokenUse, storefrontTokenHash, LAST_USED_PRECISION_MS } from '@shop/domain/storefront-tokens';
+import {
+  activeStorefrontTokens,
+  recordStorefrontTokenUse,
+  storefrontTokenHash,
+  LAST_USED_PRECISION_MS,
+} from '@shop/domain/storefront-tokens';
 
 /** How long a process trusts what it read of storefront_tokens: a revocation elsewhere applies within this. */
 const TOKEN_CACHE_TTL_MS = 10_000;
@@ -121,7 +126,9 @@ export class StorefrontTokens {
     if (now - (this.#written.get(id) ?? Number.NEGATIVE_INFINITY) < LAST_USED_PRECISION_MS) return;
     this.#written.set(id, now);
     const write = recordStorefrontTokenUse(this.#db, id, new Date(now))
-      .catch((error: unknown) => this.#logger.warn({ err: error, storefrontTokenId: id.toString() }, 'could not record a storefront token use'))
+      .catch((error: unknown) =>
+        this.#logger.warn({ err: error, storefrontTokenId: id.toString() }, 'could not record a storefront token use'),
+      )
       .finally(() => this.#writes.delete(write));
     this.#writes.add(write);
   }

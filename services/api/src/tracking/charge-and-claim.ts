@@ -58,7 +58,11 @@ export class ChargeAndClaim {
     const bucket =
       policy === undefined
         ? undefined
-        : { key: `${this.#keyPrefix}:${policy.key}:${caller}`, limit: { capacity: policy.capacity, refillPerSecond: policy.refillPerSecond }, cost };
+        : {
+            key: `${this.#keyPrefix}:${policy.key}:${caller}`,
+            limit: { capacity: policy.capacity, refillPerSecond: policy.refillPerSecond },
+            cost,
+          };
     try {
       const { taken, claimed } = await this.#cache.chargeAndClaim(bucket, claims);
       return { decision: policy === undefined || taken === undefined ? undefined : this.#decisions.taken(policy, taken), claimed };

@@ -261,7 +261,10 @@ export class EventBuffer<T> {
     this.#retryAt = Date.now() + this.#delay();
     // The first failure of a streak is a warning; later ones repeat it at most every few attempts.
     if (this.#failures === 1 || this.#failures % 10 === 0) {
-      this.#logger.warn({ err: error, queued: this.size, failures: this.#failures }, 'writing tracking events failed; they stay queued and are retried');
+      this.#logger.warn(
+        { err: error, queued: this.size, failures: this.#failures },
+        'writing tracking events failed; they stay queued and are retried',
+      );
     }
   }
 

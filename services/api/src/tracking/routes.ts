@@ -97,7 +97,11 @@ export function trackingRoutes(app: FastifyInstance, platform: TrackingPlatform,
   const chargeFor = (request: FastifyRequest, reply: FastifyReply): Charge | undefined => {
     const limits = app.rateLimits;
     if (limits === undefined) return undefined;
-    if (charging?.limits !== limits) charging = { limits, store: new ChargeAndClaim({ limiter: limits.limiter, cache: platform.cache, metrics: platform.metrics, logger }) };
+    if (charging?.limits !== limits)
+      charging = {
+        limits,
+        store: new ChargeAndClaim({ limiter: limits.limiter, cache: platform.cache, metrics: platform.metrics, logger }),
+      };
     const { store } = charging;
     return async (claims: Claims): Promise<Charged> => {
       const charged = await store.take(limits.policyOf(request), limits.callerOf(request), 1, claims);
@@ -119,7 +123,8 @@ export function trackingRoutes(app: FastifyInstance, platform: TrackingPlatform,
       if (error.statusCode !== undefined && error.statusCode < 500) {
         const charge = chargeFor(request, reply);
         if (charge !== undefined && !(await charge({ keys: [], ttlSeconds: 0 })).allowed) return reply;
-        const reason: RejectReason = error.statusCode === 413 ? 'body_too_large' : error.statusCode === 415 ? 'unsupported_media_type' : 'invalid_body';
+        const reason: RejectReason =
+          error.statusCode === 413 ? 'body_too_large' : error.statusCode === 415 ? 'unsupported_media_type' : 'invalid_body';
         tracker.rejected(reason, countOf(request.body));
       }
       throw error;

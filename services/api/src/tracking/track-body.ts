@@ -1,4 +1,10 @@
-import { MAX_BIGINT, TRACKED_ENTITY_TYPES, TRACKING_EVENT_TYPES, type TrackedEntityType, type TrackingEventType } from '@shop/domain/tracking';
+import {
+  MAX_BIGINT,
+  TRACKED_ENTITY_TYPES,
+  TRACKING_EVENT_TYPES,
+  type TrackedEntityType,
+  type TrackingEventType,
+} from '@shop/domain/tracking';
 
 /** The most events one POST /track (or one track mutation) may carry. */
 export const MAX_BATCH_EVENTS = 50;
@@ -27,7 +33,8 @@ export interface BodyProblem {
   readonly message: string;
 }
 
-export type ParsedBody = { readonly events: BeaconEvent[]; readonly batch: boolean } | { readonly problem: BodyProblem; readonly batch: boolean };
+export type ParsedBody =
+  { readonly events: BeaconEvent[]; readonly batch: boolean } | { readonly problem: BodyProblem; readonly batch: boolean };
 
 /**
  * The JSON types each property may have: an id may be an integer only when it is a positive safe
@@ -55,7 +62,8 @@ function jsonType(value: unknown): string {
 }
 
 const article = (type: string): string => (type === 'null' ? 'null' : type === 'integer' ? 'an integer' : `a ${type}`);
-const isEventObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isEventObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** The first property of a wrong JSON type, in the event's own property order. */
 function typeProblem(event: Record<string, unknown>, index: number): BodyProblem | undefined {

@@ -35,8 +35,19 @@ export interface Charged {
 /** How a beacon request ends: every event queued, or refused (nothing of it stored) and why. */
 export type TrackOutcome =
   | { readonly ok: true; readonly accepted: number }
-  | { readonly ok: false; readonly status: 400; readonly reason: RejectReason; readonly problem: SessionProblem | { readonly body: BodyProblem; readonly batch: boolean } }
-  | { readonly ok: false; readonly status: 503; readonly reason: 'buffer_full' | 'shutting_down'; readonly retryAfterSeconds: number; readonly message: string };
+  | {
+      readonly ok: false;
+      readonly status: 400;
+      readonly reason: RejectReason;
+      readonly problem: SessionProblem | { readonly body: BodyProblem; readonly batch: boolean };
+    }
+  | {
+      readonly ok: false;
+      readonly status: 503;
+      readonly reason: 'buffer_full' | 'shutting_down';
+      readonly retryAfterSeconds: number;
+      readonly message: string;
+    };
 
 /** How a request that spent its rate limit through a {@link Charge} ends: also rate limited (answered 429 by the charge). */
 export type ChargedTrackOutcome = TrackOutcome | typeof LIMITED;
@@ -106,7 +117,12 @@ export class Tracker {
 
     const sessionId = headerValue(source.sessionId);
     if (sessionId === undefined || sessionId.trim() === '') {
-      return reject({ ok: false, status: 400, reason: 'missing_session_id', problem: { header: 'X-Session-ID', message: 'X-Session-ID header is required' } });
+      return reject({
+        ok: false,
+        status: 400,
+        reason: 'missing_session_id',
+        problem: { header: 'X-Session-ID', message: 'X-Session-ID header is required' },
+      });
     }
     if (sessionId.length > TRACKING_FIELD_LENGTHS.sessionId) {
       const message = `X-Session-ID header must be at most ${TRACKING_FIELD_LENGTHS.sessionId} characters`;
@@ -114,12 +130,16 @@ export class Tracker {
     }
 
     const parsed = parseBeacons(body);
-    if ('problem' in parsed) return reject({ ok: false, status: 400, reason: 'invalid_body', problem: { body: parsed.problem, batch: parsed.batch } });
+    if ('problem' in parsed)
+      return reject({ ok: false, status: 400, reason: 'invalid_body', problem: { body: parsed.problem, batch: parsed.batch } });
     const { events } = parsed;
 
     const admission = buffer.admit(events.length);
     if (!admission.ok) {
-      const message = admission.reason === 'shutting_down' ? 'the api is stopping; send the events again' : 'too many tracking events are waiting to be written; retry later';
+      const message =
+        admission.reason === 'shutting_down'
+          ? 'the api is stopping; send the events again'
+          : 'too many tracking events are waiting to be written; retry later';
       return reject({ ok: false, status: 503, reason: admission.reason, retryAfterSeconds: admission.retryAfterSeconds, message });
     }
     let clicks = 0;
@@ -150,7 +170,12 @@ export class Tracker {
   ): Promise<TrackingEventRecord[] | undefined> {
     const { metrics, addresses, tokens, repeats } = this.#deps;
     const viewer = await viewerOf(headerValue(source.authorization), tokens, (reason) => metrics.ignoredTokens.inc({ reason }));
-    const clickOf = (event: BeaconEvent) => ({ entityType: event.entity_type, entityId: event.entity_id, sessionId, userId: viewer.userId });
+    const clickOf = (event: BeaconEvent) => ({
+      entityType: event.entity_type,
+      entityId: event.entity_id,
+      sessionId,
+      userId: viewer.userId,
+    });
     const decisions: RepeatDecision[] = [];
     if (charge === undefined) {
       // One after another: a batch that clicks one entity twice records the second click as a repeat.

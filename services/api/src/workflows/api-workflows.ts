@@ -20,7 +20,7 @@ export async function workflowEngine(config: Config, logger: Logger): Promise<Sh
   logger.warn(
     `WORKFLOW_HOST is not set: the api runs the periodic sweeps itself (${schedules}), so unpaid orders are still cancelled when their stock hold runs out; ` +
       'the workflow timers that need an engine are off: the fulfilment window of paid orders, the reminders and expiry of order and business-account approvals, ' +
-      'and the capture of fulfilled orders\' cards; refund requests run in-process, and one left REQUESTED (a gateway that did not answer, a refund left pending) runs again on the reconcile-stranded-money schedule',
+      "and the capture of fulfilled orders' cards; refund requests run in-process, and one left REQUESTED (a gateway that did not answer, a refund left pending) runs again on the reconcile-stranded-money schedule",
   );
   return new InProcessWorkflowEngine({ logger, workflows: IN_PROCESS_WORKFLOWS, sweeps: IN_PROCESS_SWEEPS });
 }

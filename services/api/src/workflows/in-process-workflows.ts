@@ -12,11 +12,15 @@ import type { ShopWorkflowInputs } from './workflow-triggers.ts';
  * reconciliation sweep hands it back here later. The others wait on timers, which need an engine.
  */
 export const IN_PROCESS_WORKFLOWS: InProcessEngineOptions<ShopWorkflowInputs, SweepPassDeps>['workflows'] = {
-  [WORKFLOW_TYPES.refundExecution]: (context, { refundRequestId }, run) => runRefundRequest(context, { requestId: BigInt(refundRequestId), run }),
+  [WORKFLOW_TYPES.refundExecution]: (context, { refundRequestId }, run) =>
+    runRefundRequest(context, { requestId: BigInt(refundRequestId), run }),
 };
 
 /** The worker's passes, but for the reconciliation: without an engine nothing captures, so only stranded refund requests are run again. */
-const IN_PROCESS_PASSES: Readonly<Record<SweepWorkflowType, SweepPass>> = { ...SWEEP_PASSES, [WORKFLOW_TYPES.reconcileStrandedMoney]: restartStrandedRefundsPass };
+const IN_PROCESS_PASSES: Readonly<Record<SweepWorkflowType, SweepPass>> = {
+  ...SWEEP_PASSES,
+  [WORKFLOW_TYPES.reconcileStrandedMoney]: restartStrandedRefundsPass,
+};
 
 /** Every periodic sweep on its declared interval and batch, with the passes the worker's activities run. */
 export const IN_PROCESS_SWEEPS: readonly InProcessSweep<SweepPassDeps>[] = PERIODIC_WORKFLOWS.map((periodic) => ({

@@ -39,7 +39,14 @@ function parseTime(value: string | null | undefined, argument: string): Date | u
   const parts = TIME.exec(value.trim())?.groups;
   if (parts !== undefined) {
     const number = (name: string): number => Number(parts[name] ?? 0);
-    const [year, month, day, hour, minute, second] = ['year', 'month', 'day', 'hour', 'minute', 'second'].map(number) as [number, number, number, number, number, number];
+    const [year, month, day, hour, minute, second] = ['year', 'month', 'day', 'hour', 'minute', 'second'].map(number) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
     const local = new Date(Date.UTC(year, month - 1, day, hour, minute, second, Number((parts['fraction'] ?? '').padEnd(3, '0'))));
     const offsetMinutes = (parts['sign'] === '-' ? -1 : 1) * (number('offsetHours') * 60 + number('offsetMinutes'));
     const real =
@@ -53,7 +60,11 @@ function parseTime(value: string | null | undefined, argument: string): Date | u
       number('offsetMinutes') <= 59;
     if (real) return new Date(local.getTime() - offsetMinutes * 60_000);
   }
-  throw new DomainError('BAD_USER_INPUT', `${argument} must be an ISO 8601 time such as 2026-03-01T12:00:00Z, or a day such as 2026-03-01, from 1970 on`, { field: argument });
+  throw new DomainError(
+    'BAD_USER_INPUT',
+    `${argument} must be an ISO 8601 time such as 2026-03-01T12:00:00Z, or a day such as 2026-03-01, from 1970 on`,
+    { field: argument },
+  );
 }
 
 function faultFilter(args: WorkflowFaultArgs): WorkflowFaultFilter {
@@ -63,7 +74,11 @@ function faultFilter(args: WorkflowFaultArgs): WorkflowFaultFilter {
   if (since !== undefined && until !== undefined && since > until) {
     throw new DomainError('BAD_USER_INPUT', 'until must be the same time as since or later', { field: 'until' });
   }
-  return { ...(workflow === undefined ? {} : { workflow }), ...(since === undefined ? {} : { since }), ...(until === undefined ? {} : { until }) };
+  return {
+    ...(workflow === undefined ? {} : { workflow }),
+    ...(since === undefined ? {} : { since }),
+    ...(until === undefined ? {} : { until }),
+  };
 }
 
 export const workflowResolvers: Resolvers = {

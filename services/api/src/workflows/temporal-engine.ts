@@ -60,7 +60,10 @@ export class TemporalWorkflowEngine<Inputs> implements WorkflowEngine<Inputs, un
 }
 
 /** An engine whose connection opens at its first use, so the api starts while Temporal is down (the outbox retries). */
-export function connectTemporalEngine<Inputs>(settings: { workflowHost: string; workflowNamespace: string }): TemporalWorkflowEngine<Inputs> {
+export function connectTemporalEngine<Inputs>(settings: {
+  workflowHost: string;
+  workflowNamespace: string;
+}): TemporalWorkflowEngine<Inputs> {
   const connection = Connection.lazy({ address: settings.workflowHost });
   return new TemporalWorkflowEngine(new Client({ connection, namespace: settings.workflowNamespace }), () => connection.close());
 }

@@ -76,7 +76,10 @@ export function workflowTriggers(engine: ShopWorkflowEngine): EventListener[] {
   return TRIGGERS.filter((declared) => engine.runs(declared.workflowType)).map((declared): EventListener => listenerOf(engine, declared));
 }
 
-function listenerOf<N extends EventName, Type extends ShopWorkflowType>(engine: ShopWorkflowEngine, declared: Trigger<N, Type>): EventListener<N> {
+function listenerOf<N extends EventName, Type extends ShopWorkflowType>(
+  engine: ShopWorkflowEngine,
+  declared: Trigger<N, Type>,
+): EventListener<N> {
   return {
     name: declared.name,
     event: declared.event,

@@ -9,7 +9,8 @@ const WEB = { 'x-channel-id': 'auth-web' };
 const REGISTER = `mutation ($input: RegisterCustomerInput!) {
   registerCustomer(input: $input) { accessToken accessTokenExpiresAt refreshToken refreshTokenExpiresAt }
 }`;
-const LOGIN = 'mutation ($email: String!, $password: String!) { loginCustomer(email: $email, password: $password) { accessToken refreshToken } }';
+const LOGIN =
+  'mutation ($email: String!, $password: String!) { loginCustomer(email: $email, password: $password) { accessToken refreshToken } }';
 const REFRESH = 'mutation ($token: String!) { refreshToken(refreshToken: $token) { accessToken refreshToken } }';
 const LOGOUT = 'mutation ($token: String!) { logout(refreshToken: $token) }';
 const ME = '{ me { id email firstName isBusiness approvalStatus channelId } }';
@@ -34,7 +35,11 @@ afterAll(async () => {
 });
 
 async function register(email: string, extra: Record<string, unknown> = {}): Promise<Pair> {
-  const { registerCustomer } = await api.data<{ registerCustomer: Pair }>(REGISTER, { input: { email, password: 'correct horse battery', ...extra } }, WEB);
+  const { registerCustomer } = await api.data<{ registerCustomer: Pair }>(
+    REGISTER,
+    { input: { email, password: 'correct horse battery', ...extra } },
+    WEB,
+  );
   return registerCustomer;
 }
 
@@ -44,7 +49,11 @@ describe('customer sign-up and sign-in', () => {
     const { me } = await api.data<{ me: Record<string, unknown> }>(ME, {}, bearer(pair.accessToken));
     expect(me).toMatchObject({ email: 'ada@example.com', firstName: 'Ada', isBusiness: false, approvalStatus: null, channelId });
 
-    const { loginCustomer } = await api.data<{ loginCustomer: Pair }>(LOGIN, { email: 'ada@example.com', password: 'correct horse battery' }, { 'x-channel-id': channelId });
+    const { loginCustomer } = await api.data<{ loginCustomer: Pair }>(
+      LOGIN,
+      { email: 'ada@example.com', password: 'correct horse battery' },
+      { 'x-channel-id': channelId },
+    );
     expect((await api.data<{ me: { email: string } }>(ME, {}, bearer(loginCustomer.accessToken))).me.email).toBe('ada@example.com');
   });
 
@@ -56,9 +65,19 @@ describe('customer sign-up and sign-in', () => {
 
   it('refuses bad input as BAD_USER_INPUT naming the field', async () => {
     const short = await api.error(REGISTER, { input: { email: 'short@example.com', password: 'short' } }, WEB);
-    expect(short).toMatchObject({ message: 'password must be at least 10 characters', extensions: { code: 'BAD_USER_INPUT', field: 'password' } });
-    const long = await api.error(REGISTER, { input: { email: 'long@example.com', password: 'correct horse battery', firstName: 'x'.repeat(101) } }, WEB);
-    expect(long).toMatchObject({ message: 'firstName must be at most 100 characters', extensions: { code: 'BAD_USER_INPUT', field: 'firstName' } });
+    expect(short).toMatchObject({
+      message: 'password must be at least 10 characters',
+      extensions: { code: 'BAD_USER_INPUT', field: 'password' },
+    });
+    const long = await api.error(
+      REGISTER,
+      { input: { email: 'long@example.com', password: 'correct horse battery', firstName: 'x'.repeat(101) } },
+      WEB,
+    );
+    expect(long).toMatchObject({
+      message: 'firstName must be at most 100 characters',
+      extensions: { code: 'BAD_USER_INPUT', field: 'firstName' },
+    });
     const email = await api.error(REGISTER, { input: { email: `${'a'.repeat(400)}@example.com`, password: 'correct horse battery' } }, WEB);
     expect(email.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'email' });
   });
@@ -66,7 +85,11 @@ describe('customer sign-up and sign-in', () => {
   it('asks for the channel, and names an unknown one', async () => {
     const missing = await api.error(REGISTER, { input: { email: 'nochannel@example.com', password: 'correct horse battery' } });
     expect(missing.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'X-Channel-ID' });
-    const unknown = await api.error(REGISTER, { input: { email: 'nochannel@example.com', password: 'correct horse battery' } }, { 'x-channel-id': 'mars' });
+    const unknown = await api.error(
+      REGISTER,
+      { input: { email: 'nochannel@example.com', password: 'correct horse battery' } },
+      { 'x-channel-id': 'mars' },
+    );
     expect(unknown).toMatchObject({ message: 'channel mars does not exist', extensions: { code: 'NOT_FOUND', field: 'X-Channel-ID' } });
   });
 
@@ -100,9 +123,15 @@ describe('refresh and sign-out', () => {
   it('logout revokes the sign-in; an unknown token answers false', async () => {
     const pair = await register('logout@example.com');
     expect(await api.data(LOGOUT, { token: pair.refreshToken })).toEqual({ logout: true });
-    expect((await api.error(REFRESH, { token: pair.refreshToken })).extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'revoked' });
+    expect((await api.error(REFRESH, { token: pair.refreshToken })).extensions).toMatchObject({
+      code: 'UNAUTHENTICATED',
+      reason: 'revoked',
+    });
     expect(await api.data(LOGOUT, { token: 'not-a-token' })).toEqual({ logout: false });
-    expect((await api.error(REFRESH, { token: 'x'.repeat(5000) })).extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'unknown' });
+    expect((await api.error(REFRESH, { token: 'x'.repeat(5000) })).extensions).toMatchObject({
+      code: 'UNAUTHENTICATED',
+      reason: 'unknown',
+    });
   });
 });
 
@@ -110,7 +139,12 @@ describe('bad access tokens are UNAUTHENTICATED, never 500', () => {
   const customer = { kind: 'customer', customerId: 1n, channelId: 1n, customerGroupId: null } as const;
 
   async function rejected(headers: Record<string, string>) {
-    const response = await api.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', ...headers }, payload: { query: '{ health }' } });
+    const response = await api.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { 'content-type': 'application/json', ...headers },
+      payload: { query: '{ health }' },
+    });
     expect(response.statusCode).toBe(401);
     expect(response.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
     const body = response.json<{ data: null; errors: { message: string; extensions: { code: string; reason: string } }[] }>();
@@ -123,7 +157,9 @@ describe('bad access tokens are UNAUTHENTICATED, never 500', () => {
   it('refuses a tampered token', async () => {
     const { token } = await signAccessToken(customer, tokenSettings(TEST_SECRET));
     const [header, payload, signature] = token.split('.');
-    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload ?? '', 'base64url').toString()), sub: 'staff:1' })).toString('base64url');
+    const forged = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(payload ?? '', 'base64url').toString()), sub: 'staff:1' }),
+    ).toString('base64url');
     expect((await rejected(bearer(`${header}.${forged}.${signature}`)))?.extensions.reason).toBe('bad_signature');
     expect((await rejected(bearer(`${token.slice(0, -2)}xx`)))?.extensions.reason).toBe('bad_signature');
   });
@@ -156,23 +192,28 @@ describe('bad access tokens are UNAUTHENTICATED, never 500', () => {
     expect(response.statusCode).toBe(401);
     expect(response.json()).toMatchObject({ errors: [{ extensions: { code: 'UNAUTHENTICATED', reason: 'malformed' } }] });
   });
-
 });
 
 describe('guest sessions', () => {
   const CREATE_CART = 'mutation { createCart { id } }';
   const CART = 'query ($id: ID!) { cart(id: $id) { id } }';
   const NOT_ISSUED = {
-    message: 'X-Session-ID was not issued by this api: start a guest session with the startGuestSession mutation and send the id it answers',
+    message:
+      'X-Session-ID was not issued by this api: start a guest session with the startGuestSession mutation and send the id it answers',
     extensions: { code: 'BAD_USER_INPUT', field: 'X-Session-ID', reason: 'not_issued' },
   };
 
   const refusal = async (sessionId: string) => {
-    const response = await api.app.inject({ method: 'POST', url: '/graphql', headers: { ...WEB, 'x-session-id': sessionId }, payload: { query: CREATE_CART } });
+    const response = await api.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { ...WEB, 'x-session-id': sessionId },
+      payload: { query: CREATE_CART },
+    });
     return { status: response.statusCode, body: response.json() };
   };
 
-  it('issues a new unguessable id each time, and the guest\'s cart is found by it alone', async () => {
+  it("issues a new unguessable id each time, and the guest's cart is found by it alone", async () => {
     const [guest, other] = await Promise.all([api.guestSession(), api.guestSession()]);
     expect(guest).toMatch(/^g1\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{22}$/);
     expect(other).not.toBe(guest);
@@ -188,7 +229,15 @@ describe('guest sessions', () => {
     // 22 base64url characters carry 16 bytes and 4 spare bits: another spelling of the same bytes is not the id either.
     const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
     const respelt = `${tag.slice(0, -1)}${BASE64URL[BASE64URL.indexOf(tag.at(-1) ?? '') + 1]}`;
-    for (const forged of ['guest-picked-id', 'a1b2c3d4-e5f6-4711-8899-aabbccddeeff', 's'.repeat(256), `g1.${flip(random)}.${tag}`, `g1.${random}.${flip(tag)}`, `g1.${random}.${respelt}`, `g2.${random}.${tag}`]) {
+    for (const forged of [
+      'guest-picked-id',
+      'a1b2c3d4-e5f6-4711-8899-aabbccddeeff',
+      's'.repeat(256),
+      `g1.${flip(random)}.${tag}`,
+      `g1.${random}.${flip(tag)}`,
+      `g1.${random}.${respelt}`,
+      `g2.${random}.${tag}`,
+    ]) {
       expect(await refusal(forged)).toEqual({ status: 400, body: { data: null, errors: [NOT_ISSUED] } });
     }
   });
@@ -208,8 +257,15 @@ describe('staff permissions', () => {
       'mutation { loginStaff(email: "clerk@shop.test", password: "clerk-password-1") { accessToken refreshToken } }',
     );
     const error = await api.error(CREATE_BRAND, { slug: 'acme-clerk' }, bearer(loginStaff.accessToken));
-    expect(error).toMatchObject({ message: 'missing permission catalog.write', extensions: { code: 'FORBIDDEN', permission: 'catalog.write' } });
-    const { staffMe } = await api.data<{ staffMe: { permissions: string[] } }>('{ staffMe { permissions } }', {}, bearer(loginStaff.accessToken));
+    expect(error).toMatchObject({
+      message: 'missing permission catalog.write',
+      extensions: { code: 'FORBIDDEN', permission: 'catalog.write' },
+    });
+    const { staffMe } = await api.data<{ staffMe: { permissions: string[] } }>(
+      '{ staffMe { permissions } }',
+      {},
+      bearer(loginStaff.accessToken),
+    );
     expect(staffMe.permissions).toEqual([]);
   });
 
@@ -237,14 +293,24 @@ describe('staff permissions', () => {
       permission: 'orders.manage',
     });
     await api.prisma.staffUser.update({ where: { email: 'viewer@shop.test' }, data: { active: false } });
-    expect((await api.error('{ orders(first: 1) { nodes { id } } }', {}, headers)).extensions).toMatchObject({ code: 'FORBIDDEN', permission: 'orders.read' });
-    expect((await api.error(REFRESH, { token: loginStaff.refreshToken })).extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'account_disabled' });
+    expect((await api.error('{ orders(first: 1) { nodes { id } } }', {}, headers)).extensions).toMatchObject({
+      code: 'FORBIDDEN',
+      permission: 'orders.read',
+    });
+    expect((await api.error(REFRESH, { token: loginStaff.refreshToken })).extensions).toMatchObject({
+      code: 'UNAUTHENTICATED',
+      reason: 'account_disabled',
+    });
   });
 
   it('lets the admin do it and see every permission', async () => {
     const headers = await api.adminHeaders();
     expect(await api.data(CREATE_BRAND, { slug: 'acme-admin' }, headers)).toMatchObject({ createBrand: { slug: 'acme-admin' } });
-    const { staffMe } = await api.data<{ staffMe: { email: string; permissions: string[] } }>('{ staffMe { email permissions } }', {}, headers);
+    const { staffMe } = await api.data<{ staffMe: { email: string; permissions: string[] } }>(
+      '{ staffMe { email permissions } }',
+      {},
+      headers,
+    );
     expect(staffMe.permissions).toContain('orders.manage');
     expect(staffMe.permissions).toContain('catalog.write');
   });

@@ -7,7 +7,8 @@ const QUEUE_MAX = 3;
 const WEB = { 'x-channel-id': 'web' };
 const CUSTOMER = { email: 'queued@example.com', password: 'queued-password-1' };
 const STAFF_SIGN_IN = 'mutation ($email: String!, $password: String!) { loginStaff(email: $email, password: $password) { accessToken } }';
-const CUSTOMER_SIGN_IN = 'mutation ($email: String!, $password: String!) { loginCustomer(email: $email, password: $password) { accessToken } }';
+const CUSTOMER_SIGN_IN =
+  'mutation ($email: String!, $password: String!) { loginCustomer(email: $email, password: $password) { accessToken } }';
 
 let api: GraphqlApi;
 
@@ -28,8 +29,17 @@ interface Answer {
   readonly answeredAt: number;
 }
 
-async function signIn(query: string, credentials: { email: string; password: string }, headers: Record<string, string> = {}): Promise<Answer> {
-  const response = await api.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', ...headers }, payload: { query, variables: credentials } });
+async function signIn(
+  query: string,
+  credentials: { email: string; password: string },
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  const response = await api.app.inject({
+    method: 'POST',
+    url: '/graphql',
+    headers: { 'content-type': 'application/json', ...headers },
+    payload: { query, variables: credentials },
+  });
   return { status: response.statusCode, retryAfter: response.headers['retry-after'], body: response.json(), answeredAt: performance.now() };
 }
 

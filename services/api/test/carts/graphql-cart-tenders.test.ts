@@ -30,7 +30,12 @@ beforeAll(async () => {
   gateway = await startTestGateway({ databaseUrl: gatewayDatabase.url, apiKey: API_KEY });
   control = new TestGatewayControl(gateway.url, API_KEY);
   api = await openGraphqlApi('graphql_cart_tenders', { PAYMENT_GATEWAY_URL: gateway.url });
-  await setStoredSecret(api.prisma, api.platform.masterKeys, { key: GATEWAY_API_KEY_SECRET, value: API_KEY, setAt: new Date(), setByStaffUserId: null });
+  await setStoredSecret(api.prisma, api.platform.masterKeys, {
+    key: GATEWAY_API_KEY_SECRET,
+    value: API_KEY,
+    setAt: new Date(),
+    setByStaffUserId: null,
+  });
   ({ channelId, locationId, admin } = await seedDemoShop(api));
 });
 
@@ -48,41 +53,74 @@ async function shortCart(sku: string): Promise<{ cartId: string; productId: stri
     { input: { sku, name: sku, slug: sku.toLowerCase(), price: '12.50', currency: 'EUR', channelIds: [channelId] } },
     admin,
   );
-  await api.data('mutation ($input: SetStockOnHandInput!) { setStockOnHand(input: $input) { onHand } }', { input: { productId: createProduct.id, locationId, onHand: 1, reason: 'restock' } }, admin);
+  await api.data(
+    'mutation ($input: SetStockOnHandInput!) { setStockOnHand(input: $input) { onHand } }',
+    { input: { productId: createProduct.id, locationId, onHand: 1, reason: 'restock' } },
+    admin,
+  );
   const headers = { ...WEB, 'x-session-id': await api.guestSession() };
   const { createCart } = await api.data<{ createCart: { id: string } }>('mutation { createCart { id } }', {}, headers);
-  await api.data('mutation ($cartId: ID!, $productId: ID!) { addCartLine(cartId: $cartId, productId: $productId, quantity: 2) { id } }', { cartId: createCart.id, productId: createProduct.id }, headers);
+  await api.data(
+    'mutation ($cartId: ID!, $productId: ID!) { addCartLine(cartId: $cartId, productId: $productId, quantity: 2) { id } }',
+    { cartId: createCart.id, productId: createProduct.id },
+    headers,
+  );
   return { cartId: createCart.id, productId: createProduct.id, headers };
 }
 
-const checkoutInput = (cartId: string, idempotencyKey: string) => ({ cartId, email: 'guest@example.com', billingAddress: ADDRESS, idempotencyKey, card: { token: 'tok_graphql_cart' } });
+const checkoutInput = (cartId: string, idempotencyKey: string) => ({
+  cartId,
+  email: 'guest@example.com',
+  billingAddress: ADDRESS,
+  idempotencyKey,
+  card: { token: 'tok_graphql_cart' },
+});
 
 describe('cart tenders through GraphQL, without a workflow engine', () => {
   it('refuses a cart changed after its authorization, and the in-process sweep voids the idle tender of a failed checkout once', async () => {
     const idle = await shortCart('CART-IDLE');
-    expect((await api.error(PLACE_ORDER, { input: checkoutInput(idle.cartId, 'graphql-cart-idle-1') }, idle.headers)).extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
+    expect(
+      (await api.error(PLACE_ORDER, { input: checkoutInput(idle.cartId, 'graphql-cart-idle-1') }, idle.headers)).extensions,
+    ).toMatchObject({ code: 'BAD_USER_INPUT' });
 
     const changed = await shortCart('CART-CHANGED');
     await api.error(PLACE_ORDER, { input: checkoutInput(changed.cartId, 'graphql-cart-changed-1') }, changed.headers);
-    await api.data('mutation ($cartId: ID!, $productId: ID!) { setCartLineQuantity(cartId: $cartId, productId: $productId, quantity: 1) { id } }', { cartId: changed.cartId, productId: changed.productId }, changed.headers);
+    await api.data(
+      'mutation ($cartId: ID!, $productId: ID!) { setCartLineQuantity(cartId: $cartId, productId: $productId, quantity: 1) { id } }',
+      { cartId: changed.cartId, productId: changed.productId },
+      changed.headers,
+    );
     const stale = await api.error(PLACE_ORDER, { input: checkoutInput(changed.cartId, 'graphql-cart-changed-1') }, changed.headers);
     expect(stale.extensions).toMatchObject({ code: 'CONFLICT', field: 'idempotencyKey', reason: 'stale_card_authorization' });
     expect(stale.message).toMatch(/^the cart changed after the card was authorized for it/);
 
-    const tenders = () => api.prisma.paymentTender.findMany({ where: { cartId: { in: [BigInt(idle.cartId), BigInt(changed.cartId)] } }, orderBy: { id: 'asc' } });
+    const tenders = () =>
+      api.prisma.paymentTender.findMany({
+        where: { cartId: { in: [BigInt(idle.cartId), BigInt(changed.cartId)] } },
+        orderBy: { id: 'asc' },
+      });
     expect((await tenders()).map((tender) => [tender.status, tender.orderId])).toEqual([
       ['AUTHORIZED', null],
       ['VOIDED', null],
     ]);
     // The idle tender's hold runs out, as if cartTenderIdleMinutes had passed: the sweep's first pass, started below, finds it idle.
-    await api.prisma.paymentTender.updateMany({ where: { cartId: BigInt(idle.cartId) }, data: { holdExpiresAt: new Date(Date.now() - 1_000) } });
+    await api.prisma.paymentTender.updateMany({
+      where: { cartId: BigInt(idle.cartId) },
+      data: { holdExpiresAt: new Date(Date.now() - 1_000) },
+    });
 
     engine = await workflowEngine(api.platform.config, createLogger({ level: 'ERROR', service: 'api' }));
     engine.begin(() => sweepPassDeps(api.platform, api.outbox));
-    await waitFor(async () => (await tenders()).every((tender) => tender.status === 'VOIDED'), 30_000, 'the in-process void of the idle cart tender');
+    await waitFor(
+      async () => (await tenders()).every((tender) => tender.status === 'VOIDED'),
+      30_000,
+      'the in-process void of the idle cart tender',
+    );
 
     const voids = (await control.operations()).filter((operation) => operation.kind === 'void');
-    expect(voids.map((operation) => operation.idempotencyKey).sort()).toEqual((await tenders()).map((tender) => `void:${tender.id}`).sort());
+    expect(voids.map((operation) => operation.idempotencyKey).sort()).toEqual(
+      (await tenders()).map((tender) => `void:${tender.id}`).sort(),
+    );
     const metrics = await api.platform.metrics.metrics();
     expect(metrics).toContain('workflow_sweep_rows_total{sweep="GcExpiredCartTendersWorkflow",what="voided_cart_tenders"');
   });

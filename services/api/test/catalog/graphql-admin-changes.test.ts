@@ -17,7 +17,8 @@ const CREATE_BRAND = 'mutation ($input: BrandInput!) { createBrand(input: $input
 const UPDATE_BRAND = 'mutation ($id: ID!, $input: BrandPatchInput!) { updateBrand(id: $id, input: $input) { id name slug } }';
 const DELETE_BRAND = 'mutation ($id: ID!) { deleteBrand(id: $id) }';
 const CREATE_CATEGORY = 'mutation ($input: CategoryInput!) { createCategory(input: $input) { id slug } }';
-const UPDATE_CATEGORY = 'mutation ($id: ID!, $input: CategoryPatchInput!) { updateCategory(id: $id, input: $input) { id name slug position parent { slug } } }';
+const UPDATE_CATEGORY =
+  'mutation ($id: ID!, $input: CategoryPatchInput!) { updateCategory(id: $id, input: $input) { id name slug position parent { slug } } }';
 const DELETE_CATEGORY = 'mutation ($id: ID!) { deleteCategory(id: $id) }';
 const SET_STOCK = 'mutation ($input: SetStockOnHandInput!) { setStockOnHand(input: $input) { onHand } }';
 
@@ -51,7 +52,9 @@ async function newProduct(overrides: Record<string, unknown> = {}): Promise<Prod
 
 async function newCategory(parentId?: string): Promise<{ id: string; slug: string }> {
   const slug = next('admin-category');
-  return (await api.data<{ createCategory: { id: string; slug: string } }>(CREATE_CATEGORY, { input: { name: slug, slug, parentId } }, admin)).createCategory;
+  return (
+    await api.data<{ createCategory: { id: string; slug: string } }>(CREATE_CATEGORY, { input: { name: slug, slug, parentId } }, admin)
+  ).createCategory;
 }
 
 async function newBrand(): Promise<{ id: string; slug: string }> {
@@ -64,7 +67,11 @@ async function cartWith(productId: string, quantity: number): Promise<{ cartId: 
   await api.data(SET_STOCK, { input: { productId, locationId, onHand: 5 } }, admin);
   const shopper = { ...WEB, 'x-session-id': await api.guestSession() };
   const { createCart } = await api.data<{ createCart: { id: string } }>('mutation { createCart { id } }', {}, shopper);
-  await api.data('mutation ($cartId: ID!, $productId: ID!, $quantity: Int!) { addCartLine(cartId: $cartId, productId: $productId, quantity: $quantity) { id } }', { cartId: createCart.id, productId, quantity }, shopper);
+  await api.data(
+    'mutation ($cartId: ID!, $productId: ID!, $quantity: Int!) { addCartLine(cartId: $cartId, productId: $productId, quantity: $quantity) { id } }',
+    { cartId: createCart.id, productId, quantity },
+    shopper,
+  );
   return { cartId: createCart.id, shopper };
 }
 
@@ -91,11 +98,19 @@ describe('updating products', () => {
       { id: product.id, input: { name: ' Renamed ', price: '12.5', categoryIds: [second.id, first.id] } },
       admin,
     );
-    expect(updateProduct).toMatchObject({ sku: product.sku, name: 'Renamed', description: 'old', price: '12.50', brand: { slug: brand.slug } });
+    expect(updateProduct).toMatchObject({
+      sku: product.sku,
+      name: 'Renamed',
+      description: 'old',
+      price: '12.50',
+      brand: { slug: brand.slug },
+    });
     expect(updateProduct.categories.map((category) => category.slug)).toEqual([second.slug, first.slug]);
     expect(await storefront(product.id)).toMatchObject({ name: 'Renamed', price: '12.50' });
 
-    const cleared = (await api.data<{ updateProduct: Product }>(UPDATE_PRODUCT, { id: product.id, input: { brandId: null, categoryIds: [] } }, admin)).updateProduct;
+    const cleared = (
+      await api.data<{ updateProduct: Product }>(UPDATE_PRODUCT, { id: product.id, input: { brandId: null, categoryIds: [] } }, admin)
+    ).updateProduct;
     expect(cleared).toMatchObject({ brand: null, categories: [] });
     await api.data(UPDATE_PRODUCT, { id: product.id, input: { channelIds: [] } }, admin);
     expect(await storefront(product.id)).toBeNull();
@@ -108,7 +123,8 @@ describe('updating products', () => {
   it('refuses what it would refuse on creation, naming the field, and changes nothing then', async () => {
     const product = await newProduct();
     const other = await newProduct();
-    const refused = async (input: Record<string, unknown>, id = product.id) => (await api.error(UPDATE_PRODUCT, { id, input }, admin)).extensions;
+    const refused = async (input: Record<string, unknown>, id = product.id) =>
+      (await api.error(UPDATE_PRODUCT, { id, input }, admin)).extensions;
     expect(await refused({})).toMatchObject({ code: 'BAD_USER_INPUT', field: 'input' });
     expect(await refused({ name: null })).toMatchObject({ code: 'BAD_USER_INPUT', field: 'name' });
     expect(await refused({ categoryIds: null })).toMatchObject({ code: 'BAD_USER_INPUT', field: 'categoryIds' });
@@ -131,7 +147,10 @@ describe('updating products', () => {
       WEB,
     );
     const asCustomer = { authorization: `Bearer ${registerCustomer.accessToken}` };
-    expect((await api.error(DELETE_PRODUCT, { id: product.id }, asCustomer)).extensions).toMatchObject({ code: 'FORBIDDEN', permission: 'catalog.write' });
+    expect((await api.error(DELETE_PRODUCT, { id: product.id }, asCustomer)).extensions).toMatchObject({
+      code: 'FORBIDDEN',
+      permission: 'catalog.write',
+    });
     expect(await storefront(product.id)).not.toBeNull();
   });
 });
@@ -143,7 +162,11 @@ describe('deleting products', () => {
 
     expect((await api.data<{ deleteProduct: string }>(DELETE_PRODUCT, { id: product.id }, admin)).deleteProduct).toBe(product.id);
     expect(await storefront(product.id)).toBeNull();
-    const { cart } = await api.data<{ cart: { lines: unknown[] } }>('query ($id: ID!) { cart(id: $id) { lines { productId } } }', { id: cartId }, shopper);
+    const { cart } = await api.data<{ cart: { lines: unknown[] } }>(
+      'query ($id: ID!) { cart(id: $id) { lines { productId } } }',
+      { id: cartId },
+      shopper,
+    );
     expect(cart.lines).toEqual([]);
     expect(await api.prisma.stockLevel.count({ where: { productId: BigInt(product.id) } })).toBe(0);
     expect((await api.error(DELETE_PRODUCT, { id: product.id }, admin)).extensions).toMatchObject({ code: 'NOT_FOUND', field: 'id' });
@@ -164,9 +187,16 @@ describe('brands and categories', () => {
   it('renames a brand, and deleting it leaves its products without one', async () => {
     const brand = await newBrand();
     const product = await newProduct({ brandId: brand.id });
-    const { updateBrand } = await api.data<{ updateBrand: { name: string; slug: string } }>(UPDATE_BRAND, { id: brand.id, input: { name: 'Acme' } }, admin);
+    const { updateBrand } = await api.data<{ updateBrand: { name: string; slug: string } }>(
+      UPDATE_BRAND,
+      { id: brand.id, input: { name: 'Acme' } },
+      admin,
+    );
     expect(updateBrand).toEqual({ id: brand.id, name: 'Acme', slug: brand.slug });
-    expect((await api.error(UPDATE_BRAND, { id: brand.id, input: { slug: null } }, admin)).extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'slug' });
+    expect((await api.error(UPDATE_BRAND, { id: brand.id, input: { slug: null } }, admin)).extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'slug',
+    });
     expect((await api.data<{ deleteBrand: string }>(DELETE_BRAND, { id: brand.id }, admin)).deleteBrand).toBe(brand.id);
     expect((await storefront(product.id))?.brand).toBeNull();
     expect((await api.error(DELETE_BRAND, { id: brand.id }, admin)).extensions).toMatchObject({ code: 'NOT_FOUND', field: 'id' });
@@ -182,7 +212,11 @@ describe('brands and categories', () => {
     expect((await move(root.id, { parentId: root.id })).extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'parentId' });
     expect((await move(root.id, { parentId: '987654321' })).extensions).toMatchObject({ code: 'NOT_FOUND', field: 'parentId' });
 
-    const moved = await api.data<{ updateCategory: { parent: { slug: string } | null; position: number } }>(UPDATE_CATEGORY, { id: child.id, input: { parentId: elsewhere.id, position: 3 } }, admin);
+    const moved = await api.data<{ updateCategory: { parent: { slug: string } | null; position: number } }>(
+      UPDATE_CATEGORY,
+      { id: child.id, input: { parentId: elsewhere.id, position: 3 } },
+      admin,
+    );
     expect(moved.updateCategory).toMatchObject({ parent: { slug: elsewhere.slug }, position: 3 });
     const top = await api.data<{ updateCategory: { parent: null } }>(UPDATE_CATEGORY, { id: child.id, input: { parentId: null } }, admin);
     expect(top.updateCategory.parent).toBeNull();
@@ -200,22 +234,23 @@ describe('brands and categories', () => {
 });
 
 describe('changing an order', () => {
-  const CHANGE = 'mutation ($id: ID!, $shipping: AddressInput, $billing: AddressInput) { changeOrderAddresses(id: $id, shippingAddress: $shipping, billingAddress: $billing) { status shippingAddress { city } billingAddress { city } } }';
+  const CHANGE =
+    'mutation ($id: ID!, $shipping: AddressInput, $billing: AddressInput) { changeOrderAddresses(id: $id, shippingAddress: $shipping, billingAddress: $billing) { status shippingAddress { city } billingAddress { city } } }';
 
   it('changes the shipping address until fulfilment and emits shop.orders.modified.v1', async () => {
     const id = await orderOf((await newProduct()).id);
     const since = new Date();
-    const { changeOrderAddresses } = await api.data<{ changeOrderAddresses: { shippingAddress: { city: string }; billingAddress: { city: string } } }>(
-      CHANGE,
-      { id, shipping: { ...ADDRESS, city: 'Hamburg' } },
-      admin,
-    );
+    const { changeOrderAddresses } = await api.data<{
+      changeOrderAddresses: { shippingAddress: { city: string }; billingAddress: { city: string } };
+    }>(CHANGE, { id, shipping: { ...ADDRESS, city: 'Hamburg' } }, admin);
     expect(changeOrderAddresses).toMatchObject({ shippingAddress: { city: 'Hamburg' }, billingAddress: { city: 'Berlin' } });
     const events = await api.prisma.outboxEvent.findMany({ where: { name: 'shop.orders.modified.v1', createdAt: { gte: since } } });
     expect(events.map((event) => event.payload)).toMatchObject([{ order_id: id, changes: ['shipping_address'] }]);
 
     expect((await api.error(CHANGE, { id }, admin)).extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
-    expect((await api.error(CHANGE, { id, billing: { ...ADDRESS, countryCode: 'Germany' } }, admin)).extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
+    expect((await api.error(CHANGE, { id, billing: { ...ADDRESS, countryCode: 'Germany' } }, admin)).extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+    });
     await api.data('mutation ($id: ID!) { markOrderPaid(id: $id) { id } }', { id }, admin);
     await api.data('mutation ($id: ID!) { fulfilOrder(id: $id) { id } }', { id }, admin);
     const late = await api.error(CHANGE, { id, shipping: ADDRESS }, admin);

@@ -43,11 +43,19 @@ describe('money at the currency exponent through GraphQL', () => {
     expect(refused.message).toBe('price must be an amount in JPY with no decimals, e.g. "20", not "19.90"');
     expect(refused.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'price' });
 
-    const { createProduct } = await api.data<{ createProduct: { id: string; price: string } }>(CREATE_PRODUCT, productInput('EURO-TEE', '19.90', 'EUR', yen), admin);
+    const { createProduct } = await api.data<{ createProduct: { id: string; price: string } }>(
+      CREATE_PRODUCT,
+      productInput('EURO-TEE', '19.90', 'EUR', yen),
+      admin,
+    );
     const moved = await api.error(UPDATE_PRODUCT, { id: createProduct.id, input: { currency: 'JPY' } }, admin);
     expect(moved.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'price' });
     expect(moved.message).toContain('JPY');
-    const repriced = await api.data<{ updateProduct: { price: string } }>(UPDATE_PRODUCT, { id: createProduct.id, input: { currency: 'JPY', price: '2000' } }, admin);
+    const repriced = await api.data<{ updateProduct: { price: string } }>(
+      UPDATE_PRODUCT,
+      { id: createProduct.id, input: { currency: 'JPY', price: '2000' } },
+      admin,
+    );
     expect(repriced.updateProduct.price).toBe('2000');
   });
 
@@ -57,23 +65,39 @@ describe('money at the currency exponent through GraphQL', () => {
       ['KWD', '12.345', { unitPrice: '12.345', lineTotal: '24.690', subtotal: '24.690', total: '24.690' }],
     ] as const) {
       const channelId = channelIn(currency);
-      const { createProduct } = await api.data<{ createProduct: { id: string; price: string } }>(CREATE_PRODUCT, productInput(`${currency}-TEE`, price, currency, channelId), admin);
+      const { createProduct } = await api.data<{ createProduct: { id: string; price: string } }>(
+        CREATE_PRODUCT,
+        productInput(`${currency}-TEE`, price, currency, channelId),
+        admin,
+      );
       expect(createProduct.price).toBe(price);
-      await api.data('mutation ($input: SetStockOnHandInput!) { setStockOnHand(input: $input) { onHand } }', { input: { productId: createProduct.id, locationId, onHand: 5, reason: 'restock' } }, admin);
+      await api.data(
+        'mutation ($input: SetStockOnHandInput!) { setStockOnHand(input: $input) { onHand } }',
+        { input: { productId: createProduct.id, locationId, onHand: 5, reason: 'restock' } },
+        admin,
+      );
       const guest = { 'x-channel-id': channelId, 'x-session-id': await api.guestSession() };
       const { createCart } = await api.data<{ createCart: { id: string } }>(`mutation { createCart { ${CART_FIELDS} } }`, {}, guest);
-      const { addCartLine: cart } = await api.data<{ addCartLine: Record<string, unknown> & { lines: { unitPrice: string; lineTotal: string }[] } }>(
+      const { addCartLine: cart } = await api.data<{
+        addCartLine: Record<string, unknown> & { lines: { unitPrice: string; lineTotal: string }[] };
+      }>(
         `mutation ($cartId: ID!, $productId: ID!) { addCartLine(cartId: $cartId, productId: $productId, quantity: 2) { ${CART_FIELDS} } }`,
         { cartId: createCart.id, productId: createProduct.id },
         guest,
       );
       expect({ currency: cart.currency, ...cart.lines[0], subtotal: cart.subtotal, total: cart.total }).toEqual({ currency, ...expected });
-      const { placeOrder } = await api.data<{ placeOrder: { currency: string; total: string; lines: { unitPrice: string; lineTotal: string }[] } }>(
+      const { placeOrder } = await api.data<{
+        placeOrder: { currency: string; total: string; lines: { unitPrice: string; lineTotal: string }[] };
+      }>(
         'mutation ($input: PlaceOrderInput!) { placeOrder(input: $input) { currency total lines { unitPrice lineTotal } } }',
         { input: { cartId: createCart.id, email: `${currency}@example.com`, billingAddress: ADDRESS, shippingAddress: ADDRESS } },
         guest,
       );
-      expect(placeOrder).toEqual({ currency, total: expected.total, lines: [{ unitPrice: expected.unitPrice, lineTotal: expected.lineTotal }] });
+      expect(placeOrder).toEqual({
+        currency,
+        total: expected.total,
+        lines: [{ unitPrice: expected.unitPrice, lineTotal: expected.lineTotal }],
+      });
     }
   });
 });

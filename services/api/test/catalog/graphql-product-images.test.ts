@@ -56,13 +56,18 @@ describe('product images on local storage, end to end', () => {
     expect(Buffer.from(await served.arrayBuffer())).toEqual(PNG);
 
     // Consumers (search) re-read the product.
-    const events = await api.prisma.outboxEvent.findMany({ where: { name: 'shop.catalog.product_changed.v1', createdAt: { gte: since }, payload: { path: ['product_id'], equals: productId } } });
+    const events = await api.prisma.outboxEvent.findMany({
+      where: { name: 'shop.catalog.product_changed.v1', createdAt: { gte: since }, payload: { path: ['product_id'], equals: productId } },
+    });
     expect(events.map((event) => (event.payload as { cause: string }).cause)).toEqual(['updated']);
 
     // The search documents hold the key; the hits make the URL (indexed as `npm run search:reindex` does).
     await reindexSearch(api.prisma, postgresSearchEngine(api.prisma));
     const sku = (await api.prisma.product.findUniqueOrThrow({ where: { id: BigInt(productId) } })).sku;
-    const { searchProducts, searchAdminProducts } = await api.data<{ searchProducts: { nodes: { id: string; imageUrl: string | null }[] }; searchAdminProducts: { nodes: { id: string; imageUrl: string | null }[] } }>(
+    const { searchProducts, searchAdminProducts } = await api.data<{
+      searchProducts: { nodes: { id: string; imageUrl: string | null }[] };
+      searchAdminProducts: { nodes: { id: string; imageUrl: string | null }[] };
+    }>(
       'query ($text: String!) { searchProducts(text: $text) { nodes { id imageUrl } } searchAdminProducts(text: $text) { nodes { id imageUrl } } }',
       { text: sku },
       { ...images.admin, 'x-channel-id': 'web' },
@@ -77,10 +82,18 @@ describe('product images on local storage, end to end', () => {
   it('refuses a type outside the allow-list and a size over 10 MiB, naming the argument', async () => {
     const productId = await images.newProduct();
     const gif = await images.uploadError(productId, 'image/gif', 100);
-    expect(gif).toMatchObject({ message: 'contentType must be one of image/jpeg, image/png, image/webp, image/avif, not "image/gif"', extensions: { code: 'BAD_USER_INPUT', field: 'contentType' } });
+    expect(gif).toMatchObject({
+      message: 'contentType must be one of image/jpeg, image/png, image/webp, image/avif, not "image/gif"',
+      extensions: { code: 'BAD_USER_INPUT', field: 'contentType' },
+    });
     const huge = await images.uploadError(productId, 'image/jpeg', 10 * 1024 * 1024 + 1);
-    expect(huge).toMatchObject({ message: 'sizeBytes must be 1 to 10485760 (10 MiB) for a product image, not 10485761', extensions: { code: 'BAD_USER_INPUT', field: 'sizeBytes' } });
-    expect(await images.uploadError('999999999', 'image/png', 100)).toMatchObject({ extensions: { code: 'NOT_FOUND', field: 'productId' } });
+    expect(huge).toMatchObject({
+      message: 'sizeBytes must be 1 to 10485760 (10 MiB) for a product image, not 10485761',
+      extensions: { code: 'BAD_USER_INPUT', field: 'sizeBytes' },
+    });
+    expect(await images.uploadError('999999999', 'image/png', 100)).toMatchObject({
+      extensions: { code: 'NOT_FOUND', field: 'productId' },
+    });
   });
 
   it('has the upload route refuse a body larger than signed, so nothing is there to set', async () => {
@@ -111,7 +124,9 @@ describe('product images on local storage, end to end', () => {
       message: `the object at ${html} is text/html, not one of image/jpeg, image/png, image/webp, image/avif`,
       extensions: { code: 'BAD_USER_INPUT', field: 'key' },
     });
-    expect(await images.setImageError(productId, `products/${productId}/../../etc/passwd`)).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: 'key' } });
+    expect(await images.setImageError(productId, `products/${productId}/../../etc/passwd`)).toMatchObject({
+      extensions: { code: 'BAD_USER_INPUT', field: 'key' },
+    });
   });
 
   it('is a catalog.write field: a shopper is refused', async () => {
@@ -135,6 +150,8 @@ describe('product images without a file storage (production without a storage ex
         'no file storage is configured: production does not keep files on local disk; configure the s3 storage extension (S3_ENDPOINT and S3_BUCKET; S3_ACCESS_KEY and S3_SECRET_KEY unless the SDK finds credentials itself; see docs/storage.md)',
       extensions: { code: 'UNAVAILABLE', reason: 'FILE_STORAGE_NOT_CONFIGURED' },
     });
-    expect(await bare.images.setImageError(productId, `products/${productId}/a.png`)).toMatchObject({ extensions: { code: 'UNAVAILABLE', reason: 'FILE_STORAGE_NOT_CONFIGURED' } });
+    expect(await bare.images.setImageError(productId, `products/${productId}/a.png`)).toMatchObject({
+      extensions: { code: 'UNAVAILABLE', reason: 'FILE_STORAGE_NOT_CONFIGURED' },
+    });
   });
 });

@@ -27,7 +27,14 @@ afterAll(async () => {
 });
 
 function startCluster(workers: number): ServiceProcess {
-  const api = runApi({ PORT: '0', NODE_ENV: 'test', LOG_LEVEL: 'DEBUG', API_WORKERS: String(workers), DATABASE_URL: database.url, CACHE_URL: inject('redisUrl') });
+  const api = runApi({
+    PORT: '0',
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'DEBUG',
+    API_WORKERS: String(workers),
+    DATABASE_URL: database.url,
+    CACHE_URL: inject('redisUrl'),
+  });
   started.push(api);
   return api;
 }
@@ -36,9 +43,16 @@ function startCluster(workers: number): ServiceProcess {
 async function logged(api: ServiceProcess, message: string, count: number, timeoutMs = 30_000): Promise<void> {
   await eventually(
     () => {
-      if (api.logLines().filter((line) => line.msg === message).length < count) throw new Error(`expected ${count} "${message}" lines:\n${api.output()}`);
+      if (api.logLines().filter((line) => line.msg === message).length < count)
+        throw new Error(`expected ${count} "${message}" lines:\n${api.output()}`);
     },
-    { timeoutMs, abortReason: () => (api.child.exitCode === null && api.child.signalCode === null ? undefined : `the api exited before logging ${count} "${message}" lines:\n${api.output()}`) },
+    {
+      timeoutMs,
+      abortReason: () =>
+        api.child.exitCode === null && api.child.signalCode === null
+          ? undefined
+          : `the api exited before logging ${count} "${message}" lines:\n${api.output()}`,
+    },
   );
 }
 
@@ -56,7 +70,12 @@ it('serves one port from API_WORKERS processes, reports the pod in /metrics and 
 
   const requests = 40;
   for (let i = 0; i < requests; i += 1) expect((await get(`${url}/health`)).status).toBe(200);
-  const servedBy = new Set(api.logLines().filter((line) => line.msg === 'request completed' && line.url === '/health').map((line) => line.worker));
+  const servedBy = new Set(
+    api
+      .logLines()
+      .filter((line) => line.msg === 'request completed' && line.url === '/health')
+      .map((line) => line.worker),
+  );
   expect(servedBy).toEqual(new Set([1, 2]));
 
   const metrics = await (await get(`${url}/metrics`)).text();
@@ -71,7 +90,12 @@ it('serves one port from API_WORKERS processes, reports the pod in /metrics and 
       const response = await fetch(`${url}/track`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-session-id': session, connection: 'close' },
-        body: JSON.stringify({ event_type: 'impression', entity_type: 'banner', entity_id: newEntityId(), page_url: 'https://shop.example/' }),
+        body: JSON.stringify({
+          event_type: 'impression',
+          entity_type: 'banner',
+          entity_id: newEntityId(),
+          page_url: 'https://shop.example/',
+        }),
       });
       return response.status;
     }),

@@ -32,7 +32,10 @@ const REGISTER_MEMORY = `export function register(registry) { registry.register(
 
 describe("loading extensions' modules", () => {
   it("registers the storage providers after the core's local one, in discovery order", async () => {
-    const memory = await extension({ id: 'memory-storage', storageProviders: [{ name: 'memory', module: './src/index.js' }] }, { 'src/index.js': REGISTER_MEMORY });
+    const memory = await extension(
+      { id: 'memory-storage', storageProviders: [{ name: 'memory', module: './src/index.js' }] },
+      { 'src/index.js': REGISTER_MEMORY },
+    );
     const { storage, listeners, areas } = await loadApiExtensions([memory], masterKeys);
     expect([listeners, areas]).toEqual([[], []]);
     const registry = coreStorageRegistry();
@@ -42,20 +45,34 @@ describe("loading extensions' modules", () => {
 
   it("gives a provider module's register the extension's context, with the configuration its config module read", async () => {
     const registerNamed = `export function register(registry, { config }) { registry.register({ name: config.providerName, create: () => { throw new Error('not built here'); } }); }`;
-    const configured = { ...(await extension({ id: 'named-storage', storageProviders: [{ name: 'named', module: './src/index.js' }] }, { 'src/index.js': registerNamed })), config: { providerName: 'named' } };
+    const configured = {
+      ...(await extension(
+        { id: 'named-storage', storageProviders: [{ name: 'named', module: './src/index.js' }] },
+        { 'src/index.js': registerNamed },
+      )),
+      config: { providerName: 'named' },
+    };
     const registry = coreStorageRegistry();
     for (const register of (await loadApiExtensions([configured], masterKeys)).storage) register(registry);
     expect(registry.names()).toEqual(['local', 'named']);
   });
 
   it('refuses a provider module that registers another name than its manifest gives', async () => {
-    const misnamed = await extension({ id: 'misnamed', storageProviders: [{ name: 'disk', module: './src/index.js' }] }, { 'src/index.js': REGISTER_MEMORY });
+    const misnamed = await extension(
+      { id: 'misnamed', storageProviders: [{ name: 'disk', module: './src/index.js' }] },
+      { 'src/index.js': REGISTER_MEMORY },
+    );
     const [register] = (await loadApiExtensions([misnamed], masterKeys)).storage;
-    expect(() => register?.(coreStorageRegistry())).toThrow('extension misnamed: shop.storageProviders[0]: ./src/index.js registered no provider named "disk"');
+    expect(() => register?.(coreStorageRegistry())).toThrow(
+      'extension misnamed: shop.storageProviders[0]: ./src/index.js registered no provider named "disk"',
+    );
   });
 
   it.each([
-    [{ 'src/listeners.js': 'export const handlers = [];' }, 'extension notes: shop.listeners: ./src/listeners.js does not export "listeners"'],
+    [
+      { 'src/listeners.js': 'export const handlers = [];' },
+      'extension notes: shop.listeners: ./src/listeners.js does not export "listeners"',
+    ],
     [
       { 'src/listeners.js': "export const listeners = [{ name: 'status', event: 'order.status_changed', handle: async () => {} }];" },
       'extension notes: shop.listeners: listeners[0] needs a name starting with "notes."',
@@ -73,7 +90,10 @@ describe("loading extensions' modules", () => {
   it("calls a listeners function with the extension's context and takes the list it returns", async () => {
     const notes = await extension(
       { id: 'notes', listeners: './src/listeners.js' },
-      { 'src/listeners.js': "export const listeners = ({ id }) => [{ name: `${id}.greet`, event: 'order.status_changed', handle: async () => {} }];" },
+      {
+        'src/listeners.js':
+          "export const listeners = ({ id }) => [{ name: `${id}.greet`, event: 'order.status_changed', handle: async () => {} }];",
+      },
     );
     expect((await loadApiExtensions([notes], masterKeys)).listeners.map((listener) => listener.name)).toEqual(['notes.greet']);
   });

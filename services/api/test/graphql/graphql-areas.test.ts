@@ -43,7 +43,9 @@ describe('@staff', () => {
   });
 
   it('refuses a permission nobody declared, naming the field', () => {
-    expect(() => gateStaffFields('extend type Query { x: ID @staff(permission: "orders.steal") }')).toThrow('Query.x: @staff names orders.steal, which is not a declared permission');
+    expect(() => gateStaffFields('extend type Query { x: ID @staff(permission: "orders.steal") }')).toThrow(
+      'Query.x: @staff names orders.steal, which is not a declared permission',
+    );
   });
 
   it('stops the boot when a @staff field has a plain resolver, or a staff resolver has no @staff', async () => {
@@ -65,8 +67,14 @@ describe('area plugins', () => {
   it('fail at boot, naming the dependency, when an area they need is not registered', async () => {
     const reports = areaPlugin('reports', ['tracking'], () => undefined);
     // Only the dependency checks run: the options are never read.
-    await expect(Fastify().register(reports, {} as never).ready()).rejects.toThrow(/dependency 'graphql' of plugin 'reports' is not registered/);
+    await expect(
+      Fastify()
+        .register(reports, {} as never)
+        .ready(),
+    ).rejects.toThrow(/dependency 'graphql' of plugin 'reports' is not registered/);
     const withGraphql = Fastify().register(fp(async () => undefined, { name: 'graphql' }));
-    await expect(withGraphql.register(reports, {} as never).ready()).rejects.toThrow(/dependency 'tracking' of plugin 'reports' is not registered/);
+    await expect(withGraphql.register(reports, {} as never).ready()).rejects.toThrow(
+      /dependency 'tracking' of plugin 'reports' is not registered/,
+    );
   });
 });

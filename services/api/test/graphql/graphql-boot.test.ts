@@ -20,7 +20,9 @@ afterAll(async () => {
 
 it('declares the core permissions at boot, retrying until the database is migrated, and changes nothing the second time', async () => {
   const warnings: unknown[] = [];
-  const logger = Object.assign(Object.create(platform.logger) as typeof platform.logger, { warn: (...args: unknown[]) => void warnings.push(args) });
+  const logger = Object.assign(Object.create(platform.logger) as typeof platform.logger, {
+    warn: (...args: unknown[]) => void warnings.push(args),
+  });
   const { prisma } = platform.database;
   let attempts = 0;
   // Defined, not assigned: an assignment would reach the client's own proxy through the prototype.

@@ -21,7 +21,11 @@ afterAll(async () => {
 });
 
 /** How a products field gets its `first`. */
-type First = { kind: 'absent' } | { kind: 'null' } | { kind: 'literal'; value: number } | { kind: 'variable'; value: number | null | undefined; fallback: number | null | undefined };
+type First =
+  | { kind: 'absent' }
+  | { kind: 'null' }
+  | { kind: 'literal'; value: number }
+  | { kind: 'variable'; value: number | null | undefined; fallback: number | null | undefined };
 
 const firstArbitrary: fc.Arbitrary<First> = fc.oneof(
   fc.constant({ kind: 'absent' as const }),
@@ -73,7 +77,10 @@ function queryOf(fields: readonly Field[]): { query: string; variables: Record<s
 }
 
 const costOf = (query: string, variables: Record<string, unknown>) =>
-  checkQueryLimits({ schema: api.app.graphql.schema, document: parse(query), variables, operationName: undefined }, { maxCost: Number.MAX_SAFE_INTEGER, introspection: true });
+  checkQueryLimits(
+    { schema: api.app.graphql.schema, document: parse(query), variables, operationName: undefined },
+    { maxCost: Number.MAX_SAFE_INTEGER, introspection: true },
+  );
 
 describe('the cost check over generated queries', () => {
   it('accepts nothing that answers more page items than its cost, or more root fields than the cap', async () => {

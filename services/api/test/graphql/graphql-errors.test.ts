@@ -19,7 +19,10 @@ describe('toClientError', () => {
   const log = { error: (object: object) => void logged.push(object) };
 
   it('turns a DomainError into its code with its details as extensions', () => {
-    const error = new GraphQLError('wrapped', { path: ['addCartLine'], originalError: new DomainError('BAD_USER_INPUT', 'quantity is bad', { field: 'quantity' }) });
+    const error = new GraphQLError('wrapped', {
+      path: ['addCartLine'],
+      originalError: new DomainError('BAD_USER_INPUT', 'quantity is bad', { field: 'quantity' }),
+    });
     const client = toClientError(error, log);
     expect(client.message).toBe('quantity is bad');
     expect(client.extensions).toEqual({ field: 'quantity', code: 'BAD_USER_INPUT' });
@@ -54,7 +57,14 @@ describe('errors through /graphql', () => {
     const response = await api.request('{ me { id } }');
     expect(response.status).toBe(200);
     expect(response.data).toBeNull();
-    expect(response.errors).toEqual([{ message: 'sign in as a customer to do this', locations: [{ line: 1, column: 3 }], path: ['me'], extensions: { code: 'UNAUTHENTICATED' } }]);
+    expect(response.errors).toEqual([
+      {
+        message: 'sign in as a customer to do this',
+        locations: [{ line: 1, column: 3 }],
+        path: ['me'],
+        extensions: { code: 'UNAUTHENTICATED' },
+      },
+    ]);
   });
 
   it('answers 500 when the server failed and there is no data, so the 5xx rate counts it', async () => {
@@ -71,7 +81,11 @@ describe('errors through /graphql', () => {
   });
 
   it('answers a variable of the wrong type with 400 BAD_REQUEST naming it', async () => {
-    const error = await api.error('query ($first: Int) { products(first: $first) { nodes { id } } }', { first: 2 ** 40 }, { 'x-channel-id': '1' });
+    const error = await api.error(
+      'query ($first: Int) { products(first: $first) { nodes { id } } }',
+      { first: 2 ** 40 },
+      { 'x-channel-id': '1' },
+    );
     expect(error.status).toBe(400);
     expect(error.extensions.code).toBe('BAD_REQUEST');
     expect(error.message).toMatch(/\$first/);
@@ -90,9 +104,15 @@ describe('errors through /graphql', () => {
   it('refuses text with the NUL character as BAD_USER_INPUT before anything runs, in a variable, a nested input and a literal', async () => {
     const admin = await api.adminHeaders();
     const refused = { status: 400, message: 'text must not contain the NUL character (U+0000)', extensions: { code: 'BAD_USER_INPUT' } };
-    expect(await api.error('mutation ($name: String!) { createStockLocation(name: $name) { id } }', { name: 'Back\u0000room' }, admin)).toMatchObject(refused);
+    expect(
+      await api.error('mutation ($name: String!) { createStockLocation(name: $name) { id } }', { name: 'Back\u0000room' }, admin),
+    ).toMatchObject(refused);
     expect(await api.prisma.stockLocation.count({ where: { name: { startsWith: 'Back' } } })).toBe(0);
-    const channel = await api.data<{ createChannel: { id: string } }>('mutation { createChannel(input: { code: "nul", name: "NUL", defaultCurrency: "EUR" }) { id } }', {}, admin);
+    const channel = await api.data<{ createChannel: { id: string } }>(
+      'mutation { createChannel(input: { code: "nul", name: "NUL", defaultCurrency: "EUR" }) { id } }',
+      {},
+      admin,
+    );
     const shop = { 'x-channel-id': channel.createChannel.id };
     expect(await api.error('query ($slug: String) { product(slug: $slug) { id } }', { slug: 'a\u0000b' }, shop)).toMatchObject(refused);
     expect(await api.error('query { product(slug: "a\\u0000b") { id } }', {}, shop)).toMatchObject(refused);
@@ -105,7 +125,10 @@ describe('errors through /graphql', () => {
     const guest = { 'x-session-id': await api.guestSession() };
     for (let run = 0; run < 3; run += 1) {
       const error = await api.error('mutation { addCartLine(cartId: "x", productId: "1", quantity: 1) { id } }', {}, guest);
-      expect(error).toMatchObject({ message: 'cartId must be a numeric id such as "42"', extensions: { code: 'BAD_USER_INPUT', field: 'cartId' } });
+      expect(error).toMatchObject({
+        message: 'cartId must be a numeric id such as "42"',
+        extensions: { code: 'BAD_USER_INPUT', field: 'cartId' },
+      });
     }
   });
 });

@@ -1,14 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openGraphqlApi, seedDemoShop, type GraphqlApi } from '../support/graphql-harness.ts';
 
-const PRODUCT = 'id sku name slug description price currency active brand { id name slug } categories { id name slug parent { id name } } available';
+const PRODUCT =
+  'id sku name slug description price currency active brand { id name slug } categories { id name slug parent { id name } } available';
 
 let api: GraphqlApi;
 let closed: GraphqlApi;
 let channel: Record<string, string>;
 
 beforeAll(async () => {
-  [api, closed] = await Promise.all([openGraphqlApi('graphql_limits'), openGraphqlApi('graphql_limits_closed', { GRAPHQL_INTROSPECTION: 'off' })]);
+  [api, closed] = await Promise.all([
+    openGraphqlApi('graphql_limits'),
+    openGraphqlApi('graphql_limits_closed', { GRAPHQL_INTROSPECTION: 'off' }),
+  ]);
   channel = { 'x-channel-id': (await seedDemoShop(api)).channelId };
 });
 
@@ -17,14 +21,21 @@ afterAll(async () => {
 });
 
 describe('query cost', () => {
-  it('runs the storefront\'s largest page, 100 products with their brand and categories (cost 501)', async () => {
-    const { products } = await api.data<{ products: { nodes: unknown[] } }>(`{ products(first: 100) { nodes { ${PRODUCT} } pageInfo { hasNextPage } } }`, {}, channel);
+  it("runs the storefront's largest page, 100 products with their brand and categories (cost 501)", async () => {
+    const { products } = await api.data<{ products: { nodes: unknown[] } }>(
+      `{ products(first: 100) { nodes { ${PRODUCT} } pageInfo { hasNextPage } } }`,
+      {},
+      channel,
+    );
     expect(products.nodes.length).toBeGreaterThan(0);
   });
 
   it('refuses a costlier query with 400 naming its cost and the limit, counting first from the variables', async () => {
     // Each alias costs 1 + first × 4 (nodes, brand, categories, parent).
-    const pages = Array.from({ length: 13 }, (_, i) => `p${i}: products(first: $n) { nodes { brand { id } categories { parent { id } } } }`).join(' ');
+    const pages = Array.from(
+      { length: 13 },
+      (_, i) => `p${i}: products(first: $n) { nodes { brand { id } categories { parent { id } } } }`,
+    ).join(' ');
     const query = `query ($n: Int) { ${pages} }`;
     expect((await api.request(query, { n: 2 }, channel)).errors).toBeUndefined();
     const error = await api.error(query, { n: 100 }, channel);
@@ -34,14 +45,25 @@ describe('query cost', () => {
 
   it('refuses more than 30 aliases, however cheap each field is', async () => {
     const aliases = Array.from({ length: 31 }, (_, i) => `c${i}: channels { id }`).join(' ');
-    expect(await api.error(`{ ${aliases} }`)).toMatchObject({ status: 400, extensions: { code: 'QUERY_TOO_LARGE', aliases: 31, limit: 30 } });
+    expect(await api.error(`{ ${aliases} }`)).toMatchObject({
+      status: 400,
+      extensions: { code: 'QUERY_TOO_LARGE', aliases: 31, limit: 30 },
+    });
   });
 
   it('refuses more than 20 root fields, counting the operation that runs', async () => {
     const fields = Array.from({ length: 21 }, () => 'health').join(' ');
-    const response = await api.app.inject({ method: 'POST', url: '/graphql', payload: { query: `query Small { health } query Big { ${fields} }`, operationName: 'Small' } });
+    const response = await api.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      payload: { query: `query Small { health } query Big { ${fields} }`, operationName: 'Small' },
+    });
     expect(response.json()).toEqual({ data: { health: 'ok' } });
-    const big = await api.app.inject({ method: 'POST', url: '/graphql', payload: { query: `query Small { health } query Big { ${fields} }`, operationName: 'Big' } });
+    const big = await api.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      payload: { query: `query Small { health } query Big { ${fields} }`, operationName: 'Big' },
+    });
     expect(big.statusCode).toBe(400);
     expect(big.json()).toMatchObject({ errors: [{ extensions: { code: 'QUERY_TOO_LARGE', rootFields: 21, limit: 20 } }] });
   });

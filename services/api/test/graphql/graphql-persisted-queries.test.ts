@@ -25,7 +25,10 @@ const freshAddress = () => `10.${process.pid % 250}.${Math.floor(++addresses / 2
 
 async function post(api: GraphqlApi, payload: Record<string, unknown>, headers: Record<string, string> = {}) {
   const response = await api.app.inject({ method: 'POST', url: '/graphql', headers, payload });
-  return { status: response.statusCode, body: response.json<{ data?: Record<string, unknown> | null; errors?: { message: string; extensions: Record<string, unknown> }[] }>() };
+  return {
+    status: response.statusCode,
+    body: response.json<{ data?: Record<string, unknown> | null; errors?: { message: string; extensions: Record<string, unknown> }[] }>(),
+  };
 }
 
 beforeAll(async () => {
@@ -67,7 +70,15 @@ describe('GRAPHQL_PERSISTED_QUERIES=allowlist', () => {
     const unknown = await post(allowlist, { extensions: byHash(UNREGISTERED) });
     expect(unknown).toEqual({
       status: 400,
-      body: { data: null, errors: [{ message: `no operation is registered under the SHA-256 ${sha256(UNREGISTERED)}`, extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } }] },
+      body: {
+        data: null,
+        errors: [
+          {
+            message: `no operation is registered under the SHA-256 ${sha256(UNREGISTERED)}`,
+            extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' },
+          },
+        ],
+      },
     });
     const malformed = await post(allowlist, { extensions: { persistedQuery: { version: 2, sha256Hash: sha256(HEALTH) } } });
     expect(malformed.status).toBe(400);
@@ -77,7 +88,10 @@ describe('GRAPHQL_PERSISTED_QUERIES=allowlist', () => {
   it('lets staff run any query once signed in through a registered operation', async () => {
     const signIn = await post(allowlist, { extensions: byHash(SIGN_IN), variables: { email: ADMIN.email, password: ADMIN.password } });
     const { accessToken } = (signIn.body.data as { loginStaff: { accessToken: string } }).loginStaff;
-    expect(await post(allowlist, { query: STAFF_ONLY }, bearer(accessToken))).toEqual({ status: 200, body: { data: { orders: { nodes: [] } } } });
+    expect(await post(allowlist, { query: STAFF_ONLY }, bearer(accessToken))).toEqual({
+      status: 200,
+      body: { data: { orders: { nodes: [] } } },
+    });
     expect((await post(allowlist, { query: STAFF_ONLY })).body.errors?.[0]?.extensions['code']).toBe('PERSISTED_QUERY_NOT_ALLOWED');
   });
 
@@ -115,6 +129,8 @@ describe('GRAPHQL_PERSISTED_QUERIES=prepared', () => {
   it('runs registered operations by hash and any other query as it is', async () => {
     expect(await post(prepared, { extensions: byHash(HEALTH) })).toEqual({ status: 200, body: { data: { health: 'ok' } } });
     expect(await post(prepared, { query: UNREGISTERED })).toEqual({ status: 200, body: { data: { health: 'ok' } } });
-    expect((await post(prepared, { extensions: byHash(UNREGISTERED) })).body.errors?.[0]?.extensions).toEqual({ code: 'PERSISTED_QUERY_NOT_FOUND' });
+    expect((await post(prepared, { extensions: byHash(UNREGISTERED) })).body.errors?.[0]?.extensions).toEqual({
+      code: 'PERSISTED_QUERY_NOT_FOUND',
+    });
   });
 });

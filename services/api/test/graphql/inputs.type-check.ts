@@ -17,10 +17,16 @@ export const _mappedFields: InputFields<GraphQL.ProductInput, ProductInput> = pr
 // @ts-expect-error a field added to the GraphQL input and not handled: the mapping has no converter for it
 export const _unhandledField: InputFields<WithProbe<GraphQL.ProductInput>, DomainProductWithProbe> = productFields;
 
-// @ts-expect-error a field added to the GraphQL input that the domain does not take: no converter fits
-export const _fieldTheDomainLacks: InputFields<WithProbe<GraphQL.ProductPatchInput>, ProductPatch> = { ...productPatchFields, typeCheckProbe: same };
+export const _fieldTheDomainLacks: InputFields<WithProbe<GraphQL.ProductPatchInput>, ProductPatch> = {
+  ...productPatchFields,
+  // @ts-expect-error a field added to the GraphQL input that the domain does not take: no converter fits
+  typeCheckProbe: same,
+};
 
-export const _handledField: InputFields<WithProbe<GraphQL.ProductInput>, DomainProductWithProbe> = { ...productFields, typeCheckProbe: optional };
+export const _handledField: InputFields<WithProbe<GraphQL.ProductInput>, DomainProductWithProbe> = {
+  ...productFields,
+  typeCheckProbe: optional,
+};
 
 // @ts-expect-error GraphQL's null for an optional create field must be handled before the domain, which takes no null
 export const _nullNotHandled: InputFields<GraphQL.ProductInput, ProductInput> = { ...productFields, description: same };

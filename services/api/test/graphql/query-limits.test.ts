@@ -11,7 +11,8 @@ const LIMITS = { maxCost: 5_000, introspection: true };
 
 // One parsed document asked again with other variables, as mercurius hands its cached parse to every request.
 const document = parse('query Items($n: Int = 5, $deep: Boolean! = false) { items(first: $n) { id child @include(if: $deep) { id } } }');
-const costWith = (variables?: Record<string, unknown>) => checkQueryLimits({ schema, document, variables, operationName: undefined }, LIMITS);
+const costWith = (variables?: Record<string, unknown>) =>
+  checkQueryLimits({ schema, document, variables, operationName: undefined }, LIMITS);
 
 describe('the cost of a document asked again', () => {
   it('follows first from the variables each time', () => {
@@ -33,9 +34,11 @@ describe('the cost of a document asked again', () => {
     expect(costWith({ n: 3, deep: true })).toBe(4);
   });
 
-  it('still checks every request\'s variables for NUL, though the document was surveyed before', () => {
+  it("still checks every request's variables for NUL, though the document was surveyed before", () => {
     expect(costWith({ n: 3 })).toBe(1);
-    expect(() => checkQueryLimits({ schema, document, variables: { n: 3, note: 'a\u0000b' }, operationName: undefined }, LIMITS)).toThrow('text must not contain the NUL character (U+0000)');
+    expect(() => checkQueryLimits({ schema, document, variables: { n: 3, note: 'a\u0000b' }, operationName: undefined }, LIMITS)).toThrow(
+      'text must not contain the NUL character (U+0000)',
+    );
   });
 
   it('keeps answering right after more distinct variables than it remembers', () => {
@@ -44,7 +47,8 @@ describe('the cost of a document asked again', () => {
   });
 });
 
-const check = (query: string, variables?: Record<string, unknown>) => checkQueryLimits({ schema, document: parse(query), variables, operationName: undefined }, LIMITS);
+const check = (query: string, variables?: Record<string, unknown>) =>
+  checkQueryLimits({ schema, document: parse(query), variables, operationName: undefined }, LIMITS);
 
 describe('first left null', () => {
   it("prices first: null, written or through a variable, at the field's default page (DEFAULT_PAGE_SIZE where it declares none)", () => {
@@ -58,7 +62,8 @@ describe('first left null', () => {
 
   it("keys a remembered cost on the coerced values: a variable's default and the same value sent cost the same, a null its own", () => {
     const asked = parse('query ($n: Int = 3) { rows(first: $n) { child { id } } }');
-    const cost = (variables?: Record<string, unknown>) => checkQueryLimits({ schema, document: asked, variables, operationName: undefined }, LIMITS);
+    const cost = (variables?: Record<string, unknown>) =>
+      checkQueryLimits({ schema, document: asked, variables, operationName: undefined }, LIMITS);
     expect(cost({})).toBe(4);
     expect(cost({ n: 3 })).toBe(4);
     expect(cost({ n: null })).toBe(1 + DEFAULT_PAGE_SIZE);
@@ -66,7 +71,9 @@ describe('first left null', () => {
   });
 
   it('refuses variables GraphQL cannot coerce, with its message', () => {
-    expect(() => check('query ($n: Int) { rows(first: $n) { id } }', { n: 'many' })).toThrow('Variable "$n" got invalid value "many"; Int cannot represent non-integer value: "many"');
+    expect(() => check('query ($n: Int) { rows(first: $n) { id } }', { n: 'many' })).toThrow(
+      'Variable "$n" got invalid value "many"; Int cannot represent non-integer value: "many"',
+    );
   });
 });
 

@@ -46,7 +46,10 @@ describe('/ready and /serving with the database down', () => {
   it('in production name the dependency but keep the driver error (addresses, ports) out of the answer', async () => {
     const { ready, serving } = await readyAnswer(false);
     expect(ready.status).toBe(503);
-    expect(ready.body).toMatchObject({ status: 'not_ready', dependencies: { database: { status: 'unhealthy', error: 'unavailable' }, cache: { status: 'healthy' } } });
+    expect(ready.body).toMatchObject({
+      status: 'not_ready',
+      dependencies: { database: { status: 'unhealthy', error: 'unavailable' }, cache: { status: 'healthy' } },
+    });
     expect(serving.status).toBe(503);
     expect(serving.body.dependencies.database).toMatchObject({ status: 'unhealthy', error: 'unavailable' });
     expect(JSON.stringify([ready.body, serving.body])).not.toMatch(/ECONNREFUSED|127\.0\.0\.1/);

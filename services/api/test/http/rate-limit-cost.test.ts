@@ -21,7 +21,9 @@ beforeAll(async () => {
   api = await openGraphqlApi('rate_limit_cost');
   channel = { 'x-channel-id': (await seedDemoShop(api)).channelId };
   await api.platform.database.pool.query(`UPDATE rate_limit_policies SET capacity = 12, refill_per_second = 0.001 WHERE key = 'graphql'`);
-  await vi.waitFor(async () => expect((await post(CHEAP, freshAddress())).headers['ratelimit-policy']).toBe('"graphql";q=12;w=12000'), { timeout: 5_000 });
+  await vi.waitFor(async () => expect((await post(CHEAP, freshAddress())).headers['ratelimit-policy']).toBe('"graphql";q=12;w=12000'), {
+    timeout: 5_000,
+  });
 });
 
 afterAll(async () => {
@@ -74,6 +76,8 @@ describe('the graphql bucket, charged by cost', () => {
     for (let i = 0; i < 2; i += 1) expect((await post(CHEAP, address)).statusCode).toBe(200);
     const empty = await post(CHEAP, address);
     expect(empty.statusCode).toBe(429);
-    expect(empty.json<{ errors: { message: string }[] }>().errors[0]?.message).toMatch(/^Too many requests \(rate limit "graphql"\): retry in \d+ s$/);
+    expect(empty.json<{ errors: { message: string }[] }>().errors[0]?.message).toMatch(
+      /^Too many requests \(rate limit "graphql"\): retry in \d+ s$/,
+    );
   });
 });

@@ -13,7 +13,13 @@ const freshAddress = () => `2001:db8:${randomBytes(6).toString('hex').match(/.{4
 const freshEmail = () => `${randomBytes(6).toString('hex')}@example.com`;
 const statuses = (responses: ReadonlyArray<{ statusCode: number }>) => responses.map((response) => response.statusCode);
 
-const graphqlAt = (url: string, address: string, query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+const graphqlAt = (
+  url: string,
+  address: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) =>
   api.app.inject({ method: 'POST', url, headers: { ...channel, ...headers, 'x-forwarded-for': address }, payload: { query, variables } });
 
 /** In turn, not at once: each answer is the bucket's state after the ones before. */
@@ -24,7 +30,8 @@ async function inTurn<T>(count: number, send: (index: number) => Promise<T>): Pr
 }
 
 /** The 429's message: the sign-ins' scrypt runs take seconds, so the time to the next token is a little under 1000 s. */
-const retryLater = (policy: string) => expect.stringMatching(new RegExp(`^Too many requests \\(rate limit "${policy}"\\): retry in \\d+ s$`));
+const retryLater = (policy: string) =>
+  expect.stringMatching(new RegExp(`^Too many requests \\(rate limit "${policy}"\\): retry in \\d+ s$`));
 
 const SIGN_IN = 'mutation ($email: String!) { loginCustomer(email: $email, password: "a wrong guess") { accessToken } }';
 
@@ -46,9 +53,15 @@ beforeAll(async () => {
     `INSERT INTO rate_limit_policies (key, capacity, refill_per_second) VALUES ${values}
      ON CONFLICT (key) DO UPDATE SET capacity = excluded.capacity, refill_per_second = excluded.refill_per_second`,
   );
-  await vi.waitFor(async () => expect((await graphqlAt('/graphql', freshAddress(), '{ __typename }')).headers['ratelimit-policy']).toBe('"graphql";q=99999;w=99999000'), {
-    timeout: 5_000,
-  });
+  await vi.waitFor(
+    async () =>
+      expect((await graphqlAt('/graphql', freshAddress(), '{ __typename }')).headers['ratelimit-policy']).toBe(
+        '"graphql";q=99999;w=99999000',
+      ),
+    {
+      timeout: 5_000,
+    },
+  );
 });
 
 afterAll(async () => {
@@ -65,18 +78,23 @@ describe('a path spelled otherwise (percent-encoded) reaches the same route', ()
     const throughEncoded = await inTurn(4, () => graphqlAt('/gr%61phql', encoded, SIGN_IN, { email: encodedEmail }));
     expect(statuses(throughPlain)).toEqual([200, 200, 200, 429]);
     expect(statuses(throughEncoded)).toEqual(statuses(throughPlain));
-    expect(throughEncoded[3]?.json()).toMatchObject({ errors: [{ message: retryLater('graphql:loginCustomer'), extensions: { code: 'RATE_LIMITED' } }] });
+    expect(throughEncoded[3]?.json()).toMatchObject({
+      errors: [{ message: retryLater('graphql:loginCustomer'), extensions: { code: 'RATE_LIMITED' } }],
+    });
     expect(throughEncoded[0]?.headers['ratelimit-policy']).toBe(throughPlain[0]?.headers['ratelimit-policy']);
 
     // One account guessed from a new address each time: its own bucket, through the encoded path too.
     const victim = freshEmail();
-    const spread = await inTurn(6, (index) => graphqlAt(index % 2 === 0 ? '/gr%61phql' : '/graphql', freshAddress(), SIGN_IN, { email: victim }));
+    const spread = await inTurn(6, (index) =>
+      graphqlAt(index % 2 === 0 ? '/gr%61phql' : '/graphql', freshAddress(), SIGN_IN, { email: victim }),
+    );
     expect(statuses(spread)).toEqual([200, 200, 200, 200, 200, 429]);
     expect(spread[5]?.json()).toMatchObject({ errors: [{ message: retryLater('graphql:loginCustomer:account') }] });
   });
 
   it('throttles POST /tr%61ck exactly as POST /track', async () => {
-    const send = (url: string, address: string) => api.app.inject({ method: 'POST', url, headers: { 'x-forwarded-for': address }, payload: {} });
+    const send = (url: string, address: string) =>
+      api.app.inject({ method: 'POST', url, headers: { 'x-forwarded-for': address }, payload: {} });
     const plain = freshAddress();
     const throughPlain = await inTurn(3, () => send('/track', plain));
     const encoded = freshAddress();
@@ -104,7 +122,8 @@ describe('checkout (placeOrder authorizes a card)', () => {
     placeOrder(input: { cartId: "1", email: "shopper@example.com", billingAddress: { name: "A", line1: "1 Road", city: "Town", postalCode: "1000", countryCode: "DE" },
       idempotencyKey: $key, card: { token: "tok_visa" } }) { id }
   }`;
-  const place = (address: string, session: string) => graphqlAt('/graphql', address, PLACE, { key: randomBytes(8).toString('hex') }, { 'x-session-id': session });
+  const place = (address: string, session: string) =>
+    graphqlAt('/graphql', address, PLACE, { key: randomBytes(8).toString('hex') }, { 'x-session-id': session });
 
   it('refuses the third attempt of one session, from any address, while another session still passes', async () => {
     const session = await api.guestSession();
@@ -112,7 +131,9 @@ describe('checkout (placeOrder authorizes a card)', () => {
     expect(statuses(attempts).slice(0, 2)).not.toContain(429);
     expect(attempts[2]?.statusCode).toBe(429);
     expect(Number(attempts[2]?.headers['retry-after'])).toBeGreaterThan(900);
-    expect(attempts[2]?.json()).toMatchObject({ errors: [{ message: retryLater('graphql:placeOrder:session'), extensions: { code: 'RATE_LIMITED' } }] });
+    expect(attempts[2]?.json()).toMatchObject({
+      errors: [{ message: retryLater('graphql:placeOrder:session'), extensions: { code: 'RATE_LIMITED' } }],
+    });
     expect((await place(freshAddress(), await api.guestSession())).statusCode).not.toBe(429);
   });
 

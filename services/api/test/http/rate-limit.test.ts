@@ -18,7 +18,13 @@ import {
   type TokenBucketStore,
 } from '@shop/platform';
 import { createTestDatabase, uniqueName, type TestDatabase } from '../../../../test/infra/isolation.ts';
-import { CallerRefused, graphqlMutationCharges, rateLimit, type BffResolver, type RateLimitOptions } from '../../src/http/rate-limit/index.ts';
+import {
+  CallerRefused,
+  graphqlMutationCharges,
+  rateLimit,
+  type BffResolver,
+  type RateLimitOptions,
+} from '../../src/http/rate-limit/index.ts';
 
 const logger = createLogger({ level: 'ERROR', service: 'test' });
 
@@ -27,7 +33,12 @@ function policyMap(...policies: RateLimitPolicy[]) {
   const byKey = new Map(policies.map((policy) => [policy.key, policy]));
   return { get: (key: string) => byKey.get(key), set: (policy: RateLimitPolicy) => byKey.set(policy.key, policy) };
 }
-const policy = (key: string, capacity: number, refillPerSecond = 0.01, enabled = true): RateLimitPolicy => ({ key, capacity, refillPerSecond, enabled });
+const policy = (key: string, capacity: number, refillPerSecond = 0.01, enabled = true): RateLimitPolicy => ({
+  key,
+  capacity,
+  refillPerSecond,
+  enabled,
+});
 
 const typeDefs = `
   type Query { ok: Boolean }
@@ -40,14 +51,27 @@ async function buildTestApp(limiter: RateLimiter, overrides: Partial<RateLimitOp
   rateLimit(app, {
     limiter,
     routePolicies: { '/track': 'track', '/graphql': 'graphql' },
-    bodyPoliciesFor: graphqlMutationCharges({ limiter, schema: () => app.graphql.schema, sessionOf: (request) => request.headers['x-session'] as string | undefined }),
+    bodyPoliciesFor: graphqlMutationCharges({
+      limiter,
+      schema: () => app.graphql.schema,
+      sessionOf: (request) => request.headers['x-session'] as string | undefined,
+    }),
     ...overrides,
   });
   app.post('/track', async (_request, reply) => reply.code(202).send());
   app.get('/health', async () => ({ status: 'ok' }));
   await app.register(mercurius, {
     schema: typeDefs,
-    resolvers: { Query: { ok: () => true }, Mutation: { captureLead: () => true, registerCustomer: () => true, logout: () => true, loginCustomer: () => false, placeOrder: () => true } },
+    resolvers: {
+      Query: { ok: () => true },
+      Mutation: {
+        captureLead: () => true,
+        registerCustomer: () => true,
+        logout: () => true,
+        loginCustomer: () => false,
+        placeOrder: () => true,
+      },
+    },
   });
   await app.ready();
   return app;
@@ -85,7 +109,11 @@ function pluginContract(name: string, openCache: () => Promise<Cache>) {
       const app = await appWith(policyMap(policy('track', 3, 0.1)));
       const allowed = [await track(app), await track(app), await track(app)];
       expect(statuses(allowed)).toEqual([202, 202, 202]);
-      expect(allowed.map((response) => response.headers['ratelimit'])).toEqual(['"track";r=2;t=10', '"track";r=1;t=20', '"track";r=0;t=30']);
+      expect(allowed.map((response) => response.headers['ratelimit'])).toEqual([
+        '"track";r=2;t=10',
+        '"track";r=1;t=20',
+        '"track";r=0;t=30',
+      ]);
       expect(allowed[0]?.headers['ratelimit-policy']).toBe('"track";q=3;w=30');
       expect(allowed[0]?.headers['retry-after']).toBeUndefined();
 
@@ -101,7 +129,8 @@ function pluginContract(name: string, openCache: () => Promise<Cache>) {
       const app = await appWith(policyMap(policy('track', 2), policy('graphql', 100), policy('graphql:captureLead', 1)));
       const send = (url: string) => app.inject({ method: 'POST', url, remoteAddress: '198.51.100.20' });
       expect(statuses([await send('/track'), await send('/tr%61ck'), await send('/%74rack')])).toEqual([202, 202, 429]);
-      const lead = (url: string) => app.inject({ method: 'POST', url, payload: { query: 'mutation { captureLead(email: "a@b.c") }' }, remoteAddress: '198.51.100.20' });
+      const lead = (url: string) =>
+        app.inject({ method: 'POST', url, payload: { query: 'mutation { captureLead(email: "a@b.c") }' }, remoteAddress: '198.51.100.20' });
       expect((await lead('/gr%61phql')).statusCode).toBe(200);
       const refused = await lead('/graphql');
       expect(refused.statusCode).toBe(429);
@@ -124,10 +153,15 @@ function pluginContract(name: string, openCache: () => Promise<Cache>) {
 
     it('keeps a bucket per client IP: the socket address, or the first X-Forwarded-For address', async () => {
       const app = await appWith(policyMap(policy('track', 2)));
-      expect(statuses([await track(app, '198.51.100.7'), await track(app, '198.51.100.7'), await track(app, '198.51.100.7')])).toEqual([202, 202, 429]);
+      expect(statuses([await track(app, '198.51.100.7'), await track(app, '198.51.100.7'), await track(app, '198.51.100.7')])).toEqual([
+        202, 202, 429,
+      ]);
       expect((await track(app, '198.51.100.8')).statusCode).toBe(202);
-      const viaProxy = (forwarded: string) => app.inject({ method: 'POST', url: '/track', remoteAddress: '10.0.0.1', headers: { 'x-forwarded-for': forwarded } });
-      expect(statuses([await viaProxy('203.0.113.5, 10.0.0.1'), await viaProxy('203.0.113.5'), await viaProxy('203.0.113.5')])).toEqual([202, 202, 429]);
+      const viaProxy = (forwarded: string) =>
+        app.inject({ method: 'POST', url: '/track', remoteAddress: '10.0.0.1', headers: { 'x-forwarded-for': forwarded } });
+      expect(statuses([await viaProxy('203.0.113.5, 10.0.0.1'), await viaProxy('203.0.113.5'), await viaProxy('203.0.113.5')])).toEqual([
+        202, 202, 429,
+      ]);
       expect((await viaProxy('203.0.113.6, 10.0.0.1')).statusCode).toBe(202);
     });
 
@@ -148,14 +182,22 @@ function pluginContract(name: string, openCache: () => Promise<Cache>) {
         return { id, shopper: typeof shopper === 'string' ? shopper : undefined };
       };
       const send = (app: FastifyInstance, url: string, headers: Record<string, string>) =>
-        app.inject({ method: 'POST', url, headers, remoteAddress: '198.51.100.20', ...(url === '/graphql' ? { payload: { query: '{ ok }' } } : {}) });
+        app.inject({
+          method: 'POST',
+          url,
+          headers,
+          remoteAddress: '198.51.100.20',
+          ...(url === '/graphql' ? { payload: { query: '{ ok }' } } : {}),
+        });
 
       it("charges a BFF's own bucket, and the path's policy only per shopper it names", async () => {
         const app = await appWith(policyMap(policy('graphql', 2), policy('bff:graphql', 5)), { bff });
         const own = await send(app, '/graphql', { 'x-bff': 'a' });
         expect(own.headers['ratelimit-policy']).toBe('"bff:graphql";q=5;w=500');
         const forShopper = (shopper: string) => send(app, '/graphql', { 'x-bff': 'a', 'x-shopper': shopper });
-        expect(statuses([await forShopper('203.0.113.1'), await forShopper('203.0.113.1'), await forShopper('203.0.113.1')])).toEqual([200, 200, 429]);
+        expect(statuses([await forShopper('203.0.113.1'), await forShopper('203.0.113.1'), await forShopper('203.0.113.1')])).toEqual([
+          200, 200, 429,
+        ]);
         expect((await forShopper('203.0.113.2')).headers['ratelimit']).toBe('"bff:graphql";r=0;t=500, "graphql";r=1;t=100');
         expect((await forShopper('203.0.113.3')).statusCode).toBe(429);
         // Another BFF, and the address itself, have buckets of their own.
@@ -169,7 +211,9 @@ function pluginContract(name: string, openCache: () => Promise<Cache>) {
         expect(refused.statusCode).toBe(401);
         expect(refused.json()).toEqual({ error: { code: 'UNAUTHENTICATED', message: 'that BFF is gone' } });
         expect(refused.headers['ratelimit-policy']).toBeUndefined();
-        expect((await send(app, '/graphql', { 'x-bff': 'revoked' })).json()).toEqual({ errors: [{ message: 'that BFF is gone', extensions: { code: 'UNAUTHENTICATED' } }] });
+        expect((await send(app, '/graphql', { 'x-bff': 'revoked' })).json()).toEqual({
+          errors: [{ message: 'that BFF is gone', extensions: { code: 'UNAUTHENTICATED' } }],
+        });
       });
     });
 
@@ -185,7 +229,9 @@ function pluginContract(name: string, openCache: () => Promise<Cache>) {
         expect(limited.headers['ratelimit']).toBe('"graphql";r=97;t=300, "graphql:captureLead";r=0;t=100');
         expect(limited.headers['retry-after']).toBe('100');
         expect(limited.json()).toEqual({
-          errors: [{ message: 'Too many requests (rate limit "graphql:captureLead"): retry in 100 s', extensions: { code: 'RATE_LIMITED' } }],
+          errors: [
+            { message: 'Too many requests (rate limit "graphql:captureLead"): retry in 100 s', extensions: { code: 'RATE_LIMITED' } },
+          ],
         });
 
         // Queries and mutations without a policy of their own spend only the graphql bucket.
@@ -197,7 +243,8 @@ function pluginContract(name: string, openCache: () => Promise<Cache>) {
 
       it('counts aliases and fragments: one request cannot call a limited mutation many times for one token', async () => {
         const app = await appWith(policyMap(policy('graphql:captureLead', 3)));
-        const aliased = 'mutation { a: captureLead(email: "a@b.c") b: captureLead(email: "b@b.c") ...More } fragment More on Mutation { c: captureLead(email: "c@b.c") d: captureLead(email: "d@b.c") }';
+        const aliased =
+          'mutation { a: captureLead(email: "a@b.c") b: captureLead(email: "b@b.c") ...More } fragment More on Mutation { c: captureLead(email: "c@b.c") d: captureLead(email: "d@b.c") }';
         const refused = await graphql(app, aliased);
         expect(refused.statusCode).toBe(429); // costs 4, above the capacity of 3
         const two = 'mutation { a: captureLead(email: "a@b.c") ... on Mutation { b: captureLead(email: "b@b.c") } }';
@@ -210,10 +257,14 @@ function pluginContract(name: string, openCache: () => Promise<Cache>) {
         const app = await appWith(policyMap(policy('graphql:loginCustomer:account', 2)));
         const byVariable = (email: string, ip: string) =>
           graphql(app, 'mutation ($email: String!) { loginCustomer(email: $email, password: "guess") }', { variables: { email } }, ip);
-        expect(statuses([await byVariable('Ada@Example.com', '198.51.100.10'), await byVariable('ada@example.com ', '198.51.100.11')])).toEqual([200, 200]);
+        expect(
+          statuses([await byVariable('Ada@Example.com', '198.51.100.10'), await byVariable('ada@example.com ', '198.51.100.11')]),
+        ).toEqual([200, 200]);
         const third = await graphql(app, 'mutation { loginCustomer(email: "ADA@example.com", password: "guess") }', {}, '198.51.100.12');
         expect(third.statusCode).toBe(429);
-        expect(third.json()).toMatchObject({ errors: [{ message: 'Too many requests (rate limit "graphql:loginCustomer:account"): retry in 100 s' }] });
+        expect(third.json()).toMatchObject({
+          errors: [{ message: 'Too many requests (rate limit "graphql:loginCustomer:account"): retry in 100 s' }],
+        });
         expect((await byVariable('grace@example.com', '198.51.100.12')).statusCode).toBe(200);
       });
 
@@ -222,18 +273,32 @@ function pluginContract(name: string, openCache: () => Promise<Cache>) {
         const byDefault = 'mutation ($email: String = "Ada@Example.com") { loginCustomer(email: $email, password: "guess") }';
         expect((await graphql(app, byDefault, {}, '198.51.100.30')).statusCode).toBe(200);
         expect((await graphql(app, byDefault, {}, '198.51.100.31')).statusCode).toBe(429);
-        expect((await graphql(app, 'mutation { loginCustomer(email: "ada@example.com", password: "guess") }', {}, '198.51.100.32')).statusCode).toBe(429);
+        expect(
+          (await graphql(app, 'mutation { loginCustomer(email: "ada@example.com", password: "guess") }', {}, '198.51.100.32')).statusCode,
+        ).toBe(429);
       });
 
       it('charges placeOrder per address and per session it checks out for', async () => {
         const app = await appWith(policyMap(policy('graphql:placeOrder', 3), policy('graphql:placeOrder:session', 2)));
         const place = (session: string, ip: string) =>
-          app.inject({ method: 'POST', url: '/graphql', headers: { 'x-session': session }, payload: { query: 'mutation { placeOrder }' }, remoteAddress: ip });
-        expect(statuses([await place('s1', '198.51.100.40'), await place('s1', '198.51.100.41'), await place('s1', '198.51.100.42')])).toEqual([200, 200, 429]);
-        expect(statuses([await place('s2', '198.51.100.43'), await place('s3', '198.51.100.43'), await place('s4', '198.51.100.43')])).toEqual([200, 200, 200]);
+          app.inject({
+            method: 'POST',
+            url: '/graphql',
+            headers: { 'x-session': session },
+            payload: { query: 'mutation { placeOrder }' },
+            remoteAddress: ip,
+          });
+        expect(
+          statuses([await place('s1', '198.51.100.40'), await place('s1', '198.51.100.41'), await place('s1', '198.51.100.42')]),
+        ).toEqual([200, 200, 429]);
+        expect(
+          statuses([await place('s2', '198.51.100.43'), await place('s3', '198.51.100.43'), await place('s4', '198.51.100.43')]),
+        ).toEqual([200, 200, 200]);
         const refused = await place('s5', '198.51.100.43');
         expect(refused.statusCode).toBe(429);
-        expect(refused.json()).toMatchObject({ errors: [{ message: 'Too many requests (rate limit "graphql:placeOrder"): retry in 100 s' }] });
+        expect(refused.json()).toMatchObject({
+          errors: [{ message: 'Too many requests (rate limit "graphql:placeOrder"): retry in 100 s' }],
+        });
         expect((await place('s6', '198.51.100.44')).statusCode).toBe(200);
       });
 
@@ -308,7 +373,9 @@ describe('a policy changed in rate_limit_policies', () => {
     expect((await track(app)).headers['ratelimit-policy']).toBe('"track";q=120;w=6');
 
     await platformDatabase.pool.query(`UPDATE rate_limit_policies SET capacity = 2, refill_per_second = 0.5 WHERE key = 'track'`);
-    await expect.poll(async () => (await track(app, '198.51.100.99')).headers['ratelimit-policy'], { timeout: 5_000 }).toBe('"track";q=2;w=4');
+    await expect
+      .poll(async () => (await track(app, '198.51.100.99')).headers['ratelimit-policy'], { timeout: 5_000 })
+      .toBe('"track";q=2;w=4');
     // The request that saw the new policy left 1 of the 2 tokens.
     expect(statuses([await track(app, '198.51.100.99'), await track(app, '198.51.100.99')])).toEqual([202, 429]);
 
@@ -322,7 +389,12 @@ describe('a policy changed in rate_limit_policies', () => {
 
 describe('the caller', () => {
   it('can be replaced by another resolver', async () => {
-    const limiter = new RateLimiter({ store: tokenBucketStoreFor(new MemoryCache()), policies: policyMap(policy('track', 1)), metrics: new Registry(), logger });
+    const limiter = new RateLimiter({
+      store: tokenBucketStoreFor(new MemoryCache()),
+      policies: policyMap(policy('track', 1)),
+      metrics: new Registry(),
+      logger,
+    });
     const app = await buildTestApp(limiter, { caller: (req) => String(req.headers['x-api-key'] ?? 'anonymous') });
     const send = (key: string) => app.inject({ method: 'POST', url: '/track', headers: { 'x-api-key': key } });
     expect(statuses([await send('a'), await send('a'), await send('b')])).toEqual([202, 429, 202]);

@@ -2,7 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventPayloads, Prisma } from '@shop/platform';
 import { createStaffUser, ensureRole } from '@shop/domain/auth';
-import { attributeCartAdd, attributePurchase, insertTrackingEvents, rawDailyStats, rawRows, rolledUpRows, trackingReport, type TrackedEntityType, type TrackingEventRecord, type TrackingReportQuery, type TrackingReportRow } from '@shop/domain/tracking';
+import {
+  attributeCartAdd,
+  attributePurchase,
+  insertTrackingEvents,
+  rawDailyStats,
+  rawRows,
+  rolledUpRows,
+  trackingReport,
+  type TrackedEntityType,
+  type TrackingEventRecord,
+  type TrackingReportQuery,
+  type TrackingReportRow,
+} from '@shop/domain/tracking';
 import { bearer, openGraphqlApi, type GraphqlApi } from '../support/graphql-harness.ts';
 
 let api: GraphqlApi;
@@ -96,7 +108,12 @@ async function cartAdd(session: string, productId: number, addedAt: string): Pro
 let orderNumber = 0;
 
 /** An order row (the report reads its currency) and its completion credited to the session's clicks. */
-async function purchase(session: string, currency: string, completedAt: string, lines: [productId: number, total: string][]): Promise<string> {
+async function purchase(
+  session: string,
+  currency: string,
+  completedAt: string,
+  lines: [productId: number, total: string][],
+): Promise<string> {
   const channel = await api.prisma.channel.upsert({
     where: { code: 'reports' },
     create: { code: 'reports', name: 'Reports', defaultCurrency: 'EUR' },
@@ -249,7 +266,9 @@ describe('trackingReport', () => {
     // 00:30 on the 12th: the 11th ended less than an hour ago, the 10th is settled.
     const early = await report(query, at('2024-03-12T00:30:00Z'));
     expect(early).toEqual({ rows: EXPECTED, hasNextPage: false });
-    const rolled = await api.prisma.$queryRaw<{ day: string }[]>`SELECT to_char(day, 'YYYY-MM-DD') AS day FROM tracking_rollup_days ORDER BY day`;
+    const rolled = await api.prisma.$queryRaw<
+      { day: string }[]
+    >`SELECT to_char(day, 'YYYY-MM-DD') AS day FROM tracking_rollup_days ORDER BY day`;
     expect(rolled.map((row) => row.day)).toEqual(['2024-03-09', '2024-03-10']);
 
     const late = await report(query, at('2024-03-12T01:00:00Z'));
@@ -270,14 +289,19 @@ describe('trackingReport', () => {
     const byId = await report({ from: '2024-03-10', to: '2024-03-11', entityType: 'hero', entityIds: [7002n, 9999n] }, now);
     expect(byId.rows).toEqual([EXPECTED[3]]);
     // The same filter on raw days.
-    const raw = await report({ from: '2024-03-10', to: '2024-03-11', entityType: 'banner', entityIds: [7001n] }, at('2024-03-10T12:00:00Z'));
+    const raw = await report(
+      { from: '2024-03-10', to: '2024-03-11', entityType: 'banner', entityIds: [7001n] },
+      at('2024-03-10T12:00:00Z'),
+    );
     expect(raw.rows).toEqual([EXPECTED[0], EXPECTED[2]]);
   });
 
   it('rolls each day up once when reports run at the same time', async () => {
     await insertTrackingEvents(
       api.platform.database.pool,
-      Array.from({ length: 20 }, (_, day) => event({ type: 'impression', entity: HERO, session: 'r-same', at: `2024-06-${String(day + 1).padStart(2, '0')}T10:00:00Z` })),
+      Array.from({ length: 20 }, (_, day) =>
+        event({ type: 'impression', entity: HERO, session: 'r-same', at: `2024-06-${String(day + 1).padStart(2, '0')}T10:00:00Z` }),
+      ),
     );
     const query = { from: '2024-06-01', to: '2024-06-20', entityType: 'hero' as const };
     const now = at('2024-07-01T00:00:00Z');
@@ -292,7 +316,9 @@ describe('trackingReport', () => {
     const now = at('2024-04-01T00:00:00Z');
     const query = { from: '2024-03-10', to: '2024-03-10', entityType: 'slide' as const };
     expect((await report(query, now)).rows[0]?.impressions).toBe(1);
-    await insertTrackingEvents(api.platform.database.pool, [event({ type: 'impression', entity: SLIDE, session: 'r-late', at: '2024-03-10T11:00:00Z' })]);
+    await insertTrackingEvents(api.platform.database.pool, [
+      event({ type: 'impression', entity: SLIDE, session: 'r-late', at: '2024-03-10T11:00:00Z' }),
+    ]);
     expect((await report(query, now)).rows[0]?.impressions).toBe(1);
     await api.prisma.trackingRollupDay.delete({ where: { day: at('2024-03-10') } });
     expect((await report(query, now)).rows[0]).toMatchObject({ impressions: 2, uniqueSessions: 2 });
@@ -324,7 +350,11 @@ describe('Query.trackingReport', () => {
         attributedRevenue: [],
       },
     ]);
-    const revenue = await api.data<ReportData>(REPORT, { from: '2024-03-10', to: '2024-03-10', entityType: 'banner', entityIds: ['7001'] }, admin);
+    const revenue = await api.data<ReportData>(
+      REPORT,
+      { from: '2024-03-10', to: '2024-03-10', entityType: 'banner', entityIds: ['7001'] },
+      admin,
+    );
     expect(revenue.trackingReport.nodes[0]?.attributedRevenue).toEqual([
       { amount: '25.00', currency: 'EUR' },
       { amount: '10.00', currency: 'USD' },
@@ -337,9 +367,16 @@ describe('Query.trackingReport', () => {
     const days = [3, 2, 1, 0].map((back) => new Date(now - back * 24 * 60 * 60 * 1000));
     await insertTrackingEvents(
       api.platform.database.pool,
-      days.flatMap((day) => entityIds.map((id) => event({ type: 'impression', entity: ['slide', id], session: 'p-a', at: day.toISOString() }))),
+      days.flatMap((day) =>
+        entityIds.map((id) => event({ type: 'impression', entity: ['slide', id], session: 'p-a', at: day.toISOString() })),
+      ),
     );
-    const variables = { from: days[0]?.toISOString().slice(0, 10), to: days[3]?.toISOString().slice(0, 10), entityType: 'slide', entityIds: entityIds.map(String) };
+    const variables = {
+      from: days[0]?.toISOString().slice(0, 10),
+      to: days[3]?.toISOString().slice(0, 10),
+      entityType: 'slide',
+      entityIds: entityIds.map(String),
+    };
     const whole = (await api.data<ReportData>(REPORT, variables, admin)).trackingReport;
     expect(whole.nodes).toHaveLength(12);
     expect(whole.pageInfo.hasNextPage).toBe(false);
@@ -347,13 +384,16 @@ describe('Query.trackingReport', () => {
     const seen: ReportNode[] = [];
     let after: string | null = null;
     for (let page = 0; page < 10; page += 1) {
-      const next: ReportData['trackingReport'] = (await api.data<ReportData>(REPORT, { ...variables, first: 5, after }, admin)).trackingReport;
+      const next: ReportData['trackingReport'] = (await api.data<ReportData>(REPORT, { ...variables, first: 5, after }, admin))
+        .trackingReport;
       seen.push(...next.nodes);
       after = next.pageInfo.endCursor;
       if (!next.pageInfo.hasNextPage) break;
     }
     expect(seen).toEqual(whole.nodes);
-    expect(seen.map((row) => `${row.day}/${row.entityId}`)).toEqual(days.flatMap((day) => entityIds.map((id) => `${day.toISOString().slice(0, 10)}/${id}`)));
+    expect(seen.map((row) => `${row.day}/${row.entityId}`)).toEqual(
+      days.flatMap((day) => entityIds.map((id) => `${day.toISOString().slice(0, 10)}/${id}`)),
+    );
   });
 
   it('is for staff with reports.read', async () => {
@@ -366,11 +406,18 @@ describe('Query.trackingReport', () => {
     });
     const login = async (email: string, password: string) =>
       bearer(
-        (await api.data<{ loginStaff: { accessToken: string } }>('mutation ($e: String!, $p: String!) { loginStaff(email: $e, password: $p) { accessToken } }', { e: email, p: password }))
-          .loginStaff.accessToken,
+        (
+          await api.data<{ loginStaff: { accessToken: string } }>(
+            'mutation ($e: String!, $p: String!) { loginStaff(email: $e, password: $p) { accessToken } }',
+            { e: email, p: password },
+          )
+        ).loginStaff.accessToken,
       );
     const packer = await api.error(REPORT, variables, await login('packer@shop.test', 'packer-password-1'));
-    expect(packer).toMatchObject({ message: 'missing permission reports.read', extensions: { code: 'FORBIDDEN', permission: 'reports.read' } });
+    expect(packer).toMatchObject({
+      message: 'missing permission reports.read',
+      extensions: { code: 'FORBIDDEN', permission: 'reports.read' },
+    });
     const analyst = await api.data<ReportData>(REPORT, variables, await login('analyst@shop.test', 'analyst-password-1'));
     expect(analyst.trackingReport.nodes.length).toBeGreaterThan(0);
   });
@@ -382,17 +429,33 @@ describe('Query.trackingReport', () => {
     [{ from: '2024-03-10', to: '2024-03-09' }, 'to', 'to must be the same day as from or later'],
     [{ from: '2024-01-01', to: '2024-04-02' }, 'to', 'a report covers at most 92 days; from 2024-01-01 to 2024-04-02 is 93'],
     [{ from: '2024-03-10', to: '2024-03-10', entityIds: ['1'] }, 'entityIds', 'entityIds needs entityType: ids are per entity type'],
-    [{ from: '2024-03-10', to: '2024-03-10', entityType: 'banner', entityIds: [] }, 'entityIds', 'entityIds must hold 1 to 100 ids (leave it out for every entity)'],
-    [{ from: '2024-03-10', to: '2024-03-10', entityType: 'banner', entityIds: ['x'] }, 'entityIds[0]', 'entityIds[0] must be a numeric id such as "42"'],
+    [
+      { from: '2024-03-10', to: '2024-03-10', entityType: 'banner', entityIds: [] },
+      'entityIds',
+      'entityIds must hold 1 to 100 ids (leave it out for every entity)',
+    ],
+    [
+      { from: '2024-03-10', to: '2024-03-10', entityType: 'banner', entityIds: ['x'] },
+      'entityIds[0]',
+      'entityIds[0] must be a numeric id such as "42"',
+    ],
     [{ from: '2024-03-10', to: '2024-03-10', first: 1001 }, 'first', 'first must be a whole number from 1 to 1000'],
-    [{ from: '2024-03-10', to: '2024-03-10', after: 'bm9wZQ' }, 'after', 'after must be an endCursor this API returned for a tracking report'],
+    [
+      { from: '2024-03-10', to: '2024-03-10', after: 'bm9wZQ' },
+      'after',
+      'after must be an endCursor this API returned for a tracking report',
+    ],
   ])('refuses %j as BAD_USER_INPUT naming %s', async (variables, field, message) => {
     const error = await api.error(REPORT, variables, admin);
     expect(error).toMatchObject({ message, extensions: { code: 'BAD_USER_INPUT', field } });
   });
 
   it('accepts 92 days, ending on any day', async () => {
-    const data = await api.data<ReportData>(REPORT, { from: '2024-01-01', to: '2024-04-01', entityType: 'banner', entityIds: ['7001'] }, admin);
+    const data = await api.data<ReportData>(
+      REPORT,
+      { from: '2024-01-01', to: '2024-04-01', entityType: 'banner', entityIds: ['7001'] },
+      admin,
+    );
     expect(data.trackingReport.nodes.map((row) => row.day)).toEqual(['2024-03-10', '2024-03-11']);
   });
 });
@@ -421,7 +484,8 @@ async function plan(statement: Prisma.Sql): Promise<PlanNode[]> {
   return planNodes(root);
 }
 
-const scansOf = (nodes: PlanNode[], relation: string) => nodes.filter((node) => node['Relation Name'] === relation).map((node) => `${node['Node Type']} ${node['Index Name'] ?? ''}`.trim());
+const scansOf = (nodes: PlanNode[], relation: string) =>
+  nodes.filter((node) => node['Relation Name'] === relation).map((node) => `${node['Node Type']} ${node['Index Name'] ?? ''}`.trim());
 const indexesUsed = (nodes: PlanNode[]) => nodes.flatMap((node) => (node['Index Name'] === undefined ? [] : [node['Index Name']]));
 
 describe(`on ${BULK_EVENTS.toLocaleString('en')} events`, () => {
@@ -441,7 +505,9 @@ describe(`on ${BULK_EVENTS.toLocaleString('en')} events`, () => {
       SELECT id, 'cart_add', 600 + id % 7, created_at + interval '5 minutes'
         FROM tracking_events WHERE event_type = 'click' AND session_id LIKE 'bulk-%' AND id % 10 = 0`);
     // What autovacuum does soon after each block range fills (the indexes are autosummarize = on).
-    await pool.query("SELECT brin_summarize_new_values('tracking_events_created_at_idx'), brin_summarize_new_values('tracking_attributions_created_at_idx')");
+    await pool.query(
+      "SELECT brin_summarize_new_values('tracking_events_created_at_idx'), brin_summarize_new_values('tracking_attributions_created_at_idx')",
+    );
     await pool.query('ANALYZE tracking_events');
     await pool.query('ANALYZE tracking_attributions');
   });
@@ -477,7 +543,9 @@ describe(`on ${BULK_EVENTS.toLocaleString('en')} events`, () => {
     const [raw, rawMs] = await timed(() => api.prisma.$queryRaw<unknown[]>`${rawRows(query.from, query.to, {}, undefined, 1_001)}`);
     const [first, rollupMs] = await timed(() => trackingReport(api.prisma, query, now));
     const [second, readMs] = await timed(() => trackingReport(api.prisma, query, now));
-    const [oneEntity, oneEntityMs] = await timed(() => trackingReport(api.prisma, { ...query, entityType: 'hero', entityIds: [8001n] }, now));
+    const [oneEntity, oneEntityMs] = await timed(() =>
+      trackingReport(api.prisma, { ...query, entityType: 'hero', entityIds: [8001n] }, now),
+    );
     expect(first).toEqual(second);
     expect(first.rows).toHaveLength(1_000);
     expect(first.hasNextPage).toBe(true);

@@ -45,10 +45,18 @@ async function newProduct(name: string, overrides: Record<string, unknown> = {})
 
 /** A guest's order of one unit of the product, placed in the web channel. */
 async function orderOf(productId: string, email: string): Promise<{ id: string; number: string }> {
-  await api.data('mutation ($input: SetStockOnHandInput!) { setStockOnHand(input: $input) { onHand } }', { input: { productId, locationId, onHand: 5 } }, admin);
+  await api.data(
+    'mutation ($input: SetStockOnHandInput!) { setStockOnHand(input: $input) { onHand } }',
+    { input: { productId, locationId, onHand: 5 } },
+    admin,
+  );
   const shopper = { ...WEB, 'x-session-id': await api.guestSession() };
   const { createCart } = await api.data<{ createCart: { id: string } }>('mutation { createCart { id } }', {}, shopper);
-  await api.data('mutation ($cartId: ID!, $productId: ID!) { addCartLine(cartId: $cartId, productId: $productId, quantity: 1) { id } }', { cartId: createCart.id, productId }, shopper);
+  await api.data(
+    'mutation ($cartId: ID!, $productId: ID!) { addCartLine(cartId: $cartId, productId: $productId, quantity: 1) { id } }',
+    { cartId: createCart.id, productId },
+    shopper,
+  );
   const { placeOrder } = await api.data<{ placeOrder: { id: string; number: string } }>(
     'mutation ($input: PlaceOrderInput!) { placeOrder(input: $input) { id number } }',
     { input: { cartId: createCart.id, email, billingAddress: ADDRESS } },
@@ -85,7 +93,9 @@ describe('staff search', () => {
     order = await orderOf(kettle, 'marie.curie@example.com');
     await api.data(
       'mutation ($input: RegisterCustomerInput!) { registerCustomer(input: $input) { accessToken } }',
-      { input: { email: 'grace@navy.example', password: 'correct horse battery', firstName: 'Grace', lastName: 'Hopper', isBusiness: true } },
+      {
+        input: { email: 'grace@navy.example', password: 'correct horse battery', firstName: 'Grace', lastName: 'Hopper', isBusiness: true },
+      },
       WEB,
     );
     await reindex();
@@ -93,30 +103,59 @@ describe('staff search', () => {
 
   it('finds an order by its number, by the email and by a line, in its status', async () => {
     for (const text of [order.number, 'marie.curie', 'quasar kettle']) {
-      const { searchOrders } = await api.data<{ searchOrders: Page<{ id: string; number: string; status: string; total: string }> }>(SEARCH_ORDERS, { text }, admin);
-      expect(searchOrders).toMatchObject({ nodes: [{ id: order.id, number: order.number, email: 'marie.curie@example.com', currency: 'EUR' }], totalCount: 1 });
+      const { searchOrders } = await api.data<{ searchOrders: Page<{ id: string; number: string; status: string; total: string }> }>(
+        SEARCH_ORDERS,
+        { text },
+        admin,
+      );
+      expect(searchOrders).toMatchObject({
+        nodes: [{ id: order.id, number: order.number, email: 'marie.curie@example.com', currency: 'EUR' }],
+        totalCount: 1,
+      });
     }
     const placed = await api.data<{ searchOrders: Page<{ status: string }> }>(SEARCH_ORDERS, { text: order.number }, admin);
     const status = placed.searchOrders.nodes[0]?.status;
     const other = status === 'CANCELLED' ? 'COMPLETED' : 'CANCELLED';
-    expect((await api.data<{ searchOrders: Page<unknown> }>(SEARCH_ORDERS, { text: order.number, status }, admin)).searchOrders.totalCount).toBe(1);
-    expect((await api.data<{ searchOrders: Page<unknown> }>(SEARCH_ORDERS, { text: order.number, status: other }, admin)).searchOrders.totalCount).toBe(0);
+    expect(
+      (await api.data<{ searchOrders: Page<unknown> }>(SEARCH_ORDERS, { text: order.number, status }, admin)).searchOrders.totalCount,
+    ).toBe(1);
+    expect(
+      (await api.data<{ searchOrders: Page<unknown> }>(SEARCH_ORDERS, { text: order.number, status: other }, admin)).searchOrders
+        .totalCount,
+    ).toBe(0);
   });
 
   it('finds a customer by name and email, and a product whether active or not', async () => {
     const { searchCustomers } = await api.data<{ searchCustomers: Page<unknown> }>(SEARCH_CUSTOMERS, { text: 'grace hop' }, admin);
-    expect(searchCustomers.nodes).toEqual([expect.objectContaining({ email: 'grace@navy.example', firstName: 'Grace', lastName: 'Hopper', isBusiness: true })]);
-    expect((await api.data<{ searchCustomers: Page<unknown> }>(SEARCH_CUSTOMERS, { text: 'navy.example' }, admin)).searchCustomers.totalCount).toBe(1);
+    expect(searchCustomers.nodes).toEqual([
+      expect.objectContaining({ email: 'grace@navy.example', firstName: 'Grace', lastName: 'Hopper', isBusiness: true }),
+    ]);
+    expect(
+      (await api.data<{ searchCustomers: Page<unknown> }>(SEARCH_CUSTOMERS, { text: 'navy.example' }, admin)).searchCustomers.totalCount,
+    ).toBe(1);
 
-    const { searchAdminProducts } = await api.data<{ searchAdminProducts: Page<{ name: string; active: boolean }> }>(SEARCH_ADMIN_PRODUCTS, { text: 'quasar' }, admin);
-    expect(searchAdminProducts.nodes.map(({ name, active }) => [name, active]).sort()).toEqual([['Quasar Kettle', true], ['Quasar Teapot', false]]);
+    const { searchAdminProducts } = await api.data<{ searchAdminProducts: Page<{ name: string; active: boolean }> }>(
+      SEARCH_ADMIN_PRODUCTS,
+      { text: 'quasar' },
+      admin,
+    );
+    expect(searchAdminProducts.nodes.map(({ name, active }) => [name, active]).sort()).toEqual([
+      ['Quasar Kettle', true],
+      ['Quasar Teapot', false],
+    ]);
   });
 
   it('asks each field for its own permission', async () => {
     const clerk = await staffWith('orders.read', 'order-clerk@shop.test');
     expect((await api.data<{ searchOrders: Page<unknown> }>(SEARCH_ORDERS, { text: order.number }, clerk)).searchOrders.totalCount).toBe(1);
-    expect(await api.error(SEARCH_CUSTOMERS, { text: 'grace' }, clerk)).toMatchObject({ message: 'missing permission customers.read', extensions: { code: 'FORBIDDEN' } });
-    expect(await api.error(SEARCH_ADMIN_PRODUCTS, { text: 'quasar' }, clerk)).toMatchObject({ message: 'missing permission catalog.read', extensions: { code: 'FORBIDDEN' } });
+    expect(await api.error(SEARCH_CUSTOMERS, { text: 'grace' }, clerk)).toMatchObject({
+      message: 'missing permission customers.read',
+      extensions: { code: 'FORBIDDEN' },
+    });
+    expect(await api.error(SEARCH_ADMIN_PRODUCTS, { text: 'quasar' }, clerk)).toMatchObject({
+      message: 'missing permission catalog.read',
+      extensions: { code: 'FORBIDDEN' },
+    });
     expect(await api.error(SEARCH_ORDERS, { text: order.number }, WEB)).toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });
   });
 
@@ -132,7 +171,11 @@ describe('storefront search', () => {
   let ids: string[];
 
   beforeAll(async () => {
-    const created = await api.data<{ createCategory: { id: string } }>('mutation { createCategory(input: { name: "Nebula Gear", slug: "nebula-gear" }) { id } }', {}, admin);
+    const created = await api.data<{ createCategory: { id: string } }>(
+      'mutation { createCategory(input: { name: "Nebula Gear", slug: "nebula-gear" }) { id } }',
+      {},
+      admin,
+    );
     category = created.createCategory.id;
     ids = [];
     for (const name of ['Nebula Lamp', 'Nebula Lantern', 'Nebula Lens']) ids.push(await newProduct(name, { categoryIds: [category] }));
@@ -140,17 +183,38 @@ describe('storefront search', () => {
     await reindex();
   });
 
-  it('pages through the channel\'s matches, best first, with the total', async () => {
-    const first = (await api.data<{ searchProducts: Page<{ id: string; name: string }> }>(SEARCH_PRODUCTS, { text: 'nebula l', first: 2 }, WEB)).searchProducts;
+  it("pages through the channel's matches, best first, with the total", async () => {
+    const first = (
+      await api.data<{ searchProducts: Page<{ id: string; name: string }> }>(SEARCH_PRODUCTS, { text: 'nebula l', first: 2 }, WEB)
+    ).searchProducts;
     expect(first).toMatchObject({ totalCount: 3, pageInfo: { hasNextPage: true } });
     expect(first.nodes).toHaveLength(2);
-    const second = (await api.data<{ searchProducts: Page<{ id: string }> }>(SEARCH_PRODUCTS, { text: 'nebula l', first: 2, after: first.pageInfo.endCursor }, WEB)).searchProducts;
+    const second = (
+      await api.data<{ searchProducts: Page<{ id: string }> }>(
+        SEARCH_PRODUCTS,
+        { text: 'nebula l', first: 2, after: first.pageInfo.endCursor },
+        WEB,
+      )
+    ).searchProducts;
     expect(second).toMatchObject({ totalCount: 3, pageInfo: { hasNextPage: false } });
     expect([...first.nodes, ...second.nodes].map((node) => node.id).sort()).toEqual([...ids].sort());
 
-    const { searchProducts } = await api.data<{ searchProducts: Page<unknown> }>(SEARCH_PRODUCTS, { text: 'lantern', categoryId: category }, WEB);
+    const { searchProducts } = await api.data<{ searchProducts: Page<unknown> }>(
+      SEARCH_PRODUCTS,
+      { text: 'lantern', categoryId: category },
+      WEB,
+    );
     expect(searchProducts.nodes).toEqual([
-      { id: ids[1], sku: 'NEBULA-LANTERN', name: 'Nebula Lantern', slug: 'nebula-lantern', price: '12.50', currency: 'EUR', brandName: null, categoryIds: [category] },
+      {
+        id: ids[1],
+        sku: 'NEBULA-LANTERN',
+        name: 'Nebula Lantern',
+        slug: 'nebula-lantern',
+        price: '12.50',
+        currency: 'EUR',
+        brandName: null,
+        categoryIds: [category],
+      },
     ]);
   });
 
@@ -168,10 +232,15 @@ describe('storefront search', () => {
     expect(await api.error(SEARCH_PRODUCTS, { text: 'lamp' })).toMatchObject({ extensions: { code: 'BAD_USER_INPUT' } });
   });
 
-  it('counts first in the query\'s cost like every other list', () => {
+  it("counts first in the query's cost like every other list", () => {
     const costOf = (first: number) =>
       checkQueryLimits(
-        { schema: api.app.graphql.schema, document: parse(`{ searchProducts(text: "lamp", first: ${first}) { nodes { id } pageInfo { hasNextPage } } }`), variables: undefined, operationName: undefined },
+        {
+          schema: api.app.graphql.schema,
+          document: parse(`{ searchProducts(text: "lamp", first: ${first}) { nodes { id } pageInfo { hasNextPage } } }`),
+          variables: undefined,
+          operationName: undefined,
+        },
         { maxCost: 5_000, introspection: false },
       );
     // 1 + first × 2 (nodes, pageInfo): hits hold only scalars.

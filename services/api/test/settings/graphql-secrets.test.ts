@@ -22,9 +22,17 @@ const STATUS = 'query ($key: String!) { secretStatus(key: $key) { key setAt setB
 
 describe('stored secrets over GraphQL', () => {
   it('stores a secret encrypted and answers only when, by whom and under which key id', async () => {
-    const { setSecret } = await api.data<{ setSecret: Record<string, string | null> }>(SET, { key: 'payments.gateway_api_key', value: PLAINTEXT }, admin);
+    const { setSecret } = await api.data<{ setSecret: Record<string, string | null> }>(
+      SET,
+      { key: 'payments.gateway_api_key', value: PLAINTEXT },
+      admin,
+    );
     const adminUser = await api.prisma.staffUser.findUniqueOrThrow({ where: { email: ADMIN.email } });
-    expect(setSecret).toMatchObject({ key: 'payments.gateway_api_key', setByStaffUserId: adminUser.id.toString(), keyId: expect.any(String) });
+    expect(setSecret).toMatchObject({
+      key: 'payments.gateway_api_key',
+      setByStaffUserId: adminUser.id.toString(),
+      keyId: expect.any(String),
+    });
     const { secretStatus } = await api.data<{ secretStatus: unknown }>(STATUS, { key: 'payments.gateway_api_key' }, admin);
     expect(secretStatus).toEqual(setSecret);
 
@@ -42,8 +50,12 @@ describe('stored secrets over GraphQL', () => {
   });
 
   it('is for staff with secrets.manage, as its description says', async () => {
-    const { __type } = await api.data<{ __type: { fields: { name: string; description: string }[] } }>('{ __type(name: "Mutation") { fields { name description } } }');
-    expect(__type.fields.find((field) => field.name === 'setSecret')?.description).toMatch(/^Staff \(secrets\.manage\): stores the value encrypted/);
+    const { __type } = await api.data<{ __type: { fields: { name: string; description: string }[] } }>(
+      '{ __type(name: "Mutation") { fields { name description } } }',
+    );
+    expect(__type.fields.find((field) => field.name === 'setSecret')?.description).toMatch(
+      /^Staff \(secrets\.manage\): stores the value encrypted/,
+    );
   });
 });
 
@@ -51,7 +63,9 @@ describe('signing key rotation', () => {
   it('accepts an access token SECRET_KEY_PREVIOUS signed, and refuses one signed by another key', async () => {
     const adminUser = await api.prisma.staffUser.findUniqueOrThrow({ where: { email: ADMIN.email } });
     const previous = await signAccessToken(staffPrincipal(adminUser), tokenSettings(PREVIOUS_SECRET));
-    expect(await api.data<{ staffMe: { email: string } }>('{ staffMe { email } }', {}, bearer(previous.token))).toEqual({ staffMe: { email: ADMIN.email } });
+    expect(await api.data<{ staffMe: { email: string } }>('{ staffMe { email } }', {}, bearer(previous.token))).toEqual({
+      staffMe: { email: ADMIN.email },
+    });
 
     const stranger = await signAccessToken(staffPrincipal(adminUser), tokenSettings('some-other-secret-key-0123456789abcdef'));
     const refused = await api.request('{ staffMe { email } }', {}, bearer(stranger.token));

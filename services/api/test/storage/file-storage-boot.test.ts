@@ -26,9 +26,12 @@ it('refuses local file storage pinned in production: exit 78 and one line naming
   const api = runApi({ ...production(), FILE_STORAGE_PROVIDER: 'local' });
   const { code } = await api.exited();
   expect(code).toBe(78);
-  const refusals = api.output().split('\n').filter((line) => line.startsWith('config error:'));
+  const refusals = api
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('config error:'));
   expect(refusals).toEqual([
-    'config error: FILE_STORAGE_PROVIDER: local file storage is refused in production (NODE_ENV=production), its files would live on one pod\'s disk; install a storage extension such as s3 and configure it (registered: local, s3)',
+    "config error: FILE_STORAGE_PROVIDER: local file storage is refused in production (NODE_ENV=production), its files would live on one pod's disk; install a storage extension such as s3 and configure it (registered: local, s3)",
   ]);
 });
 
@@ -37,7 +40,12 @@ it('starts in production with no storage extension configured, uploads off and o
   try {
     const url = await api.listening();
     expect((await fetch(`${url}/uploads/products/1/front.png`)).status).toBe(404);
-    const warnings = api.output().split('\n').filter((line) => line.includes('no file storage: production does not use local storage and no storage extension is configured, so uploads are off'));
+    const warnings = api
+      .output()
+      .split('\n')
+      .filter((line) =>
+        line.includes('no file storage: production does not use local storage and no storage extension is configured, so uploads are off'),
+      );
     expect(warnings).toHaveLength(1);
   } finally {
     api.child.kill('SIGTERM');
@@ -46,7 +54,13 @@ it('starts in production with no storage extension configured, uploads off and o
 });
 
 it('starts in production with the s3 extension configured, and serves no /uploads', async () => {
-  const api = runApi({ ...production(), S3_ENDPOINT: s3.url, S3_BUCKET: 'media', S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey });
+  const api = runApi({
+    ...production(),
+    S3_ENDPOINT: s3.url,
+    S3_BUCKET: 'media',
+    S3_ACCESS_KEY: s3.accessKey,
+    S3_SECRET_KEY: s3.secretKey,
+  });
   try {
     const url = await api.listening();
     expect((await fetch(`${url}/uploads/products/1/front.png`)).status).toBe(404);

@@ -61,13 +61,20 @@ describe('uploading to local storage with a signed URL, as a browser does', () =
   });
 
   it('answers 404 for a missing file', async () => {
-    expect(await errorOf(await fetch(`${origin}/uploads/products/none.png`))).toEqual({ status: 404, code: 'NOT_FOUND', message: 'no file products/none.png' });
+    expect(await errorOf(await fetch(`${origin}/uploads/products/none.png`))).toEqual({
+      status: 404,
+      code: 'NOT_FOUND',
+      message: 'no file products/none.png',
+    });
   });
 
-  it.each(['..%2F..%2Fetc%2Fpasswd', 'products/..%2F..%2Fsecret', '.content-types/products/1/front.png', '%2Fetc%2Fpasswd'])('refuses the traversal or hidden path /uploads/%s', async (path) => {
-    const answer = await errorOf(await fetch(`${origin}/uploads/${path}`));
-    expect(answer).toMatchObject({ status: 400, code: 'BAD_REQUEST', message: expect.stringMatching(/^object key ".*" is not allowed/) });
-  });
+  it.each(['..%2F..%2Fetc%2Fpasswd', 'products/..%2F..%2Fsecret', '.content-types/products/1/front.png', '%2Fetc%2Fpasswd'])(
+    'refuses the traversal or hidden path /uploads/%s',
+    async (path) => {
+      const answer = await errorOf(await fetch(`${origin}/uploads/${path}`));
+      expect(answer).toMatchObject({ status: 400, code: 'BAD_REQUEST', message: expect.stringMatching(/^object key ".*" is not allowed/) });
+    },
+  );
 
   it('refuses a path with literal dot segments, as a client that does not normalise them sends it', async () => {
     // node:http sends the path as given; fetch would resolve the dots first.
@@ -87,17 +94,27 @@ describe('uploading to local storage with a signed URL, as a browser does', () =
 
   it('refuses a PUT whose token is missing, forged, for another key or expired', async () => {
     const put = (url: string) => fetch(url, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: PNG });
-    expect(await errorOf(await put(`${origin}/uploads/x.png`))).toEqual({ status: 403, code: 'FORBIDDEN', message: 'an upload needs the token of a signed upload URL' });
+    expect(await errorOf(await put(`${origin}/uploads/x.png`))).toEqual({
+      status: 403,
+      code: 'FORBIDDEN',
+      message: 'an upload needs the token of a signed upload URL',
+    });
 
     const upload = await sign('x.png', PNG.length);
     const url = new URL(upload.url);
     const token = url.searchParams.get('token') as string;
     const [payload, signature] = token.split('.') as [string, string];
-    const bigger = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), sizeBytes: MAX_UPLOAD_BYTES })).toString('base64url');
+    const bigger = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), sizeBytes: MAX_UPLOAD_BYTES }),
+    ).toString('base64url');
     url.searchParams.set('token', `${bigger}.${signature}`);
     expect(await errorOf(await put(url.href))).toEqual({ status: 403, code: 'FORBIDDEN', message: 'the upload token is not valid' });
 
-    expect(await errorOf(await put(`${origin}/uploads/y.png?token=${token}`))).toEqual({ status: 403, code: 'FORBIDDEN', message: 'the upload token is for another object than "y.png"' });
+    expect(await errorOf(await put(`${origin}/uploads/y.png?token=${token}`))).toEqual({
+      status: 403,
+      code: 'FORBIDDEN',
+      message: 'the upload token is for another object than "y.png"',
+    });
 
     now += 301_000;
     expect(await errorOf(await put(upload.url))).toEqual({ status: 403, code: 'FORBIDDEN', message: 'the upload token has expired' });
@@ -106,9 +123,17 @@ describe('uploading to local storage with a signed URL, as a browser does', () =
 
   it('refuses a body larger or smaller than signed, and another content type', async () => {
     const upload = await sign('sized.png', 8);
-    const put = (body: Buffer, contentType = 'image/png') => fetch(upload.url, { method: 'PUT', headers: { 'content-type': contentType }, body });
-    expect(await errorOf(await put(Buffer.alloc(9)))).toEqual({ status: 413, code: 'PAYLOAD_TOO_LARGE', message: 'the upload URL is signed for 8 bytes; the body has 9' });
-    expect(await errorOf(await put(Buffer.alloc(7)))).toMatchObject({ status: 400, message: 'the upload URL is signed for a body of exactly 8 bytes (Content-Length 7)' });
+    const put = (body: Buffer, contentType = 'image/png') =>
+      fetch(upload.url, { method: 'PUT', headers: { 'content-type': contentType }, body });
+    expect(await errorOf(await put(Buffer.alloc(9)))).toEqual({
+      status: 413,
+      code: 'PAYLOAD_TOO_LARGE',
+      message: 'the upload URL is signed for 8 bytes; the body has 9',
+    });
+    expect(await errorOf(await put(Buffer.alloc(7)))).toMatchObject({
+      status: 400,
+      message: 'the upload URL is signed for a body of exactly 8 bytes (Content-Length 7)',
+    });
     expect(await errorOf(await put(Buffer.alloc(8), 'text/html'))).toEqual({
       status: 415,
       code: 'UNSUPPORTED_MEDIA_TYPE',

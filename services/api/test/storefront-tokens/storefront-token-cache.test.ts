@@ -14,7 +14,11 @@ const logger = createLogger({ level: 'ERROR', service: 'test' });
 
 beforeAll(async () => {
   test = await openTestPlatform('storefront_token_cache');
-  staffUserId = (await test.platform.database.prisma.$transaction((tx) => createStaffUser(tx, { email: 'cache@example.com', password: 'a long enough password', name: 'Cache' }))).id;
+  staffUserId = (
+    await test.platform.database.prisma.$transaction((tx) =>
+      createStaffUser(tx, { email: 'cache@example.com', password: 'a long enough password', name: 'Cache' }),
+    )
+  ).id;
 });
 afterAll(async () => test?.close());
 
@@ -26,7 +30,10 @@ describe('StorefrontTokens', () => {
     const cache = new StorefrontTokens(prisma(), logger, { ttlMs: 60_000, unknownReloadMs: 200 });
     expect(await cache.verify((await create('first')).token)).toBeDefined();
     const { token, storefrontToken } = await create('second');
-    expect(await cache.verify(token)).toEqual({ id: storefrontToken.id, bucketKey: expect.stringMatching(/^storefront-token:[0-9a-f]{16}$/) });
+    expect(await cache.verify(token)).toEqual({
+      id: storefrontToken.id,
+      bucketKey: expect.stringMatching(/^storefront-token:[0-9a-f]{16}$/),
+    });
     expect(await cache.verify(`sft_${'0'.repeat(43)}`)).toBeUndefined();
     await cache.close();
   });

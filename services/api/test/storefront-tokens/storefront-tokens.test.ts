@@ -13,13 +13,20 @@ let admin: Record<string, string>;
 const freshAddress = () => `2001:db8:${randomBytes(6).toString('hex').match(/.{4}/g)?.join(':')}::1`;
 
 const HEALTH = '{ health }';
-const CREATE = 'mutation ($name: String!) { createStorefrontToken(name: $name) { token storefrontToken { id name createdAt createdByStaffUserId lastUsedAt revokedAt } } }';
+const CREATE =
+  'mutation ($name: String!) { createStorefrontToken(name: $name) { token storefrontToken { id name createdAt createdByStaffUserId lastUsedAt revokedAt } } }';
 const LIST = '{ storefrontTokens { id name lastUsedAt revokedAt } }';
 const REVOKE = 'mutation ($id: ID!) { revokeStorefrontToken(id: $id) { id revokedAt } }';
 
 interface Created {
   readonly token: string;
-  readonly storefrontToken: { readonly id: string; readonly name: string; readonly createdByStaffUserId: string | null; readonly lastUsedAt: string | null; readonly revokedAt: string | null };
+  readonly storefrontToken: {
+    readonly id: string;
+    readonly name: string;
+    readonly createdByStaffUserId: string | null;
+    readonly lastUsedAt: string | null;
+    readonly revokedAt: string | null;
+  };
 }
 
 /** Staff requests come from an address of their own: the test policies below are tight. */
@@ -29,7 +36,8 @@ async function createToken(name: string): Promise<Created> {
   return (await api.data<{ createStorefrontToken: Created }>(CREATE, { name }, asStaff())).createStorefrontToken;
 }
 
-const post = (headers: Record<string, string>, query = HEALTH) => api.app.inject({ method: 'POST', url: '/graphql', headers, payload: { query } });
+const post = (headers: Record<string, string>, query = HEALTH) =>
+  api.app.inject({ method: 'POST', url: '/graphql', headers, payload: { query } });
 const statuses = (responses: ReadonlyArray<{ statusCode: number }>) => responses.map((response) => response.statusCode);
 const times = async (count: number, send: () => Promise<{ statusCode: number }>) => {
   const responses = [];
@@ -44,7 +52,10 @@ beforeAll(async () => {
   await api.platform.database.pool.query(`
     UPDATE rate_limit_policies SET capacity = 3, refill_per_second = 0.001 WHERE key IN ('graphql', 'track');
     UPDATE rate_limit_policies SET capacity = 8, refill_per_second = 0.001 WHERE key IN ('bff:graphql', 'bff:track');`);
-  await vi.waitFor(async () => expect((await post({ 'x-forwarded-for': freshAddress() })).headers['ratelimit-policy']).toBe('"graphql";q=3;w=3000'), { timeout: 5_000 });
+  await vi.waitFor(
+    async () => expect((await post({ 'x-forwarded-for': freshAddress() })).headers['ratelimit-policy']).toBe('"graphql";q=3;w=3000'),
+    { timeout: 5_000 },
+  );
 });
 
 afterAll(async () => {
@@ -58,7 +69,10 @@ describe('storefront access tokens, for staff', () => {
     expect(created.storefrontToken).toMatchObject({ name: 'web storefront', lastUsedAt: null, revokedAt: null });
     expect(created.storefrontToken.createdByStaffUserId).not.toBeNull();
 
-    const { rows } = await api.platform.database.pool.query<{ row: string }>('SELECT row_to_json(t)::text AS row FROM storefront_tokens t WHERE id = $1', [created.storefrontToken.id]);
+    const { rows } = await api.platform.database.pool.query<{ row: string }>(
+      'SELECT row_to_json(t)::text AS row FROM storefront_tokens t WHERE id = $1',
+      [created.storefrontToken.id],
+    );
     expect(rows[0]?.row).toContain(createHash('sha256').update(created.token).digest('hex'));
     expect(rows[0]?.row).not.toContain(created.token.slice(4));
 
@@ -77,7 +91,9 @@ describe('storefront access tokens, for staff', () => {
       { 'x-forwarded-for': freshAddress() },
     );
     const asClerk = { ...bearer(loginStaff.accessToken), 'x-forwarded-for': freshAddress() };
-    expect(await api.error(CREATE, { name: 'mine' }, asClerk)).toMatchObject({ extensions: { code: 'FORBIDDEN', permission: 'storefront_tokens.manage' } });
+    expect(await api.error(CREATE, { name: 'mine' }, asClerk)).toMatchObject({
+      extensions: { code: 'FORBIDDEN', permission: 'storefront_tokens.manage' },
+    });
     expect(await api.error(CREATE, { name: ' ' }, asStaff())).toMatchObject({ extensions: { code: 'BAD_USER_INPUT', field: 'name' } });
     expect(await api.error(REVOKE, { id: '999999' }, asStaff())).toMatchObject({ extensions: { code: 'NOT_FOUND', field: 'id' } });
   });
@@ -130,7 +146,11 @@ describe('a request with a storefront token', () => {
   it('is refused with 401 once the token is revoked, not served as an anonymous request', async () => {
     const { token, storefrontToken } = await createToken('to revoke');
     expect((await post({ 'x-storefront-token': token })).statusCode).toBe(200);
-    const { revokeStorefrontToken } = await api.data<{ revokeStorefrontToken: { revokedAt: string | null } }>(REVOKE, { id: storefrontToken.id }, asStaff());
+    const { revokeStorefrontToken } = await api.data<{ revokeStorefrontToken: { revokedAt: string | null } }>(
+      REVOKE,
+      { id: storefrontToken.id },
+      asStaff(),
+    );
     expect(revokeStorefrontToken.revokedAt).not.toBeNull();
 
     const refused = await post({ 'x-storefront-token': token, 'x-forwarded-for': freshAddress() });
@@ -139,7 +159,8 @@ describe('a request with a storefront token', () => {
     expect(refused.json()).toEqual({
       errors: [
         {
-          message: 'X-Storefront-Token is not an accepted storefront token (unknown or revoked): staff create one with createStorefrontToken',
+          message:
+            'X-Storefront-Token is not an accepted storefront token (unknown or revoked): staff create one with createStorefrontToken',
           extensions: { code: 'UNAUTHENTICATED' },
         },
       ],
@@ -156,7 +177,11 @@ describe('a request with a storefront token', () => {
     const { token } = await createToken('bad shopper');
     const bad = await post({ 'x-storefront-token': token, 'x-shopper-ip': 'shopper-1' });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json()).toEqual({ errors: [{ message: 'X-Shopper-IP must be the shopper\'s IP address (IPv4 or IPv6), not "shopper-1"', extensions: { code: 'BAD_REQUEST' } }] });
+    expect(bad.json()).toEqual({
+      errors: [
+        { message: 'X-Shopper-IP must be the shopper\'s IP address (IPv4 or IPv6), not "shopper-1"', extensions: { code: 'BAD_REQUEST' } },
+      ],
+    });
   });
 });
 

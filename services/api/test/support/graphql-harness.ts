@@ -30,7 +30,11 @@ export interface GraphqlApi {
   readonly outbox: RunningOutbox;
   readonly tokens: TokenSettings;
   /** POST /graphql with these headers. */
-  request<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<GraphqlResponse<T>>;
+  request<T = Record<string, unknown>>(
+    query: string,
+    variables?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): Promise<GraphqlResponse<T>>;
   /** Like request, but fails the test on any error and returns the data. */
   data<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>): Promise<T>;
   /** The first error of a request that must fail. */
@@ -46,7 +50,11 @@ export interface GraphqlApi {
 export const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
 
 /** `env` adds to (or overrides) the platform's configuration; `options` to what the app is built with (its file storage). */
-export async function openGraphqlApi(name: string, env: Record<string, string> = {}, options: Omit<AppOptions, 'outbox'> = {}): Promise<GraphqlApi> {
+export async function openGraphqlApi(
+  name: string,
+  env: Record<string, string> = {},
+  options: Omit<AppOptions, 'outbox'> = {},
+): Promise<GraphqlApi> {
   const test = await openTestPlatform(name, { SECRET_KEY: TEST_SECRET, EVENT_SCHEMA_MODE: 'strict', ...env });
   const { platform } = test;
   await liftRateLimits(test.database.url);
@@ -56,8 +64,17 @@ export async function openGraphqlApi(name: string, env: Record<string, string> =
   const prisma = platform.database.prisma;
   await prisma.$transaction((tx) => ensureAdmin(tx, ADMIN));
 
-  const request = async <T>(query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<GraphqlResponse<T>> => {
-    const response = await app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', ...headers }, payload: { query, variables } });
+  const request = async <T>(
+    query: string,
+    variables: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+  ): Promise<GraphqlResponse<T>> => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { 'content-type': 'application/json', ...headers },
+      payload: { query, variables },
+    });
     const body = response.json<{ data?: T | null; errors?: GraphqlError[] }>();
     return { status: response.statusCode, data: body.data, errors: body.errors };
   };
@@ -70,7 +87,8 @@ export async function openGraphqlApi(name: string, env: Record<string, string> =
     request,
     async data<T>(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>) {
       const response = await request<T>(query, variables, headers);
-      if (response.errors !== undefined || response.data == null) throw new Error(`GraphQL request failed (${response.status}): ${JSON.stringify(response.errors)}`);
+      if (response.errors !== undefined || response.data == null)
+        throw new Error(`GraphQL request failed (${response.status}): ${JSON.stringify(response.errors)}`);
       return response.data;
     },
     async error(query: string, variables?: Record<string, unknown>, headers?: Record<string, string>) {
@@ -108,6 +126,10 @@ export interface SeededShop {
 
 /** The demo catalog of `npm run db:seed` in the api's database, and the admin signed in. */
 export async function seedDemoShop(api: GraphqlApi): Promise<SeededShop> {
-  const report = await seedShop(api.outbox.transaction, { emit: api.outbox.emit, now: () => new Date() }, { email: 'seed@shop.test', password: 'seed-password-1', name: 'Seed' });
+  const report = await seedShop(
+    api.outbox.transaction,
+    { emit: api.outbox.emit, now: () => new Date() },
+    { email: 'seed@shop.test', password: 'seed-password-1', name: 'Seed' },
+  );
   return { channelId: report.channelId.toString(), locationId: report.locationId.toString(), admin: await api.adminHeaders() };
 }

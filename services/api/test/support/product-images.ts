@@ -38,17 +38,24 @@ export class ProductImages {
   async newProduct(): Promise<string> {
     const slug = `imaged-product-${(this.#serial += 1)}`;
     const input = { sku: slug.toUpperCase(), name: slug, slug, price: '12.50', currency: 'EUR', channelIds: [this.channelId] };
-    const { createProduct } = await this.api.data<{ createProduct: { id: string; imageUrl: string | null } }>(CREATE_PRODUCT, { input }, this.admin);
+    const { createProduct } = await this.api.data<{ createProduct: { id: string; imageUrl: string | null } }>(
+      CREATE_PRODUCT,
+      { input },
+      this.admin,
+    );
     expect(createProduct.imageUrl).toBeNull();
     return createProduct.id;
   }
 
   async upload(productId: string, contentType: string, sizeBytes: number): Promise<ImageUpload> {
-    return (await this.api.data<{ createProductImageUpload: ImageUpload }>(CREATE_IMAGE_UPLOAD, { productId, contentType, sizeBytes }, this.admin)).createProductImageUpload;
+    return (
+      await this.api.data<{ createProductImageUpload: ImageUpload }>(CREATE_IMAGE_UPLOAD, { productId, contentType, sizeBytes }, this.admin)
+    ).createProductImageUpload;
   }
 
   async setImage(productId: string, key: string | null): Promise<string | null> {
-    return (await this.api.data<{ setProductImage: { imageUrl: string | null } }>(SET_IMAGE, { productId, key }, this.admin)).setProductImage.imageUrl;
+    return (await this.api.data<{ setProductImage: { imageUrl: string | null } }>(SET_IMAGE, { productId, key }, this.admin))
+      .setProductImage.imageUrl;
   }
 
   /** The first error of a setProductImage that must fail. */
@@ -66,7 +73,11 @@ export class ProductImages {
     const web = { 'x-channel-id': 'web' };
     const { product } = await this.api.data<{ product: { imageUrl: string | null } }>(STOREFRONT_PRODUCT, { id: productId }, web);
     const sku = (await this.api.prisma.product.findUniqueOrThrow({ where: { id: BigInt(productId) } })).sku;
-    const { products } = await this.api.data<{ products: { nodes: { id: string; imageUrl: string | null }[] } }>(STOREFRONT_LISTING, { search: sku }, web);
+    const { products } = await this.api.data<{ products: { nodes: { id: string; imageUrl: string | null }[] } }>(
+      STOREFRONT_LISTING,
+      { search: sku },
+      web,
+    );
     const listed = products.nodes.find((node) => node.id === productId);
     if (listed === undefined) throw new Error(`product ${productId} is not in the storefront listing`);
     return { page: product.imageUrl, listing: listed.imageUrl };
@@ -75,7 +86,11 @@ export class ProductImages {
 
 /** The upload as a browser sends it: the method and headers the mutation gave, the file as the body. */
 export function putAsBrowser(upload: ImageUpload, body: Buffer): Promise<Response> {
-  return fetch(upload.url, { method: upload.method, headers: Object.fromEntries(upload.headers.map(({ name, value }) => [name, value])), body });
+  return fetch(upload.url, {
+    method: upload.method,
+    headers: Object.fromEntries(upload.headers.map(({ name, value }) => [name, value])),
+    body,
+  });
 }
 
 /** An api of its own database with this file storage (null: none), a web channel and the admin signed in, without the demo catalog. */

@@ -49,7 +49,11 @@ it('the api process credits a tracked click with a later cart add (main.ts runs 
       quantity: 1,
       added_at: now,
     };
-    await pool.query('INSERT INTO outbox_events (event_id, name, payload) VALUES ($1, $2, $3)', [payload.event_id, 'cart.item_added', payload]);
+    await pool.query('INSERT INTO outbox_events (event_id, name, payload) VALUES ($1, $2, $3)', [
+      payload.event_id,
+      'cart.item_added',
+      payload,
+    ]);
 
     const attributions = async () =>
       (
@@ -59,7 +63,9 @@ it('the api process credits a tracked click with a later cart add (main.ts runs 
           [session],
         )
       ).rows;
-    await expect.poll(attributions, { timeout: 10_000 }).toEqual([{ attribution_type: 'cart_add', product_id: '77', category_id: '5', brand_id: '9' }]);
+    await expect
+      .poll(attributions, { timeout: 10_000 })
+      .toEqual([{ attribution_type: 'cart_add', product_id: '77', category_id: '5', brand_id: '9' }]);
   } finally {
     api.child.kill('SIGTERM');
     await api.exited();

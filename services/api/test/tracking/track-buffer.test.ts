@@ -108,7 +108,9 @@ function queue(buffer: EventBuffer<TrackingEventRecord>, rows: TrackingEventReco
 async function sample(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number> {
   const metric = (await registry.getMetricsAsJSON()).find((candidate) => candidate.name === name);
   const values = (metric?.values ?? []) as { value: number; labels: Record<string, string | number>; metricName?: string }[];
-  const match = values.find((value) => (value.metricName ?? name) === name && Object.entries(labels).every(([key, wanted]) => value.labels[key] === wanted));
+  const match = values.find(
+    (value) => (value.metricName ?? name) === name && Object.entries(labels).every(([key, wanted]) => value.labels[key] === wanted),
+  );
   return match?.value ?? 0;
 }
 
@@ -116,7 +118,10 @@ describe('EventBuffer writes in batches', () => {
   it('writes a full batch at once, in one INSERT, without waiting for the interval', async () => {
     const { buffer, writes } = harness({ batchSize: 5, flushIntervalMs: 60_000 });
     const session = newSession();
-    queue(buffer, Array.from({ length: 5 }, () => row(session)));
+    queue(
+      buffer,
+      Array.from({ length: 5 }, () => row(session)),
+    );
     await expect.poll(() => writes.length, { timeout: 3_000 }).toBe(1);
     expect(writes.map((write) => write.size)).toEqual([5]);
     expect(await storedEvents(pool(), session, 5)).toHaveLength(5);
@@ -182,20 +187,26 @@ describe('EventBuffer is bounded', () => {
     answerErrorsAsJson(app);
     let open = () => {};
     const gate = new Promise<void>((resolve) => (open = resolve));
-    const endpoint: TrackingEndpoint = trackingRoutes(app, { ...platform, metrics: registry }, {
-      buffer: { capacity: 2, batchSize: 10, flushIntervalMs: 10 },
-      write: async (rows) => {
-        await gate;
-        await insertTrackingEvents(pool(), rows);
+    const endpoint: TrackingEndpoint = trackingRoutes(
+      app,
+      { ...platform, metrics: registry },
+      {
+        buffer: { capacity: 2, batchSize: 10, flushIntervalMs: 10 },
+        write: async (rows) => {
+          await gate;
+          await insertTrackingEvents(pool(), rows);
+        },
       },
-    });
+    );
     const event = () => ({ event_type: 'impression', entity_type: 'slide', entity_id: newEntityId(), page_url: '/' });
     const [accepted, full] = [newSession('accepted'), newSession('full')];
     expect((await track(app, { session: accepted, body: [event(), event()] })).statusCode).toBe(202);
     const response = await track(app, { session: full, body: event() });
     expect(response.statusCode).toBe(503);
     expect(response.headers['retry-after']).toBe('1');
-    expect(response.json()).toEqual({ error: { code: 'UNAVAILABLE', message: 'too many tracking events are waiting to be written; retry later' } });
+    expect(response.json()).toEqual({
+      error: { code: 'UNAVAILABLE', message: 'too many tracking events are waiting to be written; retry later' },
+    });
     expect(await sample(registry, 'tracking_events_rejected_total', { reason: 'buffer_full' })).toBe(1);
 
     open();
@@ -250,7 +261,10 @@ describe('EventBuffer.close (the SIGTERM path)', () => {
   it('writes everything queued before it resolves, then refuses new events', async () => {
     const { buffer } = harness({ batchSize: 500, flushIntervalMs: 60_000 });
     const session = newSession();
-    queue(buffer, Array.from({ length: 7 }, () => row(session)));
+    queue(
+      buffer,
+      Array.from({ length: 7 }, () => row(session)),
+    );
     await buffer.close();
     expect(await storedEvents(pool(), session, 7, 0)).toHaveLength(7);
     expect(buffer.admit(1)).toMatchObject({ ok: false, reason: 'shutting_down' });

@@ -79,7 +79,9 @@ describe('TRUSTED_PROXIES in the configuration', () => {
 
   it.each(['proxy.internal', '10.0.0.0/33', '2001:db8::/129', '10.0.0.1/8/2'])('refuses %j', (entry) => {
     expect(() => loadConfig({ NODE_ENV: 'test', TRUSTED_PROXIES: `10.0.0.1,${entry}` })).toThrow(ConfigError);
-    expect(() => loadConfig({ NODE_ENV: 'test', TRUSTED_PROXIES: entry })).toThrow(`TRUSTED_PROXIES: must be IP addresses or CIDR ranges, comma-separated (bad entry "${entry}")`);
+    expect(() => loadConfig({ NODE_ENV: 'test', TRUSTED_PROXIES: entry })).toThrow(
+      `TRUSTED_PROXIES: must be IP addresses or CIDR ranges, comma-separated (bad entry "${entry}")`,
+    );
   });
 });
 
@@ -106,7 +108,12 @@ describe('POST /track records the client address by the configured rule', () => 
 
   it('believes any forwarder by default', async () => {
     const session = newSession();
-    await track(open.app, { session, body: body(), headers: { 'x-forwarded-for': '198.51.100.1, 203.0.113.5' }, remoteAddress: '203.0.113.99' });
+    await track(open.app, {
+      session,
+      body: body(),
+      headers: { 'x-forwarded-for': '198.51.100.1, 203.0.113.5' },
+      remoteAddress: '203.0.113.99',
+    });
     expect((await storedEvents(open.platform.database.pool, session))[0]?.ip_address).toBe('198.51.100.1');
   });
 

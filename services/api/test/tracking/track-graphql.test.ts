@@ -34,7 +34,12 @@ interface GraphqlAnswer {
 async function trackMutation(events: unknown, options: { session?: string | null; headers?: Record<string, string>; query?: string } = {}) {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...options.headers };
   if (options.session !== null && options.session !== undefined) headers['x-session-id'] = options.session;
-  const response = await api.app.inject({ method: 'POST', url: '/graphql', headers, payload: JSON.stringify({ query: options.query ?? TRACK, variables: { events } }) });
+  const response = await api.app.inject({
+    method: 'POST',
+    url: '/graphql',
+    headers,
+    payload: JSON.stringify({ query: options.query ?? TRACK, variables: { events } }),
+  });
   return { response, body: response.json<GraphqlAnswer>() };
 }
 
@@ -51,16 +56,25 @@ const newAddress = (): string => `198.18.${randomInt(0, 256)}.${randomInt(1, 255
 
 /** Changes the track policy, then waits until /track answers with it: the api applies a change when PostgreSQL notifies it. */
 async function setTrackPolicy(capacity: number, refillPerSecond: number): Promise<void> {
-  await pool().query("UPDATE rate_limit_policies SET capacity = $1, refill_per_second = $2 WHERE key = 'track'", [capacity, refillPerSecond]);
+  await pool().query("UPDATE rate_limit_policies SET capacity = $1, refill_per_second = $2 WHERE key = 'track'", [
+    capacity,
+    refillPerSecond,
+  ]);
   const headers = { 'x-forwarded-for': newAddress() };
-  const applied = async () => String((await track(api.app, { session: newSession(), body: event(), headers })).headers['ratelimit-policy']).startsWith(`"track";q=${capacity};`);
+  const applied = async () =>
+    String((await track(api.app, { session: newSession(), body: event(), headers })).headers['ratelimit-policy']).startsWith(
+      `"track";q=${capacity};`,
+    );
   await waitFor(applied, 5_000, `the api to apply the track policy q=${capacity}`, 25);
 }
 
 describe('the track mutation records events like POST /track', () => {
   it('stores every field of each event, with the session, client address, user agent and the customer of the token', async () => {
     const session = newSession();
-    const { token } = await signAccessToken({ kind: 'customer', customerId: 58n, channelId: 1n, customerGroupId: 6n }, tokenSettings(api.platform.config.secretKey));
+    const { token } = await signAccessToken(
+      { kind: 'customer', customerId: 58n, channelId: 1n, customerGroupId: 6n },
+      tokenSettings(api.platform.config.secretKey),
+    );
     const entityId = String(newEntityId());
     const { response, body } = await trackMutation(
       [
@@ -96,7 +110,9 @@ describe('the track mutation records events like POST /track', () => {
   it('shares is_repeat with POST /track: a click through one after a click through the other is a repeat', async () => {
     const session = newSession();
     const entity_id = newEntityId();
-    expect((await track(api.app, { session, body: { event_type: 'click', entity_type: 'hero', entity_id, page_url: '/' } })).statusCode).toBe(202);
+    expect(
+      (await track(api.app, { session, body: { event_type: 'click', entity_type: 'hero', entity_id, page_url: '/' } })).statusCode,
+    ).toBe(202);
     const { body } = await trackMutation([event({ event_type: 'click', entity_type: 'hero', entity_id: String(entity_id) })], { session });
     expect(body.data?.track?.accepted).toBe(1);
     const stored = await storedEvents(pool(), session, 2);
@@ -123,13 +139,43 @@ describe('the track mutation records events like POST /track', () => {
 describe('the track mutation refuses what POST /track refuses, naming the field, and stores none of it', () => {
   const refusals: [string, { events: unknown; session?: string | null }, string, string][] = [
     ['no X-Session-ID', { events: [event()], session: null }, 'X-Session-ID', 'X-Session-ID header is required'],
-    ['an unknown event type', { events: [event({ event_type: 'hover' })] }, 'events[0].event_type', 'events[0].event_type must be one of impression, click'],
-    ['an unknown entity type in the second event', { events: [event(), event({ entity_type: 'popup' })] }, 'events[1].entity_type', 'events[1].entity_type must be one of banner, slide, hero'],
-    ['a missing entity id', { events: [{ event_type: 'click', entity_type: 'banner', page_url: '/' }] }, 'events[0].entity_id', 'events[0].entity_id is required'],
+    [
+      'an unknown event type',
+      { events: [event({ event_type: 'hover' })] },
+      'events[0].event_type',
+      'events[0].event_type must be one of impression, click',
+    ],
+    [
+      'an unknown entity type in the second event',
+      { events: [event(), event({ entity_type: 'popup' })] },
+      'events[1].entity_type',
+      'events[1].entity_type must be one of banner, slide, hero',
+    ],
+    [
+      'a missing entity id',
+      { events: [{ event_type: 'click', entity_type: 'banner', page_url: '/' }] },
+      'events[0].entity_id',
+      'events[0].entity_id is required',
+    ],
     ['a null page url', { events: [event({ page_url: null })] }, 'events[0].page_url', 'events[0].page_url is required'],
-    ['an entity id that is no number', { events: [event({ entity_id: 'abc' })] }, 'events[0].entity_id', 'events[0].entity_id must be a positive integer id (a decimal string, or a JSON integer up to 2^53 - 1)'],
-    ['an entity id beyond bigint', { events: [event({ entity_id: '9223372036854775808' })] }, 'events[0].entity_id', 'events[0].entity_id must be at most 9223372036854775807'],
-    ['a channel id that is no id', { events: [event({ channel_id: 'web' })] }, 'events[0].channel_id', 'events[0].channel_id must be a positive integer id (a decimal string, or a JSON integer up to 2^53 - 1)'],
+    [
+      'an entity id that is no number',
+      { events: [event({ entity_id: 'abc' })] },
+      'events[0].entity_id',
+      'events[0].entity_id must be a positive integer id (a decimal string, or a JSON integer up to 2^53 - 1)',
+    ],
+    [
+      'an entity id beyond bigint',
+      { events: [event({ entity_id: '9223372036854775808' })] },
+      'events[0].entity_id',
+      'events[0].entity_id must be at most 9223372036854775807',
+    ],
+    [
+      'a channel id that is no id',
+      { events: [event({ channel_id: 'web' })] },
+      'events[0].channel_id',
+      'events[0].channel_id must be a positive integer id (a decimal string, or a JSON integer up to 2^53 - 1)',
+    ],
     ['no events', { events: [] }, 'events', 'events must hold at least one event'],
     ['more than 50 events', { events: Array.from({ length: 51 }, () => event()) }, 'events', 'events must hold at most 50 events'],
   ];

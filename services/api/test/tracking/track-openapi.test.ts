@@ -22,7 +22,20 @@ describe('the OpenAPI description of POST /track', () => {
     const pattern = new RegExp(positiveDecimalPattern(MAX_BIGINT));
     const event = (id: string) => ({ event_type: 'click', entity_type: 'banner', entity_id: id, page_url: '/' });
     const max = MAX_BIGINT.toString();
-    const ids = ['1', '42', '0', '007', '', ' 1', max, (MAX_BIGINT - 1n).toString(), (MAX_BIGINT + 1n).toString(), `${max}0`, '9'.repeat(19), '1'.repeat(19)];
+    const ids = [
+      '1',
+      '42',
+      '0',
+      '007',
+      '',
+      ' 1',
+      max,
+      (MAX_BIGINT - 1n).toString(),
+      (MAX_BIGINT + 1n).toString(),
+      `${max}0`,
+      '9'.repeat(19),
+      '1'.repeat(19),
+    ];
     for (const id of ids) expect(pattern.test(id), id).toBe('events' in parseBeacons(event(id)));
   });
 });

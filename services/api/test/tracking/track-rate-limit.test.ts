@@ -38,7 +38,16 @@ beforeAll(async () => {
   const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, CACHE_URL: inject('redisUrl') });
   platform = await openPlatform(config, logger, 'test');
   // The platform connects to Redis in the background; until then every charge would fail open.
-  await waitFor(() => platform.cache.ping().then(() => true, () => false), 10_000, 'the cache to answer', 20);
+  await waitFor(
+    () =>
+      platform.cache.ping().then(
+        () => true,
+        () => false,
+      ),
+    10_000,
+    'the cache to answer',
+    20,
+  );
 });
 
 afterAll(async () => {
@@ -48,7 +57,12 @@ afterAll(async () => {
 });
 
 const pool = () => platform.database.pool;
-const policy = (capacity: number, refillPerSecond = 0.01, enabled = true): RateLimitPolicy => ({ key: 'track', capacity, refillPerSecond, enabled });
+const policy = (capacity: number, refillPerSecond = 0.01, enabled = true): RateLimitPolicy => ({
+  key: 'track',
+  capacity,
+  refillPerSecond,
+  enabled,
+});
 /** A client address of its own: buckets live in the Redis every test file shares. */
 const newAddress = (): string => `198.18.${randomInt(0, 256)}.${randomInt(1, 255)}`;
 const click = (entityId: number) => ({ event_type: 'click', entity_type: 'banner', entity_id: entityId, page_url: '/' });
@@ -57,7 +71,12 @@ const click = (entityId: number) => ({ event_type: 'click', entity_type: 'banner
 async function trackApp(cache: Cache, trackPolicy: RateLimitPolicy, registry = new Registry()): Promise<FastifyInstance> {
   const app = Fastify();
   answerErrorsAsJson(app);
-  const limiter = new RateLimiter({ store: tokenBucketStoreFor(cache), policies: staticRateLimitPolicies([trackPolicy]), metrics: registry, logger });
+  const limiter = new RateLimiter({
+    store: tokenBucketStoreFor(cache),
+    policies: staticRateLimitPolicies([trackPolicy]),
+    metrics: registry,
+    logger,
+  });
   rateLimit(app, { limiter, routePolicies: { '/track': 'track' } });
   trackingRoutes(app, { ...platform, cache, metrics: registry });
   await app.ready();
@@ -115,7 +134,9 @@ describe.each(caches)('POST /track rate limited over %s', (_name, cacheOf) => {
     const session = newSession();
     const entity = newEntityId();
     const address = newAddress();
-    const responses = await Promise.all(Array.from({ length: 30 }, () => track(app, { session, body: click(entity), remoteAddress: address })));
+    const responses = await Promise.all(
+      Array.from({ length: 30 }, () => track(app, { session, body: click(entity), remoteAddress: address })),
+    );
     expect(responses.filter((response) => response.statusCode === 202)).toHaveLength(10);
     expect(responses.filter((response) => response.statusCode === 429)).toHaveLength(20);
     const stored = await storedEvents(pool(), session, 10);
@@ -132,7 +153,9 @@ describe.each(caches)('POST /track rate limited over %s', (_name, cacheOf) => {
 
     expect((await send({ session: newSession(), payload: '{"event_type":' })).statusCode).toBe(400);
     expect((await send({ session: newSession(), body: { ...click(1), page_url: 'x'.repeat(300 * 1024) } })).statusCode).toBe(413);
-    expect((await send({ session: newSession(), payload: '<click/>', headers: { 'content-type': 'application/xml' } })).statusCode).toBe(415);
+    expect((await send({ session: newSession(), payload: '<click/>', headers: { 'content-type': 'application/xml' } })).statusCode).toBe(
+      415,
+    );
     expect((await send({ session: null, body: click(1) })).statusCode).toBe(400);
     expect((await send({ session: newSession(), body: { ...click(1), entity_type: 'popup' } })).statusCode).toBe(400);
     const counted = { invalid_body: 2, body_too_large: 1, unsupported_media_type: 1, missing_session_id: 1 };
@@ -140,7 +163,11 @@ describe.each(caches)('POST /track rate limited over %s', (_name, cacheOf) => {
 
     // The bucket is empty: whatever the body, 429, and the refusal is no rejected event.
     const session = newSession();
-    for (const request of [{ session, body: click(1) }, { session, payload: '{"event_type":' }, { session: null, body: click(1) }]) {
+    for (const request of [
+      { session, body: click(1) },
+      { session, payload: '{"event_type":' },
+      { session: null, body: click(1) },
+    ]) {
       const response = await send(request);
       expect(response.statusCode).toBe(429);
       expect(response.headers['retry-after']).toBeDefined();
@@ -169,7 +196,9 @@ describe('POST /track over Redis, one charge failing', () => {
     const [broken, sound] = [newAddress(), newAddress()];
     // A bucket key holding a string: Redis refuses the charge's HMGET (WRONGTYPE).
     await platform.cache.set(`rate-limit:track:${broken}`, 'not a bucket', 60);
-    const responses = await Promise.all([broken, sound, sound].map((remoteAddress) => track(app, { session: newSession(), body: click(newEntityId()), remoteAddress })));
+    const responses = await Promise.all(
+      [broken, sound, sound].map((remoteAddress) => track(app, { session: newSession(), body: click(newEntityId()), remoteAddress })),
+    );
     const [failedOpen, ...limited] = responses;
     expect(failedOpen?.statusCode).toBe(202);
     expect(failedOpen?.headers['ratelimit']).toBeUndefined();

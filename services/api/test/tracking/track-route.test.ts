@@ -41,7 +41,14 @@ describe('POST /track records events', () => {
     const session = newSession();
     const response = await track(api.app, {
       session,
-      body: { event_type: 'click', entity_type: 'hero', entity_id: '42', page_url: 'https://shop.example/p/1', referrer_url: 'https://search.example/', channel_id: 7 },
+      body: {
+        event_type: 'click',
+        entity_type: 'hero',
+        entity_id: '42',
+        page_url: 'https://shop.example/p/1',
+        referrer_url: 'https://search.example/',
+        channel_id: 7,
+      },
       headers: { 'user-agent': 'Mozilla/5.0 (test)', 'x-forwarded-for': '198.51.100.23, 10.0.0.2' },
     });
     expect(response.statusCode).toBe(202);
@@ -72,7 +79,9 @@ describe('POST /track records events', () => {
     expect(response.statusCode).toBe(202);
     expect(response.json()).toEqual({ accepted: 3 });
     const stored = await storedEvents(pool(), session, 3);
-    expect(stored.map((row) => [row.event_type, row.entity_type, row.entity_id])).toEqual(batch.map((item) => [item.event_type, item.entity_type, String(item.entity_id)]));
+    expect(stored.map((row) => [row.event_type, row.entity_type, row.entity_id])).toEqual(
+      batch.map((item) => [item.event_type, item.entity_type, String(item.entity_id)]),
+    );
   });
 
   it('accepts 50 events in one request', async () => {
@@ -85,7 +94,11 @@ describe('POST /track records events', () => {
   it('cuts over-long URLs and user agents to 500 characters instead of refusing them', async () => {
     const session = newSession();
     const long = `https://shop.example/${'x'.repeat(2_000)}`;
-    const response = await track(api.app, { session, body: event({ page_url: long, referrer_url: long }), headers: { 'user-agent': 'A'.repeat(900) } });
+    const response = await track(api.app, {
+      session,
+      body: event({ page_url: long, referrer_url: long }),
+      headers: { 'user-agent': 'A'.repeat(900) },
+    });
     expect(response.statusCode).toBe(202);
     const [stored] = await storedEvents(pool(), session);
     expect(stored?.page_url).toBe(long.slice(0, 500));
@@ -102,7 +115,11 @@ describe('POST /track records events', () => {
 
   it('reads a text/plain body as JSON, as navigator.sendBeacon sends it', async () => {
     const session = newSession();
-    const response = await track(api.app, { session, payload: JSON.stringify(event()), headers: { 'content-type': 'text/plain;charset=UTF-8' } });
+    const response = await track(api.app, {
+      session,
+      payload: JSON.stringify(event()),
+      headers: { 'content-type': 'text/plain;charset=UTF-8' },
+    });
     expect(response.statusCode).toBe(202);
     expect(await storedEvents(pool(), session)).toHaveLength(1);
   });
@@ -130,7 +147,11 @@ describe('POST /track refuses what it cannot store, and stores none of it', () =
   const refusals: [string, { body?: unknown; payload?: string; session?: string | null }, RegExp | string][] = [
     ['no X-Session-ID', { body: event(), session: null }, 'X-Session-ID header is required'],
     ['an empty X-Session-ID', { body: event(), session: ' ' }, 'X-Session-ID header is required'],
-    ['an X-Session-ID over 255 characters', { body: event(), session: 'a'.repeat(256) }, 'X-Session-ID header must be at most 255 characters'],
+    [
+      'an X-Session-ID over 255 characters',
+      { body: event(), session: 'a'.repeat(256) },
+      'X-Session-ID header must be at most 255 characters',
+    ],
     ['an unknown event type', { body: event({ event_type: 'hover' }) }, 'event_type must be one of impression, click'],
     ['an unknown entity type', { body: event({ entity_type: 'popup' }) }, 'entity_type must be one of banner, slide, hero'],
     ['a missing entity id', { body: { event_type: 'click', entity_type: 'banner', page_url: '/' } }, 'entity_id is required'],
@@ -190,8 +211,18 @@ describe('POST /track and tokens', () => {
   });
 
   const ignored: [string, () => Promise<string>, string][] = [
-    ['a token signed with another key', async () => `Bearer ${(await signAccessToken({ kind: 'customer', customerId: 31n, channelId: 1n, customerGroupId: null }, tokenSettings('another-key'))).token}`, 'bad_signature'],
-    ['an expired token', async () => `Bearer ${(await signAccessToken({ kind: 'customer', customerId: 31n, channelId: 1n, customerGroupId: null }, tokenSettings(api.platform.config.secretKey, { now: () => new Date(Date.now() - 3_600_000) }))).token}`, 'expired'],
+    [
+      'a token signed with another key',
+      async () =>
+        `Bearer ${(await signAccessToken({ kind: 'customer', customerId: 31n, channelId: 1n, customerGroupId: null }, tokenSettings('another-key'))).token}`,
+      'bad_signature',
+    ],
+    [
+      'an expired token',
+      async () =>
+        `Bearer ${(await signAccessToken({ kind: 'customer', customerId: 31n, channelId: 1n, customerGroupId: null }, tokenSettings(api.platform.config.secretKey, { now: () => new Date(Date.now() - 3_600_000) }))).token}`,
+      'expired',
+    ],
     ['garbage', async () => 'Bearer not.a.jwt', 'malformed'],
     ['a scheme other than Bearer', async () => 'Basic dXNlcjpwYXNz', 'not_bearer'],
     ['a staff token', async () => `Bearer ${(await signAccessToken({ kind: 'staff', staffUserId: 2n }, tokens())).token}`, 'not_customer'],
@@ -238,8 +269,16 @@ describe('is_repeat', () => {
     const customerId = BigInt(newEntityId());
     const { token } = await signAccessToken({ kind: 'customer', customerId, channelId: 1n, customerGroupId: null }, tokens());
     const [phone, laptop] = [newSession('phone'), newSession('laptop')];
-    await track(api.app, { session: phone, body: event({ entity_id, event_type: 'click' }), headers: { authorization: `Bearer ${token}` } });
-    await track(api.app, { session: laptop, body: event({ entity_id, event_type: 'click' }), headers: { authorization: `Bearer ${token}` } });
+    await track(api.app, {
+      session: phone,
+      body: event({ entity_id, event_type: 'click' }),
+      headers: { authorization: `Bearer ${token}` },
+    });
+    await track(api.app, {
+      session: laptop,
+      body: event({ entity_id, event_type: 'click' }),
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect((await storedEvents(pool(), phone))[0]?.is_repeat).toBe(false);
     expect((await storedEvents(pool(), laptop))[0]?.is_repeat).toBe(true);
   });
@@ -247,7 +286,9 @@ describe('is_repeat', () => {
   it('marks exactly one of many concurrent first clicks as the first', async () => {
     const session = newSession();
     const entity_id = newEntityId();
-    const responses = await Promise.all(Array.from({ length: 30 }, () => track(api.app, { session, body: event({ entity_id, event_type: 'click' }) })));
+    const responses = await Promise.all(
+      Array.from({ length: 30 }, () => track(api.app, { session, body: event({ entity_id, event_type: 'click' }) })),
+    );
     expect(responses.every((response) => response.statusCode === 202)).toBe(true);
     const stored = await storedEvents(pool(), session, 30);
     expect(stored).toHaveLength(30);

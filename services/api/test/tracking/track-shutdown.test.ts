@@ -26,7 +26,7 @@ afterAll(async () => {
 
 const event = () => ({ event_type: 'click', entity_type: 'banner', entity_id: newEntityId(), page_url: '/' });
 
-it('flushes the buffer from the app\'s close hook, after the requests in flight have finished', async () => {
+it("flushes the buffer from the app's close hook, after the requests in flight have finished", async () => {
   const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, CACHE_URL: inject('redisUrl') });
   const platform = await openPlatform(config, createLogger({ level: 'ERROR', service: 'test' }), 'test');
   const app = Fastify();
@@ -45,7 +45,12 @@ it('flushes the buffer from the app\'s close hook, after the requests in flight 
   const body = JSON.stringify([event(), event()]);
   const request = http.request(`${address}/track`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-session-id': session, 'content-length': Buffer.byteLength(body), connection: 'close' },
+    headers: {
+      'content-type': 'application/json',
+      'x-session-id': session,
+      'content-length': Buffer.byteLength(body),
+      connection: 'close',
+    },
   });
   const inFlight = new Promise<number | undefined>((resolve, reject) => {
     request.on('response', (response) => {
@@ -81,7 +86,11 @@ it('writes the accepted events on SIGTERM, then exits 0', async () => {
   const session = newSession();
   const responses = await Promise.all(
     Array.from({ length: 5 }, () =>
-      fetch(`${url}/track`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-session-id': session }, body: JSON.stringify([event(), event()]) }),
+      fetch(`${url}/track`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-session-id': session },
+        body: JSON.stringify([event(), event()]),
+      }),
     ),
   );
   expect(responses.map((response) => response.status)).toEqual([202, 202, 202, 202, 202]);

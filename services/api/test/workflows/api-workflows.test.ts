@@ -24,7 +24,9 @@ it('without WORKFLOW_HOST chooses the in-process engine: only refund requests st
   const { logger, messages } = capturingLogger();
   const engine = await workflowEngine(loadConfig({ NODE_ENV: 'test' }), logger);
   expect(engine).toBeInstanceOf(InProcessWorkflowEngine);
-  expect(workflowTriggers(engine).map((listener) => [listener.name, listener.event])).toEqual([['refund_execution_workflow', 'payments.refund_requested']]);
+  expect(workflowTriggers(engine).map((listener) => [listener.name, listener.event])).toEqual([
+    ['refund_execution_workflow', 'payments.refund_requested'],
+  ]);
   expect(messages.filter((message) => /^WORKFLOW_HOST is not set: the api runs the periodic sweeps itself/.test(message))).toHaveLength(1);
   await engine.stop();
 });

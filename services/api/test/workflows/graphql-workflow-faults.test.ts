@@ -60,7 +60,12 @@ beforeAll(async () => {
   // Ids in this order: 41 oldest, 43 newest.
   await insertFaultAt(
     { workflow: LIFECYCLE, workflowId: 'order-41', runId: 'run-a' },
-    { entityType: 'order', entityId: '41', reason: 'fulfilment_overdue', details: { placedAt: '2026-02-20T09:00:00.000Z', overdueDays: 9 } },
+    {
+      entityType: 'order',
+      entityId: '41',
+      reason: 'fulfilment_overdue',
+      details: { placedAt: '2026-02-20T09:00:00.000Z', overdueDays: 9 },
+    },
     '2026-03-01T10:00:00.000Z',
   );
   await insertFaultAt(
@@ -68,7 +73,10 @@ beforeAll(async () => {
     { entityType: 'order', entityId: '40', reason: 'held_for_settled_order', details: { reservationId: '7', status: 'PLACED' } },
     '2026-03-02T10:00:00.000Z',
   );
-  await record({ workflow: LIFECYCLE, workflowId: 'order-42', runId: 'run-c' }, { entityType: 'order', entityId: '42', reason: 'fulfilment_overdue', details: { overdueDays: 3 } });
+  await record(
+    { workflow: LIFECYCLE, workflowId: 'order-42', runId: 'run-c' },
+    { entityType: 'order', entityId: '42', reason: 'fulfilment_overdue', details: { overdueDays: 3 } },
+  );
   await record(
     { workflow: SWEEP, workflowId: 'expire-stale-reservations', runId: 'run-d' },
     { entityType: 'order', entityId: '43', reason: 'held_for_settled_order', details: { reservationId: '9', status: 'COMPLETED' } },
@@ -127,7 +135,8 @@ describe('workflowFaults', () => {
   });
 
   it('filters by time: since included, until excluded', async () => {
-    const between = (since: string | null, until: string | null, workflow?: string) => api.data<FaultsData>(FAULTS, { since, until, workflow }, admin).then(entities);
+    const between = (since: string | null, until: string | null, workflow?: string) =>
+      api.data<FaultsData>(FAULTS, { since, until, workflow }, admin).then(entities);
     expect(await between('2026-03-01T10:00:00Z', '2026-03-02T10:00:00Z')).toEqual(['41']);
     expect(await between('2026-03-01T10:00:00.001Z', '2026-03-02T10:00:00.001Z')).toEqual(['40']);
     expect(await between('2026-03-02', null)).toEqual(['43', '42', '40']);
@@ -144,7 +153,12 @@ describe('workflowFaults', () => {
 
     await api.prisma.$transaction(async (tx) => {
       await ensureRole(tx, { name: 'workflow-watcher', permissions: ['workflows.read'] });
-      await createStaffUser(tx, { email: 'watcher@shop.test', password: 'watcher-password-1', name: 'Watcher', roles: ['workflow-watcher'] });
+      await createStaffUser(tx, {
+        email: 'watcher@shop.test',
+        password: 'watcher-password-1',
+        name: 'Watcher',
+        roles: ['workflow-watcher'],
+      });
       await createStaffUser(tx, { email: 'clerk@shop.test', password: 'clerk-password-1', name: 'Clerk' });
     });
     const watcher = await api.data<FaultsData>(FAULTS, { first: 1 }, await login('watcher@shop.test', 'watcher-password-1'));
@@ -171,11 +185,31 @@ describe('workflowFaults', () => {
     [{ since: '2026-03-02T00:00:00Z', until: '2026-03-01T23:59:59.999Z' }, 'until', 'until must be the same time as since or later'],
     [{ since: '2026-03-02', until: '2026-03-01' }, 'until', 'until must be the same time as since or later'],
     [{ workflow: 'W'.repeat(101) }, 'workflow', 'workflow must be at most 100 characters'],
-    [{ since: '2026-02-30' }, 'since', 'since must be an ISO 8601 time such as 2026-03-01T12:00:00Z, or a day such as 2026-03-01, from 1970 on'],
-    [{ since: '2026-03-01T24:00:00Z' }, 'since', 'since must be an ISO 8601 time such as 2026-03-01T12:00:00Z, or a day such as 2026-03-01, from 1970 on'],
-    [{ until: '2026-03-01T10:00:00' }, 'until', 'until must be an ISO 8601 time such as 2026-03-01T12:00:00Z, or a day such as 2026-03-01, from 1970 on'],
-    [{ until: 'yesterday' }, 'until', 'until must be an ISO 8601 time such as 2026-03-01T12:00:00Z, or a day such as 2026-03-01, from 1970 on'],
-    [{ since: '1969-12-31' }, 'since', 'since must be an ISO 8601 time such as 2026-03-01T12:00:00Z, or a day such as 2026-03-01, from 1970 on'],
+    [
+      { since: '2026-02-30' },
+      'since',
+      'since must be an ISO 8601 time such as 2026-03-01T12:00:00Z, or a day such as 2026-03-01, from 1970 on',
+    ],
+    [
+      { since: '2026-03-01T24:00:00Z' },
+      'since',
+      'since must be an ISO 8601 time such as 2026-03-01T12:00:00Z, or a day such as 2026-03-01, from 1970 on',
+    ],
+    [
+      { until: '2026-03-01T10:00:00' },
+      'until',
+      'until must be an ISO 8601 time such as 2026-03-01T12:00:00Z, or a day such as 2026-03-01, from 1970 on',
+    ],
+    [
+      { until: 'yesterday' },
+      'until',
+      'until must be an ISO 8601 time such as 2026-03-01T12:00:00Z, or a day such as 2026-03-01, from 1970 on',
+    ],
+    [
+      { since: '1969-12-31' },
+      'since',
+      'since must be an ISO 8601 time such as 2026-03-01T12:00:00Z, or a day such as 2026-03-01, from 1970 on',
+    ],
     [{ first: 0 }, 'first', 'first must be a whole number from 1 to 100'],
     [{ first: 101 }, 'first', 'first must be a whole number from 1 to 100'],
     [{ after: Buffer.from('order:1').toString('base64url') }, 'after', 'after must be an endCursor this API returned for the same list'],

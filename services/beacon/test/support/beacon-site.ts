@@ -62,7 +62,10 @@ export async function startBeaconSite(): Promise<BeaconSite> {
       pages.set(path, html);
       return `${url}${path}`;
     },
-    eventsOf: (pageUrl) => requests.filter((request) => request.status === 202).flatMap((request) => request.events.filter((event) => event.page_url === pageUrl)),
+    eventsOf: (pageUrl) =>
+      requests
+        .filter((request) => request.status === 202)
+        .flatMap((request) => request.events.filter((event) => event.page_url === pageUrl)),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 

@@ -68,7 +68,11 @@ export async function readMessages(brokers: string, topic: string, count: number
         received.push(message);
       },
     });
-    await readUntil(() => received.length, (length) => length >= count, { timeoutMs, intervalMs: 100 });
+    await readUntil(
+      () => received.length,
+      (length) => length >= count,
+      { timeoutMs, intervalMs: 100 },
+    );
   } finally {
     await consumer.disconnect();
   }

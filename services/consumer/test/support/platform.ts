@@ -10,7 +10,13 @@ export interface TestPlatform {
 
 /** A platform on the given database and brokers whose log lines are kept in memory. */
 export async function openTestPlatform(databaseUrl: string, brokers: string): Promise<TestPlatform> {
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'INFO', DATABASE_URL: databaseUrl, CACHE_URL: inject('redisUrl'), BROKER_ADDRESS: brokers });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'INFO',
+    DATABASE_URL: databaseUrl,
+    CACHE_URL: inject('redisUrl'),
+    BROKER_ADDRESS: brokers,
+  });
   const lines: string[] = [];
   const logger = createLogger({ level: config.logLevel, service: 'consumer', destination: { write: (line: string) => lines.push(line) } });
   const platform = await openPlatform(config, logger, 'consumer');

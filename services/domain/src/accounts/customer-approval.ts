@@ -10,12 +10,23 @@ export interface CustomerApprovalView {
 
 /** null when the customer does not exist or is not a business account. */
 export async function customerApprovalView(tx: Tx, customerId: bigint): Promise<CustomerApprovalView | null> {
-  const customer = await tx.customer.findUnique({ where: { id: customerId }, select: { approvalStatus: true, channelId: true, createdAt: true } });
+  const customer = await tx.customer.findUnique({
+    where: { id: customerId },
+    select: { approvalStatus: true, channelId: true, createdAt: true },
+  });
   if (customer?.approvalStatus == null) return null;
-  return { approvalStatus: customer.approvalStatus, channelId: idString(customer.channelId), requestedAt: customer.createdAt.toISOString() };
+  return {
+    approvalStatus: customer.approvalStatus,
+    channelId: idString(customer.channelId),
+    requestedAt: customer.createdAt.toISOString(),
+  };
 }
 
-export async function customerApprovalChanged(tx: Tx, deps: DomainDeps, customer: { id: bigint; channelId: bigint; approvalStatus: BusinessApproval }): Promise<void> {
+export async function customerApprovalChanged(
+  tx: Tx,
+  deps: DomainDeps,
+  customer: { id: bigint; channelId: bigint; approvalStatus: BusinessApproval },
+): Promise<void> {
   await deps.emit(tx, 'customer.approval_changed', {
     customer_id: idString(customer.id),
     channel_id: idString(customer.channelId),
@@ -41,7 +52,10 @@ export async function remindCustomerApproval(tx: Tx, deps: DomainDeps, customerI
 
 /** Nobody decided in time: a still PENDING account is REJECTED. Returns the status afterwards. */
 export async function expireCustomerApproval(tx: Tx, deps: DomainDeps, customerId: bigint): Promise<BusinessApproval | null> {
-  const rejected = await tx.customer.updateMany({ where: { id: customerId, approvalStatus: 'PENDING' }, data: { approvalStatus: 'REJECTED' } });
+  const rejected = await tx.customer.updateMany({
+    where: { id: customerId, approvalStatus: 'PENDING' },
+    data: { approvalStatus: 'REJECTED' },
+  });
   const customer = await tx.customer.findUnique({ where: { id: customerId }, select: { id: true, channelId: true, approvalStatus: true } });
   if (customer?.approvalStatus == null) return null;
   if (rejected.count === 1) await customerApprovalChanged(tx, deps, { ...customer, approvalStatus: customer.approvalStatus });

@@ -38,7 +38,15 @@ export async function registerCustomer(tx: Tx, deps: DomainDeps, input: Register
   let customer: CustomerAccount;
   try {
     customer = await tx.customer.create({
-      data: { channelId: input.channelId, email, passwordHash, firstName, lastName, isBusiness, approvalStatus: isBusiness ? 'PENDING' : null },
+      data: {
+        channelId: input.channelId,
+        email,
+        passwordHash,
+        firstName,
+        lastName,
+        isBusiness,
+        approvalStatus: isBusiness ? 'PENDING' : null,
+      },
       omit: WITHOUT_SECRETS,
     });
   } catch (error) {
@@ -89,7 +97,9 @@ async function decideApproval(tx: Tx, deps: DomainDeps, customerId: bigint, deci
   const customer = await tx.customer.findUnique({ where: { id: customerId }, omit: WITHOUT_SECRETS });
   if (customer === null) throw new DomainError('NOT_FOUND', `customer ${customerId} does not exist`, { customerId: idString(customerId) });
   if (!customer.isBusiness) {
-    throw new DomainError('BAD_USER_INPUT', `customer ${customerId} is not a business account; only business accounts need approval`, { customerId: idString(customerId) });
+    throw new DomainError('BAD_USER_INPUT', `customer ${customerId} is not a business account; only business accounts need approval`, {
+      customerId: idString(customerId),
+    });
   }
   if (customer.approvalStatus === decision) return customer;
   const decided = await tx.customer.update({ where: { id: customerId }, data: { approvalStatus: decision }, omit: WITHOUT_SECRETS });

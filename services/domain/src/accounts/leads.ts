@@ -19,7 +19,11 @@ export async function captureLead(tx: Tx, deps: DomainDeps, input: CaptureLeadIn
   const name = optionalText('name', input.name, LIMITS.leadName);
   const source = input.source.trim();
   if (!SOURCE.test(source) || source.length > LIMITS.leadSource.max) {
-    throw new DomainError('BAD_USER_INPUT', `source must be lower-case letters, digits and underscores, starting with a letter, at most ${LIMITS.leadSource.max} characters (e.g. newsletter)`, { field: 'source' });
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      `source must be lower-case letters, digits and underscores, starting with a letter, at most ${LIMITS.leadSource.max} characters (e.g. newsletter)`,
+      { field: 'source' },
+    );
   }
   await assertChannelExists(tx, input.channelId);
   const lead = await tx.lead.create({ data: { channelId: input.channelId, email, name, source } });

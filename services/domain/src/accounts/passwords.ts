@@ -84,7 +84,17 @@ function parse(stored: string): StoredHash | undefined {
   const [scheme, n, r, p, salt, key, ...rest] = stored.split('$');
   if (scheme !== 'scrypt' || salt === undefined || key === undefined || rest.length > 0) return undefined;
   const [N, R, P] = [Number(n), Number(r), Number(p)];
-  const valid = Number.isInteger(N) && N > 1 && N <= MAX_N && (N & (N - 1)) === 0 && Number.isInteger(R) && R >= 1 && R <= 32 && Number.isInteger(P) && P >= 1 && P <= 16;
+  const valid =
+    Number.isInteger(N) &&
+    N > 1 &&
+    N <= MAX_N &&
+    (N & (N - 1)) === 0 &&
+    Number.isInteger(R) &&
+    R >= 1 &&
+    R <= 32 &&
+    Number.isInteger(P) &&
+    P >= 1 &&
+    P <= 16;
   if (!valid) return undefined;
   return { cost: { N, r: R, p: P }, salt: Buffer.from(salt, 'base64'), key: Buffer.from(key, 'base64') };
 }

@@ -57,7 +57,9 @@ export async function signAccessToken(principal: Principal, settings: TokenSetti
   const issuedAt = Math.floor(settings.now().getTime() / 1000);
   const expiresAt = issuedAt + settings.accessTokenSeconds;
   const claims: JWTPayload =
-    principal.kind === 'customer' ? { channel_id: idString(principal.channelId), customer_group_id: optionalId(principal.customerGroupId) } : {};
+    principal.kind === 'customer'
+      ? { channel_id: idString(principal.channelId), customer_group_id: optionalId(principal.customerGroupId) }
+      : {};
   const { id, key } = signingKey(settings.secret);
   const token = await new SignJWT(claims)
     .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT', kid: id })
@@ -73,7 +75,11 @@ export async function signAccessToken(principal: Principal, settings: TokenSetti
 function rejection(error: unknown): AccessTokenRejection {
   if (error instanceof errors.JWTExpired) return 'expired';
   // A token signed with another algorithm (or none), or naming a key we do not hold, is not one of ours, exactly as with a wrong key.
-  if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JWKSNoMatchingKey) {
+  if (
+    error instanceof errors.JWSSignatureVerificationFailed ||
+    error instanceof errors.JOSEAlgNotAllowed ||
+    error instanceof errors.JWKSNoMatchingKey
+  ) {
     return 'bad_signature';
   }
   if (error instanceof errors.JWTClaimValidationFailed && error.reason === 'check_failed') {
@@ -91,7 +97,8 @@ function principalFrom(payload: JWTPayload): Principal | undefined {
   if (id === undefined) return undefined;
   if (kind === 'staff') return { kind: 'staff', staffUserId: BigInt(id) };
   const { channel_id: channel, customer_group_id: group } = payload;
-  if (typeof channel !== 'string' || !ID.test(channel) || !(group === null || (typeof group === 'string' && ID.test(group)))) return undefined;
+  if (typeof channel !== 'string' || !ID.test(channel) || !(group === null || (typeof group === 'string' && ID.test(group))))
+    return undefined;
   return { kind: 'customer', customerId: BigInt(id), channelId: BigInt(channel), customerGroupId: group === null ? null : BigInt(group) };
 }
 

@@ -43,8 +43,12 @@ function wasIssued(id: string, settings: Pick<TokenSettings, 'secret' | 'previou
  */
 export function verifyGuestSessionId(id: string, settings: Pick<TokenSettings, 'secret' | 'previousSecret'>): string {
   if (wasIssued(id, settings)) return id;
-  throw new DomainError('BAD_USER_INPUT', 'X-Session-ID was not issued by this api: start a guest session with the startGuestSession mutation and send the id it answers', {
-    field: 'X-Session-ID',
-    reason: 'not_issued',
-  });
+  throw new DomainError(
+    'BAD_USER_INPUT',
+    'X-Session-ID was not issued by this api: start a guest session with the startGuestSession mutation and send the id it answers',
+    {
+      field: 'X-Session-ID',
+      reason: 'not_issued',
+    },
+  );
 }

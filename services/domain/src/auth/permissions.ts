@@ -22,9 +22,15 @@ export const CORE_PERMISSIONS = [
   { name: 'leads.read', description: 'See captured leads' },
   { name: 'reports.read', description: 'See the tracking and attribution reports' },
   { name: 'settings.manage', description: 'Change the shop settings' },
-  { name: 'secrets.manage', description: 'Set stored secrets (gateway credentials, webhook secrets) and see whether each is set; never their values' },
+  {
+    name: 'secrets.manage',
+    description: 'Set stored secrets (gateway credentials, webhook secrets) and see whether each is set; never their values',
+  },
   { name: 'staff.manage', description: 'Create staff users and assign their roles' },
-  { name: 'storefront_tokens.manage', description: 'Create, list and revoke the storefront access tokens BFFs send (never shown again after creation)' },
+  {
+    name: 'storefront_tokens.manage',
+    description: 'Create, list and revoke the storefront access tokens BFFs send (never shown again after creation)',
+  },
   { name: 'workflows.read', description: 'See workflow faults: the assumptions of order, approval and sweep workflows that proved false' },
 ] as const satisfies readonly PermissionDeclaration[];
 
@@ -40,7 +46,11 @@ function validated(declared: readonly PermissionDeclaration[]): PermissionDeclar
   const seen = new Set<string>();
   return declared.map(({ name, description }) => {
     if (!PERMISSION_NAME.test(name) || name.length > LIMITS.permissionName.max) {
-      throw new DomainError('BAD_USER_INPUT', `permission name ${JSON.stringify(name)} must look like area.action (lower case), at most ${LIMITS.permissionName.max} characters`, { permission: name });
+      throw new DomainError(
+        'BAD_USER_INPUT',
+        `permission name ${JSON.stringify(name)} must look like area.action (lower case), at most ${LIMITS.permissionName.max} characters`,
+        { permission: name },
+      );
     }
     if (seen.has(name)) throw new DomainError('BAD_USER_INPUT', `permission ${name} is declared twice`, { permission: name });
     seen.add(name);
@@ -54,7 +64,11 @@ function validated(declared: readonly PermissionDeclaration[]): PermissionDeclar
  * second run changes nothing. A name another source already declared is refused as CONFLICT.
  * Permissions no longer declared are kept: deleting one would silently drop it from every role.
  */
-export async function upsertPermissions(tx: Tx, declared: readonly PermissionDeclaration[], source = 'core'): Promise<{ created: string[]; updated: string[] }> {
+export async function upsertPermissions(
+  tx: Tx,
+  declared: readonly PermissionDeclaration[],
+  source = 'core',
+): Promise<{ created: string[]; updated: string[] }> {
   const wanted = validated(declared);
   const owner = requireText('source', source, LIMITS.permissionSource);
   const existing = new Map((await tx.permission.findMany({ where: { name: { in: wanted.map((p) => p.name) } } })).map((p) => [p.name, p]));
@@ -62,7 +76,10 @@ export async function upsertPermissions(tx: Tx, declared: readonly PermissionDec
   const clash = wanted.find((p) => (existing.get(p.name)?.source ?? owner) !== owner);
   if (clash !== undefined) {
     const other = existing.get(clash.name)?.source;
-    throw new DomainError('CONFLICT', `permission ${clash.name} is already declared by ${other}`, { permission: clash.name, source: other });
+    throw new DomainError('CONFLICT', `permission ${clash.name} is already declared by ${other}`, {
+      permission: clash.name,
+      source: other,
+    });
   }
 
   const created = wanted.filter((p) => !existing.has(p.name));
@@ -88,7 +105,8 @@ export async function holdsPermission(tx: Tx, staffUserId: bigint, permission: s
 
 /** Throws FORBIDDEN `missing permission <name>` unless one of the staff user's roles grants it. */
 export async function requirePermission(tx: Tx, staffUserId: bigint, permission: string): Promise<void> {
-  if (!(await holdsPermission(tx, staffUserId, permission))) throw new DomainError('FORBIDDEN', `missing permission ${permission}`, { permission });
+  if (!(await holdsPermission(tx, staffUserId, permission)))
+    throw new DomainError('FORBIDDEN', `missing permission ${permission}`, { permission });
 }
 
 /**

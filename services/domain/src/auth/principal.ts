@@ -13,7 +13,11 @@ export interface StaffPrincipal {
 
 export type Principal = CustomerPrincipal | StaffPrincipal;
 
-export function customerPrincipal(customer: { readonly id: bigint; readonly channelId: bigint; readonly customerGroupId: bigint | null }): CustomerPrincipal {
+export function customerPrincipal(customer: {
+  readonly id: bigint;
+  readonly channelId: bigint;
+  readonly customerGroupId: bigint | null;
+}): CustomerPrincipal {
   return { kind: 'customer', customerId: customer.id, channelId: customer.channelId, customerGroupId: customer.customerGroupId };
 }
 

@@ -19,10 +19,17 @@ export function presentedHash(presented: string): string | undefined {
 }
 
 const ownerOf = (principal: Principal) =>
-  principal.kind === 'customer' ? { customerId: principal.customerId, staffUserId: null } : { customerId: null, staffUserId: principal.staffUserId };
+  principal.kind === 'customer'
+    ? { customerId: principal.customerId, staffUserId: null }
+    : { customerId: null, staffUserId: principal.staffUserId };
 
 /** A new refresh token for the principal, in the given family (a rotation) or a new one (a sign-in). */
-export async function issueRefreshToken(tx: Tx, principal: Principal, settings: TokenSettings, familyId: string = randomUUID()): Promise<{ token: string; expiresAt: Date }> {
+export async function issueRefreshToken(
+  tx: Tx,
+  principal: Principal,
+  settings: TokenSettings,
+  familyId: string = randomUUID(),
+): Promise<{ token: string; expiresAt: Date }> {
   const token = randomBytes(TOKEN_BYTES).toString('base64url');
   const expiresAt = new Date(settings.now().getTime() + settings.refreshTokenSeconds * 1000);
   await tx.refreshToken.create({ data: { tokenHash: hashRefreshToken(token), familyId, expiresAt, ...ownerOf(principal) } });

@@ -60,7 +60,10 @@ export async function authenticateStaff(tx: Tx, email: string, password: string)
  * permission, and creates the user with that role when no staff user has the email (an existing
  * one keeps its password and is given the role). Running it again changes nothing.
  */
-export async function ensureAdmin(tx: Tx, input: { email: string; password: string; name: string }): Promise<{ staffUser: StaffAccount; created: boolean }> {
+export async function ensureAdmin(
+  tx: Tx,
+  input: { email: string; password: string; name: string },
+): Promise<{ staffUser: StaffAccount; created: boolean }> {
   await upsertPermissions(tx, CORE_PERMISSIONS);
   const everything = await tx.permission.findMany({ select: { name: true } });
   const admin = await ensureRole(tx, { name: ADMIN_ROLE, description: 'Every permission', permissions: everything.map((p) => p.name) });

@@ -23,7 +23,8 @@ export function tokenSettings(secret: string, overrides: Partial<Omit<TokenSetti
   const settings: TokenSettings = { ...DEFAULT_TOKEN_SETTINGS, now: () => new Date(), ...overrides, secret };
   if (secret === '') throw new Error('token settings need a non-empty secret');
   for (const lifetime of ['accessTokenSeconds', 'refreshTokenSeconds'] as const) {
-    if (!Number.isInteger(settings[lifetime]) || settings[lifetime] <= 0) throw new Error(`token settings: ${lifetime} must be a positive integer`);
+    if (!Number.isInteger(settings[lifetime]) || settings[lifetime] <= 0)
+      throw new Error(`token settings: ${lifetime} must be a positive integer`);
   }
   return settings;
 }

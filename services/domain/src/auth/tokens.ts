@@ -26,10 +26,16 @@ const MESSAGES: Readonly<Record<RefreshRejection, string>> = {
 export async function issueTokens(tx: Tx, principal: Principal, settings: TokenSettings): Promise<TokenPair> {
   const refresh = await issueRefreshToken(tx, principal, settings);
   const access = await signAccessToken(principal, settings);
-  return { accessToken: access.token, accessTokenExpiresAt: access.expiresAt, refreshToken: refresh.token, refreshTokenExpiresAt: refresh.expiresAt };
+  return {
+    accessToken: access.token,
+    accessTokenExpiresAt: access.expiresAt,
+    refreshToken: refresh.token,
+    refreshTokenExpiresAt: refresh.expiresAt,
+  };
 }
 
-type Rotation = { readonly principal: Principal; readonly refresh: { token: string; expiresAt: Date } } | { readonly rejected: RefreshRejection };
+type Rotation =
+  { readonly principal: Principal; readonly refresh: { token: string; expiresAt: Date } } | { readonly rejected: RefreshRejection };
 
 /**
  * Rotation: the presented token is marked replaced and a new one of the same family is issued,
@@ -39,7 +45,11 @@ type Rotation = { readonly principal: Principal; readonly refresh: { token: stri
  * Takes the client, not a transaction, because it commits on its own: a revocation must persist
  * even though the call then throws UNAUTHENTICATED (details.reason is a RefreshRejection).
  */
-export async function refreshTokens(prisma: PrismaClient, presented: string, settings: TokenSettings): Promise<TokenPair & { readonly principal: Principal }> {
+export async function refreshTokens(
+  prisma: PrismaClient,
+  presented: string,
+  settings: TokenSettings,
+): Promise<TokenPair & { readonly principal: Principal }> {
   const outcome = await prisma.$transaction((tx) => rotate(tx, presented, settings));
   if ('rejected' in outcome) throw new DomainError('UNAUTHENTICATED', MESSAGES[outcome.rejected], { reason: outcome.rejected });
   const access = await signAccessToken(outcome.principal, settings);
@@ -54,10 +64,16 @@ export async function refreshTokens(prisma: PrismaClient, presented: string, set
 
 async function rotate(tx: Tx, presented: string, settings: TokenSettings): Promise<Rotation> {
   const tokenHash = presentedHash(presented);
-  const row = tokenHash === undefined ? null : await tx.refreshToken.findUnique({
-    where: { tokenHash },
-    include: { customer: { select: { id: true, channelId: true, customerGroupId: true } }, staffUser: { select: { id: true, active: true } } },
-  });
+  const row =
+    tokenHash === undefined
+      ? null
+      : await tx.refreshToken.findUnique({
+          where: { tokenHash },
+          include: {
+            customer: { select: { id: true, channelId: true, customerGroupId: true } },
+            staffUser: { select: { id: true, active: true } },
+          },
+        });
   if (row === null) return { rejected: 'unknown' };
   if (row.revokedAt !== null) return { rejected: 'revoked' };
   if (row.replacedAt !== null) return revoking(tx, row.familyId, 'reused', settings);
@@ -70,7 +86,10 @@ async function rotate(tx: Tx, presented: string, settings: TokenSettings): Promi
 
   // Conditional on still being current: of two concurrent refreshes with one token, the second
   // waits for the first to commit, matches nothing, and is treated as the reuse it is.
-  const claimed = await tx.refreshToken.updateMany({ where: { id: row.id, replacedAt: null, revokedAt: null }, data: { replacedAt: settings.now() } });
+  const claimed = await tx.refreshToken.updateMany({
+    where: { id: row.id, replacedAt: null, revokedAt: null },
+    data: { replacedAt: settings.now() },
+  });
   if (claimed.count === 0) return revoking(tx, row.familyId, 'reused', settings);
   return { principal, refresh: await issueRefreshToken(tx, principal, settings, row.familyId) };
 }

@@ -1,4 +1,16 @@
-import { type DomainDeps, DomainError, idString, money, type Money, moneyString, optionalId, roundMoney, type Shopper, sum, type Tx } from '../kernel/index.ts';
+import {
+  type DomainDeps,
+  DomainError,
+  idString,
+  money,
+  type Money,
+  moneyString,
+  optionalId,
+  roundMoney,
+  type Shopper,
+  sum,
+  type Tx,
+} from '../kernel/index.ts';
 import { sellableProducts } from '../catalog/index.ts';
 import { checkoutSettings, type CheckoutSettings } from '../settings/index.ts';
 
@@ -22,7 +34,11 @@ function requireQuantity(quantity: number): number {
  * A new, empty cart for the shopper in the channel, in the channel's default currency (read unless
  * the caller already knows it), living `cartLifetimeDays`. Returns the cart as viewCart shows it.
  */
-export async function createCart(tx: Tx, deps: DomainDeps, input: { channelId: bigint; shopper: Shopper; currency?: string }): Promise<CartView> {
+export async function createCart(
+  tx: Tx,
+  deps: DomainDeps,
+  input: { channelId: bigint; shopper: Shopper; currency?: string },
+): Promise<CartView> {
   requireShopper(input.shopper);
   let currency = input.currency;
   if (currency === undefined) {
@@ -65,10 +81,12 @@ export async function activeCartOf(tx: Tx, deps: DomainDeps, cartId: bigint, sho
       FROM carts WHERE id = ${cartId} FOR UPDATE`;
   const owned =
     cart !== undefined &&
-    ((cart.customerId !== null && cart.customerId === shopper.customerId) || (cart.sessionId !== null && cart.sessionId === shopper.sessionId));
+    ((cart.customerId !== null && cart.customerId === shopper.customerId) ||
+      (cart.sessionId !== null && cart.sessionId === shopper.sessionId));
   if (!owned) throw new DomainError('NOT_FOUND', `cart ${cartId} does not exist`, { field: 'cartId' });
   if (cart.status !== 'ACTIVE') throw new DomainError('BAD_USER_INPUT', `cart ${cartId} was already checked out`, { field: 'cartId' });
-  if (cart.expiresAt <= deps.now()) throw new DomainError('BAD_USER_INPUT', `cart ${cartId} has expired; start a new one`, { field: 'cartId' });
+  if (cart.expiresAt <= deps.now())
+    throw new DomainError('BAD_USER_INPUT', `cart ${cartId} has expired; start a new one`, { field: 'cartId' });
   return cart;
 }
 
@@ -76,13 +94,19 @@ export async function activeCartOf(tx: Tx, deps: DomainDeps, cartId: bigint, sho
  * Adds units of a product (or more units to its line). Emits the in-process cart.item_added (for
  * attribution) and the topic shop.cart.line_added.v1, and extends the cart's life.
  */
-export async function addCartLine(tx: Tx, deps: DomainDeps, input: { cartId: bigint; shopper: Shopper; productId: bigint; quantity: number }): Promise<CartView> {
+export async function addCartLine(
+  tx: Tx,
+  deps: DomainDeps,
+  input: { cartId: bigint; shopper: Shopper; productId: bigint; quantity: number },
+): Promise<CartView> {
   const quantity = requireQuantity(input.quantity);
   const cart = await activeCartOf(tx, deps, input.cartId, input.shopper);
   const product = (await sellableProducts(tx, cart.channelId, [input.productId])).get(input.productId);
   if (product === undefined) throw new Error('unreachable: sellableProducts returns every id or throws');
   if (product.currency !== cart.currency) {
-    throw new DomainError('BAD_USER_INPUT', `product ${product.sku} is priced in ${product.currency}, the cart in ${cart.currency}`, { field: 'productId' });
+    throw new DomainError('BAD_USER_INPUT', `product ${product.sku} is priced in ${product.currency}, the cart in ${cart.currency}`, {
+      field: 'productId',
+    });
   }
   const settings = await checkoutSettings(tx);
   // One statement: the line added or grown (only while it stays within the maximum; the cart's lock
@@ -96,7 +120,8 @@ export async function addCartLine(tx: Tx, deps: DomainDeps, input: { cartId: big
        SET quantity = l.quantity + excluded.quantity, unit_price = excluded.unit_price, updated_at = now()
      WHERE l.quantity + excluded.quantity <= ${MAX_LINE_QUANTITY}
     RETURNING l.id`;
-  if (line === undefined) throw new DomainError('BAD_USER_INPUT', `a line may hold at most ${MAX_LINE_QUANTITY} units`, { field: 'quantity' });
+  if (line === undefined)
+    throw new DomainError('BAD_USER_INPUT', `a line may hold at most ${MAX_LINE_QUANTITY} units`, { field: 'quantity' });
 
   const now = deps.now().toISOString();
   const shopper = { customer_id: optionalId(cart.customerId), session_id: cart.sessionId };
@@ -127,7 +152,11 @@ export async function addCartLine(tx: Tx, deps: DomainDeps, input: { cartId: big
 }
 
 /** Sets a line's quantity; 0 removes the line. Returns the cart as viewCart shows it. */
-export async function setCartLineQuantity(tx: Tx, deps: DomainDeps, input: { cartId: bigint; shopper: Shopper; productId: bigint; quantity: number }): Promise<CartView> {
+export async function setCartLineQuantity(
+  tx: Tx,
+  deps: DomainDeps,
+  input: { cartId: bigint; shopper: Shopper; productId: bigint; quantity: number },
+): Promise<CartView> {
   const cart = await activeCartOf(tx, deps, input.cartId, input.shopper);
   const where = { cartId_productId: { cartId: cart.id, productId: input.productId } };
   if ((await tx.cartLine.findUnique({ where, select: { id: true } })) === null) {
@@ -140,14 +169,19 @@ export async function setCartLineQuantity(tx: Tx, deps: DomainDeps, input: { car
   return contentsOf(tx, cart, settings);
 }
 
-const expiryFrom = (deps: DomainDeps, settings: CheckoutSettings): Date => new Date(deps.now().getTime() + settings.cartLifetimeDays * DAY_MS);
+const expiryFrom = (deps: DomainDeps, settings: CheckoutSettings): Date =>
+  new Date(deps.now().getTime() + settings.cartLifetimeDays * DAY_MS);
 
 /**
  * What checkout would charge for a subtotal in a currency under the settings: placeOrder and every
  * cart view use it. Shipping and tax are rounded at the currency's exponent (the flat rate is one
  * setting for every currency: 4.90 is 5 JPY).
  */
-export function checkoutTotals(subtotal: Money, currency: string, settings: CheckoutSettings): { shipping: Money; tax: Money; total: Money } {
+export function checkoutTotals(
+  subtotal: Money,
+  currency: string,
+  settings: CheckoutSettings,
+): { shipping: Money; tax: Money; total: Money } {
   const shipping = roundMoney(settings.shippingFlatRate, currency);
   const tax = roundMoney(subtotal.add(shipping).mul(settings.taxRate), currency);
   return { shipping, tax, total: subtotal.add(shipping).add(tax) };
@@ -163,7 +197,11 @@ export interface CartView {
   readonly total: string;
 }
 
-function viewOf(cart: { id: bigint; currency: string }, lines: readonly { productId: bigint; quantity: number; unitPrice: Money }[], settings: CheckoutSettings): CartView {
+function viewOf(
+  cart: { id: bigint; currency: string },
+  lines: readonly { productId: bigint; quantity: number; unitPrice: Money }[],
+  settings: CheckoutSettings,
+): CartView {
   const lineTotals = lines.map((line) => line.unitPrice.mul(line.quantity));
   const subtotal = sum(lineTotals);
   const { shipping, tax, total } = checkoutTotals(subtotal, cart.currency, settings);
@@ -171,7 +209,12 @@ function viewOf(cart: { id: bigint; currency: string }, lines: readonly { produc
   return {
     id: cart.id,
     currency: cart.currency,
-    lines: lines.map((line, i) => ({ productId: line.productId, quantity: line.quantity, unitPrice: amount(line.unitPrice), lineTotal: amount(lineTotals[i] ?? money(0)) })),
+    lines: lines.map((line, i) => ({
+      productId: line.productId,
+      quantity: line.quantity,
+      unitPrice: amount(line.unitPrice),
+      lineTotal: amount(lineTotals[i] ?? money(0)),
+    })),
     subtotal: amount(subtotal),
     shipping: amount(shipping),
     tax: amount(tax),
@@ -186,7 +229,11 @@ async function contentsOf(tx: Tx, cart: ActiveCart, settings: CheckoutSettings):
       FROM cart_lines l JOIN products p ON p.id = l.product_id
      WHERE l.cart_id = ${cart.id}
      ORDER BY l.id`;
-  return viewOf(cart, lines.map((line) => ({ productId: line.productId, quantity: line.quantity, unitPrice: money(line.price) })), settings);
+  return viewOf(
+    cart,
+    lines.map((line) => ({ productId: line.productId, quantity: line.quantity, unitPrice: money(line.price) })),
+    settings,
+  );
 }
 
 /** The shopper's active cart with its lines and what checkout would charge for it now. */

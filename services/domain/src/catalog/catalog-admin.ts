@@ -1,4 +1,14 @@
-import { type DomainDeps, DomainError, LIMITS, requireCurrency, requireDescription, requirePrice, requireSlug, requireText, type Tx } from '../kernel/index.ts';
+import {
+  type DomainDeps,
+  DomainError,
+  LIMITS,
+  requireCurrency,
+  requireDescription,
+  requirePrice,
+  requireSlug,
+  requireText,
+  type Tx,
+} from '../kernel/index.ts';
 import { productsChanged } from './product-changes.ts';
 import { productReferencesExist } from './product-references.ts';
 
@@ -10,7 +20,11 @@ export interface ChannelInput {
 
 export async function createChannel(tx: Tx, input: ChannelInput) {
   return tx.channel.create({
-    data: { code: requireText('code', input.code, LIMITS.channelCode), name: requireText('name', input.name, LIMITS.channelName), defaultCurrency: requireCurrency(input.defaultCurrency) },
+    data: {
+      code: requireText('code', input.code, LIMITS.channelCode),
+      name: requireText('name', input.name, LIMITS.channelName),
+      defaultCurrency: requireCurrency(input.defaultCurrency),
+    },
   });
 }
 
@@ -20,7 +34,9 @@ export interface BrandInput {
 }
 
 export async function createBrand(tx: Tx, input: BrandInput) {
-  return tx.brand.create({ data: { name: requireText('name', input.name, LIMITS.brandName), slug: requireSlug(input.slug, LIMITS.brandSlug) } });
+  return tx.brand.create({
+    data: { name: requireText('name', input.name, LIMITS.brandName), slug: requireSlug(input.slug, LIMITS.brandSlug) },
+  });
 }
 
 export interface CategoryInput {
@@ -35,7 +51,12 @@ export async function createCategory(tx: Tx, input: CategoryInput) {
     throw new DomainError('NOT_FOUND', `parent category ${input.parentId} does not exist`, { field: 'parentId' });
   }
   return tx.category.create({
-    data: { name: requireText('name', input.name, LIMITS.categoryName), slug: requireSlug(input.slug, LIMITS.categorySlug), parentId: input.parentId ?? null, position: input.position ?? 0 },
+    data: {
+      name: requireText('name', input.name, LIMITS.categoryName),
+      slug: requireSlug(input.slug, LIMITS.categorySlug),
+      parentId: input.parentId ?? null,
+      position: input.position ?? 0,
+    },
   });
 }
 

@@ -1,4 +1,15 @@
-import { type DomainDeps, DomainError, LIMITS, notFound, requireCurrency, requireDescription, requirePrice, requireSlug, requireText, type Tx } from '../kernel/index.ts';
+import {
+  type DomainDeps,
+  DomainError,
+  LIMITS,
+  notFound,
+  requireCurrency,
+  requireDescription,
+  requirePrice,
+  requireSlug,
+  requireText,
+  type Tx,
+} from '../kernel/index.ts';
 import { productReferencesExist } from './product-references.ts';
 import { productsChanged, productsOfBrand, productsUnderCategory } from './product-changes.ts';
 
@@ -33,7 +44,8 @@ export interface ProductPatch {
 }
 
 function nothingToChange(patch: object): void {
-  if (Object.values(patch).every((value) => value === undefined)) throw new DomainError('BAD_USER_INPUT', 'give at least one field to change', { field: 'input' });
+  if (Object.values(patch).every((value) => value === undefined))
+    throw new DomainError('BAD_USER_INPUT', 'give at least one field to change', { field: 'input' });
 }
 
 type Rules<T> = { [K in keyof T]?: ((value: NonNullable<T[K]>) => unknown) | 'clearable' };
@@ -44,7 +56,8 @@ function checked<T extends object>(patch: T, rules: Rules<T>): Record<string, un
   for (const [field, value] of Object.entries(patch)) {
     if (value === undefined) continue;
     const rule = rules[field as keyof T] as ((value: unknown) => unknown) | 'clearable' | undefined;
-    if (value === null && rule !== 'clearable') throw new DomainError('BAD_USER_INPUT', `${field} cannot be null: leave it out to keep it`, { field });
+    if (value === null && rule !== 'clearable')
+      throw new DomainError('BAD_USER_INPUT', `${field} cannot be null: leave it out to keep it`, { field });
     data[field] = typeof rule === 'function' ? rule(value) : value;
   }
   return data;
@@ -54,7 +67,13 @@ function checked<T extends object>(patch: T, rules: Rules<T>): Record<string, un
 export async function updateBrand(tx: Tx, deps: DomainDeps, id: bigint, patch: BrandPatch) {
   nothingToChange(patch);
   if ((await tx.brand.count({ where: { id } })) === 0) throw notFound('brand', id, 'id');
-  const brand = await tx.brand.update({ where: { id }, data: checked(patch, { name: (name) => requireText('name', name, LIMITS.brandName), slug: (slug) => requireSlug(slug, LIMITS.brandSlug) }) });
+  const brand = await tx.brand.update({
+    where: { id },
+    data: checked(patch, {
+      name: (name) => requireText('name', name, LIMITS.brandName),
+      slug: (slug) => requireSlug(slug, LIMITS.brandSlug),
+    }),
+  });
   if (patch.name !== undefined) await productsChanged(tx, deps, await productsOfBrand(tx, id), 'brand_changed');
   return brand;
 }
@@ -87,9 +106,14 @@ export async function updateCategory(tx: Tx, deps: DomainDeps, id: bigint, patch
   nothingToChange(patch);
   if ((await tx.category.count({ where: { id } })) === 0) throw notFound('category', id, 'id');
   if (patch.parentId !== undefined && patch.parentId !== null) await assertValidParent(tx, id, patch.parentId);
-  const data = checked(patch, { name: (name) => requireText('name', name, LIMITS.categoryName), slug: (slug) => requireSlug(slug, LIMITS.categorySlug), parentId: 'clearable' });
+  const data = checked(patch, {
+    name: (name) => requireText('name', name, LIMITS.categoryName),
+    slug: (slug) => requireSlug(slug, LIMITS.categorySlug),
+    parentId: 'clearable',
+  });
   const category = await tx.category.update({ where: { id }, data });
-  if (patch.name !== undefined || patch.parentId !== undefined) await productsChanged(tx, deps, await productsUnderCategory(tx, id), 'category_changed');
+  if (patch.name !== undefined || patch.parentId !== undefined)
+    await productsChanged(tx, deps, await productsUnderCategory(tx, id), 'category_changed');
   return category;
 }
 
@@ -145,7 +169,11 @@ export async function deleteProduct(tx: Tx, deps: DomainDeps, id: bigint): Promi
   const product = await tx.product.findUnique({ where: { id }, select: { _count: { select: { reservations: true } } } });
   if (product === null) throw notFound('product', id, 'id');
   if (product._count.reservations > 0) {
-    throw new DomainError('CONFLICT', `product ${id} has been ordered, so it stays in the catalog: set active to false to stop selling it`, { field: 'id' });
+    throw new DomainError(
+      'CONFLICT',
+      `product ${id} has been ordered, so it stays in the catalog: set active to false to stop selling it`,
+      { field: 'id' },
+    );
   }
   await tx.cartLine.deleteMany({ where: { productId: id } });
   await tx.product.delete({ where: { id } });

@@ -6,7 +6,8 @@ export type ProductChangeCause = EventPayloads['shop.catalog.product_changed.v1'
 /** One `shop.catalog.product_changed.v1` per product: consumers (search) re-read each product. */
 export async function productsChanged(tx: Tx, deps: DomainDeps, productIds: readonly bigint[], cause: ProductChangeCause): Promise<void> {
   const occurredAt = deps.now().toISOString();
-  for (const id of productIds) await deps.emit(tx, 'shop.catalog.product_changed.v1', { product_id: idString(id), cause, occurred_at: occurredAt });
+  for (const id of productIds)
+    await deps.emit(tx, 'shop.catalog.product_changed.v1', { product_id: idString(id), cause, occurred_at: occurredAt });
 }
 
 /** The products of the brand. */

@@ -7,7 +7,12 @@ interface ProductReferences {
 }
 
 /** BAD_USER_INPUT when an id is listed twice; NOT_FOUND naming the first id (as `field[index]`) that has no row. */
-async function assertAllExist(ids: readonly bigint[], field: string, what: string, found: (ids: bigint[]) => Promise<{ id: bigint }[]>): Promise<void> {
+async function assertAllExist(
+  ids: readonly bigint[],
+  field: string,
+  what: string,
+  found: (ids: bigint[]) => Promise<{ id: bigint }[]>,
+): Promise<void> {
   const distinct = new Set(ids);
   if (distinct.size !== ids.length) throw new DomainError('BAD_USER_INPUT', `${field} lists an id twice`, { field });
   const existing = new Set((await found([...distinct])).map((row) => row.id));
@@ -19,9 +24,13 @@ async function assertAllExist(ids: readonly bigint[], field: string, what: strin
 export async function productReferencesExist(tx: Tx, { brandId, categoryIds, channelIds }: ProductReferences): Promise<void> {
   if (brandId != null && (await tx.brand.count({ where: { id: brandId } })) === 0) throw notFound('brand', brandId, 'brandId');
   if (categoryIds !== undefined) {
-    await assertAllExist(categoryIds, 'categoryIds', 'category', (ids) => tx.category.findMany({ where: { id: { in: ids } }, select: { id: true } }));
+    await assertAllExist(categoryIds, 'categoryIds', 'category', (ids) =>
+      tx.category.findMany({ where: { id: { in: ids } }, select: { id: true } }),
+    );
   }
   if (channelIds !== undefined) {
-    await assertAllExist(channelIds, 'channelIds', 'channel', (ids) => tx.channel.findMany({ where: { id: { in: ids } }, select: { id: true } }));
+    await assertAllExist(channelIds, 'channelIds', 'channel', (ids) =>
+      tx.channel.findMany({ where: { id: { in: ids } }, select: { id: true } }),
+    );
   }
 }

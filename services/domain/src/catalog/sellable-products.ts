@@ -18,7 +18,9 @@ export interface SellableProduct {
  */
 export async function sellableProducts(tx: Tx, channelId: bigint, productIds: readonly bigint[]): Promise<Map<bigint, SellableProduct>> {
   // One statement (products with their ordered category ids), not one per relation.
-  const rows = await tx.$queryRaw<{ id: bigint; sku: string; name: string; price: string; currency: string; brandId: bigint | null; categoryIds: string[] }[]>`
+  const rows = await tx.$queryRaw<
+    { id: bigint; sku: string; name: string; price: string; currency: string; brandId: bigint | null; categoryIds: string[] }[]
+  >`
     SELECT p.id, p.sku, p.name, p.price::text AS price, p.currency, p.brand_id AS "brandId",
            ARRAY(SELECT pc.category_id::text FROM product_categories pc WHERE pc.product_id = p.id ORDER BY pc.position, pc.category_id) AS "categoryIds"
       FROM products p
@@ -27,10 +29,21 @@ export async function sellableProducts(tx: Tx, channelId: bigint, productIds: re
   const found = new Map(
     rows.map((row) => [
       row.id,
-      { id: row.id, sku: row.sku, name: row.name, price: money(row.price), currency: row.currency, brandId: row.brandId, categoryIds: row.categoryIds.map(BigInt) },
+      {
+        id: row.id,
+        sku: row.sku,
+        name: row.name,
+        price: money(row.price),
+        currency: row.currency,
+        brandId: row.brandId,
+        categoryIds: row.categoryIds.map(BigInt),
+      },
     ]),
   );
   const missing = productIds.find((id) => !found.has(id));
-  if (missing !== undefined) throw new DomainError('NOT_FOUND', `product ${missing} does not exist or is not sold in this channel`, { productId: missing.toString() });
+  if (missing !== undefined)
+    throw new DomainError('NOT_FOUND', `product ${missing} does not exist or is not sold in this channel`, {
+      productId: missing.toString(),
+    });
   return found;
 }

@@ -47,7 +47,11 @@ export interface CategoryWithParent extends StorefrontCategory {
 
 /** A product with what a storefront shows beside it, read in the product's own row. */
 export interface ProductWithRelations extends StorefrontProduct {
-  readonly related: { readonly brand: StorefrontBrand | null; readonly categories: readonly CategoryWithParent[]; readonly available: number };
+  readonly related: {
+    readonly brand: StorefrontBrand | null;
+    readonly categories: readonly CategoryWithParent[];
+    readonly available: number;
+  };
 }
 
 async function rowsOf<R>(sql: SqlReader, text: string, values: unknown[]): Promise<R[]> {
@@ -69,7 +73,8 @@ interface ProductRow {
   image_key: string | null;
 }
 
-const PRODUCT_COLUMNS = 'p.id::text, p.brand_id::text, p.sku, p.name, p.slug, p.description, p.price::text, p.currency, p.active, p.image_key';
+const PRODUCT_COLUMNS =
+  'p.id::text, p.brand_id::text, p.sku, p.name, p.slug, p.description, p.price::text, p.currency, p.active, p.image_key';
 
 /**
  * What a storefront shows with each product, in the product's own row: its brand, its categories
@@ -106,7 +111,10 @@ const withRelations = (row: ProductRow & RelatedRow): ProductWithRelations => ({
   ...productOf(row),
   related: {
     brand: row.brand === null ? null : { id: BigInt(row.brand.id), name: row.brand.name, slug: row.brand.slug },
-    categories: row.categories.map((category) => ({ ...categoryOf(category), parent: category.parent == null ? null : categoryOf(category.parent) })),
+    categories: row.categories.map((category) => ({
+      ...categoryOf(category),
+      parent: category.parent == null ? null : categoryOf(category.parent),
+    })),
     available: row.available,
   },
 });
@@ -173,7 +181,9 @@ async function productPage(sql: SqlReader, filter: ProductFilter): Promise<Produ
   if (filter.afterId !== undefined) where.push(`p.id > ${parameter(filter.afterId.toString())}::bigint`);
   if (filter.brandId !== undefined) where.push(`p.brand_id = ${parameter(filter.brandId.toString())}::bigint`);
   if (filter.categoryIds !== undefined) {
-    where.push(`EXISTS (SELECT 1 FROM product_categories c WHERE c.product_id = p.id AND c.category_id = ANY(${parameter(ids(filter.categoryIds))}::bigint[]))`);
+    where.push(
+      `EXISTS (SELECT 1 FROM product_categories c WHERE c.product_id = p.id AND c.category_id = ANY(${parameter(ids(filter.categoryIds))}::bigint[]))`,
+    );
   }
   if (filter.search !== undefined) {
     const pattern = parameter(likePattern(filter.search));
@@ -188,7 +198,11 @@ async function productPage(sql: SqlReader, filter: ProductFilter): Promise<Produ
 }
 
 /** One visible product by id or slug, or null. */
-export async function storefrontProduct(sql: SqlReader, channelId: bigint, by: { id: bigint } | { slug: string }): Promise<ProductWithRelations | null> {
+export async function storefrontProduct(
+  sql: SqlReader,
+  channelId: bigint,
+  by: { id: bigint } | { slug: string },
+): Promise<ProductWithRelations | null> {
   const [row] = await rowsOf<ProductRow & RelatedRow>(
     sql,
     `SELECT ${PRODUCT_COLUMNS}, ${RELATED_COLUMNS} FROM products p WHERE ${VISIBLE} AND ${'id' in by ? 'p.id = $2::bigint' : 'p.slug = $2'} LIMIT 1`,
@@ -208,7 +222,11 @@ async function brandExists(sql: SqlReader, brandId: bigint): Promise<boolean> {
 }
 
 export async function brandsByIds(sql: SqlReader, keys: readonly bigint[]): Promise<Map<bigint, StorefrontBrand>> {
-  const rows = await rowsOf<{ id: string; name: string; slug: string }>(sql, 'SELECT id::text, name, slug FROM brands WHERE id = ANY($1::bigint[])', [ids(keys)]);
+  const rows = await rowsOf<{ id: string; name: string; slug: string }>(
+    sql,
+    'SELECT id::text, name, slug FROM brands WHERE id = ANY($1::bigint[])',
+    [ids(keys)],
+  );
   return new Map(rows.map((row) => [BigInt(row.id), { id: BigInt(row.id), name: row.name, slug: row.slug }]));
 }
 

@@ -1,7 +1,9 @@
 import type { EventListener, EventPayloads, Prisma, TopicName } from '@shop/platform';
 
 /** A topic event as a subscription sees it; narrowing on `topic` narrows `payload`. */
-export type TopicEvent<T extends TopicName = TopicName> = { [K in T]: { readonly topic: K; readonly eventId: string; readonly payload: EventPayloads[K] } }[T];
+export type TopicEvent<T extends TopicName = TopicName> = {
+  [K in T]: { readonly topic: K; readonly eventId: string; readonly payload: EventPayloads[K] };
+}[T];
 
 /**
  * What the platform does with events of some topics, written once and run in two places: by the
@@ -24,12 +26,10 @@ export function defineSubscription<T extends TopicName>(subscription: TopicSubsc
 /** The subscriptions as outbox listeners, one per (subscription, topic), for the embedded mode. */
 export function subscriptionListeners(subscriptions: readonly TopicSubscription[]): EventListener[] {
   return subscriptions.flatMap((subscription) =>
-    subscription.topics.map(
-      (topic): EventListener => ({
-        name: subscription.name,
-        event: topic,
-        handle: (tx, payload) => subscription.handle(tx, { topic, eventId: payload.event_id, payload } as TopicEvent),
-      }),
-    ),
+    subscription.topics.map((topic): EventListener => ({
+      name: subscription.name,
+      event: topic,
+      handle: (tx, payload) => subscription.handle(tx, { topic, eventId: payload.event_id, payload } as TopicEvent),
+    })),
   );
 }

@@ -30,7 +30,11 @@ export async function checkout(transaction: RunTransaction, deps: DomainDeps, in
     if ('placed' in read) return read.placed;
     const { authorize } = read;
     // A step even when an earlier request authorized already: the compensation voids the cart's tender, whichever request made it.
-    await step('authorize the card for the cart', async () => (authorize === null ? null : authorizeCartTender(transaction, deps, authorize)), voidIfStale(transaction, deps));
+    await step(
+      'authorize the card for the cart',
+      async () => (authorize === null ? null : authorizeCartTender(transaction, deps, authorize)),
+      voidIfStale(transaction, deps),
+    );
     return step('place the order with its tenders', () => transaction((tx) => placeOrder(tx, deps, input)));
   });
 }

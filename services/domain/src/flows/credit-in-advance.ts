@@ -24,17 +24,31 @@ export interface CreditedReturn {
  * arrived within `returnReceiptWindowHours` (or when staff cancel or close the return) is clawed back
  * (credit-clawback.ts). A guest's order has no store credit account: refused.
  */
-export async function submitReturnWithCreditInAdvance(tx: Tx, deps: DomainDeps, returnId: bigint, staffUserId: bigint): Promise<CreditedReturn> {
+export async function submitReturnWithCreditInAdvance(
+  tx: Tx,
+  deps: DomainDeps,
+  returnId: bigint,
+  staffUserId: bigint,
+): Promise<CreditedReturn> {
   // The order before the return, as a receipt locks them; requestRefund locks the order again.
   await lockOrderOfReturn(tx, returnId);
   const submitted = await submitReturn(tx, deps, returnId, { kind: 'staff', staffUserId });
   if (submitted.order.customerId === null) {
-    throw new DomainError('BAD_USER_INPUT', `order ${submitted.order.number} is a guest's: there is no store credit account to credit in advance; submit the return without it`, {
-      field: 'creditInAdvance',
-    });
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      `order ${submitted.order.number} is a guest's: there is no store credit account to credit in advance; submit the return without it`,
+      {
+        field: 'creditInAdvance',
+      },
+    );
   }
   const worth = unitsWorth(submitted.lines, (line) => line.quantityRequested);
-  if (worth.lte(0)) throw new DomainError('BAD_USER_INPUT', `return ${submitted.id} is worth 0.00 ${submitted.order.currency}: there is nothing to credit in advance`, { field: 'creditInAdvance' });
+  if (worth.lte(0))
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      `return ${submitted.id} is worth 0.00 ${submitted.order.currency}: there is nothing to credit in advance`,
+      { field: 'creditInAdvance' },
+    );
   const requested = await requestRefund(tx, deps, {
     orderId: submitted.orderId,
     amount: moneyString(worth, submitted.order.currency),
@@ -46,7 +60,10 @@ export async function submitReturnWithCreditInAdvance(tx: Tx, deps: DomainDeps, 
   for (const refund of requested.refunds) {
     const failure = await executeRefund(tx, deps, BigInt(refund.id));
     // A ledger credit is never refused; the guard against refunding beyond a capture the split respected cannot trip.
-    if (failure !== null) throw new Error(`credit in advance for return ${submitted.id}: refund ${failure.refundId} failed (${failure.code}: ${failure.message})`);
+    if (failure !== null)
+      throw new Error(
+        `credit in advance for return ${submitted.id}: refund ${failure.refundId} failed (${failure.code}: ${failure.message})`,
+      );
   }
   const { returnReceiptWindowHours } = await workflowSettings(tx);
   const requestedAt = submitted.requestedAt ?? deps.now();

@@ -13,7 +13,6 @@ import { GATEWAY_TRANSACTION, releaseTender, VOID_REFUSED } from '../tenders/ind
  * with it; a void refused for good is recorded once as a fault and not tried again.
  */
 
-
 /** The reason an unfulfilled order is cancelled with when its authorization is voided. */
 export const AUTHORIZATION_EXPIRING = 'the card authorization was about to expire and was voided';
 
@@ -93,7 +92,12 @@ export async function voidExpiringAuthorizations(
     } catch (error) {
       if (!(error instanceof DomainError) || error.code === 'UNAVAILABLE') throw error;
       const details = { tenderId: tender.id.toString(), orderId: tender.orderId.toString(), refused: error.message };
-      if (await transaction((tx) => recordWorkflowFault(tx, run, { entityType: 'tender', entityId: tender.id.toString(), reason: VOID_REFUSED, details }))) refused += 1;
+      if (
+        await transaction((tx) =>
+          recordWorkflowFault(tx, run, { entityType: 'tender', entityId: tender.id.toString(), reason: VOID_REFUSED, details }),
+        )
+      )
+        refused += 1;
     }
   }
   return { voided, refused, more: tenders.length === limit };

@@ -25,13 +25,21 @@ const EXPIRY_REASONS = {
  * returned so the caller can record it as a fault.
  */
 async function expireHoldsOf(tx: Tx, deps: DomainDeps, orders: readonly LockedOrder[]) {
-  const reservations = await expireReservationsOf(tx, deps, orders.map((order) => order.id));
+  const reservations = await expireReservationsOf(
+    tx,
+    deps,
+    orders.map((order) => order.id),
+  );
   const waiting = orders.filter((order) => holdsReservations(order.status));
   for (const order of waiting) {
     const reason = order.status === 'AWAITING_APPROVAL' ? EXPIRY_REASONS.AWAITING_APPROVAL : EXPIRY_REASONS.PENDING_PAYMENT;
     await cancelLockedOrder(tx, deps, order, { reason, cards: 'by_sweep' });
   }
-  return { reservations, cancelled: waiting.map((order) => order.id), leftovers: orders.filter((order) => !holdsReservations(order.status)) };
+  return {
+    reservations,
+    cancelled: waiting.map((order) => order.id),
+    leftovers: orders.filter((order) => !holdsReservations(order.status)),
+  };
 }
 
 export interface StaleReservationSweep {
@@ -65,13 +73,21 @@ export async function expireStaleReservations(
      ORDER BY expires_at LIMIT ${options.limit}
        FOR UPDATE SKIP LOCKED`;
   const orderIds = [...new Set(due.map((row) => row.order_id))];
-  const orders = orderIds.length === 0 ? [] : await tx.$queryRaw<LockedOrder[]>`
+  const orders =
+    orderIds.length === 0
+      ? []
+      : await tx.$queryRaw<LockedOrder[]>`
     SELECT id, number, status::text AS status FROM orders
      WHERE id = ANY(${orderIds.map(String)}::bigint[]) ORDER BY id FOR UPDATE SKIP LOCKED`;
   const expired = await expireHoldsOf(tx, deps, orders);
   const faults: { reason: string }[] = [];
   for (const order of expired.leftovers) {
-    const fault = { entityType: 'order', entityId: idString(order.id), reason: HELD_FOR_SETTLED_ORDER, details: { orderNumber: order.number, status: order.status } };
+    const fault = {
+      entityType: 'order',
+      entityId: idString(order.id),
+      reason: HELD_FOR_SETTLED_ORDER,
+      details: { orderNumber: order.number, status: order.status },
+    };
     if (await recordWorkflowFault(tx, options.run, fault)) faults.push(fault);
   }
   return {
@@ -97,7 +113,9 @@ export interface OrderLifecycleView {
 
 /** null when the order does not exist. */
 export async function orderLifecycleView(tx: Tx, orderId: bigint): Promise<OrderLifecycleView | null> {
-  const [row] = await tx.$queryRaw<{ number: string; status: OrderStatus; placed_at: Date; paid_at: Date | null; hold_expires_at: Date | null }[]>`
+  const [row] = await tx.$queryRaw<
+    { number: string; status: OrderStatus; placed_at: Date; paid_at: Date | null; hold_expires_at: Date | null }[]
+  >`
     SELECT o.number, o.status::text AS status, o.placed_at, o.paid_at,
            (SELECT min(r.expires_at) FROM inventory_reservations r WHERE r.order_id = o.id AND r.state = 'HELD') AS hold_expires_at
       FROM orders o WHERE o.id = ${orderId}`;

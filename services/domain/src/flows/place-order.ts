@@ -1,10 +1,30 @@
 import type { Order, OrderLine } from '@shop/platform';
-import { type DomainDeps, DomainError, idString, LIMITS, money, type Money, moneyString, optionalId, type Shopper, type Tx } from '../kernel/index.ts';
+import {
+  type DomainDeps,
+  DomainError,
+  idString,
+  LIMITS,
+  money,
+  type Money,
+  moneyString,
+  optionalId,
+  type Shopper,
+  type Tx,
+} from '../kernel/index.ts';
 import { activeCartOf, type ActiveCart } from '../carts/index.ts';
 import type { SellableProduct } from '../catalog/index.ts';
 import { reserveStock } from '../inventory/index.ts';
 import { checkoutSettings } from '../settings/index.ts';
-import { type Address, markOrderPaid, orderPlaced, orderStatusChanged, type OrderWithLines, quoteCart, trippedFraudRules, validAddress } from '../orders/index.ts';
+import {
+  type Address,
+  markOrderPaid,
+  orderPlaced,
+  orderStatusChanged,
+  type OrderWithLines,
+  quoteCart,
+  trippedFraudRules,
+  validAddress,
+} from '../orders/index.ts';
 import { creditCoverAtCheckout, spendGiftCardAtCheckout, spendStoreCreditAtCheckout } from '../store-credit/index.ts';
 import { hasCartTender, lockedCartTender, payWithCartTender, type CartCard } from '../tenders/index.ts';
 
@@ -98,7 +118,11 @@ async function insertOrder(tx: Tx, input: NewOrder): Promise<Order> {
 }
 
 /** The order's lines, a snapshot of each product, in one INSERT … RETURNING; in cart order (by id). */
-async function insertOrderLines(tx: Tx, order: { id: bigint; currency: string }, lines: readonly { product: SellableProduct; quantity: number; lineTotal: Money }[]): Promise<OrderLine[]> {
+async function insertOrderLines(
+  tx: Tx,
+  order: { id: bigint; currency: string },
+  lines: readonly { product: SellableProduct; quantity: number; lineTotal: Money }[],
+): Promise<OrderLine[]> {
   // Ids as strings: JSON numbers lose bigints above 2^53.
   const rows = lines.map(({ product, quantity, lineTotal }, position) => ({
     position,
@@ -153,16 +177,23 @@ async function orderOfKey(tx: Tx, input: PlaceOrderInput): Promise<OrderWithLine
   const key = input.idempotencyKey;
   if (key === undefined) return undefined;
   if (!IDEMPOTENCY_KEY.test(key) || key.length > LIMITS.orderIdempotencyKey.max) {
-    throw new DomainError('BAD_USER_INPUT', `idempotencyKey must be 8 to ${LIMITS.orderIdempotencyKey.max} printable characters without spaces, e.g. a UUID`, { field: 'idempotencyKey' });
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      `idempotencyKey must be 8 to ${LIMITS.orderIdempotencyKey.max} printable characters without spaces, e.g. a UUID`,
+      { field: 'idempotencyKey' },
+    );
   }
   // The cart's lock: a concurrent request with the same key waits here for the first, then finds its order.
   await tx.$queryRaw`SELECT 1 FROM carts WHERE id = ${input.cartId} FOR UPDATE`;
   const order = await tx.order.findUnique({ where: { idempotencyKey: key }, include: { lines: { orderBy: { id: 'asc' } } } });
   if (order === null) return undefined;
   const { customerId, sessionId } = input.shopper;
-  const sameShopper = (order.customerId !== null && order.customerId === customerId) || (order.sessionId !== null && order.sessionId === sessionId);
+  const sameShopper =
+    (order.customerId !== null && order.customerId === customerId) || (order.sessionId !== null && order.sessionId === sessionId);
   if (order.cartId !== input.cartId || !sameShopper) {
-    throw new DomainError('CONFLICT', 'this idempotencyKey already placed another order: send a new key for a new order', { field: 'idempotencyKey' });
+    throw new DomainError('CONFLICT', 'this idempotencyKey already placed another order: send a new key for a new order', {
+      field: 'idempotencyKey',
+    });
   }
   return order;
 }
@@ -176,14 +207,23 @@ interface CheckedInput {
 /** The shopper's email and addresses as stored; a card, store credit or a gift card needs an idempotency key. */
 function checkedInput(input: PlaceOrderInput): CheckedInput {
   const email = input.email.trim().toLowerCase();
-  if (email.length > LIMITS.email.max || !EMAIL.test(email)) throw new DomainError('BAD_USER_INPUT', 'email must be an email address', { field: 'email' });
+  if (email.length > LIMITS.email.max || !EMAIL.test(email))
+    throw new DomainError('BAD_USER_INPUT', 'email must be an email address', { field: 'email' });
   const billing = validAddress('billingAddress', input.billingAddress);
   const shipping = validAddress('shippingAddress', input.shippingAddress);
   if (input.card !== undefined && input.idempotencyKey === undefined) {
-    throw new DomainError('BAD_USER_INPUT', 'paying by card needs an idempotencyKey, so a retried checkout never authorizes the card twice', { field: 'idempotencyKey' });
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      'paying by card needs an idempotencyKey, so a retried checkout never authorizes the card twice',
+      { field: 'idempotencyKey' },
+    );
   }
   if ((input.useStoreCredit === true || input.giftCardCode !== undefined) && input.idempotencyKey === undefined) {
-    throw new DomainError('BAD_USER_INPUT', 'paying with store credit or a gift card needs an idempotencyKey, so a retried checkout never spends it twice', { field: 'idempotencyKey' });
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      'paying with store credit or a gift card needs an idempotencyKey, so a retried checkout never spends it twice',
+      { field: 'idempotencyKey' },
+    );
   }
   return { email, billing, shipping };
 }
@@ -225,7 +265,11 @@ export async function cardCheckoutStep(tx: Tx, deps: DomainDeps, input: PlaceOrd
     currency: cart.currency,
   });
   const amount = quote.total.sub(covered);
-  return { authorize: amount.gt(0) ? { cartId: cart.id, checkoutKey, cardToken: input.card.token, amount, currency: cart.currency, digest: quote.digest } : null };
+  return {
+    authorize: amount.gt(0)
+      ? { cartId: cart.id, checkoutKey, cardToken: input.card.token, amount, currency: cart.currency, digest: quote.digest }
+      : null,
+  };
 }
 
 /**
@@ -251,7 +295,8 @@ export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInpu
   const { lines, subtotal, shipping: shippingCost, tax, total, digest } = await quoteCart(tx, cart, settings);
   const checkoutKey = input.idempotencyKey;
   // Before the order and the stock holds: a stale or voided authorization refuses the checkout before it takes any stock lock.
-  const cardTender = input.card === undefined || checkoutKey === undefined ? null : await lockedCartTender(tx, cart.id, checkoutKey, digest);
+  const cardTender =
+    input.card === undefined || checkoutKey === undefined ? null : await lockedCartTender(tx, cart.id, checkoutKey, digest);
   const customer = cart.customerId === null ? null : await tx.customer.findUnique({ where: { id: cart.customerId } });
 
   const now = deps.now();
@@ -305,18 +350,24 @@ export async function placeOrder(tx: Tx, deps: DomainDeps, input: PlaceOrderInpu
       occurred_at: now.toISOString(),
     });
   }
-  if (checkoutKey === undefined || (input.card === undefined && input.useStoreCredit !== true && input.giftCardCode === undefined)) return order;
+  if (checkoutKey === undefined || (input.card === undefined && input.useStoreCredit !== true && input.giftCardCode === undefined))
+    return order;
   // The gift card first, then store credit, then the card for the rest: the tenders together pay the total.
   const spend = (left: typeof total) => ({ cartId: cart.id, orderId: order.id, checkoutKey, total: left, currency: order.currency });
   let rest = total;
-  if (input.giftCardCode !== undefined) rest = rest.sub((await spendGiftCardAtCheckout(tx, deps, input.giftCardCode, spend(rest))).capturedAmount);
+  if (input.giftCardCode !== undefined)
+    rest = rest.sub((await spendGiftCardAtCheckout(tx, deps, input.giftCardCode, spend(rest))).capturedAmount);
   if (input.useStoreCredit === true && cart.customerId !== null && rest.gt(0)) {
     rest = rest.sub((await spendStoreCreditAtCheckout(tx, deps, cart.customerId, spend(rest)))?.capturedAmount ?? 0);
   }
   if (rest.gt(0) && input.card === undefined) {
-    throw new DomainError('BAD_USER_INPUT', `store credit and gift cards cover ${moneyString(total.sub(rest), order.currency)} of the ${moneyString(total, order.currency)} ${order.currency}: pay the rest by card`, {
-      field: 'card',
-    });
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      `store credit and gift cards cover ${moneyString(total.sub(rest), order.currency)} of the ${moneyString(total, order.currency)} ${order.currency}: pay the rest by card`,
+      {
+        field: 'card',
+      },
+    );
   }
   await payWithCartTender(tx, cardTender, order, rest);
   return order.status === 'PENDING_PAYMENT' ? markOrderPaid(tx, deps, order.id) : order;

@@ -36,7 +36,11 @@ export async function runRefundRequest(
   input: { requestId: bigint; run: WorkflowRun },
 ): Promise<RefundRequestProgress> {
   const open = await transaction((tx) =>
-    tx.refund.findMany({ where: { refundRequestId: input.requestId, status: { in: ['REQUESTED', 'PENDING'] } }, orderBy: { id: 'asc' }, select: { id: true } }),
+    tx.refund.findMany({
+      where: { refundRequestId: input.requestId, status: { in: ['REQUESTED', 'PENDING'] } },
+      orderBy: { id: 'asc' },
+      select: { id: true },
+    }),
   );
   const failed: RefundFailure[] = [];
   let faults = 0;
@@ -45,8 +49,23 @@ export async function runRefundRequest(
     if (failure === null) continue;
     failed.push(failure);
     if (failure.code === 'amount_exceeds_captured') {
-      const details = { refundId: failure.refundId, tenderId: failure.tenderId, refundRequestId: input.requestId.toString(), refused: failure.message };
-      if (await transaction((tx) => recordWorkflowFault(tx, input.run, { entityType: 'refund', entityId: failure.refundId, reason: REFUND_EXCEEDS_CAPTURED, details }))) faults += 1;
+      const details = {
+        refundId: failure.refundId,
+        tenderId: failure.tenderId,
+        refundRequestId: input.requestId.toString(),
+        refused: failure.message,
+      };
+      if (
+        await transaction((tx) =>
+          recordWorkflowFault(tx, input.run, {
+            entityType: 'refund',
+            entityId: failure.refundId,
+            reason: REFUND_EXCEEDS_CAPTURED,
+            details,
+          }),
+        )
+      )
+        faults += 1;
     }
   }
   // Its own transaction, holding no tender lock: a receipt locks its return before the order's tenders.

@@ -47,7 +47,11 @@ export async function closeReturn(tx: Tx, deps: DomainDeps, returnId: bigint): P
  * what came). Returns being received, cancelled or closed meanwhile are skipped (their row is
  * locked); a closed return is never selected again (GcExpiredRmaDraftsWorkflow's pass, after the drafts).
  */
-export async function expireUnreceivedReturns(tx: Tx, deps: DomainDeps, input: { asOf: Date; limit: number }): Promise<{ expired: number; more: boolean }> {
+export async function expireUnreceivedReturns(
+  tx: Tx,
+  deps: DomainDeps,
+  input: { asOf: Date; limit: number },
+): Promise<{ expired: number; more: boolean }> {
   const due = await tx.$queryRaw<{ id: bigint }[]>`
     SELECT id FROM return_authorizations
      WHERE status IN ('REQUESTED', 'PARTIALLY_RECEIVED') AND receipt_due_at <= ${input.asOf}

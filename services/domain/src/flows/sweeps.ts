@@ -25,8 +25,16 @@ export interface SweepPassDeps {
 }
 
 /** What a process's passes (and its workflow activities) run with, once its outbox runs: the api's in-process engine, the worker, the bench. */
-export function sweepPassDeps(platform: Pick<Platform, 'config' | 'metrics' | 'database' | 'masterKeys'>, outbox: { emit: Emit; transaction: RunTransaction }): SweepPassDeps {
-  return { transaction: outbox.transaction, deps: domainDeps(platform, outbox.emit), metrics: workflowMetrics(platform.metrics), pace: sweepPace(platform.config.sweepRowsPerSecond) };
+export function sweepPassDeps(
+  platform: Pick<Platform, 'config' | 'metrics' | 'database' | 'masterKeys'>,
+  outbox: { emit: Emit; transaction: RunTransaction },
+): SweepPassDeps {
+  return {
+    transaction: outbox.transaction,
+    deps: domainDeps(platform, outbox.emit),
+    metrics: workflowMetrics(platform.metrics),
+    pace: sweepPace(platform.config.sweepRowsPerSecond),
+  };
 }
 
 export interface SweepPassInput {
@@ -38,14 +46,19 @@ export interface SweepPassInput {
 
 export type SweepPass = (deps: SweepPassDeps, input: SweepPassInput) => Promise<SweepBatch>;
 
-async function restartRefundsChunk({ transaction, deps, metrics }: SweepPassDeps, input: SweepPassInput, limit: number): Promise<SweepBatch> {
+async function restartRefundsChunk(
+  { transaction, deps, metrics }: SweepPassDeps,
+  input: SweepPassInput,
+  limit: number,
+): Promise<SweepBatch> {
   const { restarted, more } = await transaction((tx) => restartStrandedRefundRequests(tx, deps, { asOf: input.asOf, limit }));
   metrics.swept.inc({ sweep: input.run.workflow, what: 'restarted_refund_requests' }, restarted);
   return { processed: restarted, more };
 }
 
 /** The refund requests' part of ReconcileStrandedMoneyWorkflow's pass: all the api runs without an engine, where nothing captures. */
-export const restartStrandedRefundsPass: SweepPass = (sweep, input) => pacedPass(sweep.pace, input.limit, (limit) => restartRefundsChunk(sweep, input, limit));
+export const restartStrandedRefundsPass: SweepPass = (sweep, input) =>
+  pacedPass(sweep.pace, input.limit, (limit) => restartRefundsChunk(sweep, input, limit));
 
 /**
  * One bounded pass of each periodic sweep, in paced transactions, counted in the workflow metrics:
@@ -103,7 +116,9 @@ export const SWEEP_PASSES: Readonly<Record<SweepWorkflowType, SweepPass>> = {
     pacedPass(sweep.pace, input.limit, async (limit) => {
       const refunds = await restartRefundsChunk(sweep, input, limit);
       if (refunds.more) return refunds;
-      const captures = await sweep.transaction((tx) => restartStrandedCaptures(tx, sweep.deps, { asOf: input.asOf, limit: limit - refunds.processed }));
+      const captures = await sweep.transaction((tx) =>
+        restartStrandedCaptures(tx, sweep.deps, { asOf: input.asOf, limit: limit - refunds.processed }),
+      );
       sweep.metrics.swept.inc({ sweep: input.run.workflow, what: 'restarted_captures' }, captures.restarted);
       return { processed: refunds.processed + captures.restarted, more: captures.more };
     }),

@@ -43,14 +43,17 @@ export async function setStockOnHand(
   deps: DomainDeps,
   input: { productId: bigint; locationId: bigint; onHand: number; reason?: 'adjustment' | 'restock' },
 ): Promise<void> {
-  if (!Number.isInteger(input.onHand) || input.onHand < 0) throw new DomainError('BAD_USER_INPUT', 'onHand must be a whole number, 0 or more', { field: 'onHand' });
+  if (!Number.isInteger(input.onHand) || input.onHand < 0)
+    throw new DomainError('BAD_USER_INPUT', 'onHand must be a whole number, 0 or more', { field: 'onHand' });
   const sku = await skuOf(tx, input.productId);
   const [current] = await tx.$queryRaw<StockRow[]>`
     SELECT product_id, location_id, on_hand, reserved FROM stock_levels
      WHERE product_id = ${input.productId} AND location_id = ${input.locationId} FOR UPDATE`;
   const reserved = current?.reserved ?? 0;
   if (input.onHand < reserved) {
-    throw new DomainError('BAD_USER_INPUT', `cannot set ${sku} to ${input.onHand} on hand: ${reserved} units are reserved for orders`, { field: 'onHand' });
+    throw new DomainError('BAD_USER_INPUT', `cannot set ${sku} to ${input.onHand} on hand: ${reserved} units are reserved for orders`, {
+      field: 'onHand',
+    });
   }
   await tx.stockLevel.upsert({
     where: { productId_locationId: { productId: input.productId, locationId: input.locationId } },
@@ -59,7 +62,15 @@ export async function setStockOnHand(
   });
   const before = (current?.on_hand ?? 0) - reserved;
   const after = input.onHand - reserved;
-  if (before !== after) await stockChanged(tx, deps, { productId: input.productId, sku, locationId: input.locationId, before, after, reason: input.reason ?? 'adjustment' });
+  if (before !== after)
+    await stockChanged(tx, deps, {
+      productId: input.productId,
+      sku,
+      locationId: input.locationId,
+      before,
+      after,
+      reason: input.reason ?? 'adjustment',
+    });
 }
 
 export interface ReservationRequest {
@@ -74,7 +85,13 @@ export interface ReservationRequest {
  * the row, so concurrent orders never take more than is there; lines go in product order so two
  * orders never wait on each other's rows. Refuses the whole order when a line cannot be held.
  */
-export async function reserveStock(tx: Tx, deps: DomainDeps, orderId: bigint, lines: readonly ReservationRequest[], expiresAt: Date): Promise<void> {
+export async function reserveStock(
+  tx: Tx,
+  deps: DomainDeps,
+  orderId: bigint,
+  lines: readonly ReservationRequest[],
+  expiresAt: Date,
+): Promise<void> {
   for (const line of [...lines].sort((a, b) => (a.productId < b.productId ? -1 : a.productId > b.productId ? 1 : 0))) {
     const held = (await holdAtBestLocation(tx, orderId, line, expiresAt)) ?? (await holdAtAnyLocation(tx, orderId, line, expiresAt));
     if (held === undefined) {
@@ -87,7 +104,15 @@ export async function reserveStock(tx: Tx, deps: DomainDeps, orderId: bigint, li
       });
     }
     const after = held.on_hand - held.reserved;
-    await stockChanged(tx, deps, { productId: line.productId, sku: line.sku, locationId: held.location_id, before: after + line.quantity, after, reason: 'reservation', orderId });
+    await stockChanged(tx, deps, {
+      productId: line.productId,
+      sku: line.sku,
+      locationId: held.location_id,
+      before: after + line.quantity,
+      after,
+      reason: 'reservation',
+      orderId,
+    });
   }
 }
 
@@ -127,7 +152,9 @@ async function holdAtAnyLocation(tx: Tx, orderId: bigint, line: ReservationReque
        WHERE product_id = ${line.productId} AND location_id = ${location_id} AND on_hand - reserved >= ${line.quantity}
        RETURNING product_id, location_id, on_hand, reserved`;
     if (held !== undefined) {
-      await tx.inventoryReservation.create({ data: { productId: line.productId, locationId: held.location_id, orderId, quantity: line.quantity, expiresAt } });
+      await tx.inventoryReservation.create({
+        data: { productId: line.productId, locationId: held.location_id, orderId, quantity: line.quantity, expiresAt },
+      });
       return held;
     }
   }
@@ -162,7 +189,15 @@ export async function releaseReservations(tx: Tx, deps: DomainDeps, orderId: big
     RETURNING s.product_id, s.location_id, s.on_hand, s.reserved, r.quantity, p.sku`;
   for (const row of released) {
     const after = row.on_hand - row.reserved;
-    await stockChanged(tx, deps, { productId: row.product_id, sku: row.sku, locationId: row.location_id, before: after - row.quantity, after, reason: 'reservation_released', orderId });
+    await stockChanged(tx, deps, {
+      productId: row.product_id,
+      sku: row.sku,
+      locationId: row.location_id,
+      before: after - row.quantity,
+      after,
+      reason: 'reservation_released',
+      orderId,
+    });
   }
 }
 
@@ -227,6 +262,14 @@ export async function returnCommittedStock(tx: Tx, deps: DomainDeps, orderId: bi
     RETURNING s.product_id, s.location_id, s.on_hand, s.reserved, r.quantity, p.sku`;
   for (const row of returned) {
     const after = row.on_hand - row.reserved;
-    await stockChanged(tx, deps, { productId: row.product_id, sku: row.sku, locationId: row.location_id, before: after - row.quantity, after, reason: 'return', orderId });
+    await stockChanged(tx, deps, {
+      productId: row.product_id,
+      sku: row.sku,
+      locationId: row.location_id,
+      before: after - row.quantity,
+      after,
+      reason: 'return',
+      orderId,
+    });
   }
 }

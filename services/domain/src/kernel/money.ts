@@ -9,8 +9,23 @@ export const money = (value: string | number | Money): Money => new Prisma.Decim
  * in: CLDR shows these without their ISO decimals (IQD with none instead of 3).
  */
 const ISO_EXPONENT_UNLIKE_INTL: Readonly<Record<string, number>> = {
-  AFN: 2, ALL: 2, COP: 2, HUF: 2, IDR: 2, IQD: 3, IRR: 2, KPW: 2, LAK: 2,
-  LBP: 2, MGA: 2, MMK: 2, PKR: 2, SLL: 2, SOS: 2, SYP: 2, YER: 2,
+  AFN: 2,
+  ALL: 2,
+  COP: 2,
+  HUF: 2,
+  IDR: 2,
+  IQD: 3,
+  IRR: 2,
+  KPW: 2,
+  LAK: 2,
+  LBP: 2,
+  MGA: 2,
+  MMK: 2,
+  PKR: 2,
+  SLL: 2,
+  SOS: 2,
+  SYP: 2,
+  YER: 2,
 };
 
 const exponents = new Map<string, number>();
@@ -19,14 +34,18 @@ const exponents = new Map<string, number>();
 export function exponentOf(currency: string): number {
   let exponent = exponents.get(currency);
   if (exponent === undefined) {
-    exponent = ISO_EXPONENT_UNLIKE_INTL[currency] ?? new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    exponent =
+      ISO_EXPONENT_UNLIKE_INTL[currency] ??
+      new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ??
+      2;
     exponents.set(currency, exponent);
   }
   return exponent;
 }
 
 /** An amount rounded half up to the currency's exponent: every computed amount (tax, shares, totals) goes through it. */
-export const roundMoney = (value: Money, currency: string): Money => value.toDecimalPlaces(exponentOf(currency), Prisma.Decimal.ROUND_HALF_UP);
+export const roundMoney = (value: Money, currency: string): Money =>
+  value.toDecimalPlaces(exponentOf(currency), Prisma.Decimal.ROUND_HALF_UP);
 
 /** The form every amount takes in events, GraphQL and SQL parameters: "1191" JPY, "19.90" EUR, "12.345" KWD. */
 export const moneyString = (value: Money, currency: string): string => roundMoney(value, currency).toFixed(exponentOf(currency));

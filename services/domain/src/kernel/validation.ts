@@ -23,7 +23,11 @@ export const LIMITS = {
   productSku: { max: 100, columns: ['products.sku', 'order_lines.sku'] },
   productName: { max: 300, columns: ['products.name', 'order_lines.product_name'] },
   productSlug: { max: 300, columns: ['products.slug'] },
-  productDescription: { max: 10_000, columns: ['products.description'], narrower: 'the column is unbounded text: this bounds what one request stores' },
+  productDescription: {
+    max: 10_000,
+    columns: ['products.description'],
+    narrower: 'the column is unbounded text: this bounds what one request stores',
+  },
   stockLocationName: { max: 200, columns: ['stock_locations.name'] },
   email: { max: 320, columns: ['customers.email', 'staff_users.email', 'leads.email', 'orders.email'] },
   customerName: { max: 100, columns: ['customers.first_name', 'customers.last_name'] },
@@ -44,7 +48,10 @@ export const LIMITS = {
   refundReason: { max: 500, columns: ['refund_requests.reason'] },
   storeCreditNote: { max: 500, columns: ['store_credit_entries.note'] },
   /** The key a client sends to make a money movement safe to retry. */
-  idempotencyKey: { max: 255, columns: ['store_credit_entries.idempotency_key', 'return_receipts.idempotency_key', 'refund_requests.idempotency_key'] },
+  idempotencyKey: {
+    max: 255,
+    columns: ['store_credit_entries.idempotency_key', 'return_receipts.idempotency_key', 'refund_requests.idempotency_key'],
+  },
   /** The tracking texts are cut to these rather than refused (tracking/tracking-events.ts). */
   trackingSessionId: { max: 255, columns: ['tracking_events.session_id'] },
   trackingIpAddress: { max: 45, columns: ['tracking_events.ip_address'] },
@@ -61,7 +68,8 @@ export const LIMITS = {
 export function optionalText(field: string, value: string | null | undefined, limit: Limit): string | null {
   if (value?.includes('\u0000')) throw new DomainError('BAD_USER_INPUT', `${field} must not contain the NUL character (U+0000)`, { field });
   const trimmed = value?.trim() ?? '';
-  if ([...trimmed].length > limit.max) throw new DomainError('BAD_USER_INPUT', `${field} must be at most ${limit.max} characters`, { field });
+  if ([...trimmed].length > limit.max)
+    throw new DomainError('BAD_USER_INPUT', `${field} must be at most ${limit.max} characters`, { field });
   return trimmed === '' ? null : trimmed;
 }
 
@@ -76,7 +84,8 @@ const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 export function requireSlug(value: string, limit: Limit): string {
   const slug = requireText('slug', value, limit);
-  if (!SLUG.test(slug)) throw new DomainError('BAD_USER_INPUT', 'slug must be lower-case words joined by hyphens, e.g. black-tee', { field: 'slug' });
+  if (!SLUG.test(slug))
+    throw new DomainError('BAD_USER_INPUT', 'slug must be lower-case words joined by hyphens, e.g. black-tee', { field: 'slug' });
   return slug;
 }
 
@@ -90,9 +99,14 @@ const CURRENCY = /^[A-Z]{3}$/;
 const STORED_DECIMALS = 3;
 
 export function requireCurrency(value: string): string {
-  if (!CURRENCY.test(value)) throw new DomainError('BAD_USER_INPUT', 'currency must be an ISO 4217 code such as EUR', { field: 'currency' });
+  if (!CURRENCY.test(value))
+    throw new DomainError('BAD_USER_INPUT', 'currency must be an ISO 4217 code such as EUR', { field: 'currency' });
   if (exponentOf(value) > STORED_DECIMALS) {
-    throw new DomainError('BAD_USER_INPUT', `currency ${value} has ${exponentOf(value)} decimals; the shop stores amounts with at most ${STORED_DECIMALS}`, { field: 'currency' });
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      `currency ${value} has ${exponentOf(value)} decimals; the shop stores amounts with at most ${STORED_DECIMALS}`,
+      { field: 'currency' },
+    );
   }
   return value;
 }
@@ -104,9 +118,13 @@ export function requireCurrency(value: string): string {
 export function requireAmount(field: string, value: string, currency: string): Money {
   if (!/^\d{1,10}(\.\d+)?$/.test(value) || !fitsCurrency(money(value), currency)) {
     const decimals = exponentOf(currency) === 0 ? 'no decimals' : `at most ${exponentOf(currency)} decimals`;
-    throw new DomainError('BAD_USER_INPUT', `${field} must be an amount in ${currency} with ${decimals}, e.g. "${moneyString(money('19.9'), currency)}", not ${JSON.stringify(value)}`, {
-      field,
-    });
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      `${field} must be an amount in ${currency} with ${decimals}, e.g. "${moneyString(money('19.9'), currency)}", not ${JSON.stringify(value)}`,
+      {
+        field,
+      },
+    );
   }
   return money(value);
 }
@@ -114,7 +132,8 @@ export function requireAmount(field: string, value: string, currency: string): M
 /** As requireAmount for the field `amount`, and BAD_USER_INPUT when it is zero. */
 export function requirePositiveAmount(value: string, currency: string): Money {
   const checked = requireAmount('amount', value, currency);
-  if (checked.lte(0)) throw new DomainError('BAD_USER_INPUT', `the amount must be positive, not ${JSON.stringify(value)}`, { field: 'amount' });
+  if (checked.lte(0))
+    throw new DomainError('BAD_USER_INPUT', `the amount must be positive, not ${JSON.stringify(value)}`, { field: 'amount' });
   return checked;
 }
 

@@ -12,10 +12,18 @@ async function main(): Promise<number> {
   const config = loadConfigOrExit();
   // Without it the platform would open the embedded database: an audit of nothing.
   if (config.databaseUrl === undefined) throw new ConfigError(['DATABASE_URL: is required (the database whose books are audited)']);
-  const database = await openDatabase(config, createLogger({ level: config.logLevel, service: 'money-audit' }), createMetricsRegistry('money-audit'));
+  const database = await openDatabase(
+    config,
+    createLogger({ level: config.logLevel, service: 'money-audit' }),
+    createMetricsRegistry('money-audit'),
+  );
   try {
     // One snapshot for every check: a refund settling between two checks must not look like a broken invariant.
-    const results = await database.prisma.$transaction((tx) => auditMoney(tx), { isolationLevel: 'RepeatableRead', timeout: 600_000, maxWait: 10_000 });
+    const results = await database.prisma.$transaction((tx) => auditMoney(tx), {
+      isolationLevel: 'RepeatableRead',
+      timeout: 600_000,
+      maxWait: 10_000,
+    });
     console.log(formatMoneyAudit(results));
     return failedChecks(results).length === 0 ? 0 : 1;
   } finally {

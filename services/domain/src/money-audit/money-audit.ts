@@ -63,7 +63,8 @@ export const MONEY_CHECKS: readonly MoneyCheck[] = [
   },
   {
     name: 'order_matches_books',
-    invariant: "per order, its tenders' captured and refunded equal what the gateway movements and the ledger took and gave back, and captured ≤ total",
+    invariant:
+      "per order, its tenders' captured and refunded equal what the gateway movements and the ledger took and gave back, and captured ≤ total",
     offending: Prisma.sql`
       WITH ${TENDER_BOOKS}
       SELECT o.id AS order_id, o.number, o.status, o.total,
@@ -76,7 +77,8 @@ export const MONEY_CHECKS: readonly MoneyCheck[] = [
   },
   {
     name: 'store_credit_balance_within_overdraft',
-    invariant: 'per store credit account or gift card, the balance (posted credits less pending and posted debits) is ≥ 0, or ≥ minus its open overdraft drafts',
+    invariant:
+      'per store credit account or gift card, the balance (posted credits less pending and posted debits) is ≥ 0, or ≥ minus its open overdraft drafts',
     offending: Prisma.sql`
       SELECT a.id AS account_id, a.customer_id, a.code IS NOT NULL AS gift_card, a.currency,
              coalesce((SELECT sum(CASE WHEN s.kind = 'CREDIT' THEN s.amount ELSE -s.amount END) FROM store_credit_entries s
@@ -90,7 +92,8 @@ export const MONEY_CHECKS: readonly MoneyCheck[] = [
   },
   {
     name: 'store_credit_entries_match_drafts',
-    invariant: "a PENDING entry is a debit held by an open overdraft draft of its amount and account; a VOIDED one an expired draft's; a POSTED one has no draft",
+    invariant:
+      "a PENDING entry is a debit held by an open overdraft draft of its amount and account; a VOIDED one an expired draft's; a POSTED one has no draft",
     offending: Prisma.sql`
       SELECT s.id AS entry_id, s.account_id, s.kind, s.status, s.amount, d.id AS draft_id, d.status AS draft_status, d.amount AS draft_amount
         FROM store_credit_entries s LEFT JOIN store_credit_overdraft_drafts d ON d.entry_id = s.id
@@ -134,7 +137,8 @@ export const MONEY_CHECKS: readonly MoneyCheck[] = [
   },
   {
     name: 'settled_refund_recorded_once',
-    invariant: 'a SUCCEEDED refund has exactly one money record of its amount (a gateway refund or a ledger credit); any other refund has none',
+    invariant:
+      'a SUCCEEDED refund has exactly one money record of its amount (a gateway refund or a ledger credit); any other refund has none',
     offending: Prisma.sql`
       WITH ${REFUND_RECORDS}
       SELECT r.id AS refund_id, r.tender_id, r.status, r.amount, count(m.refund_id) AS records, coalesce(sum(m.amount), 0) AS recorded_amount
@@ -146,7 +150,8 @@ export const MONEY_CHECKS: readonly MoneyCheck[] = [
   },
   {
     name: 'gateway_key_used_once',
-    invariant: "each gateway movement is sent under its own tender's key (authorization, capture:{tender}, void:{tender}, refund:cancel:{tender}, refund:{refund of the tender}:{attempt}) and each gateway operation is recorded once",
+    invariant:
+      "each gateway movement is sent under its own tender's key (authorization, capture:{tender}, void:{tender}, refund:cancel:{tender}, refund:{refund of the tender}:{attempt}) and each gateway operation is recorded once",
     offending: Prisma.sql`
       SELECT e.id AS event_id, e.tender_id, e.kind, e.idempotency_key, e.gateway_operation_id,
              count(*) OVER (PARTITION BY e.gateway_operation_id, e.kind) AS times_recorded
@@ -175,19 +180,27 @@ export async function auditMoney(db: Tx): Promise<MoneyCheckResult[]> {
   const results: MoneyCheckResult[] = [];
   for (const check of MONEY_CHECKS) {
     const rows = await db.$queryRaw<Record<string, unknown>[]>(check.offending);
-    results.push({ check, rows: rows.map((row) => Object.fromEntries(Object.entries(row).map(([column, value]) => [column, text(value)]))) });
+    results.push({
+      check,
+      rows: rows.map((row) => Object.fromEntries(Object.entries(row).map(([column, value]) => [column, text(value)]))),
+    });
   }
   return results;
 }
 
 /** The results that found offending rows. */
-export const failedChecks = (results: readonly MoneyCheckResult[]): MoneyCheckResult[] => results.filter((result) => result.rows.length > 0);
+export const failedChecks = (results: readonly MoneyCheckResult[]): MoneyCheckResult[] =>
+  results.filter((result) => result.rows.length > 0);
 
 function table(rows: readonly Record<string, string>[]): string[] {
   const columns = Object.keys(rows[0] ?? {});
   const widths = columns.map((column) => Math.max(column.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = (cells: readonly string[]) => `  ${cells.map((cell, index) => cell.padEnd(widths[index] ?? 0)).join(' | ')}`.trimEnd();
-  return [line(columns), `  ${widths.map((width) => '-'.repeat(width)).join('-+-')}`, ...rows.map((row) => line(columns.map((column) => row[column] ?? '')))];
+  return [
+    line(columns),
+    `  ${widths.map((width) => '-'.repeat(width)).join('-+-')}`,
+    ...rows.map((row) => line(columns.map((column) => row[column] ?? ''))),
+  ];
 }
 
 /** One line per check (`ok` or `FAILED` with its row count), each failure followed by its rows as a table. */

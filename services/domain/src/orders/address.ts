@@ -17,12 +17,16 @@ export function validAddress(field: string, address: Address): Address {
   const clean: Record<string, string> = {};
   for (const [key, max] of Object.entries(LIMITS) as [keyof Address, number][]) {
     const value = (address[key] ?? '').trim();
-    if (value.length === 0 && key !== 'line2') throw new DomainError('BAD_USER_INPUT', `${field}.${key} must not be empty`, { field: `${field}.${key}` });
-    if (value.length > max) throw new DomainError('BAD_USER_INPUT', `${field}.${key} must be at most ${max} characters`, { field: `${field}.${key}` });
+    if (value.length === 0 && key !== 'line2')
+      throw new DomainError('BAD_USER_INPUT', `${field}.${key} must not be empty`, { field: `${field}.${key}` });
+    if (value.length > max)
+      throw new DomainError('BAD_USER_INPUT', `${field}.${key} must be at most ${max} characters`, { field: `${field}.${key}` });
     if (value.length > 0) clean[key] = value;
   }
   if (!/^[A-Z]{2}$/.test(clean.countryCode ?? '')) {
-    throw new DomainError('BAD_USER_INPUT', `${field}.countryCode must be two capital letters (ISO 3166-1), e.g. DE`, { field: `${field}.countryCode` });
+    throw new DomainError('BAD_USER_INPUT', `${field}.countryCode must be two capital letters (ISO 3166-1), e.g. DE`, {
+      field: `${field}.countryCode`,
+    });
   }
   return clean as unknown as Address;
 }

@@ -24,7 +24,17 @@ export interface CartQuote {
  */
 async function cartLinesWithProducts(tx: Tx, cart: ActiveCart): Promise<{ product: SellableProduct; quantity: number }[]> {
   const rows = await tx.$queryRaw<
-    { productId: bigint; quantity: number; sku: string; name: string; price: string; currency: string; brandId: bigint | null; categoryIds: string[]; sellable: boolean }[]
+    {
+      productId: bigint;
+      quantity: number;
+      sku: string;
+      name: string;
+      price: string;
+      currency: string;
+      brandId: bigint | null;
+      categoryIds: string[];
+      sellable: boolean;
+    }[]
   >`
     SELECT l.product_id AS "productId", l.quantity, p.sku, p.name, p.price::text AS price, p.currency, p.brand_id AS "brandId",
            ARRAY(SELECT pc.category_id::text FROM product_categories pc WHERE pc.product_id = p.id ORDER BY pc.position, pc.category_id) AS "categoryIds",
@@ -34,7 +44,9 @@ async function cartLinesWithProducts(tx: Tx, cart: ActiveCart): Promise<{ produc
      ORDER BY l.id`;
   const unsellable = rows.find((row) => !row.sellable);
   if (unsellable !== undefined) {
-    throw new DomainError('NOT_FOUND', `product ${unsellable.productId} does not exist or is not sold in this channel`, { productId: unsellable.productId.toString() });
+    throw new DomainError('NOT_FOUND', `product ${unsellable.productId} does not exist or is not sold in this channel`, {
+      productId: unsellable.productId.toString(),
+    });
   }
   return rows.map(({ productId, quantity, sku, name, price, currency, brandId, categoryIds }) => ({
     product: { id: productId, sku, name, price: money(price), currency, brandId, categoryIds: categoryIds.map(BigInt) },
@@ -52,13 +64,21 @@ export async function quoteCart(tx: Tx, cart: ActiveCart, settings: CheckoutSett
   if (cartLines.length === 0) throw new DomainError('BAD_USER_INPUT', `cart ${cart.id} is empty`, { field: 'cartId' });
   const foreign = cartLines.find(({ product }) => product.currency !== cart.currency);
   if (foreign !== undefined) {
-    throw new DomainError('CONFLICT', `product ${foreign.product.sku} is now priced in ${foreign.product.currency}, the cart in ${cart.currency}: remove it`, {
-      productId: foreign.product.id.toString(),
-    });
+    throw new DomainError(
+      'CONFLICT',
+      `product ${foreign.product.sku} is now priced in ${foreign.product.currency}, the cart in ${cart.currency}: remove it`,
+      {
+        productId: foreign.product.id.toString(),
+      },
+    );
   }
   const lines = cartLines.map(({ product, quantity }) => ({ product, quantity, lineTotal: product.price.mul(quantity) }));
   const subtotal = sum(lines.map((line) => line.lineTotal));
   const { shipping, tax, total } = checkoutTotals(subtotal, cart.currency, settings);
-  const content = [cart.currency, lines.map(({ product, quantity }) => [product.id.toString(), quantity, moneyString(product.price, cart.currency)]), moneyString(total, cart.currency)];
+  const content = [
+    cart.currency,
+    lines.map(({ product, quantity }) => [product.id.toString(), quantity, moneyString(product.price, cart.currency)]),
+    moneyString(total, cart.currency),
+  ];
   return { lines, subtotal, shipping, tax, total, digest: createHash('sha256').update(JSON.stringify(content)).digest('hex') };
 }

@@ -29,11 +29,17 @@ export async function trippedFraudRules(tx: Tx, rules: FraudRules, facts: FraudF
     // The order being placed is already written, so it counts too.
     const recent = await tx.order.count({ where: { customerId: facts.customerId, placedAt: { gt: since } } });
     if (recent > rules.maxOrdersPerCustomerPerHour) {
-      tripped.push({ rule: 'orders_per_customer_hour', detail: `${recent} orders within an hour, more than ${rules.maxOrdersPerCustomerPerHour}` });
+      tripped.push({
+        rule: 'orders_per_customer_hour',
+        detail: `${recent} orders within an hour, more than ${rules.maxOrdersPerCustomerPerHour}`,
+      });
     }
   }
   if (rules.countryMismatch && facts.billingCountry !== facts.shippingCountry) {
-    tripped.push({ rule: 'country_mismatch', detail: `billing country ${facts.billingCountry} differs from shipping country ${facts.shippingCountry}` });
+    tripped.push({
+      rule: 'country_mismatch',
+      detail: `billing country ${facts.billingCountry} differs from shipping country ${facts.shippingCountry}`,
+    });
   }
   return tripped;
 }

@@ -5,4 +5,13 @@ export { remindOrderApproval } from './order-approval.ts';
 export { orderPlaced, orderStatusChanged, type OrderWithLines } from './order-events.ts';
 export { findOrder, listOrders } from './order-listing.ts';
 export { goodsHaveLeft, holdsReservations, type OrderMove, orderMachine } from './order-status.ts';
-export { approveOrder, changeOrderAddresses, completeOrder, fulfilOrder, lockedOrder, type LockedOrder, markOrderPaid, moveOrder } from './order-transitions.ts';
+export {
+  approveOrder,
+  changeOrderAddresses,
+  completeOrder,
+  fulfilOrder,
+  lockedOrder,
+  type LockedOrder,
+  markOrderPaid,
+  moveOrder,
+} from './order-transitions.ts';

@@ -41,7 +41,12 @@ export async function orderPlaced(tx: Tx, deps: DomainDeps, order: OrderWithLine
   });
 }
 
-export async function orderModified(tx: Tx, deps: DomainDeps, order: OrderWithLines, changes: ('lines' | 'shipping_address' | 'billing_address')[]): Promise<void> {
+export async function orderModified(
+  tx: Tx,
+  deps: DomainDeps,
+  order: OrderWithLines,
+  changes: ('lines' | 'shipping_address' | 'billing_address')[],
+): Promise<void> {
   await deps.emit(tx, 'shop.orders.modified.v1', {
     order_id: idString(order.id),
     order_number: order.number,

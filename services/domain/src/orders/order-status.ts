@@ -25,7 +25,10 @@ export const orderMachine: StateMachine<OrderStatus, OrderMove> = defineMachine<
   },
   // Orders are named by number and their refusals by the states, as staff see them.
   refuse: ({ id, from, to, allowed }) => {
-    const next = allowed.length === 0 ? `${from} is final` : `from ${from} it can go to ${allowed.map((move) => orderMachine.moves[move].to).join(', ')}`;
+    const next =
+      allowed.length === 0
+        ? `${from} is final`
+        : `from ${from} it can go to ${allowed.map((move) => orderMachine.moves[move].to).join(', ')}`;
     return { message: `order ${id} cannot go from ${from} to ${to}: ${next}`, details: { from, to } };
   },
 });

@@ -18,9 +18,19 @@ export async function lockedOrder(tx: Tx, orderId: bigint): Promise<OrderWithLin
 }
 
 /** Every move emits order.status_changed, which the order's lifecycle workflow follows. */
-export async function moveOrder(tx: Tx, deps: DomainDeps, order: LockedOrder, move: OrderMove, data: { cancelReason?: string } & Record<string, unknown> = {}): Promise<OrderWithLines> {
+export async function moveOrder(
+  tx: Tx,
+  deps: DomainDeps,
+  order: LockedOrder,
+  move: OrderMove,
+  data: { cancelReason?: string } & Record<string, unknown> = {},
+): Promise<OrderWithLines> {
   const to = orderMachine.next(order.number, order.status, move);
-  const moved = await tx.order.update({ where: { id: order.id }, data: { status: to, ...data }, include: { lines: { orderBy: { id: 'asc' } } } });
+  const moved = await tx.order.update({
+    where: { id: order.id },
+    data: { status: to, ...data },
+    include: { lines: { orderBy: { id: 'asc' } } },
+  });
   await orderStatusChanged(tx, deps, order, { from: order.status, to, reason: data.cancelReason });
   return moved;
 }
@@ -73,7 +83,9 @@ export async function changeOrderAddresses(
 ): Promise<OrderWithLines> {
   const order = await lockedOrder(tx, orderId);
   if (!ADDRESS_CHANGEABLE.includes(order.status)) {
-    throw new DomainError('BAD_USER_INPUT', `order ${order.number} is ${order.status}: its addresses can no longer change`, { field: 'orderId' });
+    throw new DomainError('BAD_USER_INPUT', `order ${order.number} is ${order.status}: its addresses can no longer change`, {
+      field: 'orderId',
+    });
   }
   const data: Record<string, unknown> = {};
   const changes: ('shipping_address' | 'billing_address')[] = [];
@@ -85,7 +97,8 @@ export async function changeOrderAddresses(
     data.billingAddress = { ...validAddress('billingAddress', change.billingAddress) };
     changes.push('billing_address');
   }
-  if (changes.length === 0) throw new DomainError('BAD_USER_INPUT', 'give a shippingAddress, a billingAddress or both', { field: 'shippingAddress' });
+  if (changes.length === 0)
+    throw new DomainError('BAD_USER_INPUT', 'give a shippingAddress, a billingAddress or both', { field: 'shippingAddress' });
   const updated = await tx.order.update({ where: { id: orderId }, data, include: { lines: { orderBy: { id: 'asc' } } } });
   await orderModified(tx, deps, updated, changes);
   return updated;

@@ -26,11 +26,18 @@ export interface RefundFailure {
 }
 
 /** The move that brings a request to the status its refunds give it. */
-const REQUEST_MOVE_TO: Readonly<Record<RefundRequestStatus, RefundRequestMove>> = { SUCCEEDED: 'succeed', NEEDS_ATTENTION: 'need_attention', REQUESTED: 'reopen' };
+const REQUEST_MOVE_TO: Readonly<Record<RefundRequestStatus, RefundRequestMove>> = {
+  SUCCEEDED: 'succeed',
+  NEEDS_ATTENTION: 'need_attention',
+  REQUESTED: 'reopen',
+};
 
 /** The request's status from its refunds: one failed is NEEDS_ATTENTION, all settled SUCCEEDED, else REQUESTED. */
 async function updateRequestStatus(tx: Tx, requestId: bigint): Promise<void> {
-  const refunds = await tx.refund.findMany({ where: { refundRequestId: requestId, status: { not: 'CANCELED' } }, select: { status: true } });
+  const refunds = await tx.refund.findMany({
+    where: { refundRequestId: requestId, status: { not: 'CANCELED' } },
+    select: { status: true },
+  });
   const status: RefundRequestStatus = refunds.some((refund) => refund.status === 'FAILED')
     ? 'NEEDS_ATTENTION'
     : refunds.every((refund) => refund.status === 'SUCCEEDED')
@@ -38,22 +45,42 @@ async function updateRequestStatus(tx: Tx, requestId: bigint): Promise<void> {
       : 'REQUESTED';
   const request = await tx.refundRequest.findUniqueOrThrow({ where: { id: requestId }, select: { status: true } });
   if (request.status === status) return;
-  await tx.refundRequest.update({ where: { id: requestId }, data: { status: refundRequestMachine.next(requestId, request.status, REQUEST_MOVE_TO[status]) } });
+  await tx.refundRequest.update({
+    where: { id: requestId },
+    data: { status: refundRequestMachine.next(requestId, request.status, REQUEST_MOVE_TO[status]) },
+  });
 }
 
 /**
  * Records a refund given back for good: the tender's refunded amount (REFUNDED once all its capture
  * is back), its REFUNDED movement when the gateway moved the money, and shop.payments.refund_completed.v1.
  */
-async function settle(tx: Tx, deps: DomainDeps, refund: Refund, tender: PaymentTender, settled: { operation: GatewayOperation | null; entryId: bigint | null }): Promise<void> {
+async function settle(
+  tx: Tx,
+  deps: DomainDeps,
+  refund: Refund,
+  tender: PaymentTender,
+  settled: { operation: GatewayOperation | null; entryId: bigint | null },
+): Promise<void> {
   const refundedAmount = tender.refundedAmount.add(refund.amount);
   const updated = await tx.paymentTender.update({
     where: { id: tender.id },
-    data: { refundedAmount, status: tenderMachine.next(tender.id, tender.status, refundedAmount.eq(tender.capturedAmount) ? 'refund' : 'refund_part') },
+    data: {
+      refundedAmount,
+      status: tenderMachine.next(tender.id, tender.status, refundedAmount.eq(tender.capturedAmount) ? 'refund' : 'refund_part'),
+    },
   });
   if (settled.operation !== null) await recordMovement(tx, deps, updated, 'REFUNDED', refund.amount, settled.operation);
   const settledAt = deps.now();
-  await tx.refund.update({ where: { id: refund.id }, data: { status: refundMachine.next(refund.id, refund.status, 'settle'), settledAt, gatewayRefundId: settled.operation?.id ?? null, settlesAt: null } });
+  await tx.refund.update({
+    where: { id: refund.id },
+    data: {
+      status: refundMachine.next(refund.id, refund.status, 'settle'),
+      settledAt,
+      gatewayRefundId: settled.operation?.id ?? null,
+      settlesAt: null,
+    },
+  });
   const request = await tx.refundRequest.findUniqueOrThrow({ where: { id: refund.refundRequestId } });
   await deps.emit(tx, 'shop.payments.refund_completed.v1', {
     refund_id: idString(refund.id),
@@ -82,18 +109,29 @@ async function creditLedger(tx: Tx, deps: DomainDeps, refund: Refund, tender: Pa
   } else {
     accountId = await accountOfStoreCreditTender(tx, tender);
   }
-  const entry = await creditBack(tx, deps, { accountId, amount: refund.amount, idempotencyKey: refundKeys.ledger(refund.id), note: `refund ${refund.id} of order ${tender.orderId}`, orderId: tender.orderId });
+  const entry = await creditBack(tx, deps, {
+    accountId,
+    amount: refund.amount,
+    idempotencyKey: refundKeys.ledger(refund.id),
+    note: `refund ${refund.id} of order ${tender.orderId}`,
+    orderId: tender.orderId,
+  });
   return entry.id;
 }
 
 async function fail(tx: Tx, refund: Refund, code: string, message: string): Promise<RefundFailure> {
-  await tx.refund.update({ where: { id: refund.id }, data: { status: refundMachine.next(refund.id, refund.status, 'fail'), lastError: `${code}: ${message}`.slice(0, 1000) } });
+  await tx.refund.update({
+    where: { id: refund.id },
+    data: { status: refundMachine.next(refund.id, refund.status, 'fail'), lastError: `${code}: ${message}`.slice(0, 1000) },
+  });
   return { refundId: idString(refund.id), tenderId: idString(refund.tenderId), code, message };
 }
 
 /** A gateway that did not answer: nothing is recorded, and the same request with the same key is safe to send again. */
 function unavailable(code: string, refund: Refund): DomainError {
-  return new DomainError('UNAVAILABLE', `the payment gateway did not answer about refund ${refund.id} (${code}): run it again`, { gatewayCode: code });
+  return new DomainError('UNAVAILABLE', `the payment gateway did not answer about refund ${refund.id} (${code}): run it again`, {
+    gatewayCode: code,
+  });
 }
 
 /**
@@ -107,13 +145,24 @@ async function refundAtGateway(tx: Tx, deps: DomainDeps, refund: Refund, tender:
   const answer =
     refund.status === 'PENDING'
       ? await gateway.lookUp(idempotencyKey)
-      : await gateway.refund({ idempotencyKey, authorizationId: tender.gatewayReference, amount: toMinorUnits(refund.amount, tender.currency) });
+      : await gateway.refund({
+          idempotencyKey,
+          authorizationId: tender.gatewayReference,
+          amount: toMinorUnits(refund.amount, tender.currency),
+        });
   switch (answer.status) {
     case 'approved':
       await settle(tx, deps, refund, tender, { operation: answer, entryId: null });
       return null;
     case 'pending':
-      await tx.refund.update({ where: { id: refund.id }, data: { status: refundMachine.next(refund.id, refund.status, 'wait'), gatewayRefundId: answer.id, settlesAt: new Date(answer.settlesAt) } });
+      await tx.refund.update({
+        where: { id: refund.id },
+        data: {
+          status: refundMachine.next(refund.id, refund.status, 'wait'),
+          gatewayRefundId: answer.id,
+          settlesAt: new Date(answer.settlesAt),
+        },
+      });
       return null;
     case 'declined':
       return fail(tx, refund, answer.declineCode, 'the gateway declined the refund');
@@ -121,7 +170,12 @@ async function refundAtGateway(tx: Tx, deps: DomainDeps, refund: Refund, tender:
       return fail(tx, refund, 'requires_action', 'the gateway asked for a customer action, which a refund cannot take');
     case 'not_found':
       // The gateway accepted it (it was PENDING) and no longer knows the key: staff must look at the gateway before retrying.
-      return fail(tx, refund, 'not_found', `the gateway no longer knows the pending refund under ${idempotencyKey}: check it at the gateway before retrying`);
+      return fail(
+        tx,
+        refund,
+        'not_found',
+        `the gateway no longer knows the pending refund under ${idempotencyKey}: check it at the gateway before retrying`,
+      );
     case 'error':
       if (answer.retryable) throw unavailable(answer.code, refund);
       return fail(tx, refund, answer.code, answer.message);
@@ -142,7 +196,12 @@ export async function executeRefund(tx: Tx, deps: DomainDeps, refundId: bigint):
   let failure: RefundFailure | null = null;
   if (refund.status === 'REQUESTED' && tender.refundedAmount.add(refund.amount).gt(tender.capturedAmount)) {
     // The split never asks this; a tender changed behind its back (by hand, in SQL) would.
-    failure = await fail(tx, refund, 'amount_exceeds_captured', `tender ${tender.id} captured ${moneyString(tender.capturedAmount, tender.currency)} and gave back ${moneyString(tender.refundedAmount, tender.currency)} already`);
+    failure = await fail(
+      tx,
+      refund,
+      'amount_exceeds_captured',
+      `tender ${tender.id} captured ${moneyString(tender.capturedAmount, tender.currency)} and gave back ${moneyString(tender.refundedAmount, tender.currency)} already`,
+    );
   } else if (tender.kind === 'CARD' && refund.destination === 'ORIGINAL') failure = await refundAtGateway(tx, deps, refund, tender);
   else await settle(tx, deps, refund, tender, { operation: null, entryId: await creditLedger(tx, deps, refund, tender) });
   await updateRequestStatus(tx, refund.refundRequestId);

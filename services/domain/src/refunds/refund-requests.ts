@@ -1,5 +1,19 @@
 import type { OrderStatus, PaymentTender, Prisma, RefundDestination, RefundRequestStatus, RefundStatus, TenderKind } from '@shop/platform';
-import { type DomainDeps, DomainError, idString, LIMITS, money, type Money, moneyString, notFound, optionalId, requirePositiveAmount, requireText, sum, type Tx } from '../kernel/index.ts';
+import {
+  type DomainDeps,
+  DomainError,
+  idString,
+  LIMITS,
+  money,
+  type Money,
+  moneyString,
+  notFound,
+  optionalId,
+  requirePositiveAmount,
+  requireText,
+  sum,
+  type Tx,
+} from '../kernel/index.ts';
 import { goodsHaveLeft } from '../orders/index.ts';
 import { refundMachine, refundRequestMachine } from './refund-status.ts';
 
@@ -58,7 +72,9 @@ const UNSETTLED_REFUND: readonly RefundStatus[] = ['REQUESTED', 'PENDING', 'FAIL
 /** The rule of the split: gift cards and store credit first (the money stays in the shop), then cards; oldest tender first within each. */
 const SPLIT_ORDER: Readonly<Record<TenderKind, number>> = { GIFT_CARD: 0, STORE_CREDIT: 0, CARD: 1 };
 
-const requestWithRefunds = { refunds: { include: { tender: { select: { kind: true } } }, orderBy: { id: 'asc' } } } as const satisfies Prisma.RefundRequestInclude;
+const requestWithRefunds = {
+  refunds: { include: { tender: { select: { kind: true } } }, orderBy: { id: 'asc' } },
+} as const satisfies Prisma.RefundRequestInclude;
 type RequestWithRefunds = Prisma.RefundRequestGetPayload<{ include: typeof requestWithRefunds }>;
 
 function viewOf(request: RequestWithRefunds): RefundRequestView {
@@ -97,7 +113,11 @@ export async function refundRequestView(db: Tx, requestId: bigint): Promise<Refu
 
 /** The refund requests of several orders at once (GraphQL's loader), each order's oldest first. */
 export async function refundRequestsOfOrders(db: Tx, orderIds: readonly bigint[]): Promise<Map<bigint, RefundRequestView[]>> {
-  const requests = await db.refundRequest.findMany({ where: { orderId: { in: [...orderIds] } }, include: requestWithRefunds, orderBy: { id: 'asc' } });
+  const requests = await db.refundRequest.findMany({
+    where: { orderId: { in: [...orderIds] } },
+    include: requestWithRefunds,
+    orderBy: { id: 'asc' },
+  });
   const byOrder = new Map<bigint, RefundRequestView[]>(orderIds.map((id) => [id, []]));
   for (const request of requests) byOrder.get(request.orderId)?.push(viewOf(request));
   return byOrder;
@@ -111,7 +131,9 @@ async function refundableOfTenders(tx: Tx, tenders: readonly PaymentTender[]): P
     _sum: { amount: true },
   });
   const heldBy = new Map(held.map((row) => [row.tenderId, row._sum.amount ?? money(0)]));
-  return new Map(tenders.map((tender) => [tender.id, tender.capturedAmount.sub(tender.refundedAmount).sub(heldBy.get(tender.id) ?? money(0))]));
+  return new Map(
+    tenders.map((tender) => [tender.id, tender.capturedAmount.sub(tender.refundedAmount).sub(heldBy.get(tender.id) ?? money(0))]),
+  );
 }
 
 /** Locks the order's captured tenders in id order (every refund path locks a tender before its refunds) and answers them in the split's order. */
@@ -122,7 +144,9 @@ async function lockedCapturedTenders(tx: Tx, orderId: bigint): Promise<PaymentTe
 }
 
 function sameSource(request: { source: string; staffUserId: bigint | null; rmaId: bigint | null }, source: RefundSource): boolean {
-  return source.kind === 'STAFF' ? request.source === 'STAFF' && request.staffUserId === source.staffUserId : request.source === 'RMA' && request.rmaId === source.rmaId;
+  return source.kind === 'STAFF'
+    ? request.source === 'STAFF' && request.staffUserId === source.staffUserId
+    : request.source === 'RMA' && request.rmaId === source.rmaId;
 }
 
 /** The request already made under this key: answered when it is the same request, CONFLICT when the key was used for another. */
@@ -130,9 +154,13 @@ async function replayedRequest(tx: Tx, input: RequestRefundInput, amount: Money,
   const earlier = await tx.refundRequest.findUnique({ where: { idempotencyKey: input.idempotencyKey }, include: requestWithRefunds });
   if (earlier === null) return null;
   if (earlier.orderId !== input.orderId || !earlier.amount.eq(amount) || earlier.reason !== reason || !sameSource(earlier, input.source)) {
-    throw new DomainError('CONFLICT', `the idempotency key ${JSON.stringify(input.idempotencyKey)} was already used for another refund request (${earlier.id})`, {
-      field: 'idempotencyKey',
-    });
+    throw new DomainError(
+      'CONFLICT',
+      `the idempotency key ${JSON.stringify(input.idempotencyKey)} was already used for another refund request (${earlier.id})`,
+      {
+        field: 'idempotencyKey',
+      },
+    );
   }
   return viewOf(earlier);
 }
@@ -147,25 +175,35 @@ async function replayedRequest(tx: Tx, input: RequestRefundInput, amount: Money,
 export async function requestRefund(tx: Tx, deps: DomainDeps, input: RequestRefundInput): Promise<RefundRequestView> {
   const reason = requireText('reason', input.reason, LIMITS.refundReason);
   const idempotencyKey = requireText('idempotencyKey', input.idempotencyKey, LIMITS.idempotencyKey);
-  const [order] = await tx.$queryRaw<{ number: string; status: OrderStatus; currency: string }[]>`SELECT number, status, currency FROM orders WHERE id = ${input.orderId} FOR UPDATE`;
+  const [order] = await tx.$queryRaw<
+    { number: string; status: OrderStatus; currency: string }[]
+  >`SELECT number, status, currency FROM orders WHERE id = ${input.orderId} FOR UPDATE`;
   if (order === undefined) throw notFound('order', input.orderId, 'orderId');
   const amount = requirePositiveAmount(input.amount, order.currency);
   const replayed = await replayedRequest(tx, { ...input, idempotencyKey }, amount, reason);
   if (replayed !== null) return replayed;
   // Before fulfilment, cancelling the order gives its payment back whole.
   if (!goodsHaveLeft(order.status)) {
-    throw new DomainError('BAD_USER_INPUT', `order ${order.number} is ${order.status}: only a fulfilled or completed order is refunded; cancel it to give its payment back`, {
-      field: 'orderId',
-    });
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      `order ${order.number} is ${order.status}: only a fulfilled or completed order is refunded; cancel it to give its payment back`,
+      {
+        field: 'orderId',
+      },
+    );
   }
   const tenders = await lockedCapturedTenders(tx, input.orderId);
   const refundable = await refundableOfTenders(tx, tenders);
   const total = sum([...refundable.values()]);
   if (amount.gt(total)) {
-    throw new DomainError('BAD_USER_INPUT', `order ${order.number} has ${moneyString(total, order.currency)} ${order.currency} left to refund, less than the ${moneyString(amount, order.currency)} asked`, {
-      field: 'amount',
-      refundable: moneyString(total, order.currency),
-    });
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      `order ${order.number} has ${moneyString(total, order.currency)} ${order.currency} left to refund, less than the ${moneyString(amount, order.currency)} asked`,
+      {
+        field: 'amount',
+        refundable: moneyString(total, order.currency),
+      },
+    );
   }
   const request = await tx.refundRequest.create({
     data: {
@@ -186,7 +224,15 @@ export async function requestRefund(tx: Tx, deps: DomainDeps, input: RequestRefu
     const available = refundable.get(tender.id) ?? money(0);
     if (available.lte(0)) continue;
     const part = left.lt(available) ? left : available;
-    await tx.refund.create({ data: { refundRequestId: request.id, tenderId: tender.id, amount: part, destination: input.destination ?? 'ORIGINAL', status: 'REQUESTED' } });
+    await tx.refund.create({
+      data: {
+        refundRequestId: request.id,
+        tenderId: tender.id,
+        amount: part,
+        destination: input.destination ?? 'ORIGINAL',
+        status: 'REQUESTED',
+      },
+    });
     left = left.sub(part);
   }
   await deps.emit(tx, 'payments.refund_requested', { refund_request_id: idString(request.id), order_id: idString(input.orderId) });
@@ -202,12 +248,19 @@ async function lockedRefund(tx: Tx, refundId: bigint) {
 }
 
 function notFailed(refund: { id: bigint; status: RefundStatus }): DomainError {
-  return new DomainError('BAD_USER_INPUT', `refund ${refund.id} is ${refund.status}: only a FAILED refund is retried or sent to store credit`, { field: 'refundId' });
+  return new DomainError(
+    'BAD_USER_INPUT',
+    `refund ${refund.id} is ${refund.status}: only a FAILED refund is retried or sent to store credit`,
+    { field: 'refundId' },
+  );
 }
 
 async function reopened(tx: Tx, deps: DomainDeps, requestId: bigint, orderId: bigint): Promise<RefundRequestView> {
   const request = await tx.refundRequest.findUniqueOrThrow({ where: { id: requestId }, select: { status: true } });
-  await tx.refundRequest.update({ where: { id: requestId }, data: { status: refundRequestMachine.next(requestId, request.status, 'reopen') } });
+  await tx.refundRequest.update({
+    where: { id: requestId },
+    data: { status: refundRequestMachine.next(requestId, request.status, 'reopen') },
+  });
   await deps.emit(tx, 'payments.refund_requested', { refund_request_id: idString(requestId), order_id: idString(orderId) });
   return refundRequestView(tx, requestId);
 }
@@ -223,7 +276,10 @@ export async function retryRefund(tx: Tx, deps: DomainDeps, refundId: bigint): P
   if (refund.status === 'REQUESTED') return reopened(tx, deps, refund.refundRequestId, refund.request.orderId);
   if (refund.status === 'PENDING') return refundRequestView(tx, refund.refundRequestId);
   if (refund.status !== 'FAILED') throw notFailed(refund);
-  await tx.refund.update({ where: { id: refund.id }, data: { status: refundMachine.next(refund.id, refund.status, 'retry'), attempt: refund.attempt + 1, lastError: null } });
+  await tx.refund.update({
+    where: { id: refund.id },
+    data: { status: refundMachine.next(refund.id, refund.status, 'retry'), attempt: refund.attempt + 1, lastError: null },
+  });
   return reopened(tx, deps, refund.refundRequestId, refund.request.orderId);
 }
 
@@ -234,15 +290,30 @@ export async function retryRefund(tx: Tx, deps: DomainDeps, refundId: bigint): P
  */
 export async function refundToStoreCredit(tx: Tx, deps: DomainDeps, refundId: bigint): Promise<RefundRequestView> {
   const refund = await lockedRefund(tx, refundId);
-  if (refund.status === 'CANCELED' && (await tx.refund.count({ where: { replacesId: refund.id } })) > 0) return refundRequestView(tx, refund.refundRequestId);
+  if (refund.status === 'CANCELED' && (await tx.refund.count({ where: { replacesId: refund.id } })) > 0)
+    return refundRequestView(tx, refund.refundRequestId);
   if (refund.status !== 'FAILED') throw notFailed(refund);
   const order = await tx.order.findUniqueOrThrow({ where: { id: refund.request.orderId }, select: { number: true, customerId: true } });
   if (order.customerId === null) {
-    throw new DomainError('BAD_USER_INPUT', `order ${order.number} is a guest's: there is no store credit account to refund to; retry the refund instead`, { field: 'refundId' });
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      `order ${order.number} is a guest's: there is no store credit account to refund to; retry the refund instead`,
+      { field: 'refundId' },
+    );
   }
-  await tx.refund.update({ where: { id: refund.id }, data: { status: refundMachine.next(refund.id, refund.status, 'send_to_store_credit') } });
+  await tx.refund.update({
+    where: { id: refund.id },
+    data: { status: refundMachine.next(refund.id, refund.status, 'send_to_store_credit') },
+  });
   await tx.refund.create({
-    data: { refundRequestId: refund.refundRequestId, tenderId: refund.tenderId, amount: refund.amount, destination: 'STORE_CREDIT', status: 'REQUESTED', replacesId: refund.id },
+    data: {
+      refundRequestId: refund.refundRequestId,
+      tenderId: refund.tenderId,
+      amount: refund.amount,
+      destination: 'STORE_CREDIT',
+      status: 'REQUESTED',
+      replacesId: refund.id,
+    },
   });
   return reopened(tx, deps, refund.refundRequestId, refund.request.orderId);
 }

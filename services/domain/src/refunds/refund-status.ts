@@ -31,7 +31,10 @@ export type RefundRequestMove = 'succeed' | 'need_attention' | 'reopen';
  * all SUCCEEDED is SUCCEEDED. Staff's retry of a refund (or its move to store credit) reopens it:
  * REQUESTED again, handed to its workflow; a request still REQUESTED is handed over again the same way.
  */
-export const refundRequestMachine: StateMachine<RefundRequestStatus, RefundRequestMove> = defineMachine<RefundRequestStatus, RefundRequestMove>({
+export const refundRequestMachine: StateMachine<RefundRequestStatus, RefundRequestMove> = defineMachine<
+  RefundRequestStatus,
+  RefundRequestMove
+>({
   entity: 'refund request',
   states: Object.values(RefundRequestStatus),
   moves: {

@@ -58,7 +58,11 @@ const AWAITING_GOODS: readonly ReturnStatus[] = ['REQUESTED', 'PARTIALLY_RECEIVE
  * How many units of one order line a return keeps from other returns as of `now`: all it asked back
  * while it waits for them (a draft until its expiry), only what arrived once it is closed.
  */
-export function unitsHeld(line: { quantityRequested: number; quantityReceived: number }, rma: { status: ReturnStatus; draftExpiresAt: Date }, now: Date): number {
+export function unitsHeld(
+  line: { quantityRequested: number; quantityReceived: number },
+  rma: { status: ReturnStatus; draftExpiresAt: Date },
+  now: Date,
+): number {
   const waiting = AWAITING_GOODS.includes(rma.status) || (rma.status === 'DRAFT' && rma.draftExpiresAt > now);
   return waiting ? line.quantityRequested : line.quantityReceived;
 }

@@ -14,10 +14,14 @@ import { returnStatusAfter, unitsHeld } from './return-status.ts';
  */
 
 /** A return with its order and lines, as every move answers it. */
-export const RETURN_DETAIL = { order: true, lines: { orderBy: { id: 'asc' }, include: { orderLine: true } } } as const satisfies Prisma.ReturnAuthorizationInclude;
+export const RETURN_DETAIL = {
+  order: true,
+  lines: { orderBy: { id: 'asc' }, include: { orderLine: true } },
+} as const satisfies Prisma.ReturnAuthorizationInclude;
 
 /** Who acts: the order's customer, or a staff user whose permission the caller checked. */
-export type ReturnActor = { readonly kind: 'customer'; readonly customerId: bigint } | { readonly kind: 'staff'; readonly staffUserId: bigint };
+export type ReturnActor =
+  { readonly kind: 'customer'; readonly customerId: bigint } | { readonly kind: 'staff'; readonly staffUserId: bigint };
 
 export interface ReturnLineInput {
   readonly orderLineId: bigint;
@@ -35,9 +39,12 @@ function validLines(lines: readonly ReturnLineInput[]): readonly ReturnLineInput
   const seen = new Set<bigint>();
   lines.forEach((line, index) => {
     if (!Number.isInteger(line.quantity) || line.quantity < 1) {
-      throw new DomainError('BAD_USER_INPUT', `lines[${index}].quantity must be a whole number of at least 1, not ${line.quantity}`, { field: `lines[${index}].quantity` });
+      throw new DomainError('BAD_USER_INPUT', `lines[${index}].quantity must be a whole number of at least 1, not ${line.quantity}`, {
+        field: `lines[${index}].quantity`,
+      });
     }
-    if (seen.has(line.orderLineId)) throw new DomainError('BAD_USER_INPUT', `order line ${line.orderLineId} is named twice`, { field: `lines[${index}].orderLineId` });
+    if (seen.has(line.orderLineId))
+      throw new DomainError('BAD_USER_INPUT', `order line ${line.orderLineId} is named twice`, { field: `lines[${index}].orderLineId` });
     seen.add(line.orderLineId);
   });
   return lines;
@@ -57,7 +64,10 @@ export async function lockedReturn(tx: Tx, returnId: bigint): Promise<ReturnDeta
 
 /** Units of each order line that other returns of the order keep as of `now`. */
 async function unitsHeldByReturns(tx: Tx, orderId: bigint, now: Date): Promise<Map<bigint, number>> {
-  const lines = await tx.returnAuthorizationLine.findMany({ where: { returnAuthorization: { orderId } }, include: { returnAuthorization: true } });
+  const lines = await tx.returnAuthorizationLine.findMany({
+    where: { returnAuthorization: { orderId } },
+    include: { returnAuthorization: true },
+  });
   const held = new Map<bigint, number>();
   for (const line of lines) held.set(line.orderLineId, (held.get(line.orderLineId) ?? 0) + unitsHeld(line, line.returnAuthorization, now));
   return held;
@@ -83,14 +93,20 @@ export async function createReturnDraft(tx: Tx, deps: DomainDeps, input: CreateR
   if (order === null) throw missingOrder();
   assertReaches(input.actor, order.customerId, missingOrder);
   if (!goodsHaveLeft(order.status)) {
-    throw new DomainError('BAD_USER_INPUT', `order ${order.number} is ${order.status}: only a FULFILLED or COMPLETED order's lines can be returned`, { field: 'orderId' });
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      `order ${order.number} is ${order.status}: only a FULFILLED or COMPLETED order's lines can be returned`,
+      { field: 'orderId' },
+    );
   }
   const now = deps.now();
   const held = await unitsHeldByReturns(tx, order.id, now);
   lines.forEach((line, index) => {
     const ordered = order.lines.find((candidate) => candidate.id === line.orderLineId);
     if (ordered === undefined) {
-      throw new DomainError('BAD_USER_INPUT', `order line ${line.orderLineId} is not a line of order ${order.number}`, { field: `lines[${index}].orderLineId` });
+      throw new DomainError('BAD_USER_INPUT', `order line ${line.orderLineId} is not a line of order ${order.number}`, {
+        field: `lines[${index}].orderLineId`,
+      });
     }
     const returnable = ordered.quantity - (held.get(ordered.id) ?? 0);
     if (line.quantity > returnable) {
@@ -124,9 +140,17 @@ export async function submitReturn(tx: Tx, deps: DomainDeps, returnId: bigint, a
   const to = returnStatusAfter(rma.id, rma.status, 'submit');
   const now = deps.now();
   if (rma.draftExpiresAt <= now) {
-    throw new DomainError('BAD_USER_INPUT', `return ${rma.id} expired as a draft at ${rma.draftExpiresAt.toISOString()}: create a new one`, { field: 'returnId' });
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      `return ${rma.id} expired as a draft at ${rma.draftExpiresAt.toISOString()}: create a new one`,
+      { field: 'returnId' },
+    );
   }
-  const moved = await tx.returnAuthorization.update({ where: { id: rma.id }, data: { status: to, requestedAt: now }, include: RETURN_DETAIL });
+  const moved = await tx.returnAuthorization.update({
+    where: { id: rma.id },
+    data: { status: to, requestedAt: now },
+    include: RETURN_DETAIL,
+  });
   await returnStatusChanged(tx, deps, moved, rma.status);
   return moved;
 }
@@ -136,9 +160,18 @@ export async function submitReturn(tx: Tx, deps: DomainDeps, returnId: bigint, a
  * CLOSED: it holds only the units that arrived. A return credited in advance also needs its credit
  * clawed back: callers go through flows/return-closing.ts, which does both.
  */
-export async function moveReturnWithoutGoods(tx: Tx, deps: DomainDeps, rma: ReturnDetail, move: 'cancel' | 'expire' | 'close'): Promise<ReturnDetail> {
+export async function moveReturnWithoutGoods(
+  tx: Tx,
+  deps: DomainDeps,
+  rma: ReturnDetail,
+  move: 'cancel' | 'expire' | 'close',
+): Promise<ReturnDetail> {
   const to = returnStatusAfter(rma.id, rma.status, move);
-  const moved = await tx.returnAuthorization.update({ where: { id: rma.id }, data: { status: to, closedAt: deps.now() }, include: RETURN_DETAIL });
+  const moved = await tx.returnAuthorization.update({
+    where: { id: rma.id },
+    data: { status: to, closedAt: deps.now() },
+    include: RETURN_DETAIL,
+  });
   await returnStatusChanged(tx, deps, moved, rma.status);
   return moved;
 }
@@ -192,7 +225,11 @@ async function settleReturnRefunds(tx: Tx, deps: DomainDeps, returnId: bigint): 
   if (rma.status !== 'RECEIVED') return rma;
   const requests = await tx.refundRequest.findMany({ where: { rmaId: rma.id }, select: { status: true } });
   if (requests.length === 0 || requests.some((request) => request.status !== 'SUCCEEDED')) return rma;
-  const moved = await tx.returnAuthorization.update({ where: { id: rma.id }, data: { status: returnStatusAfter(rma.id, rma.status, 'refund'), refundedAt: deps.now() }, include: RETURN_DETAIL });
+  const moved = await tx.returnAuthorization.update({
+    where: { id: rma.id },
+    data: { status: returnStatusAfter(rma.id, rma.status, 'refund'), refundedAt: deps.now() },
+    include: RETURN_DETAIL,
+  });
   await returnStatusChanged(tx, deps, moved, rma.status);
   return moved;
 }
@@ -204,8 +241,13 @@ async function replayedReceipt(tx: Tx, input: ReceiveReturn, idempotencyKey: str
   const same =
     receipt.returnAuthorizationId === input.returnId &&
     receipt.lines.length === input.lines.length &&
-    input.lines.every((line) => receipt.lines.some((earlier) => earlier.returnLine.orderLineId === line.orderLineId && earlier.quantity === line.quantity));
-  if (!same) throw new DomainError('CONFLICT', `the idempotency key ${JSON.stringify(idempotencyKey)} was already used for another receipt`, { field: 'idempotencyKey' });
+    input.lines.every((line) =>
+      receipt.lines.some((earlier) => earlier.returnLine.orderLineId === line.orderLineId && earlier.quantity === line.quantity),
+    );
+  if (!same)
+    throw new DomainError('CONFLICT', `the idempotency key ${JSON.stringify(idempotencyKey)} was already used for another receipt`, {
+      field: 'idempotencyKey',
+    });
   return receipt;
 }
 
@@ -228,7 +270,10 @@ export async function receiveReturn(tx: Tx, deps: DomainDeps, input: ReceiveRetu
   const rma = await lockedReturn(tx, input.returnId);
   const replayed = await replayedReceipt(tx, input, idempotencyKey);
   if (replayed !== null) {
-    const refund = await tx.refundRequest.findUnique({ where: { idempotencyKey: returnRefundKey(rma.id, replayed.id) }, select: { id: true } });
+    const refund = await tx.refundRequest.findUnique({
+      where: { idempotencyKey: returnRefundKey(rma.id, replayed.id) },
+      select: { id: true },
+    });
     return { rma, receipt: replayed, refund: refund === null ? null : await refundRequestView(tx, refund.id), recorded: false };
   }
   // Whether it is whole or partial, a receipt needs a return that waits for goods: said before the lines are checked.
@@ -236,18 +281,27 @@ export async function receiveReturn(tx: Tx, deps: DomainDeps, input: ReceiveRetu
   const arriving = lines.map((line, index) => {
     const expected = rma.lines.find((candidate) => candidate.orderLineId === line.orderLineId);
     if (expected === undefined) {
-      throw new DomainError('BAD_USER_INPUT', `order line ${line.orderLineId} is not in return ${rma.id}`, { field: `lines[${index}].orderLineId` });
+      throw new DomainError('BAD_USER_INPUT', `order line ${line.orderLineId} is not in return ${rma.id}`, {
+        field: `lines[${index}].orderLineId`,
+      });
     }
     const missing = expected.quantityRequested - expected.quantityReceived;
     if (line.quantity > missing) {
-      throw new DomainError('BAD_USER_INPUT', `${line.quantity} units of ${expected.orderLine.sku} received, but return ${rma.id} expects only ${missing} more`, {
-        field: `lines[${index}].quantity`,
-        expected: missing,
-      });
+      throw new DomainError(
+        'BAD_USER_INPUT',
+        `${line.quantity} units of ${expected.orderLine.sku} received, but return ${rma.id} expects only ${missing} more`,
+        {
+          field: `lines[${index}].quantity`,
+          expected: missing,
+        },
+      );
     }
     return { expected, quantity: line.quantity };
   });
-  const allIn = rma.lines.every((line) => line.quantityReceived + (arriving.find((arrived) => arrived.expected.id === line.id)?.quantity ?? 0) === line.quantityRequested);
+  const allIn = rma.lines.every(
+    (line) =>
+      line.quantityReceived + (arriving.find((arrived) => arrived.expected.id === line.id)?.quantity ?? 0) === line.quantityRequested,
+  );
   const to = returnStatusAfter(rma.id, rma.status, allIn ? 'receive_all' : 'receive_part');
   const receipt = await tx.returnReceipt.create({
     data: {
@@ -262,7 +316,11 @@ export async function receiveReturn(tx: Tx, deps: DomainDeps, input: ReceiveRetu
   for (const { expected, quantity } of arriving) {
     await tx.returnAuthorizationLine.update({ where: { id: expected.id }, data: { quantityReceived: { increment: quantity } } });
   }
-  const moved = await tx.returnAuthorization.update({ where: { id: rma.id }, data: { status: to, ...(allIn ? { receivedAt: deps.now() } : {}) }, include: RETURN_DETAIL });
+  const moved = await tx.returnAuthorization.update({
+    where: { id: rma.id },
+    data: { status: to, ...(allIn ? { receivedAt: deps.now() } : {}) },
+    include: RETURN_DETAIL,
+  });
   if (to !== rma.status) await returnStatusChanged(tx, deps, moved, rma.status);
   const refund = await refundReceipt(tx, deps, moved, receipt);
   // The last units worth nothing, after refunds that all succeeded: nothing more will settle it.
@@ -274,13 +332,21 @@ export async function receiveReturn(tx: Tx, deps: DomainDeps, input: ReceiveRetu
  * again. Drafts being submitted or cancelled meanwhile are skipped (their row is locked); an
  * expired draft is never selected again (GcExpiredRmaDraftsWorkflow's pass).
  */
-export async function expireReturnDrafts(tx: Tx, deps: DomainDeps, input: { asOf: Date; limit: number }): Promise<{ expired: number; more: boolean }> {
+export async function expireReturnDrafts(
+  tx: Tx,
+  deps: DomainDeps,
+  input: { asOf: Date; limit: number },
+): Promise<{ expired: number; more: boolean }> {
   const due = await tx.$queryRaw<{ id: bigint }[]>`
     SELECT id FROM return_authorizations
      WHERE status = 'DRAFT' AND draft_expires_at <= ${input.asOf}
      ORDER BY draft_expires_at, id LIMIT ${input.limit} FOR UPDATE SKIP LOCKED`;
   for (const { id } of due) {
-    const moved = await tx.returnAuthorization.update({ where: { id }, data: { status: returnStatusAfter(id, 'DRAFT', 'expire'), closedAt: deps.now() }, include: RETURN_DETAIL });
+    const moved = await tx.returnAuthorization.update({
+      where: { id },
+      data: { status: returnStatusAfter(id, 'DRAFT', 'expire'), closedAt: deps.now() },
+      include: RETURN_DETAIL,
+    });
     await returnStatusChanged(tx, deps, moved, 'DRAFT');
   }
   return { expired: due.length, more: due.length === input.limit };
@@ -297,7 +363,11 @@ export async function findReturn(db: Tx, returnId: bigint, actor: ReturnActor): 
 
 /** Each order's returns, oldest first: one query for a page of orders. */
 export async function returnsOfOrders(db: Tx, orderIds: readonly bigint[]): Promise<Map<bigint, ReturnDetail[]>> {
-  const returns = await db.returnAuthorization.findMany({ where: { orderId: { in: [...orderIds] } }, include: RETURN_DETAIL, orderBy: { id: 'asc' } });
+  const returns = await db.returnAuthorization.findMany({
+    where: { orderId: { in: [...orderIds] } },
+    include: RETURN_DETAIL,
+    orderBy: { id: 'asc' },
+  });
   const byOrder = new Map<bigint, ReturnDetail[]>();
   for (const rma of returns) byOrder.set(rma.orderId, [...(byOrder.get(rma.orderId) ?? []), rma]);
   return byOrder;

@@ -30,7 +30,12 @@ export async function productDocuments(tx: Tx, ids: readonly bigint[]): Promise<
   for (const product of products) {
     const channels = product.channels.map((channel) => idString(channel.channelId));
     const categoryIds = product.categories.map((category) => category.categoryId);
-    const body = searchText([product.sku, product.brand?.name, ...categoryIds.map((id) => categoryById.get(id)?.name), product.description]);
+    const body = searchText([
+      product.sku,
+      product.brand?.name,
+      ...categoryIds.map((id) => categoryById.get(id)?.name),
+      product.description,
+    ]);
     const data = {
       id: idString(product.id),
       sku: product.sku,

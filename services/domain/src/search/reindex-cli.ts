@@ -1,13 +1,24 @@
 // Behind `npm run search:reindex`: rebuilds the search indexes from PostgreSQL (docs/search.md).
 import { parseArgs } from 'node:util';
-import { createLogger, createMetricsRegistry, EXIT_USAGE, loadConfigOrExit, openDatabase, runCommand, searchEnginesFor } from '@shop/platform';
+import {
+  createLogger,
+  createMetricsRegistry,
+  EXIT_USAGE,
+  loadConfigOrExit,
+  openDatabase,
+  runCommand,
+  searchEnginesFor,
+} from '@shop/platform';
 import { reindexSearch } from './reindex.ts';
 import { SEARCH_INDEXES, type SearchIndexName } from './search-indexes.ts';
 
 const usage = `usage: reindex-cli.ts [--index=admin|storefront] [--batch-size=500]   rebuild one search index, or both`;
 
 function parse(): { indexes: SearchIndexName[]; batchSize: number } | undefined {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { index: { type: 'string' }, 'batch-size': { type: 'string', default: '500' } } });
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { index: { type: 'string' }, 'batch-size': { type: 'string', default: '500' } },
+  });
   const batchSize = Number(values['batch-size']);
   const index = values.index;
   if (positionals.length > 0 || !Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) return undefined;
@@ -32,7 +43,8 @@ async function main(): Promise<number> {
       const result = await reindexSearch(database.prisma, engines[index], {
         ...options,
         indexes: [index],
-        onProgress: ({ done, left, rowsPerSecond }) => console.log(`${index}: ${done} rows indexed, ${left} left, ${Math.round(rowsPerSecond)} rows/s`),
+        onProgress: ({ done, left, rowsPerSecond }) =>
+          console.log(`${index}: ${done} rows indexed, ${left} left, ${Math.round(rowsPerSecond)} rows/s`),
       });
       [rows, seconds] = [rows + result.rows, seconds + result.seconds];
     }

@@ -27,7 +27,12 @@ interface DocumentSource {
   documents(ids: readonly bigint[]): Promise<SearchDocument[]>;
 }
 
-const after = (afterId: bigint, take: number) => ({ where: { id: { gt: afterId } }, select: { id: true }, orderBy: { id: 'asc' as const }, take });
+const after = (afterId: bigint, take: number) => ({
+  where: { id: { gt: afterId } },
+  select: { id: true },
+  orderBy: { id: 'asc' as const },
+  take,
+});
 const idsOf = (rows: { id: bigint }[]) => rows.map((row) => row.id);
 
 function sources(db: Tx): Record<SearchIndexName, DocumentSource[]> {
@@ -37,8 +42,16 @@ function sources(db: Tx): Record<SearchIndexName, DocumentSource[]> {
   };
   return {
     [ADMIN_INDEX]: [
-      { count: () => db.order.count(), idsAfter: async (id, take) => idsOf(await db.order.findMany(after(id, take))), documents: (ids) => orderDocuments(db, ids) },
-      { count: () => db.customer.count(), idsAfter: async (id, take) => idsOf(await db.customer.findMany(after(id, take))), documents: (ids) => customerDocuments(db, ids) },
+      {
+        count: () => db.order.count(),
+        idsAfter: async (id, take) => idsOf(await db.order.findMany(after(id, take))),
+        documents: (ids) => orderDocuments(db, ids),
+      },
+      {
+        count: () => db.customer.count(),
+        idsAfter: async (id, take) => idsOf(await db.customer.findMany(after(id, take))),
+        documents: (ids) => customerDocuments(db, ids),
+      },
       { ...products, documents: async (ids) => (await productDocuments(db, ids)).admin },
     ],
     [STOREFRONT_INDEX]: [{ ...products, documents: async (ids) => (await productDocuments(db, ids)).storefront }],
@@ -49,7 +62,11 @@ function sources(db: Tx): Record<SearchIndexName, DocumentSource[]> {
  * Rebuilds search indexes from PostgreSQL: every document is written anew and documents of rows that are
  * gone disappear. Searches keep answering meanwhile, and events keep being indexed.
  */
-export async function reindexSearch(db: Tx, engine: SearchEngine, options: ReindexOptions = {}): Promise<{ rows: number; seconds: number }> {
+export async function reindexSearch(
+  db: Tx,
+  engine: SearchEngine,
+  options: ReindexOptions = {},
+): Promise<{ rows: number; seconds: number }> {
   const batchSize = options.batchSize ?? 500;
   const started = performance.now();
   let rows = 0;

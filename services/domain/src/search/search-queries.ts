@@ -28,7 +28,8 @@ const MAX_LIMIT = 100;
 const MAX_OFFSET = 10_000;
 
 function assertPage({ text, limit, offset }: SearchPage): void {
-  if (text.length > MAX_TEXT) throw new DomainError('BAD_USER_INPUT', `search text may be at most ${MAX_TEXT} characters`, { field: 'text' });
+  if (text.length > MAX_TEXT)
+    throw new DomainError('BAD_USER_INPUT', `search text may be at most ${MAX_TEXT} characters`, { field: 'text' });
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
     throw new DomainError('BAD_USER_INPUT', `limit must be 1 to ${MAX_LIMIT}`, { field: 'limit' });
   }

@@ -13,7 +13,13 @@ import { refreshCustomers, refreshOrders, refreshProducts } from './search-refre
 export const searchSubscription = (config: SearchConfig): TopicSubscription =>
   defineSubscription({
     name: 'shop.search',
-    topics: ['shop.orders.placed.v1', 'shop.orders.modified.v1', 'shop.orders.status_changed.v1', 'shop.accounts.created.v1', 'shop.catalog.product_changed.v1'],
+    topics: [
+      'shop.orders.placed.v1',
+      'shop.orders.modified.v1',
+      'shop.orders.status_changed.v1',
+      'shop.accounts.created.v1',
+      'shop.catalog.product_changed.v1',
+    ],
     async handle(tx, event) {
       const engines = searchEnginesFor(config, tx);
       if (event.topic === 'shop.accounts.created.v1') await refreshCustomers(tx, engines.admin, [BigInt(event.payload.customer_id)]);

@@ -17,7 +17,6 @@ import { SETTING_MAX_BYTES } from './settings-store.ts';
 
 type Extension = Pick<DiscoveredExtension, 'id' | 'manifest'>;
 
-
 /** A declared setting as staff see it: a secret's value is never in it, only whether it is set. */
 export interface ExtensionSettingView {
   readonly extension: string;
@@ -57,7 +56,12 @@ function declarationToSet(extension: Extension, key: string, secret: boolean): E
   return declaration;
 }
 
-async function viewOf(tx: Tx, masterKeys: MasterKeyring, extension: Extension, declaration: ExtensionSettingDeclaration): Promise<ExtensionSettingView> {
+async function viewOf(
+  tx: Tx,
+  masterKeys: MasterKeyring,
+  extension: Extension,
+  declaration: ExtensionSettingDeclaration,
+): Promise<ExtensionSettingView> {
   const secret = declaration.secret === true;
   const isSet = secret
     ? (await storedSecretStatus(tx, extensionSecretKey(extension.id, declaration.key))) !== undefined
@@ -75,7 +79,12 @@ async function viewOf(tx: Tx, masterKeys: MasterKeyring, extension: Extension, d
 }
 
 /** Every setting the extension declares, in the manifest's order. */
-export async function extensionSettingViews(tx: Tx, masterKeys: MasterKeyring, extensions: readonly Extension[], id: string): Promise<ExtensionSettingView[]> {
+export async function extensionSettingViews(
+  tx: Tx,
+  masterKeys: MasterKeyring,
+  extensions: readonly Extension[],
+  id: string,
+): Promise<ExtensionSettingView[]> {
   const extension = extensionOf(extensions, id);
   const views: ExtensionSettingView[] = [];
   for (const declaration of extension.manifest.settings ?? []) views.push(await viewOf(tx, masterKeys, extension, declaration));
@@ -83,14 +92,21 @@ export async function extensionSettingViews(tx: Tx, masterKeys: MasterKeyring, e
 }
 
 /** Stores a plain setting's value, refused unless it is of the declared type and range. */
-export async function storeExtensionSetting(tx: Tx, masterKeys: MasterKeyring, extensions: readonly Extension[], input: { extension: string; key: string; value: unknown }): Promise<ExtensionSettingView> {
+export async function storeExtensionSetting(
+  tx: Tx,
+  masterKeys: MasterKeyring,
+  extensions: readonly Extension[],
+  input: { extension: string; key: string; value: unknown },
+): Promise<ExtensionSettingView> {
   const extension = extensionOf(extensions, input.extension);
   const declaration = declarationToSet(extension, input.key, false);
   if (!settingFits(declaration, input.value)) {
     throw new DomainError('BAD_USER_INPUT', `value of ${input.key} must be ${settingTypeWords(declaration)}`, { field: 'value' });
   }
   if (typeof input.value === 'string' && (Buffer.byteLength(input.value) > SETTING_MAX_BYTES || input.value.includes('\u0000'))) {
-    throw new DomainError('BAD_USER_INPUT', `value of ${input.key} must be at most ${SETTING_MAX_BYTES} bytes, without the NUL character`, { field: 'value' });
+    throw new DomainError('BAD_USER_INPUT', `value of ${input.key} must be at most ${SETTING_MAX_BYTES} bytes, without the NUL character`, {
+      field: 'value',
+    });
   }
   const key = extensionSettingKey(extension.id, declaration.key);
   await tx.setting.upsert({ where: { key }, create: { key, value: input.value }, update: { value: input.value } });
@@ -106,12 +122,22 @@ export async function storeExtensionSecret(
 ): Promise<ExtensionSettingView> {
   const extension = extensionOf(extensions, input.extension);
   const declaration = declarationToSet(extension, input.key, true);
-  await storeSecret(tx, masterKeys, { key: extensionSecretKey(extension.id, declaration.key), value: input.value, staffUserId: input.staffUserId, now: input.now });
+  await storeSecret(tx, masterKeys, {
+    key: extensionSecretKey(extension.id, declaration.key),
+    value: input.value,
+    staffUserId: input.staffUserId,
+    now: input.now,
+  });
   return viewOf(tx, masterKeys, extension, declaration);
 }
 
 /** Removes a plain setting's stored value, so its default is in force again. */
-export async function resetExtensionSetting(tx: Tx, masterKeys: MasterKeyring, extensions: readonly Extension[], input: { extension: string; key: string }): Promise<ExtensionSettingView> {
+export async function resetExtensionSetting(
+  tx: Tx,
+  masterKeys: MasterKeyring,
+  extensions: readonly Extension[],
+  input: { extension: string; key: string },
+): Promise<ExtensionSettingView> {
   const extension = extensionOf(extensions, input.extension);
   const declaration = declarationToSet(extension, input.key, false);
   await tx.setting.deleteMany({ where: { key: extensionSettingKey(extension.id, declaration.key) } });

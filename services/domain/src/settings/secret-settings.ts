@@ -16,13 +16,18 @@ export interface SecretInput {
 
 function checkedKey(key: string): string {
   if (SECRET_NAME.test(key) && key.length <= LIMITS.secretKey.max) return key;
-  throw new DomainError('BAD_USER_INPUT', `key must look like area.name (lower case, digits and "_"), at most ${LIMITS.secretKey.max} characters`, { field: 'key' });
+  throw new DomainError(
+    'BAD_USER_INPUT',
+    `key must look like area.name (lower case, digits and "_"), at most ${LIMITS.secretKey.max} characters`,
+    { field: 'key' },
+  );
 }
 
 // Never quotes the value: errors are logged and answered.
 function checkedValue(value: string): string {
   if (value === '') throw new DomainError('BAD_USER_INPUT', 'value must not be empty', { field: 'value' });
-  if (Buffer.byteLength(value, 'utf8') > VALUE_MAX_BYTES) throw new DomainError('BAD_USER_INPUT', `value must be at most ${VALUE_MAX_BYTES} bytes`, { field: 'value' });
+  if (Buffer.byteLength(value, 'utf8') > VALUE_MAX_BYTES)
+    throw new DomainError('BAD_USER_INPUT', `value must be at most ${VALUE_MAX_BYTES} bytes`, { field: 'value' });
   return value;
 }
 

@@ -10,11 +10,17 @@ const EXTENSION_KEYS = 'ext.';
 
 type Check = (value: unknown) => boolean;
 
-const wholeNumber = (min: number, max: number): Check => (value) => Number.isInteger(value) && (value as number) >= min && (value as number) <= max;
+const wholeNumber =
+  (min: number, max: number): Check =>
+  (value) =>
+    Number.isInteger(value) && (value as number) >= min && (value as number) <= max;
 const amount: Check = (value) => typeof value === 'string' && /^\d{1,10}(\.\d{1,2})?$/.test(value);
 const rate: Check = (value) => typeof value === 'string' && /^(0(\.\d{1,4})?|1(\.0{1,4})?)$/.test(value);
 const boolean: Check = (value) => typeof value === 'boolean';
-const orNull = (check: Check): Check => (value) => value === null || check(value);
+const orNull =
+  (check: Check): Check =>
+  (value) =>
+    value === null || check(value);
 
 const FRAUD: Record<string, [Check, string]> = {
   orderTotalAbove: [orNull(amount), 'an amount such as "2000.00", or null to switch the rule off'],
@@ -47,12 +53,20 @@ const WORKFLOWS: Record<string, [Check, string]> = {
   pendingRefundPollHours: [hours, HOURS],
   returnReceiptWindowHours: [hours, HOURS],
   refundClawbackOverdraftHours: [hours, HOURS],
-  cartTenderIdleMinutes: [cartTenderMinutes, 'a number of minutes from 0.02 (about a second) to 8640 (6 days, within a card authorization\'s 7), fractions allowed'],
+  cartTenderIdleMinutes: [
+    cartTenderMinutes,
+    "a number of minutes from 0.02 (about a second) to 8640 (6 days, within a card authorization's 7), fractions allowed",
+  ],
 };
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function checkFields(value: unknown, rules: Record<string, [Check, string]>, path: string, nested: Record<string, (value: unknown, path: string) => void> = {}): void {
+function checkFields(
+  value: unknown,
+  rules: Record<string, [Check, string]>,
+  path: string,
+  nested: Record<string, (value: unknown, path: string) => void> = {},
+): void {
   if (!isObject(value)) throw new DomainError('BAD_USER_INPUT', `${path} must be an object`, { field: path });
   for (const [name, field] of Object.entries(value)) {
     const at = `${path}.${name}`;
@@ -77,10 +91,19 @@ function checkFields(value: unknown, rules: Record<string, [Check, string]>, pat
  */
 function validSetting(key: string, value: unknown): { key: string; value: unknown } {
   if (!KEY.test(key) || key.length > LIMITS.settingKey.max) {
-    throw new DomainError('BAD_USER_INPUT', `key must start with a lower-case letter and hold letters, digits, "_", "." or "-", at most ${LIMITS.settingKey.max} characters`, { field: 'key' });
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      `key must start with a lower-case letter and hold letters, digits, "_", "." or "-", at most ${LIMITS.settingKey.max} characters`,
+      { field: 'key' },
+    );
   }
   // Checked against the extension's declared type there, never stored unchecked here.
-  if (key.startsWith(EXTENSION_KEYS)) throw new DomainError('BAD_USER_INPUT', `keys starting with "${EXTENSION_KEYS}" are extension settings: set them with setExtensionSetting`, { field: 'key' });
+  if (key.startsWith(EXTENSION_KEYS))
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      `keys starting with "${EXTENSION_KEYS}" are extension settings: set them with setExtensionSetting`,
+      { field: 'key' },
+    );
   if (value === null || value === undefined) throw new DomainError('BAD_USER_INPUT', 'value must not be null', { field: 'value' });
   if (Buffer.byteLength(JSON.stringify(value)) > SETTING_MAX_BYTES) {
     throw new DomainError('BAD_USER_INPUT', `value must be at most ${SETTING_MAX_BYTES} bytes of JSON`, { field: 'value' });

@@ -1,2 +1,21 @@
-export { accountOfStoreCreditTender, creditBack, creditBackStoreCreditTender, creditCoverAtCheckout, customerStoreCreditAccount, customerStoreCreditBalances, debitStoreCredit, expireOverdraftDrafts, findStoreCreditAccount, type IssueGiftCard, issueGiftCard, type IssueStoreCredit, issueStoreCredit, spendGiftCardAtCheckout, spendStoreCreditAtCheckout, storeCreditBalance, type StoreCreditDebit, storeCreditEntries } from './store-credit.ts';
+export {
+  accountOfStoreCreditTender,
+  creditBack,
+  creditBackStoreCreditTender,
+  creditCoverAtCheckout,
+  customerStoreCreditAccount,
+  customerStoreCreditBalances,
+  debitStoreCredit,
+  expireOverdraftDrafts,
+  findStoreCreditAccount,
+  type IssueGiftCard,
+  issueGiftCard,
+  type IssueStoreCredit,
+  issueStoreCredit,
+  spendGiftCardAtCheckout,
+  spendStoreCreditAtCheckout,
+  storeCreditBalance,
+  type StoreCreditDebit,
+  storeCreditEntries,
+} from './store-credit.ts';
 export { overdraftDraftMachine } from './overdraft-status.ts';

@@ -1,6 +1,26 @@
-import type { OverdraftDraftStatus, OverdraftReason, PaymentTender, StoreCreditAccount, StoreCreditEntry, StoreCreditOverdraftDraft } from '@shop/platform';
+import type {
+  OverdraftDraftStatus,
+  OverdraftReason,
+  PaymentTender,
+  StoreCreditAccount,
+  StoreCreditEntry,
+  StoreCreditOverdraftDraft,
+} from '@shop/platform';
 import { randomBytes } from 'node:crypto';
-import { type DomainDeps, DomainError, idString, LIMITS, money, type Money, moneyString, optionalId, requireCurrency, requirePositiveAmount, requireText, type Tx } from '../kernel/index.ts';
+import {
+  type DomainDeps,
+  DomainError,
+  idString,
+  LIMITS,
+  money,
+  type Money,
+  moneyString,
+  optionalId,
+  requireCurrency,
+  requirePositiveAmount,
+  requireText,
+  type Tx,
+} from '../kernel/index.ts';
 import { overdraftDraftMachine } from './overdraft-status.ts';
 
 /**
@@ -32,7 +52,13 @@ async function lockedAccount(tx: Tx, accountId: bigint): Promise<StoreCreditAcco
 }
 
 /** Emits shop.payments.store_credit_moved.v1 for an entry just written or changed, with the balance it leaves. */
-async function recordEntry(tx: Tx, deps: DomainDeps, account: StoreCreditAccount, entry: StoreCreditEntry, overdraftDraftId: bigint | null): Promise<void> {
+async function recordEntry(
+  tx: Tx,
+  deps: DomainDeps,
+  account: StoreCreditAccount,
+  entry: StoreCreditEntry,
+  overdraftDraftId: bigint | null,
+): Promise<void> {
   await deps.emit(tx, 'shop.payments.store_credit_moved.v1', {
     account_id: idString(account.id),
     customer_id: optionalId(account.customerId),
@@ -50,13 +76,21 @@ async function recordEntry(tx: Tx, deps: DomainDeps, account: StoreCreditAccount
 
 /** A key a retried movement sent again, found on another movement: refused, so one key never moves credit twice. */
 const keyReused = (idempotencyKey: string): DomainError =>
-  new DomainError('CONFLICT', `the idempotency key ${JSON.stringify(idempotencyKey)} was already used for another store credit movement`, { field: 'idempotencyKey' });
+  new DomainError('CONFLICT', `the idempotency key ${JSON.stringify(idempotencyKey)} was already used for another store credit movement`, {
+    field: 'idempotencyKey',
+  });
 
 /**
  * The entry already written under this key, when a retried movement finds it: the same movement
  * answers it, another movement under the same key is refused.
  */
-async function replayedEntry(tx: Tx, idempotencyKey: string, accountId: bigint, kind: StoreCreditEntry['kind'], amount: Money): Promise<StoreCreditEntry | null> {
+async function replayedEntry(
+  tx: Tx,
+  idempotencyKey: string,
+  accountId: bigint,
+  kind: StoreCreditEntry['kind'],
+  amount: Money,
+): Promise<StoreCreditEntry | null> {
   const entry = await tx.storeCreditEntry.findUnique({ where: { idempotencyKey } });
   if (entry === null) return null;
   if (entry.accountId !== accountId || entry.kind !== kind || !entry.amount.eq(amount)) {
@@ -125,7 +159,10 @@ const overdraftKey = (idempotencyKey: string): string => `${idempotencyKey}:over
 export async function debitStoreCredit(tx: Tx, deps: DomainDeps, input: DebitStoreCredit): Promise<StoreCreditDebit> {
   const account = await lockedAccount(tx, input.accountId);
   const amount = requirePositiveAmount(input.amount, account.currency);
-  const previous = await tx.storeCreditEntry.findMany({ where: { idempotencyKey: { in: [input.idempotencyKey, overdraftKey(input.idempotencyKey)] } }, include: { overdraftDraft: true } });
+  const previous = await tx.storeCreditEntry.findMany({
+    where: { idempotencyKey: { in: [input.idempotencyKey, overdraftKey(input.idempotencyKey)] } },
+    include: { overdraftDraft: true },
+  });
   if (previous.length > 0) {
     const total = previous.reduce((all, entry) => all.add(entry.amount), money(0));
     if (previous.some((entry) => entry.accountId !== account.id || entry.kind !== 'DEBIT') || !total.eq(amount)) {
@@ -141,13 +178,27 @@ export async function debitStoreCredit(tx: Tx, deps: DomainDeps, input: DebitSto
   const coveredAmount = amount.lt(available) ? amount : available;
   const short = amount.sub(coveredAmount);
   if (short.gt(0) && input.overdraft === undefined) {
-    throw new DomainError('CONFLICT', `store credit account ${account.id} holds ${moneyString(balance, account.currency)} ${account.currency}, less than the ${moneyString(amount, account.currency)} asked`, {
-      field: 'amount',
-      balance: moneyString(balance, account.currency),
-    });
+    throw new DomainError(
+      'CONFLICT',
+      `store credit account ${account.id} holds ${moneyString(balance, account.currency)} ${account.currency}, less than the ${moneyString(amount, account.currency)} asked`,
+      {
+        field: 'amount',
+        balance: moneyString(balance, account.currency),
+      },
+    );
   }
   const debit = (status: 'POSTED' | 'PENDING', value: Money, idempotencyKey: string) =>
-    tx.storeCreditEntry.create({ data: { accountId: account.id, kind: 'DEBIT', status, amount: value, idempotencyKey, note: input.note, orderId: input.orderId ?? null } });
+    tx.storeCreditEntry.create({
+      data: {
+        accountId: account.id,
+        kind: 'DEBIT',
+        status,
+        amount: value,
+        idempotencyKey,
+        note: input.note,
+        orderId: input.orderId ?? null,
+      },
+    });
   let covered: StoreCreditEntry | null = null;
   if (coveredAmount.gt(0)) {
     covered = await debit('POSTED', coveredAmount, input.idempotencyKey);
@@ -157,7 +208,14 @@ export async function debitStoreCredit(tx: Tx, deps: DomainDeps, input: DebitSto
   if (short.gt(0) && input.overdraft !== undefined) {
     const held = await debit('PENDING', short, overdraftKey(input.idempotencyKey));
     overdraft = await tx.storeCreditOverdraftDraft.create({
-      data: { accountId: account.id, entryId: held.id, reason: input.overdraft.reason, status: 'DRAFT', amount: short, expiresAt: input.overdraft.expiresAt },
+      data: {
+        accountId: account.id,
+        entryId: held.id,
+        reason: input.overdraft.reason,
+        status: 'DRAFT',
+        amount: short,
+        expiresAt: input.overdraft.expiresAt,
+      },
     });
     await recordEntry(tx, deps, account, held, overdraft.id);
   }
@@ -169,14 +227,21 @@ export async function debitStoreCredit(tx: Tx, deps: DomainDeps, input: DebitSto
  * is voided, so the balance comes back up by what it overdrew. Drafts another sweep holds are
  * skipped; an expired draft is never touched again (GcExpiredOverdraftDraftsWorkflow's pass).
  */
-export async function expireOverdraftDrafts(tx: Tx, deps: DomainDeps, input: { asOf: Date; limit: number }): Promise<{ expired: number; more: boolean }> {
+export async function expireOverdraftDrafts(
+  tx: Tx,
+  deps: DomainDeps,
+  input: { asOf: Date; limit: number },
+): Promise<{ expired: number; more: boolean }> {
   const due = await tx.$queryRaw<{ id: bigint; account_id: bigint; entry_id: bigint; status: OverdraftDraftStatus }[]>`
     SELECT id, account_id, entry_id, status::text AS status FROM store_credit_overdraft_drafts
      WHERE status = 'DRAFT' AND expires_at <= ${input.asOf}
      ORDER BY expires_at, id LIMIT ${input.limit} FOR UPDATE SKIP LOCKED`;
   for (const draft of due) {
     const account = await lockedAccount(tx, draft.account_id);
-    await tx.storeCreditOverdraftDraft.update({ where: { id: draft.id }, data: { status: overdraftDraftMachine.next(draft.id, draft.status, 'expire') } });
+    await tx.storeCreditOverdraftDraft.update({
+      where: { id: draft.id },
+      data: { status: overdraftDraftMachine.next(draft.id, draft.status, 'expire') },
+    });
     const voided = await tx.storeCreditEntry.update({ where: { id: draft.entry_id }, data: { status: 'VOIDED' } });
     await recordEntry(tx, deps, account, voided, draft.id);
   }
@@ -224,13 +289,29 @@ export interface CheckoutSpend {
  * as a CAPTURED tender (the debit is final at once, nothing is left to capture). Null when the
  * balance is zero or less.
  */
-async function spendAtCheckout(tx: Tx, deps: DomainDeps, accountId: bigint, kind: 'STORE_CREDIT' | 'GIFT_CARD', idempotencyKey: string, input: CheckoutSpend): Promise<PaymentTender | null> {
+async function spendAtCheckout(
+  tx: Tx,
+  deps: DomainDeps,
+  accountId: bigint,
+  kind: 'STORE_CREDIT' | 'GIFT_CARD',
+  idempotencyKey: string,
+  input: CheckoutSpend,
+): Promise<PaymentTender | null> {
   const account = await lockedAccount(tx, accountId);
   const balance = await storeCreditBalance(tx, account.id);
   if (balance.lte(0)) return null;
   const amount = balance.lt(input.total) ? balance : input.total;
-  const { covered } = await debitStoreCredit(tx, deps, { accountId: account.id, amount: moneyString(amount, account.currency), note: `spent on order ${input.orderId}`, idempotencyKey, orderId: input.orderId });
-  if (covered === null) throw new Error(`store credit account ${account.id} held ${moneyString(balance, account.currency)} under its lock, yet the debit covered nothing`);
+  const { covered } = await debitStoreCredit(tx, deps, {
+    accountId: account.id,
+    amount: moneyString(amount, account.currency),
+    note: `spent on order ${input.orderId}`,
+    idempotencyKey,
+    orderId: input.orderId,
+  });
+  if (covered === null)
+    throw new Error(
+      `store credit account ${account.id} held ${moneyString(balance, account.currency)} under its lock, yet the debit covered nothing`,
+    );
   return tx.paymentTender.create({
     data: {
       cartId: input.cartId,
@@ -247,9 +328,16 @@ async function spendAtCheckout(tx: Tx, deps: DomainDeps, accountId: bigint, kind
 }
 
 /** The customer's store credit, spent as a STORE_CREDIT tender; null when they have none in the order's currency. */
-export async function spendStoreCreditAtCheckout(tx: Tx, deps: DomainDeps, customerId: bigint, input: CheckoutSpend): Promise<PaymentTender | null> {
+export async function spendStoreCreditAtCheckout(
+  tx: Tx,
+  deps: DomainDeps,
+  customerId: bigint,
+  input: CheckoutSpend,
+): Promise<PaymentTender | null> {
   const found = await findStoreCreditAccount(tx, customerId, input.currency);
-  return found === null ? null : spendAtCheckout(tx, deps, found.id, 'STORE_CREDIT', storeCreditKeys.spend(input.cartId, input.checkoutKey), input);
+  return found === null
+    ? null
+    : spendAtCheckout(tx, deps, found.id, 'STORE_CREDIT', storeCreditKeys.spend(input.cartId, input.checkoutKey), input);
 }
 
 /** The gift card a checkout names; refused when the code is unknown or the card in another currency. */
@@ -262,12 +350,20 @@ async function giftCardForCheckout(tx: Tx, code: string, currency: string): Prom
   return account;
 }
 
-const giftCardUsedUp = (): DomainError => new DomainError('BAD_USER_INPUT', 'the gift card has nothing left on it', { field: 'giftCardCode' });
+const giftCardUsedUp = (): DomainError =>
+  new DomainError('BAD_USER_INPUT', 'the gift card has nothing left on it', { field: 'giftCardCode' });
 
 /** A gift card's balance, spent as a GIFT_CARD tender; refused when the code is unknown, in another currency or used up. */
 export async function spendGiftCardAtCheckout(tx: Tx, deps: DomainDeps, code: string, input: CheckoutSpend): Promise<PaymentTender> {
   const account = await giftCardForCheckout(tx, code, input.currency);
-  const tender = await spendAtCheckout(tx, deps, account.id, 'GIFT_CARD', storeCreditKeys.spendGiftCard(input.cartId, input.checkoutKey), input);
+  const tender = await spendAtCheckout(
+    tx,
+    deps,
+    account.id,
+    'GIFT_CARD',
+    storeCreditKeys.spendGiftCard(input.cartId, input.checkoutKey),
+    input,
+  );
   if (tender === null) throw giftCardUsedUp();
   return tender;
 }
@@ -337,7 +433,9 @@ export async function issueGiftCard(tx: Tx, deps: DomainDeps, input: IssueGiftCa
   }
   const code = newGiftCardCode();
   const account = await tx.storeCreditAccount.create({ data: { code, currency } });
-  const entry = await tx.storeCreditEntry.create({ data: { accountId: account.id, kind: 'CREDIT', status: 'POSTED', amount, idempotencyKey, note, staffUserId: input.staffUserId ?? null } });
+  const entry = await tx.storeCreditEntry.create({
+    data: { accountId: account.id, kind: 'CREDIT', status: 'POSTED', amount, idempotencyKey, note, staffUserId: input.staffUserId ?? null },
+  });
   await recordEntry(tx, deps, account, entry, null);
   return { ...account, code };
 }
@@ -363,7 +461,15 @@ export async function creditBack(tx: Tx, deps: DomainDeps, input: CreditBack): P
   const replayed = await replayedEntry(tx, input.idempotencyKey, account.id, 'CREDIT', input.amount);
   if (replayed !== null) return replayed;
   const entry = await tx.storeCreditEntry.create({
-    data: { accountId: account.id, kind: 'CREDIT', status: 'POSTED', amount: input.amount, idempotencyKey: input.idempotencyKey, note: input.note, orderId: input.orderId },
+    data: {
+      accountId: account.id,
+      kind: 'CREDIT',
+      status: 'POSTED',
+      amount: input.amount,
+      idempotencyKey: input.idempotencyKey,
+      note: input.note,
+      orderId: input.orderId,
+    },
   });
   await recordEntry(tx, deps, account, entry, null);
   return entry;

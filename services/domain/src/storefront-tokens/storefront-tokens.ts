@@ -32,7 +32,10 @@ export function storefrontTokenHash(token: string): string | undefined {
 }
 
 /** Creates a token named for the BFF that will use it; the token itself is in the answer only, never stored. */
-export async function createStorefrontToken(tx: Tx, input: { name: string; staffUserId: bigint; now: Date }): Promise<{ token: string; storefrontToken: StorefrontToken }> {
+export async function createStorefrontToken(
+  tx: Tx,
+  input: { name: string; staffUserId: bigint; now: Date },
+): Promise<{ token: string; storefrontToken: StorefrontToken }> {
   const name = requireText('name', input.name, LIMITS.storefrontTokenName);
   const token = `sft_${randomBytes(32).toString('base64url')}`;
   const storefrontToken = await tx.storefrontToken.create({
@@ -63,5 +66,8 @@ export function activeStorefrontTokens(tx: Tx): Promise<ActiveStorefrontToken[]>
 /** Sets last_used_at to `now` unless it is already within LAST_USED_PRECISION_MS of it (another process wrote it). */
 export async function recordStorefrontTokenUse(tx: Tx, id: bigint, now: Date): Promise<void> {
   const recent = new Date(now.getTime() - LAST_USED_PRECISION_MS);
-  await tx.storefrontToken.updateMany({ where: { id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: recent } }] }, data: { lastUsedAt: now } });
+  await tx.storefrontToken.updateMany({
+    where: { id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: recent } }] },
+    data: { lastUsedAt: now },
+  });
 }

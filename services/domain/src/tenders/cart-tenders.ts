@@ -37,7 +37,11 @@ export interface CartCard {
  */
 export async function authorizeCartTender(transaction: RunTransaction, deps: DomainDeps, card: CartCard): Promise<PaymentTender> {
   const idempotencyKey = tenderKeys.authorize(card.cartId, card.checkoutKey);
-  const answer = await gatewayOf(deps).authorize({ idempotencyKey, amount: toMinorUnits(card.amount, card.currency), cardToken: card.cardToken });
+  const answer = await gatewayOf(deps).authorize({
+    idempotencyKey,
+    amount: toMinorUnits(card.amount, card.currency),
+    cardToken: card.cardToken,
+  });
   const operation = settled(answer, 'authorize the card');
   const authorizedAt = new Date(operation.createdAt);
   return transaction(async (tx) => {
@@ -94,7 +98,8 @@ export async function lockedCartTender(tx: Tx, cartId: bigint, checkoutKey: stri
       { field: 'idempotencyKey', tenderId: tender.id.toString() },
     );
   }
-  if (tender.cartDigest !== digest) throw staleAuthorization(tender, 'its lines, prices or total are not those the card was authorized for');
+  if (tender.cartDigest !== digest)
+    throw staleAuthorization(tender, 'its lines, prices or total are not those the card was authorized for');
   return tender;
 }
 
@@ -104,15 +109,27 @@ export async function lockedCartTender(tx: Tx, cartId: bigint, checkoutKey: stri
  * since the authorization); no tender while something is left to pay asks for the same request again,
  * which authorizes the card first.
  */
-export async function payWithCartTender(tx: Tx, tender: PaymentTender | null, order: { id: bigint; currency: string }, amount: Money): Promise<void> {
+export async function payWithCartTender(
+  tx: Tx,
+  tender: PaymentTender | null,
+  order: { id: bigint; currency: string },
+  amount: Money,
+): Promise<void> {
   if (tender === null) {
     if (amount.lte(0)) return;
-    throw new DomainError('CONFLICT', `${moneyString(amount, order.currency)} ${order.currency} is left to pay by card and the card is not authorized for it yet: send the same request again`, {
-      field: 'card',
-    });
+    throw new DomainError(
+      'CONFLICT',
+      `${moneyString(amount, order.currency)} ${order.currency} is left to pay by card and the card is not authorized for it yet: send the same request again`,
+      {
+        field: 'card',
+      },
+    );
   }
   if (!tender.authorizedAmount.eq(amount)) {
-    throw staleAuthorization(tender, `${moneyString(tender.authorizedAmount, order.currency)} ${order.currency} was authorized, ${moneyString(amount, order.currency)} is left to pay by card now`);
+    throw staleAuthorization(
+      tender,
+      `${moneyString(tender.authorizedAmount, order.currency)} ${order.currency} was authorized, ${moneyString(amount, order.currency)} is left to pay by card now`,
+    );
   }
   await tx.paymentTender.update({ where: { id: tender.id }, data: { orderId: order.id } });
 }

@@ -13,15 +13,28 @@ export function settled(answer: GatewayAnswer, what: string): GatewayOperation &
     case 'pending':
       return answer;
     case 'declined':
-      throw new DomainError('BAD_USER_INPUT', `the card was declined (${answer.declineCode}): pay with another card`, { field: 'card', declineCode: answer.declineCode });
-    case 'requires_action':
-      throw new DomainError('BAD_USER_INPUT', 'the card asks the shopper to confirm the payment (3-D Secure), which checkout does not support yet: pay with another card', {
+      throw new DomainError('BAD_USER_INPUT', `the card was declined (${answer.declineCode}): pay with another card`, {
         field: 'card',
+        declineCode: answer.declineCode,
       });
+    case 'requires_action':
+      throw new DomainError(
+        'BAD_USER_INPUT',
+        'the card asks the shopper to confirm the payment (3-D Secure), which checkout does not support yet: pay with another card',
+        {
+          field: 'card',
+        },
+      );
     case 'error':
       if (answer.retryable) {
-        throw new DomainError('UNAVAILABLE', `the payment gateway did not answer to ${what} (${answer.code}): send the same request again`, { gatewayCode: answer.code });
+        throw new DomainError(
+          'UNAVAILABLE',
+          `the payment gateway did not answer to ${what} (${answer.code}): send the same request again`,
+          { gatewayCode: answer.code },
+        );
       }
-      throw new DomainError('CONFLICT', `the payment gateway refused to ${what} (${answer.code}): ${answer.message}`, { gatewayCode: answer.code });
+      throw new DomainError('CONFLICT', `the payment gateway refused to ${what} (${answer.code}): ${answer.message}`, {
+        gatewayCode: answer.code,
+      });
   }
 }

@@ -21,7 +21,11 @@ export interface IdleCartTendersPass {
  * with the same keys; a refusal for good is recorded as the fault `void_refused` on the tender, which
  * later passes leave alone. Only AUTHORIZED tenders can be waiting for an order: a capture needs one.
  */
-export async function voidIdleCartTenders(transaction: RunTransaction, deps: DomainDeps, input: { asOf: Date; limit: number; run: WorkflowRun }): Promise<IdleCartTendersPass> {
+export async function voidIdleCartTenders(
+  transaction: RunTransaction,
+  deps: DomainDeps,
+  input: { asOf: Date; limit: number; run: WorkflowRun },
+): Promise<IdleCartTendersPass> {
   const { asOf, limit, run } = input;
   // No gateway configured (the api without PAYMENT_GATEWAY_URL): nothing can be voided, and no refusal is the gateway's.
   if (deps.gateway === undefined) return { voided: 0, refused: 0, more: false };
@@ -43,7 +47,12 @@ export async function voidIdleCartTenders(transaction: RunTransaction, deps: Dom
     } catch (error) {
       if (!(error instanceof DomainError) || error.code === 'UNAVAILABLE') throw error;
       const details = { tenderId: tender.id.toString(), cartId: tender.cartId?.toString() ?? null, refused: error.message };
-      if (await transaction((tx) => recordWorkflowFault(tx, run, { entityType: 'tender', entityId: tender.id.toString(), reason: VOID_REFUSED, details }))) refused += 1;
+      if (
+        await transaction((tx) =>
+          recordWorkflowFault(tx, run, { entityType: 'tender', entityId: tender.id.toString(), reason: VOID_REFUSED, details }),
+        )
+      )
+        refused += 1;
     }
   }
   return { voided, refused, more: idle.length === limit };

@@ -32,7 +32,10 @@ export const tenderKeys = {
 };
 
 export function gatewayOf(deps: DomainDeps): PaymentGateway {
-  if (deps.gateway === undefined) throw new DomainError('BAD_USER_INPUT', 'card payments are not set up on this shop: no payment gateway is configured', { field: 'card' });
+  if (deps.gateway === undefined)
+    throw new DomainError('BAD_USER_INPUT', 'card payments are not set up on this shop: no payment gateway is configured', {
+      field: 'card',
+    });
   return deps.gateway;
 }
 
@@ -40,7 +43,14 @@ export function gatewayOf(deps: DomainDeps): PaymentGateway {
 type MovementRecord = Pick<GatewayOperation, 'id' | 'idempotencyKey' | 'createdAt'>;
 
 /** One movement: appended to the tender's event log and emitted as shop.payments.money_moved.v1, in the caller's transaction. */
-export async function recordMovement(tx: Tx, deps: DomainDeps, tender: PaymentTender, kind: TenderEventKind, amount: Money, operation: MovementRecord): Promise<void> {
+export async function recordMovement(
+  tx: Tx,
+  deps: DomainDeps,
+  tender: PaymentTender,
+  kind: TenderEventKind,
+  amount: Money,
+  operation: MovementRecord,
+): Promise<void> {
   const occurredAt = new Date(operation.createdAt);
   await tx.tenderEvent.create({
     data: { tenderId: tender.id, kind, amount, idempotencyKey: operation.idempotencyKey, gatewayOperationId: operation.id, occurredAt },
@@ -72,13 +82,21 @@ export async function lockedTender(tx: Tx, tenderId: bigint): Promise<PaymentTen
 export async function captureTender(tx: Tx, deps: DomainDeps, tenderId: bigint): Promise<PaymentTender> {
   const tender = await lockedTender(tx, tenderId);
   if (tender.status === 'CAPTURED' || tender.status === 'REFUNDED') return tender;
-  if (tender.status === 'VOIDED') throw new DomainError('CONFLICT', `tender ${tenderId} was voided: it cannot be captured`, { field: 'tenderId' });
+  if (tender.status === 'VOIDED')
+    throw new DomainError('CONFLICT', `tender ${tenderId} was voided: it cannot be captured`, { field: 'tenderId' });
   const amount = tender.authorizedAmount.sub(tender.capturedAmount).sub(tender.voidedAmount);
   const operation = settled(
-    await gatewayOf(deps).capture({ idempotencyKey: tenderKeys.capture(tender.id), authorizationId: tender.gatewayReference, amount: toMinorUnits(amount, tender.currency) }),
+    await gatewayOf(deps).capture({
+      idempotencyKey: tenderKeys.capture(tender.id),
+      authorizationId: tender.gatewayReference,
+      amount: toMinorUnits(amount, tender.currency),
+    }),
     `capture tender ${tenderId}`,
   );
-  const captured = await tx.paymentTender.update({ where: { id: tender.id }, data: { status: tenderMachine.next(tender.id, tender.status, 'capture'), capturedAmount: tender.capturedAmount.add(amount) } });
+  const captured = await tx.paymentTender.update({
+    where: { id: tender.id },
+    data: { status: tenderMachine.next(tender.id, tender.status, 'capture'), capturedAmount: tender.capturedAmount.add(amount) },
+  });
   await recordMovement(tx, deps, captured, 'CAPTURED', amount, operation);
   return captured;
 }
@@ -125,7 +143,13 @@ export async function captureAtFulfilment(tx: Tx, deps: DomainDeps, orderId: big
   const captured = sum(tenders.map((tender) => tender.capturedAmount));
   const cardToCapture = tenders.some((tender) => tender.kind === 'CARD' && (tender.status === 'AUTHORIZED' || tender.capturedAmount.gt(0)));
   const withoutAuthorization = refused === null && tenders.length > 0 && captured.lt(order.total) && !cardToCapture;
-  return { tenders: tenders.length, captured: moneyString(captured, order.currency), orderTotal: moneyString(order.total, order.currency), refused, withoutAuthorization };
+  return {
+    tenders: tenders.length,
+    captured: moneyString(captured, order.currency),
+    orderTotal: moneyString(order.total, order.currency),
+    refused,
+    withoutAuthorization,
+  };
 }
 
 /**
@@ -137,7 +161,8 @@ export async function captureAtFulfilment(tx: Tx, deps: DomainDeps, orderId: big
 async function voidAtGateway(deps: DomainDeps, gateway: PaymentGateway, tender: PaymentTender): Promise<MovementRecord> {
   const idempotencyKey = tenderKeys.void(tender.id);
   const answer = await gateway.void({ idempotencyKey, authorizationId: tender.gatewayReference });
-  if (answer.status === 'error' && answer.code === 'authorization_voided') return { id: tender.gatewayReference, idempotencyKey, createdAt: deps.now().toISOString() };
+  if (answer.status === 'error' && answer.code === 'authorization_voided')
+    return { id: tender.gatewayReference, idempotencyKey, createdAt: deps.now().toISOString() };
   return settled(answer, `void tender ${tender.id}`);
 }
 
@@ -151,22 +176,35 @@ export async function releaseTender(tx: Tx, deps: DomainDeps, tenderId: bigint):
   if (tender.kind !== 'CARD') {
     if (tender.status !== 'CAPTURED') return;
     await creditBackStoreCreditTender(tx, deps, tender);
-    await tx.paymentTender.update({ where: { id: tender.id }, data: { status: tenderMachine.next(tender.id, tender.status, 'refund'), refundedAmount: tender.capturedAmount } });
+    await tx.paymentTender.update({
+      where: { id: tender.id },
+      data: { status: tenderMachine.next(tender.id, tender.status, 'refund'), refundedAmount: tender.capturedAmount },
+    });
     return;
   }
   const gateway = gatewayOf(deps);
   if (tender.status === 'AUTHORIZED') {
     const operation = await voidAtGateway(deps, gateway, tender);
     const amount = tender.authorizedAmount.sub(tender.capturedAmount);
-    const voided = await tx.paymentTender.update({ where: { id: tender.id }, data: { status: tenderMachine.next(tender.id, tender.status, 'void'), voidedAmount: amount } });
+    const voided = await tx.paymentTender.update({
+      where: { id: tender.id },
+      data: { status: tenderMachine.next(tender.id, tender.status, 'void'), voidedAmount: amount },
+    });
     await recordMovement(tx, deps, voided, 'VOIDED', amount, operation);
   } else if (tender.status === 'CAPTURED') {
     const amount = tender.capturedAmount.sub(tender.refundedAmount);
     const operation = settled(
-      await gateway.refund({ idempotencyKey: tenderKeys.cancelRefund(tender.id), authorizationId: tender.gatewayReference, amount: toMinorUnits(amount, tender.currency) }),
+      await gateway.refund({
+        idempotencyKey: tenderKeys.cancelRefund(tender.id),
+        authorizationId: tender.gatewayReference,
+        amount: toMinorUnits(amount, tender.currency),
+      }),
       `refund tender ${tenderId}`,
     );
-    const refunded = await tx.paymentTender.update({ where: { id: tender.id }, data: { status: tenderMachine.next(tender.id, tender.status, 'refund'), refundedAmount: tender.capturedAmount } });
+    const refunded = await tx.paymentTender.update({
+      where: { id: tender.id },
+      data: { status: tenderMachine.next(tender.id, tender.status, 'refund'), refundedAmount: tender.capturedAmount },
+    });
     await recordMovement(tx, deps, refunded, 'REFUNDED', amount, operation);
   }
 }

@@ -100,11 +100,13 @@ const badInput = (field: string, message: string) => new DomainError('BAD_USER_I
 /** Refuses a query that is not a valid range of at most MAX_REPORT_DAYS UTC days, naming the argument. */
 export function assertReportQuery(query: Omit<TrackingReportQuery, 'first' | 'after'>): void {
   for (const field of ['from', 'to'] as const) {
-    if (!isUtcDay(query[field])) throw badInput(field, `${field} must be a UTC day written YYYY-MM-DD from ${FIRST_DAY} on, e.g. 2026-03-01`);
+    if (!isUtcDay(query[field]))
+      throw badInput(field, `${field} must be a UTC day written YYYY-MM-DD from ${FIRST_DAY} on, e.g. 2026-03-01`);
   }
   if (query.to < query.from) throw badInput('to', 'to must be the same day as from or later');
   const days = (startOf(query.to).getTime() - startOf(query.from).getTime()) / DAY_MS + 1;
-  if (days > MAX_REPORT_DAYS) throw badInput('to', `a report covers at most ${MAX_REPORT_DAYS} days; from ${query.from} to ${query.to} is ${days}`);
+  if (days > MAX_REPORT_DAYS)
+    throw badInput('to', `a report covers at most ${MAX_REPORT_DAYS} days; from ${query.from} to ${query.to} is ${days}`);
   if (query.entityType !== undefined && !TRACKED_ENTITY_TYPES.includes(query.entityType)) {
     throw badInput('entityType', `entityType must be one of ${TRACKED_ENTITY_TYPES.join(', ')}`);
   }
@@ -211,7 +213,13 @@ const revenueJson = (source: Prisma.Sql, alias: string): Prisma.Sql => {
 const REPORT_COLUMNS = Prisma.raw('day, entity_type, entity_id, impressions, clicks, repeat_clicks, unique_sessions, cart_adds, purchases');
 
 /** The page's rows of the rolled-up days [from, through], in report order. */
-export function rolledUpRows(from: UtcDay, through: UtcDay, filter: EntityFilter, after: TrackingReportKey | undefined, limit: number): Prisma.Sql {
+export function rolledUpRows(
+  from: UtcDay,
+  through: UtcDay,
+  filter: EntityFilter,
+  after: TrackingReportKey | undefined,
+  limit: number,
+): Prisma.Sql {
   return Prisma.sql`
     SELECT ${REPORT_COLUMNS}, ${revenueJson(Prisma.raw('tracking_daily_revenue'), 's')} AS revenue
       FROM tracking_daily_stats s
@@ -287,7 +295,9 @@ export async function rollUpTrackingDays(prisma: PrismaClient, from: UtcDay, thr
   const rolled: UtcDay[] = [];
   for (let index = 0; index < missing.length; index += ROLLUP_DAYS_PER_TRANSACTION) {
     const days = missing.slice(index, index + ROLLUP_DAYS_PER_TRANSACTION).map((row) => row.day);
-    rolled.push(...(await prisma.$transaction((tx) => rollUpTrackingDaysOf(tx, days), { timeout: ROLLUP_TIMEOUT_MS, maxWait: ROLLUP_TIMEOUT_MS })));
+    rolled.push(
+      ...(await prisma.$transaction((tx) => rollUpTrackingDaysOf(tx, days), { timeout: ROLLUP_TIMEOUT_MS, maxWait: ROLLUP_TIMEOUT_MS })),
+    );
   }
   return rolled;
 }
@@ -323,7 +333,10 @@ function rowOf(record: ReportRecord): TrackingReportRow {
     repeatClickShare: ratio(record.repeat_clicks, record.clicks),
     attributedCartAdds: record.cart_adds,
     attributedPurchases: record.purchases,
-    attributedRevenue: (JSON.parse(record.revenue) as Money[]).map(({ currency, amount }) => ({ currency, amount: moneyString(money(amount), currency) })),
+    attributedRevenue: (JSON.parse(record.revenue) as Money[]).map(({ currency, amount }) => ({
+      currency,
+      amount: moneyString(money(amount), currency),
+    })),
   };
 }
 

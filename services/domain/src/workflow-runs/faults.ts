@@ -39,7 +39,10 @@ export interface WorkflowFaultFilter {
 
 /** Newest first, by id; `beforeId` continues a page. One more row than `take` tells whether a next page exists. */
 export function workflowFaults(tx: Tx, filter: WorkflowFaultFilter, page: { take: number; beforeId?: bigint }) {
-  const createdAt = { ...(filter.since === undefined ? {} : { gte: filter.since }), ...(filter.until === undefined ? {} : { lt: filter.until }) };
+  const createdAt = {
+    ...(filter.since === undefined ? {} : { gte: filter.since }),
+    ...(filter.until === undefined ? {} : { lt: filter.until }),
+  };
   return tx.workflowFault.findMany({
     where: {
       ...(filter.workflow === undefined ? {} : { workflow: filter.workflow }),

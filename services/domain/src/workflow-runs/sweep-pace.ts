@@ -22,7 +22,7 @@ export function sweepPace(rowsPerSecond: number): SweepPace {
  */
 export async function pacedPass(pace: SweepPace, limit: number, chunk: (limit: number) => Promise<SweepBatch>): Promise<SweepBatch> {
   let processed = 0;
-  for (let left = limit; ; ) {
+  for (let left = limit; ;) {
     const started = performance.now();
     const size = Math.min(pace.chunkRows, left);
     const batch = await chunk(size);

@@ -52,14 +52,13 @@ export type OverlapPolicy = 'skip';
 
 /** The workflows a schedule runs: bounded passes over what fell due. */
 export type SweepWorkflowType = (typeof WORKFLOW_TYPES)[
-    | 'expireStaleReservations'
+  | 'expireStaleReservations'
   | 'cleanupExpiredCarts'
   | 'voidExpiringCardAuths'
   | 'gcExpiredOverdraftDrafts'
   | 'gcExpiredRmaDrafts'
   | 'gcExpiredCartTenders'
-  | 'reconcileStrandedMoney'
-];
+  | 'reconcileStrandedMoney'];
 
 /** A sweep run on a fixed interval: by a Temporal Schedule in the worker, or in-process without a workflow engine. */
 export interface PeriodicWorkflow {
@@ -99,7 +98,8 @@ export const PERIODIC_WORKFLOWS: readonly PeriodicWorkflow[] = [
     batch: SWEEP_BATCH,
     overlap: 'skip',
     catchupWindowMs: 60 * MINUTE_MS,
-    description: 'deletes ACTIVE carts left alone past their expiry (cartLifetimeDays after their last change), except those with a live tender',
+    description:
+      'deletes ACTIVE carts left alone past their expiry (cartLifetimeDays after their last change), except those with a live tender',
   },
   {
     scheduleId: 'void-expiring-card-auths',

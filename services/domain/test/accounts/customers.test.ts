@@ -29,7 +29,11 @@ afterAll(async () => {
 const register = (input: Partial<RegisterCustomerInput> & { email: string }) =>
   t.outbox.transaction((tx) => registerCustomer(tx, t.deps, { channelId, password: PASSWORD, ...input }));
 
-async function eventsAbout(name: string, field: string, id: bigint): Promise<{ partition_key: string; payload: Record<string, unknown> }[]> {
+async function eventsAbout(
+  name: string,
+  field: string,
+  id: bigint,
+): Promise<{ partition_key: string; payload: Record<string, unknown> }[]> {
   const { rows } = await t.platform.database.pool.query(
     'SELECT partition_key, payload FROM outbox_events WHERE name = $1 AND payload->>$2 = $3 ORDER BY id',
     [name, field, id.toString()],
@@ -40,7 +44,14 @@ async function eventsAbout(name: string, field: string, id: bigint): Promise<{ p
 describe('registration', () => {
   it('creates the account with a normalized email, never returns the hash, and emits a schema-valid shop.accounts.created.v1', async () => {
     const customer = await register({ email: '  Ada@Example.com ', firstName: ' Ada ', lastName: '' });
-    expect(customer).toMatchObject({ channelId, email: 'ada@example.com', firstName: 'Ada', lastName: null, isBusiness: false, approvalStatus: null });
+    expect(customer).toMatchObject({
+      channelId,
+      email: 'ada@example.com',
+      firstName: 'Ada',
+      lastName: null,
+      isBusiness: false,
+      approvalStatus: null,
+    });
     expect(customer).not.toHaveProperty('passwordHash');
 
     const stored = await t.prisma.customer.findUniqueOrThrow({ where: { id: customer.id } });
@@ -94,8 +105,16 @@ describe('registration', () => {
   it('refuses an unknown channel, a bad email, a weak password and overlong names', async () => {
     await expectDomainError(register({ email: 'x@example.com', channelId: 999_999n }), 'NOT_FOUND', 'channel 999999 does not exist');
     await expectDomainError(register({ email: 'not-an-email' }), 'BAD_USER_INPUT', 'email is not a valid address');
-    await expectDomainError(register({ email: 'x@example.com', password: 'short' }), 'BAD_USER_INPUT', 'password must be at least 10 characters');
-    await expectDomainError(register({ email: 'x@example.com', firstName: 'a'.repeat(101) }), 'BAD_USER_INPUT', 'firstName must be at most 100 characters');
+    await expectDomainError(
+      register({ email: 'x@example.com', password: 'short' }),
+      'BAD_USER_INPUT',
+      'password must be at least 10 characters',
+    );
+    await expectDomainError(
+      register({ email: 'x@example.com', firstName: 'a'.repeat(101) }),
+      'BAD_USER_INPUT',
+      'firstName must be at most 100 characters',
+    );
     expect(await t.prisma.customer.count({ where: { email: 'x@example.com' } })).toBe(0);
   });
 });
@@ -119,7 +138,10 @@ describe('customer sign-in', () => {
     const where = { channelId_email: { channelId, email: 'old-hash@example.com' } };
     const salt = randomBytes(16);
     const oldKey = scryptSync(PASSWORD, salt, 32, { N: 16_384, r: 8, p: 1 });
-    await t.prisma.customer.update({ where, data: { passwordHash: ['scrypt', 16_384, 8, 1, salt.toString('base64'), oldKey.toString('base64')].join('$') } });
+    await t.prisma.customer.update({
+      where,
+      data: { passwordHash: ['scrypt', 16_384, 8, 1, salt.toString('base64'), oldKey.toString('base64')].join('$') },
+    });
 
     await signIn('old-hash@example.com', PASSWORD);
     const upgraded = (await t.prisma.customer.findUniqueOrThrow({ where })).passwordHash;
@@ -170,7 +192,12 @@ describe('leads', () => {
     const events = await eventsAbout('shop.leads.created.v1', 'lead_id', lead.id);
     expect(events).toHaveLength(1);
     expect(validateEvent('shop.leads.created.v1', events[0]?.payload ?? {})).toEqual([]);
-    expect(events[0]?.payload).toMatchObject({ lead_id: lead.id.toString(), channel_id: channelId.toString(), name: 'Grace Hopper', source: 'newsletter' });
+    expect(events[0]?.payload).toMatchObject({
+      lead_id: lead.id.toString(),
+      channel_id: channelId.toString(),
+      name: 'Grace Hopper',
+      source: 'newsletter',
+    });
   });
 
   it('keeps a missing name as null and refuses a bad source or an unknown channel', async () => {

@@ -35,8 +35,16 @@ describe('password policy', () => {
   });
 
   it('refuses shorter and longer passwords as BAD_USER_INPUT saying the limit', async () => {
-    await expectDomainError(Promise.resolve().then(() => assertPasswordPolicy('a'.repeat(9))), 'BAD_USER_INPUT', 'password must be at least 10 characters');
-    await expectDomainError(Promise.resolve().then(() => assertPasswordPolicy('a'.repeat(201))), 'BAD_USER_INPUT', 'password must be at most 200 characters');
+    await expectDomainError(
+      Promise.resolve().then(() => assertPasswordPolicy('a'.repeat(9))),
+      'BAD_USER_INPUT',
+      'password must be at least 10 characters',
+    );
+    await expectDomainError(
+      Promise.resolve().then(() => assertPasswordPolicy('a'.repeat(201))),
+      'BAD_USER_INPUT',
+      'password must be at most 200 characters',
+    );
   });
 });
 
@@ -47,7 +55,10 @@ describe('emails', () => {
 
   it('refuses what is not an address or is longer than 320 characters', async () => {
     for (const bad of ['ada', 'ada@', '@example.com', 'ada @example.com', `${'a'.repeat(310)}@example.com`]) {
-      await expectDomainError(Promise.resolve().then(() => normalizeEmail(bad)), 'BAD_USER_INPUT');
+      await expectDomainError(
+        Promise.resolve().then(() => normalizeEmail(bad)),
+        'BAD_USER_INPUT',
+      );
     }
   });
 });

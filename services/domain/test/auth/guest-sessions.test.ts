@@ -16,6 +16,8 @@ describe('guest session ids', () => {
   it('refuses an id signed with a key the api does not hold as BAD_USER_INPUT naming X-Session-ID', () => {
     const retired = issueGuestSessionId({ secret: PREVIOUS });
     expect(() => verifyGuestSessionId(retired, { secret: CURRENT })).toThrow(DomainError);
-    expect(() => verifyGuestSessionId(retired, { secret: CURRENT })).toThrow(expect.objectContaining({ code: 'BAD_USER_INPUT', details: { field: 'X-Session-ID', reason: 'not_issued' } }));
+    expect(() => verifyGuestSessionId(retired, { secret: CURRENT })).toThrow(
+      expect.objectContaining({ code: 'BAD_USER_INPUT', details: { field: 'X-Session-ID', reason: 'not_issued' } }),
+    );
   });
 });

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_ROLE, CORE_PERMISSIONS, authorizeStaff, permissionsOf, requirePermission, upsertPermissions } from '../../src/auth/permissions.ts';
+import {
+  ADMIN_ROLE,
+  CORE_PERMISSIONS,
+  authorizeStaff,
+  permissionsOf,
+  requirePermission,
+  upsertPermissions,
+} from '../../src/auth/permissions.ts';
 import { ensureRole } from '../../src/auth/roles.ts';
 import { authenticateStaff, createStaffUser, ensureAdmin } from '../../src/auth/staff.ts';
 import type { Tx } from '../../src/kernel/context.ts';
@@ -40,10 +47,25 @@ describe('declared permissions', () => {
   });
 
   it('refuses a name another source declared, a badly formed name and a duplicate', async () => {
-    await expectDomainError(inTx((tx) => upsertPermissions(tx, [{ name: 'orders.manage', description: 'mine now' }], 'loyalty')), 'CONFLICT', 'permission orders.manage is already declared by core');
-    await expectDomainError(inTx((tx) => upsertPermissions(tx, [{ name: 'Orders', description: 'x' }], 'loyalty')), 'BAD_USER_INPUT', /must look like area\.action/);
-    const twice = [{ name: 'loyalty.read', description: 'x' }, { name: 'loyalty.read', description: 'y' }];
-    await expectDomainError(inTx((tx) => upsertPermissions(tx, twice, 'loyalty')), 'BAD_USER_INPUT', 'permission loyalty.read is declared twice');
+    await expectDomainError(
+      inTx((tx) => upsertPermissions(tx, [{ name: 'orders.manage', description: 'mine now' }], 'loyalty')),
+      'CONFLICT',
+      'permission orders.manage is already declared by core',
+    );
+    await expectDomainError(
+      inTx((tx) => upsertPermissions(tx, [{ name: 'Orders', description: 'x' }], 'loyalty')),
+      'BAD_USER_INPUT',
+      /must look like area\.action/,
+    );
+    const twice = [
+      { name: 'loyalty.read', description: 'x' },
+      { name: 'loyalty.read', description: 'y' },
+    ];
+    await expectDomainError(
+      inTx((tx) => upsertPermissions(tx, twice, 'loyalty')),
+      'BAD_USER_INPUT',
+      'permission loyalty.read is declared twice',
+    );
   });
 });
 
@@ -54,7 +76,11 @@ describe('staff and their permissions', () => {
     await inTx((tx) => upsertPermissions(tx, CORE_PERMISSIONS));
     await inTx((tx) => ensureRole(tx, { name: 'support', permissions: ['orders.read', 'customers.read'] }));
     await inTx((tx) => ensureRole(tx, { name: 'sales', permissions: ['orders.read', 'leads.read'] }));
-    supportId = (await inTx((tx) => createStaffUser(tx, { email: 'Support@Shop.example', password: PASSWORD, name: 'Sam Support', roles: ['support', 'sales'] }))).id;
+    supportId = (
+      await inTx((tx) =>
+        createStaffUser(tx, { email: 'Support@Shop.example', password: PASSWORD, name: 'Sam Support', roles: ['support', 'sales'] }),
+      )
+    ).id;
   });
 
   it('holds the union of its roles’ permissions', async () => {
@@ -63,35 +89,73 @@ describe('staff and their permissions', () => {
   });
 
   it('is refused a permission no role grants, as FORBIDDEN naming it', async () => {
-    const error = await expectDomainError(inTx((tx) => requirePermission(tx, supportId, 'orders.manage')), 'FORBIDDEN', 'missing permission orders.manage');
+    const error = await expectDomainError(
+      inTx((tx) => requirePermission(tx, supportId, 'orders.manage')),
+      'FORBIDDEN',
+      'missing permission orders.manage',
+    );
     expect(error.details).toEqual({ permission: 'orders.manage' });
   });
 
   it('authorizes staff principals only', async () => {
     expect(await inTx((tx) => authorizeStaff(tx, { kind: 'staff', staffUserId: supportId }, 'orders.read'))).toBe(supportId);
-    await expectDomainError(inTx((tx) => authorizeStaff(tx, null, 'orders.read')), 'UNAUTHENTICATED');
+    await expectDomainError(
+      inTx((tx) => authorizeStaff(tx, null, 'orders.read')),
+      'UNAUTHENTICATED',
+    );
     const customer = { kind: 'customer', customerId: 1n, channelId: 1n, customerGroupId: null } as const;
-    await expectDomainError(inTx((tx) => authorizeStaff(tx, customer, 'orders.read')), 'FORBIDDEN', 'missing permission orders.read');
+    await expectDomainError(
+      inTx((tx) => authorizeStaff(tx, customer, 'orders.read')),
+      'FORBIDDEN',
+      'missing permission orders.read',
+    );
   });
 
   it('refuses an unknown role, an undeclared permission and a duplicate email', async () => {
-    await expectDomainError(inTx((tx) => createStaffUser(tx, { email: 'x@shop.example', password: PASSWORD, name: 'X', roles: ['ghost'] })), 'NOT_FOUND', 'role ghost does not exist');
-    await expectDomainError(inTx((tx) => ensureRole(tx, { name: 'odd', permissions: ['nothing.here'] })), 'NOT_FOUND', 'permission nothing.here is not declared');
-    await expectDomainError(inTx((tx) => createStaffUser(tx, { email: 'support@shop.example', password: PASSWORD, name: 'Again' })), 'CONFLICT', 'a staff user with this email already exists');
+    await expectDomainError(
+      inTx((tx) => createStaffUser(tx, { email: 'x@shop.example', password: PASSWORD, name: 'X', roles: ['ghost'] })),
+      'NOT_FOUND',
+      'role ghost does not exist',
+    );
+    await expectDomainError(
+      inTx((tx) => ensureRole(tx, { name: 'odd', permissions: ['nothing.here'] })),
+      'NOT_FOUND',
+      'permission nothing.here is not declared',
+    );
+    await expectDomainError(
+      inTx((tx) => createStaffUser(tx, { email: 'support@shop.example', password: PASSWORD, name: 'Again' })),
+      'CONFLICT',
+      'a staff user with this email already exists',
+    );
   });
 
   it('sign in with the right password; wrong password and unknown email share one message', async () => {
     expect((await inTx((tx) => authenticateStaff(tx, 'SUPPORT@shop.example', PASSWORD))).id).toBe(supportId);
-    const wrong = await expectDomainError(inTx((tx) => authenticateStaff(tx, 'support@shop.example', 'wrong horse battery')), 'UNAUTHENTICATED');
-    const unknown = await expectDomainError(inTx((tx) => authenticateStaff(tx, 'nobody@shop.example', PASSWORD)), 'UNAUTHENTICATED');
+    const wrong = await expectDomainError(
+      inTx((tx) => authenticateStaff(tx, 'support@shop.example', 'wrong horse battery')),
+      'UNAUTHENTICATED',
+    );
+    const unknown = await expectDomainError(
+      inTx((tx) => authenticateStaff(tx, 'nobody@shop.example', PASSWORD)),
+      'UNAUTHENTICATED',
+    );
     expect(unknown.message).toBe(wrong.message);
   });
 
   it('once deactivated, can neither sign in nor use any permission', async () => {
-    const user = await inTx((tx) => createStaffUser(tx, { email: 'leaver@shop.example', password: PASSWORD, name: 'Lee Leaver', roles: ['support'] }));
+    const user = await inTx((tx) =>
+      createStaffUser(tx, { email: 'leaver@shop.example', password: PASSWORD, name: 'Lee Leaver', roles: ['support'] }),
+    );
     await t.prisma.staffUser.update({ where: { id: user.id }, data: { active: false } });
-    await expectDomainError(inTx((tx) => authenticateStaff(tx, 'leaver@shop.example', PASSWORD)), 'UNAUTHENTICATED', 'this staff account is deactivated');
-    await expectDomainError(inTx((tx) => requirePermission(tx, user.id, 'orders.read')), 'FORBIDDEN');
+    await expectDomainError(
+      inTx((tx) => authenticateStaff(tx, 'leaver@shop.example', PASSWORD)),
+      'UNAUTHENTICATED',
+      'this staff account is deactivated',
+    );
+    await expectDomainError(
+      inTx((tx) => requirePermission(tx, user.id, 'orders.read')),
+      'FORBIDDEN',
+    );
     expect(await inTx((tx) => permissionsOf(tx, user.id))).toEqual([]);
   });
 });

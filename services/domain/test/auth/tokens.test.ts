@@ -47,8 +47,14 @@ describe('access tokens', () => {
   it('refuse a tampered payload, another key and an unsigned token as a bad signature', async () => {
     now = START;
     const [header, , signature] = (await signAccessToken(customer, settings)).token.split('.');
-    const forged = Buffer.from(JSON.stringify({ sub: 'staff:1', iss: 'shop', aud: 'shop-api', iat: 0, exp: 4_000_000_000 })).toString('base64url');
-    await expectDomainError(verifyAccessToken(`${header}.${forged}.${signature}`, settings), 'UNAUTHENTICATED', 'access token signature is invalid');
+    const forged = Buffer.from(JSON.stringify({ sub: 'staff:1', iss: 'shop', aud: 'shop-api', iat: 0, exp: 4_000_000_000 })).toString(
+      'base64url',
+    );
+    await expectDomainError(
+      verifyAccessToken(`${header}.${forged}.${signature}`, settings),
+      'UNAUTHENTICATED',
+      'access token signature is invalid',
+    );
 
     const otherKey = (await signAccessToken(staff, tokenSettings('another-secret-entirely-of-some-length', { now: () => now }))).token;
     await expectDomainError(verifyAccessToken(otherKey, settings), 'UNAUTHENTICATED', 'access token signature is invalid');
@@ -60,15 +66,37 @@ describe('access tokens', () => {
   it('refuse a token for another audience or from another issuer', async () => {
     now = START;
     const { token } = await signAccessToken(staff, settings);
-    await expectDomainError(verifyAccessToken(token, { ...settings, audience: 'shop-admin' }), 'UNAUTHENTICATED', 'access token is meant for another audience');
-    await expectDomainError(verifyAccessToken(token, { ...settings, issuer: 'elsewhere' }), 'UNAUTHENTICATED', 'access token is from another issuer');
+    await expectDomainError(
+      verifyAccessToken(token, { ...settings, audience: 'shop-admin' }),
+      'UNAUTHENTICATED',
+      'access token is meant for another audience',
+    );
+    await expectDomainError(
+      verifyAccessToken(token, { ...settings, issuer: 'elsewhere' }),
+      'UNAUTHENTICATED',
+      'access token is from another issuer',
+    );
   });
 
   it('refuse malformed tokens, including well-signed ones whose claims are not ours', async () => {
     now = START;
     const key = new TextEncoder().encode(SECRET);
-    const signed = (sub: string) => new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(sub).setIssuer('shop').setAudience('shop-api').setIssuedAt(START).setExpirationTime('5m').sign(key);
-    const noExpiry = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('staff:1').setIssuer('shop').setAudience('shop-api').setIssuedAt(START).sign(key);
+    const signed = (sub: string) =>
+      new SignJWT({})
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(sub)
+        .setIssuer('shop')
+        .setAudience('shop-api')
+        .setIssuedAt(START)
+        .setExpirationTime('5m')
+        .sign(key);
+    const noExpiry = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('staff:1')
+      .setIssuer('shop')
+      .setAudience('shop-api')
+      .setIssuedAt(START)
+      .sign(key);
     for (const token of ['', 'garbage', 'a.b.c', 'x'.repeat(10_000), await signed('admin'), await signed('customer:7'), noExpiry]) {
       await expectDomainError(verifyAccessToken(token, settings), 'UNAUTHENTICATED', 'access token is malformed');
     }
@@ -82,12 +110,15 @@ describe('refresh tokens', () => {
 
   const inTx = <T>(work: (tx: Tx) => Promise<T>): Promise<T> => t.prisma.$transaction(work);
   const refresh = (token: string) => refreshTokens(t.prisma, token, settings);
-  const rowOf = (token: string) => t.prisma.refreshToken.findUnique({ where: { tokenHash: createHash('sha256').update(token).digest('hex') } });
+  const rowOf = (token: string) =>
+    t.prisma.refreshToken.findUnique({ where: { tokenHash: createHash('sha256').update(token).digest('hex') } });
 
   beforeAll(async () => {
     t = await openAccountsTest('accounts_tokens');
     channelId = await createChannel(t.prisma);
-    const account = await t.outbox.transaction((tx) => registerCustomer(tx, t.deps, { channelId, email: 'ada@example.com', password: 'correct horse battery' }));
+    const account = await t.outbox.transaction((tx) =>
+      registerCustomer(tx, t.deps, { channelId, email: 'ada@example.com', password: 'correct horse battery' }),
+    );
     shopper = customerPrincipal(account);
   });
 
@@ -131,7 +162,11 @@ describe('refresh tokens', () => {
     const second = await refresh(first.refreshToken);
     const third = await refresh(second.refreshToken);
 
-    const error = await expectDomainError(refresh(first.refreshToken), 'UNAUTHENTICATED', /already used; every session of this sign-in has been revoked/);
+    const error = await expectDomainError(
+      refresh(first.refreshToken),
+      'UNAUTHENTICATED',
+      /already used; every session of this sign-in has been revoked/,
+    );
     expect(error.details).toEqual({ reason: 'reused' });
     const family = await t.prisma.refreshToken.findMany({ where: { familyId: (await rowOf(first.refreshToken))?.familyId } });
     expect(family).toHaveLength(3);
@@ -168,9 +203,14 @@ describe('refresh tokens', () => {
 
   it('signing out everywhere revokes every live token of the principal only', async () => {
     now = START;
-    const staffUser = await inTx((tx) => createStaffUser(tx, { email: 'ops@shop.example', password: 'correct horse battery', name: 'Ops' }));
+    const staffUser = await inTx((tx) =>
+      createStaffUser(tx, { email: 'ops@shop.example', password: 'correct horse battery', name: 'Ops' }),
+    );
     const operator = staffPrincipal(staffUser);
-    const [phone, laptop] = [await inTx((tx) => issueTokens(tx, operator, settings)), await inTx((tx) => issueTokens(tx, operator, settings))];
+    const [phone, laptop] = [
+      await inTx((tx) => issueTokens(tx, operator, settings)),
+      await inTx((tx) => issueTokens(tx, operator, settings)),
+    ];
     const customerSession = await inTx((tx) => issueTokens(tx, shopper, settings));
 
     expect(await inTx((tx) => revokeAllRefreshTokens(tx, operator, settings))).toBe(2);
@@ -181,7 +221,9 @@ describe('refresh tokens', () => {
 
   it('a deactivated staff user cannot refresh', async () => {
     now = START;
-    const staffUser = await inTx((tx) => createStaffUser(tx, { email: 'gone@shop.example', password: 'correct horse battery', name: 'Gone' }));
+    const staffUser = await inTx((tx) =>
+      createStaffUser(tx, { email: 'gone@shop.example', password: 'correct horse battery', name: 'Gone' }),
+    );
     const pair = await inTx((tx) => issueTokens(tx, staffPrincipal(staffUser), settings));
     await t.prisma.staffUser.update({ where: { id: staffUser.id }, data: { active: false } });
     await expectDomainError(refresh(pair.refreshToken), 'UNAUTHENTICATED', 'the account can no longer sign in');
@@ -200,7 +242,11 @@ describe('refresh tokens', () => {
     const justEnded = await inTx((tx) => issueTokens(tx, shopper, at(-30.5)));
     const stolen = await inTx((tx) => issueTokens(tx, shopper, at(-40)));
     const current = await refreshTokens(t.prisma, stolen.refreshToken, at(-20));
-    const [endedFamily, justEndedFamily, liveFamily] = await Promise.all([familyOf(ended.refreshToken), familyOf(justEnded.refreshToken), familyOf(stolen.refreshToken)]);
+    const [endedFamily, justEndedFamily, liveFamily] = await Promise.all([
+      familyOf(ended.refreshToken),
+      familyOf(justEnded.refreshToken),
+      familyOf(stolen.refreshToken),
+    ]);
     expect(await familySize(endedFamily)).toBe(2);
     expect(await rowOf(endedRotated.refreshToken)).not.toBeNull();
 
@@ -216,7 +262,12 @@ describe('refresh tokens', () => {
 
 describe('token settings', () => {
   it('default to issuer shop, audience shop-api, 15 minutes and 30 days, and refuse an empty secret or a bad lifetime', () => {
-    expect(tokenSettings('s')).toMatchObject({ issuer: 'shop', audience: 'shop-api', accessTokenSeconds: 900, refreshTokenSeconds: 2_592_000 });
+    expect(tokenSettings('s')).toMatchObject({
+      issuer: 'shop',
+      audience: 'shop-api',
+      accessTokenSeconds: 900,
+      refreshTokenSeconds: 2_592_000,
+    });
     expect(() => tokenSettings('')).toThrow(/non-empty secret/);
     expect(() => tokenSettings('s', { accessTokenSeconds: 0 })).toThrow(/accessTokenSeconds/);
   });

@@ -48,24 +48,40 @@ const WINDOW_HOURS = 720;
  */
 async function fulfilledOrder(name: string, items: { price: string; quantity: number }[], { guest = false } = {}) {
   commerce.setNow(NOW);
-  const customer = guest ? null : await prisma().customer.create({ data: { channelId: catalog.channelId, email: `${name}@example.com`, passwordHash: 'scrypt$unused' } });
+  const customer = guest
+    ? null
+    : await prisma().customer.create({
+        data: { channelId: catalog.channelId, email: `${name}@example.com`, passwordHash: 'scrypt$unused' },
+      });
   const productIds: bigint[] = [];
   for (const item of items) productIds.push(await catalog.product(`C${(skus += 1)}`, item.price, 20));
   const shopper = customer === null ? { sessionId: `session-${name}` } : { customerId: customer.id };
   const order = await commerce.transaction(async (tx) => {
     const cart = await createCart(tx, commerce.deps, { channelId: catalog.channelId, shopper });
-    for (const [index, item] of items.entries()) await addCartLine(tx, commerce.deps, { cartId: cart.id, shopper, productId: productIds[index] ?? 0n, quantity: item.quantity });
+    for (const [index, item] of items.entries())
+      await addCartLine(tx, commerce.deps, { cartId: cart.id, shopper, productId: productIds[index] ?? 0n, quantity: item.quantity });
     const checkout = { cartId: cart.id, shopper, email: `${name}@example.com`, billingAddress: ADDRESS, shippingAddress: ADDRESS };
     if (customer === null) {
       const placed = await placeOrder(tx, commerce.deps, checkout);
       await markOrderPaid(tx, commerce.deps, placed.id);
       return fulfilOrder(tx, commerce.deps, placed.id);
     }
-    await issueStoreCredit(tx, commerce.deps, { customerId: customer.id, currency: 'EUR', amount: '1000.00', note: 'to spend', idempotencyKey: `issue:${name}` });
+    await issueStoreCredit(tx, commerce.deps, {
+      customerId: customer.id,
+      currency: 'EUR',
+      amount: '1000.00',
+      note: 'to spend',
+      idempotencyKey: `issue:${name}`,
+    });
     const placed = await placeOrder(tx, commerce.deps, { ...checkout, useStoreCredit: true, idempotencyKey: `checkout:${name}` });
     const account = await customerStoreCreditAccount(tx, customer.id, 'EUR');
     const left = await storeCreditBalance(tx, account.id);
-    await debitStoreCredit(tx, commerce.deps, { accountId: account.id, amount: left.toFixed(2), note: 'spent elsewhere', idempotencyKey: `spend-rest:${name}` });
+    await debitStoreCredit(tx, commerce.deps, {
+      accountId: account.id,
+      amount: left.toFixed(2),
+      note: 'spent elsewhere',
+      idempotencyKey: `spend-rest:${name}`,
+    });
     return fulfilOrder(tx, commerce.deps, placed.id);
   });
   const lineIds = productIds.map((productId) => order.lines.find((line) => line.productId === productId)?.id ?? 0n);
@@ -77,15 +93,32 @@ async function fulfilledOrder(name: string, items: { price: string; quantity: nu
 async function cardOrder(name: string) {
   commerce.setNow(NOW);
   const productId = await catalog.product(`C${(skus += 1)}`, '19.90', 10);
-  const customer = await prisma().customer.create({ data: { channelId: catalog.channelId, email: `${name}@example.com`, passwordHash: 'scrypt$unused' } });
+  const customer = await prisma().customer.create({
+    data: { channelId: catalog.channelId, email: `${name}@example.com`, passwordHash: 'scrypt$unused' },
+  });
   const shopper = { customerId: customer.id };
   const cartId = await commerce.transaction(async (tx) => {
-    await issueStoreCredit(tx, commerce.deps, { customerId: customer.id, currency: 'EUR', amount: '10.00', note: 'goodwill', idempotencyKey: `issue:${name}` });
+    await issueStoreCredit(tx, commerce.deps, {
+      customerId: customer.id,
+      currency: 'EUR',
+      amount: '10.00',
+      note: 'goodwill',
+      idempotencyKey: `issue:${name}`,
+    });
     const cart = await createCart(tx, commerce.deps, { channelId: catalog.channelId, shopper });
     await addCartLine(tx, commerce.deps, { cartId: cart.id, shopper, productId, quantity: 2 });
     return cart.id;
   });
-  const input = { cartId, shopper, email: `${name}@example.com`, billingAddress: ADDRESS, shippingAddress: ADDRESS, idempotencyKey: `order:${name}`, useStoreCredit: true, card: { token: `tok_${name}` } };
+  const input = {
+    cartId,
+    shopper,
+    email: `${name}@example.com`,
+    billingAddress: ADDRESS,
+    shippingAddress: ADDRESS,
+    idempotencyKey: `order:${name}`,
+    useStoreCredit: true,
+    card: { token: `tok_${name}` },
+  };
   const placed = await checkout(commerce.transaction, gatewayDeps, input);
   const order = await shop.inGatewayTransaction(async (tx) => {
     const fulfilled = await fulfilOrder(tx, gatewayDeps, placed.id);
@@ -96,29 +129,49 @@ async function cardOrder(name: string) {
   return { order, accountId };
 }
 
-const draft = (orderId: bigint, lines: ReturnLineInput[]) => commerce.transaction((tx) => createReturnDraft(tx, commerce.deps, { orderId, lines, reason: 'does not fit', actor: STAFF }));
-const submitWithCredit = (returnId: bigint) => commerce.transaction((tx) => submitReturnWithCreditInAdvance(tx, commerce.deps, returnId, 1n));
+const draft = (orderId: bigint, lines: ReturnLineInput[]) =>
+  commerce.transaction((tx) => createReturnDraft(tx, commerce.deps, { orderId, lines, reason: 'does not fit', actor: STAFF }));
+const submitWithCredit = (returnId: bigint) =>
+  commerce.transaction((tx) => submitReturnWithCreditInAdvance(tx, commerce.deps, returnId, 1n));
 const receive = (returnId: bigint, lines: ReturnLineInput[], idempotencyKey: string) =>
   commerce.transaction((tx) => receiveReturn(tx, commerce.deps, { returnId, lines, idempotencyKey, staffUserId: 1n }));
 const balanceOf = async (accountId: bigint | null) => (await storeCreditBalance(prisma(), accountId ?? 0n)).toFixed(2);
 const entriesOf = async (accountId: bigint | null, key: string) =>
-  (await prisma().storeCreditEntry.findMany({ where: { accountId: accountId ?? 0n, idempotencyKey: { startsWith: key } }, orderBy: { id: 'asc' }, include: { overdraftDraft: true } })).map(
-    (entry) => [entry.kind, entry.status, entry.amount.toFixed(2), entry.idempotencyKey, entry.overdraftDraft?.reason ?? null],
-  );
+  (
+    await prisma().storeCreditEntry.findMany({
+      where: { accountId: accountId ?? 0n, idempotencyKey: { startsWith: key } },
+      orderBy: { id: 'asc' },
+      include: { overdraftDraft: true },
+    })
+  ).map((entry) => [entry.kind, entry.status, entry.amount.toFixed(2), entry.idempotencyKey, entry.overdraftDraft?.reason ?? null]);
 
 describe('returns credited in advance', () => {
   it('credits store credit at submission through a refund request, and refunds nothing more when the goods arrive', async () => {
-    const { order, lineIds, accountId } = await fulfilledOrder('ada', [{ price: '12.50', quantity: 2 }, { price: '4.99', quantity: 1 }]);
+    const { order, lineIds, accountId } = await fulfilledOrder('ada', [
+      { price: '12.50', quantity: 2 },
+      { price: '4.99', quantity: 1 },
+    ]);
     const [shirt = 0n, socks = 0n] = lineIds;
     expect(await balanceOf(accountId)).toBe('0.00');
-    const rma = await draft(order.id, [{ orderLineId: shirt, quantity: 2 }, { orderLineId: socks, quantity: 1 }]);
+    const rma = await draft(order.id, [
+      { orderLineId: shirt, quantity: 2 },
+      { orderLineId: socks, quantity: 1 },
+    ]);
     commerce.setNow(hours(1));
     const before = await commerce.lastEventId();
 
     const { rma: submitted, refund } = await submitWithCredit(rma.id);
     expect(submitted).toMatchObject({ status: 'REQUESTED', requestedAt: hours(1), receiptDueAt: hours(1 + WINDOW_HOURS) });
-    expect(refund).toMatchObject({ orderId: order.id.toString(), amount: '29.99', source: 'RMA', rmaId: rma.id.toString(), status: 'SUCCEEDED' });
-    expect(refund.refunds.map((part) => [part.tenderKind, part.destination, part.status, part.amount])).toEqual([['STORE_CREDIT', 'STORE_CREDIT', 'SUCCEEDED', '29.99']]);
+    expect(refund).toMatchObject({
+      orderId: order.id.toString(),
+      amount: '29.99',
+      source: 'RMA',
+      rmaId: rma.id.toString(),
+      status: 'SUCCEEDED',
+    });
+    expect(refund.refunds.map((part) => [part.tenderKind, part.destination, part.status, part.amount])).toEqual([
+      ['STORE_CREDIT', 'STORE_CREDIT', 'SUCCEEDED', '29.99'],
+    ]);
     expect(await balanceOf(accountId)).toBe('29.99');
     const request = await prisma().refundRequest.findUniqueOrThrow({ where: { id: BigInt(refund.id) } });
     expect(request.idempotencyKey).toBe(creditInAdvanceKeys.credit(rma.id));
@@ -136,7 +189,9 @@ describe('returns credited in advance', () => {
     expect(await prisma().refundRequest.count({ where: { rmaId: rma.id } })).toBe(1);
     expect(await balanceOf(accountId)).toBe('29.99');
     // Received: the sweep passes it by, and nothing is clawed back.
-    expect(await commerce.transaction((tx) => expireUnreceivedReturns(tx, commerce.deps, { asOf: hours(10 * WINDOW_HOURS), limit: 1000 }))).toMatchObject({ more: false });
+    expect(
+      await commerce.transaction((tx) => expireUnreceivedReturns(tx, commerce.deps, { asOf: hours(10 * WINDOW_HOURS), limit: 1000 })),
+    ).toMatchObject({ more: false });
     expect(await entriesOf(accountId, 'clawback:')).toEqual([]);
   });
 
@@ -145,7 +200,14 @@ describe('returns credited in advance', () => {
     const rma = await draft(order.id, [{ orderLineId: lineIds[0] ?? 0n, quantity: 1 }]);
     await submitWithCredit(rma.id);
     expect(await balanceOf(accountId)).toBe('30.00');
-    await commerce.transaction((tx) => debitStoreCredit(tx, commerce.deps, { accountId: accountId ?? 0n, amount: '18.00', note: 'spent on another order', idempotencyKey: 'spend:grace' }));
+    await commerce.transaction((tx) =>
+      debitStoreCredit(tx, commerce.deps, {
+        accountId: accountId ?? 0n,
+        amount: '18.00',
+        note: 'spent on another order',
+        idempotencyKey: 'spend:grace',
+      }),
+    );
     commerce.setNow(hours(5));
     const before = await commerce.lastEventId();
 
@@ -167,8 +229,14 @@ describe('returns credited in advance', () => {
       ['PENDING', '18.00', '-18.00'],
     ]);
 
-    expect(await refusal(commerce.transaction((tx) => cancelReturn(tx, commerce.deps, rma.id)))).toMatchObject({ code: 'BAD_USER_INPUT', details: { status: 'CANCELLED' } });
-    expect(await refusal(receive(rma.id, [{ orderLineId: lineIds[0] ?? 0n, quantity: 1 }], `late:${rma.id}`))).toMatchObject({ code: 'BAD_USER_INPUT', details: { status: 'CANCELLED' } });
+    expect(await refusal(commerce.transaction((tx) => cancelReturn(tx, commerce.deps, rma.id)))).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      details: { status: 'CANCELLED' },
+    });
+    expect(await refusal(receive(rma.id, [{ orderLineId: lineIds[0] ?? 0n, quantity: 1 }], `late:${rma.id}`))).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      details: { status: 'CANCELLED' },
+    });
     expect(await entriesOf(accountId, 'clawback:')).toHaveLength(2);
   });
 
@@ -205,8 +273,18 @@ describe('returns credited in advance', () => {
     const rma = await draft(order.id, [{ orderLineId: line, quantity: 3 }]);
     await submitWithCredit(rma.id);
     commerce.setNow(hours(2));
-    expect(await receive(rma.id, [{ orderLineId: line, quantity: 1 }], `receipt:${rma.id}:1`)).toMatchObject({ refund: null, rma: { status: 'PARTIALLY_RECEIVED' } });
-    await commerce.transaction((tx) => debitStoreCredit(tx, commerce.deps, { accountId: accountId ?? 0n, amount: '25.00', note: 'spent on another order', idempotencyKey: 'spend:ida' }));
+    expect(await receive(rma.id, [{ orderLineId: line, quantity: 1 }], `receipt:${rma.id}:1`)).toMatchObject({
+      refund: null,
+      rma: { status: 'PARTIALLY_RECEIVED' },
+    });
+    await commerce.transaction((tx) =>
+      debitStoreCredit(tx, commerce.deps, {
+        accountId: accountId ?? 0n,
+        amount: '25.00',
+        note: 'spent on another order',
+        idempotencyKey: 'spend:ida',
+      }),
+    );
     expect(await balanceOf(accountId)).toBe('5.00');
     const sweep = (asOf: Date) => commerce.transaction((tx) => expireUnreceivedReturns(tx, commerce.deps, { asOf, limit: 1000 }));
 
@@ -224,12 +302,17 @@ describe('returns credited in advance', () => {
       ['DEBIT', 'PENDING', '15.00', `${key}:overdraft`, 'REFUND_CLAWBACK'],
     ]);
     expect(await balanceOf(accountId)).toBe('-15.00');
-    expect((await commerce.events(before)).filter((event) => event.name === 'shop.returns.status_changed.v1').map((event) => [event.payload.from, event.payload.to])).toEqual([
-      ['PARTIALLY_RECEIVED', 'CLOSED'],
-    ]);
+    expect(
+      (await commerce.events(before))
+        .filter((event) => event.name === 'shop.returns.status_changed.v1')
+        .map((event) => [event.payload.from, event.payload.to]),
+    ).toEqual([['PARTIALLY_RECEIVED', 'CLOSED']]);
 
     // The rest arriving late is refused: nothing is received or credited again.
-    expect(await refusal(receive(rma.id, [{ orderLineId: line, quantity: 2 }], `receipt:${rma.id}:2`))).toMatchObject({ code: 'BAD_USER_INPUT', details: { status: 'CLOSED' } });
+    expect(await refusal(receive(rma.id, [{ orderLineId: line, quantity: 2 }], `receipt:${rma.id}:2`))).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      details: { status: 'CLOSED' },
+    });
     expect(await prisma().refundRequest.count({ where: { rmaId: rma.id } })).toBe(1);
     expect(await entriesOf(accountId, 'clawback:')).toHaveLength(2);
     expect(await balanceOf(accountId)).toBe('-15.00');
@@ -238,14 +321,23 @@ describe('returns credited in advance', () => {
   });
 
   it('claws back the credit for the missing units, at their prices, when staff close a partly received return', async () => {
-    const { order, lineIds, accountId } = await fulfilledOrder('joan', [{ price: '12.50', quantity: 2 }, { price: '4.99', quantity: 1 }]);
+    const { order, lineIds, accountId } = await fulfilledOrder('joan', [
+      { price: '12.50', quantity: 2 },
+      { price: '4.99', quantity: 1 },
+    ]);
     const [shirt = 0n, socks = 0n] = lineIds;
-    const rma = await draft(order.id, [{ orderLineId: shirt, quantity: 2 }, { orderLineId: socks, quantity: 1 }]);
+    const rma = await draft(order.id, [
+      { orderLineId: shirt, quantity: 2 },
+      { orderLineId: socks, quantity: 1 },
+    ]);
     await submitWithCredit(rma.id);
     await receive(rma.id, [{ orderLineId: shirt, quantity: 1 }], `receipt:${rma.id}:1`);
     commerce.setNow(hours(3));
 
-    expect(await commerce.transaction((tx) => closeReturn(tx, commerce.deps, rma.id))).toMatchObject({ status: 'CLOSED', closedAt: hours(3) });
+    expect(await commerce.transaction((tx) => closeReturn(tx, commerce.deps, rma.id))).toMatchObject({
+      status: 'CLOSED',
+      closedAt: hours(3),
+    });
     // One shirt and the socks never came: 12.50 + 4.99 of the 29.99 credited, which the balance still holds.
     expect(await entriesOf(accountId, 'clawback:')).toEqual([['DEBIT', 'POSTED', '17.49', creditInAdvanceKeys.clawback(rma.id), null]]);
     expect(await balanceOf(accountId)).toBe('12.50');
@@ -261,7 +353,12 @@ describe('returns credited in advance', () => {
     const balance = () => balanceOf(accountId);
     expect(await balance()).toBe('0.00');
     const { refund, rma } = await commerce.transaction(async (tx) => {
-      const drafted = await createReturnDraft(tx, commerce.deps, { orderId, lines: [{ orderLineId: order.lines[0]?.id ?? 0n, quantity: 2 }], reason: 'lost in the post', actor: STAFF });
+      const drafted = await createReturnDraft(tx, commerce.deps, {
+        orderId,
+        lines: [{ orderLineId: order.lines[0]?.id ?? 0n, quantity: 2 }],
+        reason: 'lost in the post',
+        actor: STAFF,
+      });
       return submitReturnWithCreditInAdvance(tx, commerce.deps, drafted.id, 1n);
     });
 
@@ -273,10 +370,20 @@ describe('returns credited in advance', () => {
     expect(await balance()).toBe('39.80');
     const card = await prisma().paymentTender.findFirstOrThrow({ where: { orderId, kind: 'CARD' } });
     expect(card.refundedAmount.toFixed(2)).toBe('29.80');
-    const sentForCard = (await shop.control.requests()).filter((sent) => sent.authorizationId === card.gatewayReference).map((sent) => sent.kind);
+    const sentForCard = (await shop.control.requests())
+      .filter((sent) => sent.authorizationId === card.gatewayReference)
+      .map((sent) => sent.kind);
     expect(sentForCard).toContain('capture');
     expect(sentForCard).not.toContain('refund');
-    const more = commerce.transaction((tx) => requestRefund(tx, commerce.deps, { orderId, amount: '0.01', reason: 'again', idempotencyKey: 'refund-advance-more', source: { kind: 'STAFF', staffUserId: 1n } }));
+    const more = commerce.transaction((tx) =>
+      requestRefund(tx, commerce.deps, {
+        orderId,
+        amount: '0.01',
+        reason: 'again',
+        idempotencyKey: 'refund-advance-more',
+        source: { kind: 'STAFF', staffUserId: 1n },
+      }),
+    );
     expect(await refusal(more)).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'amount', refundable: '0.00' } });
 
     await commerce.transaction((tx) => cancelReturn(tx, commerce.deps, rma.id));
@@ -289,13 +396,21 @@ describe('returns credited in advance', () => {
     const rma = await draft(guest.order.id, [{ orderLineId: guest.lineIds[0] ?? 0n, quantity: 1 }]);
     const refused = await refusal(submitWithCredit(rma.id));
     expect(refused).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'creditInAdvance' } });
-    expect((refused as Error).message).toBe(`order ${guest.order.number} is a guest's: there is no store credit account to credit in advance; submit the return without it`);
+    expect((refused as Error).message).toBe(
+      `order ${guest.order.number} is a guest's: there is no store credit account to credit in advance; submit the return without it`,
+    );
     expect(await findReturn(prisma(), rma.id, STAFF)).toMatchObject({ status: 'DRAFT', receiptDueAt: null });
 
     // Staff already gave back all the order's payment: the credit would refund it twice.
     const { order, lineIds, accountId } = await fulfilledOrder('katherine', [{ price: '8.00', quantity: 2 }]);
     await commerce.transaction(async (tx) => {
-      const request = await requestRefund(tx, commerce.deps, { orderId: order.id, amount: order.total.toFixed(2), reason: 'goodwill', idempotencyKey: 'all-back', source: { kind: 'STAFF', staffUserId: 1n } });
+      const request = await requestRefund(tx, commerce.deps, {
+        orderId: order.id,
+        amount: order.total.toFixed(2),
+        reason: 'goodwill',
+        idempotencyKey: 'all-back',
+        source: { kind: 'STAFF', staffUserId: 1n },
+      });
       for (const refund of request.refunds) await executeRefund(tx, commerce.deps, BigInt(refund.id));
     });
     const credited = await balanceOf(accountId);

@@ -24,11 +24,17 @@ describe('roundMoney and moneyString', () => {
     expect([rounded('1191.5', 'JPY'), rounded('1191.49', 'JPY'), rounded('-0.5', 'JPY')]).toEqual(['1192', '1191', '-1']);
     expect([rounded('1.005', 'EUR'), rounded('1.0049', 'EUR')]).toEqual(['1.01', '1']);
     expect([rounded('1.0005', 'KWD'), rounded('1.00049', 'KWD')]).toEqual(['1.001', '1']);
-    expect([moneyString(money('1191.19'), 'JPY'), moneyString(money('19.9'), 'EUR'), moneyString(money('12.345'), 'KWD')]).toEqual(['1191', '19.90', '12.345']);
+    expect([moneyString(money('1191.19'), 'JPY'), moneyString(money('19.9'), 'EUR'), moneyString(money('12.345'), 'KWD')]).toEqual([
+      '1191',
+      '19.90',
+      '12.345',
+    ]);
   });
 
   it('takes the ISO 4217 exponent where Intl (CLDR) shows other decimals', () => {
-    expect([exponentOf('JPY'), exponentOf('EUR'), exponentOf('KWD'), exponentOf('BHD'), exponentOf('HUF'), exponentOf('IQD')]).toEqual([0, 2, 3, 3, 2, 3]);
+    expect([exponentOf('JPY'), exponentOf('EUR'), exponentOf('KWD'), exponentOf('BHD'), exponentOf('HUF'), exponentOf('IQD')]).toEqual([
+      0, 2, 3, 3, 2, 3,
+    ]);
   });
 });
 
@@ -47,7 +53,9 @@ beforeAll(async () => {
   await prisma.setting.create({ data: { key: 'checkout', value: { taxRate: '0.19', shippingFlatRate: '4.90' } } });
   channels.set('EUR', catalog.channelId);
   for (const currency of ['JPY', 'KWD']) {
-    const channel = await commerce.transaction((tx) => createChannel(tx, { code: `cx-${currency.toLowerCase()}`, name: currency, defaultCurrency: currency }));
+    const channel = await commerce.transaction((tx) =>
+      createChannel(tx, { code: `cx-${currency.toLowerCase()}`, name: currency, defaultCurrency: currency }),
+    );
     channels.set(currency, channel.id);
   }
 });
@@ -60,7 +68,14 @@ const channelOf = (currency: string): bigint => channels.get(currency) ?? 0n;
 
 const priced = (sku: string, price: string, currency: string) =>
   commerce.transaction(async (tx) => {
-    const product = await createProduct(tx, deps, { sku: `cx-${sku}`, name: sku, slug: `cx-${sku}`, price, currency, channelIds: [channelOf(currency)] });
+    const product = await createProduct(tx, deps, {
+      sku: `cx-${sku}`,
+      name: sku,
+      slug: `cx-${sku}`,
+      price,
+      currency,
+      channelIds: [channelOf(currency)],
+    });
     await setStockOnHand(tx, deps, { productId: product.id, locationId: catalog.locationId, onHand: 10, reason: 'restock' });
     return product;
   });
@@ -96,10 +111,14 @@ async function paidByCard(name: string, cart: Awaited<ReturnType<typeof cartOf>>
 
 /** The amounts of the gateway's operations of a kind in a currency (one order per currency here). */
 const gatewayAmounts = async (kind: string, currency: string) =>
-  (await shop.control.operations()).filter((operation) => operation.kind === kind && operation.amount.currency === currency).map((operation) => operation.amount);
+  (await shop.control.operations())
+    .filter((operation) => operation.kind === kind && operation.amount.currency === currency)
+    .map((operation) => operation.amount);
 
 const refund = (orderId: bigint, amount: string, idempotencyKey: string) =>
-  commerce.transaction((tx) => requestRefund(tx, deps, { orderId, amount, reason: 'returned', idempotencyKey, source: { kind: 'STAFF', staffUserId } }));
+  commerce.transaction((tx) =>
+    requestRefund(tx, deps, { orderId, amount, reason: 'returned', idempotencyKey, source: { kind: 'STAFF', staffUserId } }),
+  );
 
 async function refundedAtGateway(orderId: bigint, amount: string, idempotencyKey: string) {
   const request = await refund(orderId, amount, idempotencyKey);
@@ -118,7 +137,11 @@ describe('checkout and refund at the currency exponent', () => {
     expect(await gatewayAmounts('capture', 'JPY')).toEqual([{ amountMinor: 1196, currency: 'JPY' }]);
 
     const half = await refusal(refund(order.id, '0.5', 'cx-yen-half'));
-    expect(half).toMatchObject({ code: 'BAD_USER_INPUT', message: 'amount must be an amount in JPY with no decimals, e.g. "20", not "0.5"', details: { field: 'amount' } });
+    expect(half).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      message: 'amount must be an amount in JPY with no decimals, e.g. "20", not "0.5"',
+      details: { field: 'amount' },
+    });
     const partial = await refundedAtGateway(order.id, '100', 'cx-yen-100');
     expect(partial).toMatchObject({ amount: '100', currency: 'JPY', refunds: [{ amount: '100' }] });
     expect(await gatewayAmounts('refund', 'JPY')).toEqual([{ amountMinor: 100, currency: 'JPY' }]);
@@ -131,7 +154,10 @@ describe('checkout and refund at the currency exponent', () => {
     const order = await paidByCard('euro', cart);
     expect(await gatewayAmounts('authorize', 'EUR')).toEqual([{ amountMinor: 5319, currency: 'EUR' }]);
 
-    expect(await refusal(refund(order.id, '10.005', 'cx-euro-mills'))).toMatchObject({ code: 'BAD_USER_INPUT', message: 'amount must be an amount in EUR with at most 2 decimals, e.g. "19.90", not "10.005"' });
+    expect(await refusal(refund(order.id, '10.005', 'cx-euro-mills'))).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      message: 'amount must be an amount in EUR with at most 2 decimals, e.g. "19.90", not "10.005"',
+    });
     await refundedAtGateway(order.id, '10.01', 'cx-euro-1001');
     expect(await gatewayAmounts('refund', 'EUR')).toEqual([{ amountMinor: 1001, currency: 'EUR' }]);
   });
@@ -163,17 +189,32 @@ describe('amounts with more decimals than their currency', () => {
     expect(await refusal(priced('dinar-tenth', '1.2345', 'KWD'))).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'price' } });
     const euro = await priced('to-yen', '19.90', 'EUR');
     const update = (patch: { price?: string; currency?: string }) => commerce.transaction((tx) => updateProduct(tx, deps, euro.id, patch));
-    expect(await refusal(update({ currency: 'JPY' }))).toMatchObject({ message: 'price must be an amount in JPY with no decimals, e.g. "20", not "19.9"' });
+    expect(await refusal(update({ currency: 'JPY' }))).toMatchObject({
+      message: 'price must be an amount in JPY with no decimals, e.g. "20", not "19.9"',
+    });
     expect(await refusal(update({ price: '19.999' }))).toMatchObject({ details: { field: 'price' } });
     expect((await update({ price: '2000', currency: 'JPY' })).price.toFixed()).toBe('2000');
   });
 
   it('refuses store credit of 0.5 JPY and a currency with more decimals than the shop stores', async () => {
-    const customer = await commerce.platform.database.prisma.customer.create({ data: { channelId: channelOf('JPY'), email: 'yen-credit@example.com', passwordHash: 'scrypt$unused' } });
+    const customer = await commerce.platform.database.prisma.customer.create({
+      data: { channelId: channelOf('JPY'), email: 'yen-credit@example.com', passwordHash: 'scrypt$unused' },
+    });
     const issue = (amount: string, currency: string) =>
-      commerce.transaction((tx) => issueStoreCredit(tx, deps, { customerId: customer.id, currency, amount, note: 'goodwill', idempotencyKey: `cx-credit-${currency}-${amount}` }));
+      commerce.transaction((tx) =>
+        issueStoreCredit(tx, deps, {
+          customerId: customer.id,
+          currency,
+          amount,
+          note: 'goodwill',
+          idempotencyKey: `cx-credit-${currency}-${amount}`,
+        }),
+      );
     expect(await refusal(issue('0.5', 'JPY'))).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'amount' } });
-    expect(await refusal(issue('1', 'CLF'))).toMatchObject({ code: 'BAD_USER_INPUT', message: 'currency CLF has 4 decimals; the shop stores amounts with at most 3' });
+    expect(await refusal(issue('1', 'CLF'))).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      message: 'currency CLF has 4 decimals; the shop stores amounts with at most 3',
+    });
     expect((await issue('500', 'JPY')).amount.toFixed()).toBe('500');
   });
 });

@@ -61,7 +61,15 @@ type Action =
 // Refunds and returns weigh more, so that enough sequences get that far among the other moves.
 const action: fc.Arbitrary<Action> = fc.oneof(
   fc.constant({ kind: 'fulfil' as const }),
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('refund' as const), cents: fc.integer({ min: 1, max: 8000 }), gatewayFailsOnce: fc.boolean(), retried: fc.boolean() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('refund' as const),
+      cents: fc.integer({ min: 1, max: 8000 }),
+      gatewayFailsOnce: fc.boolean(),
+      retried: fc.boolean(),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('return' as const), units: fc.integer({ min: 1, max: 3 }) }) },
   fc.constant({ kind: 'cancel' as const }),
   fc.constant({ kind: 'approve' as const }),
@@ -77,7 +85,9 @@ const scenario = fc.record({
   card: fc.boolean(),
   business: fc.boolean(),
   // Fulfilment first more often than not, so refunds and returns have something to act on.
-  actions: fc.tuple(fc.boolean(), fc.array(action, { maxLength: 6 })).map(([fulfilFirst, rest]) => (fulfilFirst ? [{ kind: 'fulfil' as const }, ...rest] : rest)),
+  actions: fc
+    .tuple(fc.boolean(), fc.array(action, { maxLength: 6 }))
+    .map(([fulfilFirst, rest]) => (fulfilFirst ? [{ kind: 'fulfil' as const }, ...rest] : rest)),
 });
 
 type Scenario = typeof scenario extends fc.Arbitrary<infer T> ? T : never;
@@ -86,7 +96,10 @@ const euros = (cents: number) => (cents / 100).toFixed(2);
 const cents = (amount: { toFixed(digits: number): string }) => Math.round(Number(amount.toFixed(2)) * 100);
 const prisma = () => commerce.platform.database.prisma;
 const run = (requestId: bigint) =>
-  runRefundRequest({ transaction: commerce.transaction, deps, metrics }, { requestId, run: { workflow: 'RefundExecutionWorkflow', workflowId: `refund-${requestId}`, runId: `run-${requestId}` } });
+  runRefundRequest(
+    { transaction: commerce.transaction, deps, metrics },
+    { requestId, run: { workflow: 'RefundExecutionWorkflow', workflowId: `refund-${requestId}`, runId: `run-${requestId}` } },
+  );
 
 /** A refusal the shop answers on purpose (a refund of an unfulfilled order, a cancel after shipping…): the property is about what it leaves. */
 async function refusedOrDone(work: () => Promise<unknown>): Promise<void> {
@@ -116,7 +129,14 @@ interface Books {
   readonly cartId: bigint;
 }
 
-async function act(name: string, order: OrderWithLines, token: string, step: Action, index: number, retryCheckout: () => Promise<OrderWithLines>): Promise<void> {
+async function act(
+  name: string,
+  order: OrderWithLines,
+  token: string,
+  step: Action,
+  index: number,
+  retryCheckout: () => Promise<OrderWithLines>,
+): Promise<void> {
   switch (step.kind) {
     case 'fulfil':
       return refusedOrDone(() =>
@@ -126,10 +146,17 @@ async function act(name: string, order: OrderWithLines, token: string, step: Act
         }),
       );
     case 'refund': {
-      if (step.gatewayFailsOnce) await shop.control.addFault({ fault: { kind: 'commit_then_error' }, operation: 'refund', cardToken: token });
+      if (step.gatewayFailsOnce)
+        await shop.control.addFault({ fault: { kind: 'commit_then_error' }, operation: 'refund', cardToken: token });
       const ask = () =>
         commerce.transaction((tx) =>
-          requestRefund(tx, deps, { orderId: order.id, amount: euros(step.cents), reason: 'property', idempotencyKey: `${name}:refund:${index}`, source: { kind: 'STAFF', staffUserId: STAFF } }),
+          requestRefund(tx, deps, {
+            orderId: order.id,
+            amount: euros(step.cents),
+            reason: 'property',
+            idempotencyKey: `${name}:refund:${index}`,
+            source: { kind: 'STAFF', staffUserId: STAFF },
+          }),
         );
       return refusedOrDone(async () => {
         const request = await ask();
@@ -144,9 +171,19 @@ async function act(name: string, order: OrderWithLines, token: string, step: Act
       return refusedOrDone(async () => {
         const line = { orderLineId: order.lines[0]?.id ?? 0n, quantity: step.units };
         const receipt = await commerce.transaction(async (tx) => {
-          const draft = await createReturnDraft(tx, deps, { orderId: order.id, lines: [line], reason: 'property', actor: { kind: 'staff', staffUserId: STAFF } });
+          const draft = await createReturnDraft(tx, deps, {
+            orderId: order.id,
+            lines: [line],
+            reason: 'property',
+            actor: { kind: 'staff', staffUserId: STAFF },
+          });
           await submitReturn(tx, deps, draft.id, { kind: 'staff', staffUserId: STAFF });
-          return receiveReturn(tx, deps, { returnId: draft.id, lines: [line], idempotencyKey: `${name}:receipt:${index}`, staffUserId: STAFF });
+          return receiveReturn(tx, deps, {
+            returnId: draft.id,
+            lines: [line],
+            idempotencyKey: `${name}:receipt:${index}`,
+            staffUserId: STAFF,
+          });
         });
         if (receipt.refund !== null) await settle(BigInt(receipt.refund.id));
       });
@@ -163,7 +200,11 @@ async function act(name: string, order: OrderWithLines, token: string, step: Act
       const card = await prisma().paymentTender.findFirst({ where: { orderId: order.id, kind: 'CARD' } });
       if (card?.authorizationExpiresAt == null) return;
       const asOf = new Date(card.authorizationExpiresAt.getTime() - 24 * 60 * 60_000);
-      await voidExpiringAuthorizations(commerce.transaction, shop.deps, { asOf, limit: 100, run: { workflow: 'VoidExpiringCardAuthsWorkflow', workflowId: `void-${name}-${index}`, runId: 'run-1' } });
+      await voidExpiringAuthorizations(commerce.transaction, shop.deps, {
+        asOf,
+        limit: 100,
+        run: { workflow: 'VoidExpiringCardAuthsWorkflow', workflowId: `void-${name}-${index}`, runId: 'run-1' },
+      });
       return;
     }
     case 'retry_checkout':
@@ -183,8 +224,14 @@ async function expectMoneyKept(books: Books): Promise<void> {
   const tendersNet = tenders.reduce((sum, tender) => sum + cents(tender.capturedAmount) - cents(tender.refundedAmount), 0);
   const cardTenders = tenders.filter((tender) => tender.kind === 'CARD');
   const authorizations = new Set(cardTenders.map((tender) => tender.gatewayReference));
-  const operations = (await shop.control.operations()).filter((operation) => authorizations.has(operation.authorizationId) && operation.status === 'approved');
-  const gatewayNet = operations.reduce((sum, operation) => sum + (operation.kind === 'capture' ? operation.amount.amountMinor : operation.kind === 'refund' ? -operation.amount.amountMinor : 0), 0);
+  const operations = (await shop.control.operations()).filter(
+    (operation) => authorizations.has(operation.authorizationId) && operation.status === 'approved',
+  );
+  const gatewayNet = operations.reduce(
+    (sum, operation) =>
+      sum + (operation.kind === 'capture' ? operation.amount.amountMinor : operation.kind === 'refund' ? -operation.amount.amountMinor : 0),
+    0,
+  );
   // What the card tenders took and gave back is what the gateway did.
   expect(cardTenders.reduce((sum, tender) => sum + cents(tender.capturedAmount) - cents(tender.refundedAmount), 0)).toBe(gatewayNet);
   // Nothing created, nothing lost: stored value issued plus what the cards paid is what the accounts hold plus what the shop keeps.
@@ -215,18 +262,34 @@ async function runScenario(plan: Scenario): Promise<void> {
   const token = `tok_${name}`;
   const productId = await shop.catalog.product(name, euros(PRICE_CENTS), 10);
   const customer = await prisma().customer.create({
-    data: { channelId: shop.catalog.channelId, email: `${name}@example.com`, passwordHash: 'scrypt$unused', ...(plan.business ? { isBusiness: true, approvalStatus: 'APPROVED' as const } : {}) },
+    data: {
+      channelId: shop.catalog.channelId,
+      email: `${name}@example.com`,
+      passwordHash: 'scrypt$unused',
+      ...(plan.business ? { isBusiness: true, approvalStatus: 'APPROVED' as const } : {}),
+    },
   });
   const shopper = { customerId: customer.id };
   const setUp = await commerce.transaction(async (tx) => {
     const accountIds: bigint[] = [];
     let giftCardCode: string | undefined;
     if (plan.storeCreditCents !== undefined) {
-      await issueStoreCredit(tx, deps, { customerId: customer.id, currency: 'EUR', amount: euros(plan.storeCreditCents), note: 'property', idempotencyKey: `${name}:credit` });
+      await issueStoreCredit(tx, deps, {
+        customerId: customer.id,
+        currency: 'EUR',
+        amount: euros(plan.storeCreditCents),
+        note: 'property',
+        idempotencyKey: `${name}:credit`,
+      });
       accountIds.push((await customerStoreCreditAccount(tx, customer.id, 'EUR')).id);
     }
     if (plan.giftCardCents !== undefined) {
-      const card = await issueGiftCard(tx, deps, { currency: 'EUR', amount: euros(plan.giftCardCents), note: 'property', idempotencyKey: `${name}:gift-card` });
+      const card = await issueGiftCard(tx, deps, {
+        currency: 'EUR',
+        amount: euros(plan.giftCardCents),
+        note: 'property',
+        idempotencyKey: `${name}:gift-card`,
+      });
       accountIds.push(card.id);
       giftCardCode = card.code;
     }
@@ -234,7 +297,11 @@ async function runScenario(plan: Scenario): Promise<void> {
     await addCartLine(tx, deps, { cartId: cart.id, shopper, productId, quantity: plan.quantity });
     return { accountIds, giftCardCode, cartId: cart.id };
   });
-  const books: Books = { issuedCents: (plan.storeCreditCents ?? 0) + (plan.giftCardCents ?? 0), accountIds: setUp.accountIds, cartId: setUp.cartId };
+  const books: Books = {
+    issuedCents: (plan.storeCreditCents ?? 0) + (plan.giftCardCents ?? 0),
+    accountIds: setUp.accountIds,
+    cartId: setUp.cartId,
+  };
   const placeIt = () =>
     checkout(commerce.transaction, shop.deps, {
       cartId: setUp.cartId,

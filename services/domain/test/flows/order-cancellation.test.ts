@@ -10,7 +10,13 @@ import { expireStaleReservations, expireUnpaidOrder } from '../../src/flows/orde
 import type { OrderWithLines } from '../../src/orders/order-events.ts';
 import { approveOrder } from '../../src/orders/order-transitions.ts';
 import { voidExpiringAuthorizations } from '../../src/flows/expiring-authorizations.ts';
-import { customerStoreCreditAccount, issueGiftCard, issueStoreCredit, storeCreditBalance, storeCreditKeys } from '../../src/store-credit/store-credit.ts';
+import {
+  customerStoreCreditAccount,
+  issueGiftCard,
+  issueStoreCredit,
+  storeCreditBalance,
+  storeCreditKeys,
+} from '../../src/store-credit/store-credit.ts';
 import { tenderKeys } from '../../src/tenders/tenders.ts';
 import { openGatewayCommerce, type GatewayCommerce } from '../support/gateway.ts';
 import { ADDRESS, refusal, type Catalog, type Commerce } from '../support/commerce.ts';
@@ -55,12 +61,29 @@ async function businessOrderPaidThreeWays(name: string): Promise<PaidOrder> {
   commerce.setNow(PLACED_AT);
   const productId = await catalog.product(name, '19.90', 10);
   const customer = await prisma().customer.create({
-    data: { channelId: catalog.channelId, email: `${name}@corp.example`, passwordHash: 'scrypt$unused', isBusiness: true, approvalStatus: 'APPROVED' },
+    data: {
+      channelId: catalog.channelId,
+      email: `${name}@corp.example`,
+      passwordHash: 'scrypt$unused',
+      isBusiness: true,
+      approvalStatus: 'APPROVED',
+    },
   });
   const shopper = { customerId: customer.id };
   const { cartId, storeCreditAccountId, giftCard } = await commerce.transaction(async (tx) => {
-    await issueStoreCredit(tx, commerce.deps, { customerId: customer.id, currency: 'EUR', amount: '10.00', note: 'goodwill', idempotencyKey: `issue:${name}` });
-    const card = await issueGiftCard(tx, commerce.deps, { currency: 'EUR', amount: '5.00', note: 'birthday', idempotencyKey: `gift:${name}` });
+    await issueStoreCredit(tx, commerce.deps, {
+      customerId: customer.id,
+      currency: 'EUR',
+      amount: '10.00',
+      note: 'goodwill',
+      idempotencyKey: `issue:${name}`,
+    });
+    const card = await issueGiftCard(tx, commerce.deps, {
+      currency: 'EUR',
+      amount: '5.00',
+      note: 'birthday',
+      idempotencyKey: `gift:${name}`,
+    });
     const cart = await createCart(tx, commerce.deps, { channelId: catalog.channelId, shopper });
     await addCartLine(tx, commerce.deps, { cartId: cart.id, shopper, productId, quantity: 2 });
     return { cartId: cart.id, storeCreditAccountId: (await customerStoreCreditAccount(tx, customer.id, 'EUR')).id, giftCard: card };
@@ -87,7 +110,11 @@ async function businessOrderPaidThreeWays(name: string): Promise<PaidOrder> {
 }
 
 const tenders = async (orderId: bigint) =>
-  (await prisma().paymentTender.findMany({ where: { orderId }, orderBy: { id: 'asc' } })).map((tender) => [tender.kind, tender.status, tender.authorizedAmount.toFixed(2)]);
+  (await prisma().paymentTender.findMany({ where: { orderId }, orderBy: { id: 'asc' } })).map((tender) => [
+    tender.kind,
+    tender.status,
+    tender.authorizedAmount.toFixed(2),
+  ]);
 
 const balances = async (paid: PaidOrder) => ({
   storeCredit: (await storeCreditBalance(prisma(), paid.storeCreditAccountId)).toFixed(2),
@@ -121,7 +148,9 @@ const cardTender = (orderId: bigint) => prisma().paymentTender.findFirstOrThrow(
 /** What the gateway logged under the card tender's void key. */
 async function voidsAtGateway(orderId: bigint) {
   const key = tenderKeys.void((await cardTender(orderId)).id);
-  return (await control.requests()).filter((request) => request.idempotencyKey === key).map((request) => `${request.kind}:${request.outcome}`);
+  return (await control.requests())
+    .filter((request) => request.idempotencyKey === key)
+    .map((request) => `${request.kind}:${request.outcome}`);
 }
 
 /** The cancellation's own events: its status change, and one ledger entry per account credited back. */
@@ -130,7 +159,10 @@ async function cancellationEvents(paid: PaidOrder, after: bigint) {
   return (await commerce.events(after))
     .filter((event) => event.payload.order_id === paid.order.id.toString() || accounts.has(String(event.payload.account_id)))
     .filter((event) => event.name !== 'shop.inventory.stock_changed.v1')
-    .map((event) => [event.name, event.payload.to ?? `${String(event.payload.movement ?? event.payload.entry_kind)} ${String(event.payload.amount)}`]);
+    .map((event) => [
+      event.name,
+      event.payload.to ?? `${String(event.payload.movement ?? event.payload.entry_kind)} ${String(event.payload.amount)}`,
+    ]);
 }
 
 const CANCELLATION_EVENTS = [
@@ -149,14 +181,18 @@ async function expiredTwice(paid: PaidOrder, at: Date, expire: () => Promise<voi
   return cancellationEvents(paid, before);
 }
 
-const expireUnpaid = (paid: PaidOrder, asOf: Date) => commerce.transaction((tx) => expireUnpaidOrder(tx, commerce.deps, paid.order.id, asOf));
+const expireUnpaid = (paid: PaidOrder, asOf: Date) =>
+  commerce.transaction((tx) => expireUnpaidOrder(tx, commerce.deps, paid.order.id, asOf));
 
 /**
  * An expiry cancels without the gateway: the credit is back once, the card's authorization is left to
  * the sweep of expiring authorizations, which voids it on its next run (twice: one void at the gateway).
  */
 async function expectCancelledByExpiry(paid: PaidOrder, events: unknown[][], reason: string) {
-  expect(await prisma().order.findUniqueOrThrow({ where: { id: paid.order.id } })).toMatchObject({ status: 'CANCELLED', cancelReason: reason });
+  expect(await prisma().order.findUniqueOrThrow({ where: { id: paid.order.id } })).toMatchObject({
+    status: 'CANCELLED',
+    cancelReason: reason,
+  });
   expect(events).toEqual(CANCELLATION_EVENTS);
   expect(await balances(paid)).toEqual({ storeCredit: '10.00', giftCard: '5.00' });
   expect(await creditsBack(paid)).toEqual(await expectedCreditsBack(paid));
@@ -172,13 +208,15 @@ async function expectCancelledByExpiry(paid: PaidOrder, events: unknown[][], rea
 }
 
 describe('cancelling an order gives its tenders back, once', () => {
-  it('at the approval expiry (the approval workflow\'s expireUnpaidOrder): credits back the gift card and store credit, and the sweep voids the card', async () => {
+  it("at the approval expiry (the approval workflow's expireUnpaidOrder): credits back the gift card and store credit, and the sweep voids the card", async () => {
     const paid = await businessOrderPaidThreeWays('approval-expiry');
-    const events = await expiredTwice(paid, APPROVAL_EXPIRED, async () => expect(await expireUnpaid(paid, APPROVAL_EXPIRED)).toBe('CANCELLED'));
+    const events = await expiredTwice(paid, APPROVAL_EXPIRED, async () =>
+      expect(await expireUnpaid(paid, APPROVAL_EXPIRED)).toBe('CANCELLED'),
+    );
     await expectCancelledByExpiry(paid, events, 'the stock hold expired before the order was approved');
   });
 
-  it('at the payment deadline of an approved order (the lifecycle\'s expireUnpaidOrder)', async () => {
+  it("at the payment deadline of an approved order (the lifecycle's expireUnpaidOrder)", async () => {
     const paid = await businessOrderPaidThreeWays('payment-deadline');
     commerce.setNow(hoursAfterPlacement(1));
     expect((await commerce.transaction((tx) => approveOrder(tx, commerce.deps, paid.order.id))).status).toBe('PENDING_PAYMENT');
@@ -195,7 +233,11 @@ describe('cancelling an order gives its tenders back, once', () => {
     const paid = await businessOrderPaidThreeWays('stale-hold');
     const swept: bigint[][] = [];
     const events = await expiredTwice(paid, APPROVAL_EXPIRED, async () => {
-      swept.push([...(await commerce.transaction((tx) => expireStaleReservations(tx, commerce.deps, { asOf: APPROVAL_EXPIRED, limit: 100, run: RUN }))).cancelledOrderIds]);
+      swept.push([
+        ...(
+          await commerce.transaction((tx) => expireStaleReservations(tx, commerce.deps, { asOf: APPROVAL_EXPIRED, limit: 100, run: RUN }))
+        ).cancelledOrderIds,
+      ]);
     });
     expect(swept).toEqual([[paid.order.id], []]);
     await expectCancelledByExpiry(paid, events, 'the stock hold expired before the order was approved');
@@ -213,6 +255,11 @@ describe('cancelling an order gives its tenders back, once', () => {
     expect(await tenders(paid.order.id)).toEqual(releasedTenders('VOIDED'));
     expect(await voidsAtGateway(paid.order.id)).toEqual(['void:executed']);
     const [statusChanged, statusChangedV1, ...credits] = CANCELLATION_EVENTS;
-    expect(await cancellationEvents(paid, before)).toEqual([statusChanged, statusChangedV1, ['shop.payments.money_moved.v1', 'VOIDED 24.80'], ...credits]);
+    expect(await cancellationEvents(paid, before)).toEqual([
+      statusChanged,
+      statusChangedV1,
+      ['shop.payments.money_moved.v1', 'VOIDED 24.80'],
+      ...credits,
+    ]);
   });
 });

@@ -5,7 +5,11 @@ describe('runFlow', () => {
   it('answers the last step and undoes nothing when every step succeeds', async () => {
     const undone: string[] = [];
     const result = await runFlow(async ({ step }) => {
-      const a = await step('a', async () => 1, async () => void undone.push('a'));
+      const a = await step(
+        'a',
+        async () => 1,
+        async () => void undone.push('a'),
+      );
       return step('b', async () => a + 1);
     });
     expect(result).toBe(2);
@@ -16,12 +20,24 @@ describe('runFlow', () => {
     const undone: string[] = [];
     const failure = new Error('the order transaction failed');
     const flow = runFlow(async ({ step }) => {
-      await step('first', async () => 'one', async (result, error) => void undone.push(`first:${result}:${(error as Error).message}`));
+      await step(
+        'first',
+        async () => 'one',
+        async (result, error) => void undone.push(`first:${result}:${(error as Error).message}`),
+      );
       await step('no undo', async () => 'two');
-      await step('second', async () => 'three', async (result) => void undone.push(`second:${result}`));
-      await step('fails', async () => {
-        throw failure;
-      }, async () => void undone.push('fails'));
+      await step(
+        'second',
+        async () => 'three',
+        async (result) => void undone.push(`second:${result}`),
+      );
+      await step(
+        'fails',
+        async () => {
+          throw failure;
+        },
+        async () => void undone.push('fails'),
+      );
     });
     await expect(flow).rejects.toBe(failure);
     expect(undone).toEqual(['second:three', 'first:one:the order transaction failed']);
@@ -31,15 +47,26 @@ describe('runFlow', () => {
     const undone: string[] = [];
     const failure = new Error('placing failed');
     const flow = runFlow(async ({ step }) => {
-      await step('authorize', async () => 'tender', async () => void undone.push('authorize'));
-      await step('reserve', async () => 'hold', async () => {
-        throw new Error('void refused');
-      });
+      await step(
+        'authorize',
+        async () => 'tender',
+        async () => void undone.push('authorize'),
+      );
+      await step(
+        'reserve',
+        async () => 'hold',
+        async () => {
+          throw new Error('void refused');
+        },
+      );
       await step('place', async () => {
         throw failure;
       });
     });
-    const error = await flow.then(() => null, (caught: unknown) => caught);
+    const error = await flow.then(
+      () => null,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(AggregateError);
     expect((error as AggregateError).message).toBe('undoing the step "reserve" failed after the flow failed');
     expect((error as AggregateError).errors.map((each: Error) => each.message)).toEqual(['placing failed', 'void refused']);

@@ -9,7 +9,14 @@ import { addCartLine, createCart } from '../../src/carts/carts.ts';
 import { placeOrder, type PlaceOrderInput } from '../../src/flows/place-order.ts';
 import { checkout as checkoutInSteps } from '../../src/flows/checkout.ts';
 import { cancelOrder } from '../../src/flows/order-cancellation.ts';
-import { customerStoreCreditAccount, findGiftCard, issueGiftCard, issueStoreCredit, storeCreditBalance, storeCreditKeys } from '../../src/store-credit/store-credit.ts';
+import {
+  customerStoreCreditAccount,
+  findGiftCard,
+  issueGiftCard,
+  issueStoreCredit,
+  storeCreditBalance,
+  storeCreditKeys,
+} from '../../src/store-credit/store-credit.ts';
 import { tenderKeys } from '../../src/tenders/tenders.ts';
 import { openGatewayCommerce, type GatewayCommerce } from '../support/gateway.ts';
 import { ADDRESS, type Catalog, type Commerce } from '../support/commerce.ts';
@@ -40,9 +47,17 @@ interface Shopper {
 /** A customer holding `credit` EUR of store credit, with a cart of 2 × 19.90 (39.80). */
 async function shopperWith(name: string, credit: string): Promise<Shopper> {
   const productId = await catalog.product(name, '19.90', 10);
-  const customer = await prisma().customer.create({ data: { channelId: catalog.channelId, email: `${name}@example.com`, passwordHash: 'scrypt$unused' } });
+  const customer = await prisma().customer.create({
+    data: { channelId: catalog.channelId, email: `${name}@example.com`, passwordHash: 'scrypt$unused' },
+  });
   return commerce.transaction(async (tx) => {
-    await issueStoreCredit(tx, commerce.deps, { customerId: customer.id, currency: 'EUR', amount: credit, note: 'goodwill', idempotencyKey: `issue:${name}` });
+    await issueStoreCredit(tx, commerce.deps, {
+      customerId: customer.id,
+      currency: 'EUR',
+      amount: credit,
+      note: 'goodwill',
+      idempotencyKey: `issue:${name}`,
+    });
     const account = await customerStoreCreditAccount(tx, customer.id, 'EUR');
     const shopper = { customerId: customer.id };
     const cart = await createCart(tx, commerce.deps, { channelId: catalog.channelId, shopper });
@@ -58,7 +73,11 @@ interface Payment {
   readonly useStoreCredit?: boolean;
 }
 
-const orderInput = (shopper: Shopper, idempotencyKey: string, { card, giftCardCode, useStoreCredit = true }: Payment = {}): PlaceOrderInput => ({
+const orderInput = (
+  shopper: Shopper,
+  idempotencyKey: string,
+  { card, giftCardCode, useStoreCredit = true }: Payment = {},
+): PlaceOrderInput => ({
   cartId: shopper.cartId,
   shopper: { customerId: shopper.customerId },
   email: 'ada@example.com',
@@ -70,7 +89,8 @@ const orderInput = (shopper: Shopper, idempotencyKey: string, { card, giftCardCo
   card: card === undefined ? undefined : { token: card },
 });
 
-const checkout = (shopper: Shopper, idempotencyKey: string, payment?: Payment) => checkoutInSteps(commerce.transaction, deps, orderInput(shopper, idempotencyKey, payment));
+const checkout = (shopper: Shopper, idempotencyKey: string, payment?: Payment) =>
+  checkoutInSteps(commerce.transaction, deps, orderInput(shopper, idempotencyKey, payment));
 
 const balance = async (accountId: bigint) => (await storeCreditBalance(prisma(), accountId)).toFixed(2);
 const debits = (accountId: bigint) => prisma().storeCreditEntry.findMany({ where: { accountId, kind: 'DEBIT' } });
@@ -109,7 +129,9 @@ describe('checkout with store credit', () => {
     const authorizeKey = tenderKeys.authorize(shopper.cartId, key);
     const operations = (await control.operations()).filter((operation) => operation.idempotencyKey === authorizeKey);
     expect(operations.map((operation) => [operation.kind, operation.amount.amountMinor])).toEqual([['authorize', 2480]]);
-    const requests = (await control.requests()).filter((request) => request.idempotencyKey === authorizeKey).map((request) => request.outcome);
+    const requests = (await control.requests())
+      .filter((request) => request.idempotencyKey === authorizeKey)
+      .map((request) => request.outcome);
     expect(requests).toEqual(['executed', 'replayed']);
   });
 
@@ -124,7 +146,9 @@ describe('checkout with store credit', () => {
     await commerce.transaction((tx) => cancelOrder(tx, commerce.deps, order.id, 'changed my mind'));
     expect(await tenders(order.id)).toEqual([['STORE_CREDIT', 'REFUNDED', '39.80', '39.80']]);
     expect(await balance(shopper.accountId)).toBe('50.00');
-    const credits = await prisma().storeCreditEntry.findMany({ where: { accountId: shopper.accountId, orderId: order.id, kind: 'CREDIT' } });
+    const credits = await prisma().storeCreditEntry.findMany({
+      where: { accountId: shopper.accountId, orderId: order.id, kind: 'CREDIT' },
+    });
     expect(credits.map((entry) => [entry.status, entry.amount.toFixed(2)])).toEqual([['POSTED', '39.80']]);
   });
 
@@ -141,7 +165,10 @@ describe('checkout with store credit', () => {
 
   it('takes a gift card first, then store credit, then the card, and refuses an unknown or used-up code', async () => {
     const shopper = await shopperWith('gifted', '5.00');
-    const issue = () => commerce.transaction((tx) => issueGiftCard(tx, commerce.deps, { currency: 'EUR', amount: '20.00', note: 'birthday', idempotencyKey: 'gift:gifted' }));
+    const issue = () =>
+      commerce.transaction((tx) =>
+        issueGiftCard(tx, commerce.deps, { currency: 'EUR', amount: '20.00', note: 'birthday', idempotencyKey: 'gift:gifted' }),
+      );
     const card = await issue();
     expect((await issue()).id).toBe(card.id);
     expect(card.code).toMatch(/^[A-Z2-7]{16}$/);
@@ -149,7 +176,10 @@ describe('checkout with store credit', () => {
     expect((await findGiftCard(prisma(), typed))?.id).toBe(card.id);
 
     const pay = (idempotencyKey: string, giftCardCode: string) => checkout(shopper, idempotencyKey, { giftCardCode, card: 'tok_gifted' });
-    expect(await pay('gift-unknown-1', 'AAAABBBBCCCCDDDD').catch((error: unknown) => error)).toMatchObject({ code: 'NOT_FOUND', details: { field: 'giftCardCode' } });
+    expect(await pay('gift-unknown-1', 'AAAABBBBCCCCDDDD').catch((error: unknown) => error)).toMatchObject({
+      code: 'NOT_FOUND',
+      details: { field: 'giftCardCode' },
+    });
     const order = await pay('gift-order-1', typed);
     expect((await pay('gift-order-1', typed)).id).toBe(order.id);
 
@@ -162,7 +192,9 @@ describe('checkout with store credit', () => {
     expect(await balance(shopper.accountId)).toBe('0.00');
 
     const other = await shopperWith('gifted-again', '0.01');
-    const usedUp = await checkout(other, 'gift-order-2', { useStoreCredit: false, giftCardCode: typed, card: 'tok_gifted' }).catch((error: unknown) => error);
+    const usedUp = await checkout(other, 'gift-order-2', { useStoreCredit: false, giftCardCode: typed, card: 'tok_gifted' }).catch(
+      (error: unknown) => error,
+    );
     expect(usedUp).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'giftCardCode' } });
   });
 });

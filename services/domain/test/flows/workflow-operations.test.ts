@@ -33,13 +33,20 @@ async function order(sku: string, options: { quantity?: number; customerId?: big
   const placed = await commerce.transaction(async (tx) => {
     const cart = await createCart(tx, commerce.deps, { channelId: catalog.channelId, shopper });
     await addCartLine(tx, commerce.deps, { cartId: cart.id, shopper, productId, quantity: options.quantity ?? 1 });
-    return placeOrder(tx, commerce.deps, { cartId: cart.id, shopper, email: 'ada@example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS });
+    return placeOrder(tx, commerce.deps, {
+      cartId: cart.id,
+      shopper,
+      email: 'ada@example.com',
+      billingAddress: ADDRESS,
+      shippingAddress: ADDRESS,
+    });
   });
   return { order: placed, productId };
 }
 
 const at = (iso: string) => new Date(iso);
-const sweep = (asOf: string, limit = 100) => commerce.transaction((tx) => expireStaleReservations(tx, commerce.deps, { asOf: at(asOf), limit, run: RUN }));
+const sweep = (asOf: string, limit = 100) =>
+  commerce.transaction((tx) => expireStaleReservations(tx, commerce.deps, { asOf: at(asOf), limit, run: RUN }));
 
 describe('the payment deadline of one order', () => {
   it('leaves an order whose hold has not run out, and cancels it once it has; twice changes nothing', async () => {
@@ -50,22 +57,38 @@ describe('the payment deadline of one order', () => {
       paidAt: null,
       holdExpiresAt: '2026-11-23T10:30:00.000Z',
     });
-    expect(await commerce.transaction((tx) => expireUnpaidOrder(tx, commerce.deps, placed.id, at('2026-11-23T10:29:59.000Z')))).toBe('PENDING_PAYMENT');
-    expect(await commerce.transaction((tx) => expireUnpaidOrder(tx, commerce.deps, placed.id, at('2026-11-23T10:30:00.000Z')))).toBe('CANCELLED');
+    expect(await commerce.transaction((tx) => expireUnpaidOrder(tx, commerce.deps, placed.id, at('2026-11-23T10:29:59.000Z')))).toBe(
+      'PENDING_PAYMENT',
+    );
+    expect(await commerce.transaction((tx) => expireUnpaidOrder(tx, commerce.deps, placed.id, at('2026-11-23T10:30:00.000Z')))).toBe(
+      'CANCELLED',
+    );
     const before = await commerce.lastEventId();
-    expect(await commerce.transaction((tx) => expireUnpaidOrder(tx, commerce.deps, placed.id, at('2026-11-23T10:31:00.000Z')))).toBe('CANCELLED');
+    expect(await commerce.transaction((tx) => expireUnpaidOrder(tx, commerce.deps, placed.id, at('2026-11-23T10:31:00.000Z')))).toBe(
+      'CANCELLED',
+    );
     expect(await commerce.events(before)).toEqual([]);
-    const level = await commerce.platform.database.prisma.stockLevel.findUniqueOrThrow({ where: { productId_locationId: { productId, locationId: catalog.locationId } } });
+    const level = await commerce.platform.database.prisma.stockLevel.findUniqueOrThrow({
+      where: { productId_locationId: { productId, locationId: catalog.locationId } },
+    });
     expect(level).toMatchObject({ onHand: 5, reserved: 0 });
-    expect(await commerce.transaction((tx) => orderLifecycleView(tx, placed.id))).toMatchObject({ status: 'CANCELLED', holdExpiresAt: null });
+    expect(await commerce.transaction((tx) => orderLifecycleView(tx, placed.id))).toMatchObject({
+      status: 'CANCELLED',
+      holdExpiresAt: null,
+    });
   });
 
   it('leaves a paid order alone, and answers null for an order that does not exist', async () => {
     const { order: placed } = await order('paid-deadline');
     commerce.setNow(at('2026-11-23T10:05:00.000Z'));
     await commerce.transaction((tx) => markOrderPaid(tx, commerce.deps, placed.id));
-    expect(await commerce.transaction((tx) => expireUnpaidOrder(tx, commerce.deps, placed.id, at('2026-11-24T00:00:00.000Z')))).toBe('PLACED');
-    expect(await commerce.transaction((tx) => orderLifecycleView(tx, placed.id))).toMatchObject({ status: 'PLACED', paidAt: '2026-11-23T10:05:00.000Z' });
+    expect(await commerce.transaction((tx) => expireUnpaidOrder(tx, commerce.deps, placed.id, at('2026-11-24T00:00:00.000Z')))).toBe(
+      'PLACED',
+    );
+    expect(await commerce.transaction((tx) => orderLifecycleView(tx, placed.id))).toMatchObject({
+      status: 'PLACED',
+      paidAt: '2026-11-23T10:05:00.000Z',
+    });
     expect(await commerce.transaction((tx) => expireUnpaidOrder(tx, commerce.deps, 999_999n, at('2026-11-24T00:00:00.000Z')))).toBeNull();
   });
 });
@@ -108,15 +131,22 @@ describe('the stale reservation sweep', () => {
       "INSERT INTO inventory_reservations (product_id, location_id, order_id, quantity, expires_at, updated_at) SELECT product_id, $2, $1, 1, '2026-11-23T10:10:00Z', now() FROM order_lines WHERE order_id = $1",
       [placed.id.toString(), catalog.locationId.toString()],
     );
-    await commerce.platform.database.pool.query('UPDATE stock_levels SET reserved = reserved + 1 WHERE location_id = $1 AND product_id = (SELECT product_id FROM order_lines WHERE order_id = $2)', [
-      catalog.locationId.toString(),
-      placed.id.toString(),
-    ]);
+    await commerce.platform.database.pool.query(
+      'UPDATE stock_levels SET reserved = reserved + 1 WHERE location_id = $1 AND product_id = (SELECT product_id FROM order_lines WHERE order_id = $2)',
+      [catalog.locationId.toString(), placed.id.toString()],
+    );
     const swept = await sweep('2026-11-23T11:00:00.000Z');
     expect(swept).toMatchObject({ orders: 1, reservations: 1, cancelledOrderIds: [], faults: [{ reason: HELD_FOR_SETTLED_ORDER }] });
     expect((await commerce.platform.database.prisma.order.findUniqueOrThrow({ where: { id: placed.id } })).status).toBe('PLACED');
     expect(await commerce.platform.database.prisma.workflowFault.findMany({ where: { entityId: placed.id.toString() } })).toMatchObject([
-      { workflow: RUN.workflow, workflowId: RUN.workflowId, runId: RUN.runId, entityType: 'order', reason: HELD_FOR_SETTLED_ORDER, details: { status: 'PLACED' } },
+      {
+        workflow: RUN.workflow,
+        workflowId: RUN.workflowId,
+        runId: RUN.runId,
+        entityType: 'order',
+        reason: HELD_FOR_SETTLED_ORDER,
+        details: { status: 'PLACED' },
+      },
     ]);
   });
 });
@@ -125,7 +155,12 @@ describe('approvals', () => {
   it('reminds about a business account only while it waits, and rejects it at the expiry once', async () => {
     commerce.setNow(PLACED_AT);
     const customer = await commerce.transaction((tx) =>
-      registerCustomer(tx, commerce.deps, { channelId: catalog.channelId, email: 'buyer@acme.example', password: 'correct horse battery', isBusiness: true }),
+      registerCustomer(tx, commerce.deps, {
+        channelId: catalog.channelId,
+        email: 'buyer@acme.example',
+        password: 'correct horse battery',
+        isBusiness: true,
+      }),
     );
     expect(await commerce.transaction((tx) => customerApprovalView(tx, customer.id))).toEqual({
       approvalStatus: 'PENDING',
@@ -133,10 +168,14 @@ describe('approvals', () => {
       requestedAt: customer.createdAt.toISOString(),
     });
     const before = await commerce.lastEventId();
-    expect(await commerce.transaction((tx) => remindCustomerApproval(tx, commerce.deps, customer.id, at('2026-11-30T10:00:00.000Z')))).toBe(true);
+    expect(await commerce.transaction((tx) => remindCustomerApproval(tx, commerce.deps, customer.id, at('2026-11-30T10:00:00.000Z')))).toBe(
+      true,
+    );
     expect(await commerce.transaction((tx) => expireCustomerApproval(tx, commerce.deps, customer.id))).toBe('REJECTED');
     expect(await commerce.transaction((tx) => expireCustomerApproval(tx, commerce.deps, customer.id))).toBe('REJECTED');
-    expect(await commerce.transaction((tx) => remindCustomerApproval(tx, commerce.deps, customer.id, at('2026-11-30T10:00:00.000Z')))).toBe(false);
+    expect(await commerce.transaction((tx) => remindCustomerApproval(tx, commerce.deps, customer.id, at('2026-11-30T10:00:00.000Z')))).toBe(
+      false,
+    );
     expect((await commerce.events(before)).map((event) => [event.name, event.payload.approval_status ?? event.payload.approval])).toEqual([
       ['shop.approvals.reminder_due.v1', 'customer_registration'],
       ['customer.approval_changed', 'REJECTED'],
@@ -153,7 +192,9 @@ describe('expired carts', () => {
   it('deletes ACTIVE carts past their expiry, in bounded passes, and keeps the others', async () => {
     const { prisma } = commerce.platform.database;
     const cart = (expiresAt: string, status: 'ACTIVE' | 'CONVERTED' = 'ACTIVE') =>
-      prisma.cart.create({ data: { channelId: catalog.channelId, sessionId: 's-cart', currency: 'EUR', expiresAt: at(expiresAt), status } });
+      prisma.cart.create({
+        data: { channelId: catalog.channelId, sessionId: 's-cart', currency: 'EUR', expiresAt: at(expiresAt), status },
+      });
     await commerce.transaction((tx) => deleteExpiredCarts(tx, { asOf: at('2026-01-01T00:00:00.000Z'), limit: 10_000 }));
     const old = await Promise.all([cart('2026-01-01T00:00:00.000Z'), cart('2026-01-02T00:00:00.000Z')]);
     const fresh = await cart('2027-01-01T00:00:00.000Z');

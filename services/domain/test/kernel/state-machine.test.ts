@@ -62,7 +62,10 @@ describe('defineMachine', () => {
   it("words a refusal the machine's own way when it says how", () => {
     const worded = defineMachine<Door, DoorMove>({
       ...door,
-      refuse: ({ id, from, move, to, allowed }) => ({ message: `${id}: ${from} -${move}-> ${to}? only ${allowed.join('/')}`, details: { field: 'doorId' } }),
+      refuse: ({ id, from, move, to, allowed }) => ({
+        message: `${id}: ${from} -${move}-> ${to}? only ${allowed.join('/')}`,
+        details: { field: 'doorId' },
+      }),
     });
     const error = refusal(() => worded.next(3n, 'OPEN', 'lock'));
     expect(error.message).toBe('3: OPEN -lock-> LOCKED? only shut/remove');
@@ -71,7 +74,11 @@ describe('defineMachine', () => {
 
   it('refuses, at definition, a move naming a state the machine does not have', () => {
     expect(() =>
-      defineMachine<Door, 'fly'>({ entity: 'door', states: ['OPEN', 'SHUT'], moves: { fly: { from: ['OPEN', 'LOCKED'], to: 'GONE', emits: null } } }),
+      defineMachine<Door, 'fly'>({
+        entity: 'door',
+        states: ['OPEN', 'SHUT'],
+        moves: { fly: { from: ['OPEN', 'LOCKED'], to: 'GONE', emits: null } },
+      }),
     ).toThrow('door move fly names unknown states: LOCKED, GONE');
   });
 });

@@ -51,7 +51,8 @@ function problemsOf(limits: Readonly<Record<string, Limit>>, columns: ReadonlyMa
         problems.push(`${name}: ${columnName} is ${column.native ?? column.type}, not VarChar or text`);
       } else if (column.width === undefined || max < column.width) {
         narrowerSomewhere = true;
-        if (narrower === undefined) problems.push(`${name}: ${max} is below what ${columnName} holds (${column.width ?? 'unbounded text'}) and no narrower says why`);
+        if (narrower === undefined)
+          problems.push(`${name}: ${max} is below what ${columnName} holds (${column.width ?? 'unbounded text'}) and no narrower says why`);
       } else if (max > column.width) {
         problems.push(`${name}: ${max} is more than ${columnName} holds (VarChar(${column.width}))`);
       }
@@ -78,17 +79,23 @@ describe('the named length limits', () => {
       'productName: 300 is more than products.name holds (VarChar(250))',
       'productName: 300 is below what order_lines.product_name holds (400) and no narrower says why',
     ]);
-    expect(problemsOf({ productName: { ...LIMITS.productName, narrower: 'why' } }, columns)).toEqual(['productName: 300 is more than products.name holds (VarChar(250))']);
+    expect(problemsOf({ productName: { ...LIMITS.productName, narrower: 'why' } }, columns)).toEqual([
+      'productName: 300 is more than products.name holds (VarChar(250))',
+    ]);
     expect(problemsOf({ sku: { max: 100, columns: ['products.sku'] } }, columns)).toEqual(['sku: no column products.sku in the schema']);
     expect(problemsOf({ id: { max: 10, columns: ['products.id'] } }, columns)).toEqual(['id: products.id is BigInt, not VarChar or text']);
   });
 
   it('need a reason to be narrower than a column, and only while they are', () => {
-    const columns = columnsOf(['model Product {\n  description String @default("")\n  name String @db.VarChar(300)\n  @@map("products")\n}\n']);
+    const columns = columnsOf([
+      'model Product {\n  description String @default("")\n  name String @db.VarChar(300)\n  @@map("products")\n}\n',
+    ]);
     expect(problemsOf({ description: { max: 10, columns: ['products.description'] } }, columns)).toEqual([
       'description: 10 is below what products.description holds (unbounded text) and no narrower says why',
     ]);
     expect(problemsOf({ description: { max: 10, columns: ['products.description'], narrower: 'why' } }, columns)).toEqual([]);
-    expect(problemsOf({ name: { max: 300, columns: ['products.name'], narrower: 'stale' } }, columns)).toEqual(['name: says it is narrower than its columns, but equals them']);
+    expect(problemsOf({ name: { max: 300, columns: ['products.name'], narrower: 'stale' } }, columns)).toEqual([
+      'name: says it is narrower than its columns, but equals them',
+    ]);
   });
 });

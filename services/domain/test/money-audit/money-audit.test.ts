@@ -50,15 +50,26 @@ const books = {
 
 const prisma = () => commerce.platform.database.prisma;
 const run = (requestId: bigint) =>
-  runRefundRequest({ transaction: commerce.transaction, deps, metrics }, { requestId, run: { workflow: 'RefundExecutionWorkflow', workflowId: `refund-${requestId}`, runId: 'run-1' } });
+  runRefundRequest(
+    { transaction: commerce.transaction, deps, metrics },
+    { requestId, run: { workflow: 'RefundExecutionWorkflow', workflowId: `refund-${requestId}`, runId: 'run-1' } },
+  );
 
 /** A customer with `credit` EUR of store credit and a cart of 2 × 19.90; answers the customer, its account and the cart. */
 async function creditShopper(name: string, credit: string) {
   const productId = await shop.catalog.product(name, '19.90', 10);
-  const customer = await prisma().customer.create({ data: { channelId: shop.catalog.channelId, email: `${name}@example.com`, passwordHash: 'scrypt$unused' } });
+  const customer = await prisma().customer.create({
+    data: { channelId: shop.catalog.channelId, email: `${name}@example.com`, passwordHash: 'scrypt$unused' },
+  });
   const shopper = { customerId: customer.id };
   return commerce.transaction(async (tx) => {
-    await issueStoreCredit(tx, deps, { customerId: customer.id, currency: 'EUR', amount: credit, note: 'goodwill', idempotencyKey: `issue:${name}` });
+    await issueStoreCredit(tx, deps, {
+      customerId: customer.id,
+      currency: 'EUR',
+      amount: credit,
+      note: 'goodwill',
+      idempotencyKey: `issue:${name}`,
+    });
     const account = await customerStoreCreditAccount(tx, customer.id, 'EUR');
     const cart = await createCart(tx, deps, { channelId: shop.catalog.channelId, shopper });
     await addCartLine(tx, deps, { cartId: cart.id, shopper, productId, quantity: 2 });
@@ -87,43 +98,77 @@ beforeAll(async () => {
     await captureOrderTenders(tx, deps, cardOrder.id);
   });
   const cardRequest = await commerce.transaction((tx) =>
-    requestRefund(tx, deps, { orderId: cardOrder.id, amount: '10.00', reason: 'scratched', idempotencyKey: 'ma-refund', source: { kind: 'STAFF', staffUserId: STAFF } }),
+    requestRefund(tx, deps, {
+      orderId: cardOrder.id,
+      amount: '10.00',
+      reason: 'scratched',
+      idempotencyKey: 'ma-refund',
+      source: { kind: 'STAFF', staffUserId: STAFF },
+    }),
   );
   await run(BigInt(cardRequest.id));
 
   // A gift card and store credit pay a whole order; one unit comes back, refunded and settled.
   const credit = await creditShopper('credit', '100.00');
-  const giftCard = await commerce.transaction((tx) => issueGiftCard(tx, deps, { currency: 'EUR', amount: '15.00', note: 'gift', idempotencyKey: 'ma-gift' }));
+  const giftCard = await commerce.transaction((tx) =>
+    issueGiftCard(tx, deps, { currency: 'EUR', amount: '15.00', note: 'gift', idempotencyKey: 'ma-gift' }),
+  );
   const creditOrder = await commerce.transaction(async (tx) => {
-    const placed = await placeOrder(tx, deps, { ...input(credit.cartId, credit.shopper, 'ma-credit-checkout'), giftCardCode: giftCard.code });
+    const placed = await placeOrder(tx, deps, {
+      ...input(credit.cartId, credit.shopper, 'ma-credit-checkout'),
+      giftCardCode: giftCard.code,
+    });
     return fulfilOrder(tx, deps, placed.id);
   });
   const rma = await commerce.transaction(async (tx) => {
-    const draft = await createReturnDraft(tx, deps, { orderId: creditOrder.id, lines: [{ orderLineId: creditOrder.lines[0]?.id ?? 0n, quantity: 1 }], reason: 'too big', actor: { kind: 'staff', staffUserId: STAFF } });
+    const draft = await createReturnDraft(tx, deps, {
+      orderId: creditOrder.id,
+      lines: [{ orderLineId: creditOrder.lines[0]?.id ?? 0n, quantity: 1 }],
+      reason: 'too big',
+      actor: { kind: 'staff', staffUserId: STAFF },
+    });
     return submitReturn(tx, deps, draft.id, { kind: 'staff', staffUserId: STAFF });
   });
   const receipt = await commerce.transaction((tx) =>
-    receiveReturn(tx, deps, { returnId: rma.id, lines: [{ orderLineId: creditOrder.lines[0]?.id ?? 0n, quantity: 1 }], idempotencyKey: 'ma-receipt', staffUserId: STAFF }),
+    receiveReturn(tx, deps, {
+      returnId: rma.id,
+      lines: [{ orderLineId: creditOrder.lines[0]?.id ?? 0n, quantity: 1 }],
+      idempotencyKey: 'ma-receipt',
+      staffUserId: STAFF,
+    }),
   );
   await run(BigInt(receipt.refund?.id ?? '0'));
 
   // Store credit and a card pay an order that is cancelled: the credit comes back, the card is voided.
   const cancelled = await creditShopper('cancelled', '10.00');
-  const cancelledOrder = await checkout(commerce.transaction, shop.deps, { ...input(cancelled.cartId, cancelled.shopper, 'ma-cancelled-checkout'), card: { token: 'tok_cancelled' } });
+  const cancelledOrder = await checkout(commerce.transaction, shop.deps, {
+    ...input(cancelled.cartId, cancelled.shopper, 'ma-cancelled-checkout'),
+    card: { token: 'tok_cancelled' },
+  });
   await shop.inGatewayTransaction((tx) => cancelOrder(tx, shop.deps, cancelledOrder.id, 'changed my mind'));
 
   // Store credit and a card pay an order still to be shipped.
   const placed = await creditShopper('placed', '10.00');
-  const placedOrder = await checkout(commerce.transaction, shop.deps, { ...input(placed.cartId, placed.shopper, 'ma-placed-checkout'), card: { token: 'tok_placed' } });
+  const placedOrder = await checkout(commerce.transaction, shop.deps, {
+    ...input(placed.cartId, placed.shopper, 'ma-placed-checkout'),
+    card: { token: 'tok_placed' },
+  });
 
   // A clawback-like debit beyond the balance, held by an overdraft draft.
   const overdrawn = await creditShopper('overdrawn', '5.00');
   await commerce.transaction((tx) =>
-    debitStoreCredit(tx, deps, { accountId: overdrawn.accountId, amount: '8.00', note: 'clawback', idempotencyKey: 'ma-overdraft', overdraft: { reason: 'REFUND_CLAWBACK', expiresAt: new Date('2026-12-30T00:00:00Z') } }),
+    debitStoreCredit(tx, deps, {
+      accountId: overdrawn.accountId,
+      amount: '8.00',
+      note: 'clawback',
+      idempotencyKey: 'ma-overdraft',
+      overdraft: { reason: 'REFUND_CLAWBACK', expiresAt: new Date('2026-12-30T00:00:00Z') },
+    }),
   );
 
   const tenders = await prisma().paymentTender.findMany({ orderBy: { id: 'asc' } });
-  const tenderOf = (orderId: bigint, kind: string) => tenders.find((tender) => tender.orderId === orderId && tender.kind === kind)?.id ?? 0n;
+  const tenderOf = (orderId: bigint, kind: string) =>
+    tenders.find((tender) => tender.orderId === orderId && tender.kind === kind)?.id ?? 0n;
   const cardRefund = await prisma().refund.findFirstOrThrow({ where: { refundRequestId: BigInt(cardRequest.id) } });
   Object.assign(books, {
     cardOrderId: cardOrder.id,
@@ -186,15 +231,28 @@ describe('the money audit', () => {
   it('tender_refunds_within_capture: names a tender whose refunds under way would give back more than it captured', async () => {
     const results = await auditAfter(async (tx) => {
       const request = await tx.refundRequest.create({
-        data: { orderId: books.cardOrderId, amount: '35.00', currency: 'EUR', reason: 'forged', source: 'STAFF', staffUserId: STAFF, idempotencyKey: 'forged', status: 'NEEDS_ATTENTION' },
+        data: {
+          orderId: books.cardOrderId,
+          amount: '35.00',
+          currency: 'EUR',
+          reason: 'forged',
+          source: 'STAFF',
+          staffUserId: STAFF,
+          idempotencyKey: 'forged',
+          status: 'NEEDS_ATTENTION',
+        },
       });
-      await tx.refund.create({ data: { refundRequestId: request.id, tenderId: books.cardTenderId, amount: '35.00', destination: 'ORIGINAL', status: 'FAILED' } });
+      await tx.refund.create({
+        data: { refundRequestId: request.id, tenderId: books.cardTenderId, amount: '35.00', destination: 'ORIGINAL', status: 'FAILED' },
+      });
     });
     expect(failures(results)).toEqual([{ check: 'tender_refunds_within_capture', ids: [String(books.cardTenderId)] }]);
   });
 
-  it("order_matches_books: names an order whose tenders say more was given back than the ledger credited", async () => {
-    const results = await auditAfter((tx) => tx.$executeRaw`UPDATE payment_tenders SET refunded_amount = refunded_amount + 5 WHERE id = ${books.creditTenderId}`);
+  it('order_matches_books: names an order whose tenders say more was given back than the ledger credited', async () => {
+    const results = await auditAfter(
+      (tx) => tx.$executeRaw`UPDATE payment_tenders SET refunded_amount = refunded_amount + 5 WHERE id = ${books.creditTenderId}`,
+    );
     expect(failures(results)).toEqual([{ check: 'order_matches_books', ids: [String(books.creditOrderId)] }]);
   });
 
@@ -205,7 +263,16 @@ describe('the money audit', () => {
 
   it('store_credit_balance_within_overdraft: names an account debited below zero without a draft', async () => {
     const results = await auditAfter((tx) =>
-      tx.storeCreditEntry.create({ data: { accountId: books.creditAccountId, kind: 'DEBIT', status: 'POSTED', amount: '1000.00', idempotencyKey: 'forged', note: 'forged' } }),
+      tx.storeCreditEntry.create({
+        data: {
+          accountId: books.creditAccountId,
+          kind: 'DEBIT',
+          status: 'POSTED',
+          amount: '1000.00',
+          idempotencyKey: 'forged',
+          note: 'forged',
+        },
+      }),
     );
     expect(failures(results)).toEqual([{ check: 'store_credit_balance_within_overdraft', ids: [String(books.creditAccountId)] }]);
   });
@@ -213,13 +280,26 @@ describe('the money audit', () => {
   it('store_credit_entries_match_drafts: names a pending entry no draft holds', async () => {
     let entryId = 0n;
     const results = await auditAfter(async (tx) => {
-      entryId = (await tx.storeCreditEntry.create({ data: { accountId: books.creditAccountId, kind: 'CREDIT', status: 'PENDING', amount: '1.00', idempotencyKey: 'forged', note: 'forged' } })).id;
+      entryId = (
+        await tx.storeCreditEntry.create({
+          data: {
+            accountId: books.creditAccountId,
+            kind: 'CREDIT',
+            status: 'PENDING',
+            amount: '1.00',
+            idempotencyKey: 'forged',
+            note: 'forged',
+          },
+        })
+      ).id;
     });
     expect(failures(results)).toEqual([{ check: 'store_credit_entries_match_drafts', ids: [String(entryId)] }]);
   });
 
   it('cancelled_order_holds_no_money: names the store credit tender of an order cancelled in SQL, as the hold expiry cancels', async () => {
-    const results = await auditAfter((tx) => tx.$executeRaw`UPDATE orders SET status = 'CANCELLED', cancelled_at = now() WHERE id = ${books.placedOrderId}`);
+    const results = await auditAfter(
+      (tx) => tx.$executeRaw`UPDATE orders SET status = 'CANCELLED', cancelled_at = now() WHERE id = ${books.placedOrderId}`,
+    );
     expect(failures(results)).toEqual([{ check: 'cancelled_order_holds_no_money', ids: [String(books.placedCreditTenderId)] }]);
   });
 
@@ -229,18 +309,25 @@ describe('the money audit', () => {
       await tx.$executeRaw`UPDATE payment_tenders SET authorization_expires_at = now() - interval '1 day' WHERE id = ${books.placedCardTenderId}`;
     });
     expect(failures(results)).toEqual([
-      { check: 'cancelled_order_holds_no_money', ids: [books.placedCreditTenderId, books.placedCardTenderId].sort((a, b) => Number(a - b)).map(String) },
+      {
+        check: 'cancelled_order_holds_no_money',
+        ids: [books.placedCreditTenderId, books.placedCardTenderId].sort((a, b) => Number(a - b)).map(String),
+      },
     ]);
   });
 
   it('refunded_return_refunds_succeeded: names a REFUNDED return whose refund request needs attention', async () => {
-    const results = await auditAfter((tx) => tx.$executeRaw`UPDATE refund_requests SET status = 'NEEDS_ATTENTION' WHERE id = ${books.returnRequestId}`);
+    const results = await auditAfter(
+      (tx) => tx.$executeRaw`UPDATE refund_requests SET status = 'NEEDS_ATTENTION' WHERE id = ${books.returnRequestId}`,
+    );
     const rma = await prisma().returnAuthorization.findFirstOrThrow({ where: { status: 'REFUNDED' } });
     expect(failures(results)).toEqual([{ check: 'refunded_return_refunds_succeeded', ids: [String(rma.id)] }]);
   });
 
   it('refund_request_matches_refunds: names a request whose refunds do not add up to it', async () => {
-    const results = await auditAfter((tx) => tx.$executeRaw`UPDATE refund_requests SET amount = amount + 1 WHERE id = ${books.cardRequestId}`);
+    const results = await auditAfter(
+      (tx) => tx.$executeRaw`UPDATE refund_requests SET amount = amount + 1 WHERE id = ${books.cardRequestId}`,
+    );
     expect(failures(results)).toEqual([{ check: 'refund_request_matches_refunds', ids: [String(books.cardRequestId)] }]);
   });
 
@@ -258,10 +345,28 @@ describe('the money audit', () => {
     const voided = await prisma().tenderEvent.findFirstOrThrow({ where: { tenderId: books.cancelledCardTenderId, kind: 'VOIDED' } });
     const results = await auditAfter(async (tx) => {
       const at = new Date();
-      foreign = (await tx.tenderEvent.create({ data: { tenderId: books.cardTenderId, kind: 'VOIDED', amount: '0.01', idempotencyKey: 'void:999999', gatewayOperationId: 'void_forged', occurredAt: at } })).id;
+      foreign = (
+        await tx.tenderEvent.create({
+          data: {
+            tenderId: books.cardTenderId,
+            kind: 'VOIDED',
+            amount: '0.01',
+            idempotencyKey: 'void:999999',
+            gatewayOperationId: 'void_forged',
+            occurredAt: at,
+          },
+        })
+      ).id;
       twice = (
         await tx.tenderEvent.create({
-          data: { tenderId: books.placedCardTenderId, kind: 'VOIDED', amount: '0.01', idempotencyKey: `void:${books.placedCardTenderId}`, gatewayOperationId: voided.gatewayOperationId, occurredAt: at },
+          data: {
+            tenderId: books.placedCardTenderId,
+            kind: 'VOIDED',
+            amount: '0.01',
+            idempotencyKey: `void:${books.placedCardTenderId}`,
+            gatewayOperationId: voided.gatewayOperationId,
+            occurredAt: at,
+          },
         })
       ).id;
     });
@@ -273,7 +378,10 @@ describe('npm run money:audit', () => {
   it('exits 0 on balanced books, one ok line per check', async () => {
     const { code, stdout } = await moneyAudit({ DATABASE_URL: commerce.platform.database.url });
     expect(code).toBe(0);
-    expect(stdout.trim().split('\n')).toEqual([...MONEY_CHECKS.map((check) => `ok      ${check.name}: ${check.invariant}`), `all ${MONEY_CHECKS.length} money checks hold`]);
+    expect(stdout.trim().split('\n')).toEqual([
+      ...MONEY_CHECKS.map((check) => `ok      ${check.name}: ${check.invariant}`),
+      `all ${MONEY_CHECKS.length} money checks hold`,
+    ]);
   });
 
   it('exits 1 and prints the offending rows as a table with their ids', async () => {
@@ -284,8 +392,22 @@ describe('npm run money:audit', () => {
       const lines = stdout.trim().split('\n');
       const failed = lines.findIndex((line) => line.startsWith('FAILED  refund_request_matches_refunds: '));
       expect(lines[failed]).toMatch(/\(1 row\)$/);
-      expect(lines[failed + 1]?.split('|').map((cell) => cell.trim())).toEqual(['refund_request_id', 'order_id', 'status', 'amount', 'refunds_amount', 'refunds_not_settled']);
-      expect(lines[failed + 3]?.split('|').map((cell) => cell.trim())).toEqual([String(books.cardRequestId), String(books.cardOrderId), 'SUCCEEDED', '11.00', '10.00', '0']);
+      expect(lines[failed + 1]?.split('|').map((cell) => cell.trim())).toEqual([
+        'refund_request_id',
+        'order_id',
+        'status',
+        'amount',
+        'refunds_amount',
+        'refunds_not_settled',
+      ]);
+      expect(lines[failed + 3]?.split('|').map((cell) => cell.trim())).toEqual([
+        String(books.cardRequestId),
+        String(books.cardOrderId),
+        'SUCCEEDED',
+        '11.00',
+        '10.00',
+        '0',
+      ]);
       expect(lines.at(-1)).toBe(`1 of ${MONEY_CHECKS.length} money checks failed`);
     } finally {
       await prisma().$executeRaw`UPDATE refund_requests SET amount = amount - 1 WHERE id = ${books.cardRequestId}`;

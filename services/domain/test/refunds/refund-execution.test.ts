@@ -30,7 +30,11 @@ let staffUserId: bigint;
 beforeAll(async () => {
   shop = await openGatewayCommerce('refund_execution', 're');
   ({ commerce, catalog, control, deps, inGatewayTransaction } = shop);
-  staffUserId = (await commerce.platform.database.prisma.staffUser.create({ data: { email: 'executes@example.com', passwordHash: 'scrypt$unused', name: 'Executor' } })).id;
+  staffUserId = (
+    await commerce.platform.database.prisma.staffUser.create({
+      data: { email: 'executes@example.com', passwordHash: 'scrypt$unused', name: 'Executor' },
+    })
+  ).id;
 });
 
 afterAll(async () => {
@@ -48,7 +52,15 @@ async function guestOrder(name: string): Promise<{ orderId: bigint; tenderId: bi
     await addCartLine(tx, deps, { cartId: cart.id, shopper, productId, quantity: 2 });
     return cart.id;
   });
-  const order = await checkout(commerce.transaction, deps, { cartId, shopper, email: 'guest@example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS, idempotencyKey: `order:${name}`, card: { token: `tok_${name}` } });
+  const order = await checkout(commerce.transaction, deps, {
+    cartId,
+    shopper,
+    email: 'guest@example.com',
+    billingAddress: ADDRESS,
+    shippingAddress: ADDRESS,
+    idempotencyKey: `order:${name}`,
+    card: { token: `tok_${name}` },
+  });
   await inGatewayTransaction(async (tx) => {
     await fulfilOrder(tx, deps, order.id);
     await captureOrderTenders(tx, deps, order.id);
@@ -58,12 +70,15 @@ async function guestOrder(name: string): Promise<{ orderId: bigint; tenderId: bi
 }
 
 async function requested(orderId: bigint, amount: string, idempotencyKey: string): Promise<bigint> {
-  const request = await commerce.transaction((tx) => requestRefund(tx, deps, { orderId, amount, reason: 'returned', idempotencyKey, source: { kind: 'STAFF', staffUserId } }));
+  const request = await commerce.transaction((tx) =>
+    requestRefund(tx, deps, { orderId, amount, reason: 'returned', idempotencyKey, source: { kind: 'STAFF', staffUserId } }),
+  );
   return BigInt(request.refunds[0]?.id ?? '0');
 }
 
 const execute = (refundId: bigint) => inGatewayTransaction((tx) => executeRefund(tx, deps, refundId));
-const refundsSent = async (idempotencyKey: string) => (await control.requests()).filter((request) => request.kind === 'refund' && request.idempotencyKey === idempotencyKey);
+const refundsSent = async (idempotencyKey: string) =>
+  (await control.requests()).filter((request) => request.kind === 'refund' && request.idempotencyKey === idempotencyKey);
 
 describe('executing refunds', () => {
   it("retries a declined refund under a new key, and refuses to send a guest's refund to store credit", async () => {
@@ -80,7 +95,11 @@ describe('executing refunds', () => {
     await commerce.transaction((tx) => retryRefund(tx, deps, refundId));
     expect(await execute(refundId)).toBeNull();
     expect(await execute(refundId)).toBeNull();
-    expect(await prisma().refund.findUniqueOrThrow({ where: { id: refundId } })).toMatchObject({ status: 'SUCCEEDED', attempt: 2, lastError: null });
+    expect(await prisma().refund.findUniqueOrThrow({ where: { id: refundId } })).toMatchObject({
+      status: 'SUCCEEDED',
+      attempt: 2,
+      lastError: null,
+    });
     expect((await refundsSent(refundKeys.gateway(refundId, 1))).map((request) => request.outcome)).toEqual(['executed']);
     expect((await refundsSent(refundKeys.gateway(refundId, 2))).map((request) => request.outcome)).toEqual(['executed']);
     expect(await prisma().paymentTender.findUniqueOrThrow({ where: { id: tenderId } })).toMatchObject({ status: 'CAPTURED' });
@@ -97,11 +116,17 @@ describe('executing refunds', () => {
 
     const progress = await runRefundRequest({ transaction: commerce.transaction, deps, metrics }, { requestId, run });
     expect(progress).toMatchObject({ status: 'NEEDS_ATTENTION', pending: 0, faults: 1, failed: [{ code: 'amount_exceeds_captured' }] });
-    expect(await runRefundRequest({ transaction: commerce.transaction, deps, metrics }, { requestId, run })).toMatchObject({ status: 'NEEDS_ATTENTION', failed: [], faults: 0 });
+    expect(await runRefundRequest({ transaction: commerce.transaction, deps, metrics }, { requestId, run })).toMatchObject({
+      status: 'NEEDS_ATTENTION',
+      failed: [],
+      faults: 0,
+    });
     const counted = (await metrics.faults.get()).values.filter((value) => value.labels.reason === REFUND_EXCEEDS_CAPTURED);
     expect(counted).toMatchObject([{ value: 1, labels: { workflow: 'RefundExecutionWorkflow' } }]);
     expect(await refundsSent(refundKeys.gateway(refundId, 1))).toEqual([]);
-    expect(await prisma().workflowFault.findMany({ where: { reason: REFUND_EXCEEDS_CAPTURED, entityId: refundId.toString() } })).toMatchObject([{ workflowId: `refund-${requestId}`, runId: 'run-1' }]);
+    expect(
+      await prisma().workflowFault.findMany({ where: { reason: REFUND_EXCEEDS_CAPTURED, entityId: refundId.toString() } }),
+    ).toMatchObject([{ workflowId: `refund-${requestId}`, runId: 'run-1' }]);
     // The books back as they were: the file's money audit (support.ts close) checks them.
     await prisma().$executeRaw`UPDATE payment_tenders SET refunded_amount = 0 WHERE id = ${tenderId}`;
   });

@@ -24,7 +24,11 @@ let staffUserId: bigint;
 beforeAll(async () => {
   shop = await openGatewayCommerce('refund_requests', 'rr');
   ({ commerce, catalog, deps, inGatewayTransaction } = shop);
-  staffUserId = (await commerce.platform.database.prisma.staffUser.create({ data: { email: 'refunds@example.com', passwordHash: 'scrypt$unused', name: 'Refunder' } })).id;
+  staffUserId = (
+    await commerce.platform.database.prisma.staffUser.create({
+      data: { email: 'refunds@example.com', passwordHash: 'scrypt$unused', name: 'Refunder' },
+    })
+  ).id;
 });
 
 afterAll(async () => {
@@ -39,10 +43,18 @@ const prisma = () => commerce.platform.database.prisma;
  */
 async function paidOrder(name: string, credit: string, { fulfil = true } = {}): Promise<bigint> {
   const productId = await catalog.product(name, '19.90', 10);
-  const customer = await prisma().customer.create({ data: { channelId: catalog.channelId, email: `${name}@example.com`, passwordHash: 'scrypt$unused' } });
+  const customer = await prisma().customer.create({
+    data: { channelId: catalog.channelId, email: `${name}@example.com`, passwordHash: 'scrypt$unused' },
+  });
   const shopper = { customerId: customer.id };
   const cartId = await commerce.transaction(async (tx) => {
-    await issueStoreCredit(tx, commerce.deps, { customerId: customer.id, currency: 'EUR', amount: credit, note: 'goodwill', idempotencyKey: `issue:${name}` });
+    await issueStoreCredit(tx, commerce.deps, {
+      customerId: customer.id,
+      currency: 'EUR',
+      amount: credit,
+      note: 'goodwill',
+      idempotencyKey: `issue:${name}`,
+    });
     const cart = await createCart(tx, commerce.deps, { channelId: catalog.channelId, shopper });
     await addCartLine(tx, commerce.deps, { cartId: cart.id, shopper, productId, quantity: 2 });
     return cart.id;
@@ -76,7 +88,15 @@ describe('requestRefund', () => {
     const orderId = await paidOrder('split', '15.00');
     const first = await request({ orderId, amount: '20.00', idempotencyKey: 'refund-split-1' });
 
-    expect(first).toMatchObject({ orderId: orderId.toString(), status: 'REQUESTED', amount: '20.00', currency: 'EUR', source: 'STAFF', staffUserId: staffUserId.toString(), rmaId: null });
+    expect(first).toMatchObject({
+      orderId: orderId.toString(),
+      status: 'REQUESTED',
+      amount: '20.00',
+      currency: 'EUR',
+      source: 'STAFF',
+      staffUserId: staffUserId.toString(),
+      rmaId: null,
+    });
     expect(first.refunds.map((refund) => [refund.tenderKind, refund.amount, refund.destination, refund.status, refund.attempt])).toEqual([
       ['STORE_CREDIT', '15.00', 'ORIGINAL', 'REQUESTED', 1],
       ['CARD', '5.00', 'ORIGINAL', 'REQUESTED', 1],
@@ -84,7 +104,11 @@ describe('requestRefund', () => {
     const again = await request({ orderId, amount: '20.00', idempotencyKey: 'refund-split-1' });
     expect(again).toEqual(first);
     expect(await prisma().refundRequest.count({ where: { orderId } })).toBe(1);
-    expect(await prisma().outboxEvent.count({ where: { name: 'payments.refund_requested', payload: { path: ['refund_request_id'], equals: first.id } } })).toBe(1);
+    expect(
+      await prisma().outboxEvent.count({
+        where: { name: 'payments.refund_requested', payload: { path: ['refund_request_id'], equals: first.id } },
+      }),
+    ).toBe(1);
 
     const conflict = await refusal(request({ orderId, amount: '20.01', idempotencyKey: 'refund-split-1' }));
     expect(conflict).toMatchObject({ code: 'CONFLICT', details: { field: 'idempotencyKey' } });
@@ -102,7 +126,12 @@ describe('requestRefund', () => {
     // refund_requests.rma_id is a foreign key to return_authorizations: a real return of the order.
     const orderLine = await prisma().orderLine.findFirstOrThrow({ where: { orderId } });
     const rma = await commerce.transaction((tx) =>
-      createReturnDraft(tx, commerce.deps, { orderId, lines: [{ orderLineId: orderLine.id, quantity: 1 }], reason: 'damaged in transit', actor: { kind: 'staff', staffUserId } }),
+      createReturnDraft(tx, commerce.deps, {
+        orderId,
+        lines: [{ orderLineId: orderLine.id, quantity: 1 }],
+        reason: 'damaged in transit',
+        actor: { kind: 'staff', staffUserId },
+      }),
     );
     const rest = await request({ orderId, amount: '9.80', idempotencyKey: 'refund-bounded-3', source: { kind: 'RMA', rmaId: rma.id } });
     expect(rest).toMatchObject({ source: 'RMA', rmaId: rma.id.toString(), staffUserId: null });
@@ -111,7 +140,9 @@ describe('requestRefund', () => {
 
   it('lets concurrent requests on one order together take no more than was captured', async () => {
     const orderId = await paidOrder('concurrent', '0.01');
-    const outcomes = await Promise.allSettled(Array.from({ length: 8 }, (_, index) => request({ orderId, amount: '10.00', idempotencyKey: `refund-concurrent-${index}` })));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, index) => request({ orderId, amount: '10.00', idempotencyKey: `refund-concurrent-${index}` })),
+    );
 
     const granted = outcomes.filter((outcome) => outcome.status === 'fulfilled');
     const refused = outcomes.filter((outcome) => outcome.status === 'rejected').map((outcome) => (outcome.reason as DomainError).code);
@@ -123,12 +154,24 @@ describe('requestRefund', () => {
 
   it('refuses an order not fulfilled yet, an amount the currency cannot hold and a blank reason', async () => {
     const placed = await paidOrder('placed', '5.00', { fulfil: false });
-    expect(await refusal(request({ orderId: placed, amount: '1.00', idempotencyKey: 'refund-placed-1' }))).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'orderId' } });
+    expect(await refusal(request({ orderId: placed, amount: '1.00', idempotencyKey: 'refund-placed-1' }))).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      details: { field: 'orderId' },
+    });
 
     const orderId = await paidOrder('inputs', '5.00');
-    expect(await refusal(request({ orderId, amount: '1.001', idempotencyKey: 'refund-inputs-1' }))).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'amount' } });
-    expect(await refusal(request({ orderId, amount: '1.00', idempotencyKey: 'refund-inputs-2', reason: '  ' }))).toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'reason' } });
-    expect(await refusal(request({ orderId: 999_999_999n, amount: '1.00', idempotencyKey: 'refund-inputs-3' }))).toMatchObject({ code: 'NOT_FOUND', details: { field: 'orderId' } });
+    expect(await refusal(request({ orderId, amount: '1.001', idempotencyKey: 'refund-inputs-1' }))).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      details: { field: 'amount' },
+    });
+    expect(await refusal(request({ orderId, amount: '1.00', idempotencyKey: 'refund-inputs-2', reason: '  ' }))).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      details: { field: 'reason' },
+    });
+    expect(await refusal(request({ orderId: 999_999_999n, amount: '1.00', idempotencyKey: 'refund-inputs-3' }))).toMatchObject({
+      code: 'NOT_FOUND',
+      details: { field: 'orderId' },
+    });
   });
 });
 
@@ -137,7 +180,10 @@ describe('retryRefund', () => {
     const orderId = await paidOrder('stranded', '5.00');
     const requested = await request({ orderId, amount: '12.00', idempotencyKey: 'refund-stranded-1' });
     const card = requested.refunds.find((refund) => refund.tenderKind === 'CARD');
-    const events = () => prisma().outboxEvent.count({ where: { name: 'payments.refund_requested', payload: { path: ['refund_request_id'], equals: requested.id } } });
+    const events = () =>
+      prisma().outboxEvent.count({
+        where: { name: 'payments.refund_requested', payload: { path: ['refund_request_id'], equals: requested.id } },
+      });
     expect(await events()).toBe(1);
 
     const retried = await commerce.transaction((tx) => retryRefund(tx, commerce.deps, BigInt(card?.id ?? 0)));

@@ -45,9 +45,15 @@ describe('the return lifecycle', () => {
   });
 
   it('says what a status allows instead, and that a final one is final', () => {
-    expect(() => returnStatusAfter(7n, 'RECEIVED', 'cancel')).toThrow('return 7 is RECEIVED: it cannot be cancelled (a RECEIVED return can only be refunded)');
-    expect(() => returnStatusAfter(7n, 'PARTIALLY_RECEIVED', 'cancel')).toThrow('(a PARTIALLY_RECEIVED return can only be received or closed)');
-    expect(() => returnStatusAfter(7n, 'REQUESTED', 'close')).toThrow('return 7 is REQUESTED: it cannot be closed (a REQUESTED return can only be received, cancelled or expired)');
+    expect(() => returnStatusAfter(7n, 'RECEIVED', 'cancel')).toThrow(
+      'return 7 is RECEIVED: it cannot be cancelled (a RECEIVED return can only be refunded)',
+    );
+    expect(() => returnStatusAfter(7n, 'PARTIALLY_RECEIVED', 'cancel')).toThrow(
+      '(a PARTIALLY_RECEIVED return can only be received or closed)',
+    );
+    expect(() => returnStatusAfter(7n, 'REQUESTED', 'close')).toThrow(
+      'return 7 is REQUESTED: it cannot be closed (a REQUESTED return can only be received, cancelled or expired)',
+    );
     expect(() => returnStatusAfter(7n, 'CLOSED', 'receive_part')).toThrow('return 7 is CLOSED: it cannot be received (CLOSED is final)');
     expect(() => returnStatusAfter(7n, 'EXPIRED', 'submit')).toThrow('return 7 is EXPIRED: it cannot be submitted (EXPIRED is final)');
   });
@@ -56,7 +62,8 @@ describe('the return lifecycle', () => {
 describe('units a return holds', () => {
   const now = new Date('2026-11-27T10:00:00Z');
   const line = { quantityRequested: 3, quantityReceived: 1 };
-  const held = (status: ReturnStatus, draftExpiresAt = new Date('2026-11-28T10:00:00Z')) => unitsHeld(line, { status, draftExpiresAt }, now);
+  const held = (status: ReturnStatus, draftExpiresAt = new Date('2026-11-28T10:00:00Z')) =>
+    unitsHeld(line, { status, draftExpiresAt }, now);
 
   it('is every unit asked back while the return waits for goods, a draft until its expiry', () => {
     expect(held('DRAFT')).toBe(3);

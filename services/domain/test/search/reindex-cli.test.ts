@@ -42,7 +42,9 @@ it('rebuilds both indexes from the database, printing rows done, rows left and t
     expect.stringMatching(/^6 rows indexed in \d+\.\d s$/),
   ]);
   const engine = postgresSearchEngine(commerce.platform.database.prisma);
-  expect((await engine.search(STOREFRONT_INDEX, { text: 'mug', filters: { channel: `${catalog.channelId}` }, limit: 10, offset: 0 })).total).toBe(3);
+  expect(
+    (await engine.search(STOREFRONT_INDEX, { text: 'mug', filters: { channel: `${catalog.channelId}` }, limit: 10, offset: 0 })).total,
+  ).toBe(3);
   expect((await engine.search(ADMIN_INDEX, { text: 'green', filters: { kind: 'product' }, limit: 10, offset: 0 })).total).toBe(1);
 });
 

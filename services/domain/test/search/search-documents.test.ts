@@ -29,7 +29,11 @@ const storefrontIds = async (text: string, filters: Record<string, string>) =>
   (await engine.search(STOREFRONT_INDEX, { text, filters, limit: 50, offset: 0 })).hits.map((hit) => hit.id);
 
 it('makes an admin document of every product and a storefront one of each active product sold in a channel', async () => {
-  const [active, inactive, unlisted] = [await catalog.product('linen-shirt', '39.90', 5), await catalog.product('retired-shirt', '39.90', 5), await catalog.product('unlisted-shirt', '39.90', 5)];
+  const [active, inactive, unlisted] = [
+    await catalog.product('linen-shirt', '39.90', 5),
+    await catalog.product('retired-shirt', '39.90', 5),
+    await catalog.product('unlisted-shirt', '39.90', 5),
+  ];
   await commerce.transaction(async (tx) => {
     await updateProduct(tx, commerce.deps, inactive, { active: false });
     await updateProduct(tx, commerce.deps, unlisted, { channelIds: [] });
@@ -70,18 +74,30 @@ it('makes an admin document of every product and a storefront one of each active
 it('rebuilds both indexes from PostgreSQL with progress, dropping documents of rows that are gone', async () => {
   const other = await commerce.transaction((tx) => createChannel(tx, { code: 'sd-other', name: 'Other', defaultCurrency: 'EUR' }));
   const hoodie = await catalog.product('wool-hoodie', '59.00', 3);
-  await engine.index(STOREFRONT_INDEX, [{ id: '999999', title: 'Deleted hoodie', body: '', filters: { channel: [`${catalog.channelId}`] }, data: {} }]);
+  await engine.index(STOREFRONT_INDEX, [
+    { id: '999999', title: 'Deleted hoodie', body: '', filters: { channel: [`${catalog.channelId}`] }, data: {} },
+  ]);
   const progress: ReindexProgress[] = [];
 
-  const result = await reindexSearch(commerce.platform.database.prisma, engine, { batchSize: 2, onProgress: (step) => progress.push(step) });
+  const result = await reindexSearch(commerce.platform.database.prisma, engine, {
+    batchSize: 2,
+    onProgress: (step) => progress.push(step),
+  });
 
   const products = await commerce.platform.database.prisma.product.count();
   expect(result.rows).toBe(products * 2);
-  expect(progress.filter((step) => step.index === STOREFRONT_INDEX).map(({ done, left }) => [done, left]).at(-1)).toEqual([products, 0]);
+  expect(
+    progress
+      .filter((step) => step.index === STOREFRONT_INDEX)
+      .map(({ done, left }) => [done, left])
+      .at(-1),
+  ).toEqual([products, 0]);
   expect(progress.every((step) => step.rowsPerSecond > 0)).toBe(true);
   expect(await storefrontIds('hoodie', { channel: `${catalog.channelId}` })).toEqual([`${hoodie}`]);
   expect(await storefrontIds('hoodie', { channel: `${other.id}` })).toEqual([]);
-  expect(await storefrontIds('shirt', { channel: `${catalog.channelId}`, category: `${catalog.categoryIds[apparelOnly]}` })).toHaveLength(1);
+  expect(await storefrontIds('shirt', { channel: `${catalog.channelId}`, category: `${catalog.categoryIds[apparelOnly]}` })).toHaveLength(
+    1,
+  );
   expect((await engine.search(ADMIN_INDEX, { text: 'shirt', filters: { kind: 'product' }, limit: 50, offset: 0 })).total).toBe(3);
 });
 
@@ -98,7 +114,13 @@ it('makes order and customer documents findable by number, email, names and what
     const shopper = { customerId: customer.id };
     const cart = await createCart(tx, commerce.deps, { channelId: catalog.channelId, shopper });
     await addCartLine(tx, commerce.deps, { cartId: cart.id, shopper, productId: tee, quantity: 2 });
-    const order = await placeOrder(tx, commerce.deps, { cartId: cart.id, shopper, email: customer.email, billingAddress: ADDRESS, shippingAddress: ADDRESS });
+    const order = await placeOrder(tx, commerce.deps, {
+      cartId: cart.id,
+      shopper,
+      email: customer.email,
+      billingAddress: ADDRESS,
+      shippingAddress: ADDRESS,
+    });
     return { customer, order };
   });
 
@@ -126,19 +148,37 @@ it('searches the storefront of one channel and the admin index by kind and statu
   const mug = await catalog.product('travel-mug', '12.00', 4);
   await reindexSearch(commerce.platform.database.prisma, engine);
 
-  const storefront = await searchStorefront(engine, { channelId: catalog.channelId, text: 'travel mug', categoryId: catalog.categoryIds[apparelOnly], limit: 5, offset: 0 });
+  const storefront = await searchStorefront(engine, {
+    channelId: catalog.channelId,
+    text: 'travel mug',
+    categoryId: catalog.categoryIds[apparelOnly],
+    limit: 5,
+    offset: 0,
+  });
   expect(storefront).toEqual({ hits: [expect.objectContaining({ id: `${mug}` })], total: 1 });
-  expect((await searchStorefront(engine, { channelId: catalog.channelId, text: 'mug', brandId: 424242n, limit: 5, offset: 0 })).total).toBe(0);
+  expect((await searchStorefront(engine, { channelId: catalog.channelId, text: 'mug', brandId: 424242n, limit: 5, offset: 0 })).total).toBe(
+    0,
+  );
 
   const order = await commerce.platform.database.prisma.order.findFirstOrThrow();
   const orders = (status: OrderStatus) => searchAdmin(engine, { kind: 'order', status, text: '', limit: 5, offset: 0 });
   expect((await orders(order.status)).hits.map((hit) => hit.id)).toEqual([`order:${order.id}`]);
   expect((await orders('CANCELLED')).total).toBe(0);
-  expect((await searchAdmin(engine, { kind: 'customer', channelId: catalog.channelId, text: 'hopper', limit: 5, offset: 0 })).total).toBe(1);
+  expect((await searchAdmin(engine, { kind: 'customer', channelId: catalog.channelId, text: 'hopper', limit: 5, offset: 0 })).total).toBe(
+    1,
+  );
 
-  await expect(searchAdmin(engine, { text: '', limit: 0, offset: 0 })).rejects.toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'limit' } });
-  await expect(searchAdmin(engine, { text: '', limit: 5, offset: 10_001 })).rejects.toMatchObject({ code: 'BAD_USER_INPUT', details: { field: 'offset' } });
-  await expect(searchStorefront(engine, { channelId: catalog.channelId, text: 'x'.repeat(201), limit: 5, offset: 0 })).rejects.toMatchObject({
+  await expect(searchAdmin(engine, { text: '', limit: 0, offset: 0 })).rejects.toMatchObject({
+    code: 'BAD_USER_INPUT',
+    details: { field: 'limit' },
+  });
+  await expect(searchAdmin(engine, { text: '', limit: 5, offset: 10_001 })).rejects.toMatchObject({
+    code: 'BAD_USER_INPUT',
+    details: { field: 'offset' },
+  });
+  await expect(
+    searchStorefront(engine, { channelId: catalog.channelId, text: 'x'.repeat(201), limit: 5, offset: 0 }),
+  ).rejects.toMatchObject({
     code: 'BAD_USER_INPUT',
     details: { field: 'text' },
   });

@@ -23,13 +23,24 @@ const prisma = () => test.platform.database.prisma;
 
 describe('secret settings', () => {
   it('store the value encrypted under the current master key and answer only its status', async () => {
-    const status = await prisma().$transaction((tx) => storeSecret(tx, test.platform.masterKeys, { key: 'webhooks.signing_secret', value: PLAINTEXT, staffUserId, now }));
-    expect(status).toEqual({ key: 'webhooks.signing_secret', setAt: now, setByStaffUserId: staffUserId, keyId: test.platform.masterKeys.current.id });
-    expect(JSON.stringify(status, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))).not.toContain(PLAINTEXT);
+    const status = await prisma().$transaction((tx) =>
+      storeSecret(tx, test.platform.masterKeys, { key: 'webhooks.signing_secret', value: PLAINTEXT, staffUserId, now }),
+    );
+    expect(status).toEqual({
+      key: 'webhooks.signing_secret',
+      setAt: now,
+      setByStaffUserId: staffUserId,
+      keyId: test.platform.masterKeys.current.id,
+    });
+    expect(JSON.stringify(status, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))).not.toContain(
+      PLAINTEXT,
+    );
     expect(await prisma().$transaction((tx) => secretStatus(tx, 'webhooks.signing_secret'))).toEqual(status);
     expect(await readStoredSecret(prisma(), test.platform.masterKeys, 'webhooks.signing_secret')).toBe(PLAINTEXT);
 
-    const { rows } = await test.platform.database.pool.query<{ events: string }>('SELECT coalesce(string_agg(payload::text, \'\'), \'\') AS events FROM outbox_events');
+    const { rows } = await test.platform.database.pool.query<{ events: string }>(
+      "SELECT coalesce(string_agg(payload::text, ''), '') AS events FROM outbox_events",
+    );
     expect(rows[0]?.events).not.toContain(PLAINTEXT);
   });
 
@@ -39,14 +50,18 @@ describe('secret settings', () => {
 
   it('refuse a key that is not area.name, naming the field', async () => {
     for (const key of ['Payments.Key', 'nodot', 'a.b-c', `a.${'x'.repeat(200)}`]) {
-      const error = await expectDomainError(prisma().$transaction((tx) => storeSecret(tx, test.platform.masterKeys, { key, value: PLAINTEXT, staffUserId, now })), 'BAD_USER_INPUT');
+      const error = await expectDomainError(
+        prisma().$transaction((tx) => storeSecret(tx, test.platform.masterKeys, { key, value: PLAINTEXT, staffUserId, now })),
+        'BAD_USER_INPUT',
+      );
       expect(error.details).toEqual({ field: 'key' });
       expect(error.message).not.toContain(PLAINTEXT);
     }
   });
 
   it('refuse an empty or oversized value without quoting it', async () => {
-    const store = (value: string) => prisma().$transaction((tx) => storeSecret(tx, test.platform.masterKeys, { key: 'payments.api_key', value, staffUserId, now }));
+    const store = (value: string) =>
+      prisma().$transaction((tx) => storeSecret(tx, test.platform.masterKeys, { key: 'payments.api_key', value, staffUserId, now }));
     expect((await expectDomainError(store(''), 'BAD_USER_INPUT', 'value must not be empty')).details).toEqual({ field: 'value' });
     const huge = `${PLAINTEXT}${'x'.repeat(16 * 1024)}`;
     const error = await expectDomainError(store(huge), 'BAD_USER_INPUT', 'value must be at most 16384 bytes');

@@ -18,7 +18,9 @@ const later = (ms: number) => new Date(now.getTime() + ms);
 
 beforeAll(async () => {
   test = await openTestPlatform('storefront_tokens_domain');
-  const staff = await test.platform.database.prisma.$transaction((tx) => createStaffUser(tx, { email: 'tokens@example.com', password: 'a long enough password', name: 'Issuer' }));
+  const staff = await test.platform.database.prisma.$transaction((tx) =>
+    createStaffUser(tx, { email: 'tokens@example.com', password: 'a long enough password', name: 'Issuer' }),
+  );
   staffUserId = staff.id;
 });
 afterAll(async () => test?.close());
@@ -29,7 +31,14 @@ describe('storefront tokens', () => {
   it('are 256 random bits, looked up by their SHA-256, and listed without it', async () => {
     const { token, storefrontToken } = await createStorefrontToken(prisma(), { name: ' web ', staffUserId, now });
     expect(token).toMatch(/^sft_[A-Za-z0-9_-]{43}$/);
-    expect(storefrontToken).toEqual({ id: storefrontToken.id, name: 'web', createdAt: now, createdByStaffUserId: staffUserId, lastUsedAt: null, revokedAt: null });
+    expect(storefrontToken).toEqual({
+      id: storefrontToken.id,
+      name: 'web',
+      createdAt: now,
+      createdByStaffUserId: staffUserId,
+      lastUsedAt: null,
+      revokedAt: null,
+    });
     expect(storefrontTokenHash(token)).toBe(createHash('sha256').update(token).digest('hex'));
     expect(storefrontTokenHash('sft_short')).toBeUndefined();
     expect(await activeStorefrontTokens(prisma())).toContainEqual({ id: storefrontToken.id, tokenHash: storefrontTokenHash(token) });

@@ -39,7 +39,10 @@ export async function openGatewayCommerce(name: string, prefix: string): Promise
     if (databaseUrl === undefined) throw new Error('the test platform has no DATABASE_URL');
     const apiKey = `${name}_gateway_key`;
     const server = await startTestGateway({ databaseUrl, apiKey });
-    const deps: DomainDeps = { ...commerce.deps, gateway: new HttpPaymentGateway({ baseUrl: server.url, credentials: givenCredentials(apiKey) }) };
+    const deps: DomainDeps = {
+      ...commerce.deps,
+      gateway: new HttpPaymentGateway({ baseUrl: server.url, credentials: givenCredentials(apiKey) }),
+    };
     return {
       commerce,
       catalog,

@@ -29,6 +29,8 @@ export function trackingEvent(overrides: Partial<TrackingEventRecord> = {}): Tra
 export async function recordEvents(db: SqlClient, events: TrackingEventRecord[]): Promise<bigint[]> {
   const { rows: before } = await db.query('SELECT coalesce(max(id), 0)::text AS id FROM tracking_events');
   await insertTrackingEvents(db, events);
-  const { rows } = await db.query('SELECT id::text AS id FROM tracking_events WHERE tracking_events.id > $1 ORDER BY tracking_events.id', [(before[0] as { id: string }).id]);
+  const { rows } = await db.query('SELECT id::text AS id FROM tracking_events WHERE tracking_events.id > $1 ORDER BY tracking_events.id', [
+    (before[0] as { id: string }).id,
+  ]);
   return (rows as { id: string }[]).map((row) => BigInt(row.id));
 }

@@ -35,7 +35,9 @@ const prisma = () => commerce.platform.database.prisma;
 /** What the gateway logged for a tender: kind, key and outcome of each request under its authorization's key or its void's, in order. */
 async function gatewayLog(tender: { id: bigint; idempotencyKey: string }): Promise<string[]> {
   const keys = [tender.idempotencyKey, tenderKeys.void(tender.id)];
-  return (await control.requests()).filter((request) => request.idempotencyKey !== null && keys.includes(request.idempotencyKey)).map((request) => `${request.kind}:${request.idempotencyKey}:${request.outcome}`);
+  return (await control.requests())
+    .filter((request) => request.idempotencyKey !== null && keys.includes(request.idempotencyKey))
+    .map((request) => `${request.kind}:${request.idempotencyKey}:${request.outcome}`);
 }
 
 const restock = (productId: bigint, onHand: number) =>
@@ -48,7 +50,10 @@ describe('cart tenders', () => {
     const refused = await refusal(payByCard(cart, key, 'tok_cart_retry'));
     expect(refused).toMatchObject({ code: 'BAD_USER_INPUT', message: 'not enough stock for ct-short-tee: 2 requested, 1 available' });
 
-    const tender = await prisma().paymentTender.findUniqueOrThrow({ where: { idempotencyKey: tenderKeys.authorize(cart.cartId, key) }, include: { events: true } });
+    const tender = await prisma().paymentTender.findUniqueOrThrow({
+      where: { idempotencyKey: tenderKeys.authorize(cart.cartId, key) },
+      include: { events: true },
+    });
     expect(tender).toMatchObject({ kind: 'CARD', status: 'AUTHORIZED', cartId: cart.cartId, orderId: null });
     expect(tender.authorizedAmount.toFixed(2)).toBe('39.80');
     expect(tender.holdExpiresAt?.getTime()).toBe(commerce.deps.now().getTime() + 30 * 60_000);
@@ -58,7 +63,9 @@ describe('cart tenders', () => {
     await restock(cart.productId, 5);
     const order = await payByCard(cart, key, 'tok_cart_retry');
     expect(order.status).toBe('PLACED');
-    expect(await prisma().paymentTender.findMany({ where: { orderId: order.id }, select: { id: true, status: true } })).toEqual([{ id: tender.id, status: 'AUTHORIZED' }]);
+    expect(await prisma().paymentTender.findMany({ where: { orderId: order.id }, select: { id: true, status: true } })).toEqual([
+      { id: tender.id, status: 'AUTHORIZED' },
+    ]);
     // The retry found the tender: the gateway authorized once and was not asked again.
     expect(await gatewayLog(tender)).toEqual([`authorize:${tenderKeys.authorize(cart.cartId, key)}:executed`]);
   });
@@ -69,8 +76,12 @@ describe('cart tenders', () => {
     const [first, second] = await Promise.all([payByCard(cart, key, 'tok_cart_twice'), payByCard(cart, key, 'tok_cart_twice')]);
     expect(second.id).toBe(first.id);
     const tenders = await prisma().paymentTender.findMany({ where: { cartId: cart.cartId }, include: { events: true } });
-    expect(tenders.map((tender) => [tender.orderId, tender.status, tender.events.map((event) => event.kind)])).toEqual([[first.id, 'AUTHORIZED', ['AUTHORIZED']]]);
-    const authorizations = (await control.operations()).filter((operation) => operation.idempotencyKey === tenderKeys.authorize(cart.cartId, key));
+    expect(tenders.map((tender) => [tender.orderId, tender.status, tender.events.map((event) => event.kind)])).toEqual([
+      [first.id, 'AUTHORIZED', ['AUTHORIZED']],
+    ]);
+    const authorizations = (await control.operations()).filter(
+      (operation) => operation.idempotencyKey === tenderKeys.authorize(cart.cartId, key),
+    );
     expect(authorizations).toHaveLength(1);
   });
 
@@ -80,10 +91,20 @@ describe('cart tenders', () => {
     await refusal(payByCard(cart, first, 'tok_cart_changed'));
     const tender = await prisma().paymentTender.findUniqueOrThrow({ where: { idempotencyKey: tenderKeys.authorize(cart.cartId, first) } });
     // One unit instead of two: the 39.80 authorized no longer pays this cart.
-    await commerce.transaction((tx) => setCartLineQuantity(tx, commerce.deps, { cartId: cart.cartId, shopper: { sessionId: cart.sessionId }, productId: cart.productId, quantity: 1 }));
+    await commerce.transaction((tx) =>
+      setCartLineQuantity(tx, commerce.deps, {
+        cartId: cart.cartId,
+        shopper: { sessionId: cart.sessionId },
+        productId: cart.productId,
+        quantity: 1,
+      }),
+    );
 
     const stale = await refusal(payByCard(cart, first, 'tok_cart_changed'));
-    expect(stale).toMatchObject({ code: 'CONFLICT', details: { field: 'idempotencyKey', reason: STALE_CARD_AUTHORIZATION, tenderId: tender.id.toString() } });
+    expect(stale).toMatchObject({
+      code: 'CONFLICT',
+      details: { field: 'idempotencyKey', reason: STALE_CARD_AUTHORIZATION, tenderId: tender.id.toString() },
+    });
     expect(stale.message).toBe(
       'the cart changed after the card was authorized for it (its lines, prices or total are not those the card was authorized for): that authorization is voided; send the checkout again with a new idempotencyKey',
     );
@@ -112,13 +133,26 @@ describe('cart tenders', () => {
     // Another product of the same price instead: the total is the same, the content is not.
     const other = await catalog.product('swap-hoodie', '19.90', 5);
     await commerce.transaction(async (tx) => {
-      await setCartLineQuantity(tx, commerce.deps, { cartId: cart.cartId, shopper: { sessionId: cart.sessionId }, productId: cart.productId, quantity: 0 });
+      await setCartLineQuantity(tx, commerce.deps, {
+        cartId: cart.cartId,
+        shopper: { sessionId: cart.sessionId },
+        productId: cart.productId,
+        quantity: 0,
+      });
       await addCartLine(tx, commerce.deps, { cartId: cart.cartId, shopper: { sessionId: cart.sessionId }, productId: other, quantity: 2 });
     });
     // The order's transaction alone (as a caller holding the tender would run it): refused on the digest.
     const stale = await refusal(
       commerce.transaction((tx) =>
-        placeOrder(tx, deps, { cartId: cart.cartId, shopper: { sessionId: cart.sessionId }, email: 'ada@example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS, idempotencyKey: key, card: { token: 'tok_cart_swap' } }),
+        placeOrder(tx, deps, {
+          cartId: cart.cartId,
+          shopper: { sessionId: cart.sessionId },
+          email: 'ada@example.com',
+          billingAddress: ADDRESS,
+          shippingAddress: ADDRESS,
+          idempotencyKey: key,
+          card: { token: 'tok_cart_swap' },
+        }),
       ),
     );
     expect(stale).toMatchObject({ code: 'CONFLICT', details: { reason: STALE_CARD_AUTHORIZATION } });
@@ -135,7 +169,14 @@ describe('cart tenders', () => {
     expect(await prisma().cart.count({ where: { id: cart.cartId } })).toBe(1);
 
     // The stale path voids it: the checkout of the cart changed since.
-    await commerce.transaction((tx) => setCartLineQuantity(tx, commerce.deps, { cartId: cart.cartId, shopper: { sessionId: cart.sessionId }, productId: cart.productId, quantity: 1 }));
+    await commerce.transaction((tx) =>
+      setCartLineQuantity(tx, commerce.deps, {
+        cartId: cart.cartId,
+        shopper: { sessionId: cart.sessionId },
+        productId: cart.productId,
+        quantity: 1,
+      }),
+    );
     await refusal(payByCard(cart, 'cart-tender-expired-1', 'tok_cart_expired'));
     expect(await prisma().paymentTender.findUniqueOrThrow({ where: { id: tender.id } })).toMatchObject({ status: 'VOIDED' });
     await commerce.transaction((tx) => deleteExpiredCarts(tx, { asOf, limit: 100 }));

@@ -31,7 +31,9 @@ const prisma = () => commerce.platform.database.prisma;
 
 /** The gateway's own log of the requests sent with this key: their outcomes, in order. */
 async function gatewayRequests(idempotencyKey: string): Promise<string[]> {
-  return (await control.requests()).filter((request) => request.idempotencyKey === idempotencyKey).map((request) => `${request.kind}:${request.outcome}`);
+  return (await control.requests())
+    .filter((request) => request.idempotencyKey === idempotencyKey)
+    .map((request) => `${request.kind}:${request.outcome}`);
 }
 
 async function gatewayOperations(idempotencyKey: string) {
@@ -39,7 +41,8 @@ async function gatewayOperations(idempotencyKey: string) {
 }
 
 const reserved = async (productId: bigint) =>
-  (await prisma().stockLevel.findUniqueOrThrow({ where: { productId_locationId: { productId, locationId: catalog.locationId } } })).reserved;
+  (await prisma().stockLevel.findUniqueOrThrow({ where: { productId_locationId: { productId, locationId: catalog.locationId } } }))
+    .reserved;
 
 describe('checkout with a card', () => {
   it('authorizes the total once when the checkout is retried after the gateway committed and then failed', async () => {
@@ -65,9 +68,17 @@ describe('checkout with a card', () => {
 
     const tenders = await prisma().paymentTender.findMany({ where: { orderId: order.id }, include: { events: true } });
     expect(tenders).toHaveLength(1);
-    expect(tenders[0]).toMatchObject({ kind: 'CARD', status: 'AUTHORIZED', currency: 'EUR', gatewayReference: authorization?.authorizationId, idempotencyKey: key });
+    expect(tenders[0]).toMatchObject({
+      kind: 'CARD',
+      status: 'AUTHORIZED',
+      currency: 'EUR',
+      gatewayReference: authorization?.authorizationId,
+      idempotencyKey: key,
+    });
     expect(tenders[0]?.authorizedAmount.toFixed(2)).toBe('39.80');
-    expect(tenders[0]?.authorizationExpiresAt?.getTime()).toBe(new Date(authorization?.createdAt ?? '').getTime() + 7 * 24 * 60 * 60 * 1000);
+    expect(tenders[0]?.authorizationExpiresAt?.getTime()).toBe(
+      new Date(authorization?.createdAt ?? '').getTime() + 7 * 24 * 60 * 60 * 1000,
+    );
     expect(tenders[0]?.events.map((event) => event.kind)).toEqual(['AUTHORIZED']);
   });
 
@@ -157,10 +168,19 @@ describe('capture', () => {
 
     const key = tenderKeys.capture(tender?.id ?? 0n);
     expect(await gatewayRequests(key)).toEqual(['capture:executed', 'capture:replayed']);
-    expect((await gatewayOperations(key)).map((operation) => [operation.status, operation.amount.amountMinor])).toEqual([['approved', 1990]]);
+    expect((await gatewayOperations(key)).map((operation) => [operation.status, operation.amount.amountMinor])).toEqual([
+      ['approved', 1990],
+    ]);
     const moved = (await commerce.events(before)).filter((event) => event.name === 'shop.payments.money_moved.v1');
     expect(moved.map((event) => event.payload)).toEqual([
-      expect.objectContaining({ tender_id: tender?.id.toString(), order_id: order.id.toString(), movement: 'CAPTURED', amount: '19.90', currency: 'EUR', tender_kind: 'CARD' }),
+      expect.objectContaining({
+        tender_id: tender?.id.toString(),
+        order_id: order.id.toString(),
+        movement: 'CAPTURED',
+        amount: '19.90',
+        currency: 'EUR',
+        tender_kind: 'CARD',
+      }),
     ]);
   });
 });
@@ -174,7 +194,10 @@ describe('cancelling', () => {
     const moved = (await commerce.events(before)).filter((event) => event.name === 'shop.payments.money_moved.v1');
     expect(moved.map((event) => [event.payload.movement, event.payload.amount])).toEqual([['VOIDED', '39.80']]);
 
-    const tender = await prisma().paymentTender.findFirstOrThrow({ where: { orderId: order.id }, include: { events: { orderBy: { id: 'asc' } } } });
+    const tender = await prisma().paymentTender.findFirstOrThrow({
+      where: { orderId: order.id },
+      include: { events: { orderBy: { id: 'asc' } } },
+    });
     expect(tender.status).toBe('VOIDED');
     expect(tender.voidedAmount.toFixed(2)).toBe('39.80');
     expect(tender.events.map((event) => [event.kind, event.amount.toFixed(2), event.idempotencyKey])).toEqual([
@@ -183,7 +206,13 @@ describe('cancelling', () => {
     ]);
     expect(await gatewayRequests(tenderKeys.void(tender.id))).toEqual(['void:executed']);
     expect((await gatewayOperations(tenderKeys.void(tender.id))).map((operation) => operation.status)).toEqual(['approved']);
-    expect((await prisma().stockLevel.findUniqueOrThrow({ where: { productId_locationId: { productId: cart.productId, locationId: catalog.locationId } } })).onHand).toBe(10);
+    expect(
+      (
+        await prisma().stockLevel.findUniqueOrThrow({
+          where: { productId_locationId: { productId: cart.productId, locationId: catalog.locationId } },
+        })
+      ).onHand,
+    ).toBe(10);
   });
 
   it('rolls the cancellation back when the gateway does not answer, and the next cancellation voids once', async () => {
@@ -209,13 +238,24 @@ describe('cancelling', () => {
     await inGatewayTransaction((tx) => captureOrderTenders(tx, deps, order.id));
     await inGatewayTransaction((tx) => cancelOrder(tx, deps, order.id, 'damaged in the warehouse'));
 
-    const tender = await prisma().paymentTender.findFirstOrThrow({ where: { orderId: order.id }, include: { events: { orderBy: { id: 'asc' } } } });
+    const tender = await prisma().paymentTender.findFirstOrThrow({
+      where: { orderId: order.id },
+      include: { events: { orderBy: { id: 'asc' } } },
+    });
     expect(tender).toMatchObject({ status: 'REFUNDED' });
-    expect([tender.capturedAmount.toFixed(2), tender.refundedAmount.toFixed(2), tender.voidedAmount.toFixed(2)]).toEqual(['19.90', '19.90', '0.00']);
-    expect(tender.events.map((event) => event.kind)).toEqual(['AUTHORIZED', 'CAPTURED', 'REFUNDED']);
-    expect((await gatewayOperations(tenderKeys.cancelRefund(tender.id))).map((operation) => [operation.kind, operation.status, operation.amount.amountMinor])).toEqual([
-      ['refund', 'approved', 1990],
+    expect([tender.capturedAmount.toFixed(2), tender.refundedAmount.toFixed(2), tender.voidedAmount.toFixed(2)]).toEqual([
+      '19.90',
+      '19.90',
+      '0.00',
     ]);
+    expect(tender.events.map((event) => event.kind)).toEqual(['AUTHORIZED', 'CAPTURED', 'REFUNDED']);
+    expect(
+      (await gatewayOperations(tenderKeys.cancelRefund(tender.id))).map((operation) => [
+        operation.kind,
+        operation.status,
+        operation.amount.amountMinor,
+      ]),
+    ).toEqual([['refund', 'approved', 1990]]);
   });
 
   it('keeps the tender event log append-only', async () => {

@@ -77,7 +77,7 @@ describe('cart.item_added (attribute_cart_add, run by the dispatcher)', () => {
     const at = new Date('2026-11-24T12:00:00.000Z');
     commerce.setNow(at);
     const session = sessionId('cart');
-    const [inside, justInside, boundary, outside, impression, otherSession, after] = await recordEvents(pool(), [
+    const [inside, justInside, boundary, outside, impression, otherSession, after] = (await recordEvents(pool(), [
       trackingEvent({ sessionId: session, createdAt: ago(at, HOUR) }),
       trackingEvent({ sessionId: session, entityId: 2n, createdAt: ago(at, 23 * HOUR + 59 * MINUTE) }),
       trackingEvent({ sessionId: session, entityId: 3n, createdAt: ago(at, 24 * HOUR) }),
@@ -85,7 +85,7 @@ describe('cart.item_added (attribute_cart_add, run by the dispatcher)', () => {
       trackingEvent({ sessionId: session, eventType: 'impression', createdAt: ago(at, MINUTE) }),
       trackingEvent({ sessionId: sessionId('other'), createdAt: ago(at, MINUTE) }),
       trackingEvent({ sessionId: session, createdAt: new Date(at.getTime() + MINUTE) }),
-    ]) as [bigint, bigint, bigint, bigint, bigint, bigint, bigint];
+    ])) as [bigint, bigint, bigint, bigint, bigint, bigint, bigint];
     const tee = await catalog.product('attr-tee', '19.90', 10);
 
     await addToCart({ sessionId: session }, tee);
@@ -105,11 +105,15 @@ describe('cart.item_added (attribute_cart_add, run by the dispatcher)', () => {
     expect(rows).toEqual([expected(inside), expected(justInside), expected(boundary)]);
   });
 
-  it('credits the signed-in customer\'s clicks from any session', async () => {
+  it("credits the signed-in customer's clicks from any session", async () => {
     const at = new Date('2026-11-25T12:00:00.000Z');
     commerce.setNow(at);
     const customer = await commerce.transaction((tx) =>
-      registerCustomer(tx, commerce.deps, { channelId: catalog.channelId, email: `cart-${sessionId()}@example.com`, password: 'correct horse battery' }),
+      registerCustomer(tx, commerce.deps, {
+        channelId: catalog.channelId,
+        email: `cart-${sessionId()}@example.com`,
+        password: 'correct horse battery',
+      }),
     );
     const [phone, laptop, stranger] = (await recordEvents(pool(), [
       trackingEvent({ sessionId: sessionId('phone'), userId: customer.id, isAuthenticated: true, createdAt: ago(at, 2 * HOUR) }),
@@ -132,7 +136,9 @@ describe('cart.item_added (attribute_cart_add, run by the dispatcher)', () => {
     const [click] = (await recordEvents(pool(), [trackingEvent({ sessionId: session, createdAt: ago(at, HOUR) })])) as [bigint];
     const cap = await catalog.product('attr-cap', '5.00', 10);
     const cartId = await addToCart({ sessionId: session }, cap);
-    await commerce.transaction((tx) => addCartLine(tx, commerce.deps, { cartId, shopper: { sessionId: session }, productId: cap, quantity: 1 }));
+    await commerce.transaction((tx) =>
+      addCartLine(tx, commerce.deps, { cartId, shopper: { sessionId: session }, productId: cap, quantity: 1 }),
+    );
     await dispatched('attribute_cart_add');
     expect(await attributionsOf([click])).toHaveLength(1);
 
@@ -168,7 +174,11 @@ describe('order.completed (attribute_purchase, run by the dispatcher)', () => {
     commerce.setNow(placedAt);
     const session = sessionId('order');
     const customer = await commerce.transaction((tx) =>
-      registerCustomer(tx, commerce.deps, { channelId: catalog.channelId, email: `order-${sessionId()}@example.com`, password: 'correct horse battery' }),
+      registerCustomer(tx, commerce.deps, {
+        channelId: catalog.channelId,
+        email: `order-${sessionId()}@example.com`,
+        password: 'correct horse battery',
+      }),
     );
     const shopper = { customerId: customer.id, sessionId: session };
     const shirt = await catalog.product('attr-shirt', '25.00', 10);
@@ -177,7 +187,13 @@ describe('order.completed (attribute_purchase, run by the dispatcher)', () => {
       const cart = await createCart(tx, commerce.deps, { channelId: catalog.channelId, shopper });
       await addCartLine(tx, commerce.deps, { cartId: cart.id, shopper, productId: shirt, quantity: 1 });
       await addCartLine(tx, commerce.deps, { cartId: cart.id, shopper, productId: socks, quantity: 3 });
-      const placed = await placeOrder(tx, commerce.deps, { cartId: cart.id, shopper, email: 'ada@example.com', billingAddress: ADDRESS, shippingAddress: ADDRESS });
+      const placed = await placeOrder(tx, commerce.deps, {
+        cartId: cart.id,
+        shopper,
+        email: 'ada@example.com',
+        billingAddress: ADDRESS,
+        shippingAddress: ADDRESS,
+      });
       await markOrderPaid(tx, commerce.deps, placed.id);
       return fulfilOrder(tx, commerce.deps, placed.id);
     });
@@ -185,7 +201,13 @@ describe('order.completed (attribute_purchase, run by the dispatcher)', () => {
     const completedAt = new Date('2026-11-28T09:00:00.000Z');
     const [bySession, byUser, tooEarly, impression] = (await recordEvents(pool(), [
       trackingEvent({ sessionId: session, createdAt: ago(completedAt, 23 * HOUR + 59 * MINUTE) }),
-      trackingEvent({ sessionId: sessionId('elsewhere'), userId: customer.id, isAuthenticated: true, entityType: 'hero', createdAt: ago(completedAt, HOUR) }),
+      trackingEvent({
+        sessionId: sessionId('elsewhere'),
+        userId: customer.id,
+        isAuthenticated: true,
+        entityType: 'hero',
+        createdAt: ago(completedAt, HOUR),
+      }),
       trackingEvent({ sessionId: session, createdAt: ago(completedAt, 24 * HOUR + MINUTE) }),
       trackingEvent({ sessionId: session, eventType: 'impression', createdAt: ago(completedAt, HOUR) }),
     ])) as [bigint, bigint, bigint, bigint];
@@ -194,7 +216,9 @@ describe('order.completed (attribute_purchase, run by the dispatcher)', () => {
     await commerce.transaction((tx) => completeOrder(tx, commerce.deps, order.id));
     await dispatched('attribute_purchase');
 
-    const purchases = (await attributionsOf([bySession, byUser, tooEarly, impression])).filter((row) => row.attribution_type === 'purchase');
+    const purchases = (await attributionsOf([bySession, byUser, tooEarly, impression])).filter(
+      (row) => row.attribution_type === 'purchase',
+    );
     const line = (clickId: bigint, productId: bigint, revenue: string) => ({
       tracking_event_id: clickId.toString(),
       attribution_type: 'purchase',
@@ -205,10 +229,17 @@ describe('order.completed (attribute_purchase, run by the dispatcher)', () => {
       attributed_revenue: revenue,
       created_at: completedAt,
     });
-    expect(purchases).toEqual([line(bySession, shirt, '25.000'), line(bySession, socks, '13.500'), line(byUser, shirt, '25.000'), line(byUser, socks, '13.500')]);
+    expect(purchases).toEqual([
+      line(bySession, shirt, '25.000'),
+      line(bySession, socks, '13.500'),
+      line(byUser, shirt, '25.000'),
+      line(byUser, socks, '13.500'),
+    ]);
 
     // The same event again (a redelivery) adds nothing.
-    const { rows } = await pool().query<{ payload: EventPayloads['order.completed'] }>(`SELECT payload FROM outbox_events WHERE name = 'order.completed' ORDER BY id DESC LIMIT 1`);
+    const { rows } = await pool().query<{ payload: EventPayloads['order.completed'] }>(
+      `SELECT payload FROM outbox_events WHERE name = 'order.completed' ORDER BY id DESC LIMIT 1`,
+    );
     const payload = rows[0]?.payload;
     if (payload === undefined) throw new Error('no order.completed event');
     expect(await commerce.transaction((tx) => attributePurchase(tx, payload))).toBe(0);

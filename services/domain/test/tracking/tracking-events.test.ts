@@ -45,8 +45,10 @@ describe('the tables', () => {
     ]);
   });
 
-  it('has the three indexes of tracking_events, plus the reports\' BRIN index on created_at', async () => {
-    const { rows } = await query(`SELECT indexdef FROM pg_indexes WHERE tablename = 'tracking_events' AND indexname <> 'tracking_events_pkey' ORDER BY indexname`);
+  it("has the three indexes of tracking_events, plus the reports' BRIN index on created_at", async () => {
+    const { rows } = await query(
+      `SELECT indexdef FROM pg_indexes WHERE tablename = 'tracking_events' AND indexname <> 'tracking_events_pkey' ORDER BY indexname`,
+    );
     expect(rows.map((row: { indexdef: string }) => row.indexdef.replace(/^.* USING /, ''))).toEqual([
       "brin (created_at) WITH (autosummarize='on')",
       'btree (entity_type, entity_id, created_at)',
@@ -71,7 +73,10 @@ describe('the tables', () => {
       'attributed_revenue',
       'created_at',
     ]);
-    expect(rows.find((row: { column_name: string }) => row.column_name === 'attribution_type')).toMatchObject({ length: 20, is_nullable: 'NO' });
+    expect(rows.find((row: { column_name: string }) => row.column_name === 'attribution_type')).toMatchObject({
+      length: 20,
+      is_nullable: 'NO',
+    });
     expect(rows.find((row: { column_name: string }) => row.column_name === 'attributed_revenue')).toMatchObject({
       data_type: 'numeric',
       precision: 13,
@@ -85,11 +90,15 @@ describe('the tables', () => {
   });
 
   it('refuses an unknown event or entity type and a repeated impression', async () => {
-    await expect(insertTrackingEvents(platform.database.pool, [trackingEvent({ eventType: 'hover' as 'click' })])).rejects.toThrow(/event_type_check/);
-    await expect(insertTrackingEvents(platform.database.pool, [trackingEvent({ entityType: 'popup' as 'hero' })])).rejects.toThrow(/entity_type_check/);
-    await expect(insertTrackingEvents(platform.database.pool, [trackingEvent({ eventType: 'impression', isRepeat: true })])).rejects.toThrow(
-      /impression_not_repeat_check/,
+    await expect(insertTrackingEvents(platform.database.pool, [trackingEvent({ eventType: 'hover' as 'click' })])).rejects.toThrow(
+      /event_type_check/,
     );
+    await expect(insertTrackingEvents(platform.database.pool, [trackingEvent({ entityType: 'popup' as 'hero' })])).rejects.toThrow(
+      /entity_type_check/,
+    );
+    await expect(
+      insertTrackingEvents(platform.database.pool, [trackingEvent({ eventType: 'impression', isRepeat: true })]),
+    ).rejects.toThrow(/impression_not_repeat_check/);
   });
 });
 
@@ -122,7 +131,14 @@ describe('insertTrackingEvents', () => {
          FROM tracking_events WHERE session_id = $1 ORDER BY id`,
       [session],
     );
-    expect(rows[0]).toMatchObject({ event_type: 'click', entity_type: 'banner', entity_id: '1', user_id: null, is_authenticated: false, channel_id: null });
+    expect(rows[0]).toMatchObject({
+      event_type: 'click',
+      entity_type: 'banner',
+      entity_id: '1',
+      user_id: null,
+      is_authenticated: false,
+      channel_id: null,
+    });
     expect(rows[1]).toEqual({
       event_type: 'impression',
       entity_type: 'hero',
@@ -143,7 +159,12 @@ describe('insertTrackingEvents', () => {
 
   it('decides is_repeat of the clicks marked checkEarlierClick from the clicks already written, by session or user', async () => {
     const entityId = BigInt(randomInt(1, 2 ** 40));
-    const [clicked, impressed, fresh, signedIn] = [sessionId('clicked'), sessionId('impressed'), sessionId('fresh'), sessionId('signed-in')];
+    const [clicked, impressed, fresh, signedIn] = [
+      sessionId('clicked'),
+      sessionId('impressed'),
+      sessionId('fresh'),
+      sessionId('signed-in'),
+    ];
     await insertTrackingEvents(platform.database.pool, [
       trackingEvent({ sessionId: clicked, entityType: 'slide', entityId }),
       trackingEvent({ sessionId: impressed, entityType: 'slide', entityId, eventType: 'impression' }),
@@ -167,8 +188,26 @@ describe('insertTrackingEvents', () => {
         WHERE session_id = ANY($1) AND entity_id = $2 ORDER BY id`,
       [[clicked, impressed, fresh, signedIn], entityId.toString()],
     );
-    expect(rows.slice(2).map((row: { is_repeat: boolean }) => row.is_repeat)).toEqual([true, false, false, false, true, false, true, false]);
-    expect(rows.slice(2).map((row: { entity_type: string }) => row.entity_type)).toEqual(['slide', 'slide', 'hero', 'slide', 'slide', 'slide', 'slide', 'slide']);
+    expect(rows.slice(2).map((row: { is_repeat: boolean }) => row.is_repeat)).toEqual([
+      true,
+      false,
+      false,
+      false,
+      true,
+      false,
+      true,
+      false,
+    ]);
+    expect(rows.slice(2).map((row: { entity_type: string }) => row.entity_type)).toEqual([
+      'slide',
+      'slide',
+      'hero',
+      'slide',
+      'slide',
+      'slide',
+      'slide',
+      'slide',
+    ]);
   });
 
   it('writes nothing for an empty batch', async () => {
@@ -204,7 +243,13 @@ describe('RepeatClicks', () => {
   ];
   // Random: the Redis cache is shared with every other test file of the run.
   let entity = BigInt(randomInt(1, 2 ** 40)) * 1000n;
-  const click = (overrides: Partial<Click> = {}): Click => ({ entityType: 'slide', entityId: entity, sessionId: 'unset', userId: null, ...overrides });
+  const click = (overrides: Partial<Click> = {}): Click => ({
+    entityType: 'slide',
+    entityId: entity,
+    sessionId: 'unset',
+    userId: null,
+    ...overrides,
+  });
 
   describe.each(caches)('with the %s cache', (_name, cacheOf) => {
     const repeats = () => new RepeatClicks({ cache: cacheOf(), db: platform.database.pool });
@@ -239,7 +284,9 @@ describe('RepeatClicks', () => {
       expect(sameSession.filter((repeat) => !repeat)).toHaveLength(1);
 
       entity += 1n;
-      const sameUser = await Promise.all(Array.from({ length: 25 }, () => detector.isRepeat(click({ sessionId: sessionId(), userId: 77n }))));
+      const sameUser = await Promise.all(
+        Array.from({ length: 25 }, () => detector.isRepeat(click({ sessionId: sessionId(), userId: 77n }))),
+      );
       expect(sameUser.filter((repeat) => !repeat)).toHaveLength(1);
     });
   });
@@ -253,10 +300,16 @@ describe('RepeatClicks', () => {
     ]);
     const detector = new RepeatClicks({ cache: new MemoryCache(), db: platform.database.pool });
     expect(await detector.isRepeat(click({ sessionId: session }))).toBe(false);
-    expect(await new RepeatClicks({ cache: new MemoryCache(), db: platform.database.pool }).isRepeat(click({ sessionId: sessionId(), userId: 5n }))).toBe(true);
+    expect(
+      await new RepeatClicks({ cache: new MemoryCache(), db: platform.database.pool }).isRepeat(
+        click({ sessionId: sessionId(), userId: 5n }),
+      ),
+    ).toBe(true);
 
     await insertTrackingEvents(platform.database.pool, [trackingEvent({ sessionId: session, entityType: 'slide', entityId: entity })]);
-    expect(await new RepeatClicks({ cache: new MemoryCache(), db: platform.database.pool }).isRepeat(click({ sessionId: session }))).toBe(true);
+    expect(await new RepeatClicks({ cache: new MemoryCache(), db: platform.database.pool }).isRepeat(click({ sessionId: session }))).toBe(
+      true,
+    );
   });
 
   it('tells from the cache alone a repeat, or a first click the database must confirm', async () => {

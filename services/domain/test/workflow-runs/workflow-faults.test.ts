@@ -51,7 +51,9 @@ describe('recordWorkflowFault', () => {
 describe('workflowFaults', () => {
   it('lists newest first, by workflow, from since (included) to until (excluded), a page at a time', async () => {
     const sweep: WorkflowRun = { workflow: 'ExpireStaleReservationsWorkflow', workflowId: 'expire-stale-reservations', runId: 'sweep-1' };
-    await inTx((tx) => recordWorkflowFault(tx, sweep, { entityType: 'order', entityId: '7', reason: 'held_for_settled_order', details: {} }));
+    await inTx((tx) =>
+      recordWorkflowFault(tx, sweep, { entityType: 'order', entityId: '7', reason: 'held_for_settled_order', details: {} }),
+    );
     const all = await inTx((tx) => workflowFaults(tx, {}, { take: 100 }));
     expect(all.map((row) => row.id)).toEqual(all.map((row) => row.id).sort((a, b) => (a > b ? -1 : 1)));
     expect(all).toHaveLength(6);
@@ -65,7 +67,9 @@ describe('workflowFaults', () => {
     expect(page.map((row) => row.id)).toEqual(all.slice(1, 3).map((row) => row.id));
 
     const at = newest?.createdAt ?? new Date();
-    expect((await inTx((tx) => workflowFaults(tx, { since: at, until: new Date(at.getTime() + 1) }, { take: 100 }))).map((row) => row.id)).toContain(newest?.id);
+    expect(
+      (await inTx((tx) => workflowFaults(tx, { since: at, until: new Date(at.getTime() + 1) }, { take: 100 }))).map((row) => row.id),
+    ).toContain(newest?.id);
     expect((await inTx((tx) => workflowFaults(tx, { until: at }, { take: 100 }))).map((row) => row.id)).not.toContain(newest?.id);
   });
 });

@@ -14,10 +14,16 @@ export async function ensureTopics(kafka: Kafka, names: readonly string[], logge
     const existing = new Set(await admin.listTopics());
     const missing = names.filter((name) => !existing.has(name));
     if (missing.length === 0) return;
-    await admin.createTopics({ topics: missing.map((topic) => ({ topic, numPartitions: -1, replicationFactor: -1 })), waitForLeaders: true });
+    await admin.createTopics({
+      topics: missing.map((topic) => ({ topic, numPartitions: -1, replicationFactor: -1 })),
+      waitForLeaders: true,
+    });
     logger.info({ topics: missing }, `created ${missing.length} missing event topics with the cluster's defaults`);
   } catch (error) {
-    logger.warn({ err: error, topics: names }, 'could not make sure the event topics exist; publishing relies on them existing or being auto-created');
+    logger.warn(
+      { err: error, topics: names },
+      'could not make sure the event topics exist; publishing relies on them existing or being auto-created',
+    );
   } finally {
     await admin.disconnect();
   }

@@ -35,27 +35,51 @@ export class MeasuredCache implements Cache {
   }
 
   get(key: string): Promise<string | undefined> {
-    return this.#count('get', () => this.#cache.get(key), (value) => (value === undefined ? 'miss' : 'hit'));
+    return this.#count(
+      'get',
+      () => this.#cache.get(key),
+      (value) => (value === undefined ? 'miss' : 'hit'),
+    );
   }
 
   set(key: string, value: string, ttlSeconds?: number): Promise<void> {
-    return this.#count('set', () => this.#cache.set(key, value, ttlSeconds), () => 'ok');
+    return this.#count(
+      'set',
+      () => this.#cache.set(key, value, ttlSeconds),
+      () => 'ok',
+    );
   }
 
   setIfAbsent(key: string, value: string, ttlSeconds?: number): Promise<boolean> {
-    return this.#count('setIfAbsent', () => this.#cache.setIfAbsent(key, value, ttlSeconds), (stored) => (stored ? 'stored' : 'exists'));
+    return this.#count(
+      'setIfAbsent',
+      () => this.#cache.setIfAbsent(key, value, ttlSeconds),
+      (stored) => (stored ? 'stored' : 'exists'),
+    );
   }
 
   delete(key: string): Promise<void> {
-    return this.#count('delete', () => this.#cache.delete(key), () => 'ok');
+    return this.#count(
+      'delete',
+      () => this.#cache.delete(key),
+      () => 'ok',
+    );
   }
 
   takeTokens(key: string, limit: BucketLimit, cost: number): Promise<TakeResult> {
-    return this.#count('takeTokens', () => this.#cache.takeTokens(key, limit, cost), () => 'ok');
+    return this.#count(
+      'takeTokens',
+      () => this.#cache.takeTokens(key, limit, cost),
+      () => 'ok',
+    );
   }
 
   chargeAndClaim(charge: BucketCharge | undefined, claims: Claims): Promise<ChargeAndClaimResult> {
-    return this.#count('chargeAndClaim', () => this.#cache.chargeAndClaim(charge, claims), () => 'ok');
+    return this.#count(
+      'chargeAndClaim',
+      () => this.#cache.chargeAndClaim(charge, claims),
+      () => 'ok',
+    );
   }
 
   close(): Promise<void> {

@@ -170,7 +170,8 @@ function readPersistedQueries(read: EnvReader): PersistedQueries | undefined {
   const name = 'GRAPHQL_PERSISTED_QUERIES_FILE';
   const file = read.optional(name);
   if (mode === 'off') {
-    if (file !== undefined) read.problem(name, 'is set but GRAPHQL_PERSISTED_QUERIES is off; set that to prepared or allowlist, or unset this');
+    if (file !== undefined)
+      read.problem(name, 'is set but GRAPHQL_PERSISTED_QUERIES is off; set that to prepared or allowlist, or unset this');
     return undefined;
   }
   if (file === undefined) {
@@ -191,9 +192,12 @@ function readQueryFile(file: string): Map<string, string> | string {
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    return error instanceof SyntaxError ? `is not JSON (${error.message})` : `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+    return error instanceof SyntaxError
+      ? `is not JSON (${error.message})`
+      : `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return 'must hold one JSON object of {"<sha256 of the query>": "<query>"}';
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    return 'must hold one JSON object of {"<sha256 of the query>": "<query>"}';
   const queries = new Map<string, string>();
   for (const [hash, query] of Object.entries(parsed)) {
     if (!SHA256_HEX.test(hash)) return `key "${hash.slice(0, 80)}" is not a SHA-256 in lowercase hex`;
@@ -244,7 +248,12 @@ function readMasterKey(read: EnvReader, isProduction: boolean): Buffer {
 
 function readRotatingKeys(read: EnvReader): Buffer[] {
   const name = 'SECRETS_MASTER_KEY_ROTATING_FROM';
-  const list = read.optional(name)?.split(',').map((key) => key.trim()).filter((key) => key !== '') ?? [];
+  const list =
+    read
+      .optional(name)
+      ?.split(',')
+      .map((key) => key.trim())
+      .filter((key) => key !== '') ?? [];
   return list.flatMap((key) => decodeMasterKey(read, name, key) ?? []);
 }
 
@@ -267,7 +276,11 @@ function readStorefrontSearch(read: EnvReader): Config['storefrontSearch'] {
 
 function readTrustedProxies(read: EnvReader): string[] | undefined {
   const name = 'TRUSTED_PROXIES';
-  const entries = read.optional(name)?.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = read
+    .optional(name)
+    ?.split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   if (entries === undefined || entries.length === 0) return undefined;
   const bad = entries.find((entry) => !isAddressOrRange(entry));
   if (bad === undefined) return entries;

@@ -24,7 +24,8 @@ export const VARIABLES: readonly VariableDoc[] = [
   },
   {
     name: 'PASSWORD_QUEUE_MAX',
-    description: 'Sign-ins (and sign-ups) an api process admits at once to its one-at-a-time password hashing; beyond, they are refused with 503 and `Retry-After` (docs/rate-limiting.md)',
+    description:
+      'Sign-ins (and sign-ups) an api process admits at once to its one-at-a-time password hashing; beyond, they are refused with 503 and `Retry-After` (docs/rate-limiting.md)',
     defaultValue: '16',
   },
   { name: 'CONSUMER_PORT', description: "Port of the consumer's /health, /ready and /metrics server", defaultValue: '9464' },
@@ -39,7 +40,8 @@ export const VARIABLES: readonly VariableDoc[] = [
   { name: 'DATABASE_POOL_MAX', description: 'Connections in the database pool of each process', defaultValue: '10' },
   {
     name: 'WORKER_ACTIVITY_CONCURRENCY',
-    description: "Activities a worker runs at once; must be below `DATABASE_POOL_MAX`, so an activity's read outside its transaction always finds a connection (docs/money.md)",
+    description:
+      "Activities a worker runs at once; must be below `DATABASE_POOL_MAX`, so an activity's read outside its transaction always finds a connection (docs/money.md)",
     defaultValue: '`DATABASE_POOL_MAX` − 2, at least 1',
   },
   {
@@ -53,11 +55,15 @@ export const VARIABLES: readonly VariableDoc[] = [
     description: 'Kafka bootstrap servers, comma-separated `host:port`; unset: events are delivered in-process',
     requiredInProduction: true,
   },
-  { name: 'SECRET_KEY', description: 'JWT signing secret (at least 32 characters); tokens name it by a key id (`kid`)', requiredInProduction: true, secret: true },
+  {
+    name: 'SECRET_KEY',
+    description: 'JWT signing secret (at least 32 characters); tokens name it by a key id (`kid`)',
+    requiredInProduction: true,
+    secret: true,
+  },
   {
     name: 'SECRET_KEY_PREVIOUS',
-    description:
-      'The `SECRET_KEY` before its last rotation: tokens it signed are still accepted until they expire (see docs/secrets.md)',
+    description: 'The `SECRET_KEY` before its last rotation: tokens it signed are still accepted until they expire (see docs/secrets.md)',
     secret: true,
   },
   {
@@ -95,24 +101,55 @@ export const VARIABLES: readonly VariableDoc[] = [
       "Most stored secrets `npm run secrets:rewrap` (and the operator's rewrap Job) re-encrypts a second, so a rewrap beside the storefront does not take a whole core (docs/secrets.md); 0: unpaced",
     defaultValue: '5000',
   },
-  { name: 'ADMIN_SEARCH_URL', description: 'Meilisearch URL for the admin search index (orders, customers, products); empty keeps it in PostgreSQL full text' },
-  { name: 'ADMIN_SEARCH_API_KEY', description: 'API key for ADMIN_SEARCH_URL: creates, configures, writes and searches its index', secret: true },
-  { name: 'STOREFRONT_SEARCH_URL', description: 'Meilisearch URL for the storefront search index (active products per channel); empty keeps it in PostgreSQL full text' },
-  { name: 'STOREFRONT_SEARCH_API_KEY', description: 'API key for STOREFRONT_SEARCH_URL: creates, configures, writes and searches its index, and looks up the uid of STOREFRONT_SEARCH_ONLY_KEY', secret: true },
-  { name: 'STOREFRONT_SEARCH_ONLY_KEY', description: 'Meilisearch key allowed only to search, which signs the channel-scoped tenant tokens BFFs get from storefrontSearchKey; empty: no scoped keys', secret: true },
-  { name: 'FILE_STORAGE_DIR', description: 'Directory of the local file storage, served by the api under `/uploads` (docs/storage.md)', defaultValue: 'uploads' },
+  {
+    name: 'ADMIN_SEARCH_URL',
+    description: 'Meilisearch URL for the admin search index (orders, customers, products); empty keeps it in PostgreSQL full text',
+  },
+  {
+    name: 'ADMIN_SEARCH_API_KEY',
+    description: 'API key for ADMIN_SEARCH_URL: creates, configures, writes and searches its index',
+    secret: true,
+  },
+  {
+    name: 'STOREFRONT_SEARCH_URL',
+    description: 'Meilisearch URL for the storefront search index (active products per channel); empty keeps it in PostgreSQL full text',
+  },
+  {
+    name: 'STOREFRONT_SEARCH_API_KEY',
+    description:
+      'API key for STOREFRONT_SEARCH_URL: creates, configures, writes and searches its index, and looks up the uid of STOREFRONT_SEARCH_ONLY_KEY',
+    secret: true,
+  },
+  {
+    name: 'STOREFRONT_SEARCH_ONLY_KEY',
+    description:
+      'Meilisearch key allowed only to search, which signs the channel-scoped tenant tokens BFFs get from storefrontSearchKey; empty: no scoped keys',
+    secret: true,
+  },
+  {
+    name: 'FILE_STORAGE_DIR',
+    description: 'Directory of the local file storage, served by the api under `/uploads` (docs/storage.md)',
+    defaultValue: 'uploads',
+  },
   {
     name: 'FILE_STORAGE_PROVIDER',
     description:
       'The file storage provider to use by name (`local`, `s3`); empty: the last registered that is configured; an unknown name: a warning naming it, and the last registered that is configured. Production never uses `local`: pinned it is refused, otherwise uploads are off until a storage extension is configured (docs/storage.md)',
   },
-  { name: 'PUBLIC_API_BROWSER_ORIGIN', description: 'Browser-reachable origin of the api: local file storage URLs (`/uploads/...`) start with it; unset, they are relative' },
+  {
+    name: 'PUBLIC_API_BROWSER_ORIGIN',
+    description: 'Browser-reachable origin of the api: local file storage URLs (`/uploads/...`) start with it; unset, they are relative',
+  },
   {
     name: 'EVENT_SCHEMA_MODE',
     description: '`strict` rejects an invalid event payload, `warn` logs and publishes it',
     defaultValue: 'strict (warn in production)',
   },
-  { name: 'SHOP_DEV_EXTENSIONS', description: 'Development only: a folder of extension packages, discovered after the installed ones and extensions/ (a dev-linked copy replaces one of the same id); refused in production' },
+  {
+    name: 'SHOP_DEV_EXTENSIONS',
+    description:
+      'Development only: a folder of extension packages, discovered after the installed ones and extensions/ (a dev-linked copy replaces one of the same id); refused in production',
+  },
   {
     name: 'OUTBOX_RETENTION_HOURS',
     description: 'How long published and dispatched events stay in the outbox before pruning',
@@ -135,7 +172,8 @@ export const VARIABLES: readonly VariableDoc[] = [
   },
   {
     name: 'GRAPHQL_MAX_COST',
-    description: 'The most one GraphQL request may cost: objects it asks for, lists counted by their `first` (docs/graphql-limits.md); a costlier one is refused with 400 before it runs',
+    description:
+      'The most one GraphQL request may cost: objects it asks for, lists counted by their `first` (docs/graphql-limits.md); a costlier one is refused with 400 before it runs',
     defaultValue: '5000',
   },
   {

@@ -1,7 +1,6 @@
 import { open, readFile, rm } from 'node:fs/promises';
 import { isProcessAlive } from '@shop/runtime';
 
-
 /**
  * Claims `<dataDir>.lock` for this process, so two processes never open the same PGlite files.
  * A lock left by a process that no longer runs is taken over. Returns the release function.

@@ -3,7 +3,13 @@ import type { EventPayloads } from './payloads.generated.ts';
 export type { EventPayloads } from './payloads.generated.ts';
 
 /** Events delivered to listeners in the emitting service, never to the broker. */
-export const IN_PROCESS_EVENTS = ['cart.item_added', 'order.completed', 'order.status_changed', 'customer.approval_changed', 'payments.refund_requested'] as const satisfies readonly (keyof EventPayloads)[];
+export const IN_PROCESS_EVENTS = [
+  'cart.item_added',
+  'order.completed',
+  'order.status_changed',
+  'customer.approval_changed',
+  'payments.refund_requested',
+] as const satisfies readonly (keyof EventPayloads)[];
 export type InProcessEventName = (typeof IN_PROCESS_EVENTS)[number];
 
 type TopicPayloads = Omit<EventPayloads, InProcessEventName>;

@@ -36,7 +36,8 @@ function unwrap(expression: ts.Expression): ts.Expression {
 function isEmitCall(node: ts.Node): node is ts.CallExpression {
   if (!ts.isCallExpression(node) || node.arguments.length !== 3) return false;
   const callee = node.expression;
-  const named = (ts.isIdentifier(callee) && callee.text === 'emit') || (ts.isPropertyAccessExpression(callee) && callee.name.text === 'emit');
+  const named =
+    (ts.isIdentifier(callee) && callee.text === 'emit') || (ts.isPropertyAccessExpression(callee) && callee.name.text === 'emit');
   const first = node.arguments[0];
   return named && first !== undefined && !ts.isStringLiteralLike(unwrap(first));
 }

@@ -29,7 +29,11 @@ function untitled(node: unknown): unknown {
 
 async function renderOne(eventName: string, schema: Record<string, unknown>): Promise<string> {
   const type = payloadTypeName(eventName);
-  const root = { ...(untitled(inlineRefs(schema)) as JSONSchema), title: type, description: typeof schema.title === 'string' ? schema.title : undefined };
+  const root = {
+    ...(untitled(inlineRefs(schema)) as JSONSchema),
+    title: type,
+    description: typeof schema.title === 'string' ? schema.title : undefined,
+  };
   const source = await compile(root, type, { bannerComment: '', additionalProperties: false, ignoreMinAndMaxItems: true });
   return source.trim();
 }

@@ -23,7 +23,12 @@ interface Table {
   readonly rows: readonly { readonly line: number; readonly cells: readonly string[] }[];
 }
 
-const cellsOf = (line: string): string[] => line.trim().slice(1, -1).split('|').map((cell) => cell.trim());
+const cellsOf = (line: string): string[] =>
+  line
+    .trim()
+    .slice(1, -1)
+    .split('|')
+    .map((cell) => cell.trim());
 const isRow = (line: string): boolean => line.trim().startsWith('|') && line.trim().endsWith('|');
 const SEPARATOR = /^:?-{3,}:?$/;
 const CODE = /^`([^`]+)`$/;
@@ -109,6 +114,11 @@ export async function readRegistryDocument(file: string): Promise<RegistryDocume
   try {
     return parseRegistryDocument(await readFile(file, 'utf8'), file);
   } catch (error) {
-    return { topics: new Map(), inProcessEvents: [], fieldDocs: new Map(), problems: [`${displayPath(file)}: ${(error as Error).message}`] };
+    return {
+      topics: new Map(),
+      inProcessEvents: [],
+      fieldDocs: new Map(),
+      problems: [`${displayPath(file)}: ${(error as Error).message}`],
+    };
   }
 }

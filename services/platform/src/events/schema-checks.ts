@@ -58,8 +58,10 @@ async function checkEvent(name: string, registry: RegistryDocument, schemasDir: 
   const documented = registry.fieldDocs.get(name);
   if (documented === undefined) return [...problems, `${name}: the registry has no ### \`${name}\` section documenting its fields`];
   const fields = fieldPaths(schema).filter((field) => !ENVELOPE.includes(field));
-  for (const field of fields.filter((candidate) => !documented.includes(candidate))) problems.push(`${name}: field ${field} is not documented in the registry`);
-  for (const field of documented.filter((candidate) => !fields.includes(candidate))) problems.push(`${name}: the registry documents ${field}, which its schema does not have`);
+  for (const field of fields.filter((candidate) => !documented.includes(candidate)))
+    problems.push(`${name}: field ${field} is not documented in the registry`);
+  for (const field of documented.filter((candidate) => !fields.includes(candidate)))
+    problems.push(`${name}: the registry documents ${field}, which its schema does not have`);
   return problems;
 }
 
@@ -72,7 +74,8 @@ export async function checkSchemas(registry: RegistryDocument, schemasDir: strin
     if (files.delete(`${name}.json`)) problems.push(...(await checkEvent(name, registry, schemasDir, examplesDir)));
     else problems.push(`${name}: registered, but ${displayPath(path.join(schemasDir, `${name}.json`))} does not exist`);
   }
-  for (const orphan of files) problems.push(`${displayPath(path.join(schemasDir, orphan))}: a schema for an event the registry does not list`);
+  for (const orphan of files)
+    problems.push(`${displayPath(path.join(schemasDir, orphan))}: a schema for an event the registry does not list`);
   for (const section of registry.fieldDocs.keys()) {
     if (!registered.includes(section)) problems.push(`${section}: the registry documents the fields of an event it does not list`);
   }

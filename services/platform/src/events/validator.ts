@@ -53,7 +53,8 @@ const child = (pointer: string, key: unknown): string => `${pointer}/${String(ke
 /** Missing and unknown fields are reported at the field's own path, the rest where ajv found them. */
 function describe(error: ErrorObject): EventValidationError {
   if (error.keyword === 'required') return { path: child(error.instancePath, error.params.missingProperty), message: 'is required' };
-  if (error.keyword === 'additionalProperties') return { path: child(error.instancePath, error.params.additionalProperty), message: 'is not a known field' };
+  if (error.keyword === 'additionalProperties')
+    return { path: child(error.instancePath, error.params.additionalProperty), message: 'is not a known field' };
   return { path: error.instancePath, message: error.message ?? 'is invalid' };
 }
 

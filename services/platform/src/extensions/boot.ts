@@ -31,7 +31,10 @@ export async function discoverExtensionsOrExit(config: Config, logger: Logger, r
  * For the processes that never migrate (worker, consumer, schedule runner): stops with one line naming the
  * extension and both revisions, exit code 78, when an extension's database revision is not its packaged head.
  */
-export async function refuseExtensionRevisionMismatch(platform: Pick<Platform, 'database' | 'logger'>, extensions: readonly DiscoveredExtension[]): Promise<void> {
+export async function refuseExtensionRevisionMismatch(
+  platform: Pick<Platform, 'database' | 'logger'>,
+  extensions: readonly DiscoveredExtension[],
+): Promise<void> {
   const mismatch = await extensionRevisionMismatch(platform.database.pool, extensions);
   if (mismatch === undefined) return;
   platform.logger.flush();

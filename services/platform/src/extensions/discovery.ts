@@ -43,7 +43,10 @@ async function packageDirsIn(dir: string): Promise<string[]> {
     if (error.code === 'ENOENT') return [];
     throw error;
   });
-  const folders = entries.filter((entry) => entry.isDirectory() || entry.isSymbolicLink()).map((entry) => entry.name).sort();
+  const folders = entries
+    .filter((entry) => entry.isDirectory() || entry.isSymbolicLink())
+    .map((entry) => entry.name)
+    .sort();
   return Promise.all(folders.map((name) => realpath(path.join(dir, name))));
 }
 
@@ -62,9 +65,17 @@ async function readExtension(dir: string, source: ExtensionSource): Promise<Disc
   const checked = checkManifest(parsed.shop);
   if ('problem' in checked) throw new ExtensionError(label, checked.problem);
   const { manifest } = checked;
-  if (typeof parsed.version !== 'string' || parsed.version === '') throw new ExtensionError(manifest.id, `package.json in ${dir} needs a "version"`);
+  if (typeof parsed.version !== 'string' || parsed.version === '')
+    throw new ExtensionError(manifest.id, `package.json in ${dir} needs a "version"`);
   await checkMigrationsHead(manifest, dir);
-  return { id: manifest.id, version: parsed.version, packageName: typeof parsed.name === 'string' ? parsed.name : manifest.id, dir, source, manifest };
+  return {
+    id: manifest.id,
+    version: parsed.version,
+    packageName: typeof parsed.name === 'string' ? parsed.name : manifest.id,
+    dir,
+    source,
+    manifest,
+  };
 }
 
 /**
@@ -75,14 +86,24 @@ async function checkMigrationsHead(manifest: ExtensionManifest, dir: string): Pr
   if (manifest.migrations === undefined) return;
   const newest = (await migrationNames(path.join(dir, manifest.migrations.dir))).at(-1);
   if (newest !== manifest.migrations.head) {
-    throw new ExtensionError(manifest.id, `shop.migrations.head is "${manifest.migrations.head}" but the newest migration in ${manifest.migrations.dir} is ${newest === undefined ? 'none' : `"${newest}"`}`);
+    throw new ExtensionError(
+      manifest.id,
+      `shop.migrations.head is "${manifest.migrations.head}" but the newest migration in ${manifest.migrations.dir} is ${newest === undefined ? 'none' : `"${newest}"`}`,
+    );
   }
 }
 
 async function extensionsIn(dirs: readonly string[], source: ExtensionSource): Promise<DiscoveredExtension[]> {
   const found = (await Promise.all(dirs.map((dir) => readExtension(dir, source)))).filter((extension) => extension !== undefined);
   const twice = found.find((extension, index) => found.findIndex((other) => other.id === extension.id) !== index);
-  if (twice !== undefined) throw new ExtensionError(twice.id, `found twice among the ${source} extensions (${found.filter((e) => e.id === twice.id).map((e) => e.dir).join(', ')})`);
+  if (twice !== undefined)
+    throw new ExtensionError(
+      twice.id,
+      `found twice among the ${source} extensions (${found
+        .filter((e) => e.id === twice.id)
+        .map((e) => e.dir)
+        .join(', ')})`,
+    );
   return found;
 }
 
@@ -124,7 +145,10 @@ export async function discoverExtensions(options: DiscoveryOptions): Promise<Dis
     for (const extension of await extensionsIn(await dirs, source)) {
       const earlier = byId.get(extension.id);
       if (earlier !== undefined) {
-        logger.info({ extension: extension.id }, `extension ${extension.id}: the ${source} one (${extension.dir}) replaces the ${earlier.source} one (${earlier.dir})`);
+        logger.info(
+          { extension: extension.id },
+          `extension ${extension.id}: the ${source} one (${extension.dir}) replaces the ${earlier.source} one (${earlier.dir})`,
+        );
         byId.delete(extension.id);
       }
       byId.set(extension.id, extension);
@@ -133,6 +157,7 @@ export async function discoverExtensions(options: DiscoveryOptions): Promise<Dis
   const extensions = [...byId.values()];
   const lock = await readExtensionLock(path.join(root, EXTENSION_LOCK_FILE));
   const difference = lockDifference(lock.extensions, extensions);
-  if (difference !== undefined) logger.warn({ difference }, `the extensions differ from ${EXTENSION_LOCK_FILE}: ${difference}; starting anyway`);
+  if (difference !== undefined)
+    logger.warn({ difference }, `the extensions differ from ${EXTENSION_LOCK_FILE}: ${difference}; starting anyway`);
   return extensions;
 }

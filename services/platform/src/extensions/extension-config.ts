@@ -53,7 +53,10 @@ export async function extensionConfigDeclaration(extension: DiscoveredExtension)
   if (modulePath === undefined) return undefined;
   const exported = (await extensionExport(extension, 'config', modulePath, 'config')) as Partial<ExtensionConfig<unknown>>;
   if (typeof exported.read !== 'function' || !Array.isArray(exported.variables) || !exported.variables.every(isVariableDoc)) {
-    throw new ExtensionError(extension.id, `shop.config: "config" of ${modulePath} must be { variables: [{ name, description }, …], read(env) }, each name upper case (e.g. ACME_API_URL)`);
+    throw new ExtensionError(
+      extension.id,
+      `shop.config: "config" of ${modulePath} must be { variables: [{ name, description }, …], read(env) }, each name upper case (e.g. ACME_API_URL)`,
+    );
   }
   return exported as ExtensionConfig<unknown>;
 }
@@ -64,7 +67,10 @@ export async function extensionConfigDeclaration(extension: DiscoveredExtension)
  * declaring one the core or another extension reads is refused.
  * @throws ExtensionError for a config module that cannot be loaded, is malformed or reads what it does not declare.
  */
-export async function configureExtensions(extensions: readonly DiscoveredExtension[], env: NodeJS.ProcessEnv): Promise<{ extensions: DiscoveredExtension[]; problems: string[] }> {
+export async function configureExtensions(
+  extensions: readonly DiscoveredExtension[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ extensions: DiscoveredExtension[]; problems: string[] }> {
   const owners = new Map(VARIABLES.map((variable) => [variable.name, 'the core']));
   const configured: DiscoveredExtension[] = [];
   const problems: string[] = [];
@@ -76,7 +82,8 @@ export async function configureExtensions(extensions: readonly DiscoveredExtensi
     }
     for (const { name } of declaration.variables) {
       const owner = owners.get(name);
-      if (owner !== undefined) throw new ExtensionError(extension.id, `shop.config: ${name} is read by ${owner}; an extension declares variables of its own`);
+      if (owner !== undefined)
+        throw new ExtensionError(extension.id, `shop.config: ${name} is read by ${owner}; an extension declares variables of its own`);
       owners.set(name, `extension ${extension.id}`);
     }
     let read: { value: unknown; problems: readonly string[] };

@@ -51,6 +51,7 @@ export async function readExtensionLock(file: string): Promise<ExtensionLock> {
   const twice = locked.find((entry, index) => locked.findIndex((other) => other.id === entry.id) !== index);
   if (twice !== undefined) throw new ExtensionLockError(file, `extension "${twice.id}" is listed twice`);
   const expected = extensionSetHash(locked);
-  if (setHash !== expected) throw new ExtensionLockError(file, `"setHash" is ${JSON.stringify(setHash)} but its extensions hash to ${expected}`);
+  if (setHash !== expected)
+    throw new ExtensionLockError(file, `"setHash" is ${JSON.stringify(setHash)} but its extensions hash to ${expected}`);
   return { extensions: locked, setHash: expected };
 }

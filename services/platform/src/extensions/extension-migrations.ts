@@ -26,7 +26,9 @@ async function packagedMigrations(extension: DiscoveredExtension & { manifest: {
   });
 }
 
-const hasMigrations = (extension: DiscoveredExtension): extension is DiscoveredExtension & { manifest: { migrations: { dir: string; head: string } } } =>
+const hasMigrations = (
+  extension: DiscoveredExtension,
+): extension is DiscoveredExtension & { manifest: { migrations: { dir: string; head: string } } } =>
   extension.manifest.migrations !== undefined;
 
 /**
@@ -44,8 +46,10 @@ export async function migrateExtensions(pool: pg.Pool, extensions: readonly Disc
   if (owningTables.length === 0) return applied;
   // Before them the schema must stay empty: `prisma migrate deploy` refuses a database that has tables and no history.
   const core = await pool.query<{ table: string | null }>("SELECT to_regclass('_prisma_migrations')::text AS table");
-  if (core.rows[0]?.table == null) throw new MigrationError('the core migrations are not applied yet (npm run db:migrate); the extensions\' migrations run after them');
-  for (const extension of owningTables) applied.set(extension.id, await migrateExtension(pool, extension, await packagedMigrations(extension)));
+  if (core.rows[0]?.table == null)
+    throw new MigrationError("the core migrations are not applied yet (npm run db:migrate); the extensions' migrations run after them");
+  for (const extension of owningTables)
+    applied.set(extension.id, await migrateExtension(pool, extension, await packagedMigrations(extension)));
   return applied;
 }
 
@@ -54,13 +58,25 @@ async function migrateExtension(pool: pg.Pool, extension: DiscoveredExtension, m
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [table]);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${table} (name varchar(255) PRIMARY KEY, checksum char(64) NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${table} (name varchar(255) PRIMARY KEY, checksum char(64) NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
     const { rows } = await client.query<{ name: string; checksum: string }>(`SELECT name, checksum FROM ${table}`);
     const done = new Map(rows.map((row) => [row.name, row.checksum]));
     const unknown = [...done.keys()].filter((name) => !migrations.some((migration) => migration.name === name));
-    if (unknown.length > 0) throw new ExtensionError(extension.id, `the database has migration(s) ${unknown.join(', ')} that version ${extension.version} does not ship`);
-    const edited = migrations.filter((migration) => done.has(migration.name) && done.get(migration.name) !== migration.checksum).map((migration) => migration.name);
-    if (edited.length > 0) throw new ExtensionError(extension.id, `migration.sql of applied migration(s) ${edited.join(', ')} changed since applied; restore it and add a new migration`);
+    if (unknown.length > 0)
+      throw new ExtensionError(
+        extension.id,
+        `the database has migration(s) ${unknown.join(', ')} that version ${extension.version} does not ship`,
+      );
+    const edited = migrations
+      .filter((migration) => done.has(migration.name) && done.get(migration.name) !== migration.checksum)
+      .map((migration) => migration.name);
+    if (edited.length > 0)
+      throw new ExtensionError(
+        extension.id,
+        `migration.sql of applied migration(s) ${edited.join(', ')} changed since applied; restore it and add a new migration`,
+      );
 
     const applied: string[] = [];
     for (const migration of migrations.filter((candidate) => !done.has(candidate.name))) {
@@ -86,7 +102,9 @@ async function migrateExtension(pool: pg.Pool, extension: DiscoveredExtension, m
 async function extensionRevision(pool: pg.Pool, id: string): Promise<string | undefined> {
   const { rows } = await pool.query<{ table: string | null }>('SELECT to_regclass($1)::text AS table', [extensionVersionTable(id)]);
   if (rows[0]?.table == null) return undefined;
-  const latest = await pool.query<{ name: string }>(`SELECT name FROM ${pg.escapeIdentifier(extensionVersionTable(id))} ORDER BY name DESC LIMIT 1`);
+  const latest = await pool.query<{ name: string }>(
+    `SELECT name FROM ${pg.escapeIdentifier(extensionVersionTable(id))} ORDER BY name DESC LIMIT 1`,
+  );
   return latest.rows[0]?.name;
 }
 

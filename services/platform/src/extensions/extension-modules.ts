@@ -20,7 +20,13 @@ export async function extensionExport(extension: DiscoveredExtension, field: str
  * A part of the extension its module exports by `name` (its listeners, resolvers, consumer handlers or
  * activities): the value itself, or a function the platform calls with the extension's context to get it.
  */
-export async function extensionPart(extension: DiscoveredExtension, field: string, modulePath: string, name: string, context: ExtensionContext): Promise<unknown> {
+export async function extensionPart(
+  extension: DiscoveredExtension,
+  field: string,
+  modulePath: string,
+  name: string,
+  context: ExtensionContext,
+): Promise<unknown> {
   const exported = await extensionExport(extension, field, modulePath, name);
   return typeof exported === 'function' ? (exported as (context: ExtensionContext) => unknown)(context) : exported;
 }

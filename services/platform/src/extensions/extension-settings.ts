@@ -25,7 +25,12 @@ function settingDeclaration(extension: Pick<DiscoveredExtension, 'id' | 'manifes
  * The value in force: the stored one, else the default, else null. A stored value that no longer fits
  * its declared type (a later version changed the type) counts as unset.
  */
-export async function extensionSettingValue(db: Db, masterKeys: MasterKeyring, extensionId: string, declaration: ExtensionSettingDeclaration): Promise<ExtensionSettingValue | null> {
+export async function extensionSettingValue(
+  db: Db,
+  masterKeys: MasterKeyring,
+  extensionId: string,
+  declaration: ExtensionSettingDeclaration,
+): Promise<ExtensionSettingValue | null> {
   const stored =
     declaration.secret === true
       ? await readStoredSecret(db, masterKeys, extensionSecretKey(extensionId, declaration.key))
@@ -59,10 +64,14 @@ export interface ExtensionActivityContext<OwnConfig = unknown> extends Extension
   readonly transaction: RunTransaction;
 }
 
-export function extensionContext(extension: Pick<DiscoveredExtension, 'id' | 'manifest' | 'config'>, masterKeys: MasterKeyring): ExtensionContext {
+export function extensionContext(
+  extension: Pick<DiscoveredExtension, 'id' | 'manifest' | 'config'>,
+  masterKeys: MasterKeyring,
+): ExtensionContext {
   const read = (types: readonly ExtensionSettingType[]) => async (db: Db, key: string) => {
     const declaration = settingDeclaration(extension, key);
-    if (!types.includes(declaration.type)) throw new ExtensionError(extension.id, `reads the setting "${key}" as ${types.join(' or ')}, but it is declared ${declaration.type}`);
+    if (!types.includes(declaration.type))
+      throw new ExtensionError(extension.id, `reads the setting "${key}" as ${types.join(' or ')}, but it is declared ${declaration.type}`);
     return extensionSettingValue(db, masterKeys, extension.id, declaration);
   };
   return {

@@ -80,7 +80,10 @@ const MANIFEST_SCHEMA = {
         type: 'object',
         additionalProperties: false,
         required: ['name', 'description'],
-        properties: { name: { type: 'string', pattern: '^[a-z][a-z0-9_]*\\.[a-z][a-z0-9_.]*$', maxLength: 100 }, description: { ...text, maxLength: 500 } },
+        properties: {
+          name: { type: 'string', pattern: '^[a-z][a-z0-9_]*\\.[a-z][a-z0-9_.]*$', maxLength: 100 },
+          description: { ...text, maxLength: 500 },
+        },
       },
     },
     listeners: modulePath,
@@ -126,7 +129,12 @@ const MANIFEST_SCHEMA = {
             type: 'object',
             additionalProperties: false,
             required: ['id', 'workflowType', 'everyMinutes', 'description'],
-            properties: { id: { ...text, maxLength: 200 }, workflowType: text, everyMinutes: { type: 'integer', minimum: 1 }, description: text },
+            properties: {
+              id: { ...text, maxLength: 200 },
+              workflowType: text,
+              everyMinutes: { type: 'integer', minimum: 1 },
+              description: text,
+            },
           },
         },
       },
@@ -141,7 +149,9 @@ function fieldOf(error: ErrorObject): string {
   const parts = error.instancePath.split('/').slice(1);
   const missing = error.keyword === 'required' ? [String(error.params['missingProperty'])] : [];
   const extra = error.keyword === 'additionalProperties' ? [String(error.params['additionalProperty'])] : [];
-  return ['shop', ...parts, ...missing, ...extra].map((part, index) => (/^\d+$/.test(part) ? `[${part}]` : index === 0 ? part : `.${part}`)).join('');
+  return ['shop', ...parts, ...missing, ...extra]
+    .map((part, index) => (/^\d+$/.test(part) ? `[${part}]` : index === 0 ? part : `.${part}`))
+    .join('');
 }
 
 function problemOf(error: ErrorObject): string {
@@ -196,9 +206,12 @@ function declarationProblem(manifest: ExtensionManifest): string | undefined {
     if (setting.secret === true && setting.type !== 'string') return `${at}.type must be "string" for a secret`;
     if (setting.secret === true && setting.default !== undefined) return `${at}.default is not allowed for a secret`;
     const ranged = setting.minimum !== undefined || setting.maximum !== undefined;
-    if (ranged && !NUMERIC_SETTING_TYPES.includes(setting.type)) return `${at}.minimum and maximum are only for integer and number settings`;
-    if (setting.minimum !== undefined && setting.maximum !== undefined && setting.minimum > setting.maximum) return `${at}.minimum must not be above its maximum`;
-    if (setting.default !== undefined && !settingFits(setting, setting.default)) return `${at}.default must be ${settingTypeWords(setting)}`;
+    if (ranged && !NUMERIC_SETTING_TYPES.includes(setting.type))
+      return `${at}.minimum and maximum are only for integer and number settings`;
+    if (setting.minimum !== undefined && setting.maximum !== undefined && setting.minimum > setting.maximum)
+      return `${at}.minimum must not be above its maximum`;
+    if (setting.default !== undefined && !settingFits(setting, setting.default))
+      return `${at}.default must be ${settingTypeWords(setting)}`;
   }
   const schedules = manifest.workflows?.schedules ?? [];
   for (const [index, schedule] of schedules.entries()) {

@@ -65,10 +65,12 @@ export function createEmitter(options: EmitterOptions): Emitter {
     }
     // In warn mode the payload may lack a usable id or key; the row must still be writable.
     const eventId = typeof payload.event_id === 'string' && UUID.test(payload.event_id) ? payload.event_id : randomUUID();
-    const partitionKey = isTopic(name) ? (partitionKeyOf(name, payload) || eventId) : null;
+    const partitionKey = isTopic(name) ? partitionKeyOf(name, payload) || eventId : null;
     const json = JSON.stringify(payload);
     if (Buffer.byteLength(json) > MAX_EVENT_BYTES) {
-      throw new RangeError(`event ${name} is ${Buffer.byteLength(json)} bytes; events may be at most ${MAX_EVENT_BYTES} bytes (carry ids, not documents)`);
+      throw new RangeError(
+        `event ${name} is ${Buffer.byteLength(json)} bytes; events may be at most ${MAX_EVENT_BYTES} bytes (carry ids, not documents)`,
+      );
     }
     return { eventId, name, partitionKey, payload: json };
   };

@@ -8,7 +8,11 @@ import type { Emit } from './emit.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { EventPayloads } from '../events/catalog.ts';
 
-export function _emitRejectsWhatTheRegistryDoesNot(emitUnderTest: Emit, tx: Prisma.TransactionClient, lead: EventPayloads['shop.leads.created.v1']): void {
+export function _emitRejectsWhatTheRegistryDoesNot(
+  emitUnderTest: Emit,
+  tx: Prisma.TransactionClient,
+  lead: EventPayloads['shop.leads.created.v1'],
+): void {
   // @ts-expect-error shop.orders.shipped.v1 is not a registered event
   void emitUnderTest(tx, 'shop.orders.shipped.v1', {});
   // @ts-expect-error lead_id must be a string

@@ -31,7 +31,10 @@ export function outboxMetrics(registry: Registry, pool: pg.Pool): OutboxMetrics 
   const readBacklog = () =>
     (backlog ??= pool
       .query<{ kind: string; pending: number; oldest_age_seconds: number }>(BACKLOG_SQL)
-      .then(({ rows }) => rows, () => undefined)
+      .then(
+        ({ rows }) => rows,
+        () => undefined,
+      )
       .finally(() => (backlog = undefined)));
   new Gauge({
     name: 'outbox_pending_events',
@@ -108,7 +111,10 @@ export function registerParkedDeliveriesGauge(registry: Registry, pool: pg.Pool,
     async collect() {
       this.reset();
       // Unreadable (the database down): no sample this scrape, as for the backlog gauges.
-      const rows = await pool.query<{ listener: string; parked: number }>(PARKED_SQL).then(({ rows }) => rows, () => undefined);
+      const rows = await pool.query<{ listener: string; parked: number }>(PARKED_SQL).then(
+        ({ rows }) => rows,
+        () => undefined,
+      );
       if (rows === undefined) return;
       for (const listener of listenerNames) this.set({ listener }, 0);
       for (const row of rows) this.set({ listener: row.listener }, row.parked);

@@ -52,7 +52,9 @@ export class OutboxRelay {
     let failure: Error | undefined;
     try {
       await client.query('BEGIN');
-      const { rows: lock } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked', [RELAY_LOCK_KEY]);
+      const { rows: lock } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked', [
+        RELAY_LOCK_KEY,
+      ]);
       if (!lock[0]?.locked) {
         await client.query('COMMIT');
         return 0;

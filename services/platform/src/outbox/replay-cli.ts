@@ -4,15 +4,28 @@ import { createLogger, EXIT_USAGE, runCommand } from '@shop/runtime';
 import { loadConfigOrExit } from '../config/config.ts';
 import { openDatabase } from '../db/database.ts';
 import { createMetricsRegistry } from '../metrics/registry.ts';
-import { isEventReference, listParkedDeliveries, replayParkedDeliveries, type ParkedDelivery, type ParkedFilter } from './parked-deliveries.ts';
+import {
+  isEventReference,
+  listParkedDeliveries,
+  replayParkedDeliveries,
+  type ParkedDelivery,
+  type ParkedFilter,
+} from './parked-deliveries.ts';
 
 const usage = `usage: replay-cli.ts list [--listener=NAME | --event=ID]                        show parked deliveries: listener, event, attempts, age, last error
        replay-cli.ts (--all | --listener=NAME | --event=ID) [--batch-size=500]   replay them: the outbox dispatcher runs each listener on its event again
        ID is the outbox id or the event id (UUID) that list shows`;
 
-type Command = { readonly list: true; readonly filter: ParkedFilter } | { readonly list: false; readonly filter: ParkedFilter; readonly batchSize: number };
+type Command =
+  | { readonly list: true; readonly filter: ParkedFilter }
+  | { readonly list: false; readonly filter: ParkedFilter; readonly batchSize: number };
 
-const OPTIONS = { all: { type: 'boolean' }, listener: { type: 'string' }, event: { type: 'string' }, 'batch-size': { type: 'string', default: '500' } } as const;
+const OPTIONS = {
+  all: { type: 'boolean' },
+  listener: { type: 'string' },
+  event: { type: 'string' },
+  'batch-size': { type: 'string', default: '500' },
+} as const;
 
 function parse(): Command | undefined {
   let parsed;
@@ -33,7 +46,12 @@ function parse(): Command | undefined {
 }
 
 function age(seconds: number): string {
-  const units: Array<[string, number]> = [['d', 86_400], ['h', 3_600], ['m', 60], ['s', 1]];
+  const units: Array<[string, number]> = [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['m', 60],
+    ['s', 1],
+  ];
   const parts: string[] = [];
   let rest = Math.floor(seconds);
   for (const [unit, size] of units) {

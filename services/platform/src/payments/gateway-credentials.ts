@@ -30,7 +30,11 @@ export function givenCredentials(apiKey: string): GatewayCredentials {
 }
 
 /** Reads the stored secret at every call. */
-export function storedSecretCredentials(db: Prisma.TransactionClient, keyring: MasterKeyring, secretKey = GATEWAY_API_KEY_SECRET): GatewayCredentials {
+export function storedSecretCredentials(
+  db: Prisma.TransactionClient,
+  keyring: MasterKeyring,
+  secretKey = GATEWAY_API_KEY_SECRET,
+): GatewayCredentials {
   return {
     async apiKey() {
       const value = await readStoredSecret(db, keyring, secretKey);
@@ -46,7 +50,11 @@ export function storedSecretCredentials(db: Prisma.TransactionClient, keyring: M
  * wait for one). Only the first call waits for a read, shared by the calls made meanwhile; past
  * `ttlMs` the kept key is still answered while a read in the background replaces it.
  */
-export function cachedCredentials(source: GatewayCredentials, ttlMs = GATEWAY_KEY_TTL_MS, now: () => number = Date.now): Required<GatewayCredentials> {
+export function cachedCredentials(
+  source: GatewayCredentials,
+  ttlMs = GATEWAY_KEY_TTL_MS,
+  now: () => number = Date.now,
+): Required<GatewayCredentials> {
   let kept: { key: string; readAt: number } | undefined;
   let reading: Promise<string> | undefined;
   // A read started before forget() must not keep the key it answers.

@@ -30,8 +30,12 @@ export const httpGatewayProvider: PaymentGatewayProvider = {
   name: 'http',
   isConfigured: (config) => config.paymentGatewayUrl !== undefined,
   create({ config, db, masterKeys }) {
-    if (config.paymentGatewayUrl === undefined) throw new ConfigError(['PAYMENT_GATEWAY_URL: is required by the http payment gateway provider']);
-    return new HttpPaymentGateway({ baseUrl: config.paymentGatewayUrl, credentials: cachedCredentials(storedSecretCredentials(db, masterKeys)) });
+    if (config.paymentGatewayUrl === undefined)
+      throw new ConfigError(['PAYMENT_GATEWAY_URL: is required by the http payment gateway provider']);
+    return new HttpPaymentGateway({
+      baseUrl: config.paymentGatewayUrl,
+      credentials: cachedCredentials(storedSecretCredentials(db, masterKeys)),
+    });
   },
 };
 
@@ -43,6 +47,9 @@ export function corePaymentGatewayRegistry(): PaymentGatewayRegistry {
 }
 
 /** The gateway of the last registered provider the configuration sets up, or undefined when none is: no card payments. */
-export function openPaymentGateway(context: PaymentGatewayContext, registry: PaymentGatewayRegistry = corePaymentGatewayRegistry()): PaymentGateway | undefined {
+export function openPaymentGateway(
+  context: PaymentGatewayContext,
+  registry: PaymentGatewayRegistry = corePaymentGatewayRegistry(),
+): PaymentGateway | undefined {
   return registry.lastConfigured(context.config)?.create(context);
 }

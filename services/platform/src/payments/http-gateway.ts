@@ -67,7 +67,13 @@ export class HttpPaymentGateway implements PaymentGateway {
     return this.#send(await credentials.apiKey(), method, path, headers, body);
   }
 
-  async #send(apiKey: string, method: 'GET' | 'POST', path: string, headers: Record<string, string>, body: object | undefined): Promise<CallResult> {
+  async #send(
+    apiKey: string,
+    method: 'GET' | 'POST',
+    path: string,
+    headers: Record<string, string>,
+    body: object | undefined,
+  ): Promise<CallResult> {
     const { baseUrl, timeoutMs = 10_000 } = this.#options;
     let response: Response;
     let text: string;
@@ -80,7 +86,8 @@ export class HttpPaymentGateway implements PaymentGateway {
       });
       text = await response.text();
     } catch (error) {
-      if (error instanceof DOMException && error.name === 'TimeoutError') return { status: 0, error: { code: 'timeout', message: `no answer from ${baseUrl} within ${timeoutMs} ms` } };
+      if (error instanceof DOMException && error.name === 'TimeoutError')
+        return { status: 0, error: { code: 'timeout', message: `no answer from ${baseUrl} within ${timeoutMs} ms` } };
       return { status: 0, error: { code: 'unavailable', message: `${baseUrl} could not be reached: ${causeOf(error)}` } };
     }
     return resultOf(response.status, text);
@@ -104,7 +111,8 @@ function resultOf(status: number, text: string): CallResult {
 }
 
 function errorOf({ status, error }: { status: number; error: { code: string; message: string } }): GatewayError {
-  if (error.code === 'timeout' || error.code === 'unavailable') return { status: 'error', retryable: true, code: error.code, message: error.message };
+  if (error.code === 'timeout' || error.code === 'unavailable')
+    return { status: 'error', retryable: true, code: error.code, message: error.message };
   if (status >= 500) return { status: 'error', retryable: true, code: 'server_error', message: `HTTP ${status}: ${error.message}` };
   if (isPermanentErrorCode(error.code)) return { status: 'error', retryable: false, code: error.code, message: error.message };
   // A refusal this adapter does not know (a wrong base URL, a newer gateway): sending it again would be refused again.
@@ -112,13 +120,22 @@ function errorOf({ status, error }: { status: number; error: { code: string; mes
 }
 
 function isOperation(body: unknown): body is GatewayOperation {
-  return typeof body === 'object' && body !== null && 'status' in body && typeof body.status === 'string' && OPERATION_STATUSES.has(body.status);
+  return (
+    typeof body === 'object' && body !== null && 'status' in body && typeof body.status === 'string' && OPERATION_STATUSES.has(body.status)
+  );
 }
 
 function isWireError(body: unknown): body is WireError {
   if (typeof body !== 'object' || body === null || !('error' in body)) return false;
   const { error } = body;
-  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' && 'message' in error && typeof error.message === 'string';
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    'code' in error &&
+    typeof error.code === 'string' &&
+    'message' in error &&
+    typeof error.message === 'string'
+  );
 }
 
 function causeOf(error: unknown): string {

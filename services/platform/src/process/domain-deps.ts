@@ -8,5 +8,9 @@ import type { Platform } from '../platform.ts';
  * the registered providers (none configured: card payments are refused). Tests build their own, with a clock of theirs.
  */
 export function domainDeps(platform: Pick<Platform, 'config' | 'database' | 'masterKeys'>, emit: Emit) {
-  return { emit, now: () => new Date(), gateway: openPaymentGateway({ config: platform.config, db: platform.database.prisma, masterKeys: platform.masterKeys }) };
+  return {
+    emit,
+    now: () => new Date(),
+    gateway: openPaymentGateway({ config: platform.config, db: platform.database.prisma, masterKeys: platform.masterKeys }),
+  };
 }

@@ -51,7 +51,14 @@ export class RateLimitDecisions {
   /** A cost above the policy's capacity can never be paid: refused without asking the store. */
   overCapacity(policy: RateLimitPolicy): RateLimitDecision {
     const fillSeconds = Math.ceil(policy.capacity / policy.refillPerSecond);
-    return this.#count({ policy, result: 'limited', allowed: false, remaining: 0, retryAfterSeconds: fillSeconds, resetSeconds: fillSeconds });
+    return this.#count({
+      policy,
+      result: 'limited',
+      allowed: false,
+      remaining: 0,
+      retryAfterSeconds: fillSeconds,
+      resetSeconds: fillSeconds,
+    });
   }
 
   taken(policy: RateLimitPolicy, taken: TakeResult): RateLimitDecision {
@@ -84,7 +91,10 @@ export class RateLimitDecisions {
 
   #storeWentDown(error: unknown): void {
     if (!this.#storeDown) {
-      this.#logger.warn({ err: error }, 'rate limit store unavailable: allowing requests until it is back, except single mutations (graphql:<field> policies), limited per process');
+      this.#logger.warn(
+        { err: error },
+        'rate limit store unavailable: allowing requests until it is back, except single mutations (graphql:<field> policies), limited per process',
+      );
     }
     this.#storeDown = true;
   }

@@ -60,7 +60,11 @@ export class RateLimiter {
     const key = `${this.#keyPrefix}:${policy.key}:${caller}`;
     const limit = { capacity: policy.capacity, refillPerSecond: policy.refillPerSecond };
     try {
-      const taken = await withTimeout(this.#store.take(key, limit, cost), this.#timeoutMs, `the rate limit store did not answer in ${this.#timeoutMs} ms`);
+      const taken = await withTimeout(
+        this.#store.take(key, limit, cost),
+        this.#timeoutMs,
+        `the rate limit store did not answer in ${this.#timeoutMs} ms`,
+      );
       return this.#decisions.taken(policy, taken);
     } catch (error) {
       if (this.#fallback === undefined || !guardsAbuse(policy)) return this.#decisions.storeFailed(policy, error);

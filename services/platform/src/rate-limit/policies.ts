@@ -1,11 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '@shop/runtime';
-import {
-  DEFAULT_RATE_LIMIT_POLICIES,
-  invalidPolicyReason,
-  type RateLimitPolicy,
-  type RateLimitPolicyLookup,
-} from './policy.ts';
+import { DEFAULT_RATE_LIMIT_POLICIES, invalidPolicyReason, type RateLimitPolicy, type RateLimitPolicyLookup } from './policy.ts';
 
 /** The channel the migration's trigger notifies on every change to rate_limit_policies. */
 export const RATE_LIMIT_POLICIES_CHANNEL = 'rate_limit_policies';

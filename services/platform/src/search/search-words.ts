@@ -4,7 +4,12 @@
  * which PostgreSQL's own parser keeps whole (emails, hyphenated words).
  */
 export function searchWords(text: string): string[] {
-  return text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return (
+    text
+      .normalize('NFKC')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  );
 }
 
 /** A tsquery matching every word of `text`, each as a prefix; '' for text without words. */

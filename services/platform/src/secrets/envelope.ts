@@ -46,7 +46,8 @@ export function sealSecret(keyring: MasterKeyring, plaintext: string, place: Sec
 /** Decrypts with the key the value names; throws SecretUnreadableError for an unknown key or a value that fails authentication. */
 export function openSecret(keyring: MasterKeyring, sealed: SealedSecret, place: SecretPlace): string {
   const master = keyring.byId(sealed.keyId);
-  if (master === undefined) throw new SecretUnreadableError(place, sealed.keyId, 'its key is neither SECRETS_MASTER_KEY nor in SECRETS_MASTER_KEY_ROTATING_FROM');
+  if (master === undefined)
+    throw new SecretUnreadableError(place, sealed.keyId, 'its key is neither SECRETS_MASTER_KEY nor in SECRETS_MASTER_KEY_ROTATING_FROM');
   const { ciphertext } = sealed;
   if (ciphertext.length < 1 + NONCE_BYTES + TAG_BYTES || ciphertext[0] !== VERSION) {
     throw new SecretUnreadableError(place, sealed.keyId, 'not an envelope of version 1');
@@ -57,7 +58,9 @@ export function openSecret(keyring: MasterKeyring, sealed: SealedSecret, place: 
   decipher.setAAD(associatedData(sealed.keyId, place));
   decipher.setAuthTag(tag);
   try {
-    return Buffer.concat([decipher.update(ciphertext.subarray(1 + NONCE_BYTES, ciphertext.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+    return Buffer.concat([decipher.update(ciphertext.subarray(1 + NONCE_BYTES, ciphertext.length - TAG_BYTES)), decipher.final()]).toString(
+      'utf8',
+    );
   } catch {
     throw new SecretUnreadableError(place, sealed.keyId, 'authentication failed (altered, or copied from another place)');
   }

@@ -66,11 +66,21 @@ export async function rewrapSecrets(pool: pg.Pool, keyring: MasterKeyring, optio
       await keepPace(rowsPerSecond, batch.length, batchStarted, clock);
       batchStarted = clock.now();
       const seconds = (batchStarted - started) / 1000;
-      onProgress?.({ done: rewrapped, left: Math.max(total - rewrapped - changedMeanwhile, 0), rowsPerSecond: seconds > 0 ? rewrapped / seconds : 0 });
+      onProgress?.({
+        done: rewrapped,
+        left: Math.max(total - rewrapped - changedMeanwhile, 0),
+        rowsPerSecond: seconds > 0 ? rewrapped / seconds : 0,
+      });
     }
   }
   const counted = await rowsPerKeyId(pool);
-  return { rewrapped, changedMeanwhile, left: rowsNotUnderCurrentKey(counted, keyring), seconds: (clock.now() - started) / 1000, rowsPerKeyId: counted };
+  return {
+    rewrapped,
+    changedMeanwhile,
+    left: rowsNotUnderCurrentKey(counted, keyring),
+    seconds: (clock.now() - started) / 1000,
+    rowsPerKeyId: counted,
+  };
 }
 
 function rowsNotUnderCurrentKey(counts: RowsPerKeyId, keyring: MasterKeyring): number {
@@ -104,7 +114,12 @@ async function swapBatch(pool: pg.Pool, column: EncryptedColumn, keyring: Master
     `UPDATE ${table} AS t SET ${keyId} = v.key_id, ${ciphertext} = v.ciphertext
        FROM unnest($1::text[], $2::bytea[], $3::text[], $4::bytea[]) AS v(row, old, key_id, ciphertext)
       WHERE t.${row} = v.row AND t.${ciphertext} = v.old`,
-    [batch.map((row) => row.row), batch.map((row) => row.ciphertext), resealed.map((sealed) => sealed.keyId), resealed.map((sealed) => sealed.ciphertext)],
+    [
+      batch.map((row) => row.row),
+      batch.map((row) => row.ciphertext),
+      resealed.map((sealed) => sealed.keyId),
+      resealed.map((sealed) => sealed.ciphertext),
+    ],
   );
   return rowCount ?? 0;
 }

@@ -33,7 +33,8 @@ export async function guardStoredSecretKeys(options: StartGuardOptions): Promise
     try {
       counts = await rowsPerKeyId(pool);
     } catch (error) {
-      if (attempt === 0) logger.warn({ err: error }, `could not check that the master keys read every stored secret; retrying every ${retryMs} ms`);
+      if (attempt === 0)
+        logger.warn({ err: error }, `could not check that the master keys read every stored secret; retrying every ${retryMs} ms`);
       if (!stopped) timer = setTimeout(() => void check(attempt + 1), retryMs).unref();
       return;
     }

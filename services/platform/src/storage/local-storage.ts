@@ -70,7 +70,12 @@ export class LocalFileStorage implements FileStorage {
     const { contentType, sizeBytes, expiresInSeconds } = checkUploadRules(rules);
     const expiresAt = this.tokens.nowSeconds() + expiresInSeconds;
     const token = this.tokens.sign({ key: checkObjectKey(key), contentType, sizeBytes, expiresAt });
-    return { url: `${this.publicUrl(key)}?token=${token}`, method: 'PUT', headers: { 'content-type': contentType }, expiresAt: new Date(expiresAt * 1000) };
+    return {
+      url: `${this.publicUrl(key)}?token=${token}`,
+      method: 'PUT',
+      headers: { 'content-type': contentType },
+      expiresAt: new Date(expiresAt * 1000),
+    };
   }
 
   /** Local files are public: the download URL is the public one. */

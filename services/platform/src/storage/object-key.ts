@@ -11,7 +11,9 @@ export function checkObjectKey(key: string): string {
   if (key.length === 0 || key.length > MAX_KEY_LENGTH) throw new StorageInputError(`object key must be 1 to ${MAX_KEY_LENGTH} characters`);
   const bad = key.split('/').find((segment) => !SEGMENT.test(segment));
   if (bad !== undefined) {
-    throw new StorageInputError(`object key "${key}" is not allowed: segments are letters, digits, ".", "_" and "-", not starting with "." (bad segment "${bad}")`);
+    throw new StorageInputError(
+      `object key "${key}" is not allowed: segments are letters, digits, ".", "_" and "-", not starting with "." (bad segment "${bad}")`,
+    );
   }
   return key;
 }
@@ -19,7 +21,8 @@ export function checkObjectKey(key: string): string {
 const CONTENT_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/;
 
 export function checkUploadRules(rules: UploadRules): UploadRules {
-  if (!CONTENT_TYPE.test(rules.contentType)) throw new StorageInputError(`content type "${rules.contentType}" is not a lowercase type/subtype without parameters`);
+  if (!CONTENT_TYPE.test(rules.contentType))
+    throw new StorageInputError(`content type "${rules.contentType}" is not a lowercase type/subtype without parameters`);
   if (!Number.isInteger(rules.sizeBytes) || rules.sizeBytes < 1 || rules.sizeBytes > MAX_UPLOAD_BYTES) {
     throw new StorageInputError(`upload size must be 1 to ${MAX_UPLOAD_BYTES} bytes (got ${rules.sizeBytes})`);
   }

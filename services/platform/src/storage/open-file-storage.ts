@@ -36,7 +36,9 @@ export async function openFileStorage(registry: StorageRegistry, config: Config,
         `FILE_STORAGE_PROVIDER: local file storage is refused in production (NODE_ENV=production), its files would live on one pod's disk; ${configure}`,
       ]);
     }
-    logger.warn(`no file storage: production does not use local storage and no storage extension is configured, so uploads are off; ${configure}`);
+    logger.warn(
+      `no file storage: production does not use local storage and no storage extension is configured, so uploads are off; ${configure}`,
+    );
     return undefined;
   }
   return provider.create({ config, logger });

@@ -35,7 +35,9 @@ export class StorageRegistry extends ProviderRegistry<StorageProvider> {
     if (pinned === undefined) return last;
     const found = this.named(pinned);
     if (found !== undefined) return found;
-    logger.warn(`FILE_STORAGE_PROVIDER=${pinned} names no registered provider (registered: ${this.names().join(', ')}); using "${last.name}", the last registered`);
+    logger.warn(
+      `FILE_STORAGE_PROVIDER=${pinned} names no registered provider (registered: ${this.names().join(', ')}); using "${last.name}", the last registered`,
+    );
     return last;
   }
 }

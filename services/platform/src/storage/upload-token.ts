@@ -40,10 +40,12 @@ export class UploadTokens {
   verify(token: string, key: string): UploadGrant {
     const [payload = '', signature = '', ...rest] = token.split('.');
     const given = Buffer.from(signature, 'base64url');
-    const genuine = rest.length === 0 && this.#keys.some((secret) => {
-      const expected = this.#signature(secret, payload);
-      return expected.length === given.length && timingSafeEqual(expected, given);
-    });
+    const genuine =
+      rest.length === 0 &&
+      this.#keys.some((secret) => {
+        const expected = this.#signature(secret, payload);
+        return expected.length === given.length && timingSafeEqual(expected, given);
+      });
     if (!genuine) throw new UploadTokenError('the upload token is not valid');
     const grant = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as UploadGrant;
     if (grant.key !== key) throw new UploadTokenError(`the upload token is for another object than "${key}"`);

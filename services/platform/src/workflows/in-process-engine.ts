@@ -16,7 +16,10 @@ export interface InProcessSweep<Context> {
   readonly workflowType: string;
   readonly everyMs: number;
   readonly batch: number;
-  pass(context: Context, input: { readonly asOf: Date; readonly limit: number; readonly run: EngineRun }): Promise<{ readonly processed: number; readonly more: boolean }>;
+  pass(
+    context: Context,
+    input: { readonly asOf: Date; readonly limit: number; readonly run: EngineRun },
+  ): Promise<{ readonly processed: number; readonly more: boolean }>;
 }
 
 export interface InProcessEngineOptions<Inputs, Context> {
@@ -65,7 +68,8 @@ export class InProcessWorkflowEngine<Inputs, Context> implements WorkflowEngine<
     const context = this.#context;
     const workflow: InProcessWorkflow<Context, Inputs[Type]> | undefined = this.#options.workflows[request.workflowType];
     if (workflow === undefined) return Promise.reject(new Error(`${request.workflowType} does not run in this process`));
-    if (context === undefined || this.#stopped) return Promise.reject(new Error(`the in-process workflow engine is ${this.#stopped ? 'stopped' : 'not started yet'}`));
+    if (context === undefined || this.#stopped)
+      return Promise.reject(new Error(`the in-process workflow engine is ${this.#stopped ? 'stopped' : 'not started yet'}`));
     if (this.#queued.has(request.workflowId)) return Promise.resolve();
     this.#queued.add(request.workflowId);
     const run: EngineRun = { workflow: request.workflowType, workflowId: `${RUN_PREFIX}${request.workflowId}`, runId: request.cause };
@@ -74,7 +78,10 @@ export class InProcessWorkflowEngine<Inputs, Context> implements WorkflowEngine<
       try {
         await workflow(context, request.input, run);
       } catch (error) {
-        this.#options.logger.warn({ err: error, workflow: run.workflow, workflow_id: run.workflowId }, `the in-process run of ${run.workflowId} failed; it is not retried here`);
+        this.#options.logger.warn(
+          { err: error, workflow: run.workflow, workflow_id: run.workflowId },
+          `the in-process run of ${run.workflowId} failed; it is not retried here`,
+        );
       }
     });
     return Promise.resolve();

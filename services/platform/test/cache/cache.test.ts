@@ -127,7 +127,9 @@ function cacheContract(name: string, open: () => Promise<ClockedCache>) {
       it('claims nothing when the charge is refused, so a later claim of that key is the first', async () => {
         const bucket = key('refused');
         const [x, y] = [key('x'), key('y')];
-        expect((await cache.chargeAndClaim({ key: bucket, limit: limit(1), cost: 1 }, { keys: [x], ttlSeconds: 5 })).claimed).toEqual([true]);
+        expect((await cache.chargeAndClaim({ key: bucket, limit: limit(1), cost: 1 }, { keys: [x], ttlSeconds: 5 })).claimed).toEqual([
+          true,
+        ]);
         const refused = await cache.chargeAndClaim({ key: bucket, limit: limit(1), cost: 1 }, { keys: [y], ttlSeconds: 5 });
         expect(refused.taken?.allowed).toBe(false);
         expect(refused.taken?.retryAfterMs).toBeGreaterThan(99_000);
@@ -139,7 +141,9 @@ function cacheContract(name: string, open: () => Promise<ClockedCache>) {
       it('spends the same buckets as takeTokens', async () => {
         const bucket = key('shared');
         expect((await cache.takeTokens(bucket, limit(2), 1)).allowed).toBe(true);
-        expect((await cache.chargeAndClaim({ key: bucket, limit: limit(2), cost: 1 }, { keys: [], ttlSeconds: 5 })).taken?.allowed).toBe(true);
+        expect((await cache.chargeAndClaim({ key: bucket, limit: limit(2), cost: 1 }, { keys: [], ttlSeconds: 5 })).taken?.allowed).toBe(
+          true,
+        );
         expect((await cache.takeTokens(bucket, limit(2), 1)).allowed).toBe(false);
       });
 
@@ -147,7 +151,9 @@ function cacheContract(name: string, open: () => Promise<ClockedCache>) {
         const bucket = key('race');
         const claimedKey = key('first');
         const results = await Promise.all(
-          Array.from({ length: 30 }, () => cache.chargeAndClaim({ key: bucket, limit: limit(10), cost: 1 }, { keys: [claimedKey], ttlSeconds: 5 })),
+          Array.from({ length: 30 }, () =>
+            cache.chargeAndClaim({ key: bucket, limit: limit(10), cost: 1 }, { keys: [claimedKey], ttlSeconds: 5 }),
+          ),
         );
         expect(results.filter((result) => result.taken?.allowed)).toHaveLength(10);
         expect(results.flatMap((result) => result.claimed).filter(Boolean)).toHaveLength(1);
@@ -156,7 +162,8 @@ function cacheContract(name: string, open: () => Promise<ClockedCache>) {
 
       it('forgets a claim after its TTL', async () => {
         const claimedKey = key('claim-ttl');
-        const claim = () => cache.chargeAndClaim({ key: key('claim-ttl-bucket'), limit: limit(5), cost: 1 }, { keys: [claimedKey], ttlSeconds: 0.2 });
+        const claim = () =>
+          cache.chargeAndClaim({ key: key('claim-ttl-bucket'), limit: limit(5), cost: 1 }, { keys: [claimedKey], ttlSeconds: 0.2 });
         expect((await claim()).claimed).toEqual([true]);
         expect((await claim()).claimed).toEqual([false]);
         await elapse(350);
@@ -219,7 +226,12 @@ describe('RedisCache scripts', () => {
     try {
       const bucket = uniqueName('batched');
       const results = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => cache.chargeAndClaim({ key: bucket, limit: { capacity: 5, refillPerSecond: 0.01 }, cost: 1 }, { keys: [`${bucket}:${i}`], ttlSeconds: 5 })),
+        Array.from({ length: 20 }, (_, i) =>
+          cache.chargeAndClaim(
+            { key: bucket, limit: { capacity: 5, refillPerSecond: 0.01 }, cost: 1 },
+            { keys: [`${bucket}:${i}`], ttlSeconds: 5 },
+          ),
+        ),
       );
       expect(results.filter((result) => result.taken?.allowed)).toHaveLength(5);
       expect(evalsha).toHaveBeenCalledTimes(1);

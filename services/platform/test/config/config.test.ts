@@ -51,18 +51,25 @@ describe('loadConfig', () => {
   it('paces the sweeps at 500 rows a second unless told, and refuses a pace under 10', () => {
     expect(loadConfig({}).sweepRowsPerSecond).toBe(500);
     expect(loadConfig({ SWEEP_ROWS_PER_SECOND: '10' }).sweepRowsPerSecond).toBe(10);
-    expect(problemsOf({ SWEEP_ROWS_PER_SECOND: '9' })).toEqual(['SWEEP_ROWS_PER_SECOND: must be a whole number from 10 to 1000000 (got "9")']);
+    expect(problemsOf({ SWEEP_ROWS_PER_SECOND: '9' })).toEqual([
+      'SWEEP_ROWS_PER_SECOND: must be a whole number from 10 to 1000000 (got "9")',
+    ]);
   });
 
   it('paces the rewrap at 5000 rows a second unless told, 0 being unpaced', () => {
     expect(loadConfig({}).secretsRewrapRowsPerSecond).toBe(5_000);
     expect(loadConfig({ SECRETS_REWRAP_ROWS_PER_SECOND: '0' }).secretsRewrapRowsPerSecond).toBe(0);
-    expect(problemsOf({ SECRETS_REWRAP_ROWS_PER_SECOND: '-1' })).toEqual(['SECRETS_REWRAP_ROWS_PER_SECOND: must be a whole number from 0 to 1000000 (got "-1")']);
+    expect(problemsOf({ SECRETS_REWRAP_ROWS_PER_SECOND: '-1' })).toEqual([
+      'SECRETS_REWRAP_ROWS_PER_SECOND: must be a whole number from 0 to 1000000 (got "-1")',
+    ]);
   });
 
   it('limits GraphQL requests to a cost of 5000 unless told, and answers introspection outside production unless turned off', () => {
     expect(loadConfig({})).toMatchObject({ graphqlMaxCost: 5_000, graphqlIntrospection: true });
-    expect(loadConfig({ GRAPHQL_MAX_COST: '500', GRAPHQL_INTROSPECTION: 'off' })).toMatchObject({ graphqlMaxCost: 500, graphqlIntrospection: false });
+    expect(loadConfig({ GRAPHQL_MAX_COST: '500', GRAPHQL_INTROSPECTION: 'off' })).toMatchObject({
+      graphqlMaxCost: 500,
+      graphqlIntrospection: false,
+    });
     expect(problemsOf({ GRAPHQL_MAX_COST: '9', GRAPHQL_INTROSPECTION: 'yes' })).toEqual([
       'GRAPHQL_MAX_COST: must be a whole number from 10 to 1000000 (got "9")',
       expect.stringMatching(/^GRAPHQL_INTROSPECTION: .*on.*off/),
@@ -84,21 +91,36 @@ describe('loadConfig', () => {
       mode: 'allowlist',
       queries: new Map([[hash, query]]),
     });
-    expect(loadConfig({ GRAPHQL_PERSISTED_QUERIES: 'prepared', GRAPHQL_PERSISTED_QUERIES_FILE: good }).graphqlPersistedQueries?.mode).toBe('prepared');
+    expect(loadConfig({ GRAPHQL_PERSISTED_QUERIES: 'prepared', GRAPHQL_PERSISTED_QUERIES_FILE: good }).graphqlPersistedQueries?.mode).toBe(
+      'prepared',
+    );
 
-    const problemOf = (content: string) => problemsOf({ GRAPHQL_PERSISTED_QUERIES: 'allowlist', GRAPHQL_PERSISTED_QUERIES_FILE: file('bad.json', content) });
+    const problemOf = (content: string) =>
+      problemsOf({ GRAPHQL_PERSISTED_QUERIES: 'allowlist', GRAPHQL_PERSISTED_QUERIES_FILE: file('bad.json', content) });
     const bad = join(dir, 'bad.json');
     expect(problemOf('{"a":')).toEqual([expect.stringMatching(new RegExp(`^GRAPHQL_PERSISTED_QUERIES_FILE: ${bad}: is not JSON \\(`))]);
-    expect(problemOf('[]')).toEqual([`GRAPHQL_PERSISTED_QUERIES_FILE: ${bad}: must hold one JSON object of {"<sha256 of the query>": "<query>"}`]);
-    expect(problemOf('{"Health": "query Health { health }"}')).toEqual([`GRAPHQL_PERSISTED_QUERIES_FILE: ${bad}: key "Health" is not a SHA-256 in lowercase hex`]);
-    expect(problemOf(JSON.stringify({ [hash]: 'query Other { health }' }))).toEqual([`GRAPHQL_PERSISTED_QUERIES_FILE: ${bad}: ${hash} is not the SHA-256 of its query`]);
+    expect(problemOf('[]')).toEqual([
+      `GRAPHQL_PERSISTED_QUERIES_FILE: ${bad}: must hold one JSON object of {"<sha256 of the query>": "<query>"}`,
+    ]);
+    expect(problemOf('{"Health": "query Health { health }"}')).toEqual([
+      `GRAPHQL_PERSISTED_QUERIES_FILE: ${bad}: key "Health" is not a SHA-256 in lowercase hex`,
+    ]);
+    expect(problemOf(JSON.stringify({ [hash]: 'query Other { health }' }))).toEqual([
+      `GRAPHQL_PERSISTED_QUERIES_FILE: ${bad}: ${hash} is not the SHA-256 of its query`,
+    ]);
     expect(problemOf('{}')).toEqual([`GRAPHQL_PERSISTED_QUERIES_FILE: ${bad}: registers no operation`]);
     expect(problemsOf({ GRAPHQL_PERSISTED_QUERIES: 'allowlist', GRAPHQL_PERSISTED_QUERIES_FILE: join(dir, 'missing.json') })).toEqual([
       `GRAPHQL_PERSISTED_QUERIES_FILE: ${join(dir, 'missing.json')}: cannot be read (ENOENT)`,
     ]);
-    expect(problemsOf({ GRAPHQL_PERSISTED_QUERIES: 'allowlist' })).toEqual([expect.stringMatching(/^GRAPHQL_PERSISTED_QUERIES_FILE: is required with GRAPHQL_PERSISTED_QUERIES=allowlist/)]);
-    expect(problemsOf({ GRAPHQL_PERSISTED_QUERIES_FILE: good })).toEqual([expect.stringMatching(/^GRAPHQL_PERSISTED_QUERIES_FILE: is set but GRAPHQL_PERSISTED_QUERIES is off/)]);
-    expect(problemsOf({ GRAPHQL_PERSISTED_QUERIES: 'automatic' })).toEqual([expect.stringMatching(/^GRAPHQL_PERSISTED_QUERIES: must be one of off, prepared, allowlist/)]);
+    expect(problemsOf({ GRAPHQL_PERSISTED_QUERIES: 'allowlist' })).toEqual([
+      expect.stringMatching(/^GRAPHQL_PERSISTED_QUERIES_FILE: is required with GRAPHQL_PERSISTED_QUERIES=allowlist/),
+    ]);
+    expect(problemsOf({ GRAPHQL_PERSISTED_QUERIES_FILE: good })).toEqual([
+      expect.stringMatching(/^GRAPHQL_PERSISTED_QUERIES_FILE: is set but GRAPHQL_PERSISTED_QUERIES is off/),
+    ]);
+    expect(problemsOf({ GRAPHQL_PERSISTED_QUERIES: 'automatic' })).toEqual([
+      expect.stringMatching(/^GRAPHQL_PERSISTED_QUERIES: must be one of off, prepared, allowlist/),
+    ]);
     rmSync(dir, { recursive: true });
   });
 

@@ -19,7 +19,7 @@ afterAll(async () => {
   await postgres?.dispose();
 });
 
-it('survives the server going away under a checked-out client between two queries, and fails that client\'s next query', async () => {
+it("survives the server going away under a checked-out client between two queries, and fails that client's next query", async () => {
   const client = await database.pool.connect();
   await client.query('SELECT 1');
   // The client emits 'error' when its connection ends: without a listener of the pool's own that is

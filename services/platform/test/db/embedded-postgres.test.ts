@@ -38,7 +38,7 @@ describe('the data directory lock', () => {
 describe('the embedded database (PGlite over the wire protocol)', () => {
   it('comes up migrated', async () => {
     expect(embedded.applied.length).toBeGreaterThan(0);
-    const { rows } = await pool.query("SELECT count(*)::int AS n FROM _prisma_migrations WHERE finished_at IS NOT NULL");
+    const { rows } = await pool.query('SELECT count(*)::int AS n FROM _prisma_migrations WHERE finished_at IS NOT NULL');
     expect(rows[0].n).toBe(embedded.applied.length);
   });
 

@@ -57,12 +57,17 @@ describe('checkEvents', () => {
     it('detects a schema whose $id is not its file name', async () => {
       await editSchema('shop.accounts.created.v1', (schema) => ({ ...schema, $id: 'shop.accounts.made.v1' }));
       expect((await check()).problems).toEqual([
-        expect.stringMatching(/shop\.accounts\.created\.v1\.json: \$id is "shop\.accounts\.made\.v1", not the file name "shop\.accounts\.created\.v1"$/),
+        expect.stringMatching(
+          /shop\.accounts\.created\.v1\.json: \$id is "shop\.accounts\.made\.v1", not the file name "shop\.accounts\.created\.v1"$/,
+        ),
       ]);
     });
 
     it('detects an invalid schema and a missing one', async () => {
-      await editSchema('shop.leads.created.v1', (schema) => ({ ...schema, properties: { ...(schema.properties as object), email: { type: 'text' } } }));
+      await editSchema('shop.leads.created.v1', (schema) => ({
+        ...schema,
+        properties: { ...(schema.properties as object), email: { type: 'text' } },
+      }));
       await rm(path.join(schemasDir, 'order.completed.json'));
       const { problems } = await check();
       expect(problems).toEqual(
@@ -74,14 +79,22 @@ describe('checkEvents', () => {
     });
 
     it('detects a schema field the registry does not document', async () => {
-      await editSchema('shop.leads.created.v1', (schema) => ({ ...schema, properties: { ...(schema.properties as object), phone: { type: 'string' } } }));
+      await editSchema('shop.leads.created.v1', (schema) => ({
+        ...schema,
+        properties: { ...(schema.properties as object), phone: { type: 'string' } },
+      }));
       const { problems } = await check();
       expect(problems).toContain('shop.leads.created.v1: field phone is not documented in the registry');
     });
 
     it('detects a badly named registered topic and its disagreement with catalog.ts', async () => {
       const text = await readFile(registryPath, 'utf8');
-      await writeFile(registryPath, text.replace('| `order_id` | Proportional to order edits', '| `order_number` | Proportional to order edits').replaceAll('shop.leads.created.v1', 'shop.Leads.created'));
+      await writeFile(
+        registryPath,
+        text
+          .replace('| `order_id` | Proportional to order edits', '| `order_number` | Proportional to order edits')
+          .replaceAll('shop.leads.created.v1', 'shop.Leads.created'),
+      );
       await cp(path.join(SCHEMAS_DIR, 'shop.leads.created.v1.json'), path.join(schemasDir, 'shop.Leads.created.json'));
       await rm(path.join(schemasDir, 'shop.leads.created.v1.json'));
       const { problems } = await check();
@@ -99,11 +112,16 @@ describe('checkEvents', () => {
       const text = await readFile(registryPath, 'utf8');
       await writeFile(registryPath, text.replace('| `shop.cart.line_added.v1` | cart |', '| shop.cart.line_added.v1 | cart |'));
       const { problems } = await check();
-      expect(problems).toEqual(expect.arrayContaining([expect.stringMatching(/topics\.md:\d+: the Topic cell must be the name in backticks$/)]));
+      expect(problems).toEqual(
+        expect.arrayContaining([expect.stringMatching(/topics\.md:\d+: the Topic cell must be the name in backticks$/)]),
+      );
     });
 
     it('detects stale generated payload types', async () => {
-      await editSchema('shop.leads.created.v1', (schema) => ({ ...schema, required: (schema.required as string[]).filter((field) => field !== 'name') }));
+      await editSchema('shop.leads.created.v1', (schema) => ({
+        ...schema,
+        required: (schema.required as string[]).filter((field) => field !== 'name'),
+      }));
       const { problems } = await check();
       expect(problems).toContain('services/platform/src/events/payloads.generated.ts: stale, regenerate it with npm run events:generate');
     });

@@ -21,7 +21,8 @@ const document = (topicRow: string) =>
     '| `lines[].sku` | Stock. |',
   ].join('\n');
 
-const LEADS = '| `shop.leads.created.v1` | leads | api | `lead_id` | Low | Any consumer errors | [events/shop.leads.created.v1.json](events/shop.leads.created.v1.json) |';
+const LEADS =
+  '| `shop.leads.created.v1` | leads | api | `lead_id` | Low | Any consumer errors | [events/shop.leads.created.v1.json](events/shop.leads.created.v1.json) |';
 
 describe('parseRegistryDocument', () => {
   it('reads topics with their partition keys, in-process events and each section’s fields', () => {
@@ -41,13 +42,17 @@ describe('parseRegistryDocument', () => {
     const cases = [
       [LEADS.replace('| leads ', ''), '/registry/topics.md:3: expected 7 cells, found 6'],
       [LEADS.replace('| Low ', '|  '), '/registry/topics.md:3: the Volume cell of shop.leads.created.v1 is empty'],
-      [LEADS.replace('`lead_id`', 'lead_id'), '/registry/topics.md:3: the Partition key cell of shop.leads.created.v1 must be a payload field in backticks'],
+      [
+        LEADS.replace('`lead_id`', 'lead_id'),
+        '/registry/topics.md:3: the Partition key cell of shop.leads.created.v1 must be a payload field in backticks',
+      ],
       [
         LEADS.replace('(events/shop.leads.created.v1.json)', '(events/leads.json)'),
         '/registry/topics.md:3: the Schema cell of shop.leads.created.v1 must be [events/shop.leads.created.v1.json](events/shop.leads.created.v1.json)',
       ],
     ];
-    for (const [row = '', problem] of cases) expect(parseRegistryDocument(document(row), '/registry/topics.md').problems).toEqual([problem]);
+    for (const [row = '', problem] of cases)
+      expect(parseRegistryDocument(document(row), '/registry/topics.md').problems).toEqual([problem]);
   });
 
   it('requires exactly one topic table', () => {

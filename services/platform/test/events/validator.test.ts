@@ -31,7 +31,11 @@ describe('validateEvent', () => {
     const stock = { ...example('shop.inventory.stock_changed.v1'), product_id: 42 };
     expect(validateEvent('shop.inventory.stock_changed.v1', stock)).toEqual([{ path: '/product_id', message: 'must be string' }]);
     const cart = { ...example('shop.cart.line_added.v1'), unit_price: 19.9, occurred_at: '2026-11-23T11:15:00+01:00', event_id: 'abc' };
-    expect(validateEvent('shop.cart.line_added.v1', cart).map((error) => error.path).sort()).toEqual(['/event_id', '/occurred_at', '/unit_price']);
+    expect(
+      validateEvent('shop.cart.line_added.v1', cart)
+        .map((error) => error.path)
+        .sort(),
+    ).toEqual(['/event_id', '/occurred_at', '/unit_price']);
   });
 
   it('reports a payload that is not an object at the root', () => {

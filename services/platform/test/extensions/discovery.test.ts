@@ -24,7 +24,10 @@ async function deployment(dependencies: Record<string, string>, locked: readonly
   const root = path.join(base, `deployment-${count}`);
   await mkdir(path.join(root, 'extensions'), { recursive: true });
   await writeFile(path.join(root, 'package.json'), JSON.stringify({ name: 'deployment', dependencies }));
-  await writeFile(path.join(root, 'extensions', 'extensions.lock.json'), JSON.stringify({ extensions: locked, setHash: extensionSetHash(locked) }));
+  await writeFile(
+    path.join(root, 'extensions', 'extensions.lock.json'),
+    JSON.stringify({ extensions: locked, setHash: extensionSetHash(locked) }),
+  );
   return root;
 }
 
@@ -34,11 +37,19 @@ async function writePackage(dir: string, manifest: Record<string, unknown>): Pro
   return dir;
 }
 
-const extension = (name: string, id: string, version: string, shop: Record<string, unknown> = {}) => ({ name, version, shop: { id, ...shop } });
+const extension = (name: string, id: string, version: string, shop: Record<string, unknown> = {}) => ({
+  name,
+  version,
+  shop: { id, ...shop },
+});
 
 function capturingLogger() {
   const lines: Array<Record<string, unknown>> = [];
-  const logger = createLogger({ level: 'INFO', service: 'test', destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) } });
+  const logger = createLogger({
+    level: 'INFO',
+    service: 'test',
+    destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+  });
   return { logger, warnings: () => lines.filter((line) => line['level'] === 'WARNING').map((line) => line['msg']), lines };
 }
 
@@ -94,24 +105,63 @@ describe('discovering extensions', () => {
     [{ id: 'bad', permissions: [{ name: 'bad.use' }] }, 'extension @shop/bad (DIR): shop.permissions[0].description is required'],
     [{ id: 'bad', listeners: 'src/listeners.ts' }, 'extension @shop/bad (DIR): shop.listeners must be a module path starting with ./'],
     [{ id: 'bad', tables: ['x'] }, 'extension @shop/bad (DIR): shop.tables is not a manifest field'],
-    [{ id: 'bad', settings: [{ key: 'limit', type: 'decimal', description: 'A limit' }] }, 'extension @shop/bad (DIR): shop.settings[0].type must be one of string, integer, number, boolean'],
-    [{ id: 'bad', settings: [{ key: 'limit', type: 'integer', default: 2.5, description: 'A limit' }] }, 'extension @shop/bad (DIR): shop.settings[0].default must be a whole number'],
-    [{ id: 'bad', settings: [{ key: 'limit', type: 'integer', default: 0, minimum: 1, description: 'A limit' }] }, 'extension @shop/bad (DIR): shop.settings[0].default must be a whole number of at least 1'],
-    [{ id: 'bad', settings: [{ key: 'rate', type: 'number', minimum: 2, maximum: 1, description: 'A rate' }] }, 'extension @shop/bad (DIR): shop.settings[0].minimum must not be above its maximum'],
-    [{ id: 'bad', settings: [{ key: 'name', type: 'string', maximum: 10, description: 'A name' }] }, 'extension @shop/bad (DIR): shop.settings[0].minimum and maximum are only for integer and number settings'],
-    [{ id: 'bad', settings: [{ key: 'token', type: 'integer', secret: true, description: 'A token' }] }, 'extension @shop/bad (DIR): shop.settings[0].type must be "string" for a secret'],
-    [{ id: 'bad', settings: [{ key: 'token', type: 'string', secret: true, default: 'x', description: 'A token' }] }, 'extension @shop/bad (DIR): shop.settings[0].default is not allowed for a secret'],
     [
-      { id: 'bad', settings: [{ key: 'a', type: 'string', description: 'A' }, { key: 'a', type: 'boolean', description: 'B' }] },
+      { id: 'bad', settings: [{ key: 'limit', type: 'decimal', description: 'A limit' }] },
+      'extension @shop/bad (DIR): shop.settings[0].type must be one of string, integer, number, boolean',
+    ],
+    [
+      { id: 'bad', settings: [{ key: 'limit', type: 'integer', default: 2.5, description: 'A limit' }] },
+      'extension @shop/bad (DIR): shop.settings[0].default must be a whole number',
+    ],
+    [
+      { id: 'bad', settings: [{ key: 'limit', type: 'integer', default: 0, minimum: 1, description: 'A limit' }] },
+      'extension @shop/bad (DIR): shop.settings[0].default must be a whole number of at least 1',
+    ],
+    [
+      { id: 'bad', settings: [{ key: 'rate', type: 'number', minimum: 2, maximum: 1, description: 'A rate' }] },
+      'extension @shop/bad (DIR): shop.settings[0].minimum must not be above its maximum',
+    ],
+    [
+      { id: 'bad', settings: [{ key: 'name', type: 'string', maximum: 10, description: 'A name' }] },
+      'extension @shop/bad (DIR): shop.settings[0].minimum and maximum are only for integer and number settings',
+    ],
+    [
+      { id: 'bad', settings: [{ key: 'token', type: 'integer', secret: true, description: 'A token' }] },
+      'extension @shop/bad (DIR): shop.settings[0].type must be "string" for a secret',
+    ],
+    [
+      { id: 'bad', settings: [{ key: 'token', type: 'string', secret: true, default: 'x', description: 'A token' }] },
+      'extension @shop/bad (DIR): shop.settings[0].default is not allowed for a secret',
+    ],
+    [
+      {
+        id: 'bad',
+        settings: [
+          { key: 'a', type: 'string', description: 'A' },
+          { key: 'a', type: 'boolean', description: 'B' },
+        ],
+      },
       'extension @shop/bad (DIR): shop.settings[1].key "a" is declared twice',
     ],
     [{ id: 'bad', workflows: './src/workflows.ts' }, 'extension @shop/bad (DIR): shop.workflows must be object'],
     [
-      { id: 'bad', workflows: { module: './src/workflows.ts', schedules: [{ id: 'digest', workflowType: 'DigestWorkflow', everyMinutes: 60, description: 'Digests' }] } },
+      {
+        id: 'bad',
+        workflows: {
+          module: './src/workflows.ts',
+          schedules: [{ id: 'digest', workflowType: 'DigestWorkflow', everyMinutes: 60, description: 'Digests' }],
+        },
+      },
       'extension @shop/bad (DIR): shop.workflows.schedules[0].id must start with "bad."',
     ],
     [
-      { id: 'bad', workflows: { module: './src/workflows.ts', schedules: [{ id: 'bad.digest', workflowType: 'DigestWorkflow', everyMinutes: 0, description: 'Digests' }] } },
+      {
+        id: 'bad',
+        workflows: {
+          module: './src/workflows.ts',
+          schedules: [{ id: 'bad.digest', workflowType: 'DigestWorkflow', everyMinutes: 0, description: 'Digests' }],
+        },
+      },
       'extension @shop/bad (DIR): shop.workflows.schedules[0].everyMinutes must be >= 1',
     ],
   ])('stops on a bad manifest with one line naming the extension and the field (%j)', async (shop, message) => {
@@ -122,7 +172,10 @@ describe('discovering extensions', () => {
 
   it('refuses a migrations head that is not the newest migration of the chain', async () => {
     const root = await deployment({}, []);
-    const dir = await writePackage(path.join(root, 'extensions', 'notes'), extension('@shop/notes', 'notes', '1.0.0', { migrations: { dir: 'migrations', head: '1_first' } }));
+    const dir = await writePackage(
+      path.join(root, 'extensions', 'notes'),
+      extension('@shop/notes', 'notes', '1.0.0', { migrations: { dir: 'migrations', head: '1_first' } }),
+    );
     for (const name of ['1_first', '2_second']) {
       await mkdir(path.join(dir, 'migrations', name), { recursive: true });
       await writeFile(path.join(dir, 'migrations', name, 'migration.sql'), 'SELECT 1;');

@@ -45,7 +45,9 @@ describe('the lockfile', () => {
 
   it('is refused with the file and the problem named', async () => {
     const stale = await lockfile({ extensions: [S3], setHash: extensionSetHash([]) });
-    await expect(readExtensionLock(stale)).rejects.toThrow(`${stale}: "setHash" is "${extensionSetHash([])}" but its extensions hash to ${extensionSetHash([S3])}`);
+    await expect(readExtensionLock(stale)).rejects.toThrow(
+      `${stale}: "setHash" is "${extensionSetHash([])}" but its extensions hash to ${extensionSetHash([S3])}`,
+    );
     const twice = await lockfile({ extensions: [S3, { ...S3, version: '2.0.0' }], setHash: '' });
     await expect(readExtensionLock(twice)).rejects.toThrow('extension "s3-storage" is listed twice');
     const partial = await lockfile({ extensions: [{ id: 'reviews' }], setHash: '' });

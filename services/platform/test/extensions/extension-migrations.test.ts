@@ -32,11 +32,20 @@ async function addMigration(extensionDir: string, name: string, sql: string): Pr
 
 /** The extension as discovery returns it, with `head` as its packaged head. */
 function packaged(id: string, head: string): DiscoveredExtension {
-  return { id, version: '1.0.0', packageName: `@test/${id}`, dir: path.join(dir, id), source: 'in-tree', manifest: { id, migrations: { dir: 'migrations', head } } };
+  return {
+    id,
+    version: '1.0.0',
+    packageName: `@test/${id}`,
+    dir: path.join(dir, id),
+    source: 'in-tree',
+    manifest: { id, migrations: { dir: 'migrations', head } },
+  };
 }
 
-const tableExists = async (name: string) => (await pool.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [name])).rows[0]?.found !== null;
-const recorded = async (table: string) => (await pool.query<{ name: string }>(`SELECT name FROM ${table} ORDER BY name`)).rows.map((row) => row.name);
+const tableExists = async (name: string) =>
+  (await pool.query<{ found: string | null }>('SELECT to_regclass($1)::text AS found', [name])).rows[0]?.found !== null;
+const recorded = async (table: string) =>
+  (await pool.query<{ name: string }>(`SELECT name FROM ${table} ORDER BY name`)).rows.map((row) => row.name);
 
 describe('an extension migration chain', () => {
   it('waits for the core migrations, leaving the schema empty for them', async () => {
@@ -53,7 +62,10 @@ describe('an extension migration chain', () => {
     const ext = path.join(dir, 'gift-wrap');
     await addMigration(ext, '20260101000000_papers', 'CREATE TABLE gift_wrap_papers (id bigserial PRIMARY KEY, name text NOT NULL);');
     await addMigration(ext, '20260102000000_colour', 'ALTER TABLE gift_wrap_papers ADD COLUMN colour text;');
-    const extensions = [packaged('gift-wrap', '20260102000000_colour'), { ...packaged('no-tables', 'none'), manifest: { id: 'no-tables' } }];
+    const extensions = [
+      packaged('gift-wrap', '20260102000000_colour'),
+      { ...packaged('no-tables', 'none'), manifest: { id: 'no-tables' } },
+    ];
     expect(await extensionRevisionMismatch(pool, extensions)).toBe(
       "extension gift-wrap: the database is at revision none but the package's head is 20260102000000_colour; run npm run db:migrate (on Kubernetes, the Shop's migration Job) or start the api first, either applies extension migrations",
     );
@@ -61,7 +73,9 @@ describe('an extension migration chain', () => {
     expect(await migrateExtensions(pool, extensions)).toEqual(new Map([['gift-wrap', ['20260101000000_papers', '20260102000000_colour']]]));
     expect(await recorded('_shop_migrations_ext_gift_wrap')).toEqual(['20260101000000_papers', '20260102000000_colour']);
     expect(await tableExists('gift_wrap_papers')).toBe(true);
-    expect((await pool.query("SELECT count(*)::int AS n FROM _prisma_migrations WHERE migration_name LIKE '%papers%'")).rows).toEqual([{ n: 0 }]);
+    expect((await pool.query("SELECT count(*)::int AS n FROM _prisma_migrations WHERE migration_name LIKE '%papers%'")).rows).toEqual([
+      { n: 0 },
+    ]);
     expect(await extensionRevisionMismatch(pool, extensions)).toBeUndefined();
 
     expect(await migrateExtensions(pool, extensions)).toEqual(new Map([['gift-wrap', []]]));
@@ -80,7 +94,11 @@ describe('an extension migration chain', () => {
   it('rolls a failing migration back whole, keeping the ones applied before it', async () => {
     const ext = path.join(dir, 'reviews');
     await addMigration(ext, '20260101000000_reviews', 'CREATE TABLE reviews (id bigserial PRIMARY KEY);');
-    await addMigration(ext, '20260102000000_broken', 'CREATE TABLE review_votes (id bigserial PRIMARY KEY); ALTER TABLE missing ADD COLUMN x int;');
+    await addMigration(
+      ext,
+      '20260102000000_broken',
+      'CREATE TABLE review_votes (id bigserial PRIMARY KEY); ALTER TABLE missing ADD COLUMN x int;',
+    );
     const failure = await migrateExtensions(pool, [packaged('reviews', '20260102000000_broken')]).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(MigrationFailedError);
     expect((failure as MigrationFailedError).message).toBe(

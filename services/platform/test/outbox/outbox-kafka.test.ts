@@ -41,7 +41,8 @@ afterAll(async () => {
   await Promise.all([kafka?.dispose(), database?.drop()]);
 });
 
-const unpublished = async () => (await platform.database.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox_events WHERE published_at IS NULL')).rows[0]?.n;
+const unpublished = async () =>
+  (await platform.database.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox_events WHERE published_at IS NULL')).rows[0]?.n;
 
 /** How many records the topic holds: the sum of its partitions' end offsets (it is fresh, and nothing is transactional). */
 async function recordsIn(topic: string): Promise<number> {
@@ -70,7 +71,9 @@ it('delivers every event emitted while Kafka was down exactly once, in per-key o
   }
 
   await kafka.start();
-  const consumer = new Kafka({ clientId: 'test', brokers: [kafka.url], logLevel: logLevel.NOTHING }).consumer({ groupId: uniqueName('outbox') });
+  const consumer = new Kafka({ clientId: 'test', brokers: [kafka.url], logLevel: logLevel.NOTHING }).consumer({
+    groupId: uniqueName('outbox'),
+  });
   const receivedByKey = new Map<string, string[]>();
   let received = 0;
   await consumer.connect();
@@ -106,7 +109,10 @@ it('creates the missing registry topics with the broker defaults once connected,
     const topics = await admin.listTopics();
     for (const topic of Object.keys(TOPICS)) expect(topics).toContain(topic);
     const { topics: metadata } = await admin.fetchTopicMetadata({ topics: [TOPIC, 'shop.orders.placed.v1'] });
-    expect(Object.fromEntries(metadata.map((topic) => [topic.name, topic.partitions.length]))).toEqual({ [TOPIC]: 2, 'shop.orders.placed.v1': 3 });
+    expect(Object.fromEntries(metadata.map((topic) => [topic.name, topic.partitions.length]))).toEqual({
+      [TOPIC]: 2,
+      'shop.orders.placed.v1': 3,
+    });
   } finally {
     await admin.disconnect();
   }

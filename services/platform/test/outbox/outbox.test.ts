@@ -48,7 +48,10 @@ class RecordingPublisher implements Publisher {
 const metrics = () => outboxMetrics(platform.metrics, platform.database.pool);
 const emitter = (mode: 'strict' | 'warn') => createEmitter({ mode, logger, metrics: metrics() }).emit;
 const pending = async () =>
-  Number((await platform.database.pool.query('SELECT count(*) FROM outbox_events WHERE published_at IS NULL AND dispatched_at IS NULL')).rows[0].count);
+  Number(
+    (await platform.database.pool.query('SELECT count(*) FROM outbox_events WHERE published_at IS NULL AND dispatched_at IS NULL')).rows[0]
+      .count,
+  );
 const clearOutbox = () => platform.database.pool.query('TRUNCATE outbox_events CASCADE');
 
 describe('emit', () => {
@@ -110,7 +113,9 @@ describe('outbox transaction', () => {
     });
     const { rows } = await platform.database.pool.query('SELECT partition_key FROM outbox_events ORDER BY id');
     expect(rows.map((row) => row.partition_key)).toEqual(['3', '1', '2']);
-    expect((await platform.database.pool.query("SELECT value FROM settings WHERE key = 'outbox-transaction'")).rows).toEqual([{ value: 'committed' }]);
+    expect((await platform.database.pool.query("SELECT value FROM settings WHERE key = 'outbox-transaction'")).rows).toEqual([
+      { value: 'committed' },
+    ]);
     await platform.database.pool.query('DELETE FROM settings');
   });
 
@@ -151,12 +156,14 @@ describe('relay', () => {
     const emit = emitter('strict');
     for (let batch = 0; batch < 10; batch += 1) {
       await platform.database.prisma.$transaction(async (tx) => {
-        for (let i = 0; i < 30; i += 1) await emit(tx, 'shop.leads.created.v1', examplePayload('shop.leads.created.v1', { event_id: randomUUID() }));
+        for (let i = 0; i < 30; i += 1)
+          await emit(tx, 'shop.leads.created.v1', examplePayload('shop.leads.created.v1', { event_id: randomUUID() }));
       });
     }
     const sharedLog: OutboxMessage[] = [];
     const relays = [1, 2, 3].map(
-      () => new OutboxRelay({ pool: platform.database.pool, publisher: new RecordingPublisher(sharedLog), metrics: metrics(), batchSize: 20 }),
+      () =>
+        new OutboxRelay({ pool: platform.database.pool, publisher: new RecordingPublisher(sharedLog), metrics: metrics(), batchSize: 20 }),
     );
     while ((await pending()) > 0) await Promise.all(relays.map((relay) => relay.relayOnce()));
     const ids = sharedLog.map((message) => message.id);
@@ -167,9 +174,13 @@ describe('relay', () => {
 
   it('keeps rows pending when publishing fails, and publishes them on the next pass', async () => {
     await clearOutbox();
-    await platform.database.prisma.$transaction((tx) => emitter('strict')(tx, 'shop.leads.created.v1', examplePayload('shop.leads.created.v1')));
+    await platform.database.prisma.$transaction((tx) =>
+      emitter('strict')(tx, 'shop.leads.created.v1', examplePayload('shop.leads.created.v1')),
+    );
     const failing: Publisher = { publish: () => Promise.reject(new Error('broker down')), close: async () => {} };
-    await expect(new OutboxRelay({ pool: platform.database.pool, publisher: failing, metrics: metrics() }).relayOnce()).rejects.toThrow('broker down');
+    await expect(new OutboxRelay({ pool: platform.database.pool, publisher: failing, metrics: metrics() }).relayOnce()).rejects.toThrow(
+      'broker down',
+    );
     expect(await pending()).toBe(1);
     const publisher = new RecordingPublisher();
     expect(await new OutboxRelay({ pool: platform.database.pool, publisher, metrics: metrics() }).relayOnce()).toBe(1);
@@ -188,7 +199,9 @@ describe('dispatcher', () => {
 
   it('runs each listener once per event, even when dispatched again', async () => {
     await clearOutbox();
-    await platform.database.prisma.$transaction((tx) => emitter('strict')(tx, 'cart.item_added', examplePayload('cart.item_added', { event_id: randomUUID() })));
+    await platform.database.prisma.$transaction((tx) =>
+      emitter('strict')(tx, 'cart.item_added', examplePayload('cart.item_added', { event_id: randomUUID() })),
+    );
     const dispatcher = new OutboxDispatcher({
       pool: platform.database.pool,
       prisma: platform.database.prisma,
@@ -206,7 +219,9 @@ describe('dispatcher', () => {
 
   it('parks a listener that keeps failing and counts it, without blocking the others', async () => {
     await clearOutbox();
-    await platform.database.prisma.$transaction((tx) => emitter('strict')(tx, 'cart.item_added', examplePayload('cart.item_added', { event_id: randomUUID() })));
+    await platform.database.prisma.$transaction((tx) =>
+      emitter('strict')(tx, 'cart.item_added', examplePayload('cart.item_added', { event_id: randomUUID() })),
+    );
     let failures = 0;
     const broken: EventListener<'cart.item_added'> = {
       name: 'broken',
@@ -230,7 +245,9 @@ describe('dispatcher', () => {
       await platform.database.pool.query('UPDATE outbox_events SET next_attempt_at = now()');
     }
     expect(failures).toBe(3);
-    const { rows } = await platform.database.pool.query('SELECT listener, status, attempts, last_error FROM outbox_deliveries ORDER BY listener');
+    const { rows } = await platform.database.pool.query(
+      'SELECT listener, status, attempts, last_error FROM outbox_deliveries ORDER BY listener',
+    );
     expect(rows).toEqual([
       { listener: 'broken', status: 'parked', attempts: 3, last_error: 'downstream unavailable' },
       { listener: 'healthy', status: 'done', attempts: 1, last_error: null },
@@ -247,7 +264,8 @@ describe('pruning', () => {
     await clearOutbox();
     const emit = emitter('strict');
     await platform.database.prisma.$transaction(async (tx) => {
-      for (let i = 0; i < 3; i += 1) await emit(tx, 'shop.leads.created.v1', examplePayload('shop.leads.created.v1', { event_id: randomUUID() }));
+      for (let i = 0; i < 3; i += 1)
+        await emit(tx, 'shop.leads.created.v1', examplePayload('shop.leads.created.v1', { event_id: randomUUID() }));
     });
     const pool = platform.database.pool;
     await pool.query(`UPDATE outbox_events SET created_at = now() - interval '200 hours'`);
@@ -266,7 +284,9 @@ describe('backlog metrics', () => {
       await emit(tx, 'shop.leads.created.v1', examplePayload('shop.leads.created.v1', { event_id: randomUUID() }));
       await emit(tx, 'cart.item_added', examplePayload('cart.item_added', { event_id: randomUUID() }));
     });
-    await platform.database.pool.query(`UPDATE outbox_events SET created_at = now() - interval '90 seconds' WHERE partition_key IS NOT NULL`);
+    await platform.database.pool.query(
+      `UPDATE outbox_events SET created_at = now() - interval '90 seconds' WHERE partition_key IS NOT NULL`,
+    );
     metrics();
     const scrape = async () => platform.metrics.metrics();
 

@@ -26,7 +26,11 @@ let platform: Platform;
 beforeAll(async () => {
   database = await createTestDatabase('outbox_parked');
   await applyMigrations(database.url);
-  platform = await openPlatform(loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, CACHE_URL: inject('redisUrl') }), logger, 'test');
+  platform = await openPlatform(
+    loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url, CACHE_URL: inject('redisUrl') }),
+    logger,
+    'test',
+  );
 });
 
 afterAll(async () => {
@@ -91,11 +95,14 @@ function dispatcherOf(listeners: readonly EventListener[]) {
 
 /** Dispatch passes with every backoff cut short, until nothing is due. */
 async function dispatchUntilSettled(dispatcher: OutboxDispatcher): Promise<void> {
-  while ((await dispatcher.dispatchOnce()) > 0) await platform.database.pool.query('UPDATE outbox_events SET next_attempt_at = now() WHERE dispatched_at IS NULL');
+  while ((await dispatcher.dispatchOnce()) > 0)
+    await platform.database.pool.query('UPDATE outbox_events SET next_attempt_at = now() WHERE dispatched_at IS NULL');
 }
 
 const effects = async (listener: string) =>
-  (await platform.database.pool.query<{ key: string }>('SELECT key FROM settings WHERE key LIKE $1 ORDER BY key', [`${listener}:%`])).rows.map((row) => row.key);
+  (
+    await platform.database.pool.query<{ key: string }>('SELECT key FROM settings WHERE key LIKE $1 ORDER BY key', [`${listener}:%`])
+  ).rows.map((row) => row.key);
 
 async function parkedGauge(registry: Registry): Promise<Record<string, number>> {
   const metric = await registry.getSingleMetric('outbox_parked_deliveries')?.get();
@@ -125,7 +132,9 @@ describe('a parked delivery', () => {
     expect(listed.code).toBe(0);
     expect(listed.stdout.trim().split('\n')).toEqual([
       expect.stringMatching(
-        new RegExp(`^broken  cart\\.item_added  outbox id \\d+  event id ${eventId}  3 attempts  16d 16h old  last error: broken: downstream unavailable$`),
+        new RegExp(
+          `^broken  cart\\.item_added  outbox id \\d+  event id ${eventId}  3 attempts  16d 16h old  last error: broken: downstream unavailable$`,
+        ),
       ),
       '1 parked deliveries',
     ]);
@@ -156,14 +165,20 @@ describe('a parked delivery', () => {
     await dispatchUntilSettled(dispatcher);
     broken.state.failing = false;
     const outboxIdOf = async (eventId: string) =>
-      (await platform.database.pool.query<{ id: string }>('SELECT id::text FROM outbox_events WHERE event_id = $1', [eventId])).rows[0]?.id ?? '';
+      (await platform.database.pool.query<{ id: string }>('SELECT id::text FROM outbox_events WHERE event_id = $1', [eventId])).rows[0]
+        ?.id ?? '';
 
     const byEventId = await replayCli([`--event=${eventIds[0]}`]);
     expect(byEventId.stdout).toMatch(/^1 deliveries replayed, 0 left$/m);
     const byOutboxId = await replayCli([`--event=${await outboxIdOf(eventIds[1] ?? '')}`]);
     expect(byOutboxId.stdout).toMatch(/^1 deliveries replayed, 0 left$/m);
     await dispatchUntilSettled(dispatcher);
-    expect(await effects('broken')).toEqual(eventIds.slice(0, 2).map((id) => `broken:${id}`).sort());
+    expect(await effects('broken')).toEqual(
+      eventIds
+        .slice(0, 2)
+        .map((id) => `broken:${id}`)
+        .sort(),
+    );
     expect((await replayCli(['list', '--listener=broken'])).stdout).toMatch(/^2 parked deliveries$/m);
 
     const rest = await replayCli(['--all', '--batch-size=1']);
@@ -193,7 +208,9 @@ describe('outbox:replay usage', () => {
   });
 
   it('stops with one line naming DATABASE_URL when it is not a PostgreSQL URL', async () => {
-    const result = await promisify(execFile)(process.execPath, [CLI, 'list'], { env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', DATABASE_URL: 'mysql://x/shop' } }).then(
+    const result = await promisify(execFile)(process.execPath, [CLI, 'list'], {
+      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', DATABASE_URL: 'mysql://x/shop' },
+    }).then(
       () => ({ code: 0, stderr: '' }),
       (error: { code: number; stderr: string }) => error,
     );

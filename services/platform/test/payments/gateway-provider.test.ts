@@ -3,10 +3,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '@shop/runtime';
 import { loadConfig } from '../../src/config/config.ts';
 import { GATEWAY_API_KEY_SECRET } from '../../src/payments/gateway-credentials.ts';
-import { corePaymentGatewayRegistry, httpGatewayProvider, openPaymentGateway, type PaymentGatewayProvider } from '../../src/payments/gateway-provider.ts';
+import {
+  corePaymentGatewayRegistry,
+  httpGatewayProvider,
+  openPaymentGateway,
+  type PaymentGatewayProvider,
+} from '../../src/payments/gateway-provider.ts';
 import { masterKeyring } from '../../src/secrets/keyring.ts';
 import { setStoredSecret } from '../../src/secrets/stored-secrets.ts';
-import { API_KEY, eur, expectOperation, fresh, openGatewayUnderTest, type GatewayUnderTest } from '../../../../tools/test-gateway/test/support/gateway.ts';
+import {
+  API_KEY,
+  eur,
+  expectOperation,
+  fresh,
+  openGatewayUnderTest,
+  type GatewayUnderTest,
+} from '../../../../tools/test-gateway/test/support/gateway.ts';
 import { newMasterKey, openSecretsDatabase, type SecretsDatabase } from '../support/secrets-database.ts';
 
 let t: GatewayUnderTest;
@@ -15,7 +27,12 @@ const masterKeys = masterKeyring(newMasterKey());
 
 beforeAll(async () => {
   [t, secrets] = await Promise.all([openGatewayUnderTest('gateway_provider'), openSecretsDatabase('gateway_provider_secrets')]);
-  await setStoredSecret(secrets.database.prisma, masterKeys, { key: GATEWAY_API_KEY_SECRET, value: API_KEY, setAt: new Date(), setByStaffUserId: null });
+  await setStoredSecret(secrets.database.prisma, masterKeys, {
+    key: GATEWAY_API_KEY_SECRET,
+    value: API_KEY,
+    setAt: new Date(),
+    setByStaffUserId: null,
+  });
 });
 afterAll(async () => {
   await Promise.all([t?.close(), secrets?.close()]);
@@ -47,7 +64,11 @@ describe('the payment gateway port', () => {
   });
 
   it('refuses a second provider of one name, and the http one built without its URL names the variable', () => {
-    expect(() => corePaymentGatewayRegistry().register(httpGatewayProvider)).toThrow('a payment gateway provider named "http" is registered already');
-    expect(() => httpGatewayProvider.create(contextOf({}))).toThrow(new ConfigError(['PAYMENT_GATEWAY_URL: is required by the http payment gateway provider']));
+    expect(() => corePaymentGatewayRegistry().register(httpGatewayProvider)).toThrow(
+      'a payment gateway provider named "http" is registered already',
+    );
+    expect(() => httpGatewayProvider.create(contextOf({}))).toThrow(
+      new ConfigError(['PAYMENT_GATEWAY_URL: is required by the http payment gateway provider']),
+    );
   });
 });

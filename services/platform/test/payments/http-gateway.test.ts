@@ -2,8 +2,20 @@
 // and read again), and how it answers what the wire answers (not found, an unreachable gateway).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../../../test/support/wait.ts';
-import { API_KEY, eur, expectOperation, fresh, openGatewayUnderTest, type GatewayUnderTest } from '../../../../tools/test-gateway/test/support/gateway.ts';
-import { cachedCredentials, GATEWAY_API_KEY_SECRET, GatewayCredentialsMissingError, storedSecretCredentials } from '../../src/payments/gateway-credentials.ts';
+import {
+  API_KEY,
+  eur,
+  expectOperation,
+  fresh,
+  openGatewayUnderTest,
+  type GatewayUnderTest,
+} from '../../../../tools/test-gateway/test/support/gateway.ts';
+import {
+  cachedCredentials,
+  GATEWAY_API_KEY_SECRET,
+  GatewayCredentialsMissingError,
+  storedSecretCredentials,
+} from '../../src/payments/gateway-credentials.ts';
 import { HttpPaymentGateway } from '../../src/payments/http-gateway.ts';
 import { masterKeyring } from '../../src/secrets/keyring.ts';
 import { setStoredSecret } from '../../src/secrets/stored-secrets.ts';
@@ -39,7 +51,6 @@ describe('the HTTP gateway adapter', () => {
     expectOperation(await gateway.authorize(request), 'approved');
   });
 
-
   it('keeps the stored key it read, reads it again past the TTL, and at once when the gateway refuses the kept one', async () => {
     const keyring = masterKeyring(newMasterKey());
     const prisma = secrets.database.prisma;
@@ -49,7 +60,8 @@ describe('the HTTP gateway adapter', () => {
     const credentials = cachedCredentials({ apiKey: () => ((reads += 1), stored.apiKey()) }, 1_000, () => clock);
     const gateway = new HttpPaymentGateway({ baseUrl: t.server.url, credentials });
     const authorize = () => gateway.authorize({ idempotencyKey: fresh('auth'), amount: eur(100), cardToken: fresh('tok') });
-    const setKey = (value: string) => setStoredSecret(prisma, keyring, { key: GATEWAY_API_KEY_SECRET, value, setAt: T0, setByStaffUserId: null });
+    const setKey = (value: string) =>
+      setStoredSecret(prisma, keyring, { key: GATEWAY_API_KEY_SECRET, value, setAt: T0, setByStaffUserId: null });
 
     await setKey(API_KEY);
     expectOperation(await authorize(), 'approved');
@@ -73,6 +85,11 @@ describe('the HTTP gateway adapter', () => {
     const gone = await openGatewayUnderTest('test_gateway_gone');
     await gone.close();
     const answer = await gone.gateway.lookUp(fresh('auth'));
-    expect(answer).toMatchObject({ status: 'error', retryable: true, code: 'unavailable', message: expect.stringContaining(gone.server.url) });
+    expect(answer).toMatchObject({
+      status: 'error',
+      retryable: true,
+      code: 'unavailable',
+      message: expect.stringContaining(gone.server.url),
+    });
   });
 });

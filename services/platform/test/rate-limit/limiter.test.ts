@@ -32,7 +32,12 @@ function mutablePolicies() {
 const allowedCount = (decisions: ReadonlyArray<RateLimitDecision | undefined>) => decisions.filter((d) => d?.allowed).length;
 
 /** `count` takes `intervalMs` apart on the cache's clock: the request rate against the refill rate is what these tests are about. */
-async function paced(count: number, intervalMs: number, elapse: ClockedCache['elapse'], take: () => Promise<RateLimitDecision | undefined>) {
+async function paced(
+  count: number,
+  intervalMs: number,
+  elapse: ClockedCache['elapse'],
+  take: () => Promise<RateLimitDecision | undefined>,
+) {
   const decisions: Array<RateLimitDecision | undefined> = [];
   for (let i = 0; i < count; i += 1) {
     decisions.push(await take());
@@ -121,8 +126,15 @@ function limiterContract(name: string, open: () => Promise<ClockedCache>, extraS
 
     it('never allows more than capacity to 50 concurrent takes, from several connections', async () => {
       const key = policies.add(10, 0.001);
-      const limiters = [limiter, ...(await extraStores()).map((extra) => new RateLimiter({ store: extra, policies, metrics, logger: quietLogger, timeoutMs: 2_000 }))];
-      const decisions = await Promise.all(Array.from({ length: 50 }, (_, i) => (limiters[i % limiters.length] as RateLimiter).take(key, 'concurrent')));
+      const limiters = [
+        limiter,
+        ...(await extraStores()).map(
+          (extra) => new RateLimiter({ store: extra, policies, metrics, logger: quietLogger, timeoutMs: 2_000 }),
+        ),
+      ];
+      const decisions = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => (limiters[i % limiters.length] as RateLimiter).take(key, 'concurrent')),
+      );
       expect(allowedCount(decisions)).toBe(10);
       expect(decisions.filter((decision) => decision?.result === 'limited')).toHaveLength(40);
     });
@@ -153,21 +165,21 @@ function limiterContract(name: string, open: () => Promise<ClockedCache>, extraS
   });
 }
 
-limiterContract('RateLimiter over MemoryCache (embedded: buckets in process memory)', async () => memoryCacheOnTestClock(), async () => []);
+limiterContract(
+  'RateLimiter over MemoryCache (embedded: buckets in process memory)',
+  async () => memoryCacheOnTestClock(),
+  async () => [],
+);
 
 const extraRedisStores: RedisCache[] = [];
 afterAll(async () => {
   await Promise.all(extraRedisStores.map((cache) => cache.close()));
 });
-limiterContract(
-  'RateLimiter over RedisCache (real Redis, Lua script)',
-  redisCacheOnItsClock,
-  async () => {
-    const caches = await Promise.all(Array.from({ length: 4 }, () => openRedisCache()));
-    extraRedisStores.push(...caches);
-    return caches.map((cache) => tokenBucketStoreFor(cache));
-  },
-);
+limiterContract('RateLimiter over RedisCache (real Redis, Lua script)', redisCacheOnItsClock, async () => {
+  const caches = await Promise.all(Array.from({ length: 4 }, () => openRedisCache()));
+  extraRedisStores.push(...caches);
+  return caches.map((cache) => tokenBucketStoreFor(cache));
+});
 
 describe('the bucket store for a cache', () => {
   it("spends the cache's own buckets, and closing it leaves them to the cache", async () => {

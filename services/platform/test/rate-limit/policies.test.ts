@@ -57,14 +57,20 @@ async function startPolicies(options: Partial<RateLimitPoliciesOptions> = {}): P
 
 describe('the rate_limit_policies table', () => {
   it('is seeded with the defaults the code applies to keys with no row', async () => {
-    const { rows } = await pool.query('SELECT key, capacity, refill_per_second::float8 AS refill, enabled FROM rate_limit_policies ORDER BY key');
+    const { rows } = await pool.query(
+      'SELECT key, capacity, refill_per_second::float8 AS refill, enabled FROM rate_limit_policies ORDER BY key',
+    );
     const seeded = rows.map((row) => ({ key: row.key, capacity: row.capacity, refillPerSecond: row.refill, enabled: row.enabled }));
     expect(seeded).toEqual([...DEFAULT_RATE_LIMIT_POLICIES].sort((a, b) => a.key.localeCompare(b.key)));
   });
 
   it('refuses a capacity or refill rate of zero', async () => {
-    await expect(pool.query(`INSERT INTO rate_limit_policies (key, capacity, refill_per_second) VALUES ('zero', 0, 1)`)).rejects.toThrow(/capacity_check/);
-    await expect(pool.query(`INSERT INTO rate_limit_policies (key, capacity, refill_per_second) VALUES ('zero', 1, 0)`)).rejects.toThrow(/refill_per_second_check/);
+    await expect(pool.query(`INSERT INTO rate_limit_policies (key, capacity, refill_per_second) VALUES ('zero', 0, 1)`)).rejects.toThrow(
+      /capacity_check/,
+    );
+    await expect(pool.query(`INSERT INTO rate_limit_policies (key, capacity, refill_per_second) VALUES ('zero', 1, 0)`)).rejects.toThrow(
+      /refill_per_second_check/,
+    );
   });
 
   it('sets updated_at on every update, from SQL too', async () => {
@@ -116,7 +122,9 @@ describe('RateLimitPolicies', () => {
     await pool.query(`INSERT INTO rate_limit_policies (key, capacity, refill_per_second) VALUES ($1, 1, 1)`, [key]);
     await within(() => policies.get(key) !== undefined);
 
-    await pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'rate-limit-policies' AND datname = current_database()`);
+    await pool.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'rate-limit-policies' AND datname = current_database()`,
+    );
     await within(() => !policies.listening);
     await pool.query('UPDATE rate_limit_policies SET capacity = 9 WHERE key = $1', [key]);
     await within(() => policies.get(key)?.capacity === 9);
@@ -141,7 +149,12 @@ describe('RateLimitPolicies', () => {
       { key: 'good', capacity: 2, refill_per_second: 1, enabled: true },
       { key: 'fractional', capacity: 2.5, refill_per_second: 1, enabled: true },
     ];
-    const policies = new RateLimitPolicies({ pool: { query: async () => ({ rows }) } as unknown as pg.Pool, url: database.url, logger, listen: false });
+    const policies = new RateLimitPolicies({
+      pool: { query: async () => ({ rows }) } as unknown as pg.Pool,
+      url: database.url,
+      logger,
+      listen: false,
+    });
     opened.push(policies);
     await policies.start();
     expect(policies.get('good')).toBeDefined();
@@ -152,8 +165,15 @@ describe('RateLimitPolicies', () => {
   it('starts with the defaults when the database is down, and loads once it answers', async () => {
     const { logger, lines } = capturingLogger();
     let down = true;
-    const flaky = { query: (...args: Parameters<pg.Pool['query']>) => (down ? Promise.reject(new Error('connection refused')) : pool.query(...args)) };
-    const policies = new RateLimitPolicies({ pool: flaky as unknown as pg.Pool, url: 'postgresql://127.0.0.1:1/none', logger, pollWhileDeafMs: 100 });
+    const flaky = {
+      query: (...args: Parameters<pg.Pool['query']>) => (down ? Promise.reject(new Error('connection refused')) : pool.query(...args)),
+    };
+    const policies = new RateLimitPolicies({
+      pool: flaky as unknown as pg.Pool,
+      url: 'postgresql://127.0.0.1:1/none',
+      logger,
+      pollWhileDeafMs: 100,
+    });
     opened.push(policies);
     await policies.start();
     expect(policies.listening).toBe(false);

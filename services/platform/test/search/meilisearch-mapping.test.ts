@@ -11,7 +11,7 @@ import {
 
 // What the Meilisearch adapter sends, checked without a Meilisearch server (none can be run here: docs/search.md).
 describe('the Meilisearch mapping', () => {
-  it('keys documents within Meilisearch\'s primary-key alphabet, one key per id', () => {
+  it("keys documents within Meilisearch's primary-key alphabet, one key per id", () => {
     const ids = ['order:12', 'customer:9', 'product:12', '12', 'ünïcødé/ id'];
     const keys = ids.map(meiliKey);
     for (const key of keys) expect(key).toMatch(/^[A-Za-z0-9_-]{1,511}$/);
@@ -20,7 +20,13 @@ describe('the Meilisearch mapping', () => {
   });
 
   it('stores the title, body, filters and data, and the write time to sort on', () => {
-    const document = { id: 'order:12', title: 'SO-1', body: 'ada@example.com', filters: { kind: ['order'], channel: ['1'] }, data: { kind: 'order', id: '12' } };
+    const document = {
+      id: 'order:12',
+      title: 'SO-1',
+      body: 'ada@example.com',
+      filters: { kind: ['order'], channel: ['1'] },
+      data: { kind: 'order', id: '12' },
+    };
     const stored = toMeiliDocument(document, new Date('2026-11-25T10:00:00Z'));
     expect(stored).toEqual({ key: meiliKey('order:12'), ...document, indexedAt: Date.parse('2026-11-25T10:00:00Z') });
     expect(toSearchHit(stored)).toEqual({ id: 'order:12', data: { kind: 'order', id: '12' } });

@@ -11,14 +11,31 @@ const KEY_UID = '6062abda-a5aa-4414-ac91-ecd7944c0f8d';
 describe('scoped storefront search keys', () => {
   it('signs a token with the search-only key that searches one index, filtered to one channel, until it expires', async () => {
     const expiresAt = new Date('2030-01-01T00:00:00Z');
-    const token = await channelSearchToken({ searchOnlyKey: SEARCH_ONLY_KEY, apiKeyUid: KEY_UID, indexUid: 'shop_storefront', channelId: '7', expiresAt });
+    const token = await channelSearchToken({
+      searchOnlyKey: SEARCH_ONLY_KEY,
+      apiKeyUid: KEY_UID,
+      indexUid: 'shop_storefront',
+      channelId: '7',
+      expiresAt,
+    });
 
     expect(decodeProtectedHeader(token)).toEqual({ alg: 'HS256', typ: 'JWT' });
-    const { payload } = await jwtVerify(token, new TextEncoder().encode(SEARCH_ONLY_KEY), { algorithms: ['HS256'], currentDate: new Date('2029-12-31T23:59:00Z') });
-    expect(payload).toEqual({ apiKeyUid: KEY_UID, searchRules: { shop_storefront: { filter: ['filters.channel = "7"'] } }, exp: expiresAt.getTime() / 1000 });
+    const { payload } = await jwtVerify(token, new TextEncoder().encode(SEARCH_ONLY_KEY), {
+      algorithms: ['HS256'],
+      currentDate: new Date('2029-12-31T23:59:00Z'),
+    });
+    expect(payload).toEqual({
+      apiKeyUid: KEY_UID,
+      searchRules: { shop_storefront: { filter: ['filters.channel = "7"'] } },
+      exp: expiresAt.getTime() / 1000,
+    });
 
-    await expect(jwtVerify(token, new TextEncoder().encode('another-key-of-the-same-length-0123456789abcdefghij'))).rejects.toThrow('signature verification failed');
-    await expect(jwtVerify(token, new TextEncoder().encode(SEARCH_ONLY_KEY), { currentDate: new Date('2030-01-01T00:00:01Z') })).rejects.toThrow('"exp" claim timestamp check failed');
+    await expect(jwtVerify(token, new TextEncoder().encode('another-key-of-the-same-length-0123456789abcdefghij'))).rejects.toThrow(
+      'signature verification failed',
+    );
+    await expect(
+      jwtVerify(token, new TextEncoder().encode(SEARCH_ONLY_KEY), { currentDate: new Date('2030-01-01T00:00:01Z') }),
+    ).rejects.toThrow('"exp" claim timestamp check failed');
   });
 
   it('refuses a key that can do more than search, naming the variable', () => {
@@ -35,9 +52,12 @@ describe('scoped storefront search keys', () => {
     expect(storefrontSearchKeys({ storefrontSearch: { ...endpoint, searchOnlyKey: SEARCH_ONLY_KEY } }, 'storefront')).toBeDefined();
   });
 
-  it('fails a key, naming the URL, while Meilisearch cannot be asked for the key\'s uid', async () => {
+  it("fails a key, naming the URL, while Meilisearch cannot be asked for the key's uid", async () => {
     // Port 9 (discard) on the loopback: nothing listens there, so the connection is refused at once.
-    const keys = storefrontSearchKeys({ storefrontSearch: { url: 'http://127.0.0.1:9', apiKey: 'master', searchOnlyKey: SEARCH_ONLY_KEY } }, 'storefront');
+    const keys = storefrontSearchKeys(
+      { storefrontSearch: { url: 'http://127.0.0.1:9', apiKey: 'master', searchOnlyKey: SEARCH_ONLY_KEY } },
+      'storefront',
+    );
     await expect(keys?.forChannel('7', new Date())).rejects.toThrow('http://127.0.0.1:9');
   });
 });
@@ -49,14 +69,25 @@ describe('the engine of each index', () => {
   it('is PostgreSQL for both without a search URL, and Meilisearch for the index whose URL is set', () => {
     const embedded = searchEnginesFor({ adminSearch: undefined, storefrontSearch: undefined }, db);
     expect(embedded.admin).toBe(embedded.storefront);
-    const split = searchEnginesFor({ adminSearch: undefined, storefrontSearch: { url: 'http://127.0.0.1:7700', apiKey: undefined, searchOnlyKey: undefined } }, db);
+    const split = searchEnginesFor(
+      { adminSearch: undefined, storefrontSearch: { url: 'http://127.0.0.1:7700', apiKey: undefined, searchOnlyKey: undefined } },
+      db,
+    );
     expect(split.admin).not.toBe(split.storefront);
-    expect(searchEnginesFor({ adminSearch: undefined, storefrontSearch: { url: 'http://127.0.0.1:7700', apiKey: undefined, searchOnlyKey: undefined } }, db).storefront).toBe(split.storefront);
+    expect(
+      searchEnginesFor(
+        { adminSearch: undefined, storefrontSearch: { url: 'http://127.0.0.1:7700', apiKey: undefined, searchOnlyKey: undefined } },
+        db,
+      ).storefront,
+    ).toBe(split.storefront);
   });
 
   it('answers an unreachable Meilisearch with an error naming its URL', async () => {
     // Port 9 (discard) on the loopback: nothing listens there, so the connection is refused at once.
-    const { storefront } = searchEnginesFor({ adminSearch: undefined, storefrontSearch: { url: 'http://127.0.0.1:9', apiKey: undefined, searchOnlyKey: undefined } }, db);
+    const { storefront } = searchEnginesFor(
+      { adminSearch: undefined, storefrontSearch: { url: 'http://127.0.0.1:9', apiKey: undefined, searchOnlyKey: undefined } },
+      db,
+    );
     await expect(storefront.search('storefront', { text: 'mug', limit: 10, offset: 0 })).rejects.toThrow('http://127.0.0.1:9');
   });
 });

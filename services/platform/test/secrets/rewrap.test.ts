@@ -27,13 +27,18 @@ const valueOf = (i: number) => `value ${i} ✓`;
 
 /** Writes the rows as the api does, under the given keyring's current key. */
 async function writeRows(keyring: MasterKeyring, count: number): Promise<void> {
-  await db.database.prisma.$transaction(async (tx) => {
-    for (let i = 0; i < count; i += 1) await setStoredSecret(tx, keyring, { key: keyOf(i), value: valueOf(i), setAt: new Date(), setByStaffUserId: null });
-  }, { timeout: 60_000 });
+  await db.database.prisma.$transaction(
+    async (tx) => {
+      for (let i = 0; i < count; i += 1)
+        await setStoredSecret(tx, keyring, { key: keyOf(i), value: valueOf(i), setAt: new Date(), setByStaffUserId: null });
+    },
+    { timeout: 60_000 },
+  );
 }
 
 const counts = async () => Object.fromEntries(await rowsPerKeyId(db.database.pool));
-const ciphertexts = async () => (await db.database.pool.query<{ key: string; ciphertext: Buffer }>('SELECT key, ciphertext FROM stored_secrets ORDER BY key')).rows;
+const ciphertexts = async () =>
+  (await db.database.pool.query<{ key: string; ciphertext: Buffer }>('SELECT key, ciphertext FROM stored_secrets ORDER BY key')).rows;
 
 beforeEach(async () => {
   await db.database.pool.query('TRUNCATE stored_secrets');
@@ -112,10 +117,20 @@ describe('rewrap', () => {
     try {
       await writer.query('BEGIN');
       const { keyId, ciphertext } = sealSecret(before, 'rotated by hand', placeOf(STORED_SECRET_VALUES, keyOf(7)));
-      const written = await writer.query('UPDATE stored_secrets SET key_id = $2, ciphertext = $3 WHERE key = $1', [keyOf(7), keyId, ciphertext]);
+      const written = await writer.query('UPDATE stored_secrets SET key_id = $2, ciphertext = $3 WHERE key = $1', [
+        keyOf(7),
+        keyId,
+        ciphertext,
+      ]);
       expect(written.rowCount).toBe(1);
       const running = rewrapSecrets(db.database.pool, rotated, { batchSize: 500 });
-      await waitFor(async () => (await db.database.pool.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()")).rowCount === 1, 10_000, 'the rewrap to wait on the locked row');
+      await waitFor(
+        async () =>
+          (await db.database.pool.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"))
+            .rowCount === 1,
+        10_000,
+        'the rewrap to wait on the locked row',
+      );
       await writer.query('COMMIT');
       const result = await running;
 

@@ -20,12 +20,22 @@ describe('stored_secrets{key_id}', () => {
     registerStoredSecretsMetric(registry, db.database.pool);
     const [oldKey, newKey] = [newMasterKey(), newMasterKey()];
     const [before, rotated] = [masterKeyring(oldKey), masterKeyring(newKey, [oldKey])];
-    for (const [keyring, key] of [[before, 'a'], [before, 'b'], [rotated, 'c']] as const) {
+    for (const [keyring, key] of [
+      [before, 'a'],
+      [before, 'b'],
+      [rotated, 'c'],
+    ] as const) {
       await setStoredSecret(db.database.prisma, keyring, { key, value: 'v', setAt: new Date(), setByStaffUserId: null });
     }
-    const series = async () => (await registry.getSingleMetric('stored_secrets')?.get())?.values.map(({ labels, value }) => [labels.key_id, value]);
+    const series = async () =>
+      (await registry.getSingleMetric('stored_secrets')?.get())?.values.map(({ labels, value }) => [labels.key_id, value]);
 
-    expect(await series()).toEqual(expect.arrayContaining([[before.current.id, 2], [rotated.current.id, 1]]));
+    expect(await series()).toEqual(
+      expect.arrayContaining([
+        [before.current.id, 2],
+        [rotated.current.id, 1],
+      ]),
+    );
     await rewrapSecrets(db.database.pool, rotated);
     expect(await series()).toEqual([[rotated.current.id, 3]]);
   });

@@ -24,7 +24,12 @@ async function databaseWith(rows: ReadonlyArray<readonly [Buffer, number]>): Pro
   for (const [key, count] of rows) {
     for (let i = 0; i < count; i += 1) {
       n += 1;
-      await setStoredSecret(db.database.prisma, masterKeyring(key), { key: `k${n}`, value: 'v', setAt: new Date(), setByStaffUserId: null });
+      await setStoredSecret(db.database.prisma, masterKeyring(key), {
+        key: `k${n}`,
+        value: 'v',
+        setAt: new Date(),
+        setByStaffUserId: null,
+      });
     }
   }
   return db;
@@ -33,19 +38,32 @@ async function databaseWith(rows: ReadonlyArray<readonly [Buffer, number]>): Pro
 async function guard(db: SecretsDatabase, keys: readonly Buffer[], retryMs = 50): Promise<{ refusals: string[] }> {
   const refusals: string[] = [];
   const [current, ...rotatingFrom] = keys as [Buffer, ...Buffer[]];
-  const started = await guardStoredSecretKeys({ pool: db.database.pool, keyring: masterKeyring(current, rotatingFrom), logger, retryMs, refuse: (problem) => void refusals.push(problem) });
+  const started = await guardStoredSecretKeys({
+    pool: db.database.pool,
+    keyring: masterKeyring(current, rotatingFrom),
+    logger,
+    retryMs,
+    refuse: (problem) => void refusals.push(problem),
+  });
   (opened.find((entry) => entry.db === db) as { guard?: StartGuard }).guard = started;
   return { refusals };
 }
 
 describe('the start check of the master keys', () => {
   it('lets a process start whose keys read every row, current or rotating from', async () => {
-    const db = await databaseWith([[oldKey, 2], [newKey, 1]]);
+    const db = await databaseWith([
+      [oldKey, 2],
+      [newKey, 1],
+    ]);
     expect((await guard(db, [newKey, oldKey])).refusals).toEqual([]);
   });
 
   it('refuses with one line naming each missing key id and its rows, largest first', async () => {
-    const db = await databaseWith([[oldKey, 1], [lostKey, 3], [otherLostKey, 1]]);
+    const db = await databaseWith([
+      [oldKey, 1],
+      [lostKey, 3],
+      [otherLostKey, 1],
+    ]);
     const { refusals } = await guard(db, [newKey, oldKey]);
     const [lost, otherLost] = [masterKeyring(lostKey).current.id, masterKeyring(otherLostKey).current.id];
     expect(refusals).toEqual([

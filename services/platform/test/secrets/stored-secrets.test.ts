@@ -24,12 +24,19 @@ const prisma = () => db.database.prisma;
 describe('the stored secrets', () => {
   it('stores only ciphertext, and reads the value back with its status: when, by whom, under which key', async () => {
     const staff = await prisma().staffUser.create({ data: { email: 'keeper@example.com', passwordHash: 'x', name: 'Keeper' } });
-    const status = await setStoredSecret(prisma(), rotated, { key: 'payments.api_key', value: 'sk_live_abc123', setAt: at, setByStaffUserId: staff.id });
+    const status = await setStoredSecret(prisma(), rotated, {
+      key: 'payments.api_key',
+      value: 'sk_live_abc123',
+      setAt: at,
+      setByStaffUserId: staff.id,
+    });
     expect(status).toEqual({ key: 'payments.api_key', setAt: at, setByStaffUserId: staff.id, keyId: rotated.current.id });
     expect(await storedSecretStatus(prisma(), 'payments.api_key')).toEqual(status);
     expect(await readStoredSecret(prisma(), rotated, 'payments.api_key')).toBe('sk_live_abc123');
 
-    const { rows } = await db.database.pool.query<{ raw: string }>("SELECT encode(ciphertext, 'escape') || key_id || key AS raw FROM stored_secrets");
+    const { rows } = await db.database.pool.query<{ raw: string }>(
+      "SELECT encode(ciphertext, 'escape') || key_id || key AS raw FROM stored_secrets",
+    );
     expect(rows[0]?.raw).not.toContain('sk_live_abc123');
   });
 
@@ -57,10 +64,14 @@ describe('the stored secrets', () => {
   it('refuses a ciphertext copied into another row, and one altered in the database', async () => {
     await setStoredSecret(prisma(), rotated, { key: 'a', value: 'value of a', setAt: at, setByStaffUserId: null });
     await setStoredSecret(prisma(), rotated, { key: 'b', value: 'value of b', setAt: at, setByStaffUserId: null });
-    await db.database.pool.query("UPDATE stored_secrets SET ciphertext = (SELECT ciphertext FROM stored_secrets WHERE key = 'a') WHERE key = 'b'");
+    await db.database.pool.query(
+      "UPDATE stored_secrets SET ciphertext = (SELECT ciphertext FROM stored_secrets WHERE key = 'a') WHERE key = 'b'",
+    );
     await expect(readStoredSecret(prisma(), rotated, 'b')).rejects.toThrow(/authentication failed/);
 
-    await db.database.pool.query("UPDATE stored_secrets SET ciphertext = set_byte(ciphertext, 20, get_byte(ciphertext, 20) # 1) WHERE key = 'a'");
+    await db.database.pool.query(
+      "UPDATE stored_secrets SET ciphertext = set_byte(ciphertext, 20, get_byte(ciphertext, 20) # 1) WHERE key = 'a'",
+    );
     await expect(readStoredSecret(prisma(), rotated, 'a')).rejects.toThrow(/authentication failed/);
   });
 

@@ -20,7 +20,11 @@ const SECRET = 'a-test-secret-key-of-at-least-32-characters';
 /** A logger whose lines the test reads. */
 function recordingLogger() {
   const lines: { level: string; msg: string }[] = [];
-  const logger = createLogger({ level: 'INFO', service: 'test', destination: { write: (line: string) => void lines.push(JSON.parse(line)) } });
+  const logger = createLogger({
+    level: 'INFO',
+    service: 'test',
+    destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
+  });
   return { logger, lines };
 }
 
@@ -57,7 +61,10 @@ describe('the storage registry', () => {
     const { logger, lines } = recordingLogger();
     expect(registry.select(pinning({ FILE_STORAGE_PROVIDER: 'azure' }), logger).name).toBe('s3');
     expect(lines).toEqual([
-      expect.objectContaining({ level: 'WARNING', msg: 'FILE_STORAGE_PROVIDER=azure names no registered provider (registered: local, s3, gcs); using "s3", the last registered' }),
+      expect.objectContaining({
+        level: 'WARNING',
+        msg: 'FILE_STORAGE_PROVIDER=azure names no registered provider (registered: local, s3, gcs); using "s3", the last registered',
+      }),
     ]);
   });
 
@@ -88,9 +95,13 @@ describe('opening the file storage', () => {
 
   it('refuses local storage in production with one line naming FILE_STORAGE_PROVIDER', async () => {
     const config = productionConfig({ FILE_STORAGE_PROVIDER: 'local' });
-    const refusal: unknown = await openFileStorage(coreStorageRegistry(), config, recordingLogger().logger).catch((error: unknown) => error);
+    const refusal: unknown = await openFileStorage(coreStorageRegistry(), config, recordingLogger().logger).catch(
+      (error: unknown) => error,
+    );
     expect(refusal).toBeInstanceOf(ConfigError);
-    expect((refusal as ConfigError).problems).toEqual([expect.stringMatching(/^FILE_STORAGE_PROVIDER: local file storage is refused in production \(NODE_ENV=production\)/)]);
+    expect((refusal as ConfigError).problems).toEqual([
+      expect.stringMatching(/^FILE_STORAGE_PROVIDER: local file storage is refused in production \(NODE_ENV=production\)/),
+    ]);
   });
 
   it('has no file storage in production when nothing but local is there to select, and warns once', async () => {
@@ -122,19 +133,29 @@ describe('local file storage', () => {
     expect(await readdir(join(dir, '.partial'))).toEqual([]);
   });
 
-  it.each(['../outside.txt', 'products/../../etc/passwd', '/etc/passwd', 'products//x', '.content-types/x', 'a/.hidden', 'a\\b', 'a b', ''])(
-    'refuses the key %j',
-    async (key) => {
-      await expect(storage.put(key, Buffer.from('x'), 'text/plain')).rejects.toThrow(StorageInputError);
-      await expect(storage.get(key)).rejects.toThrow(StorageInputError);
-      await expect(storage.head(key)).rejects.toThrow(StorageInputError);
-      expect(() => storage.publicUrl(key)).toThrow(StorageInputError);
-    },
-  );
+  it.each([
+    '../outside.txt',
+    'products/../../etc/passwd',
+    '/etc/passwd',
+    'products//x',
+    '.content-types/x',
+    'a/.hidden',
+    'a\\b',
+    'a b',
+    '',
+  ])('refuses the key %j', async (key) => {
+    await expect(storage.put(key, Buffer.from('x'), 'text/plain')).rejects.toThrow(StorageInputError);
+    await expect(storage.get(key)).rejects.toThrow(StorageInputError);
+    await expect(storage.head(key)).rejects.toThrow(StorageInputError);
+    expect(() => storage.publicUrl(key)).toThrow(StorageInputError);
+  });
 
   it('signs upload URLs only for a plain content type, a size up to the maximum and a bounded lifetime', async () => {
-    const upload = (contentType: string, sizeBytes: number, expiresInSeconds: number) => storage.signedUploadUrl('a.png', { contentType, sizeBytes, expiresInSeconds });
-    await expect(upload('image/png; charset=utf-8', 10, 60)).rejects.toThrow('content type "image/png; charset=utf-8" is not a lowercase type/subtype without parameters');
+    const upload = (contentType: string, sizeBytes: number, expiresInSeconds: number) =>
+      storage.signedUploadUrl('a.png', { contentType, sizeBytes, expiresInSeconds });
+    await expect(upload('image/png; charset=utf-8', 10, 60)).rejects.toThrow(
+      'content type "image/png; charset=utf-8" is not a lowercase type/subtype without parameters',
+    );
     await expect(upload('image/png', MAX_UPLOAD_BYTES + 1, 60)).rejects.toThrow(`upload size must be 1 to ${MAX_UPLOAD_BYTES} bytes`);
     await expect(upload('image/png', 10, 0)).rejects.toThrow('a signed URL must expire in 1 to');
     const signed = await upload('image/png', 10, 60);
@@ -145,12 +166,30 @@ describe('local file storage', () => {
   it('accepts its own upload token for its key only, until it expires, and under SECRET_KEY_PREVIOUS after a rotation', async () => {
     let now = Date.parse('2026-01-01T00:00:00Z');
     const signer = new LocalFileStorage({ dir, secretKeys: [SECRET], publicOrigin: undefined, now: () => now });
-    const token = new URL((await signer.signedUploadUrl('a.png', { contentType: 'image/png', sizeBytes: 3, expiresInSeconds: 60 })).url, 'http://x').searchParams.get('token') as string;
-    expect(signer.tokens.verify(token, 'a.png')).toEqual({ key: 'a.png', contentType: 'image/png', sizeBytes: 3, expiresAt: now / 1000 + 60 });
+    const token = new URL(
+      (await signer.signedUploadUrl('a.png', { contentType: 'image/png', sizeBytes: 3, expiresInSeconds: 60 })).url,
+      'http://x',
+    ).searchParams.get('token') as string;
+    expect(signer.tokens.verify(token, 'a.png')).toEqual({
+      key: 'a.png',
+      contentType: 'image/png',
+      sizeBytes: 3,
+      expiresAt: now / 1000 + 60,
+    });
     expect(() => signer.tokens.verify(token, 'b.png')).toThrow('the upload token is for another object than "b.png"');
-    const rotated = new LocalFileStorage({ dir, secretKeys: ['the-next-secret-key-of-32-characters-or-more', SECRET], publicOrigin: undefined, now: () => now });
+    const rotated = new LocalFileStorage({
+      dir,
+      secretKeys: ['the-next-secret-key-of-32-characters-or-more', SECRET],
+      publicOrigin: undefined,
+      now: () => now,
+    });
     expect(rotated.tokens.verify(token, 'a.png').key).toBe('a.png');
-    const other = new LocalFileStorage({ dir, secretKeys: ['another-secret-key-of-32-characters-or-more'], publicOrigin: undefined, now: () => now });
+    const other = new LocalFileStorage({
+      dir,
+      secretKeys: ['another-secret-key-of-32-characters-or-more'],
+      publicOrigin: undefined,
+      now: () => now,
+    });
     expect(() => other.tokens.verify(token, 'a.png')).toThrow(new UploadTokenError('the upload token is not valid'));
     now += 60_000;
     expect(() => signer.tokens.verify(token, 'a.png')).toThrow('the upload token has expired');

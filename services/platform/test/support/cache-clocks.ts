@@ -17,7 +17,10 @@ export interface ClockedCache {
 export function memoryCacheOnTestClock(): ClockedCache {
   let now = Date.now();
   return {
-    cache: new MemoryCache(() => now, () => now),
+    cache: new MemoryCache(
+      () => now,
+      () => now,
+    ),
     elapse: async (ms) => {
       now += ms;
     },

@@ -32,7 +32,9 @@ export function searchEngineContract(adapter: string, engine: () => SearchEngine
       expect(await ids(index, 'HIKING')).toEqual(['2']);
       expect(await ids(index, 'jk-100')).toEqual(['1']);
       expect(await ids(index, 'jacket socks')).toEqual([]);
-      expect((await engine().search(index, { text: 'wool', limit: 10, offset: 0 })).hits).toEqual([{ id: '2', data: { id: '2', title: 'Wool socks' } }]);
+      expect((await engine().search(index, { text: 'wool', limit: 10, offset: 0 })).hits).toEqual([
+        { id: '2', data: { id: '2', title: 'Wool socks' } },
+      ]);
     });
 
     it('splits emails and hyphenated numbers into findable words', async () => {
@@ -66,7 +68,10 @@ export function searchEngineContract(adapter: string, engine: () => SearchEngine
 
     it('pages through matches with the total of all of them, also past the last page', async () => {
       const index = freshIndex();
-      await engine().index(index, ['1', '2', '3', '4', '5'].map((id) => doc(id, `Candle ${id}`)));
+      await engine().index(
+        index,
+        ['1', '2', '3', '4', '5'].map((id) => doc(id, `Candle ${id}`)),
+      );
       const page = (offset: number) => engine().search(index, { text: 'candle', limit: 2, offset });
       const pages = await Promise.all([page(0), page(2), page(4), page(6)]);
       expect(pages.map((result) => result.total)).toEqual([5, 5, 5, 5]);

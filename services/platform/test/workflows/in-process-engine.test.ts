@@ -117,7 +117,9 @@ describe('the in-process workflow engine', () => {
     await engine.idle();
     expect(ran).toEqual(['1', '2']);
     const warnings = lines.filter((line) => line.level === 'WARNING');
-    expect(warnings.map((line) => [line.msg, line.workflow_id])).toEqual([['the in-process run of embedded-refund-1 failed; it is not retried here', 'embedded-refund-1']]);
+    expect(warnings.map((line) => [line.msg, line.workflow_id])).toEqual([
+      ['the in-process run of embedded-refund-1 failed; it is not retried here', 'embedded-refund-1'],
+    ]);
     await engine.stop();
   });
 
@@ -173,6 +175,10 @@ describe('the in-process workflow engine', () => {
     ]);
     expect(new Set(passes.map(({ run }) => run.runId)).size).toBe(3);
     expect(passes.every(({ asOf }) => asOf >= before)).toBe(true);
-    expect(lines.filter((line) => line.sweep === 'expire-holds').map((line) => line.msg)).toEqual(['expire-holds: 25 done', 'expire-holds: 25 done', 'expire-holds: 4 done']);
+    expect(lines.filter((line) => line.sweep === 'expire-holds').map((line) => line.msg)).toEqual([
+      'expire-holds: 25 done',
+      'expire-holds: 25 done',
+      'expire-holds: 4 done',
+    ]);
   });
 });

@@ -13,7 +13,11 @@ const HEARTBEAT_EVERY_MS = 3_000;
 /** The workflow run that called the running activity. */
 function callingRun(): WorkflowRun {
   const { workflowType, workflowExecution } = Context.current().info;
-  return { workflow: workflowType ?? 'unknown', workflowId: workflowExecution?.workflowId ?? 'unknown', runId: workflowExecution?.runId ?? 'unknown' };
+  return {
+    workflow: workflowType ?? 'unknown',
+    workflowId: workflowExecution?.workflowId ?? 'unknown',
+    runId: workflowExecution?.runId ?? 'unknown',
+  };
 }
 
 /** Heartbeats while `work` runs: a long activity whose worker dies is retried after the heartbeat timeout, not its whole timeout. */
@@ -55,7 +59,8 @@ export function createActivities(sweep: SweepPassDeps): ShopActivities {
     remindOrderApproval: (orderId) => transaction((tx) => remindOrderApproval(tx, deps, BigInt(orderId))),
     captureOrderTenders: (orderId) => transaction((tx) => captureAtFulfilment(tx, deps, BigInt(orderId)), GATEWAY_TRANSACTION),
     customerApprovalView: (customerId) => transaction((tx) => customerApprovalView(tx, BigInt(customerId))),
-    remindCustomerApproval: ({ customerId, expiresAt }) => transaction((tx) => remindCustomerApproval(tx, deps, BigInt(customerId), new Date(expiresAt))),
+    remindCustomerApproval: ({ customerId, expiresAt }) =>
+      transaction((tx) => remindCustomerApproval(tx, deps, BigInt(customerId), new Date(expiresAt))),
     expireCustomerApproval: (customerId) => transaction((tx) => expireCustomerApproval(tx, deps, BigInt(customerId))),
     async runRefundRequest(refundRequestId) {
       const run = callingRun();

@@ -8,7 +8,12 @@ export const activities = proxyActivities<ShopActivities>({
 });
 
 /** A sweep pass writes up to a batch of rows in one transaction. */
-export const sweepActivities = proxyActivities<Pick<ShopActivities, 'expireStaleReservations' | 'deleteExpiredCarts' | 'expireOverdraftDrafts' | 'expireReturnDrafts' | 'restartStrandedMoney'>>({
+export const sweepActivities = proxyActivities<
+  Pick<
+    ShopActivities,
+    'expireStaleReservations' | 'deleteExpiredCarts' | 'expireOverdraftDrafts' | 'expireReturnDrafts' | 'restartStrandedMoney'
+  >
+>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });

@@ -4,7 +4,6 @@ import { awaitDecision } from './approval-timers.ts';
 import { customerApprovalChanged, Nudges, stateQuery } from './signals.ts';
 import { hoursAfter } from './time.ts';
 
-
 /**
  * Started when a business account registers (customer-approval-<customerId>). Staff decide with
  * approveBusinessCustomer / rejectBusinessCustomer, which signal it; it adds what only a durable

@@ -4,7 +4,6 @@ import { awaitDecision } from './approval-timers.ts';
 import { Nudges, orderStatusChanged, stateQuery } from './signals.ts';
 import { hoursAfter } from './time.ts';
 
-
 /**
  * A child of OrderLifecycleWorkflow (order-approval-<orderId>) while a business order waits for
  * approval. Staff decide with approveOrder / cancelOrder; the lifecycle passes the change on. It

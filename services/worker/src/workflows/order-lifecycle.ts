@@ -83,12 +83,27 @@ export async function OrderLifecycleWorkflow({ orderId }: { orderId: string }): 
 async function capture(orderId: string, orderNumber: string): Promise<void> {
   const { tenders, captured, orderTotal, refused, withoutAuthorization } = await moneyActivities.captureOrderTenders(orderId);
   if (refused !== null) {
-    await activities.recordWorkflowFault({ entityType: 'order', entityId: orderId, reason: CAPTURE_REFUSED, details: { orderNumber, refused } });
+    await activities.recordWorkflowFault({
+      entityType: 'order',
+      entityId: orderId,
+      reason: CAPTURE_REFUSED,
+      details: { orderNumber, refused },
+    });
   } else if (withoutAuthorization === true) {
     // Histories recorded before this field existed answer undefined here and take the branches they took then.
-    await activities.recordWorkflowFault({ entityType: 'order', entityId: orderId, reason: CAPTURE_WITHOUT_AUTHORIZATION, details: { orderNumber, captured, orderTotal } });
+    await activities.recordWorkflowFault({
+      entityType: 'order',
+      entityId: orderId,
+      reason: CAPTURE_WITHOUT_AUTHORIZATION,
+      details: { orderNumber, captured, orderTotal },
+    });
   } else if (tenders > 0 && captured !== orderTotal) {
-    await activities.recordWorkflowFault({ entityType: 'order', entityId: orderId, reason: CAPTURED_DIFFERS_FROM_TOTAL, details: { orderNumber, captured, orderTotal } });
+    await activities.recordWorkflowFault({
+      entityType: 'order',
+      entityId: orderId,
+      reason: CAPTURED_DIFFERS_FROM_TOTAL,
+      details: { orderNumber, captured, orderTotal },
+    });
   }
 }
 

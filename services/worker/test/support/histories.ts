@@ -10,7 +10,13 @@ export const HISTORIES_DIR = path.resolve(import.meta.dirname, '../histories');
 export const RECORDING = process.env.RECORD_WORKFLOW_HISTORIES === '1';
 
 /** Saves the history of a finished workflow run as `<workflowType>.<scenario>.json` in `dir` (an extension's own), when recording. */
-export async function saveHistory(client: Client, workflowId: string, workflowType: string, scenario: string, dir = HISTORIES_DIR): Promise<void> {
+export async function saveHistory(
+  client: Client,
+  workflowId: string,
+  workflowType: string,
+  scenario: string,
+  dir = HISTORIES_DIR,
+): Promise<void> {
   if (!RECORDING) return;
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
   await mkdir(dir, { recursive: true });

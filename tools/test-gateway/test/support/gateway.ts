@@ -36,7 +36,10 @@ export const fresh = (what: string): string => `${what}_${(counter += 1)}`;
 
 export const eur = (amountMinor: number): Money => ({ amountMinor, currency: 'EUR' });
 
-export function expectOperation<S extends GatewayOperation['status']>(answer: GatewayAnswer, status: S): Extract<GatewayOperation, { status: S }> {
+export function expectOperation<S extends GatewayOperation['status']>(
+  answer: GatewayAnswer,
+  status: S,
+): Extract<GatewayOperation, { status: S }> {
   expect(answer, JSON.stringify(answer)).toMatchObject({ status });
   return answer as Extract<GatewayOperation, { status: S }>;
 }

@@ -25,7 +25,10 @@ const DEFAULT_FIELD_POLICIES: Readonly<Record<string, string>> = { track: 'track
  * Sign-ins also spend a bucket of the account their `email` names, whoever sends them: guessing one
  * account's password from many addresses is throttled too, whether or not the account exists.
  */
-const ACCOUNT_POLICIES: Readonly<Record<string, string>> = { loginCustomer: 'graphql:loginCustomer:account', loginStaff: 'graphql:loginStaff:account' };
+const ACCOUNT_POLICIES: Readonly<Record<string, string>> = {
+  loginCustomer: 'graphql:loginCustomer:account',
+  loginStaff: 'graphql:loginStaff:account',
+};
 
 /**
  * placeOrder authorizes a card: besides its per-address `graphql:placeOrder`, it spends a bucket of the

@@ -194,7 +194,11 @@ export function rateLimit(app: FastifyInstance, options: RateLimitOptions): void
     // A route that charges in its handler pays its policy there (policyOf, callerOf); only the BFF's bucket is charged here.
     const charges = arrivalCharges(request, route.policy, bff).filter((charged) => !route.inHandler || charged.policy !== route.policy);
     limits.arrival.push(...charges);
-    return charge(request, reply, charges.map((charged) => ({ ...charged, cost: 1 })));
+    return charge(
+      request,
+      reply,
+      charges.map((charged) => ({ ...charged, cost: 1 })),
+    );
   };
 
   app.decorate<RouteRateLimits>('rateLimits', { limiter: options.limiter, policyOf, callerOf, apply, chargeMore });
@@ -205,7 +209,11 @@ export function rateLimit(app: FastifyInstance, options: RateLimitOptions): void
     const onRequest = hooksOf(routeOptions.onRequest);
     // A HEAD route Fastify adds for a GET one starts from the GET's options, hooks included.
     if (policy === undefined || onRequest.some((hook) => ours.has(hook))) return;
-    const route: LimitedRoute = { policy, graphql: routeOptions.url === graphqlPath, inHandler: routeOptions.config?.rateLimit === 'in handler' };
+    const route: LimitedRoute = {
+      policy,
+      graphql: routeOptions.url === graphqlPath,
+      inHandler: routeOptions.config?.rateLimit === 'in handler',
+    };
     const limitOnArrival: onRequestAsyncHookHandler = (request, reply) => arrive(route, request, reply);
     ours.add(limitOnArrival);
     routeOptions.onRequest = [...onRequest, limitOnArrival];

@@ -50,7 +50,12 @@ export class ChargeBatcher {
 
   async run(charge: BucketCharge | undefined, claims: Claims): Promise<ChargeAndClaimResult> {
     const keys = [charge?.key ?? NO_BUCKET, ...claims.keys];
-    const args = [charge?.limit.capacity ?? 0, charge?.limit.refillPerSecond ?? 0, charge?.cost ?? 0, Math.round(claims.ttlSeconds * 1000)] as const;
+    const args = [
+      charge?.limit.capacity ?? 0,
+      charge?.limit.refillPerSecond ?? 0,
+      charge?.cost ?? 0,
+      Math.round(claims.ttlSeconds * 1000),
+    ] as const;
     const [allowed, tokens, retryAfterMs, fullInMs, claimed] = await this.#queue(keys, args);
     const taken = charge === undefined ? undefined : { allowed: allowed === 1, tokens: Number(tokens), retryAfterMs, fullInMs };
     return { taken, claimed: claimed.map((value) => value === 1) };

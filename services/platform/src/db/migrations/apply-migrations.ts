@@ -68,9 +68,7 @@ function pendingMigrationNames(diagnosis: DiagnoseMigrationHistoryOutput): strin
     );
   }
   const history = diagnosis.history;
-  return history?.diagnostic === 'databaseIsBehind' || history?.diagnostic === 'historiesDiverge'
-    ? history.unappliedMigrationNames
-    : [];
+  return history?.diagnostic === 'databaseIsBehind' || history?.diagnostic === 'historiesDiverge' ? history.unappliedMigrationNames : [];
 }
 
 function upTo(migrationsList: MigrationList, migrationName: string): MigrationList {

@@ -25,7 +25,11 @@ const exitConfig = 78;
 async function main(argv: string[]): Promise<number> {
   const parsed = (() => {
     try {
-      return parseArgs({ args: argv, allowPositionals: true, options: { 'allow-downgrade': { type: 'boolean' }, 'summary-file': { type: 'string' } } });
+      return parseArgs({
+        args: argv,
+        allowPositionals: true,
+        options: { 'allow-downgrade': { type: 'boolean' }, 'summary-file': { type: 'string' } },
+      });
     } catch {
       return undefined;
     }
@@ -65,7 +69,11 @@ async function deploy(allowDowngrade: boolean, summaryFile: string | undefined):
       },
       { allowDowngrade },
     );
-    console.log(schemaVersion === version ? `schema version ${version} recorded` : `schema version stays ${schemaVersion}, newer than this image's ${version} (--allow-downgrade)`);
+    console.log(
+      schemaVersion === version
+        ? `schema version ${version} recorded`
+        : `schema version stays ${schemaVersion}, newer than this image's ${version} (--allow-downgrade)`,
+    );
     await writeSummary({ schemaVersion, imageVersion: version, downgradeRefused: false });
     return 0;
   } catch (error) {
@@ -98,7 +106,10 @@ async function create(name: string): Promise<number> {
 /** Schema engine errors span several lines and end in a Rust span trace, which says nothing to the user. */
 function oneLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return message.replace(/\n\s*0: [\s\S]*$/, '').replace(/\s*\n\s*/g, ' ').trim();
+  return message
+    .replace(/\n\s*0: [\s\S]*$/, '')
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
 }
 
 process.exitCode = await main(process.argv.slice(2)).catch((error: unknown) => {

@@ -49,7 +49,10 @@ export async function pendingSchemaChanges(options: CreateMigrationOptions = {})
 const maxNameLength = 200;
 
 function toSnakeName(name: string): string {
-  const snakeName = name.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  const snakeName = name
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
   if (!/^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/.test(snakeName) || snakeName.length > maxNameLength) {
     throw new MigrationError(
       `invalid migration name ${JSON.stringify(name)}: use letters, digits and single "_", "-" or spaces between ` +
@@ -64,7 +67,11 @@ function toSnakeName(name: string): string {
  * are what defines a migrated database (hand edits included, which no saved copy of an older schema would know), and
  * PGlite runs them in-process, so this needs no server and no network. Returns undefined when nothing changed.
  */
-async function diffMigrationsAgainstSchema(migrationsDir: string, schemaDir: string, files: SchemaContainer[]): Promise<string | undefined> {
+async function diffMigrationsAgainstSchema(
+  migrationsDir: string,
+  schemaDir: string,
+  files: SchemaContainer[],
+): Promise<string | undefined> {
   const db = new PGlite();
   try {
     await applyMigrations(pgliteAdapter(db), { migrationsDir }).catch((error: unknown) => {

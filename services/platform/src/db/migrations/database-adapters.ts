@@ -53,17 +53,14 @@ function pgliteConnection(db: PGlite, dispose: () => Promise<void>): SqlDriverAd
     provider: 'postgres',
     adapterName: 'pglite',
     queryRaw: async ({ sql, args }) => {
-      const result = await throwingDriverAdapterErrors(() =>
-        db.query<unknown[]>(sql, args, { rowMode: 'array', parsers: engineParsers }),
-      );
+      const result = await throwingDriverAdapterErrors(() => db.query<unknown[]>(sql, args, { rowMode: 'array', parsers: engineParsers }));
       return {
         columnNames: result.fields.map((field) => field.name),
         columnTypes: result.fields.map((field) => columnTypes[field.dataTypeID] ?? ColumnTypeEnum.Text),
         rows: result.rows,
       };
     },
-    executeRaw: async ({ sql, args }) =>
-      (await throwingDriverAdapterErrors(() => db.query(sql, args))).affectedRows ?? 0,
+    executeRaw: async ({ sql, args }) => (await throwingDriverAdapterErrors(() => db.query(sql, args))).affectedRows ?? 0,
     executeScript: async (script) => {
       await throwingDriverAdapterErrors(() => db.exec(script));
     },

@@ -52,7 +52,9 @@ export async function readMigrationsList(migrationsDir: string): Promise<Migrati
 /** The .prisma files of a multi-file schema folder, as the prisma CLI hands them to the schema engine. */
 export async function readSchemaFiles(schemaDir: string): Promise<SchemaContainer[]> {
   const names = (await readdir(schemaDir)).filter((name) => name.endsWith('.prisma')).sort((a, b) => a.localeCompare(b));
-  return Promise.all(names.map(async (name) => ({ path: path.join(schemaDir, name), content: await readFile(path.join(schemaDir, name), 'utf8') })));
+  return Promise.all(
+    names.map(async (name) => ({ path: path.join(schemaDir, name), content: await readFile(path.join(schemaDir, name), 'utf8') })),
+  );
 }
 
 /** Writes <directoryName>/migration.sql (refusing to reuse a directory) and the lockfile; returns the file's path. */

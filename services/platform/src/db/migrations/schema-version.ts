@@ -27,7 +27,8 @@ export class DowngradeRefusedError extends MigrationError {
 /** The version in the repository's package.json: the version of the image this runs in. */
 export async function imageVersion(): Promise<string> {
   const { version } = JSON.parse(await readFile(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version?: unknown };
-  if (typeof version !== 'string' || parseVersion(version) === undefined) throw new MigrationError(`package.json has no semantic version (found ${String(version)})`);
+  if (typeof version !== 'string' || parseVersion(version) === undefined)
+    throw new MigrationError(`package.json has no semantic version (found ${String(version)})`);
   return version;
 }
 
@@ -60,8 +61,13 @@ export async function withSchemaVersion(
     }
     await migrate();
     if (recorded !== undefined && compareVersions(recorded, version) >= 0) return recorded;
-    await client.query(`CREATE TABLE IF NOT EXISTS ${TABLE} (only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row), version text NOT NULL, recorded_at timestamptz NOT NULL DEFAULT now())`);
-    await client.query(`INSERT INTO ${TABLE} (version) VALUES ($1) ON CONFLICT (only_row) DO UPDATE SET version = EXCLUDED.version, recorded_at = now()`, [version]);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${TABLE} (only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row), version text NOT NULL, recorded_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    await client.query(
+      `INSERT INTO ${TABLE} (version) VALUES ($1) ON CONFLICT (only_row) DO UPDATE SET version = EXCLUDED.version, recorded_at = now()`,
+      [version],
+    );
     return version;
   } finally {
     await client.end();

@@ -25,7 +25,15 @@ export const MAX_TOTAL_HITS = 10_100;
 export const meiliKey = (id: string): string => Buffer.from(id, 'utf8').toString('base64url');
 
 export function toMeiliDocument(document: SearchDocument, indexedAt: Date): MeiliDocument {
-  return { key: meiliKey(document.id), id: document.id, title: document.title, body: document.body, filters: document.filters, data: document.data, indexedAt: indexedAt.getTime() };
+  return {
+    key: meiliKey(document.id),
+    id: document.id,
+    title: document.title,
+    body: document.body,
+    filters: document.filters,
+    data: document.data,
+    indexedAt: indexedAt.getTime(),
+  };
 }
 
 export function toSearchHit(document: Pick<MeiliDocument, 'id' | 'data'>): SearchHit {

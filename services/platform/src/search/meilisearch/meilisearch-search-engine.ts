@@ -1,6 +1,15 @@
 import type { EnqueuedTaskPromise, Meilisearch } from 'meilisearch';
 import type { SearchDocument, SearchEngine } from '../search-engine.ts';
-import { meiliFilter, meiliIndexSettings, meiliIndexUid, meiliKey, PRIMARY_KEY, toMeiliDocument, toSearchHit, type MeiliDocument } from './meilisearch-mapping.ts';
+import {
+  meiliFilter,
+  meiliIndexSettings,
+  meiliIndexUid,
+  meiliKey,
+  PRIMARY_KEY,
+  toMeiliDocument,
+  toSearchHit,
+  type MeiliDocument,
+} from './meilisearch-mapping.ts';
 
 /** Meilisearch works through tasks: the write is done once its task succeeded, and failed otherwise. */
 async function settled(task: EnqueuedTaskPromise, unless?: string): Promise<void> {

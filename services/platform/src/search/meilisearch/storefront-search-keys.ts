@@ -22,17 +22,29 @@ export const SCOPED_KEY_TTL_SECONDS = 3600;
  * else, with the channel filter added to every search, until it expires. Meilisearch checks it
  * against the key of uid `apiKeyUid`, which must still exist and still allow searching the index.
  */
-export async function channelSearchToken(options: { searchOnlyKey: string; apiKeyUid: string; indexUid: string; channelId: string; expiresAt: Date }): Promise<string> {
+export async function channelSearchToken(options: {
+  searchOnlyKey: string;
+  apiKeyUid: string;
+  indexUid: string;
+  channelId: string;
+  expiresAt: Date;
+}): Promise<string> {
   const { searchOnlyKey, apiKeyUid, indexUid, channelId, expiresAt } = options;
   // Loaded at the first token: an api without a search-only key never loads the client library.
   const { generateTenantToken } = await import('meilisearch/token');
-  return generateTenantToken({ apiKey: searchOnlyKey, apiKeyUid, searchRules: { [indexUid]: { filter: meiliFilter({ channel: channelId }) } }, expiresAt });
+  return generateTenantToken({
+    apiKey: searchOnlyKey,
+    apiKeyUid,
+    searchRules: { [indexUid]: { filter: meiliFilter({ channel: channelId }) } },
+    expiresAt,
+  });
 }
 
 /** Refuses a key that can do more than search: a tenant token grants what its key grants, so the key must be search-only. */
 export function assertSearchOnly(key: Pick<Key, 'actions' | 'uid'>): void {
   const beyond = key.actions.filter((action) => action !== 'search');
-  if (beyond.length > 0) throw new Error(`STOREFRONT_SEARCH_ONLY_KEY must allow only the search action; key ${key.uid} also allows ${beyond.join(', ')}`);
+  if (beyond.length > 0)
+    throw new Error(`STOREFRONT_SEARCH_ONLY_KEY must allow only the search action; key ${key.uid} also allows ${beyond.join(', ')}`);
 }
 
 /**
@@ -48,7 +60,9 @@ export function storefrontSearchKeys(config: Pick<Config, 'storefrontSearch'>, i
   const lookUp = () => {
     const uid = (async () => {
       const { Meilisearch } = await import('meilisearch');
-      const key = await new Meilisearch({ host: search.url, ...(search.apiKey === undefined ? {} : { apiKey: search.apiKey }) }).getKey(searchOnlyKey);
+      const key = await new Meilisearch({ host: search.url, ...(search.apiKey === undefined ? {} : { apiKey: search.apiKey }) }).getKey(
+        searchOnlyKey,
+      );
       assertSearchOnly(key);
       return key.uid;
     })();

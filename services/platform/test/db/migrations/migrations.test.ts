@@ -87,7 +87,10 @@ async function addMigration(migrationsDir: string, name: string, sql: string): P
 
 async function migrationNames(migrationsDir: string): Promise<string[]> {
   const entries = await readdir(migrationsDir, { withFileTypes: true });
-  return entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+  return entries
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
 }
 
 /** The public schema as information_schema and pg_indexes describe it, minus names that embed OIDs. */
@@ -131,7 +134,10 @@ async function migrationRows(database: Database): Promise<MigrationRow[]> {
   return (rows as (MigrationRow & { started_at: string })[]).map(({ started_at: _, ...row }) => row);
 }
 
-const sha256 = async (file: string): Promise<string> => createHash('sha256').update(await readFile(file)).digest('hex');
+const sha256 = async (file: string): Promise<string> =>
+  createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
 
 describe.each(['pglite', 'postgres'] as const)('applyMigrations on %s', (kind) => {
   it('applies every migration once, recording _prisma_migrations as prisma migrate deploy does', async () => {

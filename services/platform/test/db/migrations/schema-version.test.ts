@@ -9,7 +9,14 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { disabledLogger, EXIT_DOWNGRADE_REFUSED, parseMigrationSummary } from '@shop/runtime';
 import { createTestDatabase } from '../../../../../test/infra/isolation.ts';
-import { applyMigrations, compareVersions, DowngradeRefusedError, imageVersion, recordedSchemaVersion, withSchemaVersion } from '../../../src/db/migrations/index.ts';
+import {
+  applyMigrations,
+  compareVersions,
+  DowngradeRefusedError,
+  imageVersion,
+  recordedSchemaVersion,
+  withSchemaVersion,
+} from '../../../src/db/migrations/index.ts';
 import { discoverExtensions } from '../../../src/extensions/discovery.ts';
 import { extensionRevisionMismatch } from '../../../src/extensions/extension-migrations.ts';
 import { REPO_ROOT } from '../../../src/repository.ts';
@@ -47,7 +54,8 @@ const recorded = async (url: string) => {
   }
 };
 
-const coreMigrated = async (url: string) => (await query<{ table: string | null }>(url, "SELECT to_regclass('_prisma_migrations')::text AS table"))[0]?.table != null;
+const coreMigrated = async (url: string) =>
+  (await query<{ table: string | null }>(url, "SELECT to_regclass('_prisma_migrations')::text AS table"))[0]?.table != null;
 
 /** Runs `cli.ts deploy` with a summary file; its exit code, stderr, and the summary it wrote. */
 async function deploy(url: string, ...flags: string[]) {
@@ -77,10 +85,12 @@ describe('npm run db:migrate and the schema version', () => {
     expect(await coreMigrated(url)).toBe(true);
   });
 
-  it('applies the extensions\' migrations with the core\'s, so that the worker and consumer find them at their head', async () => {
+  it("applies the extensions' migrations with the core's, so that the worker and consumer find them at their head", async () => {
     const url = await freshDatabase();
     const extensions = await discoverExtensions({ root: REPO_ROOT, devDir: undefined, logger: disabledLogger() });
-    expect(extensions.filter((extension) => extension.manifest.migrations !== undefined).map((extension) => extension.id)).toContain('order-notes');
+    expect(extensions.filter((extension) => extension.manifest.migrations !== undefined).map((extension) => extension.id)).toContain(
+      'order-notes',
+    );
     const pool = new pg.Pool({ connectionString: url });
     cleanups.push(() => pool.end());
     expect(await extensionRevisionMismatch(pool, extensions)).toContain('extension order-notes: the database is at revision none');
@@ -136,7 +146,19 @@ describe('npm run db:migrate and the schema version', () => {
 
 describe('compareVersions', () => {
   it('orders by semantic version precedence', () => {
-    const ascending = ['0.9.9', '1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-alpha.beta', '1.0.0-beta.2', '1.0.0-beta.11', '1.0.0-rc.1', '1.0.0', '1.0.10', '1.2.0', '10.0.0'];
+    const ascending = [
+      '0.9.9',
+      '1.0.0-alpha',
+      '1.0.0-alpha.1',
+      '1.0.0-alpha.beta',
+      '1.0.0-beta.2',
+      '1.0.0-beta.11',
+      '1.0.0-rc.1',
+      '1.0.0',
+      '1.0.10',
+      '1.2.0',
+      '10.0.0',
+    ];
     const shuffled = [...ascending].reverse();
     expect(shuffled.sort(compareVersions)).toEqual(ascending);
     expect(compareVersions('1.0.0+build.5', '1.0.0')).toBe(0);
