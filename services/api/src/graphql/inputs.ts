@@ -29,3 +29,9 @@ export const same = <T>(value: T): T => value;
 
 /** An optional field of a create input: null, which GraphQL allows for any optional field, is left out like absent. */
 export const optional = <T>(value: T | null | undefined): T | undefined => value ?? undefined;
+
+/** An optional field the domain takes converted: null and absent are both left out. */
+export const optionalOf =
+  <T, R>(convert: (value: T) => R) =>
+  (value: T | null | undefined): R | undefined =>
+    value == null ? undefined : convert(value);

@@ -1,5 +1,5 @@
 import type { OrderStatus } from '@shop/platform';
-import { cancelOrder, checkout } from '@shop/domain/flows';
+import { cancelOrder, checkout, type PlaceOrderInput as Checkout } from '@shop/domain/flows';
 import { notFound, type DomainDeps, type Tx } from '@shop/domain/kernel';
 import {
   approveOrder,
@@ -13,8 +13,9 @@ import {
   type OrderWithLines,
 } from '@shop/domain/orders';
 import { GATEWAY_TRANSACTION } from '@shop/domain/tenders';
-import type { AddressInput, Resolvers } from '../graphql/generated/resolver-types.ts';
+import type { AddressInput, PlaceOrderInput, Resolvers } from '../graphql/generated/resolver-types.ts';
 import { decodeCursor, pageOf, pageSize, parseId } from '../graphql/ids.ts';
+import { inputMapper, optional, optionalOf, same } from '../graphql/inputs.ts';
 import { staffField } from '../graphql/staff-fields.ts';
 import { orderView } from './views.ts';
 
@@ -33,6 +34,17 @@ async function orderPage(db: Tx, filter: { customerId?: bigint; status?: OrderSt
 
 /** GraphQL's null line2 is "no second line", as the domain's absent one. */
 const addressOf = ({ line2, ...address }: AddressInput): Address => ({ ...address, ...(line2 == null ? {} : { line2 }) });
+
+const checkoutInput = inputMapper<PlaceOrderInput, Checkout>({
+  cartId: parseId,
+  email: same,
+  billingAddress: addressOf,
+  shippingAddress: optionalOf(addressOf),
+  idempotencyKey: optional,
+  card: optional,
+  useStoreCredit: optional,
+  giftCardCode: optional,
+});
 
 type Transition = (tx: Tx, deps: DomainDeps, orderId: bigint) => Promise<OrderWithLines>;
 
@@ -55,19 +67,8 @@ export const orderResolvers: Resolvers = {
   },
   Mutation: {
     async placeOrder(_root, { input }, context) {
-      const cartId = parseId(input.cartId, 'cartId');
-      const order = await checkout(context.shop.services.transaction, context.shop.services.deps, {
-        cartId,
-        shopper: context.shop.shopper,
-        email: input.email,
-        billingAddress: addressOf(input.billingAddress),
-        shippingAddress: addressOf(input.shippingAddress ?? input.billingAddress),
-        ...(input.idempotencyKey == null ? {} : { idempotencyKey: input.idempotencyKey }),
-        ...(input.card == null ? {} : { card: { token: input.card.token } }),
-        ...(input.useStoreCredit == null ? {} : { useStoreCredit: input.useStoreCredit }),
-        ...(input.giftCardCode == null ? {} : { giftCardCode: input.giftCardCode }),
-      });
-      return orderView(order);
+      const { transaction, deps } = context.shop.services;
+      return orderView(await checkout(transaction, deps, { ...checkoutInput(input), shopper: context.shop.shopper }));
     },
     approveOrder: transition(approveOrder),
     markOrderPaid: transition(markOrderPaid),

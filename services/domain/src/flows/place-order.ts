@@ -39,7 +39,8 @@ export interface PlaceOrderInput {
   readonly shopper: Shopper;
   readonly email: string;
   readonly billingAddress: Address;
-  readonly shippingAddress: Address;
+  /** Absent: the order ships to the billing address. */
+  readonly shippingAddress?: Address;
   /** Chosen by the shopper's client for this order: a retry with the same key gets the order the first request placed. */
   readonly idempotencyKey?: string;
   /** The card to pay with, as the gateway's tokenizer gave it: its authorization of the total is the payment (needs `idempotencyKey`). */
@@ -210,7 +211,7 @@ function checkedInput(input: PlaceOrderInput): CheckedInput {
   if (email.length > LIMITS.email.max || !EMAIL.test(email))
     throw new DomainError('BAD_USER_INPUT', 'email must be an email address', { field: 'email' });
   const billing = validAddress('billingAddress', input.billingAddress);
-  const shipping = validAddress('shippingAddress', input.shippingAddress);
+  const shipping = input.shippingAddress === undefined ? billing : validAddress('shippingAddress', input.shippingAddress);
   if (input.card !== undefined && input.idempotencyKey === undefined) {
     throw new DomainError(
       'BAD_USER_INPUT',

@@ -522,6 +522,21 @@ describe('checkout and the order lifecycle', () => {
     });
   });
 
+  it('ships to the billing address when no shipping address is given', async () => {
+    const tee = await catalog.product('ship-to-billing-tee', '10.00', 5);
+    const cartId = await cartWith('s-ship-to-billing', [[tee, 1]]);
+    const order = await commerce.transaction((tx) =>
+      placeOrder(tx, commerce.deps, {
+        cartId,
+        shopper: { sessionId: 's-ship-to-billing' },
+        email: 'ada@example.com',
+        billingAddress: { ...ADDRESS, city: ' Hamburg ' },
+      }),
+    );
+    expect(order.billingAddress.city).toBe('Hamburg');
+    expect(order.shippingAddress).toEqual(order.billingAddress);
+  });
+
   it('expires a hold that ran out: the stock goes back and the unpaid order is cancelled', async () => {
     const tee = await catalog.product('expiry-tee', '10.00', 2);
     const order = await checkout(await cartWith('s-expiry', [[tee, 2]]), 's-expiry');
