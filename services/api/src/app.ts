@@ -10,6 +10,7 @@ import {
   type Emitter,
   type RunningOutbox,
 } from '@shop/platform';
+import type { DomainDeps } from '@shop/domain/kernel';
 import { STOREFRONT_INDEX } from '@shop/domain/search';
 import { coreStorageRegistry, openFileStorage, type FileStorage } from '@shop/platform/storage';
 import { echoRequestId, requestIdFor } from './http/request-id.ts';
@@ -40,6 +41,8 @@ export interface AppOptions {
    * of its own, and whichever outbox runs later relays them.
    */
   readonly outbox?: Pick<RunningOutbox, 'emit' | 'transaction'>;
+  /** What the domain's operations run with, built over `outbox`'s emit (serve.ts shares them with the in-process sweeps); absent: built here. */
+  readonly deps?: DomainDeps;
   /** Areas registered after the core ones: the extensions' (serve.ts loads them). */
   readonly areas?: readonly AreaPlugin[];
   /**
@@ -90,7 +93,7 @@ export async function buildApp(platform: AppPlatform, options: AppOptions = {}):
   const services: ApiServices = {
     prisma: platform.database.prisma,
     transaction: outbox.transaction,
-    deps: domainDeps(platform, outbox.emit),
+    deps: options.deps ?? domainDeps(platform, outbox.emit),
     tokens: tokenSettingsOf(platform.config),
     masterKeys: platform.masterKeys,
     sql: platform.database.pool,

@@ -1,6 +1,7 @@
 import closeWithGrace from 'close-with-grace';
 import {
   discoverExtensionsOrExit,
+  domainDeps,
   migrateExtensions,
   openPlatform,
   pruningLoop,
@@ -41,7 +42,8 @@ export async function serveApi(config: Config, logger: Logger): Promise<void> {
         ...extended.listeners,
       ],
     });
-    engine.begin(() => sweepPassDeps(opened, outbox));
+    const deps = domainDeps(opened, outbox.emit);
+    engine.begin(() => sweepPassDeps(opened, outbox, deps));
     // The extensions' migrations need the core's tables (`npm run db:migrate`): retried with the permissions until they are there.
     const permissions = declarePermissions(opened.database.prisma, logger, {
       extensions,
@@ -61,7 +63,7 @@ export async function serveApi(config: Config, logger: Logger): Promise<void> {
       describe: (pruned) => `deleted ${pruned} refresh tokens of sign-ins that ended`,
     });
     signInPruning.start();
-    const app = await buildApp(opened, { outbox, areas: extended.areas, fileStorage, extensions });
+    const app = await buildApp(opened, { outbox, deps, areas: extended.areas, fileStorage, extensions });
 
     closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {
       if (err) logger.error({ err }, 'stopping after an unhandled error');

@@ -24,14 +24,18 @@ export interface SweepPassDeps {
   readonly pace: SweepPace;
 }
 
-/** What a process's passes (and its workflow activities) run with, once its outbox runs: the api's in-process engine, the worker, the bench. */
+/**
+ * What a process's passes (and its workflow activities) run with, once its outbox runs: the api's in-process engine, the worker, the
+ * bench. `deps`: the process's own when it has some already (the api's, so one payment gateway serves requests and passes).
+ */
 export function sweepPassDeps(
   platform: Pick<Platform, 'config' | 'metrics' | 'database' | 'masterKeys'>,
   outbox: { emit: Emit; transaction: RunTransaction },
+  deps: DomainDeps = domainDeps(platform, outbox.emit),
 ): SweepPassDeps {
   return {
     transaction: outbox.transaction,
-    deps: domainDeps(platform, outbox.emit),
+    deps,
     metrics: workflowMetrics(platform.metrics),
     pace: sweepPace(platform.config.sweepRowsPerSecond),
   };
