@@ -38,7 +38,7 @@ export interface WorkflowShop {
   readonly client: Client;
   readonly namespace: string;
   readonly databaseUrl: string;
-  /** The domain's dependencies on the real clock (the workflows run on it too). */
+  /** The domain's dependencies on the real clock (the workflows run on it too, except on a time-skipping server). */
   readonly deps: DomainDeps;
   transaction<T>(work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T>;
   /** A worker process on this shop's database and namespace (not on a time-skipping environment: it creates Schedules). */
