@@ -18,6 +18,10 @@ export const KINE_VERSION = '0.17.5';
 export const HELM_VERSION = '3.22.0';
 /** The Temporal CLI whose dev server the workflow tests run (it supports Schedules); 1.6+ carry a replace directive `go install` refuses. */
 export const TEMPORAL_CLI_VERSION = '1.5.1';
+/** Temporal's time-skipping test server (Java, from Maven Central), for the workflow tests that wait out a timer. */
+export const TEMPORAL_TEST_SERVER_VERSION = '1.38.0';
+/** slf4j-nop for the slf4j-api 1.7.36 the test server depends on: without a binding it prints a warning at each start. */
+export const TEMPORAL_TEST_SERVER_SLF4J_VERSION = '1.7.36';
 /** The highest `go` line among the go.mod files (kine 0.17.5 needs 1.26.5). */
 export const GO_MIN_VERSION = '1.26.5';
 /** The exporters SREs run next to PostgreSQL and Redis; newer tags are refused by the module proxy's version list. */
@@ -184,4 +188,36 @@ export function schemathesisTool(): PythonTool {
 
 export function isPythonToolProvisioned(tool: PythonTool): boolean {
   return existsSync(tool.marker) && existsSync(tool.binary);
+}
+
+/**
+ * The time-skipping test server: its jars, the script that runs it (the executable the SDK's
+ * `TestWorkflowEnvironment.createTimeSkipping` starts with the port as its argument) and its
+ * class-data archive. `TEMPORAL_TEST_SERVER_BIN` names an executable of one's own instead.
+ */
+export interface TemporalTestServer {
+  readonly label: string;
+  readonly dir: string;
+  readonly libs: string;
+  readonly script: string;
+  readonly classArchive: string;
+  /** Written last by provision.ts: its presence means the jars, the archive and the script are complete. */
+  readonly marker: string;
+}
+
+export function temporalTestServer(): TemporalTestServer {
+  const dir = join(cacheDir(), `temporal-test-server-${TEMPORAL_TEST_SERVER_VERSION}`);
+  return {
+    label: `Temporal test server ${TEMPORAL_TEST_SERVER_VERSION}`,
+    dir,
+    libs: join(dir, 'libs'),
+    script: join(dir, 'bin', 'temporal-test-server'),
+    classArchive: join(dir, 'classes.jsa'),
+    marker: join(dir, '.provisioned'),
+  };
+}
+
+export function isTemporalTestServerProvisioned(): boolean {
+  const server = temporalTestServer();
+  return existsSync(server.marker) && existsSync(server.script);
 }

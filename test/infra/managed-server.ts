@@ -11,6 +11,7 @@ export type ServerName =
   | 'redis'
   | 'kafka'
   | 'temporal'
+  | 'temporal-test-server'
   | 'kine'
   | 'kube-apiserver'
   | 'kube-controller-manager'

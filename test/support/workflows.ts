@@ -3,6 +3,8 @@
 // here (the real path from a committed event to Temporal), and worker processes started on demand.
 import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { tsToMs } from '@temporalio/common/lib/time.js';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { inject } from 'vitest';
 import {
   GATEWAY_API_KEY_SECRET,
@@ -36,10 +38,10 @@ export interface WorkflowShop {
   readonly client: Client;
   readonly namespace: string;
   readonly databaseUrl: string;
-  /** The domain's dependencies on the real clock (the workflows run on it too). */
+  /** The domain's dependencies on the real clock (the workflows run on it too, except on a time-skipping server). */
   readonly deps: DomainDeps;
   transaction<T>(work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T>;
-  /** A worker process on this shop's database and namespace. */
+  /** A worker process on this shop's database and namespace (not on a time-skipping environment: it creates Schedules). */
   startWorker(env?: NodeJS.ProcessEnv): Promise<RunningWorker>;
   /**
    * An order of `quantity` units of a new product with `onHand` units, its hold running out `holdMs`
@@ -76,21 +78,40 @@ export const APPROVAL_WINDOW_MS = DEFAULT_CHECKOUT_SETTINGS.approvalWindowHours 
 export interface WorkflowShopOptions {
   /** A Temporal server of the test's own (one it stops and starts), instead of the shared one. */
   readonly temporalAddress?: string;
+  /** Temporal's time-skipping test server (`timeSkippingEnv()`) instead of a server: its client, in its `default` namespace. */
+  readonly timeSkipping?: TestWorkflowEnvironment;
   /** The outbox's runs of a listener before its delivery is parked. */
   readonly maxAttempts?: number;
 }
 
+interface ShopClient {
+  readonly client: Client;
+  readonly namespace: string;
+  /** The shop's own, closed with it. */
+  readonly connection?: Connection;
+}
+
+async function namespaceOfItsOwn(name: string, address: string): Promise<ShopClient> {
+  const namespace = await createTestNamespace(name, address);
+  const connection = await Connection.connect({ address });
+  return { client: new Client({ connection, namespace }), namespace, connection };
+}
+
+/** The test server has one namespace and registers no other; the environment's teardown closes its connection. */
+function environmentClient(env: TestWorkflowEnvironment): ShopClient {
+  return { client: env.client, namespace: env.namespace ?? 'default' };
+}
+
 export async function openWorkflowShop(
   name: string,
-  { temporalAddress = inject('temporalAddress'), maxAttempts }: WorkflowShopOptions = {},
+  { temporalAddress = inject('temporalAddress'), timeSkipping, maxAttempts }: WorkflowShopOptions = {},
 ): Promise<WorkflowShop> {
   const commerce = await openCommerce(name);
   const databaseUrl = commerce.platform.config.databaseUrl ?? '';
   await migrateRepositoryExtensions(databaseUrl);
   const catalog = await seedCatalog(commerce, name);
-  const namespace = await createTestNamespace(name, temporalAddress);
-  const connection = await Connection.connect({ address: temporalAddress });
-  const client = new Client({ connection, namespace });
+  const { client, namespace, connection } =
+    timeSkipping === undefined ? await namespaceOfItsOwn(name, temporalAddress) : environmentClient(timeSkipping);
   const outbox: RunningOutbox = startOutbox(commerce.platform, {
     listeners: workflowTriggers(new TemporalWorkflowEngine(client)),
     idleMs: 20,
@@ -109,6 +130,8 @@ export async function openWorkflowShop(
     deps,
     transaction: (work) => commerce.transaction(work),
     async startWorker(env = {}) {
+      if (timeSkipping !== undefined)
+        throw new Error('a worker process creates Schedules, which the time-skipping test server does not have');
       const process = spawnService(WORKER_MAIN, {
         NODE_ENV: 'test',
         LOG_LEVEL: 'INFO',
@@ -170,7 +193,7 @@ export async function openWorkflowShop(
     async close() {
       await Promise.allSettled(workers.map((worker) => worker.stop()));
       await outbox.stop();
-      await connection.close();
+      await connection?.close();
       await commerce.close();
     },
   };
@@ -183,17 +206,23 @@ export interface RunTimers {
   readonly timers: ('running' | 'fired' | 'cancelled')[];
   /** Its last workflow task asked for nothing more: with no timer running, only a signal can move it. */
   readonly idle: boolean;
+  /** When each timer that fired did, in order, on the server's clock (ms since the epoch). */
+  readonly firedAt: number[];
 }
 
 export async function runTimers(handle: WorkflowHandle): Promise<RunTimers> {
   const events = (await handle.fetchHistory()).events ?? [];
   const timers = new Map<string, RunTimers['timers'][number]>();
+  const firedAt: number[] = [];
   for (const event of events) {
     if (event.timerStartedEventAttributes) timers.set(event.timerStartedEventAttributes.timerId ?? '', 'running');
-    if (event.timerFiredEventAttributes) timers.set(event.timerFiredEventAttributes.timerId ?? '', 'fired');
+    if (event.timerFiredEventAttributes) {
+      timers.set(event.timerFiredEventAttributes.timerId ?? '', 'fired');
+      firedAt.push(tsToMs(event.eventTime));
+    }
     if (event.timerCanceledEventAttributes) timers.set(event.timerCanceledEventAttributes.timerId ?? '', 'cancelled');
   }
-  return { timers: [...timers.values()], idle: events.at(-1)?.workflowTaskCompletedEventAttributes != null };
+  return { timers: [...timers.values()], idle: events.at(-1)?.workflowTaskCompletedEventAttributes != null, firedAt };
 }
 
 /** The test gateway on a shop's database, its API key stored as the shop's gateway secret. */

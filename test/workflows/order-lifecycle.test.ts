@@ -12,9 +12,11 @@ import { TemporalWorkflowEngine } from '../../services/api/src/workflows/tempora
 import { workflowTriggers } from '../../services/api/src/workflows/workflow-triggers.ts';
 import { eventually, waitFor } from '../support/wait.ts';
 import { ADDRESS } from '../../services/domain/test/support/commerce.ts';
+import { expectFiredAt, timeSkippingShopPerGroup } from '../support/time-skipping.ts';
 import {
   openShopGateway,
   openWorkflowShop,
+  PAYMENT_WINDOW_MS,
   runTimers,
   type RunningWorker,
   type ShopGateway,
@@ -38,10 +40,10 @@ afterAll(async () => {
   await gateway?.close();
 });
 
-const orderRow = (id: bigint) => shop.commerce.platform.database.prisma.order.findUniqueOrThrow({ where: { id } });
-const stockOf = (productId: bigint) =>
-  shop.commerce.platform.database.prisma.stockLevel.findUniqueOrThrow({
-    where: { productId_locationId: { productId, locationId: shop.catalog.locationId } },
+const orderRow = (id: bigint, on: WorkflowShop = shop) => on.commerce.platform.database.prisma.order.findUniqueOrThrow({ where: { id } });
+const stockOf = (productId: bigint, on: WorkflowShop = shop) =>
+  on.commerce.platform.database.prisma.stockLevel.findUniqueOrThrow({
+    where: { productId_locationId: { productId, locationId: on.catalog.locationId } },
   });
 const lifecycle = (orderId: bigint) => shop.started(workflowIds.orderLifecycle(orderId.toString()));
 
@@ -51,8 +53,8 @@ async function executionsOf(workflowId: string): Promise<number> {
   return count;
 }
 
-async function statusChanges(orderId: bigint): Promise<{ from: string | null; to: string }[]> {
-  const { rows } = await shop.commerce.platform.database.pool.query<{ payload: { from: string | null; to: string } }>(
+async function statusChanges(orderId: bigint, on: WorkflowShop = shop): Promise<{ from: string | null; to: string }[]> {
+  const { rows } = await on.commerce.platform.database.pool.query<{ payload: { from: string | null; to: string } }>(
     "SELECT payload FROM outbox_events WHERE name = 'order.status_changed' AND payload->>'order_id' = $1 ORDER BY id",
     [orderId.toString()],
   );
@@ -118,20 +120,6 @@ describe('OrderLifecycleWorkflow', () => {
     expect(Date.parse(state.deadline)).toBeGreaterThan(Date.now());
     await shop.transaction((tx) => cancelOrder(tx, shop.deps, order.id, 'test over'));
     await expect(handle.result()).resolves.toEqual({ status: 'CANCELLED' });
-  });
-
-  it('cancels an unpaid order at its payment deadline and releases its stock', async () => {
-    const { order, productId } = await shop.placeOrder({ sku: 'unpaid', quantity: 2, onHand: 3, holdMs: 4_000 });
-    expect(await stockOf(productId)).toMatchObject({ onHand: 3, reserved: 2 });
-    const handle = await lifecycle(order.id);
-    await expect(handle.result()).resolves.toEqual({ status: 'CANCELLED' });
-    await shop.saveHistory(handle.workflowId, WORKFLOW_TYPES.orderLifecycle, 'payment-deadline');
-    expect(await orderRow(order.id)).toMatchObject({ status: 'CANCELLED', cancelReason: 'the stock hold expired before payment' });
-    expect(await stockOf(productId)).toMatchObject({ onHand: 3, reserved: 0 });
-    expect(await statusChanges(order.id)).toEqual([
-      { from: null, to: 'PENDING_PAYMENT' },
-      { from: 'PENDING_PAYMENT', to: 'CANCELLED' },
-    ]);
   });
 
   it('stops the payment timer when the order is paid, then records a fault when it is not fulfilled in time', async () => {
@@ -316,5 +304,36 @@ describe('OrderLifecycleWorkflow', () => {
     await expect(handle.result()).resolves.toEqual({ status: 'CANCELLED' });
     await redeliver(placed(order.id, order.number));
     expect(await executionsOf(workflowIds.orderLifecycle(order.id.toString()))).toBe(1);
+  });
+});
+
+describe('OrderLifecycleWorkflow on the time-skipping test server', () => {
+  const timed = timeSkippingShopPerGroup('lifecycle-timers');
+
+  it('cancels an unpaid order once its whole payment window has passed, and releases its stock', async () => {
+    const { shop: timedShop } = timed();
+    const { order, productId } = await timedShop.placeOrder({ sku: 'unpaid', quantity: 2, onHand: 3, holdMs: PAYMENT_WINDOW_MS });
+    expect(await stockOf(productId, timedShop)).toMatchObject({ onHand: 3, reserved: 2 });
+    const { expiresAt } = await timedShop.commerce.platform.database.prisma.inventoryReservation.findFirstOrThrow({
+      where: { orderId: order.id },
+    });
+    const handle = await timedShop.started(workflowIds.orderLifecycle(order.id.toString()));
+    const waited = Date.now();
+    await expect(handle.result()).resolves.toEqual({ status: 'CANCELLED' });
+    // The payment timer fired at the hold's expiry on the server's clock, 30 minutes on; the test's clock barely moved.
+    const { timers, firedAt } = await runTimers(handle);
+    expect(timers).toEqual(['fired']);
+    expectFiredAt(firedAt[0], expiresAt.getTime());
+    expect(Date.now() - waited).toBeLessThan(PAYMENT_WINDOW_MS / 60);
+    await timedShop.saveHistory(handle.workflowId, WORKFLOW_TYPES.orderLifecycle, 'payment-deadline');
+    expect(await orderRow(order.id, timedShop)).toMatchObject({
+      status: 'CANCELLED',
+      cancelReason: 'the stock hold expired before payment',
+    });
+    expect(await stockOf(productId, timedShop)).toMatchObject({ onHand: 3, reserved: 0 });
+    expect(await statusChanges(order.id, timedShop)).toEqual([
+      { from: null, to: 'PENDING_PAYMENT' },
+      { from: 'PENDING_PAYMENT', to: 'CANCELLED' },
+    ]);
   });
 });
