@@ -79,7 +79,7 @@ const NO_TOOLS = {
 };
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', '**/generated/**', '.data/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', '**/generated/**', '.data/**', '.tsbuild/**'] },
   js.configs.recommended,
   ...tseslint.configs.strict,
   {
