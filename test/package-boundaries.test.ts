@@ -3,12 +3,14 @@
 // depends on, and `npm run typecheck` (tsc -b) refuses a file of a package not referenced, by its name or by
 // a path. By its name only thanks to tsconfig.base.json's paths, a copy of the exports: resolved through
 // node_modules, a workspace package is an external library to the compiler, referenced or not. A bare path
-// into a package (@shop/domain/src/...) finds no `exports` entry.
+// into a package (@shop/domain/src/...) finds no `exports` entry. A relative path into a referenced
+// package's files compiles, so the lint (import-x/no-relative-packages) refuses that one.
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { ESLint } from 'eslint';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
@@ -127,7 +129,7 @@ describe('the compiler refuses a package not referenced', () => {
     expect(errors, output).toEqual(['TS2307']);
   }, 180_000);
 
-  it('compiles a referenced package by its name, and by a relative path to its file', async () => {
+  it('compiles a referenced package by its name, and (the lint refuses it) by a relative path to its file', async () => {
     const { errors, output } = await asPlatform(
       (up) =>
         `import { isProcessAlive } from '@shop/runtime';\n` +
@@ -137,4 +139,31 @@ describe('the compiler refuses a package not referenced', () => {
     expect(errors, output).toEqual([]);
     expect(output).toBe('');
   }, 180_000);
+});
+
+describe('the lint refuses a relative path into another package', () => {
+  const eslint = new ESLint({ cwd: ROOT });
+
+  async function refused(code: string, file: string): Promise<string[]> {
+    const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, file) });
+    return (result?.messages ?? [])
+      .filter((message) => message.ruleId === 'import-x/no-relative-packages')
+      .map((message) => message.message);
+  }
+
+  const inApi = 'services/api/src/orders/resolvers.ts';
+
+  it("refuses an api file importing a platform file by a relative path, and names the package's import", async () => {
+    const messages = await refused(
+      `import { loadConfig } from '../../../platform/src/index.ts';\nexport const used = loadConfig;\n`,
+      inApi,
+    );
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toContain('@shop/platform');
+  }, 60_000);
+
+  it('accepts the same import by the package name, and a relative path inside the package', async () => {
+    const code = `import { loadConfig } from '@shop/platform';\nimport { iso } from '../graphql/iso.ts';\nexport const used = [loadConfig, iso];\n`;
+    expect(await refused(code, inApi)).toEqual([]);
+  }, 60_000);
 });
