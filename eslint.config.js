@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import { readFileSync } from 'node:fs';
 
 /** The domain's modules and the modules each may import (services/domain/modules.json; test/architecture.test.ts checks it is acyclic). */
@@ -78,8 +79,22 @@ const NO_TOOLS = {
   ],
 };
 
+/**
+ * A package's code reaches another package through its name and `exports`, never by a relative path:
+ * the compiler (tsc -b) refuses a package that is not referenced, but lets a relative path into a
+ * referenced one's files through. Tests may reach internals, and are not packages' code.
+ */
+const PACKAGE_SOURCES = {
+  files: ['services/*/src/**', 'operator/src/**', 'cdk8s/src/**', 'extensions/*/src/**', 'tools/*/src/**'],
+  // The Shop resource's schema is the repository's (schemas/crd/): the operator's CRD is generated from it too.
+  ignores: ['cdk8s/src/shop-file.ts'],
+  plugins: { 'import-x': importX },
+  settings: { 'import-x/resolver-next': [createNodeResolver()] },
+  rules: { 'import-x/no-relative-packages': 'error' },
+};
+
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', '**/generated/**', '.data/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', '**/generated/**', '.data/**', '.tsbuild/**'] },
   js.configs.recommended,
   ...tseslint.configs.strict,
   {
@@ -121,4 +136,5 @@ export default tseslint.config(
   { files: ['services/worker/**'], rules: forbid(['api', 'consumer']) },
   { files: ['services/consumer/**'], rules: forbid(['api', 'worker']) },
   { files: ['services/*/src/**', 'extensions/*/src/**', 'operator/src/**', 'cdk8s/src/**'], rules: NO_TOOLS },
+  PACKAGE_SOURCES,
 );

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const SKIPPED = new Set(['node_modules', '.git', '.data', 'dist', 'generated']);
+const SKIPPED = new Set(['node_modules', '.git', '.data', 'dist', 'generated', '.tsbuild']);
 
 async function typeScriptFiles(dir: string): Promise<string[]> {
   const entries = await readdir(path.join(ROOT, dir), { withFileTypes: true });

@@ -17,7 +17,7 @@ interface Binding {
 
 const BINDING = Symbol('staff field binding');
 
-interface StaffField<Args, Result> {
+export interface StaffField<Args, Result> {
   (root: unknown, args: Args, context: MercuriusContext): Promise<Result>;
   readonly [BINDING]: Binding;
 }

@@ -17,7 +17,18 @@ export const storeCreditAccountView = (account: StoreCreditAccount, balance: Pri
   balance: moneyString(balance, account.currency),
 });
 
-export const storeCreditEntryView = (entry: StoreCreditEntry, currency: string) => ({
+export interface StoreCreditEntryView {
+  readonly id: string;
+  readonly kind: StoreCreditEntry['kind'];
+  readonly status: StoreCreditEntry['status'];
+  readonly amount: string;
+  readonly note: string;
+  readonly orderId: string | null;
+  readonly staffUserId: string | null;
+  readonly createdAt: string;
+}
+
+export const storeCreditEntryView = (entry: StoreCreditEntry, currency: string): StoreCreditEntryView => ({
   id: entry.id.toString(),
   kind: entry.kind,
   status: entry.status,
