@@ -1,5 +1,5 @@
 // The repository files the offline build reads (what the Containerfile's `COPY . .` brings that
-// matters): the npm manifests and lockfile, Prisma's schema, the images folder and every image's
+// matters): the npm manifests and lockfile, Prisma's schema, the shared tsconfig, the images folder and every image's
 // paths, as git sees them (tracked or new, not ignored), with one hash over names and contents.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -20,6 +20,8 @@ async function inputPaths(): Promise<string[]> {
     'package.json',
     'package-lock.json',
     'prisma.config.ts',
+    // The packages' tsconfig.json extend it, and Prisma's config loader (db:generate, the postinstall) reads them.
+    'tsconfig.base.json',
     'prisma',
     'images',
     ...manifest.workspaces.map((workspace) => `${workspace}/package.json`),
