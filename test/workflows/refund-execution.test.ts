@@ -13,7 +13,7 @@ import { issueStoreCredit, storeCreditBalance } from '@shop/domain/store-credit'
 import { captureOrderTenders, GATEWAY_TRANSACTION } from '@shop/domain/tenders';
 import { WORKFLOW_TYPES, workflowIds } from '@shop/domain/workflows';
 import { ADDRESS } from '../../services/domain/test/support/commerce.ts';
-import { waitFor } from '../support/wait.ts';
+import { eventually, waitFor } from '../support/wait.ts';
 import { openShopGateway, openWorkflowShop, type RunningWorker, type ShopGateway, type WorkflowShop } from '../support/workflows.ts';
 
 const GATEWAY_KEY = 'refunds_gateway_key';
@@ -251,7 +251,10 @@ describe('RefundExecutionWorkflow', () => {
     await waitFor(async () => (await refundRows(request.id))[0]?.status === 'PENDING', 60_000, 'the refund to be pending');
     const [pending] = await refundRows(request.id);
     expect(pending?.settlesAt?.getTime()).toBeGreaterThan(Date.now() + 2 * DAY_MS);
-    expect(await handle.query('state')).toMatchObject({ status: 'REQUESTED' });
+    // The row turns PENDING inside the activity: the workflow knows once the activity's answer reached it, and then waits to look again.
+    await eventually(async () => expect(await handle.query('state')).toMatchObject({ status: 'REQUESTED', deadline: expect.any(String) }), {
+      timeoutMs: 30_000,
+    });
     expect((await tender(order.card.id)).refundedAmount.toFixed(2)).toBe('0.00');
 
     await control.setClock(new Date(Date.now() + 3 * DAY_MS + 60_000));
