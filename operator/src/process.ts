@@ -32,7 +32,11 @@ export async function runOperatorProcess(render: RenderShop, overrides: Pick<Ope
     passTimeoutMs: config.passTimeoutMs,
     onLostLeadership: () => {
       logger.error('exiting: lost the leader Lease');
-      process.exit(1);
+      // The log writes are asynchronous: exiting at once could drop lines still being written (the one
+      // naming the new holder among them). Exit once they are out, or after a second whatever happens.
+      const exit = () => process.exit(1);
+      setTimeout(exit, 1_000);
+      logger.flush(exit);
     },
     logger,
   });
