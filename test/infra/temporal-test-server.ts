@@ -2,7 +2,7 @@
 // provision.ts collected. Tests do not start it themselves: the SDK's TestWorkflowEnvironment.createTimeSkipping
 // runs the executable named here with a free port as its only argument.
 import { existsSync } from 'node:fs';
-import { Connection } from '@temporalio/client';
+import { probeDefaultNamespace } from './temporal.ts';
 import { isTemporalTestServerProvisioned, temporalTestServer } from './layout.ts';
 import { requireProvisioned, startServer, type ServerHandle } from './managed-server.ts';
 import { freePort, launch } from './proc.ts';
@@ -42,14 +42,7 @@ export async function startTemporalTestServer(command: string, args: readonly st
       url,
       baseDir,
       launch: (logFile) => launch(command, [...args, String(port)], { logFile }),
-      probe: async () => {
-        const connection = await Connection.connect({ address: url, connectTimeout: 1_000 });
-        try {
-          await connection.workflowService.describeNamespace({ namespace: 'default' });
-        } finally {
-          await connection.close();
-        }
-      },
+      probe: () => probeDefaultNamespace(url),
       readyTimeoutMs: 60_000,
       stopSignal: 'SIGTERM',
       stopTimeoutMs: 15_000,

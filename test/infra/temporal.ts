@@ -24,6 +24,16 @@ export interface TemporalPlacement extends ServerPlacement {
   readonly uiPort?: number;
 }
 
+/** Answers once the server at `url` knows the default namespace, which it registers when its own setup is done. */
+export async function probeDefaultNamespace(url: string): Promise<void> {
+  const connection = await Connection.connect({ address: url, connectTimeout: 1_000 });
+  try {
+    await connection.workflowService.describeNamespace({ namespace: 'default' });
+  } finally {
+    await connection.close();
+  }
+}
+
 export async function startTemporal(placement: TemporalPlacement = {}): Promise<TemporalHandle> {
   const cli = temporalCliTool();
   requireProvisioned(cli.label, isToolProvisioned(cli));
@@ -50,15 +60,7 @@ export async function startTemporal(placement: TemporalPlacement = {}): Promise<
         url,
         baseDir,
         launch: (logFile) => launch(cli.binary, args, { logFile }),
-        probe: async () => {
-          const connection = await Connection.connect({ address: url, connectTimeout: 1_000 });
-          try {
-            // The default namespace is registered once the server's own setup is done.
-            await connection.workflowService.describeNamespace({ namespace: 'default' });
-          } finally {
-            await connection.close();
-          }
-        },
+        probe: () => probeDefaultNamespace(url),
         readyTimeoutMs: 60_000,
         stopSignal: 'SIGTERM',
         stopTimeoutMs: 15_000,
