@@ -33,9 +33,10 @@ export async function runOperatorProcess(render: RenderShop, overrides: Pick<Ope
     onLostLeadership: () => {
       logger.error('exiting: lost the leader Lease');
       // The log writes are asynchronous: exiting at once could drop lines still being written (the one
-      // naming the new holder among them). Exit once they are out, or after a second whatever happens.
+      // naming the new holder among them), or print them out of order. Exit once they are out, or after
+      // a few seconds whatever happens (reconciling stopped already; the Lease is not written again).
       const exit = () => process.exit(1);
-      setTimeout(exit, 1_000);
+      setTimeout(exit, 5_000);
       logger.flush(exit);
     },
     logger,
