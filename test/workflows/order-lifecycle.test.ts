@@ -318,13 +318,11 @@ describe('OrderLifecycleWorkflow on the time-skipping test server', () => {
       where: { orderId: order.id },
     });
     const handle = await timedShop.started(workflowIds.orderLifecycle(order.id.toString()));
-    const waited = Date.now();
     await expect(handle.result()).resolves.toEqual({ status: 'CANCELLED' });
-    // The payment timer fired at the hold's expiry on the server's clock, 30 minutes on; the test's clock barely moved.
+    // The payment timer fired at the hold's expiry on the server's clock, 30 minutes on (the test would time out waiting for it in real time).
     const { timers, firedAt } = await runTimers(handle);
     expect(timers).toEqual(['fired']);
     expectFiredAt(firedAt[0], expiresAt.getTime());
-    expect(Date.now() - waited).toBeLessThan(PAYMENT_WINDOW_MS / 60);
     await timedShop.saveHistory(handle.workflowId, WORKFLOW_TYPES.orderLifecycle, 'payment-deadline');
     expect(await orderRow(order.id, timedShop)).toMatchObject({
       status: 'CANCELLED',
